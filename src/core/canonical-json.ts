@@ -1,0 +1,72 @@
+/**
+ * @module
+ * RFC 8785 JSON Canonicalization Scheme (JCS). The ONE canonical form that signing,
+ * hashing and verification go through. Numbers use ECMAScript's Number-to-String
+ * (RFC 8785 §3.2.2.3 adopts it), object keys sort by UTF-16 code units (§3.2.3),
+ * strings use JSON's minimal escaping (§3.2.2.2). Values JCS cannot express — lone
+ * surrogates, NaN, ±Infinity, BigInt, undefined inside arrays, non-plain objects —
+ * throw `NOT_CANONICALIZABLE` instead of being silently altered.
+ */
+import { WitnessError } from './errors.js';
+
+// A high surrogate not followed by a low one, or a low one not preceded by a high one.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The canonical JSON text of `value`. @example canonicalize({b: 1, a: [true]}) // '{"a":[true],"b":1}' */
+export function canonicalize(value: unknown): string {
+  return _write(value, '$');
+}
+
+/** The canonical form as UTF-8 bytes, what gets hashed and signed. */
+export function canonicalBytes(value: unknown): Buffer {
+  return Buffer.from(canonicalize(value), 'utf8');
+}
+
+function _write(value: unknown, path: string): string {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      if (!Number.isFinite(value)) _fail(path, `number ${value} is not finite`);
+      return String(value);
+    case 'string':
+      return _string(value, path);
+    case 'object':
+      return Array.isArray(value) ? _array(value, path) : _object(value as object, path);
+    default:
+      return _fail(path, `${typeof value} has no JSON form`);
+  }
+}
+
+function _string(value: string, path: string): string {
+  if (LONE_SURROGATE.test(value)) _fail(path, 'string holds a lone UTF-16 surrogate');
+  // JSON.stringify's escaping is exactly RFC 8785's once lone surrogates are excluded.
+  return JSON.stringify(value);
+}
+
+function _array(value: readonly unknown[], path: string): string {
+  const parts = value.map((item, index) => {
+    if (item === undefined) _fail(`${path}[${index}]`, 'undefined has no JSON form');
+    return _write(item, `${path}[${index}]`);
+  });
+  return `[${parts.join(',')}]`;
+}
+
+function _object(value: object, path: string): string {
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) {
+    _fail(path, `a ${value.constructor?.name ?? 'non-plain'} object has no canonical JSON form`);
+  }
+  const record = value as Record<string, unknown>;
+  // Undefined members are absent, as in JSON.stringify: parsed JSON never holds them.
+  const keys = Object.keys(record)
+    .filter((key) => record[key] !== undefined)
+    .sort();
+  const parts = keys.map((key) => `${_string(key, path)}:${_write(record[key], `${path}.${key}`)}`);
+  return `{${parts.join(',')}}`;
+}
+
+function _fail(path: string, reason: string): never {
+  throw new WitnessError('NOT_CANONICALIZABLE', `Cannot canonicalize ${path}: ${reason}.`, { data: { path } });
+}

@@ -1,0 +1,49 @@
+/**
+ * @module
+ * The one error family of Witness. Every failure a user can see is a `WitnessError`
+ * with a documented code; the CLI maps the code to an exit status.
+ */
+
+/**
+ * Error codes. `USAGE` and `INVALID_INPUT` are the caller's to fix (exit 2); the
+ * others are failures of the work itself (exit 1), except `INTERNAL`, which is a bug.
+ */
+export const ERROR_CODES = {
+  USAGE: 'a command-line argument or option is missing or wrong',
+  INVALID_INPUT: 'a file, record or value given to Witness does not match its schema',
+  NOT_CANONICALIZABLE: 'a value cannot be written as RFC 8785 canonical JSON',
+  CORRUPT: 'stored data cannot be parsed (for example a damaged JSONL line)',
+  IO: 'a file could not be read or written',
+  NOT_FOUND: 'a named file, preset, policy or strategy does not exist',
+  ABORTED: 'the work was interrupted before it finished',
+  INTERNAL: 'a bug in Witness: please report it with the stack trace',
+} as const;
+
+export type WitnessErrorCode = keyof typeof ERROR_CODES;
+
+export interface WitnessErrorOptions {
+  cause?: unknown;
+  data?: Record<string, unknown>;
+}
+
+export class WitnessError extends Error {
+  readonly code: WitnessErrorCode;
+  readonly data: Record<string, unknown> | undefined;
+
+  constructor(code: WitnessErrorCode, message: string, options: WitnessErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'WitnessError';
+    this.code = code;
+    this.data = options.data;
+  }
+}
+
+/** Exit status for an error: 2 for what the caller must fix, 1 otherwise. */
+export function exitCodeFor(error: unknown): number {
+  if (!(error instanceof WitnessError)) return 1;
+  return error.code === 'USAGE' || error.code === 'INVALID_INPUT' || error.code === 'NOT_FOUND' ? 2 : 1;
+}
+
+export function isWitnessError(error: unknown, code?: WitnessErrorCode): error is WitnessError {
+  return error instanceof WitnessError && (code === undefined || error.code === code);
+}

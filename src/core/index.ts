@@ -1,0 +1,11 @@
+/**
+ * @module
+ * Public API of `agent-witness/core`: the primitives every part of Witness shares.
+ */
+export { canonicalBytes, canonicalize } from './canonical-json.js';
+export { ERROR_CODES, exitCodeFor, isWitnessError, WitnessError } from './errors.js';
+export type { WitnessErrorCode, WitnessErrorOptions } from './errors.js';
+export { canonicalSha256Hex, sha256, sha256Hex } from './hash.js';
+export { openJsonlWriter, parseJsonl, readJsonl } from './jsonl.js';
+export type { FsyncPolicy, JsonlContents, JsonlLine, JsonlProblem, JsonlWriter, JsonlWriterOptions } from './jsonl.js';
+export { Rng } from './rng.js';

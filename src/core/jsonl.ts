@@ -1,0 +1,148 @@
+/**
+ * @module
+ * Durable append-only JSON Lines files.
+ *
+ * Rules:
+ * - A record is written as ONE `write` of `<json>\n` to a file opened with O_APPEND,
+ *   so a complete line is in the kernel before `append` returns, and a process killed
+ *   afterwards (even by SIGKILL) does not lose it.
+ * - fsync policy: `always` (fsync after each append: survives power loss, slow),
+ *   `batch` (fsync at most every `batchMs` and on close: the default for results) or
+ *   `never` (leave it to the OS).
+ * - Earlier lines are never rewritten. A crash mid-write can leave a torn last line
+ *   (no trailing newline); `openJsonlWriter` cuts only that unterminated tail before
+ *   appending, and reports the bytes it cut. Readers skip a torn tail and report
+ *   corrupt lines with their line numbers instead of failing the whole file.
+ */
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { WitnessError } from './errors.js';
+
+export type FsyncPolicy = 'always' | 'batch' | 'never';
+
+export interface JsonlWriterOptions {
+  fsync?: FsyncPolicy;
+  /** With `batch`: the longest time, in ms, written lines may wait for an fsync. */
+  batchMs?: number;
+}
+
+export interface JsonlWriter {
+  /** Append one record as one line. */
+  append(record: unknown): void;
+  /** Flush to disk now (whatever the policy). */
+  sync(): void;
+  close(): void;
+  /** Bytes of an unterminated last line that were cut when the file was opened. */
+  readonly repairedBytes: number;
+}
+
+export function openJsonlWriter(path: string, options: JsonlWriterOptions = {}): JsonlWriter {
+  const policy = options.fsync ?? 'batch';
+  const batchMs = options.batchMs ?? 1000;
+  const fd = _open(path);
+  const repairedBytes = _cutTornTail(fd);
+  let dirty = false;
+  let lastSync = Date.now();
+  let closed = false;
+  const sync = () => {
+    if (dirty) fsyncSync(fd);
+    dirty = false;
+    lastSync = Date.now();
+  };
+  return {
+    repairedBytes,
+    append(record: unknown) {
+      if (closed) throw new WitnessError('IO', `Cannot append to ${path}: the writer is closed.`);
+      const line = `${JSON.stringify(record)}\n`;
+      writeSync(fd, line);
+      dirty = true;
+      if (policy === 'always' || (policy === 'batch' && Date.now() - lastSync >= batchMs)) sync();
+    },
+    sync,
+    close() {
+      if (closed) return;
+      closed = true;
+      if (policy !== 'never') sync();
+      closeSync(fd);
+    },
+  };
+}
+
+function _open(path: string): number {
+  try {
+    return openSync(path, 'a+');
+  } catch (cause) {
+    throw new WitnessError('IO', `Cannot open ${path} for appending: ${(cause as Error).message}. Check the folder exists and is writable.`, { cause });
+  }
+}
+
+/** Cuts an unterminated last line (a torn write); complete lines are never touched. */
+function _cutTornTail(fd: number): number {
+  const size = fstatSync(fd).size;
+  if (size === 0) return 0;
+  const chunk = Buffer.alloc(Math.min(size, 65536));
+  let end = size;
+  while (end > 0) {
+    const start = Math.max(0, end - chunk.length);
+    const n = readSync(fd, chunk, 0, end - start, start);
+    const at = chunk.subarray(0, n).lastIndexOf(0x0a);
+    if (at >= 0) {
+      const keep = start + at + 1;
+      if (keep < size) ftruncateSync(fd, keep);
+      return size - keep;
+    }
+    end = start;
+  }
+  ftruncateSync(fd, 0);
+  return size;
+}
+
+export interface JsonlLine<T = unknown> {
+  /** 1-based line number in the file. */
+  line: number;
+  value: T;
+}
+
+export interface JsonlProblem {
+  line: number;
+  message: string;
+}
+
+export interface JsonlContents<T = unknown> {
+  records: JsonlLine<T>[];
+  problems: JsonlProblem[];
+  /** True when the file ends in an unterminated line (a torn write); it is not in `records`. */
+  tornTail: boolean;
+}
+
+/**
+ * Reads every line; a line that is not JSON (or fails `check`) becomes a problem with
+ * its line number, and the other lines are still returned.
+ */
+export function readJsonl<T = unknown>(path: string, check?: (value: unknown) => T): JsonlContents<T> {
+  if (!existsSync(path)) return { records: [], problems: [], tornTail: false };
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw new WitnessError('IO', `Cannot read ${path}: ${(cause as Error).message}.`, { cause });
+  }
+  return parseJsonl(text, check);
+}
+
+export function parseJsonl<T = unknown>(text: string, check?: (value: unknown) => T): JsonlContents<T> {
+  const lines = text.split('\n');
+  const tornTail = lines.length > 0 && lines[lines.length - 1] !== '';
+  lines.pop(); // the empty string after the final newline, or the torn tail
+  const records: JsonlLine<T>[] = [];
+  const problems: JsonlProblem[] = [];
+  lines.forEach((raw, index) => {
+    if (raw.trim() === '') return;
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      records.push({ line: index + 1, value: check ? check(parsed) : (parsed as T) });
+    } catch (error) {
+      problems.push({ line: index + 1, message: (error as Error).message });
+    }
+  });
+  return { records, problems, tornTail };
+}
