@@ -9,3 +9,5 @@ export { canonicalSha256Hex, sha256, sha256Hex } from './hash.js';
 export { openJsonlWriter, parseJsonl, readJsonl } from './jsonl.js';
 export type { FsyncPolicy, JsonlContents, JsonlLine, JsonlProblem, JsonlWriter, JsonlWriterOptions } from './jsonl.js';
 export { Rng } from './rng.js';
+export { generateEd25519KeyPair, keyIdFor, privateKeyObject, publicKeyObject, signEd25519, verifyEd25519 } from './ed25519.js';
+export type { Ed25519KeyPair } from './ed25519.js';

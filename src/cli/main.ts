@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+/**
+ * @module
+ * The `witness` command line. `runMain(argv, io)` runs it in-process and returns the
+ * exit status: 0 success, 1 the work failed (or found a failure it was asked to
+ * find), 2 the command was used wrongly (bad option, bad file). Commands live in
+ * `commands/<name>.ts`; they parse, call the library, and print.
+ */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { exitCodeFor, WitnessError } from '../core/errors.js';
+import { reportCommand } from './commands/report.js';
+import { simCommand } from './commands/sim.js';
+import type { CliContext } from './context.js';
+import { type CliIo, processIo } from './io.js';
+import { VERSION } from './version.js';
+
+/** Every top-level command; each file in commands/ exports one factory. */
+const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [simCommand, reportCommand];
+
+export function buildProgram(ctx: CliContext): Command {
+  const { io } = ctx;
+  const program = new Command('witness')
+    .description('Witness: checkable evidence for multi-agent AI systems. An agent\'s claim is not evidence.')
+    .version(VERSION, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', '\nExample:\n  $ witness sim                 # the smoke preset with rule-based agents\n  $ witness sim --help          # every option of the simulator');
+  for (const factory of COMMANDS) program.addCommand(factory(ctx));
+  _routeOutput(program, io);
+  return program;
+}
+
+/** Runs the CLI with `argv` (without `node` and the script) and returns the exit status. */
+export async function runMain(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const ctx: CliContext = { io, exitCode: 0 };
+  const program = buildProgram(ctx);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return ctx.exitCode;
+  } catch (error) {
+    return _report(error, io);
+  }
+}
+
+function _routeOutput(command: Command, io: CliIo): void {
+  command.exitOverride();
+  command.configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) });
+  for (const sub of command.commands) _routeOutput(sub, io);
+}
+
+function _report(error: unknown, io: CliIo): number {
+  if (error instanceof CommanderError) {
+    // --help and --version end here with exit code 0; usage errors were already printed.
+    return error.exitCode === 0 ? 0 : 2;
+  }
+  if (error instanceof WitnessError) {
+    io.stderr(`witness: ${error.message}\n`);
+    return exitCodeFor(error);
+  }
+  io.stderr(`witness: internal error (a bug; please report it):\n${(error as Error)?.stack ?? String(error)}\n`);
+  return 1;
+}
+
+function _isEntryPoint(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+
+if (_isEntryPoint()) {
+  runMain(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}
