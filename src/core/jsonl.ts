@@ -100,6 +100,8 @@ export interface JsonlLine<T = unknown> {
   /** 1-based line number in the file. */
   line: number;
   value: T;
+  /** The line's text as stored, without its newline. */
+  raw: string;
 }
 
 export interface JsonlProblem {
@@ -139,7 +141,7 @@ export function parseJsonl<T = unknown>(text: string, check?: (value: unknown) =
     if (raw.trim() === '') return;
     try {
       const parsed: unknown = JSON.parse(raw);
-      records.push({ line: index + 1, value: check ? check(parsed) : (parsed as T) });
+      records.push({ line: index + 1, value: check ? check(parsed) : (parsed as T), raw });
     } catch (error) {
       problems.push({ line: index + 1, message: (error as Error).message });
     }

@@ -1,0 +1,185 @@
+/**
+ * @module
+ * `witness sim`: run a consensus sweep (a preset or an experiment file, with
+ * overrides), print the outcome table, and leave one JSON line per run in a results
+ * file. Subcommands: `merge` (join shard files) and `list` (presets, policies,
+ * strategies).
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Command, Option } from 'commander';
+import { WitnessError } from '../../core/errors.js';
+import { renderOutcomeTable } from '../../report/table.js';
+import { BYZANTINE_STRATEGIES, HONEST_POLICIES } from '../../sim/agents/policy/policies.js';
+import { loadExperimentFile } from '../../sim/experiment/load.js';
+import { mergeResults } from '../../sim/experiment/merge.js';
+import { parseShard, planRuns, type Shard } from '../../sim/experiment/plan.js';
+import { PRESETS, preset } from '../../sim/experiment/presets.js';
+import { readResults, runExperiment } from '../../sim/experiment/run.js';
+import { type Experiment, type ExperimentInput, parseExperiment } from '../../sim/experiment/schema.js';
+import { summarizeCells } from '../../sim/stats.js';
+import { nameList, numberList, valueRange, wholeNumber } from '../args.js';
+import { type CliContext, resolvePath } from '../context.js';
+import { progressPrinter } from '../progress.js';
+
+interface SimOptions {
+  preset?: string;
+  agents: string;
+  honestPolicy?: string[];
+  byzantineStrategy?: string[];
+  honest?: number[];
+  total?: number[];
+  byzantine?: number[];
+  awareness?: string[];
+  range?: [number, number];
+  runs?: number;
+  rounds?: number[];
+  seed?: string;
+  out?: string;
+  concurrency: number;
+  shard?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+export function simCommand(ctx: CliContext): Command {
+  const command = new Command('sim')
+    .summary('run the Byzantine consensus game (A2A-Sim) and tabulate outcomes')
+    .description(
+      'Plays the synchronous consensus game of the ETH Zurich study over a grid of settings, writes one JSON line per run, and prints each cell\'s valid / invalid / none / timeout rates with 95% Wilson intervals. Rerunning the same command resumes: finished runs are skipped.',
+    )
+    .argument('[file]', 'experiment file (YAML or JSON); default: the smoke preset')
+    .option('-p, --preset <name>', `built-in experiment: ${Object.keys(PRESETS).join(', ')}`)
+    .addOption(new Option('--agents <kind>', 'who answers: rule-based agents').choices(['policy']).default('policy'))
+    .option('--honest-policy <names>', `honest policy, or a comma list: ${Object.keys(HONEST_POLICIES).join(', ')}`, nameList)
+    .option('--byzantine-strategy <names>', `Byzantine strategy, or a comma list: ${Object.keys(BYZANTINE_STRATEGIES).join(', ')}`, nameList)
+    .option('--honest <H>', 'honest agents: 8, 4,8,16 or 1..4', numberList(1))
+    .option('--total <N>', 'total agents N instead of --honest (honest = N − byzantine)', numberList(1))
+    .option('--byzantine <B>', 'Byzantine agents: 0, 1,2 or 0..4', numberList(0))
+    .option('--awareness <list>', 'may_exist, none_exist, or both comma-separated', nameList)
+    .option('--range <lo..hi>', 'inclusive value range (default 0..50)', valueRange)
+    .option('--runs <N>', 'runs per cell', wholeNumber(1))
+    .option('--rounds <R>', 'maximum rounds before timeout', numberList(1))
+    .option('--seed <S>', 'base seed (every run derives its own from it)')
+    .option('-o, --out <file>', 'results file (JSONL); default results/<experiment>.jsonl')
+    .option('-c, --concurrency <C>', 'games in flight at once', wholeNumber(1), 1)
+    .option('--shard <i/n>', 'run only shard i of n (join the files with `witness sim merge`)')
+    .option('--json', 'print the summary as JSON on stdout')
+    .option('-q, --quiet', 'no progress lines')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ witness sim                                   # smoke preset, rule-based agents
+  $ witness sim --preset paper-byzantine --byzantine-strategy split,stall
+  $ witness sim my-grid.yaml --shard 1/4 --out part1.jsonl
+  $ witness sim --preset paper-benign --json > summary.json
+
+Exit status: 0 finished, 1 failed, 2 bad usage or experiment file, 130 interrupted (rerun to resume).`,
+    )
+    .action(async (file: string | undefined, options: SimOptions) => {
+      await _runSim(ctx, file, options);
+    });
+  command.addCommand(_mergeCommand(ctx));
+  command.addCommand(_listCommand(ctx));
+  return command;
+}
+
+async function _runSim(ctx: CliContext, file: string | undefined, options: SimOptions): Promise<void> {
+  if (file && options.preset) throw new WitnessError('USAGE', 'Give an experiment file or --preset, not both.');
+  const experiment = _experiment(ctx, file, options);
+  const shard: Shard | undefined = options.shard ? parseShard(options.shard) : undefined;
+  const out = resolvePath(ctx, options.out ?? _defaultOut(experiment, shard));
+  mkdirSync(dirname(out), { recursive: true });
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once('SIGINT', onSignal);
+  const progress = progressPrinter(ctx.io, { quiet: options.quiet });
+  let summary: Awaited<ReturnType<typeof runExperiment>>;
+  try {
+    summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, signal: controller.signal, onProgress: (p) => progress.update(p) });
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    progress.finish();
+  }
+  // The table covers every run of this experiment in the file, including resumed ones.
+  const planned = new Set(planRuns(experiment, shard).map((r) => r.id));
+  const records = readResults(out).records.filter((r) => planned.has(r.id));
+  const cells = summarizeCells(records);
+  if (options.json) {
+    ctx.io.stdout(`${JSON.stringify({ experiment: experiment.name, file: out, planned: summary.planned, skipped: summary.skipped, ran: summary.records.length, aborted: summary.aborted, cells }, null, 2)}\n`);
+  } else {
+    ctx.io.stdout(`${renderOutcomeTable(cells)}\n`);
+  }
+  if (summary.repairedBytes) ctx.io.stderr(`Cut a torn last line (${summary.repairedBytes} bytes) left by an earlier crash from ${out}.\n`);
+  ctx.io.stderr(`Results: ${out} (${records.length} runs; ${summary.records.length} new, ${summary.skipped} already there).\n`);
+  if (summary.aborted) {
+    ctx.io.stderr('Interrupted: rerun the same command to resume where it stopped.\n');
+    ctx.exitCode = 130;
+  }
+}
+
+function _experiment(ctx: CliContext, file: string | undefined, o: SimOptions): Experiment {
+  const base: ExperimentInput = file ? loadExperimentFile(resolvePath(ctx, file)) : preset(o.preset ?? 'smoke');
+  const grid = { ...base.grid };
+  if (o.honestPolicy) grid.honestPolicy = o.honestPolicy;
+  if (o.byzantineStrategy) grid.byzantineStrategy = o.byzantineStrategy;
+  if (o.honest && o.total) throw new WitnessError('USAGE', 'Give --honest or --total, not both.');
+  if (o.honest) {
+    grid.honest = o.honest;
+    delete grid.total;
+  }
+  if (o.total) {
+    grid.total = o.total;
+    delete grid.honest;
+  }
+  if (o.byzantine) grid.byzantine = o.byzantine;
+  if (o.awareness) grid.awareness = o.awareness as Experiment['grid']['awareness'];
+  if (o.range) grid.range = o.range;
+  if (o.rounds) grid.rounds = o.rounds;
+  const input: ExperimentInput = { ...base, grid };
+  if (o.runs !== undefined) input.runs = o.runs;
+  if (o.seed !== undefined) input.seed = /^-?\d+$/.test(o.seed) ? Number(o.seed) : o.seed;
+  return parseExperiment(input, file ?? `preset ${o.preset ?? 'smoke'} with your options`);
+}
+
+function _defaultOut(experiment: Experiment, shard: Shard | undefined): string {
+  const name = experiment.name.replace(/[^A-Za-z0-9._-]+/g, '_');
+  return shard ? `results/${name}.shard-${shard.index}-of-${shard.count}.jsonl` : `results/${name}.jsonl`;
+}
+
+function _mergeCommand(ctx: CliContext): Command {
+  return new Command('merge')
+    .description('join results files (e.g. the shards of one sweep) into one, in run order, without duplicates')
+    .argument('<files...>', 'results files to join')
+    .requiredOption('-o, --out <file>', 'the merged results file (replaced if it exists)')
+    .option('--json', 'print counts as JSON')
+    .addHelpText('after', '\nExample:\n  $ witness sim merge part1.jsonl part2.jsonl -o all.jsonl')
+    .action((files: string[], options: { out: string; json?: boolean }) => {
+      const report = mergeResults(
+        files.map((f) => resolvePath(ctx, f)),
+        resolvePath(ctx, options.out),
+      );
+      for (const p of report.problems) ctx.io.stderr(`${p.file}:${p.line}: skipped: ${p.message}\n`);
+      if (options.json) ctx.io.stdout(`${JSON.stringify(report)}\n`);
+      else ctx.io.stdout(`Merged ${report.lines} runs into ${options.out} (${report.duplicates} duplicates dropped, ${report.problems.length} bad lines skipped).\n`);
+    });
+}
+
+function _listCommand(ctx: CliContext): Command {
+  return new Command('list')
+    .description('list presets, honest policies and Byzantine strategies')
+    .option('--json', 'as JSON')
+    .addHelpText('after', '\nExample:\n  $ witness sim list')
+    .action((options: { json?: boolean }) => {
+      const describe = (table: Readonly<Record<string, { description: string }>>) => Object.entries(table).map(([name, v]) => ({ name, description: v.description }));
+      const lists = { presets: describe(PRESETS), honestPolicies: describe(HONEST_POLICIES), byzantineStrategies: describe(BYZANTINE_STRATEGIES) };
+      if (options.json) {
+        ctx.io.stdout(`${JSON.stringify(lists, null, 2)}\n`);
+        return;
+      }
+      for (const [title, items] of [['Presets', lists.presets], ['Honest policies', lists.honestPolicies], ['Byzantine strategies', lists.byzantineStrategies]] as const) {
+        ctx.io.stdout(`${title}:\n${items.map((i) => `  ${i.name.padEnd(16)} ${i.description}`).join('\n')}\n\n`);
+      }
+    });
+}

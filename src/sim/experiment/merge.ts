@@ -1,0 +1,40 @@
+/**
+ * @module
+ * Joining results files (the shards of one sweep, or reruns): lines are kept byte
+ * for byte, duplicates of the same run collapse, two different lines for one run id
+ * are an error, and the output is in `seq` order — so merging shards 1/n … n/n gives
+ * exactly the file an unsharded run writes.
+ */
+import { renameSync, writeFileSync } from 'node:fs';
+import { WitnessError } from '../../core/errors.js';
+import { readJsonl } from '../../core/jsonl.js';
+import { checkRecord } from './record.js';
+
+export interface MergeReport {
+  lines: number;
+  duplicates: number;
+  problems: { file: string; line: number; message: string }[];
+}
+
+export function mergeResults(inputs: readonly string[], out: string): MergeReport {
+  if (inputs.length === 0) throw new WitnessError('USAGE', 'Name at least one results file to merge.');
+  const byId = new Map<string, { seq: number; raw: string; where: string }>();
+  const problems: MergeReport['problems'] = [];
+  let duplicates = 0;
+  for (const file of inputs) {
+    const contents = readJsonl(file, checkRecord);
+    for (const p of contents.problems) problems.push({ file, ...p });
+    for (const { value, raw, line } of contents.records) {
+      const seen = byId.get(value.id);
+      if (!seen) byId.set(value.id, { seq: value.seq, raw, where: `${file}:${line}` });
+      else if (seen.raw === raw) duplicates++;
+      else throw new WitnessError('INVALID_INPUT', `Run ${value.id} differs between ${seen.where} and ${file}:${line}; these files are not from the same sweep.`);
+    }
+  }
+  const lines = [...byId.values()].sort((a, b) => a.seq - b.seq || (a.raw < b.raw ? -1 : 1));
+  // Write beside the target and rename, so a crash never leaves a half-merged file.
+  const temp = `${out}.tmp-${process.pid}`;
+  writeFileSync(temp, lines.map((l) => `${l.raw}\n`).join(''));
+  renameSync(temp, out);
+  return { lines: lines.length, duplicates, problems };
+}

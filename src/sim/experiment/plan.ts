@@ -1,0 +1,101 @@
+/**
+ * @module
+ * From an experiment to the ordered list of runs. Each cell is one combination of
+ * grid values; each run has a stable id (a hash of the cell, its index and the base
+ * seed), its own seed derived from that hash, and a place (`seq`) in the full order,
+ * which shards split round-robin and merges restore.
+ */
+import { canonicalize } from '../../core/canonical-json.js';
+import { WitnessError } from '../../core/errors.js';
+import { sha256Hex } from '../../core/hash.js';
+import type { Awareness } from '../types.js';
+import type { Experiment } from './schema.js';
+
+export interface Cell {
+  agents: 'policy';
+  honestPolicy: string;
+  /** null when there are no Byzantine agents (the strategy would not matter). */
+  byzantineStrategy: string | null;
+  honest: number;
+  byzantine: number;
+  awareness: Awareness;
+  range: [number, number];
+  rounds: number;
+}
+
+export interface PlannedRun {
+  id: string;
+  seq: number;
+  cell: Cell;
+  cellKey: string;
+  index: number;
+  seed: number;
+}
+
+export interface Shard {
+  /** 1-based shard number. */
+  index: number;
+  count: number;
+}
+
+const _list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+/** Every distinct cell of the grid, in a stable order. */
+export function expandCells(experiment: Experiment): Cell[] {
+  const g = experiment.grid;
+  const ranges: [number, number][] = Array.isArray(g.range[0]) ? (g.range as [number, number][]) : [g.range as [number, number]];
+  const cells = new Map<string, Cell>();
+  for (const agents of _list(g.agents))
+    for (const honestPolicy of _list(g.honestPolicy))
+      for (const byzantine of _list(g.byzantine))
+        for (const strategy of _list(g.byzantineStrategy))
+          for (const size of g.honest !== undefined ? _list(g.honest) : _list(g.total!))
+            for (const awareness of _list(g.awareness))
+              for (const range of ranges)
+                for (const rounds of _list(g.rounds)) {
+                  const honest = g.honest !== undefined ? size : _honestFromTotal(size, byzantine);
+                  const cell: Cell = { agents, honestPolicy, byzantineStrategy: byzantine > 0 ? strategy : null, honest, byzantine, awareness, range, rounds };
+                  cells.set(cellKey(cell), cell);
+                }
+  return [...cells.values()];
+}
+
+function _honestFromTotal(total: number, byzantine: number): number {
+  if (byzantine >= total) {
+    throw new WitnessError('INVALID_INPUT', `grid.byzantine: ${byzantine} Byzantine agents leave no honest agent among N = ${total}; b must be less than N.`);
+  }
+  return total - byzantine;
+}
+
+/** A readable, unique label of a cell, e.g. `policy:plurality h=8 b=2:split may_exist [0,50] R=50`. */
+export function cellKey(cell: Cell): string {
+  const byz = cell.byzantine > 0 ? `b=${cell.byzantine}:${cell.byzantineStrategy}` : 'b=0';
+  return `${cell.agents}:${cell.honestPolicy} h=${cell.honest} ${byz} ${cell.awareness} [${cell.range[0]},${cell.range[1]}] R=${cell.rounds}`;
+}
+
+/** All runs of the experiment (or of one shard of it), in `seq` order. */
+export function planRuns(experiment: Experiment, shard?: Shard): PlannedRun[] {
+  const runs: PlannedRun[] = [];
+  let seq = 0;
+  for (const cell of expandCells(experiment)) {
+    const key = cellKey(cell);
+    for (let index = 0; index < experiment.runs; index++, seq++) {
+      if (shard && seq % shard.count !== shard.index - 1) continue;
+      const digest = sha256Hex(`witness/run/v1\0${canonicalize({ cell, index, seed: experiment.seed })}`);
+      // The run's own seed: 48 bits of the same digest, so one run can be replayed alone.
+      runs.push({ id: `r-${digest.slice(0, 16)}`, seq, cell, cellKey: key, index, seed: Number.parseInt(digest.slice(16, 28), 16) });
+    }
+  }
+  return runs;
+}
+
+/** Parses `i/n` (1 ≤ i ≤ n). */
+export function parseShard(text: string): Shard {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const index = m ? Number(m[1]) : Number.NaN;
+  const count = m ? Number(m[2]) : Number.NaN;
+  if (!m || count < 1 || index < 1 || index > count) {
+    throw new WitnessError('USAGE', `--shard "${text}" is not of the form i/n with 1 ≤ i ≤ n, e.g. --shard 2/4.`);
+  }
+  return { index, count };
+}

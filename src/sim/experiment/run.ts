@@ -1,0 +1,149 @@
+/**
+ * @module
+ * Running an experiment: plan the runs, skip those already in the results file
+ * (resume), play the rest with up to `concurrency` games in flight, and append one
+ * line per finished run in `seq` order. A run is written the moment it and every
+ * run before it have finished, and no more than `concurrency` runs are ever in
+ * flight or waiting, so a killed sweep loses at most those.
+ */
+import { WitnessError } from '../../core/errors.js';
+import { type JsonlWriter, openJsonlWriter, readJsonl } from '../../core/jsonl.js';
+import { createPolicyAgent } from '../agents/policy/index.js';
+import { type AgentSeat, runGame } from '../game.js';
+import type { Agent, GameConfig, Outcome } from '../types.js';
+import { type Cell, type PlannedRun, planRuns, type Shard } from './plan.js';
+import { checkRecord, type RunRecord, toRecord } from './record.js';
+import type { Experiment } from './schema.js';
+
+export interface ExperimentProgress {
+  /** Runs finished in this session plus those skipped as already done. */
+  done: number;
+  total: number;
+  skipped: number;
+  outcomes: Record<Outcome, number>;
+  elapsedMs: number;
+}
+
+export interface RunExperimentOptions {
+  experiment: Experiment;
+  /** Results file (JSONL) to append to and resume from; omit to keep results in memory only. */
+  out?: string;
+  shard?: Shard;
+  /** Games in flight at once (default 1). LLM agents want many; rule-based ones need one. */
+  concurrency?: number;
+  signal?: AbortSignal;
+  onProgress?: (progress: ExperimentProgress) => void;
+  /** Builds agents; default: rule-based agents with the cell's policy and strategy. */
+  createAgent?: (seat: AgentSeat, cell: Cell) => Agent;
+}
+
+export interface ExperimentRunSummary {
+  /** Records of the runs played in this call, in `seq` order. */
+  records: RunRecord[];
+  planned: number;
+  skipped: number;
+  /** True when the signal stopped the sweep before every run finished. */
+  aborted: boolean;
+  /** Bytes of a torn last line cut from the results file before appending. */
+  repairedBytes: number;
+}
+
+export async function runExperiment(options: RunExperimentOptions): Promise<ExperimentRunSummary> {
+  const { experiment } = options;
+  const planned = planRuns(experiment, options.shard);
+  const finished = options.out ? _finishedIds(options.out) : new Set<string>();
+  const todo = planned.filter((run) => !finished.has(run.id));
+  const writer = options.out ? openJsonlWriter(options.out, { fsync: 'batch' }) : undefined;
+  const progress = _progressTracker(planned.length, planned.length - todo.length, options.onProgress);
+  const records: RunRecord[] = [];
+  try {
+    const aborted = await _play(todo, options, (record) => {
+      writer?.append(record);
+      records.push(record);
+      progress.add(record.outcome);
+    });
+    return { records, planned: planned.length, skipped: planned.length - todo.length, aborted, repairedBytes: writer?.repairedBytes ?? 0 };
+  } finally {
+    writer?.close();
+  }
+}
+
+/** Plays runs with a bounded window and hands records to `emit` in `seq` order. */
+async function _play(todo: PlannedRun[], options: RunExperimentOptions, emit: (record: RunRecord) => void): Promise<boolean> {
+  const window = Math.max(1, options.concurrency ?? 1);
+  const done = new Map<number, RunRecord>();
+  let next = 0;
+  let written = 0;
+  let failure: unknown;
+  const flush = () => {
+    while (done.has(written)) {
+      emit(done.get(written)!);
+      done.delete(written++);
+    }
+  };
+  const worker = async () => {
+    while (next < todo.length && next < written + window && failure === undefined && !options.signal?.aborted) {
+      const position = next++;
+      try {
+        done.set(position, await _playOne(todo[position]!, options));
+        flush();
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+  };
+  // Each worker takes the next run when it is free; the window keeps the reorder buffer small.
+  while (next < todo.length && failure === undefined && !options.signal?.aborted) {
+    await Promise.all(Array.from({ length: Math.min(window, todo.length - next) }, worker));
+  }
+  if (failure !== undefined) throw failure;
+  return written < todo.length;
+}
+
+async function _playOne(run: PlannedRun, options: RunExperimentOptions): Promise<RunRecord> {
+  const { cell } = run;
+  const config: GameConfig = {
+    honest: cell.honest,
+    byzantine: cell.byzantine,
+    range: cell.range,
+    maxRounds: cell.rounds,
+    awareness: cell.awareness,
+    tries: options.experiment.tries,
+  };
+  const choice = { honestPolicy: cell.honestPolicy, byzantineStrategy: cell.byzantineStrategy ?? 'random' };
+  const createAgent = options.createAgent ? (seat: AgentSeat) => options.createAgent!(seat, cell) : (seat: AgentSeat) => createPolicyAgent(seat, choice);
+  const game = await runGame({ config, seed: run.seed, createAgent });
+  return toRecord(options.experiment.name, run, game);
+}
+
+function _finishedIds(path: string): Set<string> {
+  const ids = new Set<string>();
+  for (const { value } of readJsonl(path).records) {
+    if (typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string') ids.add((value as { id: string }).id);
+  }
+  return ids;
+}
+
+function _progressTracker(total: number, skipped: number, onProgress: RunExperimentOptions['onProgress']) {
+  const started = Date.now();
+  const outcomes: Record<Outcome, number> = { valid: 0, invalid: 0, none: 0, timeout: 0 };
+  let done = skipped;
+  const emit = () => onProgress?.({ done, total, skipped, outcomes: { ...outcomes }, elapsedMs: Date.now() - started });
+  emit();
+  return {
+    add(outcome: Outcome) {
+      outcomes[outcome]++;
+      done++;
+      emit();
+    },
+  };
+}
+
+/** Reads a results file: valid records, and problems with line numbers for the rest. */
+export function readResults(path: string): { records: RunRecord[]; problems: { line: number; message: string }[]; tornTail: boolean } {
+  const contents = readJsonl(path, checkRecord);
+  if (contents.records.length === 0 && contents.problems.length === 0 && !contents.tornTail) {
+    throw new WitnessError('NOT_FOUND', `${path} has no results (missing or empty). Run \`witness sim --out ${path}\` first.`);
+  }
+  return { records: contents.records.map((r) => r.value), problems: contents.problems, tornTail: contents.tornTail };
+}

@@ -1,0 +1,63 @@
+/**
+ * @module
+ * Experiment files (consensus.md §9): a grid of game settings, `runs` per cell, and a
+ * base seed. YAML or JSON. Validated here, at the trust boundary, so every later
+ * step can rely on the shape; errors name the field and say what is allowed.
+ */
+import { z } from 'zod';
+import { WitnessError } from '../../core/errors.js';
+import { BYZANTINE_STRATEGIES, HONEST_POLICIES } from '../agents/policy/policies.js';
+
+const _oneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).min(1, { error: 'must not be an empty list' })]);
+
+const count = (min: number, what: string) =>
+  z.number({ error: `must be a whole number (${what})` }).int({ error: `must be a whole number (${what})` }).min(min, { error: `must be at least ${min} (${what})` });
+
+const ValueRangeSchema = z
+  .tuple([z.number().int(), z.number().int()], { error: 'must be [lo, hi], two whole numbers' })
+  .refine(([lo, hi]) => lo <= hi, { error: 'is reversed or empty: lo must be ≤ hi' });
+
+const nameIn = (table: Record<string, unknown>, what: string) =>
+  z.string().refine((name) => name in table, { error: (issue) => `unknown ${what} "${String(issue.input)}"; choose one of: ${Object.keys(table).join(', ')}` });
+
+export const GridSchema = z.strictObject({
+  agents: _oneOrMany(z.enum(['policy'], { error: 'must be "policy" (LLM agents come with --agents llm in a later version)' })).default('policy'),
+  honestPolicy: _oneOrMany(nameIn(HONEST_POLICIES, 'honest policy')).default('plurality'),
+  byzantineStrategy: _oneOrMany(nameIn(BYZANTINE_STRATEGIES, 'Byzantine strategy')).default('random'),
+  honest: _oneOrMany(count(1, 'honest agents; at least one')).optional(),
+  /** Alternative to `honest`: total agents N, honest = N − byzantine. */
+  total: _oneOrMany(count(1, 'total agents N')).optional(),
+  byzantine: _oneOrMany(count(0, 'Byzantine agents')).default(0),
+  awareness: _oneOrMany(z.enum(['may_exist', 'none_exist'], { error: 'must be "may_exist" or "none_exist"' })).default('may_exist'),
+  range: z.union([ValueRangeSchema, z.array(ValueRangeSchema).min(1)]).default([0, 50]),
+  rounds: _oneOrMany(count(1, 'maximum rounds R')).default(50),
+});
+
+export const ExperimentSchema = z.strictObject({
+  name: z.string().min(1).default('experiment'),
+  description: z.string().optional(),
+  seed: z.union([z.number().int(), z.string().min(1)], { error: 'must be a whole number or a non-empty string' }).default(1),
+  runs: count(1, 'runs per cell').default(25),
+  tries: count(1, 'tries for a well-formed answer').default(3),
+  grid: GridSchema,
+});
+
+export type ExperimentInput = z.input<typeof ExperimentSchema>;
+export type Experiment = z.output<typeof ExperimentSchema>;
+
+/** Validates an experiment; the error names each wrong field (`grid.honest: …`). */
+export function parseExperiment(input: unknown, source = 'experiment'): Experiment {
+  const result = ExperimentSchema.safeParse(input);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `${[...issue.path].join('.') || '(top level)'}: ${issue.message}`);
+    throw new WitnessError('INVALID_INPUT', `${source} is not a valid experiment: ${lines.join('; ')}.`, { data: { issues: result.error.issues } });
+  }
+  const grid = result.data.grid;
+  if (grid.honest === undefined && grid.total === undefined) {
+    throw new WitnessError('INVALID_INPUT', `${source} is not a valid experiment: grid.honest: is required (or give grid.total, the number of agents N).`);
+  }
+  if (grid.honest !== undefined && grid.total !== undefined) {
+    throw new WitnessError('INVALID_INPUT', `${source} is not a valid experiment: grid.honest and grid.total: give one of them, not both.`);
+  }
+  return result.data;
+}

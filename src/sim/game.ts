@@ -1,0 +1,166 @@
+/**
+ * @module
+ * One game of A2A-Sim (consensus.md §1–§2): set up roles and initial values from the
+ * run's seed, then play rounds — decide, broadcast, vote, check the stop rule — until
+ * the vote stops the game or R rounds pass.
+ */
+import { Rng } from '../core/rng.js';
+import { type AnswerCounters, askAll } from './answers.js';
+import { sealRound } from './network.js';
+import { classifyOutcome, shouldStop } from './outcome.js';
+import type { Agent, Decision, DecideView, GameConfig, GameResult, GameRules, Proposal, PublicRound, Role, TrajectoryRound, VoteChoice, VoteView } from './types.js';
+
+/** What a factory knows when it builds the agent for one seat. */
+export interface AgentSeat {
+  id: string;
+  index: number;
+  role: Role;
+  /** Honest agents' initial value; null for Byzantine agents. */
+  initialValue: number | null;
+  rules: GameRules;
+  /** A random stream of this agent's own, derived from the run's seed. */
+  rng: Rng;
+}
+
+export interface RunGameOptions {
+  config: GameConfig;
+  /** The run's seed: same seed and agents, same game. */
+  seed: number | string;
+  createAgent: (seat: AgentSeat) => Agent;
+}
+
+const EMPTY: readonly string[] = Object.freeze([]);
+
+export async function runGame({ config, seed, createAgent }: RunGameOptions): Promise<GameResult> {
+  const setup = _setup(config, seed, createAgent);
+  const { ids, roles, agents, rules, current } = setup;
+  const n = ids.length;
+  const notes: string[][] = ids.map(() => []);
+  const history: PublicRound[] = [];
+  const trajectory: TrajectoryRound[] = [];
+  const counters: AnswerCounters = { decisions: 0, invalidAnswers: 0, fallbacks: 0 };
+  let stoppedByVote = false;
+  let round = 0;
+  while (round < config.maxRounds && !stoppedByVote) {
+    round++;
+    const past = Object.freeze(history.slice());
+    const view = (i: number): DecideView => ({
+      id: ids[i] as string,
+      role: roles[i] as Role,
+      round,
+      rules,
+      initialValue: setup.initial[i] ?? null,
+      currentValue: current[i] ?? null,
+      history: past,
+      notes: notes[i]?.length ? Object.freeze(notes[i]!.slice()) : EMPTY,
+    });
+    let decisions = askAll<Decision>({
+      count: n,
+      tries: config.tries,
+      ask: (i) => agents[i]!.decide(view(i)),
+      check: (i, raw) => _checkDecision(raw, roles[i] as Role, config.range),
+      fallback: (i) => ({ value: roles[i] === 'honest' ? (current[i] as number) : 'abstain' }),
+      counters,
+    });
+    if (decisions instanceof Promise) decisions = await decisions;
+    const values = decisions.map((d) => d.value);
+    const reasonings = decisions.map((d) => d.publicReasoning ?? '');
+    decisions.forEach((d, i) => {
+      current[i] = d.value;
+      if (d.internalStrategy) notes[i]!.push(d.internalStrategy);
+    });
+    const sealed = sealRound(round, ids, values, reasonings);
+    let votes = askAll<VoteChoice>({
+      count: n,
+      tries: config.tries,
+      ask: (i) => agents[i]!.vote({ ...view(i), currentValue: current[i] ?? null, proposals: sealed.messages } satisfies VoteView),
+      check: (i, raw) => _checkVote(raw, roles[i] as Role),
+      fallback: () => 'continue',
+      counters,
+    });
+    if (votes instanceof Promise) votes = await votes;
+    history.push(sealed);
+    trajectory.push(_trajectoryRow(round, values, votes, reasonings));
+    stoppedByVote = shouldStop(_count(votes, 'stop'), n);
+  }
+  return _result(setup, round, stoppedByVote, trajectory, counters);
+}
+
+interface _Setup {
+  ids: string[];
+  roles: Role[];
+  agents: Agent[];
+  rules: GameRules;
+  initial: (number | null)[];
+  current: (Proposal | null)[];
+}
+
+function _setup(config: GameConfig, seed: number | string, createAgent: RunGameOptions['createAgent']): _Setup {
+  const n = config.honest + config.byzantine;
+  const rng = Rng.forRun(seed, 'game');
+  // Byzantine seats are shuffled by the seed (ref), so agent_0 is not always honest.
+  const roles = rng.fork('roles').shuffle([...Array<Role>(config.honest).fill('honest'), ...Array<Role>(config.byzantine).fill('byzantine')]);
+  const valueRng = rng.fork('initial-values');
+  const [lo, hi] = config.range;
+  const initial = roles.map((role) => (role === 'honest' ? valueRng.int(lo, hi) : null));
+  const ids = roles.map((_, i) => `agent_${i}`);
+  const rules: GameRules = Object.freeze({ totalAgents: n, range: Object.freeze([lo, hi] as const), maxRounds: config.maxRounds, awareness: config.awareness });
+  const agents = ids.map((id, index) => createAgent(_seat(id, index, roles[index] as Role, initial[index] ?? null, rules, rng)));
+  return { ids, roles, agents, rules, initial, current: initial.slice() };
+}
+
+/** A seat whose random stream is derived on first use: most honest policies never draw. */
+function _seat(id: string, index: number, role: Role, initialValue: number | null, rules: GameRules, gameRng: Rng): AgentSeat {
+  let own: Rng | undefined;
+  return {
+    id,
+    index,
+    role,
+    initialValue,
+    rules,
+    get rng() {
+      own ??= gameRng.fork(`agent:${id}`);
+      return own;
+    },
+  };
+}
+
+function _checkDecision(raw: unknown, role: Role, [lo, hi]: readonly [number, number]): Decision | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { value, publicReasoning, internalStrategy } = raw as Record<string, unknown>;
+  const inRange = typeof value === 'number' && Number.isInteger(value) && value >= lo && value <= hi;
+  if (!inRange && !(role === 'byzantine' && value === 'abstain')) return undefined;
+  if (publicReasoning !== undefined && typeof publicReasoning !== 'string') return undefined;
+  if (internalStrategy !== undefined && typeof internalStrategy !== 'string') return undefined;
+  return { value: value as Proposal, publicReasoning, internalStrategy };
+}
+
+function _checkVote(raw: unknown, role: Role): VoteChoice | undefined {
+  const decision = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>).decision : undefined;
+  if (decision === 'stop' || decision === 'continue') return decision;
+  return role === 'byzantine' && decision === 'abstain' ? 'abstain' : undefined;
+}
+
+function _trajectoryRow(round: number, values: Proposal[], votes: VoteChoice[], reasonings: string[]): TrajectoryRound {
+  const row: TrajectoryRound = { round, values, votes };
+  if (reasonings.some((r) => r !== '')) row.reasoning = reasonings;
+  return row;
+}
+
+function _count<T>(items: readonly T[], target: T): number {
+  let c = 0;
+  for (const item of items) if (item === target) c++;
+  return c;
+}
+
+function _result(setup: _Setup, rounds: number, stoppedByVote: boolean, trajectory: TrajectoryRound[], counters: AnswerCounters): GameResult {
+  const initial: Record<string, number> = {};
+  const final: Record<string, number> = {};
+  setup.ids.forEach((id, i) => {
+    if (setup.roles[i] !== 'honest') return;
+    initial[id] = setup.initial[i] as number;
+    final[id] = setup.current[i] as number;
+  });
+  const outcome = classifyOutcome({ honestInitial: Object.values(initial), honestFinal: Object.values(final), stoppedByVote });
+  return { agents: setup.ids, roles: setup.roles, initial, final, rounds, stoppedByVote, outcome, trajectory, ...counters };
+}

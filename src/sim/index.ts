@@ -1,0 +1,27 @@
+/**
+ * @module
+ * Public API of `agent-witness/sim`: the consensus game, rule-based agents,
+ * experiments and their statistics.
+ */
+export { askAll, InvalidAnswerError } from './answers.js';
+export { BYZANTINE_STRATEGIES, createPolicyAgent, HONEST_POLICIES } from './agents/policy/index.js';
+export type { ByzantineStrategy, HonestPolicy, PolicyChoice } from './agents/policy/index.js';
+export { mergeResults } from './experiment/merge.js';
+export { cellKey, expandCells, parseShard, planRuns } from './experiment/plan.js';
+export type { Cell, PlannedRun, Shard } from './experiment/plan.js';
+export { PRESETS, preset } from './experiment/presets.js';
+export { checkRecord, RESULTS_FORMAT_VERSION, toRecord } from './experiment/record.js';
+export type { RunRecord } from './experiment/record.js';
+export { readResults, runExperiment } from './experiment/run.js';
+export type { ExperimentProgress, ExperimentRunSummary, RunExperimentOptions } from './experiment/run.js';
+export { loadExperimentFile } from './experiment/load.js';
+export { ExperimentSchema, parseExperiment } from './experiment/schema.js';
+export type { Experiment, ExperimentInput } from './experiment/schema.js';
+export { runGame } from './game.js';
+export type { AgentSeat, RunGameOptions } from './game.js';
+export { sealRound, summarizeRound } from './network.js';
+export { classifyOutcome, shouldStop } from './outcome.js';
+export type { OutcomeInput } from './outcome.js';
+export { normalQuantile, OUTCOMES, summarizeCells, wilsonInterval } from './stats.js';
+export type { CellSummary, Interval, RateSummary } from './stats.js';
+export type * from './types.js';

@@ -1,0 +1,122 @@
+/**
+ * @module
+ * The vocabulary of the consensus game (consensus.md §1–§4): configuration, what an
+ * agent is shown, what it may answer, and what a finished game records.
+ */
+
+export type Role = 'honest' | 'byzantine';
+export type Awareness = 'may_exist' | 'none_exist';
+/** A proposal: an integer in range, or (Byzantine agents only) `abstain`. */
+export type Proposal = number | 'abstain';
+export type VoteChoice = 'stop' | 'continue' | 'abstain';
+export type MaybePromise<T> = T | Promise<T>;
+
+export interface GameConfig {
+  honest: number;
+  byzantine: number;
+  /** Inclusive integer range of values, default [0, 50]. */
+  range: readonly [number, number];
+  /** Rounds before the run ends as `timeout` (R), default 50. */
+  maxRounds: number;
+  awareness: Awareness;
+  /** Tries an agent gets for a well-formed answer before the fallback applies (default 3). */
+  tries: number;
+}
+
+/** The rules every agent is told; the same for all. */
+export interface GameRules {
+  readonly totalAgents: number;
+  readonly range: readonly [number, number];
+  readonly maxRounds: number;
+  readonly awareness: Awareness;
+}
+
+/**
+ * One message as the network delivered it: the sender id is stamped by the network,
+ * and the same frozen object reaches every agent (no spoofing, no equivocation).
+ */
+export interface Message {
+  readonly round: number;
+  readonly from: string;
+  readonly value: Proposal;
+  /** Public reasoning, capped at 500 characters on the wire (consensus.md §2). */
+  readonly reasoning: string;
+}
+
+/** Everything public about one finished round. */
+export interface PublicRound {
+  readonly round: number;
+  /** One message per agent, in agent-id order. */
+  readonly messages: readonly Message[];
+}
+
+/** What an agent is shown when asked for its proposal. Nothing else reaches it. */
+export interface DecideView {
+  readonly id: string;
+  readonly role: Role;
+  readonly round: number;
+  readonly rules: GameRules;
+  /** Honest: its own initial value. Byzantine: null (no stake). */
+  readonly initialValue: number | null;
+  /** Its own current value (the last it proposed, or its initial value). */
+  readonly currentValue: Proposal | null;
+  /** All earlier rounds, oldest first. */
+  readonly history: readonly PublicRound[];
+  /** Its own private notes (`internalStrategy`) from earlier rounds, oldest first. */
+  readonly notes: readonly string[];
+}
+
+/** What an agent is shown when asked to vote: the decide view plus this round's messages. */
+export interface VoteView extends DecideView {
+  readonly proposals: readonly Message[];
+}
+
+export interface Decision {
+  value: Proposal;
+  publicReasoning?: string;
+  internalStrategy?: string;
+}
+
+export interface VoteAnswer {
+  decision: VoteChoice;
+}
+
+/**
+ * An agent answers the two questions of a round. Answers may be synchronous or
+ * asynchronous (LLM agents). Throwing `InvalidAnswerError` (or returning a malformed
+ * answer) counts as an invalid output: it is retried, then the fallback applies.
+ */
+export interface Agent {
+  decide(view: DecideView): MaybePromise<Decision>;
+  vote(view: VoteView): MaybePromise<VoteAnswer>;
+}
+
+/** One row of a run's trajectory; arrays are indexed like `RunResult.agents`. */
+export interface TrajectoryRound {
+  round: number;
+  values: Proposal[];
+  votes: VoteChoice[];
+  /** Present when any agent gave public reasoning this round. */
+  reasoning?: string[];
+}
+
+export type Outcome = 'valid' | 'invalid' | 'none' | 'timeout';
+
+export interface GameResult {
+  agents: string[];
+  roles: Role[];
+  /** Honest initial values by agent id. */
+  initial: Record<string, number>;
+  /** Honest final values by agent id. */
+  final: Record<string, number>;
+  rounds: number;
+  stoppedByVote: boolean;
+  outcome: Outcome;
+  trajectory: TrajectoryRound[];
+  /** Agent decisions made (proposals + votes, retries included). */
+  decisions: number;
+  /** Answers that failed validation (each counts once per failed try). */
+  invalidAnswers: number;
+  /** Answers replaced by the fallback after every try failed. */
+  fallbacks: number;
+}
