@@ -24,7 +24,8 @@ export function buildProgram(ctx: CliContext): Command {
   const program = new Command('witness')
     .description('Witness: checkable evidence for multi-agent AI systems. An agent\'s claim is not evidence.')
     .version(VERSION, '-V, --version')
-    .showHelpAfterError('(run with --help for usage)')
+    // Options belong to the command they follow, so `sim list --json` reaches `list`.
+    .enablePositionalOptions()
     .addHelpText('after', '\nExample:\n  $ witness sim                 # the smoke preset with rule-based agents\n  $ witness sim --help          # every option of the simulator');
   for (const factory of COMMANDS) program.addCommand(factory(ctx));
   _routeOutput(program, io);

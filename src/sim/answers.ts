@@ -35,11 +35,11 @@ export interface AskOptions<A> {
 /** Asks agents 0..count-1; resolves synchronously when every agent answered synchronously. */
 export function askAll<A>(options: AskOptions<A>): A[] | Promise<A[]> {
   const out: A[] = new Array(options.count);
-  let pending: Promise<void>[] | undefined;
+  const pending: Promise<void>[] = [];
   for (let i = 0; i < options.count; i++) {
     const answer = _attempt(options, i, 1);
     if (answer instanceof Promise) {
-      (pending ??= []).push(
+      pending.push(
         answer.then((a) => {
           out[i] = a;
         }),
@@ -48,7 +48,7 @@ export function askAll<A>(options: AskOptions<A>): A[] | Promise<A[]> {
       out[i] = answer;
     }
   }
-  return pending ? Promise.all(pending).then(() => out) : out;
+  return pending.length ? Promise.all(pending).then(() => out) : out;
 }
 
 function _attempt<A>(o: AskOptions<A>, index: number, attempt: number): A | Promise<A> {

@@ -80,6 +80,7 @@ Exit status: 0 finished, 1 failed, 2 bad usage or experiment file, 130 interrupt
     .action(async (file: string | undefined, options: SimOptions) => {
       await _runSim(ctx, file, options);
     });
+  command.enablePositionalOptions();
   command.addCommand(_mergeCommand(ctx));
   command.addCommand(_listCommand(ctx));
   return command;

@@ -7,7 +7,7 @@
  * flight or waiting, so a killed sweep loses at most those.
  */
 import { WitnessError } from '../../core/errors.js';
-import { type JsonlWriter, openJsonlWriter, readJsonl } from '../../core/jsonl.js';
+import { openJsonlWriter, readJsonl } from '../../core/jsonl.js';
 import { createPolicyAgent } from '../agents/policy/index.js';
 import { type AgentSeat, runGame } from '../game.js';
 import type { Agent, GameConfig, Outcome } from '../types.js';

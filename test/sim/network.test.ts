@@ -1,0 +1,118 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { type AgentSeat, runGame } from '../../src/sim/game.js';
+import { sealRound, WIRE_REASONING_LIMIT } from '../../src/sim/network.js';
+import type { Agent, DecideView, VoteView } from '../../src/sim/types.js';
+import { gameConfig, policyAgents } from './helpers.js';
+
+type Attack = 'spoof-sender' | 'changing-getter' | 'mutate-after-return' | 'mutate-history' | 'mutate-proposals' | 'long-reasoning';
+const ATTACKS: Attack[] = ['spoof-sender', 'changing-getter', 'mutate-after-return', 'mutate-history', 'mutate-proposals', 'long-reasoning'];
+
+/** A Byzantine agent that tries one way to spoof a sender or send peers different payloads. */
+function attacker(seat: AgentSeat, attack: Attack): Agent {
+  let reads = 0;
+  return {
+    decide(view: DecideView) {
+      const value = (seat.index * 7 + view.round) % 51;
+      switch (attack) {
+        case 'spoof-sender':
+          return { value, from: 'agent_0', sender: 'agent_0', id: 'agent_0' } as never;
+        case 'changing-getter':
+          // A different value every time the field is read: a would-be equivocation.
+          return Object.defineProperty({}, 'value', { enumerable: true, get: () => reads++ % 51 }) as never;
+        case 'mutate-after-return': {
+          const answer = { value, publicReasoning: 'first' };
+          queueMicrotask(() => {
+            answer.value = 50 - value;
+            answer.publicReasoning = 'second';
+          });
+          return answer;
+        }
+        case 'mutate-history':
+          for (const round of view.history) {
+            try {
+              (round.messages[0] as { value: unknown }).value = 99;
+            } catch {}
+            try {
+              (round.messages as unknown[]).push({ from: 'agent_0', value: 1 });
+            } catch {}
+          }
+          try {
+            (view.history as unknown[]).length = 0;
+          } catch {}
+          return { value };
+        case 'long-reasoning':
+          return { value, publicReasoning: 'x'.repeat(WIRE_REASONING_LIMIT * 3) };
+        default:
+          return { value };
+      }
+    },
+    vote(view: VoteView) {
+      if (attack === 'mutate-proposals') {
+        try {
+          (view.proposals[0] as { value: unknown }).value = 42;
+        } catch {}
+        try {
+          (view.proposals[0] as { from: unknown }).from = 'agent_9';
+        } catch {}
+      }
+      return { decision: 'continue' };
+    },
+  };
+}
+
+describe('network: no spoofing, no equivocation, whatever an agent does', () => {
+  it('delivers to every honest agent the same messages, stamped with the true sender', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 6 }),
+        fc.array(fc.constantFrom(...ATTACKS), { minLength: 1, maxLength: 3 }),
+        fc.integer(),
+        async (honest, attacks, seed) => {
+          const seen: Map<number, string[]> = new Map();
+          const honestAgent = policyAgents('stubborn');
+          let byzantineSeat = 0;
+          const create = (seat: AgentSeat): Agent => {
+            if (seat.role === 'byzantine') return attacker(seat, attacks[byzantineSeat++ % attacks.length]!);
+            const inner = honestAgent(seat);
+            return {
+              decide: (view) => inner.decide(view),
+              vote: (view) => {
+                // Snapshot what this honest agent was shown, to compare across agents.
+                const list = seen.get(view.round) ?? [];
+                list.push(JSON.stringify({ proposals: view.proposals, history: view.history }));
+                seen.set(view.round, list);
+                return inner.vote(view);
+              },
+            };
+          };
+          const result = await runGame({ config: gameConfig({ honest, byzantine: attacks.length, maxRounds: 4 }), seed, createAgent: create });
+          for (const [round, snapshots] of seen) {
+            expect(new Set(snapshots).size, `round ${round}: honest agents were shown different messages`).toBe(1);
+            const shown = JSON.parse(snapshots[0]!) as { proposals: { from: string; value: unknown; reasoning: string }[] };
+            shown.proposals.forEach((m, i) => {
+              expect(m.from).toBe(result.agents[i]);
+              expect(m.value).toBe(result.trajectory[round - 1]?.values[i]);
+              expect(m.reasoning.length).toBeLessThanOrEqual(WIRE_REASONING_LIMIT);
+            });
+          }
+          // What was shown in round r is exactly what the history says of round r later.
+          const last = JSON.parse(seen.get(result.rounds)![0]!) as { history: { messages: unknown }[]; proposals: unknown };
+          for (let r = 1; r < result.rounds; r++) {
+            const earlier = JSON.parse(seen.get(r)![0]!) as { proposals: unknown };
+            expect(last.history[r - 1]?.messages).toEqual(earlier.proposals);
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+  it('freezes sealed messages so a receiver cannot change them for others', () => {
+    const sealed = sealRound(1, ['agent_0', 'agent_1'], [1, 2], ['a', 'b']);
+    expect(Object.isFrozen(sealed.messages)).toBe(true);
+    expect(Object.isFrozen(sealed.messages[0])).toBe(true);
+    expect(() => {
+      (sealed.messages[0] as { value: number }).value = 5;
+    }).toThrow(TypeError);
+  });
+});
