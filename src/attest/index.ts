@@ -1,0 +1,26 @@
+/**
+ * @module
+ * Public API of `agent-witness/attest`: release receipts, the verifier's key
+ * directory, nonce stores, the three ancestry constructions, the verifier with reason
+ * codes, DSSE export and the adversary matrix (attest.md).
+ */
+export { checkLink, checkRoot } from './ancestry/chain.js';
+export { checkCosignatures, createCosigner, delegationGrant } from './ancestry/dag.js';
+export type { Cosigner, CosignGrant } from './ancestry/dag.js';
+export { ancestryRoot, inclusionProof, leafHash, MerkleFrontier, merkleRoot, nodeHash, proveAncestor, verifyAncestorProof, verifyInclusion } from './ancestry/merkle.js';
+export type { AncestorProof } from './ancestry/merkle.js';
+export { addKey, emptyDirectory, KeyDirectory, loadKeyDirectory, parseDirectory, readDirectoryFile, revokeKey, rotateKey, writeDirectoryFile } from './key-directory.js';
+export type { DirectoryEntry, DirectoryFile, TrustedKey } from './key-directory.js';
+export type { RevocationPolicy } from './key-status.js';
+export { newSigningKey, parseKeyFile, publicJwk, readKeyFile, readPublicJwk, writeKeyFile } from './keys.js';
+export type { PublicJwk, SigningKey } from './keys.js';
+export { MemoryNonceStore, SqliteNonceStore } from './nonce-store.js';
+export type { NonceStore } from './nonce-store.js';
+export { REASON_CODES } from './reasons.js';
+export type { Reason, ReasonCode } from './reasons.js';
+export { CONSTRUCTIONS, DOMAIN_TAGS, evidencePath, isoTime, parseReceipt, ReceiptSchema, receiptDigest, signingBytes } from './receipt.js';
+export type { Construction, PreparedReceipt, Receipt, Signature, UnsignedReceipt } from './receipt.js';
+export { createReleaseSigner } from './signer.js';
+export type { CosignRequest, ReleaseContext, ReleaseSigner, ReleaseSignerOptions } from './signer.js';
+export { verifyEvidence, verifyPath } from './verify.js';
+export type { VerifyOptions, VerifyResult } from './verify.js';

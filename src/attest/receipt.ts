@@ -1,0 +1,175 @@
+/**
+ * @module
+ * The release record (attest.md §2): its fields, schema, the domain-separated RFC 8785
+ * bytes that get signed, and its digest. Signer and verifier both go through
+ * `signingBytes` and `receiptDigest`, so they cannot disagree about what was signed.
+ */
+import { z } from 'zod';
+import { canonicalBytes, canonicalize } from '../core/canonical-json.js';
+import { isWitnessError } from '../core/errors.js';
+import { sha256Hex } from '../core/hash.js';
+import { parseStrictJson } from '../core/strict-json.js';
+import { type Reason, reason } from './reasons.js';
+
+export const RECEIPT_VERSION = 1;
+export const CONSTRUCTIONS = ['none', 'chain', 'merkle', 'dag'] as const;
+export type Construction = (typeof CONSTRUCTIONS)[number];
+export type ReceiptType = 'output' | 'edge';
+
+/** Domain-separation tags: a signature over one kind of record never verifies as another. */
+export const DOMAIN_TAGS: Readonly<Record<ReceiptType, string>> = {
+  output: 'witness/receipt/v1\0',
+  edge: 'witness/edge/v1\0',
+};
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const B64URL = /^[A-Za-z0-9_-]+$/;
+// Printable ASCII only: no confusable Unicode in the names a human compares.
+const NAME = /^[\x21-\x7e]{1,128}$/;
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+const hex64 = z.string().regex(HEX64, 'expected 64 lower-case hex digits (a SHA-256 digest)');
+const name = z.string().regex(NAME, 'expected 1–128 printable ASCII characters without spaces');
+/** A UTC time with milliseconds, exactly as `Date.prototype.toISOString` writes it. */
+export const TimeSchema = z
+  .string()
+  .regex(ISO_MS, 'expected a UTC time like 2026-01-31T12:00:00.000Z')
+  .refine((s) => _isoRoundTrips(s), 'not a real calendar time');
+
+export const SignatureSchema = z.strictObject({
+  key_id: z.string().regex(/^ed25519:[0-9a-f]{16}$/, 'expected ed25519: and 16 hex digits'),
+  alg: z.literal('Ed25519'),
+  sig: z.string().regex(/^[A-Za-z0-9_-]{86}$/, 'expected a 64-byte Ed25519 signature in unpadded base64url (86 characters)'),
+});
+
+export const ReceiptSchema = z
+  .strictObject({
+    v: z.literal(RECEIPT_VERSION),
+    type: z.enum(['output', 'edge']),
+    output_sha256: hex64,
+    output_len: z.int().nonnegative(),
+    deployer: name,
+    instance: name,
+    key_id: SignatureSchema.shape.key_id,
+    issued_at: TimeSchema,
+    not_after: TimeSchema,
+    nonce: z.string().min(22, 'expected at least 128 random bits (22 base64url characters)').max(86).regex(B64URL, 'expected unpadded base64url'),
+    parent: hex64.nullable(),
+    depth: z.int().nonnegative().max(4096),
+    construction: z.enum(CONSTRUCTIONS),
+    cosigners: z.array(name).max(16).refine((list) => new Set(list).size === list.length, 'a deployer is listed twice'),
+    ancestry_root: hex64.optional(),
+    signatures: z.array(SignatureSchema).min(1, 'at least one signature is required').max(16),
+  })
+  .refine((r) => Date.parse(r.issued_at) < Date.parse(r.not_after), { message: 'not_after must be later than issued_at', path: ['not_after'] });
+
+export type Signature = z.infer<typeof SignatureSchema>;
+export type Receipt = z.infer<typeof ReceiptSchema>;
+/** A receipt before it is signed: everything the signatures cover. */
+export type UnsignedReceipt = Omit<Receipt, 'signatures'>;
+
+/** A receipt with the values every check needs, computed once. */
+export interface PreparedReceipt {
+  receipt: Receipt;
+  /** Tag + JCS of the record without `signatures`: what every signature covers. */
+  signingBytes: Buffer;
+  /** SHA-256 (hex) of the JCS of the whole receipt, signatures included: what a child's `parent` names. */
+  digest: string;
+  issuedAt: number;
+  notAfter: number;
+}
+
+/** The bytes a deployer signs: domain tag of the record type, then RFC 8785 of the record without signatures. */
+export function signingBytes(record: UnsignedReceipt | Receipt): Buffer {
+  const { signatures: _omit, ...body } = record as Receipt;
+  return Buffer.concat([Buffer.from(DOMAIN_TAGS[body.type], 'utf8'), canonicalBytes(body)]);
+}
+
+/** SHA-256 hex of the receipt's canonical JSON, signatures included. */
+export function receiptDigest(receipt: Receipt): string {
+  return sha256Hex(canonicalBytes(receipt));
+}
+
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; reasons: Reason[] };
+
+/**
+ * Reads one receipt from JSON text or an already-parsed value. Problems come back as
+ * `MALFORMED` / `NON_CANONICAL` reasons naming the field, never as exceptions.
+ */
+export function parseReceipt(input: unknown, index?: number): ParseResult<PreparedReceipt> {
+  const parsed = typeof input === 'string' || input instanceof Uint8Array ? parseJsonText(input, 'the receipt', index) : ({ ok: true, value: input } as const);
+  if (!parsed.ok) return parsed;
+  const checked = ReceiptSchema.safeParse(parsed.value);
+  if (!checked.success) {
+    return { ok: false, reasons: checked.error.issues.map((issue) => reason('MALFORMED', `receipt.${issue.path.join('.') || '(root)'}: ${issue.message}.`, index)) };
+  }
+  const receipt = checked.data;
+  const problems = _encodingProblems(receipt, index);
+  if (problems.length > 0) return { ok: false, reasons: problems };
+  return {
+    ok: true,
+    value: {
+      receipt,
+      signingBytes: signingBytes(receipt),
+      digest: receiptDigest(receipt),
+      issuedAt: Date.parse(receipt.issued_at),
+      notAfter: Date.parse(receipt.not_after),
+    },
+  };
+}
+
+/** Strict JSON text → value; duplicate keys are NON_CANONICAL, other syntax errors MALFORMED. */
+export function parseJsonText(text: string | Uint8Array, what: string, index?: number): ParseResult<unknown> {
+  const source = typeof text === 'string' ? text : Buffer.from(text).toString('utf8');
+  try {
+    return { ok: true, value: parseStrictJson(source, { what }) };
+  } catch (error) {
+    const message = (error as Error).message;
+    return { ok: false, reasons: [reason(/duplicate key/.test(message) ? 'NON_CANONICAL' : 'MALFORMED', message, index)] };
+  }
+}
+
+/** Evidence is one receipt, or `{path: [root, …, leaf]}`; returns the path root → leaf. */
+export function evidencePath(value: unknown): ParseResult<unknown[]> {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && 'path' in value) {
+    const path = (value as { path: unknown }).path;
+    const keys = Object.keys(value);
+    if (!Array.isArray(path) || path.length === 0 || keys.length !== 1) {
+      return { ok: false, reasons: [reason('MALFORMED', 'Evidence of the form {"path": [...]} must hold only a non-empty array of receipts, root first.')] };
+    }
+    return { ok: true, value: path };
+  }
+  return { ok: true, value: [value] };
+}
+
+function _encodingProblems(receipt: Receipt, index?: number): Reason[] {
+  const problems: Reason[] = [];
+  // Base64url with non-zero padding bits decodes to the same bytes as another text:
+  // two encodings of one signature would give one receipt two digests.
+  const texts: Array<[string, string]> = [['nonce', receipt.nonce], ...receipt.signatures.map((s, i): [string, string] => [`signatures.${i}.sig`, s.sig])];
+  for (const [field, text] of texts) {
+    if (Buffer.from(text, 'base64url').toString('base64url') !== text) {
+      problems.push(reason('NON_CANONICAL', `receipt.${field}: base64url text with non-zero padding bits; re-encode the bytes.`, index));
+    }
+  }
+  if (new Set(receipt.signatures.map((s) => s.key_id)).size !== receipt.signatures.length) {
+    problems.push(reason('MALFORMED', 'receipt.signatures: the same key_id signs twice; keep one signature per key.', index));
+  }
+  try {
+    canonicalize(receipt);
+  } catch (error) {
+    if (!isWitnessError(error)) throw error;
+    problems.push(reason('NON_CANONICAL', error.message, index));
+  }
+  return problems;
+}
+
+function _isoRoundTrips(text: string): boolean {
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) && new Date(ms).toISOString() === text;
+}
+
+/** A millisecond time as the receipt's time format. */
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,114 @@
+/**
+ * @module
+ * The release-boundary signer (attest.md §1–§2). The deployer's runtime creates it
+ * with the key and hands agents nothing but the output channel: just before bytes are
+ * delivered, the runtime calls `releaseOutput(bytes, context)`, which hashes exactly
+ * those bytes and signs the record. The agent never holds the key and never fills in a
+ * "verified" field. For a dag edge the parent's co-signature is requested before the
+ * receipt exists; refusal or timeout fails closed (no receipt at all).
+ */
+import { randomBytes } from 'node:crypto';
+import { signEd25519 } from '../core/ed25519.js';
+import { WitnessError } from '../core/errors.js';
+import { sha256Hex } from '../core/hash.js';
+import { ancestryRoot } from './ancestry/merkle.js';
+import type { SigningKey } from './keys.js';
+import { type Construction, isoTime, type Receipt, receiptDigest, type Signature, signingBytes, type UnsignedReceipt } from './receipt.js';
+
+/** Obtains a co-signature of a dag edge manifest from another deployer (e.g. the parent's signing service). */
+export type CosignRequest = (edge: UnsignedReceipt, deployer: string) => Signature | Promise<Signature>;
+
+export interface ReleaseSignerOptions {
+  key: SigningKey;
+  /** Id of the agent instance whose output this runtime releases. */
+  instance: string;
+  /** How long a receipt stays valid, ms (default one hour). */
+  ttlMs?: number;
+  /** Construction for outputs released under a parent (default chain). */
+  construction?: Exclude<Construction, 'none'>;
+  /** Asks co-signers for dag edges; needed only for dag. */
+  cosign?: CosignRequest;
+  /** Longest wait for a co-signature, ms (default 10 s); then the release fails. */
+  cosignTimeoutMs?: number;
+  /** Clock, ms since the epoch (for tests). */
+  clock?: () => number;
+}
+
+export interface ReleaseContext {
+  /** The ancestry path of the delegation this output answers, root first; empty for a root output. */
+  ancestors?: readonly Receipt[];
+  /** Overrides the signer's construction for this output. */
+  construction?: Construction;
+  /** dag co-signer policy (default: the parent's deployer). */
+  cosigners?: readonly string[];
+  /** Overrides the instance id (one runtime may host several agents). */
+  instance?: string;
+}
+
+export interface ReleaseSigner {
+  readonly deployer: string;
+  readonly keyId: string;
+  releaseOutput(bytes: Uint8Array, context?: ReleaseContext): Promise<Receipt>;
+}
+
+/** A signer whose key lives only in this closure: nothing on the returned object reveals it. */
+export function createReleaseSigner(options: ReleaseSignerOptions): ReleaseSigner {
+  const { privateKey, kid, deployer } = options.key;
+  const clock = options.clock ?? Date.now;
+  const ttl = options.ttlMs ?? 3_600_000;
+  return Object.freeze({
+    deployer,
+    keyId: kid,
+    async releaseOutput(bytes: Uint8Array, context: ReleaseContext = {}): Promise<Receipt> {
+      const ancestors = context.ancestors ?? [];
+      const parent = ancestors.at(-1);
+      const construction = context.construction ?? (parent ? (options.construction ?? 'chain') : 'none');
+      if (parent && construction === 'none') throw new WitnessError('USAGE', 'An output released under a parent needs a construction: chain, merkle or dag.');
+      const isEdge = construction === 'dag' && parent !== undefined;
+      const issuedAt = clock();
+      const record: UnsignedReceipt = {
+        v: 1,
+        type: isEdge ? 'edge' : 'output',
+        output_sha256: sha256Hex(bytes),
+        output_len: bytes.length,
+        deployer,
+        instance: context.instance ?? options.instance,
+        key_id: kid,
+        issued_at: isoTime(issuedAt),
+        not_after: isoTime(issuedAt + ttl),
+        nonce: randomBytes(16).toString('base64url'),
+        parent: parent ? receiptDigest(parent) : null,
+        depth: ancestors.length,
+        construction,
+        cosigners: isEdge ? [...(context.cosigners ?? [(parent as Receipt).deployer])] : [],
+        ...(construction === 'merkle' ? { ancestry_root: ancestryRoot(ancestors) } : {}),
+      };
+      const own: Signature = { key_id: kid, alg: 'Ed25519', sig: signEd25519(privateKey, signingBytes(record)) };
+      const cosignatures = isEdge ? await _collectCosignatures(record, options) : [];
+      return { ...record, signatures: [own, ...cosignatures] };
+    },
+  });
+}
+
+async function _collectCosignatures(edge: UnsignedReceipt, options: ReleaseSignerOptions): Promise<Signature[]> {
+  const request = options.cosign;
+  if (!request) throw new WitnessError('USAGE', 'A dag edge needs co-signatures, but the signer has no cosign function; give it the parent signing service.');
+  const timeoutMs = options.cosignTimeoutMs ?? 10_000;
+  const out: Signature[] = [];
+  for (const deployer of edge.cosigners) {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new WitnessError('ABORTED', `No co-signature within ${timeoutMs} ms; the output is not released (fail closed).`)), timeoutMs);
+    });
+    try {
+      const sig = await Promise.race([Promise.resolve().then(() => request(edge, deployer)), timeout]);
+      if (!out.some((s) => s.key_id === sig.key_id)) out.push(sig);
+    } catch (cause) {
+      if (cause instanceof WitnessError && cause.code === 'ABORTED') throw cause;
+      throw new WitnessError('ABORTED', `The co-signer refused or failed: ${(cause as Error).message} The output is not released (fail closed).`, { cause });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  return out;
+}

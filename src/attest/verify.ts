@@ -1,0 +1,159 @@
+/**
+ * @module
+ * The verifier (attest.md §4). Checks a whole ancestry path root → leaf and the leaf's
+ * output bytes, and answers with reason codes — every problem found, never a bare
+ * boolean and never an exception for bad evidence. Trust comes only from the caller's
+ * own key directory; nothing inside the evidence can add a key.
+ */
+import { verifyEd25519 } from '../core/ed25519.js';
+import { sha256Hex } from '../core/hash.js';
+import { checkLink, checkRoot } from './ancestry/chain.js';
+import { checkCosignatures } from './ancestry/dag.js';
+import { checkAncestryRoot, MerkleFrontier } from './ancestry/merkle.js';
+import type { KeyDirectory } from './key-directory.js';
+import { keyProblem, type RevocationPolicy } from './key-status.js';
+import type { NonceStore } from './nonce-store.js';
+import { type Construction, evidencePath, type PreparedReceipt, parseJsonText, parseReceipt, type Receipt } from './receipt.js';
+import { type Reason, reason } from './reasons.js';
+
+export interface VerifyOptions {
+  /** The verifier's own key directory: the only trust root. */
+  directory: KeyDirectory;
+  /** Shared memory of accepted nonces; without one, replays are not detected. */
+  nonceStore?: NonceStore;
+  /** Verification time (default: now). */
+  now?: number | Date;
+  /** Clock skew tolerated on the receipt's validity window, ms (default 0). */
+  skewMs?: number;
+  /** The construction this verifier requires of the path; a different one is CONSTRUCTION_MISMATCH. */
+  construction?: Construction;
+  revocation?: RevocationPolicy;
+  /** Deployers that must co-sign every dag edge, beyond each edge's own policy. */
+  requireCosigners?: readonly string[];
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  /** Empty exactly when `ok`. */
+  reasons: Reason[];
+  /** The path root → leaf, when every receipt parsed. */
+  path?: Receipt[];
+  /** Signatures on the path, each verified when the path is valid (for benchmarks against raw Ed25519). */
+  signaturesChecked: number;
+}
+
+/** Verifies evidence (one receipt, or `{path: [...]}`, as value or JSON text) against output bytes. */
+export async function verifyEvidence(evidence: unknown, output: Uint8Array, options: VerifyOptions): Promise<VerifyResult> {
+  let value = evidence;
+  if (typeof evidence === 'string' || evidence instanceof Uint8Array) {
+    const parsed = parseJsonText(evidence, 'the evidence');
+    if (!parsed.ok) return { ok: false, reasons: parsed.reasons, signaturesChecked: 0 };
+    value = parsed.value;
+  }
+  const path = evidencePath(value);
+  if (!path.ok) return { ok: false, reasons: path.reasons, signaturesChecked: 0 };
+  return verifyPath(path.value, output, options);
+}
+
+/** Verifies an ancestry path, root first, whose last receipt released `output`. */
+export async function verifyPath(path: readonly unknown[], output: Uint8Array, options: VerifyOptions): Promise<VerifyResult> {
+  if (path.length === 0) return { ok: false, reasons: [reason('MALFORMED', 'The path is empty; give at least one receipt.')], signaturesChecked: 0 };
+  const prepared: PreparedReceipt[] = [];
+  const parseReasons: Reason[] = [];
+  path.forEach((item, i) => {
+    const parsed = parseReceipt(item, path.length > 1 ? i : undefined);
+    if (parsed.ok) prepared.push(parsed.value);
+    else parseReasons.push(...parsed.reasons);
+  });
+  if (parseReasons.length > 0) return { ok: false, reasons: parseReasons, signaturesChecked: 0 };
+
+  const now = options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime();
+  const skew = options.skewMs ?? 0;
+  const ctx: _Ctx = { ...options, now, skew, revocation: options.revocation ?? 'from-revoked-at', requireCosigners: options.requireCosigners ?? [] };
+  const leaf = prepared.at(-1) as PreparedReceipt;
+  let reasons = [..._checkStructure(prepared, ctx), ..._checkSignatures(prepared, ctx), ..._checkLeaf(leaf, output, ctx, prepared.length - 1)];
+  // A lone receipt has no path positions worth naming.
+  if (prepared.length === 1) reasons = reasons.map(({ index: _index, ...rest }) => rest);
+  if (reasons.length === 0 && options.nonceStore) {
+    // Only evidence that passed every other check consumes its nonce: a forger
+    // cannot burn a genuine receipt's nonce with an invalid copy.
+    const fresh = await options.nonceStore.claim(`${leaf.receipt.key_id}:${leaf.receipt.nonce}`, leaf.notAfter + skew);
+    if (!fresh) reasons.push(reason('REPLAY', `Nonce ${leaf.receipt.nonce} of key ${leaf.receipt.key_id} was already accepted; this receipt is a replay.`));
+  }
+  const signaturesChecked = prepared.reduce((n, p) => n + p.receipt.signatures.length, 0);
+  return { ok: reasons.length === 0, reasons, path: prepared.map((p) => p.receipt), signaturesChecked };
+}
+
+type _Ctx = Omit<VerifyOptions, 'now'> & { now: number; skew: number; revocation: RevocationPolicy; requireCosigners: readonly string[] };
+
+/** Links, depths and construction consistency; Merkle roots and dag co-signatures per edge. */
+function _checkStructure(path: PreparedReceipt[], ctx: _Ctx): Reason[] {
+  const construction = (path.at(-1) as PreparedReceipt).receipt.construction;
+  const reasons: Reason[] = [];
+  if (ctx.construction !== undefined && construction !== ctx.construction) {
+    reasons.push(reason('CONSTRUCTION_MISMATCH', `The path uses construction ${construction}; this verifier requires ${ctx.construction}.`, path.length - 1));
+  }
+  const frontier = new MerkleFrontier();
+  path.forEach((p, i) => {
+    reasons.push(..._shapeProblems(p.receipt, i, construction, path.length));
+    const parent = path[i - 1];
+    if (!parent) reasons.push(...checkRoot(p));
+    else {
+      reasons.push(...checkLink(parent, p, i));
+      if (p.receipt.type === 'edge') reasons.push(...checkCosignatures(parent, p, i, ctx));
+    }
+    if (p.receipt.construction === 'merkle') reasons.push(...checkAncestryRoot(frontier, p, i));
+    frontier.append(Buffer.from(p.digest, 'hex'));
+  });
+  return reasons;
+}
+
+/** Field combinations a construction allows at a position (type, policy, ancestry root, signature count). */
+function _shapeProblems(r: Receipt, i: number, construction: Construction, length: number): Reason[] {
+  const index = i;
+  const out: Reason[] = [];
+  const mismatch = (why: string) => out.push(reason('CONSTRUCTION_MISMATCH', `Receipt ${i}: ${why}.`, index));
+  if (i > 0 && r.construction !== construction) mismatch(`construction ${r.construction} inside a ${construction} path`);
+  if (i === 0 && length > 1 && r.construction !== construction && r.construction !== 'none') mismatch(`a ${r.construction} root under a ${construction} path`);
+  if (i > 0 && r.construction === 'none') mismatch('construction none cannot have a parent');
+  const isEdge = r.construction === 'dag' && r.parent !== null;
+  if (r.type !== (isEdge ? 'edge' : 'output')) mismatch(isEdge ? 'a dag receipt with a parent must be of type edge' : `type ${r.type} is only for dag receipts with a parent`);
+  if (!isEdge && r.cosigners.length > 0) mismatch(`a co-signer policy belongs only on dag edges, not on a ${r.construction} receipt`);
+  if (!isEdge && r.signatures.length !== 1) out.push(reason('MALFORMED', `Receipt ${i}: a ${r.construction} receipt carries exactly one signature, this one ${r.signatures.length}.`, index));
+  if ((r.construction === 'merkle') !== (r.ancestry_root !== undefined)) mismatch(r.construction === 'merkle' ? 'a merkle receipt needs ancestry_root' : 'ancestry_root belongs only on merkle receipts');
+  return out;
+}
+
+/** The releasing deployer's key and signature on every receipt of the path. */
+function _checkSignatures(path: PreparedReceipt[], ctx: _Ctx): Reason[] {
+  const reasons: Reason[] = [];
+  path.forEach((p, i) => {
+    const r = p.receipt;
+    const index = i;
+    const key = ctx.directory.get(r.key_id);
+    if (!key) {
+      reasons.push(reason('UNKNOWN_KEY', `Key ${r.key_id} is not in the verifier's key directory; a key carried by the evidence is never trusted. Add the deployer's public key with: witness keys add`, index));
+      return;
+    }
+    if (key.deployer !== r.deployer) reasons.push(reason('WRONG_DEPLOYER', `Receipt ${i} names deployer ${r.deployer}, but key ${r.key_id} belongs to ${key.deployer}.`, index));
+    const problem = keyProblem(key, p.issuedAt, ctx.now, ctx.revocation, index);
+    if (problem) reasons.push(problem);
+    const sig = r.signatures.find((s) => s.key_id === r.key_id);
+    if (!sig || !verifyEd25519(key.key, p.signingBytes, sig.sig)) {
+      reasons.push(reason('BAD_SIGNATURE', sig ? `Receipt ${i}: the signature of ${r.key_id} does not verify over the receipt bytes.` : `Receipt ${i} has no signature by its own key_id ${r.key_id}.`, index));
+    }
+  });
+  return reasons;
+}
+
+/** Validity window against the verifier clock, and the output bytes. */
+function _checkLeaf(leaf: PreparedReceipt, output: Uint8Array, ctx: _Ctx, i: number): Reason[] {
+  const reasons: Reason[] = [];
+  const r = leaf.receipt;
+  const index = i;
+  if (leaf.issuedAt > ctx.now + ctx.skew) reasons.push(reason('NOT_YET_VALID', `The receipt is issued at ${r.issued_at}, after the verifier's time ${new Date(ctx.now).toISOString()} (skew ${ctx.skew} ms).`, index));
+  if (ctx.now - ctx.skew >= leaf.notAfter) reasons.push(reason('EXPIRED', `The receipt expired at ${r.not_after}; the verifier's time is ${new Date(ctx.now).toISOString()} (skew ${ctx.skew} ms).`, index));
+  if (sha256Hex(output) !== r.output_sha256) reasons.push(reason('OUTPUT_MISMATCH', `The output's SHA-256 is ${sha256Hex(output)}, the receipt says ${r.output_sha256}: these are not the bytes that were released.`, index));
+  if (output.length !== r.output_len) reasons.push(reason('LENGTH_MISMATCH', `The output has ${output.length} bytes, the receipt says ${r.output_len}.`, index));
+  return reasons;
+}
