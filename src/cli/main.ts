@@ -10,6 +10,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { exitCodeFor, WitnessError } from '../core/errors.js';
+import { mailboxCommand } from './commands/mailbox.js';
 import { reportCommand } from './commands/report.js';
 import { simCommand } from './commands/sim.js';
 import type { CliContext } from './context.js';
@@ -17,7 +18,7 @@ import { type CliIo, processIo } from './io.js';
 import { VERSION } from './version.js';
 
 /** Every top-level command; each file in commands/ exports one factory. */
-const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [simCommand, reportCommand];
+const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [simCommand, reportCommand, mailboxCommand];
 
 export function buildProgram(ctx: CliContext): Command {
   const { io } = ctx;

@@ -1,0 +1,247 @@
+/**
+ * @module
+ * `witness mailbox …`: create a mailbox, register agents, serve it over MCP (stdio or
+ * Streamable HTTP), verify its signed call log, register it in agent runtimes, and
+ * follow messages. The library is `src/mailbox`; this file parses and prints.
+ */
+import { realpathSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { WitnessError } from '../../core/errors.js';
+import {
+  addAgent,
+  assertRegistered,
+  createRuntime,
+  formatMessage,
+  initMailbox,
+  installMailbox,
+  type MailboxLimits,
+  RUNTIMES,
+  type Runtime,
+  recoverMailbox,
+  serveHttp,
+  serveStdio,
+  tailMailbox,
+  verifyMailbox,
+} from '../../mailbox/index.js';
+import { type CliContext, resolvePath } from '../context.js';
+
+export function mailboxCommand(ctx: CliContext): Command {
+  return new Command('mailbox')
+    .summary('verified agent messaging: an MCP mailbox with a signed call log')
+    .description('A mailbox MCP server: durable per-agent inboxes, server-bound identities, and a call log where every tool call has a hash-chained, signed receipt that `verify` checks against the inboxes.')
+    .addHelpText('after', '\nExample:\n  $ witness mailbox init ./mb && witness mailbox add-agent ./mb alice && witness mailbox add-agent ./mb bob\n  $ witness mailbox serve --dir ./mb --agent alice          # stdio, for one agent\n  $ witness mailbox verify ./mb')
+    .addCommand(_init(ctx))
+    .addCommand(_addAgent(ctx))
+    .addCommand(_serve(ctx))
+    .addCommand(_verify(ctx))
+    .addCommand(_install(ctx))
+    .addCommand(_tail(ctx))
+    .addCommand(_recover(ctx));
+}
+
+function _init(ctx: CliContext): Command {
+  return new Command('init')
+    .description('Create an empty mailbox in DIR and the server\'s signing key (mode 0600; by default under $XDG_CONFIG_HOME/witness/keys, outside DIR, where agents are not pointed).')
+    .argument('<dir>', 'mailbox folder')
+    .option('--key <path>', 'where to create the signing key')
+    .addOption(new Option('--store <kind>', 'storage').choices(['jsonl', 'sqlite']).default('jsonl'))
+    .addOption(new Option('--alg <alg>', 'receipt algorithm').choices(['ed25519', 'hmac-sha256']).default('ed25519'))
+    .option('--json', 'print the result as JSON')
+    .addHelpText('after', '\nExample:\n  $ witness mailbox init ./mb --store sqlite --key ./secrets/mailbox.key')
+    .action((dir: string, o: { key?: string; store: 'jsonl' | 'sqlite'; alg: 'ed25519' | 'hmac-sha256'; json?: boolean }) => {
+      const { config } = initMailbox(resolvePath(ctx, dir), { store: o.store, alg: o.alg, ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}) });
+      if (o.json) return ctx.io.stdout(`${JSON.stringify(config, null, 2)}\n`);
+      ctx.io.stdout(`Created mailbox ${resolvePath(ctx, dir)} (${config.store}); receipts signed with ${config.signing.alg} key ${config.signing.kid}\nKey file: ${config.signing.key_path} (keep it away from agents)\n`);
+    });
+}
+
+function _addAgent(ctx: CliContext): Command {
+  return new Command('add-agent')
+    .description('Register an agent and print its HTTP bearer token (shown once; only its hash is stored).')
+    .argument('<dir>', 'mailbox folder')
+    .argument('<name>', 'agent name: 1–64 of A-Z a-z 0-9 _ . -, starting with a letter or digit')
+    .option('--description <text>', 'shown by list_agents')
+    .option('--json', 'print {name, token} as JSON')
+    .addHelpText('after', '\nExample:\n  $ witness mailbox add-agent ./mb alice --description "planner"')
+    .action(async (dir: string, name: string, o: { description?: string; json?: boolean }) => {
+      const added = await addAgent(resolvePath(ctx, dir), name, o.description);
+      if (o.json) return ctx.io.stdout(`${JSON.stringify(added)}\n`);
+      ctx.io.stdout(`${added.token}\n`);
+      ctx.io.stderr(`Registered ${name}. The line above is its HTTP bearer token; it is not shown again.\n`);
+    });
+}
+
+interface ServeOptions {
+  dir: string;
+  agent?: string;
+  http?: boolean;
+  host: string;
+  port: string;
+  toolPrefix: string;
+  key?: string;
+  store?: 'jsonl' | 'sqlite';
+  maxBodyBytes?: string;
+  rateLimit?: string;
+  allowOrigin: string[];
+  allowedHost: string[];
+}
+
+function _serve(ctx: CliContext): Command {
+  const collect = (v: string, all: string[]) => [...all, v];
+  return new Command('serve')
+    .description('Serve the mailbox over MCP: stdio for one agent (--agent), or Streamable HTTP for many (--http; each agent authenticates with its token).')
+    .requiredOption('--dir <dir>', 'mailbox folder')
+    .option('--agent <name>', 'stdio: the agent this process acts for (or WITNESS_MAILBOX_AGENT)')
+    .option('--http', 'serve Streamable HTTP at /mcp instead of stdio')
+    .option('--host <host>', 'HTTP bind address', '127.0.0.1')
+    .option('--port <port>', 'HTTP port (0: any free port)', '0')
+    .option('--tool-prefix <prefix>', 'prefix every tool name (e.g. mailbox_) to avoid runtimes\' built-ins', '')
+    .option('--key <path>', 'signing key file (default: the one mailbox.json names)')
+    .addOption(new Option('--store <kind>', 'must match the mailbox').choices(['jsonl', 'sqlite']))
+    .option('--max-body-bytes <n>', 'largest message body in bytes (default 65536)')
+    .option('--rate-limit <n>', 'sends per minute per agent, 0 for none (default 600)')
+    .option('--allow-origin <origin>', 'HTTP: also allow this Origin (repeatable)', collect, [])
+    .option('--allowed-host <host>', 'HTTP: allowed Host names when binding beyond loopback (repeatable)', collect, [])
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox serve --dir ./mb --agent alice --tool-prefix mailbox_\n  $ witness mailbox serve --dir ./mb --http --port 8765     # prints the URL on stderr')
+    .action(async (o: ServeOptions) => {
+      const agent = o.agent ?? process.env.WITNESS_MAILBOX_AGENT;
+      if (!o.http && !agent) throw new WitnessError('USAGE', 'Say who this stdio server acts for with --agent NAME (or WITNESS_MAILBOX_AGENT), or serve many agents with --http.');
+      if (o.http && o.agent) throw new WitnessError('USAGE', 'Use either --agent (stdio, one agent) or --http (agents identified by their tokens), not both.');
+      const runtime = createRuntime({ dir: resolvePath(ctx, o.dir), prefix: o.toolPrefix, limits: _limits(o), ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}), ...(o.store ? { store: o.store } : {}) });
+      recoverMailbox(runtime.store.dir);
+      if (!o.http) {
+        assertRegistered(runtime, agent!);
+        ctx.io.stderr(`witness mailbox: serving ${agent} over stdio (${runtime.store.dir})\n`);
+        return serveStdio(runtime, agent!);
+      }
+      const server = await serveHttp(runtime, { host: o.host, port: _int(o.port, '--port'), allowedOrigins: o.allowOrigin, allowedHosts: o.allowedHost });
+      ctx.io.stderr(`witness mailbox: listening on ${server.url}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => resolve();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await server.close();
+    });
+}
+
+function _limits(o: ServeOptions): Partial<MailboxLimits> {
+  return {
+    ...(o.maxBodyBytes !== undefined ? { maxBodyBytes: _int(o.maxBodyBytes, '--max-body-bytes') } : {}),
+    ...(o.rateLimit !== undefined ? { sendsPerMinute: _int(o.rateLimit, '--rate-limit') } : {}),
+  };
+}
+
+function _int(value: string, what: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new WitnessError('USAGE', `${what} must be a whole number ≥ 0, got ${JSON.stringify(value)}.`);
+  return n;
+}
+
+function _verify(ctx: CliContext): Command {
+  return new Command('verify')
+    .description('Check the call log\'s hash chain and every receipt, and cross-check inboxes against the log. Exit 0 only when clean; each problem is printed with file, line and kind (forged, modified, reordered, deleted, corrupt, orphan).')
+    .argument('<dir>', 'mailbox folder')
+    .option('--key <path>', 'key file to check receipts with')
+    .option('--public-key <base64url>', 'pin the Ed25519 public key instead of trusting any file')
+    .option('--json', 'print the report as JSON')
+    .addHelpText('after', '\nExample:\n  $ witness mailbox verify ./mb --json | jq ".problems"')
+    .action((dir: string, o: { key?: string; publicKey?: string; json?: boolean }) => {
+      const report = verifyMailbox(resolvePath(ctx, dir), { ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}), ...(o.publicKey ? { publicKey: o.publicKey } : {}) });
+      if (!report.ok) ctx.exitCode = 1;
+      if (o.json) return ctx.io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+      for (const p of report.problems) ctx.io.stdout(`${p.file}:${p.line}: ${p.kind}: ${p.message}\n`);
+      for (const w of report.warnings) ctx.io.stderr(`warning: ${w}\n`);
+      ctx.io.stdout(`${report.ok ? 'OK' : 'FAILED'}: ${report.calls} call receipts, ${report.messages} messages, ${report.problems.length} problem(s); key ${report.key.kid} (${report.key.source})\n`);
+    });
+}
+
+function _install(ctx: CliContext): Command {
+  return new Command('install')
+    .description('Register the mailbox server in an agent runtime\'s MCP config. Merges into the existing file (never replaces other entries) and prints the diff.')
+    .addArgument(new Command().createArgument('<runtime>', RUNTIMES.join(' | ')).choices(RUNTIMES))
+    .requiredOption('--dir <dir>', 'mailbox folder')
+    .requiredOption('--agent <name>', 'the agent this runtime acts as')
+    .option('--project <path>', 'project folder (default: current folder)')
+    .addOption(new Option('--scope <scope>', 'project file or the user\'s home config').choices(['project', 'user']).default('project'))
+    .option('--name <name>', 'server name in the config', 'witness-mailbox')
+    .option('--tool-prefix <prefix>', 'tool name prefix the server uses', 'mailbox_')
+    .option('--key <path>', 'signing key file, if not where mailbox.json says')
+    .option('--server-command <json>', 'how to start witness, as a JSON array (default: this witness)')
+    .option('--force', 'replace an existing entry with the same name')
+    .option('--dry-run', 'print the diff without writing')
+    .option('--json', 'print the result as JSON')
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox install opencode --dir ./mb --agent alice --dry-run\n  $ witness mailbox install qwen --dir ./mb --agent bob --scope user')
+    .action((runtime: Runtime, o: { dir: string; agent: string; project?: string; scope: 'project' | 'user'; name: string; toolPrefix: string; key?: string; serverCommand?: string; force?: boolean; dryRun?: boolean; json?: boolean }) => {
+      const result = installMailbox({
+        runtime,
+        dir: resolvePath(ctx, o.dir),
+        agent: o.agent,
+        project: resolvePath(ctx, o.project ?? '.'),
+        scope: o.scope,
+        name: o.name,
+        toolPrefix: o.toolPrefix,
+        serverCommand: o.serverCommand ? _commandArray(o.serverCommand) : _selfCommand(),
+        ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}),
+        ...(o.force ? { force: true } : {}),
+        ...(o.dryRun ? { dryRun: true } : {}),
+      });
+      if (o.json) return ctx.io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+      ctx.io.stdout(result.diff);
+      for (const n of result.notes) ctx.io.stderr(`${n}\n`);
+      if (result.changed) ctx.io.stderr(result.written ? `Wrote ${result.file}\n` : `Dry run: ${result.file} not changed\n`);
+    });
+}
+
+function _commandArray(json: string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    parsed = undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((s) => typeof s === 'string')) {
+    throw new WitnessError('USAGE', `--server-command must be a JSON array of strings, e.g. '["node","/opt/witness/dist/cli/main.js"]'; got ${json}.`);
+  }
+  return parsed as string[];
+}
+
+/** This very witness: node, its loader flags (tsx when run from source), and the entry script. */
+function _selfCommand(): string[] {
+  const script = process.argv[1];
+  if (!script || !/main\.(js|ts)$/.test(script)) return ['witness'];
+  return [process.execPath, ...process.execArgv, realpathSync(script)];
+}
+
+function _tail(ctx: CliContext): Command {
+  return new Command('tail')
+    .description('Follow messages as they are stored (for humans; moves no cursor). Ctrl-C to stop.')
+    .argument('<dir>', 'mailbox folder')
+    .option('--agent <name>', 'only messages to this agent')
+    .option('--all', 'start with the messages already stored')
+    .option('--json', 'print each message as a JSON line')
+    .addHelpText('after', '\nExample:\n  $ witness mailbox tail ./mb --all')
+    .action(async (dir: string, o: { agent?: string; all?: boolean; json?: boolean }) => {
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      await tailMailbox(resolvePath(ctx, dir), (m) => ctx.io.stdout(o.json ? `${JSON.stringify(m)}\n` : `${formatMessage(m)}\n`), {
+        signal: controller.signal,
+        ...(o.agent ? { agent: o.agent } : {}),
+        ...(o.all ? { fromStart: true } : {}),
+      });
+    });
+}
+
+function _recover(ctx: CliContext): Command {
+  return new Command('recover')
+    .description('Roll back the unfinished write of a server that died holding the lock (servers also do this when they start).')
+    .argument('<dir>', 'mailbox folder')
+    .option('--json', 'print {recovered} as JSON')
+    .addHelpText('after', '\nExample:\n  $ witness mailbox recover ./mb')
+    .action((dir: string, o: { json?: boolean }) => {
+      const recovered = recoverMailbox(resolvePath(ctx, dir));
+      ctx.io.stdout(o.json ? `${JSON.stringify({ recovered })}\n` : recovered ? 'Rolled back an interrupted write.\n' : 'Nothing to recover.\n');
+    });
+}

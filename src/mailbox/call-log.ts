@@ -1,0 +1,90 @@
+/**
+ * @module
+ * The call log (mailbox.md §1): one line per tool call — `seq, ts, agent, tool,
+ * message_ids, ok, error?, prev` — never a message body. Each line carries
+ * `prev` = SHA-256 of the previous line's exact text (a hash chain: an edit, a
+ * deletion or a swap breaks it) and a receipt = the server key's signature over the
+ * RFC 8785 form of the line without its receipt. Send lines also carry `to` and a
+ * digest of each message record, so an edited inbox line is caught too.
+ */
+import { canonicalBytes } from '../core/canonical-json.js';
+import { canonicalSha256Hex, sha256Hex } from '../core/hash.js';
+import type { ReceiptAlg, ReceiptSigner } from './keys.js';
+
+export const TOOL_NAMES = ['list_agents', 'send_message', 'check_inbox', 'wait_for_message', 'whoami'] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+/** The `prev` of the first line. */
+export const GENESIS = '0'.repeat(64);
+
+/** A message as stored in `inbox/<to>.jsonl`. */
+export interface Message {
+  id: string;
+  from: string;
+  to: string;
+  body: string;
+  sent_at: string;
+  idempotency_key?: string;
+}
+
+/** What a store records about one tool call, before sealing. */
+export interface CallEntry {
+  agent: string;
+  tool: ToolName;
+  ok: boolean;
+  message_ids: string[];
+  /** send_message: the recipient of each id. */
+  to?: string[];
+  /** send_message: SHA-256 of each message record's canonical form. */
+  digests?: string[];
+  idempotency_key?: string;
+  /** send_message: true when a retried key returned an earlier message. */
+  deduplicated?: boolean;
+  error?: { code: string; message: string };
+}
+
+export interface Receipt {
+  alg: ReceiptAlg;
+  kid: string;
+  sig: string;
+}
+
+export interface CallRecord extends CallEntry {
+  v: 1;
+  seq: number;
+  ts: string;
+  prev: string;
+  receipt: Receipt;
+}
+
+/** Position in the chain: what the next line continues from. */
+export interface ChainHead {
+  seq: number;
+  hash: string;
+}
+
+export const EMPTY_HEAD: ChainHead = { seq: 0, hash: GENESIS };
+
+/** Seals `entry` after `head`: returns the line's text (no newline) and the new head. */
+export function sealCall(entry: CallEntry, head: ChainHead, signer: ReceiptSigner, ts = new Date().toISOString()): { text: string; record: CallRecord; head: ChainHead } {
+  const unsigned = { v: 1 as const, seq: head.seq + 1, ts, ...entry, prev: head.hash };
+  const receipt: Receipt = { alg: signer.alg, kid: signer.kid, sig: signer.sign(canonicalBytes(unsigned)) };
+  const record: CallRecord = { ...unsigned, receipt };
+  const text = JSON.stringify(record);
+  return { text, record, head: { seq: record.seq, hash: lineHash(text) } };
+}
+
+/** The chain hash of one stored line: SHA-256 of its exact text, so any byte change shows. */
+export function lineHash(text: string): string {
+  return sha256Hex(text);
+}
+
+/** The bytes a receipt signs: the canonical line without `receipt`. */
+export function signedBytes(record: Record<string, unknown>): Buffer {
+  const { receipt: _receipt, ...rest } = record;
+  return canonicalBytes(rest);
+}
+
+export function messageDigest(message: Message): string {
+  return canonicalSha256Hex(message);
+}

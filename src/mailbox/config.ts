@@ -1,0 +1,146 @@
+/**
+ * @module
+ * The mailbox directory's own files: `mailbox.json` (format, store kind, which key
+ * signs receipts) and `agents.json` (the registered agents and the SHA-256 of each
+ * HTTP bearer token — never the token itself). Both are replaced atomically
+ * (write a temporary file, fsync, rename) so a reader never sees half a file.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { WitnessError } from '../core/errors.js';
+import { sha256Hex } from '../core/hash.js';
+import { createKeyFile, defaultKeyDir, type KeyFile, type ReceiptAlg, readKeyFile } from './keys.js';
+import { assertAgentName } from './names.js';
+
+export const MAILBOX_FORMAT = 'witness-mailbox/1';
+export type StoreKind = 'jsonl' | 'sqlite';
+
+export interface MailboxConfig {
+  format: typeof MAILBOX_FORMAT;
+  id: string;
+  store: StoreKind;
+  created: string;
+  signing: { alg: ReceiptAlg; kid: string; public_key?: string; key_path: string };
+}
+
+export interface AgentEntry {
+  name: string;
+  description?: string;
+  created: string;
+  /** SHA-256 (hex) of the agent's HTTP bearer token. */
+  token_sha256?: string;
+}
+
+export interface InitOptions {
+  store?: StoreKind;
+  keyPath?: string;
+  alg?: ReceiptAlg;
+}
+
+export function configPath(dir: string): string {
+  return join(dir, 'mailbox.json');
+}
+
+/** Creates an empty mailbox in `dir` and its signing key. Refuses to overwrite one. */
+export function initMailbox(dir: string, options: InitOptions = {}): { config: MailboxConfig; key: KeyFile } {
+  if (existsSync(configPath(dir))) throw new WitnessError('USAGE', `${dir} already holds a mailbox (mailbox.json exists); nothing was changed.`);
+  mkdirSync(join(dir, 'inbox'), { recursive: true });
+  mkdirSync(join(dir, 'cursors'), { recursive: true });
+  const id = randomUUID();
+  const keyPath = resolve(options.keyPath ?? join(defaultKeyDir(), `mailbox-${id}.json`));
+  const key = createKeyFile(keyPath, options.alg ?? 'ed25519');
+  const config: MailboxConfig = {
+    format: MAILBOX_FORMAT,
+    id,
+    store: options.store ?? 'jsonl',
+    created: new Date().toISOString(),
+    signing: { alg: key.alg, kid: key.kid, ...(key.publicKey ? { public_key: key.publicKey } : {}), key_path: keyPath },
+  };
+  writeJsonAtomic(join(dir, 'agents.json'), { agents: [] });
+  writeJsonAtomic(configPath(dir), config);
+  return { config, key };
+}
+
+export function readConfig(dir: string): MailboxConfig {
+  const path = configPath(dir);
+  if (!existsSync(path)) throw new WitnessError('NOT_FOUND', `${dir} is not a mailbox (no mailbox.json). Create one with \`witness mailbox init ${dir}\`.`);
+  const config = _readJson(path) as Partial<MailboxConfig>;
+  if (config.format !== MAILBOX_FORMAT || (config.store !== 'jsonl' && config.store !== 'sqlite') || !config.signing) {
+    throw new WitnessError('INVALID_INPUT', `${path} is not a ${MAILBOX_FORMAT} configuration.`);
+  }
+  return config as MailboxConfig;
+}
+
+/** The signing key, checked against the one the mailbox was created with. */
+export function loadKey(config: MailboxConfig, keyPath?: string): KeyFile {
+  const key = readKeyFile(keyPath ?? config.signing.key_path);
+  if (key.kid !== config.signing.kid) {
+    throw new WitnessError('INVALID_INPUT', `The key ${keyPath ?? config.signing.key_path} has id ${key.kid} but this mailbox signs with ${config.signing.kid}; pass --key with the right key.`);
+  }
+  return key;
+}
+
+export function readAgents(dir: string): AgentEntry[] {
+  const path = join(dir, 'agents.json');
+  if (!existsSync(path)) return [];
+  const parsed = _readJson(path) as { agents?: AgentEntry[] };
+  return Array.isArray(parsed.agents) ? parsed.agents : [];
+}
+
+/** A stamp that changes whenever agents.json is replaced: servers re-read it only then. */
+export function agentsStamp(dir: string): string {
+  try {
+    const s = statSync(join(dir, 'agents.json'));
+    return `${s.ino}:${s.size}:${s.mtimeMs}`;
+  } catch {
+    return 'missing';
+  }
+}
+
+export function newToken(): string {
+  return `wmb_${randomBytes(32).toString('base64url')}`;
+}
+
+export function tokenHash(token: string): string {
+  return sha256Hex(`witness-mailbox-token:${token}`);
+}
+
+/** Adds `name` to `entries` (a copy); the caller holds the directory lock. */
+export function withAgent(entries: AgentEntry[], name: string, token: string, description?: string): AgentEntry[] {
+  assertAgentName(name);
+  if (entries.some((a) => a.name === name)) throw new WitnessError('USAGE', `The agent ${name} is already registered; pick another name.`);
+  const entry: AgentEntry = { name, created: new Date().toISOString(), token_sha256: tokenHash(token), ...(description ? { description } : {}) };
+  return [...entries, entry];
+}
+
+/** Writes JSON through a temporary file + fsync + rename, then fsyncs the folder. */
+export function writeJsonAtomic(path: string, value: unknown): void {
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = openSync(tmp, 'w', 0o644);
+  try {
+    writeSync(fd, `${JSON.stringify(value, null, 2)}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  syncDir(join(path, '..'));
+}
+
+export function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function _readJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (cause) {
+    throw new WitnessError('CORRUPT', `Cannot parse ${path}: ${(cause as Error).message}.`, { cause });
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * @module
+ * Public API of the mailbox: an MCP server with durable inboxes and a signed call
+ * log (mailbox.md §1–§2). Named re-exports only.
+ */
+export { addAgent, recoverMailbox } from './admin.js';
+export type { AddedAgent } from './admin.js';
+export { GENESIS, lineHash, messageDigest, sealCall, signedBytes, TOOL_NAMES } from './call-log.js';
+export type { CallEntry, CallRecord, ChainHead, Message, Receipt, ToolName } from './call-log.js';
+export { initMailbox, readAgents, readConfig } from './config.js';
+export type { AgentEntry, InitOptions, MailboxConfig, StoreKind } from './config.js';
+export { serveHttp } from './http.js';
+export type { HttpMailbox, HttpOptions } from './http.js';
+export { configFile, installMailbox, RUNTIMES } from './install/index.js';
+export type { InstallOptions, InstallResult, Runtime } from './install/index.js';
+export { defaultKeyDir, readKeyFile, signerFor } from './keys.js';
+export type { KeyFile, ReceiptAlg, ReceiptSigner } from './keys.js';
+export { DEFAULT_LIMITS } from './limits.js';
+export type { MailboxLimits } from './limits.js';
+export { AGENT_NAME_PATTERN, agentNameProblem, assertAgentName } from './names.js';
+export { assertRegistered, createMailboxServer, createRuntime, SERVER_NAME, serveStdio } from './server.js';
+export type { MailboxRuntime, RuntimeOptions } from './server.js';
+export { JsonlStore, openStore, readSnapshot, SqliteStore } from './store/index.js';
+export type { MailboxStore, StoreSnapshot } from './store/index.js';
+export { formatMessage, tailMailbox } from './tail.js';
+export type { TailOptions } from './tail.js';
+export { verifyMailbox } from './verify.js';
+export type { ProblemKind, VerifyOptions, VerifyProblem, VerifyReport } from './verify.js';

@@ -1,0 +1,122 @@
+/**
+ * @module
+ * `witness mailbox install RUNTIME` (mailbox.md §2): writes the mailbox server into a
+ * runtime's MCP configuration without touching any other entry. Shapes, checked
+ * against the installed versions (dependencies.md):
+ *   opencode  `<project>/opencode.json`       "mcp": {NAME: {type:"local", command:[…], enabled, environment}}
+ *   qwen      `<project>/.qwen/settings.json` "mcpServers": {NAME: {command, args, env}}
+ *   openhands `~/.openhands/mcp.json`         "mcpServers": {NAME: {command, args, env}}
+ *   claude    `<project>/.mcp.json`           "mcpServers": {NAME: {type:"stdio", command, args, env}}
+ * An existing entry with the same name and different content is never replaced
+ * unless `force` is set; a file that is not plain JSON is never rewritten.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { WitnessError } from '../../core/errors.js';
+import { assertAgentName } from '../names.js';
+import { lineDiff } from './diff.js';
+
+export const RUNTIMES = ['opencode', 'qwen', 'openhands', 'claude'] as const;
+export type Runtime = (typeof RUNTIMES)[number];
+
+export interface InstallOptions {
+  runtime: Runtime;
+  dir: string;
+  agent: string;
+  /** Project folder (default: the current directory). */
+  project: string;
+  /** Home folder for user-scope files (OpenHands; Qwen with scope user). */
+  home?: string;
+  scope?: 'project' | 'user';
+  /** Server name in the runtime's config. */
+  name?: string;
+  toolPrefix?: string;
+  keyPath?: string;
+  /** How to start `witness`: the executable and any arguments before `mailbox serve`. */
+  serverCommand: string[];
+  dryRun?: boolean;
+  force?: boolean;
+}
+
+export interface InstallResult {
+  file: string;
+  changed: boolean;
+  diff: string;
+  written: boolean;
+  notes: string[];
+}
+
+export function installMailbox(options: InstallOptions): InstallResult {
+  assertAgentName(options.agent);
+  const name = options.name ?? 'witness-mailbox';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new WitnessError('USAGE', `--name ${JSON.stringify(name)} must be letters, digits, "_" or "-".`);
+  const [command, ...pre] = options.serverCommand;
+  if (!command) throw new WitnessError('USAGE', 'The server command is empty; pass --server-command \'["witness"]\'.');
+  const args = [...pre, 'mailbox', 'serve', '--dir', resolve(options.dir), '--agent', options.agent, '--tool-prefix', options.toolPrefix ?? 'mailbox_', ...(options.keyPath ? ['--key', resolve(options.keyPath)] : [])];
+  const file = configFile(options);
+  const { key, entry } = _entry(options.runtime, command, args);
+  const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const config = _parse(before, file);
+  const section = (config[key] ?? {}) as Record<string, unknown>;
+  if (typeof section !== 'object' || Array.isArray(section)) throw new WitnessError('INVALID_INPUT', `${file}: "${key}" is not an object; fix it by hand first. Nothing was changed.`);
+  const existing = section[name];
+  const notes: string[] = [];
+  if (existing !== undefined && JSON.stringify(existing) === JSON.stringify(entry)) {
+    return { file, changed: false, diff: '', written: false, notes: [`${file} already has this "${name}" entry; nothing to do.`] };
+  }
+  if (existing !== undefined && !options.force) {
+    throw new WitnessError('USAGE', `${file} already has a different "${name}" entry under "${key}". Pick another --name, or pass --force to replace it. Nothing was changed.`);
+  }
+  const after = `${JSON.stringify({ ...config, [key]: { ...section, [name]: entry } }, null, 2)}\n`;
+  const diff = lineDiff(before, after, file);
+  if (options.runtime === 'qwen' && (options.scope ?? 'project') === 'project') notes.push(`Qwen Code asks before it trusts a project's servers: run \`qwen mcp approve ${name}\` in ${options.project} (or use --scope user).`);
+  if (!options.dryRun) _writeAtomic(file, after);
+  return { file, changed: true, diff, written: !options.dryRun, notes };
+}
+
+export function configFile(options: Pick<InstallOptions, 'runtime' | 'project' | 'home' | 'scope'>): string {
+  const home = options.home ?? homedir();
+  const project = resolve(options.project);
+  switch (options.runtime) {
+    case 'opencode':
+      return options.scope === 'user' ? join(home, '.config', 'opencode', 'opencode.json') : join(project, 'opencode.json');
+    case 'qwen':
+      return join(options.scope === 'user' ? home : project, '.qwen', 'settings.json');
+    case 'openhands':
+      return join(home, '.openhands', 'mcp.json');
+    case 'claude':
+      return options.scope === 'user' ? join(home, '.claude.json') : join(project, '.mcp.json');
+  }
+}
+
+function _entry(runtime: Runtime, command: string, args: string[]): { key: string; entry: Record<string, unknown> } {
+  switch (runtime) {
+    case 'opencode':
+      return { key: 'mcp', entry: { type: 'local', command: [command, ...args], enabled: true, environment: {} } };
+    case 'claude':
+      return { key: 'mcpServers', entry: { type: 'stdio', command, args, env: {} } };
+    default:
+      return { key: 'mcpServers', entry: { command, args, env: {} } };
+  }
+}
+
+function _parse(text: string, file: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw new WitnessError('INVALID_INPUT', `${file} is not plain JSON (${(cause as Error).message}); comments or trailing commas cannot be preserved, so it was not rewritten. Add the entry by hand or fix the file.`, { cause });
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new WitnessError('INVALID_INPUT', `${file} does not hold a JSON object; nothing was changed.`);
+  return value as Record<string, unknown>;
+}
+
+function _writeAtomic(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
+}

@@ -1,0 +1,63 @@
+/**
+ * @module
+ * Server-side limits (mailbox.md §1 "Limits and bad input"): body size, key length,
+ * batch size, wait time, and a per-agent send rate (a token bucket, per server
+ * process). Every rejection is a tool error that says which limit and what to do.
+ */
+import { WitnessError } from '../core/errors.js';
+
+export interface MailboxLimits {
+  /** Largest message body in UTF-8 bytes. */
+  maxBodyBytes: number;
+  maxIdempotencyKeyLength: number;
+  /** Most messages one check_inbox returns. */
+  maxFetch: number;
+  /** Longest wait_for_message, in ms. */
+  maxWaitMs: number;
+  /** Sends per minute per agent (0: unlimited); the bucket holds this many. */
+  sendsPerMinute: number;
+}
+
+export const DEFAULT_LIMITS: MailboxLimits = {
+  maxBodyBytes: 64 * 1024,
+  maxIdempotencyKeyLength: 200,
+  maxFetch: 100,
+  maxWaitMs: 300_000,
+  sendsPerMinute: 600,
+};
+
+export function checkBody(body: string, limits: MailboxLimits): void {
+  const bytes = Buffer.byteLength(body, 'utf8');
+  if (bytes > limits.maxBodyBytes) {
+    throw new WitnessError('INVALID_INPUT', `The message body is ${bytes} bytes; the limit is ${limits.maxBodyBytes}. Send a shorter body (or a path/URL to the content).`);
+  }
+}
+
+export function checkIdempotencyKey(key: string | undefined, limits: MailboxLimits): void {
+  if (key === undefined) return;
+  if (key.length === 0 || key.length > limits.maxIdempotencyKeyLength) {
+    throw new WitnessError('INVALID_INPUT', `The idempotency_key must be 1–${limits.maxIdempotencyKeyLength} characters; it has ${key.length}. Use a short unique string per logical message.`);
+  }
+}
+
+/** Per-agent token buckets. */
+export class RateLimiter {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+  constructor(private readonly perMinute: number, private readonly now: () => number = Date.now) {}
+
+  take(agent: string): void {
+    if (this.perMinute <= 0) return;
+    const t = this.now();
+    const bucket = this.buckets.get(agent) ?? { tokens: this.perMinute, at: t };
+    bucket.tokens = Math.min(this.perMinute, bucket.tokens + ((t - bucket.at) * this.perMinute) / 60_000);
+    bucket.at = t;
+    if (bucket.tokens < 1) {
+      this.buckets.set(agent, bucket);
+      const waitMs = Math.ceil(((1 - bucket.tokens) * 60_000) / this.perMinute);
+      throw new WitnessError('ABORTED', `Rate limit: ${agent} may send ${this.perMinute} messages per minute. Try again in ${waitMs} ms.`, { data: { retry_after_ms: waitMs } });
+    }
+    bucket.tokens -= 1;
+    this.buckets.set(agent, bucket);
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * @module
+ * A cross-process lock on a mailbox directory, without fcntl (Node has no binding):
+ * the lock is a file created with O_EXCL (`.lock`) holding its owner's pid, boot id
+ * and process start time. A waiter that finds the owner dead (no such process, a
+ * zombie, or a pid reused by another process) breaks the lock — under a second,
+ * mkdir-based guard (`.lock.break`) so two waiters never both break it.
+ *
+ * Before writing, the holder records an *intent* in the lock file: each file's size
+ * and each cursor's content before the write. Breaking a dead owner's lock rolls its
+ * files back to that intent, so a writer killed mid-commit leaves no half transaction
+ * (an inbox line without its call-log receipt, or a torn line). That is safe because
+ * a holder answers its callers only after it has released the lock: nothing rolled
+ * back was ever acknowledged.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { WitnessError } from '../core/errors.js';
+
+const LOCK = '.lock';
+const BREAK = '.lock.break';
+/** An owner record we cannot parse is trusted this long (it may be mid-write). */
+const UNREADABLE_GRACE_MS = 10_000;
+
+export interface LockIntent {
+  /** Path relative to the directory → size in bytes before the write. */
+  files: Record<string, number>;
+  /** Path relative to the directory → content before the write (null: did not exist). */
+  restore?: Record<string, string | null>;
+}
+
+export interface LockHandle {
+  /** Records what to roll back to if this process dies before `release`. */
+  setIntent(intent: LockIntent): void;
+  release(): void;
+}
+
+interface Owner {
+  pid: number;
+  host: string;
+  boot: string;
+  start: string;
+  nonce: string;
+  since: number;
+  intent?: LockIntent;
+}
+
+const SELF: Omit<Owner, 'nonce' | 'since'> = { pid: process.pid, host: hostname(), boot: _bootId(), start: _startTime(process.pid) ?? '' };
+
+export async function acquireLock(dir: string, timeoutMs = 30_000): Promise<LockHandle> {
+  const path = join(dir, LOCK);
+  const deadline = Date.now() + timeoutMs;
+  let delay = 1;
+  for (;;) {
+    const handle = tryLock(dir);
+    if (handle) return handle;
+    if (breakIfStale(dir)) continue;
+    if (Date.now() > deadline) {
+      throw new WitnessError('ABORTED', `Timed out after ${timeoutMs} ms waiting for the mailbox lock ${path}, held by a live process (${_describe(path)}).`);
+    }
+    await sleep(delay + Math.random() * delay);
+    delay = Math.min(delay * 2, 8);
+  }
+}
+
+/** One attempt; undefined when another process holds the lock. */
+export function tryLock(dir: string): LockHandle | undefined {
+  const path = join(dir, LOCK);
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', 0o644);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw new WitnessError('IO', `Cannot create the lock file ${path}: ${(error as Error).message}. Check the mailbox folder is writable.`, { cause: error });
+  }
+  const owner: Owner = { ...SELF, nonce: randomBytes(8).toString('hex'), since: Date.now() };
+  writeSync(fd, JSON.stringify(owner));
+  let released = false;
+  return {
+    setIntent(intent) {
+      ftruncateSync(fd, 0);
+      writeSync(fd, JSON.stringify({ ...owner, intent }), 0);
+    },
+    release() {
+      if (released) return;
+      released = true;
+      unlinkSync(path);
+      closeSync(fd);
+    },
+  };
+}
+
+/** Breaks the lock if its owner is dead, rolling back the owner's unfinished write. */
+export function breakIfStale(dir: string): boolean {
+  const path = join(dir, LOCK);
+  const seen = _readOwner(path);
+  if (seen === 'missing' || !_isStale(path, seen)) return false;
+  const guard = join(dir, BREAK);
+  try {
+    mkdirSync(guard);
+  } catch {
+    // Someone else is breaking it; a guard left by a breaker that died is removed after a grace period.
+    if (_ageMs(guard) > UNREADABLE_GRACE_MS) _quiet(() => rmdirSync(guard));
+    return false;
+  }
+  try {
+    const now = _readOwner(path);
+    if (now === 'missing') return true;
+    if (now === 'unreadable' ? seen !== 'unreadable' : seen === 'unreadable' || now.nonce !== seen.nonce) return false;
+    if (now !== 'unreadable' && now.intent) rollBack(dir, now.intent);
+    unlinkSync(path);
+    return true;
+  } finally {
+    _quiet(() => rmdirSync(guard));
+  }
+}
+
+/** Restores files to the sizes and contents recorded in `intent`. */
+export function rollBack(dir: string, intent: LockIntent): void {
+  for (const [rel, size] of Object.entries(intent.files)) {
+    const file = join(dir, rel);
+    if (existsSync(file) && statSync(file).size > size) truncateSync(file, size);
+  }
+  for (const [rel, content] of Object.entries(intent.restore ?? {})) {
+    const file = join(dir, rel);
+    if (content === null) _quiet(() => unlinkSync(file));
+    else {
+      const fd = openSync(file, 'w');
+      writeSync(fd, content);
+      closeSync(fd);
+    }
+  }
+}
+
+/** True when a lock file exists whose owner is gone (an interrupted writer). */
+export function hasStaleLock(dir: string): boolean {
+  const path = join(dir, LOCK);
+  const owner = _readOwner(path);
+  return owner !== 'missing' && _isStale(path, owner);
+}
+
+function _isStale(path: string, owner: Owner | 'unreadable'): boolean {
+  if (owner === 'unreadable') return _ageMs(path) > UNREADABLE_GRACE_MS;
+  if (owner.host !== SELF.host) return Date.now() - owner.since > 60_000; // cannot see its processes
+  if (owner.boot && SELF.boot && owner.boot !== SELF.boot) return true;
+  if (process.platform !== 'linux') return !_pidAlive(owner.pid);
+  const start = _startTime(owner.pid);
+  return start === undefined || (owner.start !== '' && start !== owner.start);
+}
+
+function _readOwner(path: string): Owner | 'missing' | 'unreadable' {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return 'missing';
+  }
+  try {
+    const owner = JSON.parse(text) as Owner;
+    return typeof owner.pid === 'number' && typeof owner.nonce === 'string' ? owner : 'unreadable';
+  } catch {
+    return 'unreadable';
+  }
+}
+
+/** Field 22 of /proc/PID/stat (start time in clock ticks); undefined for a dead or zombie process. */
+function _startTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields[0] === 'Z' || fields[0] === 'X') return undefined;
+    return fields[19];
+  } catch {
+    return process.platform === 'linux' ? undefined : '';
+  }
+}
+
+function _bootId(): string {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+function _pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function _ageMs(path: string): number {
+  try {
+    return Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function _describe(path: string): string {
+  const owner = _readOwner(path);
+  return typeof owner === 'string' ? owner : `pid ${owner.pid} on ${owner.host}`;
+}
+
+function _quiet(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // best effort: the next waiter retries
+  }
+}

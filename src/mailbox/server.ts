@@ -1,0 +1,79 @@
+/**
+ * @module
+ * The mailbox MCP server over stdio: one process per agent, identity from
+ * `--agent` (mailbox.md §1). `createMailboxServer` builds the `McpServer` for one
+ * bound identity; the HTTP transport (http.ts) builds one per session.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { WitnessError } from '../core/errors.js';
+import { DEFAULT_LIMITS, type MailboxLimits, RateLimiter } from './limits.js';
+import { assertAgentName } from './names.js';
+import { openStore } from './store/index.js';
+import type { MailboxStore } from './store/types.js';
+import { registerMailboxTools } from './tools/index.js';
+import { MailSignal } from './tools/wait.js';
+
+export const SERVER_NAME = 'witness-mailbox';
+const VERSION = '0.1.0';
+
+const INSTRUCTIONS =
+  'A mailbox shared by several agents. Use list_agents to find recipients, send_message to send, check_inbox or wait_for_message to read. ' +
+  'Your identity is fixed by the server; whoami tells you who you are. If these tools are missing, report that the mailbox server is not configured — never substitute a similarly named tool.';
+
+/** What every server process shares across its sessions. */
+export interface MailboxRuntime {
+  store: MailboxStore;
+  limits: MailboxLimits;
+  rate: RateLimiter;
+  mailSignal: MailSignal;
+  prefix: string;
+}
+
+export interface RuntimeOptions {
+  dir: string;
+  keyPath?: string;
+  store?: 'jsonl' | 'sqlite';
+  prefix?: string;
+  limits?: Partial<MailboxLimits>;
+}
+
+export function createRuntime(options: RuntimeOptions): MailboxRuntime {
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const prefix = options.prefix ?? '';
+  if (prefix !== '' && !/^[A-Za-z0-9_-]{1,32}$/.test(prefix)) {
+    throw new WitnessError('USAGE', `--tool-prefix ${JSON.stringify(prefix)} must be 1–32 letters, digits, "_" or "-" (for example mailbox_).`);
+  }
+  const store = openStore(options.dir, { ...(options.keyPath ? { keyPath: options.keyPath } : {}), ...(options.store ? { kind: options.store } : {}) });
+  return { store, limits, rate: new RateLimiter(limits.sendsPerMinute), mailSignal: new MailSignal(), prefix };
+}
+
+/** An MCP server whose every call acts as `agent`. */
+export function createMailboxServer(runtime: MailboxRuntime, agent: string): McpServer {
+  const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
+  registerMailboxTools(server, { ...runtime, agent });
+  return server;
+}
+
+/** Checks that `agent` is registered: an unknown identity fails at start, not as "no mail". */
+export function assertRegistered(runtime: MailboxRuntime, agent: string): void {
+  assertAgentName(agent, '--agent');
+  if (!runtime.store.agents().some((a) => a.name === agent)) {
+    throw new WitnessError('NOT_FOUND', `The agent "${agent}" is not registered in ${runtime.store.dir}. Register it first: witness mailbox add-agent ${runtime.store.dir} ${agent}`);
+  }
+}
+
+/** Serves one agent over stdin/stdout until the client closes the stream. */
+export async function serveStdio(runtime: MailboxRuntime, agent: string): Promise<void> {
+  assertRegistered(runtime, agent);
+  const server = createMailboxServer(runtime, agent);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.once('end', () => resolve());
+  });
+  await server.connect(transport);
+  await closed;
+  await server.close();
+  await runtime.store.close();
+}

@@ -1,0 +1,316 @@
+/**
+ * @module
+ * The default store: plain files any tool can read (mailbox.md §1).
+ * `inbox/<agent>.jsonl` (one message per line), `cursors/<agent>.json` (how far the
+ * agent has read, as a byte offset) and `calls.jsonl` (the signed call log).
+ * Several server processes may share one directory: each commit takes the directory
+ * lock (lock.ts), catches up with lines other processes appended, writes each file
+ * with ONE `write` per group (O_APPEND: no interleaving), fsyncs, and only then
+ * answers. A torn last line left by a crash is cut under the lock before appending.
+ */
+import { closeSync, existsSync, fstatSync, fsync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { WitnessError } from '../../core/errors.js';
+import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall, type ToolName } from '../call-log.js';
+import { type AgentEntry, agentsStamp, readAgents, syncDir } from '../config.js';
+import type { ReceiptSigner } from '../keys.js';
+import { acquireLock, type LockIntent } from '../lock.js';
+import { GroupCommitter, type Pending } from './group-commit.js';
+import * as ops from './ops.js';
+import type { CallOutcome, FetchOptions, MailboxStore, SendResult } from './types.js';
+
+interface Cursor {
+  offset: number;
+  delivered: number;
+  updated_at: string;
+}
+
+/** What one group commit will write. */
+interface Batch {
+  inbox: Map<string, string[]>;
+  log: string[];
+  cursors: Map<string, Cursor>;
+}
+
+export class JsonlStore implements MailboxStore {
+  readonly kind = 'jsonl' as const;
+  private head: ChainHead = EMPTY_HEAD;
+  private logSize = 0;
+  private readonly idempotency = new Map<string, ops.IdempotentSend>();
+  private agentList: AgentEntry[] = [];
+  private stamp = '';
+  private readonly fds = new Map<string, number>();
+  private readonly committer = new GroupCommitter<ops.StoreOp, ops.StoreResult>((group) => this.commit(group));
+
+  constructor(readonly dir: string, private readonly signer: ReceiptSigner) {
+    mkdirSync(join(dir, 'inbox'), { recursive: true });
+    mkdirSync(join(dir, 'cursors'), { recursive: true });
+  }
+
+  agents(): AgentEntry[] {
+    const stamp = agentsStamp(this.dir);
+    if (stamp !== this.stamp) {
+      this.agentList = readAgents(this.dir);
+      this.stamp = stamp;
+    }
+    return this.agentList;
+  }
+
+  send(from: string, input: { to: string; body: string; idempotencyKey?: string }): Promise<SendResult> {
+    return this.committer.submit({ kind: 'send', from, input }) as Promise<SendResult>;
+  }
+
+  fetch(agent: string, options: FetchOptions): Promise<Message[]> {
+    return this.committer.submit({ kind: 'fetch', agent, options }) as Promise<Message[]>;
+  }
+
+  async record(agent: string, tool: ToolName, outcome: CallOutcome): Promise<void> {
+    await this.committer.submit({ kind: 'record', agent, tool, outcome });
+  }
+
+  hasUnread(agent: string): boolean {
+    const inbox = this.inboxPath(agent);
+    if (!existsSync(inbox)) return false;
+    return fstatSize(inbox) > this.readCursor(agent).offset;
+  }
+
+  async close(): Promise<void> {
+    await this.committer.flushed();
+    for (const fd of this.fds.values()) closeSync(fd);
+    this.fds.clear();
+  }
+
+  private async commit(group: Pending<ops.StoreOp, ops.StoreResult>[]): Promise<void> {
+    const lock = await acquireLock(this.dir);
+    const settle: Array<() => void> = [];
+    try {
+      this.agents();
+      this.catchUp();
+      const batch: Batch = { inbox: new Map(), log: [], cursors: new Map() };
+      for (const p of group) {
+        try {
+          const result = this.apply(p.op, batch);
+          settle.push(() => p.resolve(result));
+        } catch (error) {
+          settle.push(() => p.reject(error));
+        }
+      }
+      lock.setIntent(this.intentFor(batch));
+      await this.write(batch);
+    } catch (error) {
+      this.forget(); // our picture of the log may be wrong now: re-read it next time
+      throw error;
+    } finally {
+      lock.release();
+    }
+    for (const s of settle) s(); // only after the lock is released: see lock.ts
+  }
+
+  private apply(op: ops.StoreOp, batch: Batch): ops.StoreResult {
+    if (op.kind === 'record') return void this.log(batch, ops.recordEntry(op.agent, op.tool, op.outcome));
+    if (op.kind === 'fetch') return this.applyFetch(op.agent, op.options, batch);
+    const { from, input } = op;
+    try {
+      ops.checkRecipient(this.agentList, input.to);
+      if (input.idempotencyKey !== undefined) {
+        const earlier = this.idempotency.get(ops.idempotencyIndexKey(from, input.idempotencyKey));
+        if (earlier) {
+          this.log(batch, ops.dedupEntry(from, earlier, input.idempotencyKey));
+          return { ...earlier, deduplicated: true };
+        }
+      }
+      const sentAt = new Date().toISOString();
+      const message = ops.newMessage(from, input, sentAt);
+      const lines = batch.inbox.get(message.to) ?? [];
+      lines.push(JSON.stringify(message));
+      batch.inbox.set(message.to, lines);
+      this.log(batch, ops.sendEntry(message), sentAt);
+      return { id: message.id, to: message.to, sent_at: sentAt, deduplicated: false };
+    } catch (error) {
+      this.log(batch, ops.failureEntry(from, 'send_message', error));
+      throw error;
+    }
+  }
+
+  private applyFetch(agent: string, options: FetchOptions, batch: Batch): Message[] {
+    const cursor = batch.cursors.get(agent) ?? this.readCursor(agent);
+    const path = this.inboxPath(agent);
+    const text = existsSync(path) ? readFrom(path, cursor.offset) : '';
+    const messages: Message[] = [];
+    let offset = cursor.offset;
+    let start = 0;
+    while (messages.length < options.limit) {
+      const end = text.indexOf('\n', start);
+      if (end < 0) break; // a torn tail is not a message
+      const raw = text.slice(start, end);
+      offset += Buffer.byteLength(raw) + 1;
+      start = end + 1;
+      try {
+        messages.push(JSON.parse(raw) as Message);
+      } catch {
+        // a damaged line is skipped here and reported by `witness mailbox verify`
+      }
+    }
+    this.log(batch, { agent, tool: options.tool, ok: true, message_ids: messages.map((m) => m.id) });
+    if (!options.peek && offset !== cursor.offset) {
+      batch.cursors.set(agent, { offset, delivered: cursor.delivered + messages.length, updated_at: new Date().toISOString() });
+    }
+    return messages;
+  }
+
+  private log(batch: Batch, entry: CallEntry, ts?: string): void {
+    const sealed = sealCall(entry, this.head, this.signer, ts);
+    batch.log.push(sealed.text);
+    this.head = sealed.head;
+    ops.learnIdempotency(this.idempotency, sealed.record);
+  }
+
+  /** Reads call-log lines other processes appended since our last commit. */
+  private catchUp(): void {
+    const path = join(this.dir, 'calls.jsonl');
+    const fd = this.fd('calls.jsonl');
+    let size = fstatSync(fd).size;
+    if (size < this.logSize) this.forget(); // shrank under us (a rollback or an edit): start over
+    if (size === this.logSize) return;
+    const text = readFrom(path, this.logSize);
+    const cut = text.lastIndexOf('\n') + 1;
+    if (cut < text.length) {
+      ftruncateSync(fd, this.logSize + Buffer.byteLength(text.slice(0, cut))); // torn tail of a crashed writer
+      size = fstatSync(fd).size;
+    }
+    for (const raw of text.slice(0, cut).split('\n')) {
+      if (raw === '') continue;
+      try {
+        const record = JSON.parse(raw) as { seq?: number; ts?: string } & Partial<CallEntry>;
+        this.head = { seq: typeof record.seq === 'number' ? record.seq : this.head.seq + 1, hash: lineHash(raw) };
+        ops.learnIdempotency(this.idempotency, record);
+      } catch {
+        this.head = { seq: this.head.seq + 1, hash: lineHash(raw) }; // chain over a damaged line as stored
+      }
+    }
+    this.logSize = size;
+  }
+
+  private intentFor(batch: Batch): LockIntent {
+    const files: Record<string, number> = { 'calls.jsonl': this.logSize };
+    for (const agent of batch.inbox.keys()) files[`inbox/${agent}.jsonl`] = this.cleanTail(`inbox/${agent}.jsonl`);
+    const restore: Record<string, string | null> = {};
+    for (const agent of batch.cursors.keys()) {
+      const path = this.cursorPath(agent);
+      restore[`cursors/${agent}.json`] = existsSync(path) ? readFileSync(path, 'utf8') : null;
+    }
+    return { files, restore };
+  }
+
+  private async write(batch: Batch): Promise<void> {
+    const touched: number[] = [];
+    for (const [agent, lines] of batch.inbox) {
+      const fd = this.fd(`inbox/${agent}.jsonl`);
+      writeSync(fd, `${lines.join('\n')}\n`);
+      touched.push(fd);
+    }
+    if (batch.log.length > 0) {
+      const chunk = `${batch.log.join('\n')}\n`;
+      const fd = this.fd('calls.jsonl');
+      writeSync(fd, chunk);
+      this.logSize += Buffer.byteLength(chunk);
+      touched.push(fd);
+    }
+    await Promise.all(touched.map(fsyncAsync));
+    for (const [agent, cursor] of batch.cursors) writeCursor(this.cursorPath(agent), cursor);
+    if (batch.cursors.size > 0) syncDir(join(this.dir, 'cursors'));
+  }
+
+  /** Cuts a torn last line (a crash without an intent, e.g. power loss); returns the size. */
+  private cleanTail(rel: string): number {
+    const fd = this.fd(rel);
+    const size = fstatSync(fd).size;
+    if (size === 0) return 0;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    if (last[0] === 0x0a) return size;
+    const text = readFileSync(join(this.dir, rel));
+    const keep = text.lastIndexOf(0x0a) + 1;
+    ftruncateSync(fd, keep);
+    return keep;
+  }
+
+  private readCursor(agent: string): Cursor {
+    try {
+      const c = JSON.parse(readFileSync(this.cursorPath(agent), 'utf8')) as Cursor;
+      return typeof c.offset === 'number' ? c : { offset: 0, delivered: 0, updated_at: '' };
+    } catch {
+      return { offset: 0, delivered: 0, updated_at: '' };
+    }
+  }
+
+  private forget(): void {
+    this.head = EMPTY_HEAD;
+    this.logSize = 0;
+    this.idempotency.clear();
+  }
+
+  private fd(rel: string): number {
+    let fd = this.fds.get(rel);
+    if (fd === undefined) {
+      try {
+        fd = openSync(join(this.dir, rel), 'a+', 0o644);
+      } catch (cause) {
+        throw new WitnessError('IO', `Cannot open ${join(this.dir, rel)}: ${(cause as Error).message}. Check the mailbox folder is writable.`, { cause });
+      }
+      this.fds.set(rel, fd);
+    }
+    return fd;
+  }
+
+  private inboxPath(agent: string): string {
+    return join(this.dir, 'inbox', `${agent}.jsonl`);
+  }
+
+  private cursorPath(agent: string): string {
+    return join(this.dir, 'cursors', `${agent}.json`);
+  }
+}
+
+function readFrom(path: string, offset: number): string {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size <= offset) return '';
+    const buf = Buffer.alloc(size - offset);
+    let read = 0;
+    while (read < buf.length) {
+      const n = readSync(fd, buf, read, buf.length - read, offset + read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buf.subarray(0, read).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function fstatSize(path: string): number {
+  const fd = openSync(path, 'r');
+  try {
+    return fstatSync(fd).size;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function writeCursor(path: string, cursor: Cursor): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  const fd = openSync(tmp, 'w', 0o644);
+  try {
+    writeSync(fd, JSON.stringify(cursor));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+}
+
+function fsyncAsync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
+}

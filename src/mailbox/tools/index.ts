@@ -1,0 +1,139 @@
+/**
+ * @module
+ * The five mailbox tools on an `McpServer`. The caller's identity (`agent`) is bound
+ * when the server is created — from `--agent` on stdio, from the bearer token on
+ * HTTP — and no tool takes a sender argument (mailbox.md §1). Every call, accepted
+ * or rejected, leaves one signed line in the call log.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { WitnessError } from '../../core/errors.js';
+import type { Message, ToolName } from '../call-log.js';
+import { checkBody, checkIdempotencyKey, type MailboxLimits, type RateLimiter } from '../limits.js';
+import { agentNameProblem, AGENT_NAME_RULE } from '../names.js';
+import type { MailboxStore } from '../store/types.js';
+import * as s from './schemas.js';
+import { type MailSignal, waitForMail } from './wait.js';
+
+export interface ToolContext {
+  store: MailboxStore;
+  agent: string;
+  prefix: string;
+  limits: MailboxLimits;
+  rate: RateLimiter;
+  /** Wakes wait_for_message callers in this process when a send reaches them. */
+  mailSignal: MailSignal;
+}
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+export function registerMailboxTools(server: McpServer, ctx: ToolContext): void {
+  const { store, agent, prefix } = ctx;
+  const name = (tool: ToolName) => `${prefix}${tool}`;
+  const guarded = async (tool: ToolName, fn: () => Promise<Record<string, unknown>>): Promise<CallToolResult> => {
+    try {
+      return _ok(await fn());
+    } catch (error) {
+      return _error(error);
+    }
+  };
+  const rejectAndLog = async (tool: ToolName, error: WitnessError): Promise<never> => {
+    await store.record(agent, tool, { ok: false, error: { code: error.code, message: error.message } });
+    throw error;
+  };
+
+  server.registerTool(
+    name('whoami'),
+    { title: 'Who am I', description: 'Your agent name in this mailbox (bound by the server).', inputSchema: {}, outputSchema: s.whoamiOutput, annotations: { title: 'Who am I', ...READ_ONLY } },
+    () =>
+      guarded('whoami', async () => {
+        await store.record(agent, 'whoami', { ok: true });
+        return { name: agent };
+      }),
+  );
+
+  server.registerTool(
+    name('list_agents'),
+    { title: 'List agents', description: 'Every agent you can send messages to.', inputSchema: {}, outputSchema: s.listAgentsOutput, annotations: { title: 'List agents', ...READ_ONLY } },
+    () =>
+      guarded('list_agents', async () => {
+        const agents = store.agents().map((a) => ({ name: a.name, ...(a.description ? { description: a.description } : {}), you: a.name === agent }));
+        await store.record(agent, 'list_agents', { ok: true });
+        return { agents };
+      }),
+  );
+
+  server.registerTool(
+    name('send_message'),
+    {
+      title: 'Send a message',
+      description: `Send a message to another agent's inbox. It is stored durably before this returns. Your name is added as the sender. Recipient names: ${AGENT_NAME_RULE}.`,
+      inputSchema: s.sendInput,
+      outputSchema: s.sendOutput,
+      annotations: { title: 'Send a message', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    (args) =>
+      guarded('send_message', async () => {
+        try {
+          const problem = agentNameProblem(args.to);
+          if (problem) throw new WitnessError('INVALID_INPUT', `Invalid recipient: ${problem}. Call list_agents for the valid names.`);
+          checkBody(args.body, ctx.limits);
+          checkIdempotencyKey(args.idempotency_key, ctx.limits);
+          ctx.rate.take(agent);
+        } catch (error) {
+          return rejectAndLog('send_message', error as WitnessError);
+        }
+        const sent = await store.send(agent, { to: args.to, body: args.body, ...(args.idempotency_key !== undefined ? { idempotencyKey: args.idempotency_key } : {}) });
+        ctx.mailSignal.notify(sent.to);
+        return { ...sent };
+      }),
+  );
+
+  server.registerTool(
+    name('check_inbox'),
+    {
+      title: 'Check inbox',
+      description: 'Your unread messages, oldest first; they are marked read unless peek is true. An empty list means no mail.',
+      inputSchema: s.checkInput,
+      outputSchema: s.messagesOutput,
+      annotations: { title: 'Check inbox', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    (args) =>
+      guarded('check_inbox', async () => {
+        const limit = Math.min(args.limit ?? 20, ctx.limits.maxFetch);
+        const messages = await store.fetch(agent, { limit, peek: args.peek ?? false, tool: 'check_inbox' });
+        return { messages: messages.map(_public) };
+      }),
+  );
+
+  server.registerTool(
+    name('wait_for_message'),
+    {
+      title: 'Wait for a message',
+      description: `Wait until a message arrives (or timeout_ms passes, at most ${ctx.limits.maxWaitMs} ms), then return your unread messages and mark them read.`,
+      inputSchema: s.waitInput,
+      outputSchema: s.waitOutput,
+      annotations: { title: 'Wait for a message', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    (args, extra) =>
+      guarded('wait_for_message', async () => {
+        const limit = Math.min(args.limit ?? 20, ctx.limits.maxFetch);
+        const timeout = Math.min(args.timeout_ms, ctx.limits.maxWaitMs);
+        const messages = await waitForMail(ctx, limit, timeout, extra.signal);
+        return { messages: messages.map(_public), timed_out: messages.length === 0 };
+      }),
+  );
+}
+
+function _public(m: Message): { id: string; from: string; body: string; sent_at: string } {
+  return { id: m.id, from: m.from, body: m.body, sent_at: m.sent_at };
+}
+
+function _ok(value: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+}
+
+function _error(error: unknown): CallToolResult {
+  const message = error instanceof WitnessError ? error.message : `Internal error in the mailbox server: ${(error as Error).message}`;
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
