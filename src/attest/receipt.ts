@@ -49,7 +49,8 @@ export const ReceiptSchema = z
     output_sha256: hex64,
     output_len: z.int().nonnegative(),
     deployer: name,
-    instance: name,
+    // Any text (an instance id is a label, not a trust decision); JCS must be able to write it.
+    instance: z.string().min(1).max(256),
     key_id: SignatureSchema.shape.key_id,
     issued_at: TimeSchema,
     not_after: TimeSchema,
