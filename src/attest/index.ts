@@ -22,5 +22,9 @@ export { CONSTRUCTIONS, DOMAIN_TAGS, evidencePath, isoTime, parseReceipt, Receip
 export type { Construction, PreparedReceipt, Receipt, Signature, UnsignedReceipt } from './receipt.js';
 export { createReleaseSigner } from './signer.js';
 export type { CosignRequest, ReleaseContext, ReleaseSigner, ReleaseSignerOptions } from './signer.js';
+export { exportDsse, IN_TOTO_PAYLOAD_TYPE, pae, PREDICATE_TYPE, verifyDsse } from './dsse.js';
+export type { DsseEnvelope } from './dsse.js';
+export { formatMatrix, runMatrix } from './matrix.js';
+export type { Attack, MatrixCell } from './matrix.js';
 export { verifyEvidence, verifyPath } from './verify.js';
 export type { VerifyOptions, VerifyResult } from './verify.js';

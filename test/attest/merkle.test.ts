@@ -86,7 +86,9 @@ describe('Merkle ancestry commitments in receipts', () => {
   }
   it('commits each receipt to all its ancestors, root first', async () => {
     const p = await path(4);
-    p.forEach((r, i) => expect(r.ancestry_root).toBe(ancestryRoot(p.slice(0, i))));
+    p.forEach((r, i) => {
+      expect(r.ancestry_root).toBe(ancestryRoot(p.slice(0, i)));
+    });
   });
   it('proves one ancestor to the leaf without the rest of the path', async () => {
     const p = await path(9);

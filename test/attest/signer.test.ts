@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createCosigner, delegationGrant } from '../../src/attest/ancestry/dag.js';
 import type { SigningKey } from '../../src/attest/keys.js';
 import { type Receipt, receiptDigest } from '../../src/attest/receipt.js';
-import { createReleaseSigner } from '../../src/attest/signer.js';
+import { type CosignRequest, createReleaseSigner } from '../../src/attest/signer.js';
 import { verifyPath } from '../../src/attest/verify.js';
 import { isWitnessError } from '../../src/core/errors.js';
 import { sha256Hex } from '../../src/core/hash.js';
@@ -15,7 +15,7 @@ const root = await signerAt(parentKey, NOW - 60_000).releaseOutput(Buffer.from('
 const grant = delegationGrant({ parentDigest: receiptDigest(root), childDeployer: 'org-child', expiresAt: NOW + HOUR, now: () => NOW });
 const parentService = createCosigner(parentKey, grant);
 
-function childSigner(cosign = (edge: Parameters<typeof parentService.cosign>[0]) => parentService.cosign(edge), cosignTimeoutMs?: number) {
+function childSigner(cosign: CosignRequest = (edge) => parentService.cosign(edge), cosignTimeoutMs?: number) {
   return createReleaseSigner({ key: childKey, instance: 'child-1', clock: () => NOW, construction: 'dag', cosign, ...(cosignTimeoutMs ? { cosignTimeoutMs } : {}) });
 }
 
@@ -65,7 +65,7 @@ describe('dag edges and the parent co-signer', () => {
     expect((error as Error).message).toMatch(/no delegation was issued from that parent receipt/);
   });
   it('fails closed when the parent does not answer in time', async () => {
-    const error = await rejection(childSigner(() => new Promise(() => {}), 50).releaseOutput(Buffer.from('s'), { ancestors: [root] }));
+    const error = await rejection(childSigner(() => new Promise<never>(() => {}), 50).releaseOutput(Buffer.from('s'), { ancestors: [root] }));
     expect(isWitnessError(error, 'ABORTED')).toBe(true);
     expect((error as Error).message).toMatch(/No co-signature within 50 ms/);
   });

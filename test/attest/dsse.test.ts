@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { exportDsse, IN_TOTO_PAYLOAD_TYPE, pae, verifyDsse } from '../../src/attest/dsse.js';
+import type { SigningKey } from '../../src/attest/keys.js';
+import { MemoryNonceStore } from '../../src/attest/nonce-store.js';
+import { codes, keysFor, NOW, signerAt, trust } from './helpers.js';
+
+const [key, other] = keysFor('org-a', 'org-b') as [SigningKey, SigningKey];
+const { directory } = trust([key, other]);
+const output = Buffer.from('released');
+const receipt = await signerAt(key, NOW).releaseOutput(output);
+
+describe('DSSE export', () => {
+  it('encodes PAE as the DSSE specification example does', () => {
+    expect(pae('http://example.com/HelloWorld', Buffer.from('hello world')).toString()).toBe('DSSEv1 29 http://example.com/HelloWorld 11 hello world');
+  });
+  it('wraps an in-toto Statement whose subject digest is the output SHA-256', () => {
+    const envelope = exportDsse([receipt], key, { name: 'report.txt' });
+    const statement = JSON.parse(Buffer.from(envelope.payload, 'base64').toString());
+    expect(envelope.payloadType).toBe(IN_TOTO_PAYLOAD_TYPE);
+    expect(statement._type).toBe('https://in-toto.io/Statement/v1');
+    expect(statement.subject).toEqual([{ name: 'report.txt', digest: { sha256: receipt.output_sha256 } }]);
+    expect(statement.predicate.path).toEqual([receipt]);
+  });
+  it('verifies an exported envelope against the output', async () => {
+    expect(codes(await verifyDsse(exportDsse([receipt], key), output, { directory, now: NOW, nonceStore: new MemoryNonceStore() }))).toEqual([]);
+  });
+  it('reports BAD_SIGNATURE when the payload was changed after signing', async () => {
+    const envelope = exportDsse([receipt], key);
+    const statement = JSON.parse(Buffer.from(envelope.payload, 'base64').toString());
+    statement.subject[0].name = 'other.txt';
+    const tampered = { ...envelope, payload: Buffer.from(JSON.stringify(statement)).toString('base64') };
+    expect(codes(await verifyDsse(tampered, output, { directory, now: NOW }))).toEqual(['BAD_SIGNATURE']);
+  });
+  it('refuses to export with a key that did not sign the receipt', () => {
+    expect(() => exportDsse([receipt], other)).toThrow(/did not sign this receipt/);
+  });
+  it('reports a non-envelope as MALFORMED', async () => {
+    expect(codes(await verifyDsse({ payload: 1 }, output, { directory, now: NOW }))).toEqual(['MALFORMED']);
+  });
+});
