@@ -14,7 +14,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /** The canonical JSON text of `value`. @example canonicalize({b: 1, a: [true]}) // '{"a":[true],"b":1}' */
 export function canonicalize(value: unknown): string {
-  return _write(value, '$');
+  return _write(value, []);
 }
 
 /** The canonical form as UTF-8 bytes, what gets hashed and signed. */
@@ -22,7 +22,10 @@ export function canonicalBytes(value: unknown): Buffer {
   return Buffer.from(canonicalize(value), 'utf8');
 }
 
-function _write(value: unknown, path: string): string {
+// `path` is a stack of keys and indexes, turned into text only for an error message.
+type _Path = (string | number)[];
+
+function _write(value: unknown, path: _Path): string {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'boolean':
@@ -39,34 +42,45 @@ function _write(value: unknown, path: string): string {
   }
 }
 
-function _string(value: string, path: string): string {
+function _string(value: string, path: _Path): string {
   if (LONE_SURROGATE.test(value)) _fail(path, 'string holds a lone UTF-16 surrogate');
   // JSON.stringify's escaping is exactly RFC 8785's once lone surrogates are excluded.
   return JSON.stringify(value);
 }
 
-function _array(value: readonly unknown[], path: string): string {
-  const parts = value.map((item, index) => {
-    if (item === undefined) _fail(`${path}[${index}]`, 'undefined has no JSON form');
-    return _write(item, `${path}[${index}]`);
-  });
-  return `[${parts.join(',')}]`;
+function _array(value: readonly unknown[], path: _Path): string {
+  let out = '[';
+  for (let i = 0; i < value.length; i++) {
+    path.push(i);
+    if (value[i] === undefined) _fail(path, 'undefined has no JSON form');
+    out += (i ? ',' : '') + _write(value[i], path);
+    path.pop();
+  }
+  return `${out}]`;
 }
 
-function _object(value: object, path: string): string {
+function _object(value: object, path: _Path): string {
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) {
     _fail(path, `a ${value.constructor?.name ?? 'non-plain'} object has no canonical JSON form`);
   }
   const record = value as Record<string, unknown>;
   // Undefined members are absent, as in JSON.stringify: parsed JSON never holds them.
-  const keys = Object.keys(record)
-    .filter((key) => record[key] !== undefined)
-    .sort();
-  const parts = keys.map((key) => `${_string(key, path)}:${_write(record[key], `${path}.${key}`)}`);
-  return `{${parts.join(',')}}`;
+  const keys = Object.keys(record).sort();
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
+    const item = record[key];
+    if (item === undefined) continue;
+    path.push(key);
+    out += `${first ? '' : ','}${_string(key, path)}:${_write(item, path)}`;
+    path.pop();
+    first = false;
+  }
+  return `${out}}`;
 }
 
-function _fail(path: string, reason: string): never {
-  throw new WitnessError('NOT_CANONICALIZABLE', `Cannot canonicalize ${path}: ${reason}.`, { data: { path } });
+function _fail(path: _Path, reason: string): never {
+  const where = `$${path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('')}`;
+  throw new WitnessError('NOT_CANONICALIZABLE', `Cannot canonicalize ${where}: ${reason}.`, { data: { path: where } });
 }

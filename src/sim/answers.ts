@@ -22,36 +22,31 @@ export interface AnswerCounters {
   fallbacks: number;
 }
 
-export interface AskOptions<A> {
+export interface AskOptions {
   count: number;
   tries: number;
   ask: (index: number) => MaybePromise<unknown>;
-  /** The validated answer, or undefined when `raw` is not acceptable. */
-  check: (index: number, raw: unknown) => A | undefined;
-  fallback: (index: number) => A;
+  /** Stores the answer and returns true, or returns false when `raw` is not acceptable. */
+  accept: (index: number, raw: unknown) => boolean;
+  /** Stores the fallback answer after every try failed. */
+  fallback: (index: number) => void;
   counters: AnswerCounters;
 }
 
-/** Asks agents 0..count-1; resolves synchronously when every agent answered synchronously. */
-export function askAll<A>(options: AskOptions<A>): A[] | Promise<A[]> {
-  const out: A[] = new Array(options.count);
+/**
+ * Asks agents 0..count-1; returns synchronously when every agent answered
+ * synchronously, else a promise that settles when all have.
+ */
+export function askAll(options: AskOptions): void | Promise<void> {
   const pending: Promise<void>[] = [];
   for (let i = 0; i < options.count; i++) {
-    const answer = _attempt(options, i, 1);
-    if (answer instanceof Promise) {
-      pending.push(
-        answer.then((a) => {
-          out[i] = a;
-        }),
-      );
-    } else {
-      out[i] = answer;
-    }
+    const settled = _attempt(options, i, 1);
+    if (settled) pending.push(settled);
   }
-  return pending.length ? Promise.all(pending).then(() => out) : out;
+  return pending.length ? Promise.all(pending).then(() => undefined) : undefined;
 }
 
-function _attempt<A>(o: AskOptions<A>, index: number, attempt: number): A | Promise<A> {
+function _attempt(o: AskOptions, index: number, attempt: number): void | Promise<void> {
   o.counters.decisions++;
   let raw: MaybePromise<unknown>;
   try {
@@ -68,16 +63,15 @@ function _attempt<A>(o: AskOptions<A>, index: number, attempt: number): A | Prom
   return _accept(o, index, attempt, raw);
 }
 
-function _accept<A>(o: AskOptions<A>, index: number, attempt: number, raw: unknown): A | Promise<A> {
-  const answer = o.check(index, raw);
-  return answer === undefined ? _invalid(o, index, attempt, undefined) : answer;
+function _accept(o: AskOptions, index: number, attempt: number, raw: unknown): void | Promise<void> {
+  return o.accept(index, raw) ? undefined : _invalid(o, index, attempt, undefined);
 }
 
-function _invalid<A>(o: AskOptions<A>, index: number, attempt: number, error: unknown): A | Promise<A> {
+function _invalid(o: AskOptions, index: number, attempt: number, error: unknown): void | Promise<void> {
   // Only a malformed answer is retried; any other failure (an endpoint down) ends the run.
   if (error !== undefined && !(error instanceof InvalidAnswerError)) throw error;
   o.counters.invalidAnswers++;
   if (attempt < o.tries) return _attempt(o, index, attempt + 1);
   o.counters.fallbacks++;
-  return o.fallback(index);
+  o.fallback(index);
 }

@@ -8,7 +8,7 @@ import { Rng } from '../core/rng.js';
 import { type AnswerCounters, askAll } from './answers.js';
 import { sealRound } from './network.js';
 import { classifyOutcome, shouldStop } from './outcome.js';
-import type { Agent, Decision, DecideView, GameConfig, GameResult, GameRules, Proposal, PublicRound, Role, TrajectoryRound, VoteChoice, VoteView } from './types.js';
+import type { Agent, GameConfig, GameResult, GameRules, Message, Proposal, PublicRound, Role, TrajectoryRound, VoteChoice, VoteView } from './types.js';
 
 /** What a factory knows when it builds the agent for one seat. */
 export interface AgentSeat {
@@ -30,6 +30,28 @@ export interface RunGameOptions {
 }
 
 const EMPTY: readonly string[] = Object.freeze([]);
+const NO_MESSAGES: readonly Message[] = Object.freeze([]);
+const NO_VALUES: readonly Proposal[] = Object.freeze([]);
+
+/**
+ * What one agent is shown. A class, not a literal, so every view has one shape and
+ * building one per question stays cheap in million-decision sweeps. In the decide
+ * question `proposals` is empty: this round's messages do not exist yet.
+ */
+class _View implements VoteView {
+  constructor(
+    readonly id: string,
+    readonly role: Role,
+    readonly round: number,
+    readonly rules: GameRules,
+    readonly initialValue: number | null,
+    readonly currentValue: Proposal | null,
+    readonly history: readonly PublicRound[],
+    readonly notes: readonly string[],
+    readonly proposals: readonly Message[],
+    readonly proposalValues: readonly Proposal[],
+  ) {}
+}
 
 export async function runGame({ config, seed, createAgent }: RunGameOptions): Promise<GameResult> {
   const setup = _setup(config, seed, createAgent);
@@ -44,41 +66,40 @@ export async function runGame({ config, seed, createAgent }: RunGameOptions): Pr
   while (round < config.maxRounds && !stoppedByVote) {
     round++;
     const past = Object.freeze(history.slice());
-    const view = (i: number): DecideView => ({
-      id: ids[i] as string,
-      role: roles[i] as Role,
-      round,
-      rules,
-      initialValue: setup.initial[i] ?? null,
-      currentValue: current[i] ?? null,
-      history: past,
-      notes: notes[i]?.length ? Object.freeze(notes[i]!.slice()) : EMPTY,
-    });
-    let decisions = askAll<Decision>({
+    const notesOf = (i: number) => (notes[i]!.length ? Object.freeze(notes[i]!.slice()) : EMPTY);
+    const values: Proposal[] = new Array(n);
+    const reasonings: string[] = new Array(n);
+    const decided = askAll({
       count: n,
       tries: config.tries,
-      ask: (i) => agents[i]!.decide(view(i)),
-      check: (i, raw) => _checkDecision(raw, roles[i] as Role, config.range),
-      fallback: (i) => ({ value: roles[i] === 'honest' ? (current[i] as number) : 'abstain' }),
+      ask: (i) => agents[i]!.decide(new _View(ids[i]!, roles[i]!, round, rules, setup.initial[i] ?? null, current[i] ?? null, past, notesOf(i), NO_MESSAGES, NO_VALUES)),
+      accept: (i, raw) => _acceptDecision(raw, roles[i]!, config.range, i, values, reasonings, notes),
+      fallback: (i) => {
+        values[i] = roles[i] === 'honest' ? (current[i] as number) : 'abstain';
+        reasonings[i] = '';
+      },
       counters,
     });
-    if (decisions instanceof Promise) decisions = await decisions;
-    const values = decisions.map((d) => d.value);
-    const reasonings = decisions.map((d) => d.publicReasoning ?? '');
-    decisions.forEach((d, i) => {
-      current[i] = d.value;
-      if (d.internalStrategy) notes[i]!.push(d.internalStrategy);
-    });
+    if (decided) await decided;
+    for (let i = 0; i < n; i++) current[i] = values[i]!;
     const sealed = sealRound(round, ids, values, reasonings);
-    let votes = askAll<VoteChoice>({
+    const votes: VoteChoice[] = new Array(n);
+    const voted = askAll({
       count: n,
       tries: config.tries,
-      ask: (i) => agents[i]!.vote({ ...view(i), currentValue: current[i] ?? null, proposals: sealed.messages } satisfies VoteView),
-      check: (i, raw) => _checkVote(raw, roles[i] as Role),
-      fallback: () => 'continue',
+      ask: (i) =>
+        agents[i]!.vote(new _View(ids[i]!, roles[i]!, round, rules, setup.initial[i] ?? null, current[i] ?? null, past, notesOf(i), sealed.messages, sealed.values)),
+      accept: (i, raw) => {
+        const vote = _checkVote(raw, roles[i]!);
+        if (vote) votes[i] = vote;
+        return vote !== undefined;
+      },
+      fallback: (i) => {
+        votes[i] = 'continue';
+      },
       counters,
     });
-    if (votes instanceof Promise) votes = await votes;
+    if (voted) await voted;
     history.push(sealed);
     trajectory.push(_trajectoryRow(round, values, votes, reasonings));
     stoppedByVote = shouldStop(_count(votes, 'stop'), n);
@@ -125,14 +146,30 @@ function _seat(id: string, index: number, role: Role, initialValue: number | nul
   };
 }
 
-function _checkDecision(raw: unknown, role: Role, [lo, hi]: readonly [number, number]): Decision | undefined {
-  if (typeof raw !== 'object' || raw === null) return undefined;
+/**
+ * Stores a well-formed decision and returns true. Each field of the answer is read
+ * exactly once, so an answer whose getters change between reads cannot show peers
+ * different values.
+ */
+function _acceptDecision(
+  raw: unknown,
+  role: Role,
+  [lo, hi]: readonly [number, number],
+  i: number,
+  values: Proposal[],
+  reasonings: string[],
+  notes: string[][],
+): boolean {
+  if (typeof raw !== 'object' || raw === null) return false;
   const { value, publicReasoning, internalStrategy } = raw as Record<string, unknown>;
   const inRange = typeof value === 'number' && Number.isInteger(value) && value >= lo && value <= hi;
-  if (!inRange && !(role === 'byzantine' && value === 'abstain')) return undefined;
-  if (publicReasoning !== undefined && typeof publicReasoning !== 'string') return undefined;
-  if (internalStrategy !== undefined && typeof internalStrategy !== 'string') return undefined;
-  return { value: value as Proposal, publicReasoning, internalStrategy };
+  if (!inRange && !(role === 'byzantine' && value === 'abstain')) return false;
+  if (publicReasoning !== undefined && typeof publicReasoning !== 'string') return false;
+  if (internalStrategy !== undefined && typeof internalStrategy !== 'string') return false;
+  values[i] = value as Proposal;
+  reasonings[i] = publicReasoning ?? '';
+  if (internalStrategy) notes[i]!.push(internalStrategy);
+  return true;
 }
 
 function _checkVote(raw: unknown, role: Role): VoteChoice | undefined {

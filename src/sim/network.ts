@@ -25,7 +25,7 @@ export function sealRound(round: number, ids: readonly string[], values: readonl
       reasoning: reasoning.length > WIRE_REASONING_LIMIT ? reasoning.slice(0, WIRE_REASONING_LIMIT) : reasoning,
     });
   }
-  return Object.freeze({ round, messages: Object.freeze(messages) });
+  return Object.freeze({ round, messages: Object.freeze(messages), values: Object.freeze(values.slice()) });
 }
 
 /**

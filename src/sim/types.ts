@@ -48,6 +48,8 @@ export interface PublicRound {
   readonly round: number;
   /** One message per agent, in agent-id order. */
   readonly messages: readonly Message[];
+  /** The messages' values, in the same order (a convenience for rule-based agents). */
+  readonly values: readonly Proposal[];
 }
 
 /** What an agent is shown when asked for its proposal. Nothing else reaches it. */
@@ -69,6 +71,8 @@ export interface DecideView {
 /** What an agent is shown when asked to vote: the decide view plus this round's messages. */
 export interface VoteView extends DecideView {
   readonly proposals: readonly Message[];
+  /** The proposals' values, in agent-id order. */
+  readonly proposalValues: readonly Proposal[];
 }
 
 export interface Decision {

@@ -113,6 +113,7 @@ describe('summary line', () => {
         { round: 3, from: 'agent_0', value: 7, reasoning: 'x'.repeat(60) },
         { round: 3, from: 'agent_1', value: 'abstain', reasoning: 'short' },
       ],
+      values: [7, 'abstain'],
     });
     expect(line).toBe(`Round 3: agent_0 value: 7 | Reasoning: ${'x'.repeat(47)}...; agent_1 value: abstain | Reasoning: short...`);
   });

@@ -5,7 +5,7 @@
  */
 import { WitnessError } from '../../../core/errors.js';
 import type { AgentSeat } from '../../game.js';
-import type { Agent, DecideView, Message, Proposal } from '../../types.js';
+import type { Agent, DecideView } from '../../types.js';
 import { BYZANTINE_STRATEGIES, type ByzantineStrategy, HONEST_POLICIES, type HonestPolicy, honestVote, type PolicyContext } from './policies.js';
 
 export { BYZANTINE_STRATEGIES, HONEST_POLICIES } from './policies.js';
@@ -28,30 +28,33 @@ export function byzantineStrategy(name: string): ByzantineStrategy {
   return strategy;
 }
 
-const _values = new WeakMap<readonly Message[], readonly Proposal[]>();
+/**
+ * A policy's view of a decision. A class with `rng` on its prototype, so the agent's
+ * random stream is derived only by policies that draw from it.
+ */
+class _Context implements PolicyContext {
+  readonly round: number;
+  readonly rules: PolicyContext['rules'];
+  readonly last: PolicyContext['last'];
+  readonly previous: PolicyContext['previous'];
+  readonly own: PolicyContext['own'];
+  readonly initial: PolicyContext['initial'];
+  private readonly seat: AgentSeat;
 
-/** The public values of one round's messages, computed once per round for all agents. */
-function _valuesOf(messages: readonly Message[] | undefined): readonly Proposal[] | undefined {
-  if (!messages) return undefined;
-  let values = _values.get(messages);
-  if (!values) {
-    values = messages.map((m) => m.value);
-    _values.set(messages, values);
+  constructor(view: DecideView, seat: AgentSeat) {
+    const h = view.history;
+    this.round = view.round;
+    this.rules = view.rules;
+    this.last = h[h.length - 1]?.values;
+    this.previous = h[h.length - 2]?.values;
+    this.own = view.currentValue;
+    this.initial = view.initialValue;
+    this.seat = seat;
   }
-  return values;
-}
 
-function _context(view: DecideView, seat: AgentSeat): PolicyContext {
-  const h = view.history;
-  return {
-    round: view.round,
-    rules: view.rules,
-    last: _valuesOf(h[h.length - 1]?.messages),
-    previous: _valuesOf(h[h.length - 2]?.messages),
-    own: view.currentValue,
-    initial: view.initialValue,
-    rng: seat.rng,
-  };
+  get rng() {
+    return this.seat.rng;
+  }
 }
 
 /** Builds the rule-based agent for one seat. */
@@ -59,13 +62,13 @@ export function createPolicyAgent(seat: AgentSeat, choice: PolicyChoice): Agent 
   if (seat.role === 'honest') {
     const policy = honestPolicy(choice.honestPolicy);
     return {
-      decide: (view) => ({ value: policy.propose(_context(view, seat)) }),
-      vote: (view) => ({ decision: honestVote({ rules: view.rules, round: view.round, proposals: _valuesOf(view.proposals) ?? [], own: view.currentValue }) }),
+      decide: (view) => ({ value: policy.propose(new _Context(view, seat)) }),
+      vote: (view) => ({ decision: honestVote(view) }),
     };
   }
   const strategy = byzantineStrategy(choice.byzantineStrategy);
   return {
-    decide: (view) => ({ value: strategy.propose(_context(view, seat)) }),
-    vote: (view) => ({ decision: strategy.vote({ rules: view.rules, round: view.round, proposals: _valuesOf(view.proposals) ?? [], own: view.currentValue }) }),
+    decide: (view) => ({ value: strategy.propose(new _Context(view, seat)) }),
+    vote: (view) => ({ decision: strategy.vote(view) }),
   };
 }

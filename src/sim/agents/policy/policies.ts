@@ -21,12 +21,14 @@ export interface PolicyContext {
   rng: Rng;
 }
 
+/** What a vote looks at; an engine `VoteView` is one, so it is passed as it is. */
 export interface VoteContext {
-  rules: GameRules;
-  round: number;
-  /** This round's public values. */
-  proposals: readonly Proposal[];
-  own: Proposal | null;
+  readonly rules: GameRules;
+  readonly round: number;
+  /** This round's public values, in agent-id order. */
+  readonly proposalValues: readonly Proposal[];
+  /** The voter's own value this round. */
+  readonly currentValue: Proposal | null;
 }
 
 export interface HonestPolicy {
@@ -47,8 +49,8 @@ export interface ByzantineStrategy {
  * for "all honest agents agree").
  */
 export function honestVote(ctx: VoteContext): VoteChoice {
-  if (ctx.rules.awareness === 'none_exist') return unanimous(ctx.proposals) ? 'stop' : 'continue';
-  return supermajorityOn(ctx.proposals, ctx.own, ctx.rules.totalAgents) ? 'stop' : 'continue';
+  if (ctx.rules.awareness === 'none_exist') return unanimous(ctx.proposalValues) ? 'stop' : 'continue';
+  return supermajorityOn(ctx.proposalValues, ctx.currentValue, ctx.rules.totalAgents) ? 'stop' : 'continue';
 }
 
 const _ownNumber = (ctx: PolicyContext): number => (typeof ctx.own === 'number' ? ctx.own : (ctx.initial ?? ctx.rules.range[0]));

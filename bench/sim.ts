@@ -1,0 +1,100 @@
+/**
+ * Bench: agent decisions per second of the simulator over the paper-benign grid with
+ * rule-based agents, and the engine's overhead as a ratio to a bare loop that makes
+ * the same decisions (same policies, same initial values, same stop rule) with no
+ * engine: no views, no network sealing, no validation, no records.
+ *
+ * Run: npx tsx bench/sim.ts [--runs N]   (goal: ≥ 1,000,000 decisions/s, ratio ≤ 3)
+ */
+import { Rng } from '../src/core/rng.js';
+import { HONEST_POLICIES, honestVote } from '../src/sim/agents/policy/policies.js';
+import { planRuns } from '../src/sim/experiment/plan.js';
+import { preset } from '../src/sim/experiment/presets.js';
+import { runExperiment } from '../src/sim/experiment/run.js';
+import { parseExperiment } from '../src/sim/experiment/schema.js';
+import { shouldStop } from '../src/sim/outcome.js';
+import type { GameRules, Proposal, Role } from '../src/sim/types.js';
+
+const runsArg = process.argv.indexOf('--runs');
+const runsPerCell = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 400;
+
+/** The same decisions as the engine, computed in a plain loop. */
+function bareLoop(experiment: ReturnType<typeof parseExperiment>): { decisions: number; outcomes: string[] } {
+  let decisions = 0;
+  const outcomes: string[] = [];
+  for (const run of planRuns(experiment)) {
+    const { cell } = run;
+    const n = cell.honest + cell.byzantine;
+    // Same derivation as the engine, so the same initial values.
+    const rng = Rng.forRun(run.seed, 'game');
+    const roles = rng.fork('roles').shuffle([...Array<Role>(cell.honest).fill('honest'), ...Array<Role>(cell.byzantine).fill('byzantine')]);
+    const valueRng = rng.fork('initial-values');
+    const initial = roles.map(() => valueRng.int(cell.range[0], cell.range[1]));
+    const rules: GameRules = { totalAgents: n, range: cell.range, maxRounds: cell.rounds, awareness: cell.awareness };
+    const policy = HONEST_POLICIES[cell.honestPolicy]!;
+    let current: Proposal[] = initial.slice();
+    let last: Proposal[] | undefined;
+    let previous: Proposal[] | undefined;
+    let stopped = false;
+    let round = 0;
+    while (round < cell.rounds && !stopped) {
+      round++;
+      const next: Proposal[] = new Array(n);
+      for (let i = 0; i < n; i++) next[i] = policy.propose({ round, rules, last, previous, own: current[i]!, initial: initial[i]!, rng });
+      decisions += n;
+      let stops = 0;
+      for (let i = 0; i < n; i++) if (honestVote({ rules, round, proposalValues: next, currentValue: next[i]! }) === 'stop') stops++;
+      decisions += n;
+      previous = last;
+      last = next;
+      current = next;
+      stopped = shouldStop(stops, n);
+    }
+    const agree = current.every((v) => v === current[0]);
+    outcomes.push(!stopped ? 'timeout' : !agree ? 'none' : initial.includes(current[0] as number) ? 'valid' : 'invalid');
+  }
+  return { decisions, outcomes };
+}
+
+async function engine(experiment: ReturnType<typeof parseExperiment>): Promise<{ decisions: number; outcomes: string[] }> {
+  const { records } = await runExperiment({ experiment });
+  return { decisions: records.reduce((s, r) => s + r.decisions, 0), outcomes: records.map((r) => r.outcome) };
+}
+
+async function measure<T>(fn: () => T | Promise<T>): Promise<{ ms: number; value: T }> {
+  const start = process.hrtime.bigint();
+  const value = await fn();
+  return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
+}
+
+async function main() {
+  console.log(`Simulator bench: paper-benign grid (N ∈ {4, 8, 16} × 2 awareness variants), ${runsPerCell} runs per cell, rule-based agents.`);
+  console.log('policy      | engine decisions/s | bare loop decisions/s | engine/bare time ratio | games');
+  for (const policy of ['plurality', 'median', 'stubborn']) {
+    const input = preset('paper-benign');
+    const experiment = parseExperiment({ ...input, runs: runsPerCell, grid: { ...input.grid, honestPolicy: policy } });
+    // Warm up both paths so the JIT has compiled them before timing.
+    const warm = parseExperiment({ ...input, runs: 20, grid: { ...input.grid, honestPolicy: policy } });
+    await engine(warm);
+    bareLoop(warm);
+    const best = { engine: Number.POSITIVE_INFINITY, bare: Number.POSITIVE_INFINITY };
+    let decisions = 0;
+    for (let rep = 0; rep < 3; rep++) {
+      const e = await measure(() => engine(experiment));
+      const b = await measure(() => bareLoop(experiment));
+      if (e.value.decisions !== b.value.decisions || e.value.outcomes.join() !== b.value.outcomes.join()) {
+        throw new Error(`bare loop and engine disagree for ${policy}: ${e.value.decisions} vs ${b.value.decisions} decisions`);
+      }
+      decisions = e.value.decisions;
+      best.engine = Math.min(best.engine, e.ms);
+      best.bare = Math.min(best.bare, b.ms);
+    }
+    const rate = (ms: number) => Math.round(decisions / (ms / 1000)).toLocaleString('en-US');
+    console.log(
+      `${policy.padEnd(11)} | ${rate(best.engine).padStart(18)} | ${rate(best.bare).padStart(21)} | ${(best.engine / best.bare).toFixed(2).padStart(22)} | ${planRuns(experiment).length}`,
+    );
+  }
+  console.log('Best of 3 repetitions each; both paths are checked to make the same decisions and reach the same outcomes.');
+}
+
+await main();
