@@ -10,15 +10,18 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { exitCodeFor, WitnessError } from '../core/errors.js';
+import { attestCommand } from './commands/attest.js';
+import { keysCommand } from './commands/keys.js';
 import { mailboxCommand } from './commands/mailbox.js';
 import { reportCommand } from './commands/report.js';
 import { simCommand } from './commands/sim.js';
+import { verifyCommand } from './commands/verify.js';
 import type { CliContext } from './context.js';
 import { type CliIo, processIo } from './io.js';
 import { VERSION } from './version.js';
 
 /** Every top-level command; each file in commands/ exports one factory. */
-const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [simCommand, reportCommand, mailboxCommand];
+const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [simCommand, reportCommand, mailboxCommand, attestCommand, verifyCommand, keysCommand];
 
 export function buildProgram(ctx: CliContext): Command {
   const { io } = ctx;
