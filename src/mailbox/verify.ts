@@ -93,40 +93,67 @@ function _parseCall(text: string): CallRecord | undefined {
 type Report = (kind: ProblemKind, file: string, line: number, message: string) => void;
 
 function _checkChain(lines: Line[], report: Report): void {
-  const genuineSeqs = new Set(lines.filter((l) => l.genuine).map((l) => l.record!.seq));
+  // A modified or forged line still occupies its seq; an unreadable one occupies one unknown seq.
+  const presentSeqs = new Set(lines.filter((l) => l.record).map((l) => l.record!.seq));
+  const genuineAt = new Map<number, number>();
+  lines.forEach((l, i) => {
+    if (l.genuine && !genuineAt.has(l.record!.seq)) genuineAt.set(l.record!.seq, i);
+  });
   const seen = new Map<number, number>();
   let maxSeq = 0;
   let prevHash = GENESIS;
   let prevFlagged = false;
-  lines.forEach((l, i) => {
+  let unreadable = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
     const before = prevHash;
     prevHash = l.hash;
     const flag = (kind: ProblemKind, message: string) => {
       report(kind, l.file, l.line, message);
       prevFlagged = true;
     };
-    if (!l.record) return flag('corrupt', 'not a call-log record (unparseable JSON or missing seq/prev/receipt)');
+    if (!l.record) {
+      unreadable++;
+      flag('corrupt', 'not a call-log record (unparseable JSON or missing seq/prev/receipt)');
+      continue;
+    }
     const rec = l.record;
     if (!l.genuine) {
       const next = lines[i + 1]?.record;
       const chainAccepts = !next || next.prev === l.hash || next.prev === before;
-      return flag(chainAccepts ? 'forged' : 'modified', chainAccepts ? `receipt for seq ${rec.seq} was not made by key ${rec.receipt.kid === undefined ? '?' : 'of this mailbox'} (a hand-written line)` : `seq ${rec.seq} was changed after it was signed (its receipt no longer verifies)`);
+      flag(chainAccepts ? 'forged' : 'modified', chainAccepts ? `the receipt on seq ${rec.seq} does not verify with this mailbox's key, yet the chain accepts the line: written without the server` : `seq ${rec.seq} was changed after it was signed (its receipt no longer verifies)`);
+      continue;
     }
     const copyOf = seen.get(rec.seq);
-    if (copyOf !== undefined) return flag('forged', `a second copy of seq ${rec.seq} (first at line ${copyOf}): a replayed receipt`);
+    if (copyOf !== undefined) {
+      flag('forged', `a second copy of seq ${rec.seq} (first at line ${copyOf}): a replayed receipt`);
+      continue;
+    }
     seen.set(rec.seq, l.line);
-    if (rec.seq <= maxSeq) return flag('reordered', `seq ${rec.seq} comes after seq ${maxSeq}`);
+    if (rec.seq <= maxSeq) {
+      flag('reordered', `seq ${rec.seq} comes after seq ${maxSeq}`);
+      continue;
+    }
     if (rec.seq > maxSeq + 1) {
-      const missing = _range(maxSeq + 1, rec.seq - 1).filter((s) => !genuineSeqs.has(s));
+      const missing = _range(maxSeq + 1, rec.seq - 1).filter((s) => !presentSeqs.has(s)).slice(unreadable);
       maxSeq = rec.seq;
-      if (missing.length > 0) return flag('deleted', `${missing.length} line(s) missing before seq ${rec.seq} (seq ${missing[0]}${missing.length > 1 ? `–${missing[missing.length - 1]}` : ''})`);
-      return flag('reordered', `seq ${rec.seq} comes before seq ${rec.seq - 1}`);
+      unreadable = 0;
+      if (missing.length > 0) {
+        flag('deleted', `${missing.length} line(s) missing before seq ${rec.seq} (seq ${missing[0]}${missing.length > 1 ? `–${missing[missing.length - 1]}` : ''})`);
+        continue;
+      }
+      const skipped = (genuineAt.get(rec.seq - 1) ?? -1) > i;
+      if (skipped) {
+        flag('reordered', `seq ${rec.seq} comes before seq ${rec.seq - 1}`);
+        continue;
+      }
     }
     maxSeq = rec.seq;
+    unreadable = 0;
     const wasFlagged = prevFlagged;
     prevFlagged = false;
     if (rec.prev !== before && !wasFlagged) flag('modified', `does not chain to the line before it: line ${lines[i - 1]?.line ?? 0} is not the line seq ${rec.seq} was appended after`);
-  });
+  }
 }
 
 function _checkInboxes(inboxes: ReturnType<typeof readSnapshot>['inboxes'], lines: Line[], report: Report): number {
@@ -134,7 +161,7 @@ function _checkInboxes(inboxes: ReturnType<typeof readSnapshot>['inboxes'], line
   const reads: Array<{ ids: string[]; agent: string; file: string; line: number }> = [];
   for (const l of lines) {
     const r = l.record;
-    if (!l.genuine || !r || !r.ok) continue;
+    if (!l.genuine || !r?.ok) continue;
     if (r.tool === 'send_message' && !r.deduplicated) {
       r.message_ids.forEach((id, k) => {
         sends.set(id, { to: r.to?.[k] ?? '', digest: r.digests?.[k], file: l.file, line: l.line, seq: r.seq, found: false });

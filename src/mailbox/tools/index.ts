@@ -30,7 +30,7 @@ const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: 
 export function registerMailboxTools(server: McpServer, ctx: ToolContext): void {
   const { store, agent, prefix } = ctx;
   const name = (tool: ToolName) => `${prefix}${tool}`;
-  const guarded = async (tool: ToolName, fn: () => Promise<Record<string, unknown>>): Promise<CallToolResult> => {
+  const guarded = async (fn: () => Promise<Record<string, unknown>>): Promise<CallToolResult> => {
     try {
       return _ok(await fn());
     } catch (error) {
@@ -46,7 +46,7 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
     name('whoami'),
     { title: 'Who am I', description: 'Your agent name in this mailbox (bound by the server).', inputSchema: {}, outputSchema: s.whoamiOutput, annotations: { title: 'Who am I', ...READ_ONLY } },
     () =>
-      guarded('whoami', async () => {
+      guarded(async () => {
         await store.record(agent, 'whoami', { ok: true });
         return { name: agent };
       }),
@@ -56,7 +56,7 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
     name('list_agents'),
     { title: 'List agents', description: 'Every agent you can send messages to.', inputSchema: {}, outputSchema: s.listAgentsOutput, annotations: { title: 'List agents', ...READ_ONLY } },
     () =>
-      guarded('list_agents', async () => {
+      guarded(async () => {
         const agents = store.agents().map((a) => ({ name: a.name, ...(a.description ? { description: a.description } : {}), you: a.name === agent }));
         await store.record(agent, 'list_agents', { ok: true });
         return { agents };
@@ -73,7 +73,7 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
       annotations: { title: 'Send a message', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     (args) =>
-      guarded('send_message', async () => {
+      guarded(async () => {
         try {
           const problem = agentNameProblem(args.to);
           if (problem) throw new WitnessError('INVALID_INPUT', `Invalid recipient: ${problem}. Call list_agents for the valid names.`);
@@ -99,7 +99,7 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
       annotations: { title: 'Check inbox', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     (args) =>
-      guarded('check_inbox', async () => {
+      guarded(async () => {
         const limit = Math.min(args.limit ?? 20, ctx.limits.maxFetch);
         const messages = await store.fetch(agent, { limit, peek: args.peek ?? false, tool: 'check_inbox' });
         return { messages: messages.map(_public) };
@@ -116,7 +116,7 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
       annotations: { title: 'Wait for a message', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     (args, extra) =>
-      guarded('wait_for_message', async () => {
+      guarded(async () => {
         const limit = Math.min(args.limit ?? 20, ctx.limits.maxFetch);
         const timeout = Math.min(args.timeout_ms, ctx.limits.maxWaitMs);
         const messages = await waitForMail(ctx, limit, timeout, extra.signal);

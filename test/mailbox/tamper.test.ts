@@ -1,0 +1,125 @@
+/**
+ * Tampering with the stored files after the fact — as an agent running as the same
+ * OS user could — is reported by `witness mailbox verify`, with the kind and the
+ * position of each change.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { generateEd25519KeyPair, signEd25519 } from '../../src/core/ed25519.js';
+import { lineHash, messageDigest, openStore, signedBytes, verifyMailbox } from '../../src/mailbox/index.js';
+import { cli, makeMailbox, type TestMailbox } from './helpers.js';
+
+let mb: TestMailbox;
+let calls: string;
+let inbox: string;
+
+const read = (path: string) => readFileSync(path, 'utf8').split('\n').slice(0, -1);
+const write = (path: string, lines: string[]) => writeFileSync(path, `${lines.join('\n')}\n`);
+const kinds = () => verifyMailbox(mb.dir).problems.map((p) => `${p.file.slice(mb.dir.length + 1)}:${p.line}:${p.kind}`);
+
+beforeEach(async () => {
+  mb = await makeMailbox(['a', 'b']);
+  const store = openStore(mb.dir);
+  for (const body of ['one', 'two', 'three']) await store.send('a', { to: 'b', body }); // calls 1-3
+  await store.record('a', 'whoami', { ok: true }); // 4
+  await store.record('b', 'list_agents', { ok: true }); // 5
+  await store.fetch('b', { limit: 1, peek: false, tool: 'check_inbox' }); // 6
+  await store.record('a', 'whoami', { ok: true }); // 7
+  await store.close();
+  calls = join(mb.dir, 'calls.jsonl');
+  inbox = join(mb.dir, 'inbox', 'b.jsonl');
+});
+
+describe('verify', () => {
+  it('passes an untouched mailbox and exits 0', async () => {
+    expect(kinds()).toEqual([]);
+    expect((await cli(['mailbox', 'verify', mb.dir])).out).toMatch(/^OK: 7 call receipts, 3 messages, 0 problem/m);
+  });
+
+  it('reports an edited call-log line as modified at its line', () => {
+    const lines = read(calls);
+    lines[3] = lines[3]!.replace('"agent":"a"', '"agent":"b"');
+    write(calls, lines);
+    expect(kinds()).toEqual(['calls.jsonl:4:modified']);
+  });
+
+  it('reports a deleted call-log line as deleted where the gap is', () => {
+    const lines = read(calls);
+    lines.splice(4, 1); // seq 5
+    write(calls, lines);
+    expect(kinds()).toEqual(['calls.jsonl:5:deleted']);
+  });
+
+  it('reports two swapped call-log lines as reordered', () => {
+    const lines = read(calls);
+    [lines[3], lines[4]] = [lines[4]!, lines[3]!];
+    write(calls, lines);
+    expect(kinds()).toEqual(['calls.jsonl:4:reordered', 'calls.jsonl:5:reordered']);
+  });
+
+  it('reports a hand-appended send with a plausible receipt as forged, and its inbox line as an orphan', () => {
+    const lines = read(calls);
+    const last = JSON.parse(lines[lines.length - 1]!) as { seq: number; receipt: { kid: string } };
+    const message = { id: 'msg_forged', from: 'a', to: 'b', body: 'I was never sent', sent_at: new Date().toISOString() };
+    const attacker = generateEd25519KeyPair(); // right format, right kid, wrong key
+    const unsigned = { v: 1, seq: last.seq + 1, ts: message.sent_at, agent: 'a', tool: 'send_message', ok: true, message_ids: [message.id], to: ['b'], digests: [messageDigest(message)], prev: lineHash(lines[lines.length - 1]!) };
+    const forged = { ...unsigned, receipt: { alg: 'ed25519', kid: last.receipt.kid, sig: signEd25519(attacker.privateKey, signedBytes(unsigned)) } };
+    write(calls, [...lines, JSON.stringify(forged)]);
+    write(inbox, [...read(inbox), JSON.stringify(message)]);
+    expect(kinds()).toEqual(['calls.jsonl:8:forged', 'inbox/b.jsonl:4:orphan']);
+  });
+
+  it('reports a replayed copy of a genuine receipt as forged', () => {
+    const lines = read(calls);
+    write(calls, [...lines, lines[0]!]);
+    expect(kinds()).toEqual(['calls.jsonl:8:forged']);
+  });
+
+  it('reports an inbox line whose body was edited as modified', () => {
+    const lines = read(inbox);
+    lines[1] = lines[1]!.replace('"body":"two"', '"body":"TWO"');
+    write(inbox, lines);
+    expect(kinds()).toEqual(['inbox/b.jsonl:2:modified']);
+  });
+
+  it('reports a deleted inbox line at the receipt that acknowledged it', () => {
+    const lines = read(inbox);
+    lines.splice(2, 1);
+    write(inbox, lines);
+    expect(kinds()).toEqual(['calls.jsonl:3:deleted']);
+  });
+
+  it('reports an inbox line written without the server as an orphan', () => {
+    const fake = { id: 'msg_fake', from: 'a', to: 'b', body: 'hand-written', sent_at: new Date().toISOString() };
+    write(inbox, [...read(inbox), JSON.stringify(fake)]);
+    expect(kinds()).toEqual(['inbox/b.jsonl:4:orphan']);
+  });
+
+  it('reports a damaged line as corrupt and still checks the lines after it', () => {
+    const lines = read(calls);
+    lines[1] = '{"v":1,"seq":2,"ts": garbage';
+    lines[5] = lines[5]!.replace('"agent":"b"', '"agent":"a"');
+    write(calls, lines);
+    const found = kinds();
+    expect(found).toContain('calls.jsonl:2:corrupt');
+    expect(found).toContain('calls.jsonl:6:modified');
+  });
+
+  it('exits 1 and prints each problem as file:line: kind', async () => {
+    write(inbox, [...read(inbox), JSON.stringify({ id: 'msg_x', from: 'a', to: 'b', body: 'x', sent_at: 'now' })]);
+    const { out } = await cli(['mailbox', 'verify', mb.dir], 1);
+    expect(out).toContain(`${inbox}:4: orphan:`);
+    expect(out).toMatch(/^FAILED: .* 1 problem/m);
+    const json = JSON.parse((await cli(['mailbox', 'verify', mb.dir, '--json'], 1)).out) as { ok: boolean; problems: Array<{ kind: string; line: number }> };
+    expect(json.ok).toBe(false);
+    expect(json.problems).toEqual([expect.objectContaining({ kind: 'orphan', line: 4 })]);
+  });
+
+  it('with a pinned public key that is not the mailbox key, every receipt is forged', async () => {
+    const other = generateEd25519KeyPair();
+    const { out } = await cli(['mailbox', 'verify', mb.dir, '--public-key', other.publicKey, '--json'], 1);
+    const report = JSON.parse(out) as { problems: Array<{ kind: string }> };
+    expect(report.problems.filter((p) => p.kind === 'forged')).toHaveLength(7);
+  });
+});
