@@ -60,20 +60,58 @@ export function toRecord(experiment: string, run: PlannedRun, game: GameResult):
   };
 }
 
-/** The fields that reports, merges and resumes rely on; other fields pass through. */
-export const RunRecordSchema = z.looseObject({
-  id: z.string().min(1),
-  seq: z.number().int().min(0),
-  cell: z.string().min(1),
-  seed: z.number(),
-  honest: z.number().int().min(1),
-  byzantine: z.number().int().min(0),
-  initial: z.record(z.string(), z.number()),
-  rounds: z.number().int().min(0),
-  outcome: z.enum(['valid', 'invalid', 'none', 'timeout']),
-  decisions: z.number().int().min(0).optional(),
-  trajectory: z.array(z.looseObject({ round: z.number().int(), values: z.array(z.unknown()), votes: z.array(z.string()) })),
-});
+const _proposal = z.union([z.number().int(), z.literal('abstain')]);
+
+/**
+ * The results line, field by field. The JSON Schema in docs/schemas/ is generated
+ * from this (`npm run schemas`). Unknown fields pass through, so newer writers'
+ * files still read.
+ */
+export const RunRecordSchema = z
+  .looseObject({
+    v: z.number().int().describe('format version (1)'),
+    id: z.string().min(1).describe('stable run id: hash of the cell, the run index and the base seed'),
+    seq: z.number().int().min(0).describe('position of the run in the whole experiment; merges sort by it'),
+    experiment: z.string().describe('experiment name'),
+    cell: z.string().min(1).describe('readable label of the cell (grid point) the run belongs to'),
+    index: z.number().int().min(0).describe('index of the run within its cell'),
+    seed: z.number().int().describe("the run's own seed: runGame with this seed replays the run"),
+    config: z
+      .looseObject({
+        agents: z.string(),
+        honestPolicy: z.string(),
+        byzantineStrategy: z.string().nullable(),
+        honest: z.number().int(),
+        byzantine: z.number().int(),
+        awareness: z.enum(['may_exist', 'none_exist']),
+        range: z.tuple([z.number().int(), z.number().int()]),
+        rounds: z.number().int(),
+      })
+      .describe('the cell settings'),
+    honest: z.number().int().min(1).describe('honest agents h'),
+    byzantine: z.number().int().min(0).describe('Byzantine agents b'),
+    agents: z.array(z.string()).describe('agent ids; every per-agent array below is in this order'),
+    roles: z.array(z.enum(['honest', 'byzantine'])).describe('role of each agent'),
+    initial: z.record(z.string(), z.number().int()).describe('honest initial values by agent id'),
+    final: z.record(z.string(), z.number().int()).describe('honest final values by agent id'),
+    rounds: z.number().int().min(0).describe('rounds played'),
+    stopped_by_vote: z.boolean().describe('true when stop votes reached 2N/3'),
+    outcome: z.enum(['valid', 'invalid', 'none', 'timeout']),
+    decisions: z.number().int().min(0).describe('agent answers asked for (proposals and votes, retries included)'),
+    invalid_answers: z.number().int().min(0).describe('answers that failed validation'),
+    fallbacks: z.number().int().min(0).describe('answers replaced by the fallback after every try failed'),
+    trajectory: z
+      .array(
+        z.looseObject({
+          round: z.number().int(),
+          values: z.array(_proposal).describe("each agent's proposal"),
+          votes: z.array(z.enum(['stop', 'continue', 'abstain'])).describe("each agent's vote"),
+          reasoning: z.array(z.string()).optional().describe("each agent's public reasoning, when any was given"),
+        }),
+      )
+      .describe('one entry per round'),
+  })
+  .describe('One run of the consensus game: one line of a Witness results file (JSONL).');
 
 /** Validates one parsed line; throws with the field that is wrong. */
 export function checkRecord(value: unknown): RunRecord {
@@ -82,5 +120,5 @@ export function checkRecord(value: unknown): RunRecord {
     const issue = result.error.issues[0];
     throw new Error(`not a results line: ${issue ? `${[...issue.path].join('.') || 'line'}: ${issue.message}` : 'invalid'}`);
   }
-  return result.data as unknown as RunRecord;
+  return result.data as RunRecord;
 }
