@@ -1,0 +1,169 @@
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { memoryIo } from '../../src/cli/io.js';
+import { runMain } from '../../src/cli/main.js';
+
+async function cli(cwd: string, ...args: string[]) {
+  const io = memoryIo(cwd);
+  const code = await runMain(args, io);
+  return { code, out: io.out, err: io.err };
+}
+
+/** A folder with two deployers' keys trusted by trusted.json and an output file. */
+async function workspace() {
+  const cwd = mkdtempSync(join(tmpdir(), 'witness-attest-'));
+  for (const d of ['parent', 'child']) {
+    expect((await cli(cwd, 'keys', 'new', '--deployer', `org-${d}`, '--out', `${d}.key.json`)).code).toBe(0);
+    expect((await cli(cwd, 'keys', 'add', `${d}.key.json`, '--dir', 'trusted.json', '--not-before', '2020-01-01T00:00:00Z', '--not-after', '2100-01-01T00:00:00Z')).code).toBe(0);
+  }
+  writeFileSync(join(cwd, 'task.txt'), 'summarise the logs');
+  writeFileSync(join(cwd, 'answer.txt'), 'the summary');
+  return cwd;
+}
+
+async function sign(cwd: string, file: string, ...args: string[]) {
+  const r = await cli(cwd, 'attest', 'sign', ...args);
+  expect(r.code, r.err).toBe(0);
+  writeFileSync(join(cwd, file), r.out);
+}
+
+describe('witness keys', () => {
+  it('writes the key file readable by its owner only', async () => {
+    const cwd = await workspace();
+    expect(statSync(join(cwd, 'child.key.json')).mode & 0o777).toBe(0o600);
+  });
+  it('refuses to overwrite an existing key file (exit 2)', async () => {
+    const cwd = await workspace();
+    const r = await cli(cwd, 'keys', 'new', '--deployer', 'x', '--out', 'child.key.json');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/already exists/);
+  });
+  it('copies only the public part of a key file into the directory', async () => {
+    const cwd = await workspace();
+    const dir = readFileSync(join(cwd, 'trusted.json'), 'utf8');
+    expect(dir).not.toContain(JSON.parse(readFileSync(join(cwd, 'child.key.json'), 'utf8')).d);
+    const listed = JSON.parse((await cli(cwd, 'keys', 'list', '--dir', 'trusted.json', '--json')).out) as Array<{ deployer: string; status: string }>;
+    expect(listed.map((k) => [k.deployer, k.status])).toEqual([
+      ['org-parent', 'active'],
+      ['org-child', 'active'],
+    ]);
+  });
+  it('refuses a key file that others can read, saying how to fix it', async () => {
+    const cwd = await workspace();
+    const { chmodSync } = await import('node:fs');
+    chmodSync(join(cwd, 'child.key.json'), 0o644);
+    const r = await cli(cwd, 'attest', 'sign', '--key', 'child.key.json', '--output', 'answer.txt');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/chmod 600/);
+  });
+  it('names the problem in a damaged key directory (exit 2)', async () => {
+    const cwd = await workspace();
+    writeFileSync(join(cwd, 'bad.json'), '{"v":1,"keys":[{"kid":"x"}]}');
+    writeFileSync(join(cwd, 'r.json'), '{}');
+    const r = await cli(cwd, 'verify', 'r.json', '--output', 'answer.txt', '--keys', 'bad.json');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/bad\.json is not a key directory: keys\.0\./);
+  });
+});
+
+describe('witness attest sign and witness verify', () => {
+  it('signs an output and verifies it: exit 0', async () => {
+    const cwd = await workspace();
+    await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
+    const r = await cli(cwd, 'verify', 'r.json', '--output', 'answer.txt', '--keys', 'trusted.json');
+    expect([r.code, r.out]).toEqual([0, expect.stringMatching(/^valid: 11 bytes/)]);
+  });
+  it('prints the reasons and exits 1 when the output was changed', async () => {
+    const cwd = await workspace();
+    await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
+    writeFileSync(join(cwd, 'answer.txt'), 'the summarY');
+    const r = await cli(cwd, 'verify', 'r.json', '--output', 'answer.txt', '--keys', 'trusted.json', '--json');
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.out)).toMatchObject({ ok: false, reasons: [{ code: 'OUTPUT_MISMATCH' }] });
+  });
+  it('reports REPLAY for the second verification sharing a --nonces store', async () => {
+    const cwd = await workspace();
+    await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
+    const args = ['verify', 'r.json', '--output', 'answer.txt', '--keys', 'trusted.json', '--nonces', 'nonces.db'];
+    expect((await cli(cwd, ...args)).code).toBe(0);
+    const again = await cli(cwd, ...args);
+    expect([again.code, again.out]).toEqual([1, expect.stringMatching(/REPLAY/)]);
+  });
+  it('builds and verifies a dag delegation with the parent co-signature', async () => {
+    const cwd = await workspace();
+    await sign(cwd, 'task.json', '--key', 'parent.key.json', '--output', 'task.txt', '--construction', 'dag');
+    await sign(cwd, 'answer.json', '--key', 'child.key.json', '--output', 'answer.txt', '--parent', 'task.json', '--construction', 'dag', '--cosign-key', 'parent.key.json');
+    const r = await cli(cwd, 'verify', 'answer.json', '--output', 'answer.txt', '--keys', 'trusted.json', '--construction', 'dag');
+    expect([r.code, r.out]).toEqual([0, expect.stringMatching(/at depth 1 of a dag path/)]);
+  });
+  it('refuses a chain answer when the verifier pins dag', async () => {
+    const cwd = await workspace();
+    await sign(cwd, 'task.json', '--key', 'parent.key.json', '--output', 'task.txt');
+    await sign(cwd, 'answer.json', '--key', 'child.key.json', '--output', 'answer.txt', '--parent', 'task.json');
+    const r = await cli(cwd, 'verify', 'answer.json', '--output', 'answer.txt', '--keys', 'trusted.json', '--construction', 'dag');
+    expect([r.code, r.out]).toEqual([1, expect.stringMatching(/CONSTRUCTION_MISMATCH/)]);
+  });
+  it('is a usage error to sign a dag edge without the parent co-signing key, or with another deployer key', async () => {
+    const cwd = await workspace();
+    await sign(cwd, 'task.json', '--key', 'parent.key.json', '--output', 'task.txt', '--construction', 'dag');
+    const missing = await cli(cwd, 'attest', 'sign', '--key', 'child.key.json', '--output', 'answer.txt', '--parent', 'task.json', '--construction', 'dag');
+    expect([missing.code, missing.err]).toEqual([2, expect.stringMatching(/--cosign-key/)]);
+    const wrong = await cli(cwd, 'attest', 'sign', '--key', 'child.key.json', '--output', 'answer.txt', '--parent', 'task.json', '--construction', 'dag', '--cosign-key', 'child.key.json');
+    expect([wrong.code, wrong.err]).toEqual([2, expect.stringMatching(/belongs to org-child, but the parent receipt was released by org-parent/)]);
+  });
+  it('answers MALFORMED, exit 1, for a receipt with a missing field', async () => {
+    const cwd = await workspace();
+    await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
+    const receipt = JSON.parse(readFileSync(join(cwd, 'r.json'), 'utf8'));
+    delete receipt.nonce;
+    writeFileSync(join(cwd, 'r.json'), JSON.stringify(receipt));
+    const r = await cli(cwd, 'verify', 'r.json', '--output', 'answer.txt', '--keys', 'trusted.json');
+    expect([r.code, r.out]).toEqual([1, expect.stringMatching(/MALFORMED\s+receipt\.nonce/)]);
+  });
+  it('is a usage error to sign under a parent file that is not a receipt, naming the problem', async () => {
+    const cwd = await workspace();
+    writeFileSync(join(cwd, 'bad.json'), '{"v":1,"v":1}');
+    const r = await cli(cwd, 'attest', 'sign', '--key', 'child.key.json', '--output', 'answer.txt', '--parent', 'bad.json');
+    expect([r.code, r.err]).toEqual([2, expect.stringMatching(/NON_CANONICAL: .*duplicate key "v"/)]);
+  });
+  it('verifies a receipt after the key was revoked before issue as REVOKED_KEY', async () => {
+    const cwd = await workspace();
+    const kid = JSON.parse(readFileSync(join(cwd, 'child.key.json'), 'utf8')).kid as string;
+    expect((await cli(cwd, 'keys', 'revoke', kid, '--dir', 'trusted.json', '--at', '2021-01-01T00:00:00Z')).code).toBe(0);
+    await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
+    const r = await cli(cwd, 'verify', 'r.json', '--output', 'answer.txt', '--keys', 'trusted.json');
+    expect([r.code, r.out]).toEqual([1, expect.stringMatching(/REVOKED_KEY/)]);
+  });
+});
+
+describe('witness attest export and matrix', () => {
+  it('exports a DSSE envelope that witness verify accepts', async () => {
+    const cwd = await workspace();
+    await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
+    const exported = await cli(cwd, 'attest', 'export', 'r.json', '--format', 'dsse', '--key', 'child.key.json', '--name', 'answer.txt');
+    expect(exported.code).toBe(0);
+    expect(JSON.parse(exported.out).payloadType).toBe('application/vnd.in-toto+json');
+    writeFileSync(join(cwd, 'env.json'), exported.out);
+    expect((await cli(cwd, 'verify', 'env.json', '--output', 'answer.txt', '--keys', 'trusted.json')).code).toBe(0);
+  });
+  it('prints the adversary matrix and exits 0 when every cell is as expected', async () => {
+    const r = await cli(tmpdir(), 'attest', 'matrix');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/child key only: claims a parent\s+accepted\s+accepted\s+rejected COSIGNATURE_MISSING/);
+    expect(r.out).toMatch(/0 unexpected/);
+  });
+  it('prints the matrix cells as JSON with --json', async () => {
+    const cells = JSON.parse((await cli(tmpdir(), 'attest', 'matrix', '--json')).out) as Array<{ asExpected: boolean }>;
+    expect(cells.length).toBeGreaterThan(100);
+    expect(cells.every((c) => c.asExpected)).toBe(true);
+  });
+  for (const command of [['attest', 'sign'], ['attest', 'export'], ['attest', 'matrix'], ['verify'], ['keys', 'new'], ['keys', 'add'], ['keys', 'revoke'], ['keys', 'rotate'], ['keys', 'list']]) {
+    it(`shows an example in witness ${command.join(' ')} --help`, async () => {
+      const r = await cli(tmpdir(), ...command, '--help');
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/Example:\n\s+\$ witness /);
+    });
+  }
+});
