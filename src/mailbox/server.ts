@@ -6,6 +6,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { WitnessError } from '../core/errors.js';
 import { DEFAULT_LIMITS, type MailboxLimits, RateLimiter } from './limits.js';
 import { assertAgentName } from './names.js';
@@ -68,6 +69,14 @@ export async function serveStdio(runtime: MailboxRuntime, agent: string): Promis
   assertRegistered(runtime, agent);
   const server = createMailboxServer(runtime, agent);
   const transport = new StdioServerTransport();
+  // The SDK drops a line it cannot parse; answer it as JSON-RPC says (parse error /
+  // invalid request, id null) so a client with a bug sees why nothing happened.
+  transport.onerror = (error) => {
+    const invalidJson = error instanceof SyntaxError;
+    if (!invalidJson && error.name !== 'ZodError') return;
+    const reply = { jsonrpc: '2.0', id: null, error: { code: invalidJson ? -32700 : -32600, message: invalidJson ? `Parse error: the line is not JSON (${error.message}).` : 'Invalid request: the line is JSON but not a JSON-RPC 2.0 message.' } };
+    transport.send(reply as unknown as JSONRPCMessage).catch(() => undefined);
+  };
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once('end', () => resolve());

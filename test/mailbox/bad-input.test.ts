@@ -1,0 +1,98 @@
+/**
+ * Bad input — hostile agent names, oversized bodies, unknown recipients, rate
+ * overruns, malformed JSON-RPC — is refused with an error that says what was wrong,
+ * and nothing already stored is lost.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyMailbox } from '../../src/mailbox/index.js';
+import { call, callError, cli, type Connected, makeMailbox, stdioClient, type TestMailbox, waitFor, witnessCommand } from './helpers.js';
+
+const BAD_NAMES: Array<[string, string, RegExp]> = [
+  ['a path escape', '../x', /path separator/],
+  ['a path separator', 'a/b', /path separator/],
+  ['an empty name', '', /empty/],
+  ['65 characters', 'x'.repeat(65), /65 characters; at most 64/],
+  ['a NUL character', 'ab\0c', /NUL/],
+  ['a Cyrillic lookalike letter', 'аlice', /non-ASCII.*lookalike/],
+  ['a leading dot', '.hidden', /not 1–64 ASCII/],
+];
+
+describe('bad input', () => {
+  let mb: TestMailbox;
+  let alice: Connected;
+
+  beforeAll(async () => {
+    mb = await makeMailbox(['alice', 'bob']);
+    alice = await stdioClient(mb.dir, 'alice', ['--max-body-bytes', '1024', '--rate-limit', '60']);
+    await call(alice.client, 'send_message', { to: 'bob', body: 'stored before the bad input' });
+  });
+  afterAll(async () => {
+    await alice?.close();
+  });
+
+  for (const [what, name, reason] of BAD_NAMES) {
+    it(`add-agent refuses ${what} with exit 2 and the rule`, async () => {
+      const { err } = await cli(['mailbox', 'add-agent', mb.dir, name], 2);
+      expect(err).toMatch(reason);
+      expect(err).toMatch(/Use 1–64 ASCII letters/);
+    });
+
+    it(`send_message refuses the recipient ${what} as a tool error`, async () => {
+      expect(await callError(alice.client, 'send_message', { to: name, body: 'x' })).toMatch(reason);
+    });
+  }
+
+  it('serve refuses an --agent that is not registered, naming the fix', async () => {
+    const { err } = await cli(['mailbox', 'serve', '--dir', mb.dir, '--agent', 'mallory'], 2);
+    expect(err).toMatch(/"mallory" is not registered.*witness mailbox add-agent/);
+  });
+
+  it('refuses a body over the limit, saying the size and the limit', async () => {
+    expect(await callError(alice.client, 'send_message', { to: 'bob', body: 'é'.repeat(600) })).toMatch(/1200 bytes; the limit is 1024/);
+  });
+
+  it('refuses a missing body with a validation error', async () => {
+    expect(await callError(alice.client, 'send_message', { to: 'bob' })).toMatch(/body/);
+  });
+
+  it('refuses sends beyond the per-minute rate with a retry time', async () => {
+    const mb2 = await makeMailbox(['p', 'q']);
+    const p = await stdioClient(mb2.dir, 'p', ['--rate-limit', '3']);
+    try {
+      for (let i = 0; i < 3; i++) await call(p.client, 'send_message', { to: 'q', body: `${i}` });
+      expect(await callError(p.client, 'send_message', { to: 'q', body: 'one too many' })).toMatch(/Rate limit: p may send 3 messages per minute. Try again in \d+ ms/);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('answers a line that is not JSON with a parse error and keeps serving', async () => {
+    const [command, ...args] = witnessCommand();
+    const proc = spawn(command!, [...args, 'mailbox', 'serve', '--dir', mb.dir, '--agent', 'bob'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    proc.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    try {
+      proc.stdin.write('{"jsonrpc": "2.0", "id": 1, "method": \n');
+      proc.stdin.write('{"hello": "world"}\n');
+      proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' })}\n`);
+      await waitFor(() => out.split('\n').filter(Boolean).length >= 3, 20_000, () => `three replies, got: ${out}`);
+      const replies = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: unknown; error?: { code: number; message: string }; result?: unknown });
+      expect(replies[0]).toMatchObject({ id: null, error: { code: -32700, message: expect.stringMatching(/Parse error/) } });
+      expect(replies[1]).toMatchObject({ id: null, error: { code: -32600 } });
+      expect(replies[2]).toMatchObject({ id: 7, result: {} });
+    } finally {
+      proc.kill();
+    }
+  });
+
+  it('after all of it, the earlier message is intact and verify is clean', () => {
+    const lines = readFileSync(join(mb.dir, 'inbox', 'bob.jsonl'), 'utf8').trim().split('\n');
+    expect(lines.map((l) => (JSON.parse(l) as { body: string }).body)).toEqual(['stored before the bad input']);
+    expect(verifyMailbox(mb.dir).problems).toEqual([]);
+  });
+});
