@@ -13,7 +13,7 @@
  *   games; distinct labels give unrelated streams.
  * - `int(lo, hi)` is unbiased (rejection sampling); `float()` has 32 random bits.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from './hash.js';
 
 export class Rng {
   private a: number;
@@ -31,7 +31,7 @@ export class Rng {
 
   /** The generator for one run: same base seed and run id, same numbers. */
   static forRun(baseSeed: number | string, runId: string): Rng {
-    const digest = createHash('sha256').update(`witness/rng/v1\0${baseSeed}\0${runId}`, 'utf8').digest();
+    const digest = sha256(`witness/rng/v1\0${baseSeed}\0${runId}`);
     return new Rng([digest.readUInt32LE(0), digest.readUInt32LE(4), digest.readUInt32LE(8), digest.readUInt32LE(12)]);
   }
 

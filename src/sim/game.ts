@@ -126,24 +126,26 @@ function _setup(config: GameConfig, seed: number | string, createAgent: RunGameO
   const initial = roles.map((role) => (role === 'honest' ? valueRng.int(lo, hi) : null));
   const ids = roles.map((_, i) => `agent_${i}`);
   const rules: GameRules = Object.freeze({ totalAgents: n, range: Object.freeze([lo, hi] as const), maxRounds: config.maxRounds, awareness: config.awareness });
-  const agents = ids.map((id, index) => createAgent(_seat(id, index, roles[index] as Role, initial[index] ?? null, rules, rng)));
+  const agents = ids.map((id, index) => createAgent(new _Seat(id, index, roles[index] as Role, initial[index] ?? null, rules, rng)));
   return { ids, roles, agents, rules, initial, current: initial.slice() };
 }
 
 /** A seat whose random stream is derived on first use: most honest policies never draw. */
-function _seat(id: string, index: number, role: Role, initialValue: number | null, rules: GameRules, gameRng: Rng): AgentSeat {
-  let own: Rng | undefined;
-  return {
-    id,
-    index,
-    role,
-    initialValue,
-    rules,
-    get rng() {
-      own ??= gameRng.fork(`agent:${id}`);
-      return own;
-    },
-  };
+class _Seat implements AgentSeat {
+  private own: Rng | undefined;
+  constructor(
+    readonly id: string,
+    readonly index: number,
+    readonly role: Role,
+    readonly initialValue: number | null,
+    readonly rules: GameRules,
+    private readonly gameRng: Rng,
+  ) {}
+
+  get rng(): Rng {
+    this.own ??= this.gameRng.fork(`agent:${this.id}`);
+    return this.own;
+  }
 }
 
 /**
