@@ -102,8 +102,11 @@ function _checkStructure(path: PreparedReceipt[], ctx: _Ctx): Reason[] {
       reasons.push(...checkLink(parent, p, i));
       if (p.receipt.type === 'edge') reasons.push(...checkCosignatures(parent, p, i, ctx));
     }
-    if (p.receipt.construction === 'merkle') reasons.push(...checkAncestryRoot(frontier, p, i));
-    frontier.append(Buffer.from(p.digest, 'hex'));
+    // Only Merkle receipts commit to a tree; other constructions skip the hashing.
+    if (construction === 'merkle' || p.receipt.construction === 'merkle') {
+      if (p.receipt.construction === 'merkle') reasons.push(...checkAncestryRoot(frontier, p, i));
+      frontier.append(Buffer.from(p.digest, 'hex'));
+    }
   });
   return reasons;
 }

@@ -120,3 +120,18 @@ describe('receipts as a signer writes them', () => {
     );
   });
 });
+
+describe('canonicalForms', () => {
+  it('equals canonicalize of the receipt with and without signatures, for any receipt', async () => {
+    const { canonicalForms } = await import('../../src/attest/receipt.js');
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 32 }), fc.string({ minLength: 1, maxLength: 20, unit: 'grapheme' }), fc.constantFrom('chain', 'merkle', 'dag'), async (bytes, instance, construction) => {
+        const root = await signerAt(key, NOW).releaseOutput(Buffer.from('root'), { construction });
+        const r = await signerAt(key, NOW, { cosign: () => ({ key_id: key.kid, alg: 'Ed25519', sig: 'A'.repeat(86) }) }).releaseOutput(bytes, { instance, ancestors: [root], construction });
+        const { signatures: _s, ...body } = r;
+        expect(canonicalForms(r)).toEqual({ body: canonicalize(body), full: canonicalize(r) });
+      }),
+      { numRuns: 40 },
+    );
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * Benchmark for attest.md §6's ancestry-verification figures: per-hop cost of verifying
+ * a whole path (root → leaf) under chain, merkle and dag at depth 1, 5 and 64, as a
+ * ratio to the raw Ed25519 verifications that path needs (one per signature), both
+ * measured in this run on this machine. Goal: ratio ≤ 1.3 — everything the verifier does
+ * beyond the signature math (schema, RFC 8785, digests, Merkle roots, key lookups)
+ * costs less than a third of it. A hop is one receipt on the path, root included.
+ * The paper's figures (Apple M1 Pro, depth 5): 24.3 / 72.7 / 499.2 µs per hop.
+ *
+ * Run: npx tsx bench/attest.ts [--json]
+ */
+import { createCosigner } from '../src/attest/ancestry/dag.js';
+import { addKey, emptyDirectory, KeyDirectory } from '../src/attest/key-directory.js';
+import { newSigningKey, publicJwk, type SigningKey } from '../src/attest/keys.js';
+import { type Receipt, signingBytes } from '../src/attest/receipt.js';
+import { createReleaseSigner } from '../src/attest/signer.js';
+import { verifyPath } from '../src/attest/verify.js';
+import { verifyEd25519 } from '../src/core/ed25519.js';
+
+type C = 'chain' | 'merkle' | 'dag';
+const CONSTRUCTIONS: C[] = ['chain', 'merkle', 'dag'];
+const DEPTHS = [1, 5, 64];
+const PAPER: Record<C, number> = { chain: 24.3, merkle: 72.7, dag: 499.2 };
+const ROUNDS = 7;
+const TARGET_MS = 120;
+
+const NOW = Date.now();
+const keys = ['org-a', 'org-b', 'org-c', 'org-d'].map((d) => newSigningKey(d));
+const byDeployer = new Map(keys.map((k) => [k.deployer, k] as const));
+let dirFile = emptyDirectory();
+for (const k of keys) dirFile = addKey(dirFile, publicJwk(k), { notBefore: NOW - 86_400_000, notAfter: NOW + 86_400_000 });
+const directory = new KeyDirectory(dirFile);
+const output = Buffer.from('{"answer":"the leaf output, a few hundred bytes in practice"}');
+
+async function buildPath(depth: number, construction: C): Promise<Receipt[]> {
+  const path: Receipt[] = [];
+  for (let i = 0; i <= depth; i++) {
+    const signer = createReleaseSigner({
+      key: keys[i % keys.length] as SigningKey,
+      instance: `agent-${i}`,
+      clock: () => NOW - (depth - i + 1) * 10,
+      cosign: (edge, deployer) => createCosigner(byDeployer.get(deployer) as SigningKey, () => true).cosign(edge),
+    });
+    path.push(await signer.releaseOutput(i === depth ? output : Buffer.from(`task ${i}`), { ancestors: [...path], construction }));
+  }
+  return path;
+}
+
+/** The raw work: every signature on the path, verified with the same cached KeyObjects. */
+function rawChecks(path: Receipt[]) {
+  return path.flatMap((r) => {
+    const bytes = signingBytes(r);
+    return r.signatures.map((s) => ({ key: directory.get(s.key_id)?.key ?? assertNever(s.key_id), bytes, sig: Buffer.from(s.sig, 'base64url') }));
+  });
+}
+
+function assertNever(kid: string): never {
+  throw new Error(`key ${kid} missing from the bench directory`);
+}
+
+async function timeIt(fn: () => unknown | Promise<unknown>, iterations: number): Promise<number> {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < iterations; i++) await fn();
+  return Number(process.hrtime.bigint() - start) / 1e3 / iterations; // µs per call
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+interface Row {
+  construction: C;
+  depth: number;
+  signatures: number;
+  pathUs: number;
+  rawUs: number;
+  ratio: number;
+  perHopUs: number;
+}
+
+async function measure(construction: C, depth: number): Promise<Row> {
+  const path = await buildPath(depth, construction);
+  const checks = rawChecks(path);
+  const verify = async () => {
+    const result = await verifyPath(path, output, { directory, now: NOW, construction });
+    if (!result.ok) throw new Error(`bench path does not verify: ${result.reasons.map((r) => r.code).join(', ')}`);
+  };
+  const raw = () => {
+    for (const c of checks) if (!verifyEd25519(c.key, c.bytes, c.sig)) throw new Error('raw verification failed');
+  };
+  await verify();
+  raw();
+  const once = await timeIt(verify, 3);
+  const iterations = Math.max(3, Math.round((TARGET_MS * 1000) / once));
+  const pathTimes: number[] = [];
+  const rawTimes: number[] = [];
+  // Interleaved rounds, so drift in machine load hits both sides alike.
+  for (let r = 0; r < ROUNDS; r++) {
+    pathTimes.push(await timeIt(verify, iterations));
+    rawTimes.push(await timeIt(raw, iterations));
+  }
+  const pathUs = median(pathTimes);
+  const rawUs = median(rawTimes);
+  return { construction, depth, signatures: checks.length, pathUs, rawUs, ratio: pathUs / rawUs, perHopUs: pathUs / (depth + 1) };
+}
+
+const rows: Row[] = [];
+for (const construction of CONSTRUCTIONS) for (const depth of DEPTHS) rows.push(await measure(construction, depth));
+
+if (process.argv.includes('--json')) {
+  console.log(JSON.stringify(rows, null, 2));
+} else {
+  const header = ['construction', 'depth', 'sigs', 'path µs', 'raw Ed25519 µs', 'ratio', 'goal ≤1.3', 'µs/hop', 'paper µs/hop (M1 Pro, depth 5)'];
+  const body = rows.map((r) => [
+    r.construction,
+    String(r.depth),
+    String(r.signatures),
+    r.pathUs.toFixed(0),
+    r.rawUs.toFixed(0),
+    r.ratio.toFixed(3),
+    r.ratio <= 1.3 ? 'yes' : 'NO',
+    r.perHopUs.toFixed(1),
+    r.depth === 5 ? PAPER[r.construction].toFixed(1) : '',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] as string).length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < 1 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const b of body) console.log(line(b));
+  console.log(`\nhop = one receipt on the path (root included); raw = one node:crypto Ed25519 verify per signature on the path, same KeyObjects, same run.`);
+  console.log(`Node ${process.version}, ${process.arch}, ${ROUNDS} interleaved rounds of ~${TARGET_MS} ms each, medians.`);
+  const worst = Math.max(...rows.map((r) => r.ratio));
+  console.log(`worst ratio ${worst.toFixed(3)} — goal ≤ 1.3 ${worst <= 1.3 ? 'met' : 'NOT met'}`);
+}
