@@ -1,0 +1,53 @@
+/**
+ * The mailbox driven by the MCP Inspector CLI — a client nobody here wrote — over
+ * stdio and over Streamable HTTP.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { verifyMailbox } from '../../src/mailbox/index.js';
+import { makeMailbox, ROOT, startHttp, tempDir, witnessCommand } from './helpers.js';
+
+const INSPECTOR = join(ROOT, 'node_modules/.bin/mcp-inspector');
+const hasInspector = existsSync(INSPECTOR);
+if (!hasInspector) console.warn(`skipping the MCP Inspector tests: ${INSPECTOR} is not installed (devDependency @modelcontextprotocol/inspector)`);
+
+/** Runs the Inspector CLI with a throwaway HOME (it keeps a catalog there); returns its parsed JSON output. */
+function inspector(args: string[]): Record<string, unknown> {
+  const home = tempDir('witness-insp-');
+  mkdirSync(home, { recursive: true });
+  const result = spawnSync(INSPECTOR, ['--cli', ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, HOME: home } });
+  if (result.status !== 0) throw new Error(`mcp-inspector exited ${result.status}: ${result.stderr}${result.stdout}`);
+  return JSON.parse(result.stdout.slice(result.stdout.indexOf('{'))) as Record<string, unknown>;
+}
+
+const serve = (dir: string, agent: string) => [...witnessCommand(), 'mailbox', 'serve', '--dir', dir, '--agent', agent];
+
+describe.skipIf(!hasInspector)('MCP Inspector CLI', () => {
+  it('lists the five tools with their schemas over stdio', async () => {
+    const mb = await makeMailbox(['alice', 'bob']);
+    const out = inspector([...serve(mb.dir, 'alice'), '--method', 'tools/list']) as { tools: Array<{ name: string; outputSchema?: unknown }> };
+    expect(out.tools.map((t) => t.name).sort()).toEqual(['check_inbox', 'list_agents', 'send_message', 'wait_for_message', 'whoami']);
+    expect(out.tools.every((t) => t.outputSchema)).toBe(true);
+  }, 120_000);
+
+  it('sends as alice and reads as bob over stdio', async () => {
+    const mb = await makeMailbox(['alice', 'bob']);
+    const sent = inspector([...serve(mb.dir, 'alice'), '--method', 'tools/call', '--tool-name', 'send_message', '--tool-arg', 'to=bob', 'body=from the inspector']) as { structuredContent: { id: string } };
+    const read = inspector([...serve(mb.dir, 'bob'), '--method', 'tools/call', '--tool-name', 'check_inbox']) as { structuredContent: { messages: Array<{ id: string; from: string; body: string }> } };
+    expect(read.structuredContent.messages).toEqual([expect.objectContaining({ id: sent.structuredContent.id, from: 'alice', body: 'from the inspector' })]);
+    expect(verifyMailbox(mb.dir).problems).toEqual([]);
+  }, 120_000);
+
+  it('calls whoami over Streamable HTTP with a bearer token', async () => {
+    const mb = await makeMailbox(['alice']);
+    const server = await startHttp(mb.dir);
+    try {
+      const out = inspector([server.url, '--transport', 'http', '--header', `Authorization: Bearer ${mb.tokens.alice}`, '--method', 'tools/call', '--tool-name', 'whoami']) as { structuredContent: unknown };
+      expect(out.structuredContent).toEqual({ name: 'alice' });
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+});
