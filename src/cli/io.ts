@@ -22,11 +22,11 @@ export function processIo(): CliIo {
 }
 
 /** An io that keeps what was printed, for tests. */
-export function memoryIo(cwd = process.cwd()): CliIo & { out: string; err: string } {
+export function memoryIo(cwd = process.cwd(), options: { isTTY?: boolean } = {}): CliIo & { out: string; err: string } {
   const io = {
     out: '',
     err: '',
-    isTTY: false,
+    isTTY: options.isTTY ?? false,
     cwd,
     stdout(text: string) {
       io.out += text;

@@ -47,6 +47,22 @@ describe('Rng', () => {
       }),
     );
   });
+  it('forks: the same label gives the same stream, different labels different streams', () => {
+    const parent = Rng.forRun(9, 'run');
+    const a = parent.fork('x');
+    const b = Rng.forRun(9, 'run').fork('x');
+    const c = parent.fork('y');
+    const take = (r: Rng) => Array.from({ length: 8 }, () => r.nextUint32());
+    const seqA = take(a);
+    expect(seqA).toEqual(take(b));
+    expect(seqA).not.toEqual(take(c));
+  });
+  it('forks do not depend on how much the parent has already drawn', () => {
+    const fresh = Rng.forRun(9, 'run');
+    const used = Rng.forRun(9, 'run');
+    for (let i = 0; i < 10; i++) used.nextUint32();
+    expect(fresh.fork('x').nextUint32()).toBe(used.fork('x').nextUint32());
+  });
   it('rejects an empty or reversed int range', () => {
     expect(() => Rng.forRun(1, 'x').int(5, 4)).toThrow(RangeError);
   });
