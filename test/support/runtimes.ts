@@ -1,7 +1,8 @@
 /**
- * Where the test suite finds real agent runtimes. OpenCode is a dev dependency;
- * Qwen Code cannot be (its lock entries name optional packages the registry here does
- * not serve, which breaks `npm ci`), so `.ci/run` installs it into `.tools/`.
+ * Where the test suite finds real agent runtimes. OpenCode and Qwen Code cannot be dev
+ * dependencies (their lock entries name optional per-platform packages the registry
+ * here does not serve, which breaks `npm ci`), so `.ci/run` installs them into
+ * `.tools/` with pinned versions.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
