@@ -57,6 +57,13 @@ describe('runExperiment', () => {
     expect(a.length).toBeGreaterThan(0);
     expect(a.equals(readFileSync(join(dir, 'b.jsonl')))).toBe(true);
   });
+  it('writes the same bytes with worker threads as in one thread', async () => {
+    const dir = tempDir();
+    const experiment = parseExperiment({ ...smallExperiment(), runs: 40 });
+    await runExperiment({ experiment, out: join(dir, 'one.jsonl') });
+    await runExperiment({ experiment, out: join(dir, 'two.jsonl'), workers: 2 });
+    expect(readFileSync(join(dir, 'two.jsonl')).equals(readFileSync(join(dir, 'one.jsonl')))).toBe(true);
+  });
   it('merges shards 1/2 and 2/2 into exactly the unsharded file', async () => {
     const dir = tempDir();
     const e = smallExperiment();

@@ -6,6 +6,7 @@
  * strategies).
  */
 import { mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import { WitnessError } from '../../core/errors.js';
@@ -37,6 +38,7 @@ interface SimOptions {
   seed?: string;
   out?: string;
   concurrency: number;
+  workers: number;
   shard?: string;
   json?: boolean;
   quiet?: boolean;
@@ -62,7 +64,8 @@ export function simCommand(ctx: CliContext): Command {
     .option('--rounds <R>', 'maximum rounds before timeout', numberList(1))
     .option('--seed <S>', 'base seed (every run derives its own from it)')
     .option('-o, --out <file>', 'results file (JSONL); default results/<experiment>.jsonl')
-    .option('-c, --concurrency <C>', 'games in flight at once', wholeNumber(1), 1)
+    .option('-c, --concurrency <C>', 'games in flight at once (for model-backed agents)', wholeNumber(1), 1)
+    .option('-w, --workers <W>', `threads for rule-based agents (this machine has ${availableParallelism()} cores)`, wholeNumber(1), 1)
     .option('--shard <i/n>', 'run only shard i of n (join the files with `witness sim merge`)')
     .option('--json', 'print the summary as JSON on stdout')
     .option('-q, --quiet', 'no progress lines')
@@ -73,6 +76,7 @@ Examples:
   $ witness sim                                   # smoke preset, rule-based agents
   $ witness sim --preset paper-byzantine --byzantine-strategy split,stall
   $ witness sim my-grid.yaml --shard 1/4 --out part1.jsonl
+  $ witness sim --preset paper-benign --runs 2000 --workers 2
   $ witness sim --preset paper-benign --json > summary.json
 
 Exit status: 0 finished, 1 failed, 2 bad usage or experiment file, 130 interrupted (rerun to resume).`,
@@ -98,7 +102,7 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   const progress = progressPrinter(ctx.io, { quiet: options.quiet });
   let summary: Awaited<ReturnType<typeof runExperiment>>;
   try {
-    summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, signal: controller.signal, onProgress: (p) => progress.update(p) });
+    summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p) });
   } finally {
     process.removeListener('SIGINT', onSignal);
     progress.finish();

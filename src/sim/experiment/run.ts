@@ -8,11 +8,12 @@
  */
 import { WitnessError } from '../../core/errors.js';
 import { openJsonlWriter, readJsonl } from '../../core/jsonl.js';
-import { createPolicyAgent } from '../agents/policy/index.js';
-import { type AgentSeat, runGame } from '../game.js';
-import type { Agent, GameConfig, Outcome } from '../types.js';
+import type { AgentSeat } from '../game.js';
+import type { Agent, Outcome } from '../types.js';
 import { type Cell, type PlannedRun, planRuns, type Shard } from './plan.js';
-import { checkRecord, type RunRecord, toRecord } from './record.js';
+import { playRun } from './play.js';
+import { playInWorkers } from './pool.js';
+import { checkRecord, type RunRecord } from './record.js';
 import type { Experiment } from './schema.js';
 
 export interface ExperimentProgress {
@@ -29,8 +30,13 @@ export interface RunExperimentOptions {
   /** Results file (JSONL) to append to and resume from; omit to keep results in memory only. */
   out?: string;
   shard?: Shard;
-  /** Games in flight at once (default 1). LLM agents want many; rule-based ones need one. */
+  /** Games in flight at once per thread (default 1). LLM agents want many. */
   concurrency?: number;
+  /**
+   * Worker threads for rule-based agents (default 1: play in this thread). Ignored
+   * with a custom `createAgent`, whose agents cannot cross threads.
+   */
+  workers?: number;
   signal?: AbortSignal;
   onProgress?: (progress: ExperimentProgress) => void;
   /** Builds agents; default: rule-based agents with the cell's policy and strategy. */
@@ -68,52 +74,47 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
   }
 }
 
-/** Plays runs with a bounded window and hands records to `emit` in `seq` order. */
+/** Plays runs and hands records to `emit` in `seq` order; true when stopped early. */
 async function _play(todo: PlannedRun[], options: RunExperimentOptions, emit: (record: RunRecord) => void): Promise<boolean> {
-  const window = Math.max(1, options.concurrency ?? 1);
   const done = new Map<number, RunRecord>();
-  let next = 0;
   let written = 0;
-  let failure: unknown;
-  const flush = () => {
+  const onRecord = (position: number, record: RunRecord) => {
+    done.set(position, record);
     while (done.has(written)) {
       emit(done.get(written)!);
       done.delete(written++);
     }
   };
-  const worker = async () => {
-    while (next < todo.length && next < written + window && failure === undefined && !options.signal?.aborted) {
+  if ((options.workers ?? 1) > 1 && !options.createAgent) {
+    await playInWorkers(todo, options.experiment, { workers: options.workers!, signal: options.signal }, onRecord);
+  } else {
+    await _playHere(todo, options, onRecord, () => written);
+  }
+  return written < todo.length;
+}
+
+/**
+ * Plays runs in this thread with up to `concurrency` in flight. A run starts only
+ * within `concurrency` of the first unwritten one, so the reorder buffer stays small.
+ */
+async function _playHere(todo: PlannedRun[], options: RunExperimentOptions, onRecord: (position: number, record: RunRecord) => void, written: () => number): Promise<void> {
+  const window = Math.max(1, options.concurrency ?? 1);
+  let next = 0;
+  let failure: unknown;
+  const lane = async () => {
+    while (next < todo.length && next < written() + window && failure === undefined && !options.signal?.aborted) {
       const position = next++;
       try {
-        done.set(position, await _playOne(todo[position]!, options));
-        flush();
+        onRecord(position, await playRun(todo[position]!, options.experiment, options.createAgent));
       } catch (error) {
         failure ??= error;
       }
     }
   };
-  // Each worker takes the next run when it is free; the window keeps the reorder buffer small.
   while (next < todo.length && failure === undefined && !options.signal?.aborted) {
-    await Promise.all(Array.from({ length: Math.min(window, todo.length - next) }, worker));
+    await Promise.all(Array.from({ length: Math.min(window, todo.length - next) }, lane));
   }
   if (failure !== undefined) throw failure;
-  return written < todo.length;
-}
-
-async function _playOne(run: PlannedRun, options: RunExperimentOptions): Promise<RunRecord> {
-  const { cell } = run;
-  const config: GameConfig = {
-    honest: cell.honest,
-    byzantine: cell.byzantine,
-    range: cell.range,
-    maxRounds: cell.rounds,
-    awareness: cell.awareness,
-    tries: options.experiment.tries,
-  };
-  const choice = { honestPolicy: cell.honestPolicy, byzantineStrategy: cell.byzantineStrategy ?? 'random' };
-  const createAgent = options.createAgent ? (seat: AgentSeat) => options.createAgent!(seat, cell) : (seat: AgentSeat) => createPolicyAgent(seat, choice);
-  const game = await runGame({ config, seed: run.seed, createAgent });
-  return toRecord(options.experiment.name, run, game);
 }
 
 function _finishedIds(path: string): Set<string> {

@@ -20,8 +20,17 @@ const ValueRangeSchema = z
 const nameIn = (table: Record<string, unknown>, what: string) =>
   z.string().refine((name) => name in table, { error: (issue) => `unknown ${what} "${String(issue.input)}"; choose one of: ${Object.keys(table).join(', ')}` });
 
+/** Who answers the prompts (consensus.md §7): rule-based policies, an OpenAI-compatible server, or a local GGUF model. */
+export const AGENT_KINDS = ['policy', 'llm', 'embedded'] as const;
+export type AgentKind = (typeof AGENT_KINDS)[number];
+const _agentKind = z.enum(AGENT_KINDS, { error: 'must be "policy", "llm" or "embedded"' });
+
 export const GridSchema = z.strictObject({
-  agents: _oneOrMany(z.enum(['policy'], { error: 'must be "policy" (LLM agents come with --agents llm in a later version)' })).default('policy'),
+  agents: _oneOrMany(_agentKind).default('policy'),
+  /** Mixed populations: the kind of the Byzantine agents when it differs from `agents`. */
+  byzantineAgents: _agentKind.optional(),
+  /** Model name (llm) or GGUF file (embedded); required when any agent is model-backed. */
+  model: _oneOrMany(z.string().min(1, { error: 'must not be empty' })).optional(),
   honestPolicy: _oneOrMany(nameIn(HONEST_POLICIES, 'honest policy')).default('plurality'),
   byzantineStrategy: _oneOrMany(nameIn(BYZANTINE_STRATEGIES, 'Byzantine strategy')).default('random'),
   honest: _oneOrMany(count(1, 'honest agents; at least one')).optional(),
@@ -58,6 +67,10 @@ export function parseExperiment(input: unknown, source = 'experiment'): Experime
   }
   if (grid.honest !== undefined && grid.total !== undefined) {
     throw new WitnessError('INVALID_INPUT', `${source} is not a valid experiment: grid.honest and grid.total: give one of them, not both.`);
+  }
+  const kinds = [...(Array.isArray(grid.agents) ? grid.agents : [grid.agents]), grid.byzantineAgents ?? 'policy'];
+  if (grid.model === undefined && kinds.some((k) => k !== 'policy')) {
+    throw new WitnessError('INVALID_INPUT', `${source} is not a valid experiment: grid.model: is required for llm and embedded agents (--model NAME or --model FILE.gguf).`);
   }
   return result.data;
 }
