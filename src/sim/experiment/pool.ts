@@ -38,7 +38,7 @@ export async function playInWorkers(
       next = Math.min(todo.length, next + chunk);
       try {
         const records = await _request(worker, { id: start, experiment, runs: todo.slice(start, next) });
-        records.forEach((record, i) => onRecord(start + i, record));
+        for (let i = 0; i < records.length; i++) onRecord(start + i, records[i]!);
       } catch (error) {
         failure ??= error;
       }
