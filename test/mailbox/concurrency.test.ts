@@ -94,7 +94,8 @@ describe('several server processes on one directory', () => {
     const calls = join(mb.dir, 'calls.jsonl');
     const dead = spawnSync(process.execPath, ['-e', '']).pid!; // a pid that no longer runs
     const intent = { files: { 'calls.jsonl': statSync(calls).size, 'inbox/b.jsonl': statSync(inbox).size }, restore: {} };
-    writeFileSync(join(mb.dir, '.lock'), JSON.stringify({ pid: dead, host: hostname(), boot: '', start: '1', nonce: 'dead', since: Date.now(), intent }));
+    const owner = { pid: dead, host: hostname(), boot: '', start: '1', nonce: 'dead', since: Date.now() };
+    writeFileSync(join(mb.dir, '.lock'), `${JSON.stringify(owner)}\n${JSON.stringify({ intent })}\n`); // as lock.ts writes it
     appendFileSync(inbox, `${JSON.stringify({ id: 'msg_unacked', from: 'a', to: 'b', body: 'never acknowledged', sent_at: new Date().toISOString() })}\n`);
     expect(verifyMailbox(mb.dir).problems.map((p) => p.kind)).toEqual(['orphan']);
     expect((await cli(['mailbox', 'recover', mb.dir, '--json'])).out).toBe('{"recovered":true}\n');

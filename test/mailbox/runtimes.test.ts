@@ -9,14 +9,16 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runtimeBin } from '../support/runtimes.js';
 import { cli, makeMailbox, ROOT, tempDir, witnessCommand } from './helpers.js';
 
-const OPENCODE = join(ROOT, 'node_modules/.bin/opencode');
-const QWEN = join(ROOT, 'node_modules/.bin/qwen');
+// Qwen Code lives in .tools/ (installed by .ci/run), not in devDependencies: see test/support/runtimes.ts.
+const OPENCODE = runtimeBin('opencode') ?? join(ROOT, 'node_modules/.bin/opencode');
+const QWEN = runtimeBin('qwen') ?? join(ROOT, '.tools/node_modules/.bin/qwen');
 const hasOpencode = existsSync(OPENCODE);
 const hasQwen = existsSync(QWEN);
 if (!hasOpencode) console.warn(`skipping the opencode registration test: ${OPENCODE} is not installed (devDependency opencode-ai)`);
-if (!hasQwen) console.warn(`skipping the qwen registration test: ${QWEN} is not installed (devDependency @qwen-code/qwen-code)`);
+if (!hasQwen) console.warn(`skipping the qwen registration test: ${QWEN} is not installed (.ci/run installs it into .tools/)`);
 
 function isolatedEnv(): NodeJS.ProcessEnv {
   const root = tempDir('witness-rt-');
