@@ -1,0 +1,43 @@
+/**
+ * The JSON Schemas in docs/schemas describe the files a real mailbox writes: every
+ * file of a mailbox that went through sends, reads, a failed call and a retry
+ * validates, and so does verify's --json report.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import { openStore } from '../../src/mailbox/index.js';
+import { cli, makeMailbox, ROOT } from './helpers.js';
+
+const schema = (name: string) => JSON.parse(readFileSync(join(ROOT, 'docs', 'schemas', `mailbox-${name}.schema.json`), 'utf8')) as object;
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+const jsonl = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown);
+
+function expectValid(name: string, value: unknown): void {
+  const validate = ajv.compile(schema(name));
+  expect(validate(value) ? [] : validate.errors).toEqual([]);
+}
+
+describe('documented file formats', async () => {
+  const mb = await makeMailbox(['a', 'b']);
+  const store = openStore(mb.dir);
+  await store.send('a', { to: 'b', body: 'hello', idempotencyKey: 'k' });
+  await store.send('a', { to: 'b', body: 'hello', idempotencyKey: 'k' });
+  await store.send('a', { to: 'nobody', body: 'x' }).catch(() => undefined);
+  await store.fetch('b', { limit: 10, peek: false, tool: 'check_inbox' });
+  await store.close();
+
+  it('mailbox.json matches mailbox-config.schema.json', () => expectValid('config', JSON.parse(readFileSync(join(mb.dir, 'mailbox.json'), 'utf8'))));
+  it('agents.json matches mailbox-agents.schema.json', () => expectValid('agents', JSON.parse(readFileSync(join(mb.dir, 'agents.json'), 'utf8'))));
+  it('every inbox line matches mailbox-message.schema.json', () => {
+    for (const f of readdirSync(join(mb.dir, 'inbox'))) for (const m of jsonl(join(mb.dir, 'inbox', f))) expectValid('message', m);
+  });
+  it('every call-log line matches mailbox-call.schema.json', () => {
+    const lines = jsonl(join(mb.dir, 'calls.jsonl'));
+    expect(lines).toHaveLength(4);
+    for (const l of lines) expectValid('call', l);
+  });
+  it('a cursor file matches mailbox-cursor.schema.json', () => expectValid('cursor', JSON.parse(readFileSync(join(mb.dir, 'cursors', 'b.json'), 'utf8'))));
+  it('verify --json output matches mailbox-verify-report.schema.json', async () => expectValid('verify-report', JSON.parse((await cli(['mailbox', 'verify', mb.dir, '--json'])).out)));
+});
