@@ -4,10 +4,10 @@
  * bytes that get signed, and its digest. Signer and verifier both go through
  * `signingBytes` and `receiptDigest`, so they cannot disagree about what was signed.
  */
+import { hash } from 'node:crypto';
 import { z } from 'zod';
-import { canonicalBytes, canonicalize } from '../core/canonical-json.js';
+import { canonicalize } from '../core/canonical-json.js';
 import { isWitnessError } from '../core/errors.js';
-import { sha256Hex } from '../core/hash.js';
 import { parseStrictJson } from '../core/strict-json.js';
 import { type Reason, reason } from './reasons.js';
 
@@ -36,33 +36,39 @@ export const TimeSchema = z
   .regex(ISO_MS, 'expected a UTC time like 2026-01-31T12:00:00.000Z')
   .refine((s) => _isoRoundTrips(s), 'not a real calendar time');
 
+// The calendar check lives in `_semanticProblems`, one Date.parse per field, off the zod hot path.
+const receiptTime = z.string().regex(ISO_MS, 'expected a UTC time like 2026-01-31T12:00:00.000Z');
+
 export const SignatureSchema = z.strictObject({
   key_id: z.string().regex(/^ed25519:[0-9a-f]{16}$/, 'expected ed25519: and 16 hex digits'),
   alg: z.literal('Ed25519'),
   sig: z.string().regex(/^[A-Za-z0-9_-]{86}$/, 'expected a 64-byte Ed25519 signature in unpadded base64url (86 characters)'),
 });
 
-export const ReceiptSchema = z
-  .strictObject({
-    v: z.literal(RECEIPT_VERSION),
-    type: z.enum(['output', 'edge']),
-    output_sha256: hex64,
-    output_len: z.int().nonnegative(),
-    deployer: name,
-    // Any text (an instance id is a label, not a trust decision); JCS must be able to write it.
-    instance: z.string().min(1).max(256),
-    key_id: SignatureSchema.shape.key_id,
-    issued_at: TimeSchema,
-    not_after: TimeSchema,
-    nonce: z.string().min(22, 'expected at least 128 random bits (22 base64url characters)').max(86).regex(B64URL, 'expected unpadded base64url'),
-    parent: hex64.nullable(),
-    depth: z.int().nonnegative().max(4096),
-    construction: z.enum(CONSTRUCTIONS),
-    cosigners: z.array(name).max(16).refine((list) => new Set(list).size === list.length, 'a deployer is listed twice'),
-    ancestry_root: hex64.optional(),
-    signatures: z.array(SignatureSchema).min(1, 'at least one signature is required').max(16),
-  })
-  .refine((r) => Date.parse(r.issued_at) < Date.parse(r.not_after), { message: 'not_after must be later than issued_at', path: ['not_after'] });
+/**
+ * The receipt's structure. `parseReceipt` adds what a schema states poorly: real
+ * calendar times, issued_at < not_after, no deployer or key listed twice, canonical
+ * base64url.
+ */
+export const ReceiptSchema = z.strictObject({
+  v: z.literal(RECEIPT_VERSION),
+  type: z.enum(['output', 'edge']),
+  output_sha256: hex64,
+  output_len: z.int().nonnegative(),
+  deployer: name,
+  // Any text (an instance id is a label, not a trust decision); JCS must be able to write it.
+  instance: z.string().min(1).max(256),
+  key_id: SignatureSchema.shape.key_id,
+  issued_at: receiptTime,
+  not_after: receiptTime,
+  nonce: z.string().min(22, 'expected at least 128 random bits (22 base64url characters)').max(86).regex(B64URL, 'expected unpadded base64url'),
+  parent: hex64.nullable(),
+  depth: z.int().nonnegative().max(4096),
+  construction: z.enum(CONSTRUCTIONS),
+  cosigners: z.array(name).max(16),
+  ancestry_root: hex64.optional(),
+  signatures: z.array(SignatureSchema).min(1, 'at least one signature is required').max(16),
+});
 
 export type Signature = z.infer<typeof SignatureSchema>;
 export type Receipt = z.infer<typeof ReceiptSchema>;
@@ -82,13 +88,17 @@ export interface PreparedReceipt {
 
 /** The bytes a deployer signs: domain tag of the record type, then RFC 8785 of the record without signatures. */
 export function signingBytes(record: UnsignedReceipt | Receipt): Buffer {
-  const { signatures: _omit, ...body } = record as Receipt;
-  return Buffer.concat([Buffer.from(DOMAIN_TAGS[body.type], 'utf8'), canonicalBytes(body)]);
+  return Buffer.from(DOMAIN_TAGS[record.type] + canonicalForms(record).body, 'utf8');
 }
 
 /** SHA-256 hex of the receipt's canonical JSON, signatures included. */
 export function receiptDigest(receipt: Receipt): string {
-  return sha256Hex(canonicalBytes(receipt));
+  return _sha256Hex(canonicalForms(receipt).full);
+}
+
+// One-shot crypto.hash: cheaper than createHash for the small texts of receipts.
+function _sha256Hex(text: string): string {
+  return hash('sha256', text, 'hex');
 }
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; reasons: Reason[] };
@@ -105,7 +115,9 @@ export function parseReceipt(input: unknown, index?: number): ParseResult<Prepar
     return { ok: false, reasons: checked.error.issues.map((issue) => reason('MALFORMED', `receipt.${issue.path.join('.') || '(root)'}: ${issue.message}.`, index)) };
   }
   const receipt = checked.data;
-  const problems = _encodingProblems(receipt, index);
+  const issuedAt = Date.parse(receipt.issued_at);
+  const notAfter = Date.parse(receipt.not_after);
+  const problems = _semanticProblems(receipt, issuedAt, notAfter, index);
   let forms: { body: string; full: string } | undefined;
   try {
     forms = canonicalForms(receipt);
@@ -114,36 +126,75 @@ export function parseReceipt(input: unknown, index?: number): ParseResult<Prepar
     problems.push(reason('NON_CANONICAL', error.message, index));
   }
   if (problems.length > 0 || !forms) return { ok: false, reasons: problems };
+  const { full } = forms;
+  let digest: string | undefined;
   return {
     ok: true,
     value: {
       receipt,
       signingBytes: Buffer.from(DOMAIN_TAGS[receipt.type] + forms.body, 'utf8'),
-      digest: sha256Hex(forms.full),
-      issuedAt: Date.parse(receipt.issued_at),
-      notAfter: Date.parse(receipt.not_after),
+      // Only a receipt that has a child (or a Merkle commitment) needs its digest: hash on demand.
+      get digest() {
+        digest ??= _sha256Hex(full);
+        return digest;
+      },
+      issuedAt,
+      notAfter,
     },
   };
 }
 
 /**
- * The RFC 8785 text of the receipt with and without `signatures`, from one pass: JCS
- * members are sorted keys, so the signed body is the full record minus one member.
- * Equal to `canonicalize` of each (a property test holds it to that); the verifier
- * uses it so a path costs one canonicalization per receipt.
+ * The RFC 8785 text of a receipt with and without `signatures`, from one pass. Signer
+ * (`signingBytes`) and verifier (`parseReceipt`) both go through it, and a property
+ * test holds it equal to core's `canonicalize`. JCS members are sorted keys, so the
+ * signed body is the full record minus one member; it writes the receipt's fixed
+ * shape directly (printable-ASCII strings are already canonical as JSON.stringify
+ * writes them) and hands anything else to `canonicalize`, so a path costs one pass
+ * per receipt.
  */
-export function canonicalForms(receipt: Receipt): { body: string; full: string } {
+export function canonicalForms(record: UnsignedReceipt | Receipt): { body: string; full: string } {
   const all: string[] = [];
   const body: string[] = [];
-  const record = receipt as unknown as Record<string, unknown>;
-  for (const key of Object.keys(record).sort()) {
-    const value = record[key];
+  const values = record as unknown as Record<string, unknown>;
+  for (const key of RECEIPT_KEYS) {
+    const value = values[key];
     if (value === undefined) continue;
-    const member = `${canonicalize(key)}:${canonicalize(value)}`;
+    const member = `"${key}":${_member(key, value)}`;
     all.push(member);
     if (key !== 'signatures') body.push(member);
   }
+  // A member outside the receipt's shape: not a receipt, but still one canonical form.
+  if (all.length !== Object.keys(values).filter((k) => values[k] !== undefined).length) return { body: canonicalize(_without(values)), full: canonicalize(values) };
   return { body: `{${body.join(',')}}`, full: `{${all.join(',')}}` };
+}
+
+// JCS orders members by UTF-16 code units; the receipt's keys are ASCII, so sort() is that order.
+const RECEIPT_KEYS = Object.keys(ReceiptSchema.shape).sort();
+const _PRINTABLE = /^[\x20-\x7e]*$/;
+
+function _text(value: string): string {
+  return _PRINTABLE.test(value) ? JSON.stringify(value) : canonicalize(value);
+}
+
+function _member(key: string, value: unknown): string {
+  if (typeof value === 'string') return _text(value);
+  if (key === 'cosigners' && Array.isArray(value) && value.every((v) => typeof v === 'string')) return `[${value.map(_text).join(',')}]`;
+  if (key === 'signatures' && Array.isArray(value) && value.every(_isPlainSignature)) {
+    return `[${value.map((s) => `{"alg":${_text(s.alg)},"key_id":${_text(s.key_id)},"sig":${_text(s.sig)}}`).join(',')}]`;
+  }
+  return canonicalize(value);
+}
+
+function _isPlainSignature(value: unknown): value is Signature {
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  const s = value as Record<string, unknown>;
+  return Object.keys(s).length === 3 && typeof s.alg === 'string' && typeof s.key_id === 'string' && typeof s.sig === 'string';
+}
+
+function _without(values: Record<string, unknown>): Record<string, unknown> {
+  const { signatures: _omit, ...rest } = values;
+  return rest;
 }
 
 /** Strict JSON text → value; duplicate keys are NON_CANONICAL, other syntax errors MALFORMED. */
@@ -170,20 +221,32 @@ export function evidencePath(value: unknown): ParseResult<unknown[]> {
   return { ok: true, value: [value] };
 }
 
-function _encodingProblems(receipt: Receipt, index?: number): Reason[] {
+function _semanticProblems(receipt: Receipt, issuedAt: number, notAfter: number, index?: number): Reason[] {
   const problems: Reason[] = [];
+  const malformed = (field: string, message: string) => problems.push(reason('MALFORMED', `receipt.${field}: ${message}.`, index));
+  for (const [field, text, ms] of [['issued_at', receipt.issued_at, issuedAt], ['not_after', receipt.not_after, notAfter]] as const) {
+    if (!Number.isFinite(ms) || new Date(ms).toISOString() !== text) malformed(field, 'not a real calendar time');
+  }
+  if (problems.length === 0 && issuedAt >= notAfter) malformed('not_after', 'not_after must be later than issued_at');
+  if (receipt.cosigners.length > 1 && new Set(receipt.cosigners).size !== receipt.cosigners.length) malformed('cosigners', 'a deployer is listed twice');
+  if (receipt.signatures.length > 1 && new Set(receipt.signatures.map((s) => s.key_id)).size !== receipt.signatures.length) malformed('signatures', 'the same key_id signs twice; keep one signature per key');
   // Base64url with non-zero padding bits decodes to the same bytes as another text:
   // two encodings of one signature would give one receipt two digests.
   const texts: Array<[string, string]> = [['nonce', receipt.nonce], ...receipt.signatures.map((s, i): [string, string] => [`signatures.${i}.sig`, s.sig])];
   for (const [field, text] of texts) {
-    if (Buffer.from(text, 'base64url').toString('base64url') !== text) {
-      problems.push(reason('NON_CANONICAL', `receipt.${field}: base64url text with non-zero padding bits; re-encode the bytes.`, index));
-    }
-  }
-  if (new Set(receipt.signatures.map((s) => s.key_id)).size !== receipt.signatures.length) {
-    problems.push(reason('MALFORMED', 'receipt.signatures: the same key_id signs twice; keep one signature per key.', index));
+    if (!_canonicalBase64url(text)) problems.push(reason('NON_CANONICAL', `receipt.${field}: base64url text with non-zero padding bits; re-encode the bytes.`, index));
   }
   return problems;
+}
+
+const _B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** Unpadded base64url whose unused trailing bits are zero (the only encoding of its bytes). */
+function _canonicalBase64url(text: string): boolean {
+  const spare = (text.length * 6) % 8; // bits of the last character that carry no data
+  if (text.length % 4 === 1) return false;
+  const last = _B64.indexOf(text.at(-1) ?? 'A');
+  return last >= 0 && (last & ((1 << spare) - 1)) === 0;
 }
 
 function _isoRoundTrips(text: string): boolean {

@@ -5,8 +5,8 @@
  * boolean and never an exception for bad evidence. Trust comes only from the caller's
  * own key directory; nothing inside the evidence can add a key.
  */
+import { hash } from 'node:crypto';
 import { verifyEd25519 } from '../core/ed25519.js';
-import { sha256Hex } from '../core/hash.js';
 import { checkLink, checkRoot } from './ancestry/chain.js';
 import { checkCosignatures } from './ancestry/dag.js';
 import { checkAncestryRoot, MerkleFrontier } from './ancestry/merkle.js';
@@ -156,7 +156,8 @@ function _checkLeaf(leaf: PreparedReceipt, output: Uint8Array, ctx: _Ctx, i: num
   const index = i;
   if (leaf.issuedAt > ctx.now + ctx.skew) reasons.push(reason('NOT_YET_VALID', `The receipt is issued at ${r.issued_at}, after the verifier's time ${new Date(ctx.now).toISOString()} (skew ${ctx.skew} ms).`, index));
   if (ctx.now - ctx.skew >= leaf.notAfter) reasons.push(reason('EXPIRED', `The receipt expired at ${r.not_after}; the verifier's time is ${new Date(ctx.now).toISOString()} (skew ${ctx.skew} ms).`, index));
-  if (sha256Hex(output) !== r.output_sha256) reasons.push(reason('OUTPUT_MISMATCH', `The output's SHA-256 is ${sha256Hex(output)}, the receipt says ${r.output_sha256}: these are not the bytes that were released.`, index));
+  const outputSha256 = hash('sha256', output, 'hex');
+  if (outputSha256 !== r.output_sha256) reasons.push(reason('OUTPUT_MISMATCH', `The output's SHA-256 is ${outputSha256}, the receipt says ${r.output_sha256}: these are not the bytes that were released.`, index));
   if (output.length !== r.output_len) reasons.push(reason('LENGTH_MISMATCH', `The output has ${output.length} bytes, the receipt says ${r.output_len}.`, index));
   return reasons;
 }

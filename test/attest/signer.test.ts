@@ -109,3 +109,11 @@ describe('dag edges and the parent co-signer', () => {
     expect(codes(await verifyPath([root, selfSigned], Buffer.from('summary'), { directory, now: NOW }))).toContain('COSIGNATURE_MISSING');
   });
 });
+
+describe('signer input checks', () => {
+  it('refuses to sign a receipt a verifier would call MALFORMED, such as an empty instance id', async () => {
+    const error = await rejection(signerAt(childKey, NOW).releaseOutput(Buffer.from('x'), { instance: '' }));
+    expect(isWitnessError(error, 'USAGE')).toBe(true);
+    expect((error as Error).message).toMatch(/receipt\.instance/);
+  });
+});
