@@ -9,13 +9,18 @@ import { canonicalize } from '../../core/canonical-json.js';
 import { WitnessError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hash.js';
 import type { Awareness } from '../types.js';
-import type { Experiment } from './schema.js';
+import type { AgentKind, Experiment } from './schema.js';
 
 export interface Cell {
-  agents: 'policy';
+  /** Who answers for the honest agents, and for the Byzantine ones unless `byzantineAgents` is set. */
+  agents: AgentKind;
   honestPolicy: string;
-  /** null when there are no Byzantine agents (the strategy would not matter). */
+  /** null when there are no Byzantine agents, or they are not rule-based (the strategy would not matter). */
   byzantineStrategy: string | null;
+  /** Present only in mixed populations: the kind of the Byzantine agents. */
+  byzantineAgents?: AgentKind;
+  /** Present only when a model answers: its name (llm) or GGUF file (embedded). */
+  model?: string;
   honest: number;
   byzantine: number;
   awareness: Awareness;
@@ -46,6 +51,7 @@ export function expandCells(experiment: Experiment): Cell[] {
   const ranges: [number, number][] = Array.isArray(g.range[0]) ? (g.range as [number, number][]) : [g.range as [number, number]];
   const cells = new Map<string, Cell>();
   for (const agents of _list(g.agents))
+    for (const model of g.model !== undefined ? _list(g.model) : [undefined])
     for (const honestPolicy of _list(g.honestPolicy))
       for (const byzantine of _list(g.byzantine))
         for (const strategy of _list(g.byzantineStrategy))
@@ -54,7 +60,11 @@ export function expandCells(experiment: Experiment): Cell[] {
               for (const range of ranges)
                 for (const rounds of _list(g.rounds)) {
                   const honest = g.honest !== undefined ? size : _honestFromTotal(size, byzantine);
-                  const cell: Cell = { agents, honestPolicy, byzantineStrategy: byzantine > 0 ? strategy : null, honest, byzantine, awareness, range, rounds };
+                  const byzantineKind = g.byzantineAgents ?? agents;
+                  const cell: Cell = { agents, honestPolicy, byzantineStrategy: byzantine > 0 && byzantineKind === 'policy' ? strategy : null, honest, byzantine, awareness, range, rounds };
+                  // Added only when used, so rule-based cells keep their ids.
+                  if (byzantineKind !== agents && byzantine > 0) cell.byzantineAgents = byzantineKind;
+                  if (model !== undefined && (agents !== 'policy' || (byzantine > 0 && byzantineKind !== 'policy'))) cell.model = model;
                   cells.set(cellKey(cell), cell);
                 }
   return [...cells.values()];
@@ -69,8 +79,11 @@ function _honestFromTotal(total: number, byzantine: number): number {
 
 /** A readable, unique label of a cell, e.g. `policy:plurality h=8 b=2:split may_exist [0,50] R=50`. */
 export function cellKey(cell: Cell): string {
-  const byz = cell.byzantine > 0 ? `b=${cell.byzantine}:${cell.byzantineStrategy}` : 'b=0';
-  return `${cell.agents}:${cell.honestPolicy} h=${cell.honest} ${byz} ${cell.awareness} [${cell.range[0]},${cell.range[1]}] R=${cell.rounds}`;
+  const byzantineKind = cell.byzantineAgents ?? cell.agents;
+  const who = (kind: AgentKind, policy: string | null) => (kind === 'policy' ? policy : `${kind}:${cell.model}`);
+  const byz = cell.byzantine > 0 ? `b=${cell.byzantine}:${byzantineKind === cell.agents && cell.agents !== 'policy' ? 'same' : who(byzantineKind, cell.byzantineStrategy)}` : 'b=0';
+  const honest = cell.agents === 'policy' ? `policy:${cell.honestPolicy}` : who(cell.agents, null);
+  return `${honest} h=${cell.honest} ${byz} ${cell.awareness} [${cell.range[0]},${cell.range[1]}] R=${cell.rounds}`;
 }
 
 /** All runs of the experiment (or of one shard of it), in `seq` order. */

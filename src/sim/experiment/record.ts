@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { GameResult, Outcome } from '../types.js';
+import type { LlmRunStats } from '../agents/llm/population.js';
 import type { Cell, PlannedRun } from './plan.js';
 
 export const RESULTS_FORMAT_VERSION = 1;
@@ -32,6 +33,8 @@ export interface RunRecord {
   invalid_answers: number;
   fallbacks: number;
   trajectory: GameResult['trajectory'];
+  /** Model-backed agents only: tokens, latency, retries and every call (docs/llm.md). */
+  llm?: LlmRunStats;
 }
 
 export function toRecord(experiment: string, run: PlannedRun, game: GameResult): RunRecord {
@@ -110,6 +113,35 @@ export const RunRecordSchema = z
         }),
       )
       .describe('one entry per round'),
+    llm: z
+      .looseObject({
+        model: z.string().nullable().describe('model name or GGUF file'),
+        prompts: z.looseObject({ name: z.string(), hash: z.string() }).describe('prompt pack name and SHA-256 of its files'),
+        calls: z.number().int().min(0).describe('model calls made (retries of malformed answers included)'),
+        prompt_tokens: z.number().int().min(0),
+        completion_tokens: z.number().int().min(0),
+        latency_ms: z.number().min(0).describe('sum of call latencies (recorded; replays copy them from the cassette)'),
+        retries: z.number().int().min(0).describe('transport retries (429, 5xx, timeouts) over all calls'),
+        invalid_replies: z.number().int().min(0).describe('replies that were not JSON or broke the schema'),
+        call_log: z
+          .array(
+            z.looseObject({
+              agent: z.string(),
+              round: z.number().int(),
+              kind: z.enum(['decide', 'vote']),
+              attempt: z.number().int().min(1),
+              endpoint: z.string(),
+              prompt_tokens: z.number().int().min(0),
+              completion_tokens: z.number().int().min(0),
+              latency_ms: z.number().min(0),
+              retries: z.number().int().min(0),
+              valid: z.boolean(),
+            }),
+          )
+          .describe('every call, by round, stage, agent and try'),
+      })
+      .optional()
+      .describe('present when model-backed agents played: tokens, latency, retries and endpoint per call'),
   })
   .describe('One run of the consensus game: one line of a Witness results file (JSONL).');
 

@@ -37,7 +37,8 @@ export interface SampleViews {
 
 /** Views of agent_1 (honest) and agent_2 (Byzantine) in round 3 of the sample game. */
 export function sampleViews(awareness: Awareness, range: readonly [number, number] = [0, 50], maxRounds = 50): SampleViews {
-  const rules: GameRules = { totalAgents: IDS.length, range, maxRounds, awareness };
+  // A cast: fields added to the rules later take their defaults in the sample.
+  const rules = { totalAgents: IDS.length, range, maxRounds, awareness } as GameRules;
   const history: PublicRound[] = ROUNDS.map((r, i) => sealRound(i + 1, IDS, r.values, r.reasoning));
   const current: Proposal[] = [30, 30, 12, 30];
   const now = sealRound(3, IDS, current, [
