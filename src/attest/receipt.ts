@@ -10,6 +10,7 @@ import { canonicalize } from '../core/canonical-json.js';
 import { isWitnessError } from '../core/errors.js';
 import { parseStrictJson } from '../core/strict-json.js';
 import { type Reason, reason } from './reasons.js';
+import { hasReceiptShape } from './receipt-shape.js';
 
 export const RECEIPT_VERSION = 1;
 export const CONSTRUCTIONS = ['none', 'chain', 'merkle', 'dag'] as const;
@@ -110,11 +111,15 @@ export type ParseResult<T> = { ok: true; value: T } | { ok: false; reasons: Reas
 export function parseReceipt(input: unknown, index?: number): ParseResult<PreparedReceipt> {
   const parsed = typeof input === 'string' || input instanceof Uint8Array ? parseJsonText(input, 'the receipt', index) : ({ ok: true, value: input } as const);
   if (!parsed.ok) return parsed;
-  const checked = ReceiptSchema.safeParse(parsed.value);
-  if (!checked.success) {
-    return { ok: false, reasons: checked.error.issues.map((issue) => reason('MALFORMED', `receipt.${issue.path.join('.') || '(root)'}: ${issue.message}.`, index)) };
+  let receipt: Receipt;
+  if (hasReceiptShape(parsed.value)) receipt = parsed.value;
+  else {
+    const checked = ReceiptSchema.safeParse(parsed.value);
+    if (!checked.success) {
+      return { ok: false, reasons: checked.error.issues.map((issue) => reason('MALFORMED', `receipt.${issue.path.join('.') || '(root)'}: ${issue.message}.`, index)) };
+    }
+    receipt = checked.data;
   }
-  const receipt = checked.data;
   const issuedAt = Date.parse(receipt.issued_at);
   const notAfter = Date.parse(receipt.not_after);
   const problems = _semanticProblems(receipt, issuedAt, notAfter, index);
