@@ -5,6 +5,7 @@
  * loop and the worker threads.
  */
 import { createPolicyAgent } from '../agents/policy/index.js';
+import { parseDecideMode } from '../decide/mode.js';
 import { type AgentSeat, runGame } from '../game.js';
 import type { Agent, GameConfig } from '../types.js';
 import type { Cell, PlannedRun } from './plan.js';
@@ -13,7 +14,15 @@ import type { Experiment } from './schema.js';
 
 export type CreateAgent = (seat: AgentSeat, cell: Cell) => Agent;
 
-export async function playRun(run: PlannedRun, experiment: Experiment, createAgent?: CreateAgent): Promise<RunRecord> {
+/** Agents of one run built outside this module (LLM agents), and what they add to its record. */
+export interface RunAgents {
+  createAgent(seat: AgentSeat): Agent;
+  /** Fields added to the run's record after the game, e.g. the `llm` call statistics. */
+  finish?(): Partial<RunRecord>;
+}
+export type AgentsForRun = (run: PlannedRun) => RunAgents;
+
+export async function playRun(run: PlannedRun, experiment: Experiment, createAgent?: CreateAgent, agentsFor?: AgentsForRun): Promise<RunRecord> {
   const { cell } = run;
   const config: GameConfig = {
     honest: cell.honest,
@@ -22,9 +31,18 @@ export async function playRun(run: PlannedRun, experiment: Experiment, createAge
     maxRounds: cell.rounds,
     awareness: cell.awareness,
     tries: experiment.tries,
+    decide: parseDecideMode(cell.decide ?? 'vote'),
+    after: cell.after,
+    budget: experiment.budget,
   };
   const choice = { honestPolicy: cell.honestPolicy, byzantineStrategy: cell.byzantineStrategy ?? 'random' };
-  const create = createAgent ? (seat: AgentSeat) => createAgent(seat, cell) : (seat: AgentSeat) => createPolicyAgent(seat, choice);
+  const custom = agentsFor?.(run);
+  const create = custom
+    ? (seat: AgentSeat) => custom.createAgent(seat)
+    : createAgent
+      ? (seat: AgentSeat) => createAgent(seat, cell)
+      : (seat: AgentSeat) => createPolicyAgent(seat, choice);
   const game = await runGame({ config, seed: run.seed, createAgent: create });
-  return toRecord(experiment.name, run, game);
+  const record = toRecord(experiment.name, run, game);
+  return custom?.finish ? { ...record, ...custom.finish() } : record;
 }

@@ -11,7 +11,7 @@ import { openJsonlWriter, readJsonl } from '../../core/jsonl.js';
 import type { AgentSeat } from '../game.js';
 import type { Agent, Outcome } from '../types.js';
 import { type Cell, type PlannedRun, planRuns, type Shard } from './plan.js';
-import { playRun } from './play.js';
+import { type AgentsForRun, playRun } from './play.js';
 import { playInWorkers } from './pool.js';
 import { checkRecord, type RunRecord } from './record.js';
 import type { Experiment } from './schema.js';
@@ -39,6 +39,11 @@ export interface RunExperimentOptions {
   workers?: number;
   signal?: AbortSignal;
   onProgress?: (progress: ExperimentProgress) => void;
+  /**
+   * Builds each run's agents and adds to its record (LLM agents, docs/llm.md); wins
+   * over `createAgent`. Such runs play in this thread.
+   */
+  agentsFor?: AgentsForRun;
   /** Builds agents; default: rule-based agents with the cell's policy and strategy. */
   createAgent?: (seat: AgentSeat, cell: Cell) => Agent;
 }
@@ -85,7 +90,7 @@ async function _play(todo: PlannedRun[], options: RunExperimentOptions, emit: (r
       done.delete(written++);
     }
   };
-  if ((options.workers ?? 1) > 1 && !options.createAgent) {
+  if ((options.workers ?? 1) > 1 && !options.createAgent && !options.agentsFor) {
     await playInWorkers(todo, options.experiment, { workers: options.workers!, signal: options.signal }, onRecord);
   } else {
     await _playHere(todo, options, onRecord, () => written);
@@ -105,9 +110,10 @@ async function _playHere(todo: PlannedRun[], options: RunExperimentOptions, onRe
     while (next < todo.length && next < written() + window && failure === undefined && !options.signal?.aborted) {
       const position = next++;
       try {
-        onRecord(position, await playRun(todo[position]!, options.experiment, options.createAgent));
+        onRecord(position, await playRun(todo[position]!, options.experiment, options.createAgent, options.agentsFor));
       } catch (error) {
-        failure ??= error;
+        // A run cut short by the signal (its LLM requests cancelled) is not a failure: it replays on resume.
+        if (!options.signal?.aborted) failure ??= error;
       }
     }
   };

@@ -8,14 +8,14 @@
 import { WitnessError } from '../../../core/errors.js';
 import type { ChatBackend } from '../../../llm/types.js';
 import type { Cell, PlannedRun } from '../../experiment/plan.js';
-import type { AgentSeat } from '../../game.js';
+import type { RunAgents } from '../../experiment/play.js';
+import { AGENT_KINDS, type AgentKind } from '../../experiment/schema.js';
 import type { PromptPack } from '../../prompts/pack.js';
-import type { Agent, Role } from '../../types.js';
+import type { Role } from '../../types.js';
 import { createPolicyAgent } from '../policy/index.js';
 import { createLlmAgent, type LlmCallRecord, type SamplingOverrides } from './agent.js';
 
-export type AgentKind = 'policy' | 'llm' | 'embedded';
-export const AGENT_KINDS: readonly AgentKind[] = ['policy', 'llm', 'embedded'];
+export { AGENT_KINDS, type AgentKind };
 
 /** The `llm` block of a run's record: totals, then every call in the order it finished. */
 export interface LlmRunStats {
@@ -39,15 +39,13 @@ export interface LlmPopulationOptions {
 }
 
 /** Agents of one run plus, after the game, the fields to add to its record. */
-export interface LlmRunAgents {
-  createAgent(seat: AgentSeat): Agent;
+export interface LlmRunAgents extends RunAgents {
   finish(): { llm?: LlmRunStats };
 }
 
 /** The kind of agent that plays `role` in `cell`. */
-export function agentKindFor(cell: Pick<Cell, 'agents'> & { byzantineAgents?: string }, role: Role): AgentKind {
-  const kind = role === 'byzantine' ? (cell.byzantineAgents ?? cell.agents) : cell.agents;
-  return kind as AgentKind;
+export function agentKindFor(cell: Pick<Cell, 'agents' | 'byzantineAgents'>, role: Role): AgentKind {
+  return role === 'byzantine' ? (cell.byzantineAgents ?? cell.agents) : cell.agents;
 }
 
 export function createRunAgents(run: PlannedRun, options: LlmPopulationOptions): LlmRunAgents {
@@ -72,7 +70,7 @@ export function createRunAgents(run: PlannedRun, options: LlmPopulationOptions):
       const sum = (f: (c: LlmCallRecord) => number) => calls.reduce((s, c) => s + f(c), 0);
       return {
         llm: {
-          model: (cell as { model?: string }).model ?? null,
+          model: cell.model ?? null,
           prompts: { name: options.pack.manifest.name, hash: options.pack.hash },
           calls: calls.length,
           prompt_tokens: sum((c) => c.prompt_tokens),
