@@ -123,3 +123,21 @@ describe('verify', () => {
     expect(report.problems.filter((p) => p.kind === 'forged')).toHaveLength(7);
   });
 });
+
+describe('verify on the SQLite store', () => {
+  it('reports an edited message row and a deleted call row by position', async () => {
+    const sq = await makeMailbox(['a', 'b'], { store: 'sqlite' });
+    const store = openStore(sq.dir);
+    for (const body of ['one', 'two', 'three']) await store.send('a', { to: 'b', body });
+    await store.record('a', 'whoami', { ok: true });
+    await store.record('a', 'whoami', { ok: true });
+    await store.close();
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(join(sq.dir, 'mailbox.sqlite'));
+    db.prepare("UPDATE messages SET text = replace(text, '\"body\":\"two\"', '\"body\":\"TWO\"')").run();
+    db.prepare('DELETE FROM calls WHERE seq = 4').run();
+    db.close();
+    const problems = verifyMailbox(sq.dir).problems.map((p) => `${p.file.split('#')[1]}:${p.line}:${p.kind}`);
+    expect(problems).toEqual(['calls:4:deleted', 'messages[b]:2:modified']);
+  });
+});
