@@ -237,10 +237,11 @@ function _semanticProblems(receipt: Receipt, issuedAt: number, notAfter: number,
   if (receipt.signatures.length > 1 && new Set(receipt.signatures.map((s) => s.key_id)).size !== receipt.signatures.length) malformed('signatures', 'the same key_id signs twice; keep one signature per key');
   // Base64url with non-zero padding bits decodes to the same bytes as another text:
   // two encodings of one signature would give one receipt two digests.
-  const texts: Array<[string, string]> = [['nonce', receipt.nonce], ...receipt.signatures.map((s, i): [string, string] => [`signatures.${i}.sig`, s.sig])];
-  for (const [field, text] of texts) {
-    if (!_canonicalBase64url(text)) problems.push(reason('NON_CANONICAL', `receipt.${field}: base64url text with non-zero padding bits; re-encode the bytes.`, index));
-  }
+  const nonCanonical = (field: string) => problems.push(reason('NON_CANONICAL', `receipt.${field}: base64url text with non-zero padding bits; re-encode the bytes.`, index));
+  if (!_canonicalBase64url(receipt.nonce)) nonCanonical('nonce');
+  receipt.signatures.forEach((s, i) => {
+    if (!_canonicalBase64url(s.sig)) nonCanonical(`signatures.${i}.sig`);
+  });
   return problems;
 }
 
