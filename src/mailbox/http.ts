@@ -41,6 +41,15 @@ interface App {
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+/** Open sessions are bounded, and idle ones closed, so forgotten clients cannot pile up. */
+const MAX_SESSIONS = 1024;
+const IDLE_MS = 60 * 60_000;
+
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  agent: string;
+  lastUsed: number;
+}
 
 export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = {}): Promise<HttpMailbox> {
   const host = options.host ?? '127.0.0.1';
@@ -48,7 +57,7 @@ export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = 
     throw new WitnessError('USAGE', `Binding to ${host} exposes the mailbox beyond this machine; pass --allowed-host NAME for each host name clients will use.`);
   }
   const app = createMcpExpressApp({ host, ...(options.allowedHosts?.length ? { allowedHosts: options.allowedHosts } : {}) }) as unknown as App;
-  const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; agent: string }>();
+  const sessions = new Map<string, Session>();
 
   app.use(_originCheck(new Set(options.allowedOrigins ?? [])));
   app.use((error: unknown, _req: Req, res: ServerResponse, _next: () => void) => {
@@ -61,6 +70,11 @@ export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = 
     });
   });
 
+  const sweep = setInterval(() => {
+    for (const session of sessions.values()) if (Date.now() - session.lastUsed > IDLE_MS) void session.transport.close();
+  }, 60_000);
+  sweep.unref();
+
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(options.port ?? 0, host, (error) => (error ? reject(error) : resolve(s)));
   });
@@ -69,6 +83,7 @@ export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = 
   return {
     url: `http://${shownHost}:${address.port}/mcp`,
     async close() {
+      clearInterval(sweep);
       for (const { transport } of sessions.values()) await transport.close();
       sessions.clear();
       server.closeAllConnections();
@@ -78,7 +93,7 @@ export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = 
   };
 }
 
-async function _handle(runtime: MailboxRuntime, sessions: Map<string, { transport: WebStandardStreamableHTTPServerTransport; agent: string }>, req: Req, res: ServerResponse): Promise<void> {
+async function _handle(runtime: MailboxRuntime, sessions: Map<string, Session>, req: Req, res: ServerResponse): Promise<void> {
   const agent = _authenticate(runtime, req);
   if (!agent) {
     res.setHeader('WWW-Authenticate', 'Bearer realm="witness-mailbox"');
@@ -89,16 +104,18 @@ async function _handle(runtime: MailboxRuntime, sessions: Map<string, { transpor
     const session = sessions.get(sessionId);
     if (!session) return _jsonRpcError(res, 404, -32001, `Unknown session ${sessionId}: initialize a new one.`);
     if (session.agent !== agent) return _jsonRpcError(res, 403, -32001, 'This session belongs to another agent; a token cannot act in another agent\'s session.');
+    session.lastUsed = Date.now();
     return _relay(res, await session.transport.handleRequest(_webRequest(req), { parsedBody: req.body }));
   }
   if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
     return _jsonRpcError(res, 400, -32000, 'Bad request: no mcp-session-id header; start with an initialize request.');
   }
+  if (sessions.size >= MAX_SESSIONS) return _jsonRpcError(res, 503, -32000, `Too many open sessions (${MAX_SESSIONS}); close unused clients (HTTP DELETE on the session) and retry.`);
   const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     enableJsonResponse: true,
     onsessioninitialized: (id) => {
-      sessions.set(id, { transport, agent });
+      sessions.set(id, { transport, agent, lastUsed: Date.now() });
     },
   });
   transport.onclose = () => {

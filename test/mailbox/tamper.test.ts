@@ -4,6 +4,7 @@
  * position of each change.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { generateEd25519KeyPair, signEd25519 } from '../../src/core/ed25519.js';
@@ -132,7 +133,6 @@ describe('verify on the SQLite store', () => {
     await store.record('a', 'whoami', { ok: true });
     await store.record('a', 'whoami', { ok: true });
     await store.close();
-    const { default: Database } = await import('better-sqlite3');
     const db = new Database(join(sq.dir, 'mailbox.sqlite'));
     db.prepare("UPDATE messages SET text = replace(text, '\"body\":\"two\"', '\"body\":\"TWO\"')").run();
     db.prepare('DELETE FROM calls WHERE seq = 4').run();
