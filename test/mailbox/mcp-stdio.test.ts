@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, callError, type Connected, makeMailbox, stdioClient, type TestMailbox } from './helpers.js';
+import { verifyMailbox } from '../../src/mailbox/index.js';
+import { call, callError, cli, type Connected, makeMailbox, stdioClient, type TestMailbox } from './helpers.js';
 
 describe('mailbox over stdio', () => {
   let mb: TestMailbox;
@@ -89,11 +90,18 @@ describe('mailbox over stdio', () => {
     expect(result).toEqual({ messages: [], timed_out: true });
   });
 
+  it('an agent registered while the servers run can receive mail at once', async () => {
+    await cli(['mailbox', 'add-agent', mb.dir, 'carol2']);
+    const sent = await call<{ to: string }>(alice.client, 'send_message', { to: 'carol2', body: 'welcome' });
+    expect(sent.to).toBe('carol2');
+  });
+
   it('every call so far left a receipt in the call log', async () => {
     const lines = readFileSync(join(mb.dir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.map((l) => l.seq)).toEqual(lines.map((_, i) => i + 1));
     expect(lines.some((l) => l.tool === 'send_message' && !l.ok && l.error.code === 'NOT_FOUND')).toBe(true);
     expect(lines.every((l) => !('body' in l))).toBe(true);
+    expect(verifyMailbox(mb.dir).problems).toEqual([]);
   });
 });
 

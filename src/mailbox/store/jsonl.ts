@@ -14,7 +14,7 @@ import { WitnessError } from '../../core/errors.js';
 import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall, type ToolName } from '../call-log.js';
 import { type AgentEntry, agentsStamp, readAgents, syncDir } from '../config.js';
 import type { ReceiptSigner } from '../keys.js';
-import { acquireLock, type LockIntent } from '../lock.js';
+import { acquireLock, type LockIntent, rollBack } from '../lock.js';
 import { GroupCommitter, type Pending } from './group-commit.js';
 import * as ops from './ops.js';
 import type { CallOutcome, FetchOptions, MailboxStore, SendResult } from './types.js';
@@ -83,6 +83,7 @@ export class JsonlStore implements MailboxStore {
   private async commit(group: Pending<ops.StoreOp, ops.StoreResult>[]): Promise<void> {
     const lock = await acquireLock(this.dir);
     const settle: Array<() => void> = [];
+    let intent: LockIntent | undefined;
     try {
       this.agents();
       this.catchUp();
@@ -95,9 +96,12 @@ export class JsonlStore implements MailboxStore {
           settle.push(() => p.reject(error));
         }
       }
-      lock.setIntent(this.intentFor(batch));
+      intent = this.intentFor(batch);
+      lock.setIntent(intent);
       await this.write(batch);
     } catch (error) {
+      // A failed write (disk full, I/O error) is undone here, as a crash would be by the next writer.
+      if (intent) rollBack(this.dir, intent);
       this.forget(); // our picture of the log may be wrong now: re-read it next time
       throw error;
     } finally {
