@@ -91,6 +91,12 @@ describe('witness attest sign and witness verify', () => {
     const again = await cli(cwd, ...args);
     expect([again.code, again.out]).toEqual([1, expect.stringMatching(/REPLAY/)]);
   });
+  it('is a usage error (exit 2) when the --nonces store cannot be opened', async () => {
+    const cwd = await workspace();
+    await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
+    const r = await cli(cwd, 'verify', 'r.json', '--output', 'answer.txt', '--keys', 'trusted.json', '--nonces', 'no-such-dir/n.db');
+    expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--nonces: Cannot open the nonce store/)]);
+  });
   it('builds and verifies a dag delegation with the parent co-signature', async () => {
     const cwd = await workspace();
     await sign(cwd, 'task.json', '--key', 'parent.key.json', '--output', 'task.txt', '--construction', 'dag');

@@ -59,7 +59,7 @@ export function verifyCommand(ctx: CliContext): Command {
       const skew = Number(o.skew);
       if (!Number.isFinite(skew) || skew < 0) throw new WitnessError('USAGE', `--skew must be a number of seconds ≥ 0; got ${JSON.stringify(o.skew)}.`);
       const now = o.now ? parseTime(o.now, '--now') : Date.now();
-      const nonceStore: NonceStore | undefined = o.nonces ? new SqliteNonceStore(resolvePath(ctx, o.nonces)) : undefined;
+      const nonceStore = o.nonces ? _openNonces(resolvePath(ctx, o.nonces)) : undefined;
       const options: VerifyOptions = {
         directory: loadKeyDirectory(resolvePath(ctx, o.keys)),
         now,
@@ -78,6 +78,16 @@ export function verifyCommand(ctx: CliContext): Command {
         nonceStore?.close();
       }
     });
+}
+
+/** A nonce store the user named but that cannot be opened is a usage error (exit 2). */
+function _openNonces(path: string): NonceStore {
+  try {
+    return new SqliteNonceStore(path);
+  } catch (error) {
+    if (error instanceof WitnessError && error.code === 'IO') throw new WitnessError('USAGE', `--nonces: ${error.message}`, { cause: error });
+    throw error;
+  }
 }
 
 /** DSSE envelopes are recognised by their payloadType; everything else is receipt evidence. */
