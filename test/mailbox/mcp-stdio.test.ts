@@ -119,3 +119,18 @@ describe('mailbox over stdio with --tool-prefix', () => {
     }
   });
 });
+
+describe('mailbox over stdio with the SQLite store', () => {
+  it('serves the same round trip and verifies clean', async () => {
+    const mb = await makeMailbox(['s1', 's2'], { store: 'sqlite' });
+    const [s1, s2] = await Promise.all([stdioClient(mb.dir, 's1'), stdioClient(mb.dir, 's2')]);
+    try {
+      const sent = await call<{ id: string }>(s1.client, 'send_message', { to: 's2', body: 'via sqlite' });
+      const { messages } = await call<{ messages: Array<{ id: string; from: string }> }>(s2.client, 'check_inbox');
+      expect(messages).toEqual([expect.objectContaining({ id: sent.id, from: 's1' })]);
+    } finally {
+      await Promise.all([s1.close(), s2.close()]);
+    }
+    expect(verifyMailbox(mb.dir)).toMatchObject({ ok: true, store: 'sqlite', messages: 1 });
+  });
+});
