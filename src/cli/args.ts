@@ -15,6 +15,13 @@ export function wholeNumber(min: number) {
   };
 }
 
+/** A number greater than zero. */
+export function positiveNumber(text: string): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`"${text}" is not a number greater than 0.`);
+  return n;
+}
+
 /** A list of whole numbers: `8`, `0,1,2` or an inclusive range `0..4`. */
 export function numberList(min: number) {
   const one = wholeNumber(min);

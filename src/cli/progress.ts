@@ -42,7 +42,8 @@ export function formatProgress(p: ExperimentProgress): string {
   const eta = ran > 0 && left > 0 ? ` ETA ${_duration((p.elapsedMs / ran) * left)}` : '';
   const o = p.outcomes;
   const resumed = p.skipped ? ` (${p.skipped} already done)` : '';
-  return `runs ${p.done}/${p.total}${resumed}${eta}  valid ${o.valid}  invalid ${o.invalid}  none ${o.none}  timeout ${o.timeout}`;
+  const escalated = o.escalated ? `  escalated ${o.escalated}` : '';
+  return `runs ${p.done}/${p.total}${resumed}${eta}  valid ${o.valid}  invalid ${o.invalid}  none ${o.none}  timeout ${o.timeout}${escalated}`;
 }
 
 function _duration(ms: number): string {

@@ -17,7 +17,10 @@ export function renderTable(header: readonly string[], rows: readonly (readonly 
 }
 
 export function renderOutcomeTable(cells: readonly CellSummary[]): string {
-  const header = ['cell', 'runs', 'valid', 'invalid', 'none', 'timeout', 'rounds mean', 'median'];
+  // Columns that would be all zero for a plain sweep appear only when they say something.
+  const escalated = cells.some((c) => c.outcomes.escalated.count > 0);
+  const ruled = cells.some((c) => c.cell.includes('rule:') || c.cell.includes('hybrid:'));
+  const header = ['cell', 'runs', 'valid', 'invalid', 'none', 'timeout', ...(escalated ? ['escalated'] : []), ...(ruled ? ['in range'] : []), 'rounds mean', 'median'];
   const rows = cells.map((c) => [
     c.cell,
     String(c.runs),
@@ -25,8 +28,13 @@ export function renderOutcomeTable(cells: readonly CellSummary[]): string {
     _rate(c.outcomes.invalid),
     _rate(c.outcomes.none),
     _rate(c.outcomes.timeout),
+    ...(escalated ? [_rate(c.outcomes.escalated)] : []),
+    ...(ruled ? [_rate(c.rangeValid)] : []),
     c.rounds.mean.toFixed(1),
     String(c.rounds.median),
   ]);
-  return `${renderTable(header, rows)}\nRates in % with 95% Wilson intervals. valid: stopped, honest agents agree on an honest initial value.`;
+  const notes = ['Rates in % with 95% Wilson intervals. valid: decided, honest agents agree on an honest initial value (strict validity).'];
+  if (ruled) notes.push('in range: honest agents agree on a value within their initial min..max (range validity, what a trimmed mean guarantees).');
+  if (escalated) notes.push('escalated: the circuit breaker stopped a game over its budget.');
+  return `${renderTable(header, rows)}\n${notes.join('\n')}`;
 }

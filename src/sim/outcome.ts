@@ -18,17 +18,29 @@ export interface OutcomeInput {
   honestInitial: readonly number[];
   /** Honest agents' final values. */
   honestFinal: readonly number[];
+  /** True when the game's decision procedure ended it: the stop vote, or a decision rule. */
   stoppedByVote: boolean;
+  /** True when the circuit breaker ended the game over budget. */
+  escalated?: boolean;
 }
 
 /**
- * `timeout` when no stop vote passed (even if honest agents agree); else `none` when
- * honest final values differ; else `valid` when the common value is some honest
- * agent's initial value, `invalid` otherwise.
+ * `escalated` when the circuit breaker ended the game; `timeout` when nothing decided
+ * (even if honest agents agree); else `none` when honest final values differ; else
+ * `valid` when the common value is some honest agent's initial value, `invalid`
+ * otherwise.
  */
-export function classifyOutcome({ honestInitial, honestFinal, stoppedByVote }: OutcomeInput): Outcome {
+export function classifyOutcome({ honestInitial, honestFinal, stoppedByVote, escalated }: OutcomeInput): Outcome {
+  if (escalated) return 'escalated';
   if (!stoppedByVote) return 'timeout';
   const first = honestFinal[0];
   if (first === undefined || honestFinal.some((v) => v !== first)) return 'none';
   return honestInitial.includes(first) ? 'valid' : 'invalid';
+}
+
+/** Strict and range validity of the honest agents' common final value (null when they differ). */
+export function validity(honestInitial: readonly number[], honestFinal: readonly number[]): { strict: boolean | null; range: boolean | null } {
+  const first = honestFinal[0];
+  if (first === undefined || honestFinal.some((v) => v !== first)) return { strict: null, range: null };
+  return { strict: honestInitial.includes(first), range: first >= Math.min(...honestInitial) && first <= Math.max(...honestInitial) };
 }

@@ -47,7 +47,7 @@ export function normalQuantile(p: number): number {
   return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
 }
 
-export const OUTCOMES: readonly Outcome[] = ['valid', 'invalid', 'none', 'timeout'];
+export const OUTCOMES: readonly Outcome[] = ['valid', 'invalid', 'none', 'timeout', 'escalated'];
 
 export interface RateSummary {
   count: number;
@@ -64,6 +64,10 @@ export interface CellSummary {
   rounds: { mean: number; ci: Interval; median: number };
   /** Mean agent decisions per run. */
   decisions: number;
+  /** Runs whose honest agents agree on one of their initial values. */
+  strictValid: RateSummary;
+  /** Runs whose honest agents agree on a value within their initial range. */
+  rangeValid: RateSummary;
 }
 
 export interface SummaryInput {
@@ -73,6 +77,8 @@ export interface SummaryInput {
   outcome: Outcome;
   rounds: number;
   decisions?: number;
+  strict_valid?: boolean | null;
+  range_valid?: boolean | null;
 }
 
 /** One summary per cell, cells in the order they first appear. */
@@ -100,6 +106,7 @@ function _summarize(cell: string, group: SummaryInput[], confidence: number): Ce
   const mid = n >> 1;
   const median = n % 2 ? rounds[mid]! : (rounds[mid - 1]! + rounds[mid]!) / 2;
   const first = group[0]!;
+  const rate = (count: number): RateSummary => ({ count, rate: count / n, ci: wilsonInterval(count, n, confidence) });
   return {
     cell,
     runs: n,
@@ -108,5 +115,7 @@ function _summarize(cell: string, group: SummaryInput[], confidence: number): Ce
     outcomes,
     rounds: { mean, ci: { low: mean - half, high: mean + half }, median },
     decisions: group.reduce((s, r) => s + (r.decisions ?? 0), 0) / n,
+    strictValid: rate(group.filter((r) => r.strict_valid === true).length),
+    rangeValid: rate(group.filter((r) => r.range_valid === true).length),
   };
 }

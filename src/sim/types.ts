@@ -3,6 +3,7 @@
  * The vocabulary of the consensus game (consensus.md §1–§4): configuration, what an
  * agent is shown, what it may answer, and what a finished game records.
  */
+import type { Budget, DecideMode } from './decide/mode.js';
 
 export type Role = 'honest' | 'byzantine';
 export type Awareness = 'may_exist' | 'none_exist';
@@ -21,6 +22,12 @@ export interface GameConfig {
   awareness: Awareness;
   /** Tries an agent gets for a well-formed answer before the fallback applies (default 3). */
   tries: number;
+  /** Who ends the game: the agents' vote (default), a rule, or both (consensus.md §8). */
+  decide?: DecideMode;
+  /** With `rule` and `hybrid`: the round from which the rule decides (default 3). */
+  after?: number;
+  /** Circuit breaker: over budget, the game ends as `escalated`. */
+  budget?: Budget;
 }
 
 /** The rules every agent is told; the same for all. */
@@ -29,6 +36,8 @@ export interface GameRules {
   readonly range: readonly [number, number];
   readonly maxRounds: number;
   readonly awareness: Awareness;
+  /** True when answers should carry a `confidence` in [0, 1] (the confidence rule is on). */
+  readonly confidence?: boolean;
 }
 
 /**
@@ -79,6 +88,8 @@ export interface Decision {
   value: Proposal;
   publicReasoning?: string;
   internalStrategy?: string;
+  /** Self-reported confidence in [0, 1], asked for when the confidence rule is on. */
+  confidence?: number;
 }
 
 export interface VoteAnswer {
@@ -102,9 +113,15 @@ export interface TrajectoryRound {
   votes: VoteChoice[];
   /** Present when any agent gave public reasoning this round. */
   reasoning?: string[];
+  /** Present when any agent reported a confidence this round. */
+  confidence?: (number | null)[];
+  /** Present in the round where a decision rule decided: the value it chose. */
+  decided?: number;
 }
 
-export type Outcome = 'valid' | 'invalid' | 'none' | 'timeout';
+export type Outcome = 'valid' | 'invalid' | 'none' | 'timeout' | 'escalated';
+/** What ended the game: the vote, a rule, the circuit breaker, or the last round R. */
+export type EndedBy = 'vote' | 'rule' | 'budget' | 'deadline';
 
 export interface GameResult {
   agents: string[];
@@ -115,7 +132,12 @@ export interface GameResult {
   final: Record<string, number>;
   rounds: number;
   stoppedByVote: boolean;
+  endedBy: EndedBy;
   outcome: Outcome;
+  /** Honest agents agree on one of their initial values (null when they do not agree). */
+  strictValid: boolean | null;
+  /** Honest agents agree on a value within [min, max] of their initial values (null when they do not agree). */
+  rangeValid: boolean | null;
   trajectory: TrajectoryRound[];
   /** Agent decisions made (proposals + votes, retries included). */
   decisions: number;

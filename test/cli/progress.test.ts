@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { formatProgress, progressPrinter } from '../../src/cli/progress.js';
 
-const progress = (done: number, skipped = 0) => ({ done, total: 100, skipped, outcomes: { valid: done - skipped, invalid: 0, none: 0, timeout: 0 }, elapsedMs: 1000 });
+const progress = (done: number, skipped = 0) => ({ done, total: 100, skipped, outcomes: { valid: done - skipped, invalid: 0, none: 0, timeout: 0, escalated: 0 }, elapsedMs: 1000 });
 
 describe('progress', () => {
   it('shows runs done of total, an ETA and outcome counts', () => {

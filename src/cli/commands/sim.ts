@@ -19,7 +19,7 @@ import { PRESETS, preset } from '../../sim/experiment/presets.js';
 import { readResults, runExperiment } from '../../sim/experiment/run.js';
 import { type Experiment, type ExperimentInput, parseExperiment } from '../../sim/experiment/schema.js';
 import { summarizeCells } from '../../sim/stats.js';
-import { nameList, numberList, valueRange, wholeNumber } from '../args.js';
+import { nameList, numberList, positiveNumber, valueRange, wholeNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { progressPrinter } from '../progress.js';
 
@@ -35,6 +35,11 @@ interface SimOptions {
   range?: [number, number];
   runs?: number;
   rounds?: number[];
+  decide?: string[];
+  after?: number[];
+  budgetRounds?: number;
+  budgetTokens?: number;
+  budgetSeconds?: number;
   seed?: string;
   out?: string;
   concurrency: number;
@@ -62,6 +67,11 @@ export function simCommand(ctx: CliContext): Command {
     .option('--range <lo..hi>', 'inclusive value range (default 0..50)', valueRange)
     .option('--runs <N>', 'runs per cell', wholeNumber(1))
     .option('--rounds <R>', 'maximum rounds before timeout', numberList(1))
+    .option('--decide <modes>', 'who ends the game: vote, rule:NAME or hybrid:NAME (comma list; rules: plurality, median, trimmed-mean, confidence)', nameList)
+    .option('--after <K>', 'with rule/hybrid: the round from which the rule decides (default 3)', numberList(1))
+    .option('--budget-rounds <N>', 'circuit breaker: escalate after N rounds without a decision', wholeNumber(1))
+    .option('--budget-tokens <N>', 'circuit breaker: escalate once agents used N model tokens', wholeNumber(1))
+    .option('--budget-seconds <S>', 'circuit breaker: escalate after S seconds of wall time', positiveNumber)
     .option('--seed <S>', 'base seed (every run derives its own from it)')
     .option('-o, --out <file>', 'results file (JSONL); default results/<experiment>.jsonl')
     .option('-c, --concurrency <C>', 'games in flight at once (for model-backed agents)', wholeNumber(1), 1)
@@ -77,6 +87,7 @@ Examples:
   $ witness sim --preset paper-byzantine --byzantine-strategy split,stall
   $ witness sim my-grid.yaml --shard 1/4 --out part1.jsonl
   $ witness sim --preset paper-benign --runs 2000 --workers 2
+  $ witness sim --preset paper-byzantine --decide vote,rule:trimmed-mean,hybrid:median --after 2 --budget-rounds 20
   $ witness sim --preset paper-benign --json > summary.json
 
 Exit status: 0 finished, 1 failed, 2 bad usage or experiment file, 130 interrupted (rerun to resume).`,
@@ -142,7 +153,12 @@ function _experiment(ctx: CliContext, file: string | undefined, o: SimOptions): 
   if (o.awareness) grid.awareness = o.awareness as Experiment['grid']['awareness'];
   if (o.range) grid.range = o.range;
   if (o.rounds) grid.rounds = o.rounds;
+  if (o.decide) grid.decide = o.decide;
+  if (o.after) grid.after = o.after;
   const input: ExperimentInput = { ...base, grid };
+  if (o.budgetRounds !== undefined || o.budgetTokens !== undefined || o.budgetSeconds !== undefined) {
+    input.budget = { ...base.budget, rounds: o.budgetRounds ?? base.budget?.rounds, tokens: o.budgetTokens ?? base.budget?.tokens, seconds: o.budgetSeconds ?? base.budget?.seconds };
+  }
   if (o.runs !== undefined) input.runs = o.runs;
   if (o.seed !== undefined) input.seed = /^-?\d+$/.test(o.seed) ? Number(o.seed) : o.seed;
   return parseExperiment(input, file ?? `preset ${o.preset ?? 'smoke'} with your options`);

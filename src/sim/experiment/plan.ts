@@ -8,6 +8,7 @@
 import { canonicalize } from '../../core/canonical-json.js';
 import { WitnessError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hash.js';
+import type { Budget } from '../decide/mode.js';
 import type { Awareness } from '../types.js';
 import type { AgentKind, Experiment } from './schema.js';
 
@@ -26,6 +27,12 @@ export interface Cell {
   awareness: Awareness;
   range: [number, number];
   rounds: number;
+  /** Present only when a rule takes part in deciding: `rule:NAME` or `hybrid:NAME`. */
+  decide?: string;
+  /** Present with `decide`: the round from which the rule decides. */
+  after?: number;
+  /** Present when the experiment sets a circuit breaker (it changes outcomes, so it is part of the cell). */
+  budget?: Budget;
 }
 
 export interface PlannedRun {
@@ -58,13 +65,21 @@ export function expandCells(experiment: Experiment): Cell[] {
           for (const size of g.honest !== undefined ? _list(g.honest) : _list(g.total!))
             for (const awareness of _list(g.awareness))
               for (const range of ranges)
-                for (const rounds of _list(g.rounds)) {
+                for (const rounds of _list(g.rounds))
+                for (const decide of _list(g.decide))
+                for (const after of decide === 'vote' ? [undefined] : _list(g.after)) {
                   const honest = g.honest !== undefined ? size : _honestFromTotal(size, byzantine);
                   const byzantineKind = g.byzantineAgents ?? agents;
                   const cell: Cell = { agents, honestPolicy, byzantineStrategy: byzantine > 0 && byzantineKind === 'policy' ? strategy : null, honest, byzantine, awareness, range, rounds };
                   // Added only when used, so rule-based cells keep their ids.
                   if (byzantineKind !== agents && byzantine > 0) cell.byzantineAgents = byzantineKind;
                   if (model !== undefined && (agents !== 'policy' || (byzantine > 0 && byzantineKind !== 'policy'))) cell.model = model;
+                  // Likewise only when a rule decides, so vote cells keep their ids.
+                  if (decide !== 'vote') {
+                    cell.decide = decide;
+                    cell.after = after;
+                  }
+                  if (experiment.budget) cell.budget = experiment.budget;
                   cells.set(cellKey(cell), cell);
                 }
   return [...cells.values()];
@@ -83,7 +98,10 @@ export function cellKey(cell: Cell): string {
   const who = (kind: AgentKind, policy: string | null) => (kind === 'policy' ? policy : `${kind}:${cell.model}`);
   const byz = cell.byzantine > 0 ? `b=${cell.byzantine}:${byzantineKind === cell.agents && cell.agents !== 'policy' ? 'same' : who(byzantineKind, cell.byzantineStrategy)}` : 'b=0';
   const honest = cell.agents === 'policy' ? `policy:${cell.honestPolicy}` : who(cell.agents, null);
-  return `${honest} h=${cell.honest} ${byz} ${cell.awareness} [${cell.range[0]},${cell.range[1]}] R=${cell.rounds}`;
+  const decide = cell.decide ? ` ${cell.decide}@${cell.after}` : '';
+  const b = cell.budget;
+  const budget = b ? ` budget(${[b.rounds && `${b.rounds} rounds`, b.tokens && `${b.tokens} tokens`, b.seconds && `${b.seconds} s`].filter(Boolean).join(', ')})` : '';
+  return `${honest} h=${cell.honest} ${byz} ${cell.awareness} [${cell.range[0]},${cell.range[1]}] R=${cell.rounds}${decide}${budget}`;
 }
 
 /** All runs of the experiment (or of one shard of it), in `seq` order. */

@@ -19,6 +19,8 @@ export interface RunAgents {
   createAgent(seat: AgentSeat): Agent;
   /** Fields added to the run's record after the game, e.g. the `llm` call statistics. */
   finish?(): Partial<RunRecord>;
+  /** Model tokens used so far in this run, for the circuit breaker's token budget. */
+  tokensUsed?(): number;
 }
 export type AgentsForRun = (run: PlannedRun) => RunAgents;
 
@@ -33,7 +35,7 @@ export async function playRun(run: PlannedRun, experiment: Experiment, createAge
     tries: experiment.tries,
     decide: parseDecideMode(cell.decide ?? 'vote'),
     after: cell.after,
-    budget: experiment.budget,
+    budget: cell.budget,
   };
   const choice = { honestPolicy: cell.honestPolicy, byzantineStrategy: cell.byzantineStrategy ?? 'random' };
   const custom = agentsFor?.(run);
@@ -42,7 +44,7 @@ export async function playRun(run: PlannedRun, experiment: Experiment, createAge
     : createAgent
       ? (seat: AgentSeat) => createAgent(seat, cell)
       : (seat: AgentSeat) => createPolicyAgent(seat, choice);
-  const game = await runGame({ config, seed: run.seed, createAgent: create });
+  const game = await runGame({ config, seed: run.seed, createAgent: create, tokensUsed: custom?.tokensUsed?.bind(custom) });
   const record = toRecord(experiment.name, run, game);
   return custom?.finish ? { ...record, ...custom.finish() } : record;
 }

@@ -29,6 +29,22 @@ export const PRESETS: Readonly<Record<string, ExperimentInput & { description: s
     runs: 25,
     grid: { honest: 8, byzantine: [0, 1, 2, 3, 4], byzantineStrategy: 'split', awareness: 'may_exist', rounds: 50 },
   },
+  remedy: {
+    name: 'remedy',
+    description: 'Decision layers side by side: 7 agents (f = 2) under vote, each rule and hybrid, against every Byzantine strategy, b from 0 to f + 1 = 3, 25 runs.',
+    seed: 1,
+    runs: 25,
+    budget: { rounds: 30 },
+    grid: {
+      total: 7,
+      byzantine: [0, 1, 2, 3],
+      byzantineStrategy: ['random', 'extreme', 'split', 'mimic-defect', 'stall', 'abstain'],
+      honestPolicy: 'plurality',
+      decide: ['vote', 'rule:plurality', 'rule:median', 'rule:trimmed-mean', 'rule:confidence', 'hybrid:trimmed-mean'],
+      after: 1,
+      rounds: 50,
+    },
+  },
 };
 
 export function preset(name: string): ExperimentInput {

@@ -28,7 +28,10 @@ export interface RunRecord {
   final: Record<string, number>;
   rounds: number;
   stopped_by_vote: boolean;
+  ended_by: GameResult['endedBy'];
   outcome: Outcome;
+  strict_valid: boolean | null;
+  range_valid: boolean | null;
   decisions: number;
   invalid_answers: number;
   fallbacks: number;
@@ -55,7 +58,10 @@ export function toRecord(experiment: string, run: PlannedRun, game: GameResult):
     final: game.final,
     rounds: game.rounds,
     stopped_by_vote: game.stoppedByVote,
+    ended_by: game.endedBy,
     outcome: game.outcome,
+    strict_valid: game.strictValid,
+    range_valid: game.rangeValid,
     decisions: game.decisions,
     invalid_answers: game.invalidAnswers,
     fallbacks: game.fallbacks,
@@ -99,7 +105,10 @@ export const RunRecordSchema = z
     final: z.record(z.string(), z.number().int()).describe('honest final values by agent id'),
     rounds: z.number().int().min(0).describe('rounds played'),
     stopped_by_vote: z.boolean().describe('true when stop votes reached 2N/3'),
-    outcome: z.enum(['valid', 'invalid', 'none', 'timeout']),
+    ended_by: z.enum(['vote', 'rule', 'budget', 'deadline']).optional().describe('what ended the game: the stop vote, a decision rule, the circuit breaker, or round R'),
+    outcome: z.enum(['valid', 'invalid', 'none', 'timeout', 'escalated']),
+    strict_valid: z.boolean().nullable().optional().describe('honest agents agree on one of their initial values (null: they disagree)'),
+    range_valid: z.boolean().nullable().optional().describe('honest agents agree on a value within [min, max] of their initial values (null: they disagree)'),
     decisions: z.number().int().min(0).describe('agent answers asked for (proposals and votes, retries included)'),
     invalid_answers: z.number().int().min(0).describe('answers that failed validation'),
     fallbacks: z.number().int().min(0).describe('answers replaced by the fallback after every try failed'),
@@ -110,6 +119,8 @@ export const RunRecordSchema = z
           values: z.array(_proposal).describe("each agent's proposal"),
           votes: z.array(z.enum(['stop', 'continue', 'abstain'])).describe("each agent's vote"),
           reasoning: z.array(z.string()).optional().describe("each agent's public reasoning, when any was given"),
+          confidence: z.array(z.number().nullable()).optional().describe("each agent's self-reported confidence, when any was given"),
+          decided: z.number().int().optional().describe('the value a decision rule chose in this round'),
         }),
       )
       .describe('one entry per round'),

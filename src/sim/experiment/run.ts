@@ -133,7 +133,7 @@ function _finishedIds(path: string): Set<string> {
 
 function _progressTracker(total: number, skipped: number, onProgress: RunExperimentOptions['onProgress']) {
   const started = Date.now();
-  const outcomes: Record<Outcome, number> = { valid: 0, invalid: 0, none: 0, timeout: 0 };
+  const outcomes: Record<Outcome, number> = { valid: 0, invalid: 0, none: 0, timeout: 0, escalated: 0 };
   let done = skipped;
   const emit = () => onProgress?.({ done, total, skipped, outcomes: { ...outcomes }, elapsedMs: Date.now() - started });
   emit();

@@ -7,6 +7,8 @@
 import { z } from 'zod';
 import { WitnessError } from '../../core/errors.js';
 import { BYZANTINE_STRATEGIES, HONEST_POLICIES } from '../agents/policy/policies.js';
+import { DECIDE_SPEC_PATTERN } from '../decide/mode.js';
+import { RULE_NAMES, type RuleName } from '../decide/rules.js';
 
 const _oneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).min(1, { error: 'must not be an empty list' })]);
 
@@ -40,6 +42,20 @@ export const GridSchema = z.strictObject({
   awareness: _oneOrMany(z.enum(['may_exist', 'none_exist'], { error: 'must be "may_exist" or "none_exist"' })).default('may_exist'),
   range: z.union([ValueRangeSchema, z.array(ValueRangeSchema).min(1)]).default([0, 50]),
   rounds: _oneOrMany(count(1, 'maximum rounds R')).default(50),
+  /** Who ends the game: `vote` (the paper), `rule:NAME` or `hybrid:NAME` (consensus.md §8). */
+  decide: _oneOrMany(
+    z.string().regex(DECIDE_SPEC_PATTERN, { error: `must be vote, rule:NAME or hybrid:NAME with NAME one of ${RULE_NAMES.join(', ')}` }).refine((t) => t === 'vote' || RULE_NAMES.includes(t.split(':')[1] as RuleName), {
+      error: `names an unknown rule; choose one of ${RULE_NAMES.join(', ')}`,
+    }),
+  ).default('vote'),
+  /** With rule and hybrid: the round from which the rule decides. */
+  after: _oneOrMany(count(1, 'rounds of discussion before a rule decides')).default(3),
+});
+
+const BudgetSchema = z.strictObject({
+  rounds: count(1, 'rounds before escalation').optional(),
+  tokens: count(1, 'model tokens before escalation').optional(),
+  seconds: z.number({ error: 'must be a number of seconds' }).positive({ error: 'must be more than 0 seconds' }).optional(),
 });
 
 export const ExperimentSchema = z.strictObject({
@@ -48,6 +64,8 @@ export const ExperimentSchema = z.strictObject({
   seed: z.union([z.number().int(), z.string().min(1)], { error: 'must be a whole number or a non-empty string' }).default(1),
   runs: count(1, 'runs per cell').default(25),
   tries: count(1, 'tries for a well-formed answer').default(3),
+  /** Circuit breaker: a game over budget ends as `escalated`. */
+  budget: BudgetSchema.optional(),
   grid: GridSchema,
 });
 

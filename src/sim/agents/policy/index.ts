@@ -57,18 +57,35 @@ class _Context implements PolicyContext {
   }
 }
 
-/** Builds the rule-based agent for one seat. */
+/**
+ * Builds the rule-based agent for one seat. When the confidence rule is on, honest
+ * agents report the share of the last round that proposed their value (honest doubt);
+ * Byzantine agents always claim full confidence (the confident liar).
+ */
 export function createPolicyAgent(seat: AgentSeat, choice: PolicyChoice): Agent {
+  const withConfidence = seat.rules.confidence === true;
   if (seat.role === 'honest') {
     const policy = honestPolicy(choice.honestPolicy);
     return {
-      decide: (view) => ({ value: policy.propose(new _Context(view, seat)) }),
+      decide: (view) => {
+        const value = policy.propose(new _Context(view, seat));
+        return withConfidence ? { value, confidence: _support(view, value) } : { value };
+      },
       vote: (view) => ({ decision: honestVote(view) }),
     };
   }
   const strategy = byzantineStrategy(choice.byzantineStrategy);
   return {
-    decide: (view) => ({ value: strategy.propose(new _Context(view, seat)) }),
+    decide: (view) => (withConfidence ? { value: strategy.propose(new _Context(view, seat)), confidence: 1 } : { value: strategy.propose(new _Context(view, seat)) }),
     vote: (view) => ({ decision: strategy.vote(view) }),
   };
+}
+
+/** Share of the last round's proposals equal to `value` (0.5 in round 1, when nothing is known). */
+function _support(view: DecideView, value: number): number {
+  const last = view.history[view.history.length - 1]?.values;
+  if (!last || last.length === 0) return 0.5;
+  let same = 0;
+  for (const v of last) if (v === value) same++;
+  return same / last.length;
 }
