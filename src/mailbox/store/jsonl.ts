@@ -8,13 +8,14 @@
  * with ONE `write` per group (O_APPEND: no interleaving), fsyncs, and only then
  * answers. A torn last line left by a crash is cut under the lock before appending.
  */
-import { closeSync, existsSync, fstatSync, fsync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { WitnessError } from '../../core/errors.js';
 import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall, type ToolName } from '../call-log.js';
 import { type AgentEntry, agentsStamp, readAgents, syncDir } from '../config.js';
 import type { ReceiptSigner } from '../keys.js';
 import { acquireLock, type LockIntent, rollBack } from '../lock.js';
+import { fsyncAsync, fstatSize, readFrom, writeCursor } from './files.js';
 import { GroupCommitter, type Pending } from './group-commit.js';
 import * as ops from './ops.js';
 import type { CallOutcome, FetchOptions, MailboxStore, SendResult } from './types.js';
@@ -274,47 +275,4 @@ export class JsonlStore implements MailboxStore {
   private cursorPath(agent: string): string {
     return join(this.dir, 'cursors', `${agent}.json`);
   }
-}
-
-function readFrom(path: string, offset: number): string {
-  const fd = openSync(path, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    if (size <= offset) return '';
-    const buf = Buffer.alloc(size - offset);
-    let read = 0;
-    while (read < buf.length) {
-      const n = readSync(fd, buf, read, buf.length - read, offset + read);
-      if (n === 0) break;
-      read += n;
-    }
-    return buf.subarray(0, read).toString('utf8');
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function fstatSize(path: string): number {
-  const fd = openSync(path, 'r');
-  try {
-    return fstatSync(fd).size;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function writeCursor(path: string, cursor: Cursor): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w', 0o644);
-  try {
-    writeSync(fd, JSON.stringify(cursor));
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
-}
-
-function fsyncAsync(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
 }
