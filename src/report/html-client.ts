@@ -1,0 +1,121 @@
+/**
+ * @module
+ * The report page's drawing code. `drawReport` runs in the browser: the page embeds
+ * its source (`drawReport.toString()`), so it must use nothing but its arguments.
+ * Every chart is drawn by Observable Plot; each figure records how many series it
+ * drew (`data-series`) so the browser test can check the picture, not just the page.
+ */
+import type { ReportData } from './html-data.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: Observable Plot is loaded as a browser global with no types here.
+type PlotLib = any;
+
+/** The little of the DOM this code touches (the project compiles without DOM types). */
+interface _Element {
+  querySelector(selector: string): _Element | null;
+  append(...nodes: unknown[]): void;
+  setAttribute(name: string, value: string): void;
+}
+interface _Document {
+  getElementById(id: string): _Element | null;
+  readonly body: _Element;
+}
+
+export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): void {
+  const mount = (id: string, chart: unknown, series: number) => {
+    const figure = doc.getElementById(id);
+    if (!figure) return;
+    figure.querySelector('.chart')?.append(chart);
+    figure.setAttribute('data-series', String(series));
+  };
+  const distinct = (rows: Record<string, unknown>[], key: string) => new Set(rows.map((r) => r[key])).size;
+  const pct = (x: number) => `${Math.round(x * 100)}%`;
+  const cellCount = distinct(data.outcomes as never, 'cell');
+
+  mount(
+    'outcomes',
+    Plot.plot({
+      width: 1100,
+      height: Math.max(140, 26 * cellCount + 70),
+      marginLeft: 300,
+      x: { domain: [0, 1], tickFormat: pct, label: 'rate (95% Wilson interval)' },
+      y: { label: null },
+      fx: { label: null, domain: ['valid', 'invalid', 'none', 'timeout', 'escalated'].filter((o) => data.outcomes.some((r) => r.outcome === o)) },
+      color: { legend: true, domain: ['valid', 'invalid', 'none', 'timeout', 'escalated'], range: ['#2a9d8f', '#e76f51', '#f4a261', '#8d99ae', '#9b5de5'] },
+      marks: [
+        Plot.barX(data.outcomes, { x: 'rate', y: 'cell', fx: 'outcome', fill: 'outcome', sort: { y: null }, tip: true }),
+        Plot.ruleY(data.outcomes, { x1: 'low', x2: 'high', y: 'cell', fx: 'outcome', stroke: '#222' }),
+        Plot.ruleX([0]),
+      ],
+    }),
+    distinct(data.outcomes as never, 'outcome'),
+  );
+
+  if (data.trajectories.length) {
+    mount(
+      'trajectories',
+      Plot.plot({
+        width: 1100,
+        height: 220 * Math.ceil(distinct(data.trajectories as never, 'run') / 2) + 40,
+        marginRight: 20,
+        x: { label: 'round', tickFormat: 'd' },
+        y: { label: 'value', grid: true },
+        fy: { label: null },
+        facet: { data: data.trajectories, y: 'run', marginRight: 360 },
+        marks: [Plot.lineY(data.trajectories, { x: 'round', y: 'value', stroke: 'agent', marker: 'dot', tip: true }), Plot.frame({ stroke: '#ddd' })],
+      }),
+      distinct(data.trajectories as never, 'agent'),
+    );
+    mount(
+      'votes',
+      Plot.plot({
+        width: 1100,
+        height: 260,
+        x: { label: 'round', tickFormat: 'd' },
+        y: { label: 'stop votes', grid: true },
+        color: { legend: true },
+        marks: [
+          Plot.lineY(data.votes, { x: 'round', y: 'stop', stroke: 'run', marker: 'dot', tip: true }),
+          Plot.lineY(data.votes, { x: 'round', y: 'threshold', stroke: 'run', strokeDasharray: '4 3', strokeOpacity: 0.5 }),
+        ],
+      }),
+      distinct(data.votes as never, 'run'),
+    );
+  }
+
+  mount(
+    'rounds',
+    Plot.plot({
+      width: 1100,
+      height: 260,
+      x: { label: 'rounds played' },
+      y: { label: 'runs', grid: true },
+      color: { legend: true, domain: ['valid', 'invalid', 'none', 'timeout', 'escalated'], range: ['#2a9d8f', '#e76f51', '#f4a261', '#8d99ae', '#9b5de5'] },
+      marks: [Plot.rectY(data.rounds, Plot.binX({ y: 'count' }, { x: 'rounds', fill: 'outcome', tip: true })), Plot.ruleY([0])],
+    }),
+    distinct(data.rounds as never, 'outcome'),
+  );
+
+  if (data.modes.length) {
+    mount(
+      'modes',
+      Plot.plot({
+        width: 1100,
+        height: 200 * distinct(data.modes as never, 'measure') + 60,
+        marginRight: 80,
+        x: { label: 'Byzantine agents b', tickFormat: 'd' },
+        y: { domain: [0, 1], tickFormat: pct, grid: true, label: 'rate' },
+        fx: { label: 'Byzantine strategy' },
+        fy: { label: null },
+        color: { legend: true },
+        marks: [
+          Plot.lineY(data.modes, { x: 'byzantine', y: 'rate', stroke: 'mode', fx: 'strategy', fy: 'measure', marker: 'dot', tip: true }),
+          Plot.ruleX(data.modes, { x: 'byzantine', y1: 'low', y2: 'high', stroke: 'mode', fx: 'strategy', fy: 'measure', strokeOpacity: 0.5 }),
+          Plot.frame({ stroke: '#ddd' }),
+        ],
+      }),
+      distinct(data.modes as never, 'mode'),
+    );
+  }
+  doc.body.setAttribute('data-rendered', 'true');
+}

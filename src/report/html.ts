@@ -1,0 +1,119 @@
+/**
+ * @module
+ * The HTML report: one self-contained file (Observable Plot and d3 inlined, no
+ * network) with the outcome rates per cell, trajectories, stop votes, rounds and a
+ * decision-mode comparison — each chart with its table underneath, and the cell
+ * settings and tool versions in the footer.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { WitnessError } from '../core/errors.js';
+import type { RunRecord } from '../sim/experiment/record.js';
+import { drawReport } from './html-client.js';
+import { buildReportData, type ReportData } from './html-data.js';
+
+export interface HtmlReportOptions {
+  title?: string;
+  /** Where the results came from, shown in the footer. */
+  source?: string;
+  /** Version of Witness, shown in the footer. */
+  version?: string;
+}
+
+const _require = createRequire(import.meta.url);
+
+/** A browser bundle shipped inside a dependency, and the dependency's version. */
+function _asset(pkg: string, file: string): { code: string; version: string } {
+  // Walk up from the package's entry point: its exports do not expose package.json.
+  let dir = dirname(_require.resolve(pkg));
+  while (!existsSync(join(dir, 'package.json')) || (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name !== pkg) {
+    const up = dirname(dir);
+    if (up === dir) throw new WitnessError('INTERNAL', `Cannot find the ${pkg} package for the HTML report; reinstall with npm ci.`);
+    dir = up;
+  }
+  const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string };
+  return { code: readFileSync(join(dir, file), 'utf8'), version };
+}
+
+export function renderHtmlReport(records: readonly RunRecord[], options: HtmlReportOptions = {}): string {
+  const data = buildReportData(records, { title: options.title ?? 'Witness consensus report' });
+  const d3 = _asset('d3', 'dist/d3.min.js');
+  const plot = _asset('@observablehq/plot', 'dist/plot.umd.min.js');
+  const versions = `Witness ${options.version ?? '?'} · Node ${process.version} · Observable Plot ${plot.version} · d3 ${d3.version}`;
+  // `<` is escaped so no string in the data can close the script element.
+  const json = JSON.stringify(data).replace(/</g, '\\u003c');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${_esc(data.title)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>${STYLE}</style></head>
+<body>
+<header><h1>${_esc(data.title)}</h1><p>${data.runs} runs in ${data.cells.length} cells${options.source ? ` from <code>${_esc(options.source)}</code>` : ''}${data.common ? `; every cell: <code>${_esc(data.common)}</code>` : ''}. An agent's claim is not evidence: every number here comes from the simulator's own game state.</p></header>
+${_figure('outcomes', 'Outcome rates per cell', 'Share of runs per outcome with 95% Wilson intervals. valid = decided, honest agents agree on an honest initial value.', _outcomeTable(data))}
+${data.trajectories.length ? _figure('trajectories', "Honest agents' values by round", 'The longest run of each of a few cells: one line per honest agent.', _trajectoryTable(data)) : ''}
+${data.votes.length ? _figure('votes', 'Stop votes by round', 'Stop votes per round for the same runs; the dashed line is the 2N/3 threshold.', _votesTable(data)) : ''}
+${_figure('rounds', 'Rounds to decision', 'How many rounds runs took, coloured by outcome.', _roundsTable(data))}
+${data.modes.length ? _figure('modes', 'Decision modes compared', 'Rates per decision mode against the number and strategy of Byzantine agents, with 95% Wilson intervals.', _modesTable(data)) : ''}
+<footer><h2>Settings</h2><pre>${_esc(JSON.stringify(data.configs, null, 1))}</pre><p>${_esc(versions)}</p></footer>
+<script>${d3.code}</script>
+<script>${plot.code}</script>
+<script type="application/json" id="report-data">${json}</script>
+<script>
+var __name = function (f) { return f; };
+(${drawReport.toString()})(JSON.parse(document.getElementById('report-data').textContent), Plot, document);
+</script>
+</body></html>
+`;
+}
+
+const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1160px;color:#222;padding:0 1rem}
+h1{font-size:1.6rem}h2{font-size:1.15rem;margin-top:2.2rem}figure{margin:0}
+table{border-collapse:collapse;margin:.6rem 0 1rem;font-size:12px}td,th{border-bottom:1px solid #e4e4e4;padding:2px 8px;text-align:right}
+td:first-child,th:first-child{text-align:left}details{margin-bottom:1rem}pre{background:#f6f6f6;padding:.6rem;overflow:auto;max-height:20rem;font-size:11px}
+footer{color:#555;border-top:1px solid #ddd;margin-top:2rem}`;
+
+function _figure(id: string, title: string, caption: string, table: string): string {
+  return `<section><h2>${_esc(title)}</h2><figure id="${id}" data-chart="${id}"><div class="chart"></div><figcaption>${_esc(caption)}</figcaption></figure>
+<details><summary>Table</summary>${table}</details></section>`;
+}
+
+function _table(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
+  const th = header.map((h) => `<th>${_esc(h)}</th>`).join('');
+  const body = rows.map((r) => `<tr>${r.map((c) => `<td>${_esc(String(c))}</td>`).join('')}</tr>`).join('\n');
+  return `<table><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+const _pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+
+function _outcomeTable(data: ReportData): string {
+  return _table(
+    ['cell', 'outcome', 'runs', 'count', 'rate', '95% CI'],
+    data.outcomes.map((o) => [o.cell, o.outcome, o.runs, o.count, _pct(o.rate), `${_pct(o.low)}–${_pct(o.high)}`]),
+  );
+}
+
+function _trajectoryTable(data: ReportData): string {
+  return _table(['run', 'agent', 'round', 'value'], data.trajectories.map((t) => [t.run, t.agent, t.round, t.value]));
+}
+
+function _votesTable(data: ReportData): string {
+  return _table(['run', 'round', 'stop votes', 'threshold'], data.votes.map((v) => [v.run, v.round, v.stop, v.threshold]));
+}
+
+function _roundsTable(data: ReportData): string {
+  return _table(
+    ['cell', 'rounds mean', 'median', 'runs'],
+    data.cells.map((c) => [c.cell, c.rounds.mean.toFixed(1), c.rounds.median, c.runs]),
+  );
+}
+
+function _modesTable(data: ReportData): string {
+  return _table(
+    ['mode', 'strategy', 'b', 'measure', 'rate', '95% CI'],
+    data.modes.map((m) => [m.mode, m.strategy, m.byzantine, m.measure, _pct(m.rate), `${_pct(m.low)}–${_pct(m.high)}`]),
+  );
+}
+
+function _esc(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
