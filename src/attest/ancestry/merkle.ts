@@ -16,14 +16,23 @@ import { type Reason, reason } from '../reasons.js';
 const LEAF = Buffer.from([0x00]);
 const NODE = Buffer.from([0x01]);
 
-// One-shot crypto.hash: a path verifier hashes many tiny inputs, where createHash's
-// per-call object costs more than the hashing.
+// One-shot crypto.hash over a reused buffer: a path verifier hashes many tiny inputs,
+// where createHash's per-call object and Buffer.concat cost more than the hashing.
+const _scratch = Buffer.alloc(65);
+
 export function leafHash(data: Uint8Array): Buffer {
-  return hash('sha256', Buffer.concat([LEAF, data]), 'buffer');
+  if (data.length !== 32) return hash('sha256', Buffer.concat([LEAF, data]), 'buffer');
+  _scratch[0] = 0x00;
+  _scratch.set(data, 1);
+  return hash('sha256', _scratch.subarray(0, 33), 'buffer');
 }
 
 export function nodeHash(left: Uint8Array, right: Uint8Array): Buffer {
-  return hash('sha256', Buffer.concat([NODE, left, right]), 'buffer');
+  if (left.length !== 32 || right.length !== 32) return hash('sha256', Buffer.concat([NODE, left, right]), 'buffer');
+  _scratch[0] = 0x01;
+  _scratch.set(left, 1);
+  _scratch.set(right, 33);
+  return hash('sha256', _scratch, 'buffer');
 }
 
 const EMPTY_ROOT = hash('sha256', Buffer.alloc(0), 'buffer');
