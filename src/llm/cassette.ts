@@ -1,7 +1,7 @@
 /**
  * @module
  * Cassettes: every request and reply of a sweep in a JSONL file, so a sweep can be
- * replayed exactly with no model. `recordTo` wraps a backend and appends one line per
+ * replayed exactly with no model. `openCassetteRecorder` wraps backends and appends one line per
  * successful call; `ReplayBackend` answers from such a file by call key and refuses a
  * request whose prompt or settings differ from the recorded one. The first line is a
  * header carrying what the caller needs to rebuild the sweep (the experiment).
@@ -22,21 +22,27 @@ interface _Entry {
   reply: ChatReply;
 }
 
-/** Wraps `inner` so every successful call is appended to `path`; `meta` goes in the header of a new file. */
-export function recordTo(path: string, inner: ChatBackend, meta: Record<string, unknown>): ChatBackend {
+export interface CassetteRecorder {
+  /** `inner`, with every successful call appended to the cassette. */
+  wrap(inner: ChatBackend): ChatBackend;
+  close(): void;
+}
+
+/** Opens `path` for recording (appending to an existing cassette); `meta` goes in the header of a new file. */
+export function openCassetteRecorder(path: string, meta: Record<string, unknown>): CassetteRecorder {
   const fresh = !existsSync(path) || statSync(path).size === 0;
   const writer = openJsonlWriter(path, { fsync: 'batch' });
   if (fresh) writer.append({ cassette: CASSETTE_VERSION, meta });
   return {
-    async complete(request: ChatRequest, options: ChatCallOptions): Promise<ChatReply> {
-      const reply = await inner.complete(request, options);
-      writer.append({ key: callKeyText(options.key), request, reply });
-      return reply;
-    },
-    async close() {
-      writer.close();
-      await inner.close();
-    },
+    wrap: (inner) => ({
+      async complete(request: ChatRequest, options: ChatCallOptions): Promise<ChatReply> {
+        const reply = await inner.complete(request, options);
+        writer.append({ key: callKeyText(options.key), request, reply });
+        return reply;
+      },
+      close: () => inner.close(),
+    }),
+    close: () => writer.close(),
   };
 }
 

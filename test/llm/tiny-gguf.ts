@@ -25,7 +25,7 @@ type Value = { type: typeof U32 | typeof I32 | typeof F32; value: number } | str
 export function writeTinyGguf(path: string, seed = 1): void {
   const tokens = ['<unk>', '<s>', '</s>', ...Array.from({ length: 256 }, (_, b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`), '<|im_start|>', '<|im_end|>'];
   // Token types: 2 unknown, 3 control, 6 byte.
-  const types = tokens.map((t, i) => (i === 0 ? 2 : i < 3 || i >= 259 ? 3 : 6));
+  const types = tokens.map((_t, i) => (i === 0 ? 2 : i < 3 || i >= 259 ? 3 : 6));
   const imEnd = tokens.length - 1;
   const meta: [string, Value][] = [
     ['general.architecture', 'llama'],

@@ -8,7 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { WitnessError } from '../../core/errors.js';
 import { renderOutcomeTable } from '../../report/table.js';
 import { BYZANTINE_STRATEGIES, HONEST_POLICIES } from '../../sim/agents/policy/policies.js';
@@ -22,10 +22,11 @@ import { summarizeCells } from '../../sim/stats.js';
 import { nameList, numberList, positiveNumber, valueRange, wholeNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { progressPrinter } from '../progress.js';
+import { addLlmOptions, applyAgentOptions, checkAgentOptions, type LlmCliOptions, prepareAgents, replayExperiment } from './sim-llm.js';
+import { promptsCommand } from './sim-prompts.js';
 
-interface SimOptions {
+interface SimOptions extends LlmCliOptions {
   preset?: string;
-  agents: string;
   honestPolicy?: string[];
   byzantineStrategy?: string[];
   honest?: number[];
@@ -57,7 +58,6 @@ export function simCommand(ctx: CliContext): Command {
     )
     .argument('[file]', 'experiment file (YAML or JSON); default: the smoke preset')
     .option('-p, --preset <name>', `built-in experiment: ${Object.keys(PRESETS).join(', ')}`)
-    .addOption(new Option('--agents <kind>', 'who answers: rule-based agents').choices(['policy']).default('policy'))
     .option('--honest-policy <names>', `honest policy, or a comma list: ${Object.keys(HONEST_POLICIES).join(', ')}`, nameList)
     .option('--byzantine-strategy <names>', `Byzantine strategy, or a comma list: ${Object.keys(BYZANTINE_STRATEGIES).join(', ')}`, nameList)
     .option('--honest <H>', 'honest agents: 8, 4,8,16 or 1..4', numberList(1))
@@ -89,21 +89,30 @@ Examples:
   $ witness sim --preset paper-benign --runs 2000 --workers 2
   $ witness sim --preset paper-byzantine --decide vote,rule:trimmed-mean,hybrid:median --after 2 --budget-rounds 20
   $ witness sim --preset paper-benign --json > summary.json
+  $ witness sim --preset paper-benign --agents llm --model Qwen/Qwen3-14B --endpoint http://127.0.0.1:8000/v1 -c 16
+  $ witness sim --preset paper-byzantine --honest-agents llm --byzantine-agents policy:split --model qwen3:14b \
+      --endpoint http://127.0.0.1:11434/v1 --structured-output ollama --record sweep.cassette.jsonl
+  $ witness sim --agents replay --cassette sweep.cassette.jsonl --out replayed.jsonl
+  $ witness sim --agents embedded --model ./qwen3-0.6b-q8_0.gguf --honest 4 --runs 2
+  $ witness sim prompts --role honest --stage vote     # what the LLM agents are told (docs/prompts.md)
 
 Exit status: 0 finished, 1 failed, 2 bad usage or experiment file, 130 interrupted (rerun to resume).`,
     )
     .action(async (file: string | undefined, options: SimOptions) => {
       await _runSim(ctx, file, options);
     });
+  addLlmOptions(command);
   command.enablePositionalOptions();
   command.addCommand(_mergeCommand(ctx));
+  command.addCommand(promptsCommand(ctx));
   command.addCommand(_listCommand(ctx));
   return command;
 }
 
 async function _runSim(ctx: CliContext, file: string | undefined, options: SimOptions): Promise<void> {
   if (file && options.preset) throw new WitnessError('USAGE', 'Give an experiment file or --preset, not both.');
-  const experiment = _experiment(ctx, file, options);
+  checkAgentOptions(options, file, options.preset, options.out);
+  const experiment = options.agents === 'replay' ? replayExperiment(ctx, options) : _experiment(ctx, file, options);
   const shard: Shard | undefined = options.shard ? parseShard(options.shard) : undefined;
   const out = resolvePath(ctx, options.out ?? _defaultOut(experiment, shard));
   mkdirSync(dirname(out), { recursive: true });
@@ -113,7 +122,12 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   const progress = progressPrinter(ctx.io, { quiet: options.quiet });
   let summary: Awaited<ReturnType<typeof runExperiment>>;
   try {
-    summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p) });
+    const { agentsFor, close } = await prepareAgents(ctx, experiment, options, controller.signal);
+    try {
+      summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p), agentsFor });
+    } finally {
+      await close();
+    }
   } finally {
     process.removeListener('SIGINT', onSignal);
     progress.finish();
@@ -138,6 +152,7 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
 function _experiment(ctx: CliContext, file: string | undefined, o: SimOptions): Experiment {
   const base: ExperimentInput = file ? loadExperimentFile(resolvePath(ctx, file)) : preset(o.preset ?? 'smoke');
   const grid = { ...base.grid };
+  applyAgentOptions(grid, o);
   if (o.honestPolicy) grid.honestPolicy = o.honestPolicy;
   if (o.byzantineStrategy) grid.byzantineStrategy = o.byzantineStrategy;
   if (o.honest && o.total) throw new WitnessError('USAGE', 'Give --honest or --total, not both.');

@@ -1,0 +1,242 @@
+/**
+ * @module
+ * The model-backed side of `witness sim` (docs/llm.md): options for LLM, embedded
+ * and replayed agents, how they map onto the experiment grid, and setting up the
+ * backends (one per kind and model, opened before the first run) with recording.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { WitnessError } from '../../core/errors.js';
+import { openCassetteRecorder, ReplayBackend } from '../../llm/cassette.js';
+import { OpenAiCompatibleBackend, STRUCTURED_OUTPUT_MODES, type StructuredOutputMode, THINKING_SWITCHES, type ThinkingSwitch } from '../../llm/openai-compatible.js';
+import type { ChatBackend } from '../../llm/types.js';
+import { createRunAgents, type SamplingOverrides } from '../../sim/agents/llm/index.js';
+import { BYZANTINE_STRATEGIES, HONEST_POLICIES } from '../../sim/agents/policy/policies.js';
+import { expandCells } from '../../sim/experiment/plan.js';
+import type { AgentsForRun } from '../../sim/experiment/play.js';
+import { type AgentKind, type Experiment, type ExperimentInput, parseExperiment } from '../../sim/experiment/schema.js';
+import { loadPromptPack, type PromptPack } from '../../sim/prompts/pack.js';
+import { wholeNumber } from '../args.js';
+import { type CliContext, resolvePath } from '../context.js';
+
+export const AGENTS_CHOICES = ['policy', 'llm', 'embedded', 'replay'] as const;
+
+export interface AgentSpec {
+  kind: AgentKind;
+  /** Policy or strategy name for `policy:NAME`. */
+  name?: string;
+}
+
+export interface LlmCliOptions {
+  agents?: (typeof AGENTS_CHOICES)[number];
+  honestAgents?: AgentSpec;
+  byzantineAgents?: AgentSpec;
+  model?: string[];
+  endpoint?: string[];
+  apiKeyEnv: string;
+  structuredOutput: StructuredOutputMode;
+  thinkingOff: ThinkingSwitch;
+  endpointConcurrency: number;
+  requestTimeout: number;
+  maxRetries: number;
+  decideTemperature?: number;
+  voteTemperature?: number;
+  decideMaxTokens?: number;
+  voteMaxTokens?: number;
+  prompts?: string;
+  record?: string;
+  cassette?: string;
+  contextSize: number;
+  threads?: number;
+  sequences: number;
+}
+
+/** Adds the agent options to `witness sim`. */
+export function addLlmOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--agents <kind>', 'who answers: policy (rule-based), llm (OpenAI-compatible server), embedded (GGUF via llama.cpp), replay (a cassette)').choices(AGENTS_CHOICES))
+    .option('--honest-agents <spec>', 'honest agents only: llm, embedded or policy:NAME (mixed populations)', agentSpec('honest'))
+    .option('--byzantine-agents <spec>', 'Byzantine agents only: llm, embedded or policy:NAME, e.g. policy:split', agentSpec('byzantine'))
+    .option('--model <name>', 'model name on the server (llm) or GGUF file (embedded); comma list for a grid', modelList)
+    .option('--endpoint <url>', 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (repeat to spread load)', endpointList)
+    .option('--api-key-env <VAR>', 'environment variable holding the API key', 'OPENAI_API_KEY')
+    .addOption(new Option('--structured-output <mode>', 'how the JSON schema is sent: json_schema (response_format), guided_json (older vLLM), ollama (format), none').choices(STRUCTURED_OUTPUT_MODES).default('json_schema'))
+    .addOption(new Option('--thinking-off <how>', 'switch Qwen3 thinking off: kwargs (chat_template_kwargs), suffix (/no_think), both, none').choices(THINKING_SWITCHES).default('kwargs'))
+    .option('--endpoint-concurrency <n>', 'requests in flight per endpoint', wholeNumber(1), 64)
+    .option('--request-timeout <s>', 'seconds before a request is abandoned and retried', positiveNumber('--request-timeout'), 120)
+    .option('--max-retries <n>', 'retries of a request after 429, 5xx, timeouts', wholeNumber(0), 5)
+    .option('--decide-temperature <t>', 'sampling temperature of proposals (default 0.5)', temperature('--decide-temperature'))
+    .option('--vote-temperature <t>', 'sampling temperature of votes (default 0.3)', temperature('--vote-temperature'))
+    .option('--decide-max-tokens <n>', 'max tokens of a proposal (default 300)', wholeNumber(1))
+    .option('--vote-max-tokens <n>', 'max tokens of a vote (default 200)', wholeNumber(1))
+    .option('--prompts <dir>', 'prompt pack folder (default: the built-in pack; see docs/prompts.md)')
+    .option('--record <file>', 'append every model request and reply to this cassette')
+    .option('--cassette <file>', 'the cassette --agents replay answers from')
+    .option('--context-size <n>', 'embedded: tokens of context (default 8192)', wholeNumber(256), 8192)
+    .option('--threads <n>', 'embedded: CPU threads (default: every core)', wholeNumber(1))
+    .option('--sequences <n>', 'embedded: sequences evaluated in parallel', wholeNumber(1), 1);
+}
+
+/** Applies the agent options to a grid (before validation). */
+export function applyAgentOptions(grid: ExperimentInput['grid'], o: LlmCliOptions): void {
+  if (o.agents && o.agents !== 'replay') grid.agents = o.agents;
+  if (o.honestAgents) {
+    grid.agents = o.honestAgents.kind;
+    if (o.honestAgents.name) grid.honestPolicy = o.honestAgents.name;
+  }
+  if (o.byzantineAgents) {
+    grid.byzantineAgents = o.byzantineAgents.kind;
+    if (o.byzantineAgents.name) grid.byzantineStrategy = o.byzantineAgents.name;
+  }
+  if (o.model) grid.model = o.model;
+}
+
+/** Checks combinations no single option parser can see. */
+export function checkAgentOptions(o: LlmCliOptions, file: string | undefined, preset: string | undefined, out: string | undefined): void {
+  if (o.agents === 'replay') {
+    if (!o.cassette) throw new WitnessError('USAGE', '--agents replay needs --cassette FILE (a cassette written with --record).');
+    if (file || preset) throw new WitnessError('USAGE', '--agents replay takes the experiment from the cassette: give no experiment file or --preset.');
+    if (o.record) throw new WitnessError('USAGE', '--record and --agents replay do not go together: a replay makes no model calls.');
+    if (!out) throw new WitnessError('USAGE', '--agents replay needs --out FILE: a new results file (the recorded sweep\'s own file already holds every run).');
+  } else if (o.cassette) {
+    throw new WitnessError('USAGE', '--cassette is for --agents replay; to record a sweep, use --record FILE.');
+  }
+}
+
+/** The experiment a replay reproduces, from the cassette's header. */
+export function replayExperiment(ctx: CliContext, o: LlmCliOptions): Experiment {
+  const replay = new ReplayBackend(resolvePath(ctx, o.cassette!));
+  return parseExperiment(replay.meta.experiment, `the experiment recorded in ${o.cassette}`);
+}
+
+export interface PreparedAgents {
+  agentsFor?: AgentsForRun;
+  close(): Promise<void>;
+}
+
+/** Opens every backend the sweep needs (nothing for rule-based sweeps). */
+export async function prepareAgents(ctx: CliContext, experiment: Experiment, o: LlmCliOptions, signal: AbortSignal): Promise<PreparedAgents> {
+  const needed = _modelBacked(experiment);
+  if (needed.length === 0 && o.agents !== 'replay') {
+    if (o.record) throw new WitnessError('USAGE', '--record needs model-backed agents (--agents llm or embedded); rule-based runs are reproducible from their seed alone.');
+    return { close: async () => {} };
+  }
+  const replay = o.agents === 'replay' ? new ReplayBackend(resolvePath(ctx, o.cassette!)) : undefined;
+  const sampling = replay ? ((replay.meta.sampling ?? {}) as SamplingOverrides) : _sampling(o);
+  const pack = _pack(ctx, o, replay?.meta);
+  const backends = new Map<string, ChatBackend>();
+  const recorder = o.record ? openCassetteRecorder(resolvePath(ctx, o.record), { experiment, sampling, prompts: { name: pack.manifest.name, hash: pack.hash } }) : undefined;
+  const closeAll = async () => {
+    for (const b of backends.values()) await b.close();
+    recorder?.close();
+  };
+  try {
+    for (const { kind, model } of needed) {
+      const backend = replay ?? (kind === 'llm' ? _openAi(o, model) : await _embedded(ctx, o, model));
+      backends.set(`${kind}\0${model}`, recorder ? recorder.wrap(backend) : backend);
+    }
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+  const backendFor = (kind: 'llm' | 'embedded', model: string) => backends.get(`${kind}\0${model}`)!;
+  return { agentsFor: (run) => createRunAgents(run, { pack, backendFor, sampling, signal }), close: closeAll };
+}
+
+function _modelBacked(experiment: Experiment): { kind: 'llm' | 'embedded'; model: string }[] {
+  const seen = new Map<string, { kind: 'llm' | 'embedded'; model: string }>();
+  for (const cell of expandCells(experiment)) {
+    for (const kind of [cell.agents, cell.byzantine > 0 ? (cell.byzantineAgents ?? cell.agents) : 'policy']) {
+      if (kind !== 'policy' && cell.model !== undefined) seen.set(`${kind}\0${cell.model}`, { kind, model: cell.model });
+    }
+  }
+  return [...seen.values()];
+}
+
+function _pack(ctx: CliContext, o: LlmCliOptions, recorded: Record<string, unknown> | undefined): PromptPack {
+  const pack = loadPromptPack(o.prompts ? resolvePath(ctx, o.prompts) : undefined);
+  const want = (recorded?.prompts as { hash?: string; name?: string } | undefined)?.hash;
+  if (want && want !== pack.hash) {
+    throw new WitnessError('USAGE', `The cassette was recorded with another prompt pack ("${(recorded!.prompts as { name?: string }).name}", hash ${want.slice(0, 12)}…); give the same folder with --prompts.`);
+  }
+  return pack;
+}
+
+function _sampling(o: LlmCliOptions): SamplingOverrides {
+  const s: SamplingOverrides = {};
+  if (o.decideTemperature !== undefined || o.decideMaxTokens !== undefined) s.decide = _defined({ temperature: o.decideTemperature, maxTokens: o.decideMaxTokens });
+  if (o.voteTemperature !== undefined || o.voteMaxTokens !== undefined) s.vote = _defined({ temperature: o.voteTemperature, maxTokens: o.voteMaxTokens });
+  return s;
+}
+
+function _defined<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+function _openAi(o: LlmCliOptions, model: string): ChatBackend {
+  if (!o.endpoint?.length) throw new WitnessError('USAGE', 'LLM agents need --endpoint URL (an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1).');
+  return new OpenAiCompatibleBackend({
+    endpoints: o.endpoint,
+    model,
+    apiKey: process.env[o.apiKeyEnv],
+    perEndpointConcurrency: o.endpointConcurrency,
+    structuredOutput: o.structuredOutput,
+    thinking: o.thinkingOff,
+    timeoutMs: Math.round(o.requestTimeout * 1000),
+    maxRetries: o.maxRetries,
+  });
+}
+
+async function _embedded(ctx: CliContext, o: LlmCliOptions, model: string): Promise<ChatBackend> {
+  const { EmbeddedBackend } = await import('../../llm/embedded.js');
+  const modelPath = isAbsolute(model) ? model : resolve(ctx.io.cwd, model);
+  return EmbeddedBackend.open({ modelPath, contextSize: o.contextSize, threads: o.threads, sequences: o.sequences });
+}
+
+/** `llm`, `embedded`, `policy` or `policy:NAME` (NAME checked against the role's policies). */
+export function agentSpec(role: 'honest' | 'byzantine') {
+  const table = role === 'honest' ? HONEST_POLICIES : BYZANTINE_STRATEGIES;
+  return (text: string): AgentSpec => {
+    const [kind, name, extra] = text.trim().split(':');
+    if (kind === 'llm' || kind === 'embedded') {
+      if (name !== undefined) throw new InvalidArgumentError(`"${text}": only policy takes a name (policy:NAME).`);
+      return { kind };
+    }
+    if (kind !== 'policy' || extra !== undefined) throw new InvalidArgumentError(`"${text}" is not llm, embedded or policy:NAME.`);
+    if (name !== undefined && !(name in table)) throw new InvalidArgumentError(`unknown ${role === 'honest' ? 'honest policy' : 'Byzantine strategy'} "${name}"; choose one of: ${Object.keys(table).join(', ')}.`);
+    return name ? { kind, name } : { kind };
+  };
+}
+
+function modelList(text: string): string[] {
+  const names = text.split(',').map((s) => s.trim()).filter(Boolean);
+  if (names.length === 0) throw new InvalidArgumentError('is empty; give a model name or a GGUF file.');
+  return names;
+}
+
+function endpointList(text: string, previous: string[] | undefined): string[] {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new InvalidArgumentError(`"${text}" is not a URL; give the server's base URL, e.g. http://127.0.0.1:8000/v1.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(`"${text}" must start with http:// or https://.`);
+  return [...(previous ?? []), text.replace(/\/+$/, '')];
+}
+
+function temperature(option: string) {
+  return (text: string): number => {
+    const t = Number(text);
+    if (text.trim() === '' || !Number.isFinite(t) || t < 0 || t > 2) throw new InvalidArgumentError(`${option} "${text}" must be a number from 0 to 2.`);
+    return t;
+  };
+}
+
+function positiveNumber(option: string) {
+  return (text: string): number => {
+    const n = Number(text);
+    if (text.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${option} "${text}" must be a positive number.`);
+    return n;
+  };
+}
