@@ -208,9 +208,14 @@ function _commandArray(json: string): string[] {
 
 /** This very witness: node, its loader flags (tsx when run from source), and the entry script. */
 function _selfCommand(): string[] {
-  const script = process.argv[1];
-  if (!script || !/main\.(js|ts)$/.test(script)) return ['witness'];
-  return [process.execPath, ...process.execArgv, realpathSync(script)];
+  let script: string;
+  try {
+    script = realpathSync(process.argv[1] ?? ''); // the `witness` bin is a symlink to dist/cli/main.js
+  } catch {
+    return ['witness'];
+  }
+  if (!/[/\\]cli[/\\]main\.(js|ts)$/.test(script)) return ['witness'];
+  return [process.execPath, ...process.execArgv, script];
 }
 
 function _tail(ctx: CliContext): Command {
