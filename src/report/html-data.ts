@@ -136,12 +136,16 @@ function _votes(r: RunRecord): VotePoint[] {
 }
 
 function _modes(records: readonly RunRecord[]): ModeRow[] {
+  // b = 0 runs have no strategy: they are every strategy's starting point.
+  const strategies = [...new Set(records.filter((r) => r.byzantine > 0).map((r) => r.config.byzantineStrategy ?? 'none'))];
   const groups = new Map<string, RunRecord[]>();
   for (const r of records) {
-    const key = JSON.stringify([r.config.decide ?? 'vote', r.config.byzantineStrategy ?? 'none', r.byzantine]);
-    const group = groups.get(key);
-    if (group) group.push(r);
-    else groups.set(key, [r]);
+    for (const strategy of r.byzantine > 0 || strategies.length === 0 ? [r.config.byzantineStrategy ?? 'none'] : strategies) {
+      const key = JSON.stringify([r.config.decide ?? 'vote', strategy, r.byzantine]);
+      const group = groups.get(key);
+      if (group) group.push(r);
+      else groups.set(key, [r]);
+    }
   }
   if (new Set([...groups.keys()].map((k) => JSON.parse(k)[0])).size < 2) return [];
   const rows: ModeRow[] = [];
@@ -155,5 +159,7 @@ function _modes(records: readonly RunRecord[]): ModeRow[] {
     add('timeout', summary.outcomes.timeout);
     add('escalated', summary.outcomes.escalated);
   }
-  return rows;
+  // A measure that is zero everywhere gets no row of charts.
+  const shown = new Set(rows.filter((r) => r.rate > 0).map((r) => r.measure));
+  return rows.filter((r) => shown.has(r.measure));
 }
