@@ -31,6 +31,8 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
   const distinct = (rows: Record<string, unknown>[], key: string) => new Set(rows.map((r) => r[key])).size;
   const pct = (x: number) => `${Math.round(x * 100)}%`;
   const cellCount = distinct(data.outcomes as never, 'cell');
+  // One colour per outcome in every chart, whichever outcomes a chart happens to show.
+  const outcomeColours = { legend: true, domain: ['valid', 'invalid', 'none', 'timeout', 'escalated'], range: ['#2a9d8f', '#e76f51', '#f4a261', '#8d99ae', '#9b5de5'] };
 
   mount(
     'outcomes',
@@ -40,8 +42,8 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
       marginLeft: 300,
       x: { domain: [0, 1], tickFormat: pct, label: 'rate (95% Wilson interval)' },
       y: { label: null },
-      fx: { label: null, domain: ['valid', 'invalid', 'none', 'timeout', 'escalated'].filter((o) => data.outcomes.some((r) => r.outcome === o)) },
-      color: { legend: true, domain: ['valid', 'invalid', 'none', 'timeout', 'escalated'], range: ['#2a9d8f', '#e76f51', '#f4a261', '#8d99ae', '#9b5de5'] },
+      fx: { label: null, domain: outcomeColours.domain.filter((o) => data.outcomes.some((r) => r.outcome === o)) },
+      color: outcomeColours,
       marks: [
         Plot.barX(data.outcomes, { x: 'rate', y: 'cell', fx: 'outcome', fill: 'outcome', sort: { y: null }, tip: true }),
         Plot.ruleY(data.outcomes, { x1: 'low', x2: 'high', y: 'cell', fx: 'outcome', stroke: '#222' }),
@@ -90,7 +92,7 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
       height: 260,
       x: { label: 'rounds played' },
       y: { label: 'runs', grid: true },
-      color: { legend: true, domain: ['valid', 'invalid', 'none', 'timeout', 'escalated'], range: ['#2a9d8f', '#e76f51', '#f4a261', '#8d99ae', '#9b5de5'] },
+      color: outcomeColours,
       marks: [Plot.rectY(data.rounds, Plot.binX({ y: 'count' }, { x: 'rounds', fill: 'outcome', tip: true })), Plot.ruleY([0])],
     }),
     distinct(data.rounds as never, 'outcome'),
