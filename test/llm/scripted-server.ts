@@ -1,0 +1,129 @@
+/**
+ * A scripted OpenAI-compatible Chat Completions server for tests and the bench: a
+ * real node:http server on 127.0.0.1 (random port) that records every request and
+ * answers from a script: a status, headers, a delay, a raw body or a reply text.
+ * Without a script it plays a simple cooperative model: propose the smallest value
+ * in the last round (or its own), vote stop when all proposals agree.
+ */
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SeenRequest {
+  index: number;
+  path: string;
+  headers: IncomingMessage['headers'];
+  // biome-ignore lint/suspicious/noExplicitAny: request bodies are free-form JSON in tests
+  body: any;
+}
+
+export interface ScriptedReply {
+  status?: number;
+  headers?: Record<string, string>;
+  /** The assistant message text; default: the cooperative model's answer. */
+  content?: string;
+  /** A raw response body instead of a completion (e.g. an error document). */
+  raw?: string;
+  delayMs?: number;
+}
+
+export type Script = (request: SeenRequest) => ScriptedReply | undefined;
+
+export interface ScriptedServer {
+  url: string;
+  requests: SeenRequest[];
+  /** Most requests in flight at once. */
+  readonly maxInFlight: number;
+  /** Resolves when the server has received `count` requests in total. */
+  received(count: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startScriptedServer(script: Script = () => undefined): Promise<ScriptedServer> {
+  const requests: SeenRequest[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const server = createServer(async (req, res) => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.on('close', () => inFlight--);
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const seen: SeenRequest = { index: requests.length, path: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') };
+    requests.push(seen);
+    for (const w of waiters.filter((w) => requests.length >= w.count)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+    const reply = script(seen) ?? {};
+    if (reply.delayMs) setTimeout(() => _respond(res, seen, reply), reply.delayMs);
+    else _respond(res, seen, reply);
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    received: (count) => (requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+function _respond(res: ServerResponse, seen: SeenRequest, reply: ScriptedReply): void {
+  if (res.destroyed) return;
+  const status = reply.status ?? 200;
+  if (reply.raw !== undefined || status !== 200) {
+    res.writeHead(status, { 'content-type': 'application/json', ...reply.headers });
+    res.end(reply.raw ?? JSON.stringify({ error: { message: `scripted ${status}`, type: 'scripted' } }));
+    return;
+  }
+  const content = reply.content ?? cooperativeAnswer(seen.body);
+  const promptChars = (seen.body.messages ?? []).reduce((n: number, m: { content: string }) => n + m.content.length, 0);
+  const completion = {
+    id: `chatcmpl-${seen.index}`,
+    object: 'chat.completion',
+    created: 0,
+    model: seen.body.model,
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: Math.ceil(content.length / 4), total_tokens: Math.ceil(promptChars / 4) + Math.ceil(content.length / 4) },
+  };
+  res.writeHead(200, { 'content-type': 'application/json', ...reply.headers });
+  res.end(JSON.stringify(completion));
+}
+
+/** The schema a request carries, whichever way it was sent. */
+// biome-ignore lint/suspicious/noExplicitAny: free-form JSON
+export function requestSchema(body: any): any {
+  return body.response_format?.json_schema?.schema ?? body.guided_json ?? body.format;
+}
+
+/** A stage of a request: decide or vote, from its schema. */
+// biome-ignore lint/suspicious/noExplicitAny: free-form JSON
+export function requestStage(body: any): 'decide' | 'vote' {
+  return requestSchema(body)?.properties?.decision ? 'vote' : 'decide';
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: free-form JSON
+export function cooperativeAnswer(body: any): string {
+  const user: string = body.messages?.findLast?.((m: { role: string }) => m.role === 'user')?.content ?? '';
+  if (requestStage(body) === 'vote') {
+    const proposals = [...user.matchAll(/proposes (\w+)/g)].map((m) => m[1]);
+    const honest = proposals.filter((p) => p !== 'abstain');
+    return JSON.stringify({ decision: honest.length > 0 && honest.every((p) => p === honest[0]) ? 'stop' : 'continue' });
+  }
+  const lastRound = /^Round \d+: (.*)$/m.exec(user)?.[1] ?? '';
+  const seen = [...lastRound.matchAll(/value: (\d+)/g)].map((m) => Number(m[1]));
+  const own = Number(/Your current value: (\d+)/.exec(user)?.[1] ?? 0);
+  const value = seen.length ? Math.min(...seen) : own;
+  return JSON.stringify({ internal_strategy: 'Follow the smallest value.', value, public_reasoning: `I propose ${value}, the smallest value I saw, so we can agree fast.` });
+}
