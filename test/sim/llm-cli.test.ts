@@ -1,0 +1,123 @@
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { memoryIo } from '../../src/cli/io.js';
+import { runMain } from '../../src/cli/main.js';
+import { DEFAULT_PACK_DIR } from '../../src/sim/prompts/pack.js';
+import { requestStage, type ScriptedServer, startScriptedServer } from '../llm/scripted-server.js';
+
+const tempDir = () => mkdtempSync(join(tmpdir(), 'witness-llm-cli-'));
+
+async function cli(args: string[], cwd = tempDir()) {
+  const io = memoryIo(cwd);
+  const code = await runMain(args, io);
+  return { code, out: io.out, err: io.err, cwd };
+}
+
+const servers: ScriptedServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+describe('witness sim with LLM agents', () => {
+  it('replays a recorded cassette into a byte-identical results file, with no model', async () => {
+    // Jittered delays shuffle the order replies arrive in; a 500 and a malformed reply put retries and invalid answers in the record.
+    const server = await startScriptedServer((r) => {
+      if (r.index === 3) return { status: 500 };
+      if (r.index === 7) return { content: 'not json' };
+      return { delayMs: Math.floor(Math.random() * 15) };
+    });
+    servers.push(server);
+    const common = ['--quiet', '--honest', '3', '--byzantine', '1', '--rounds', '3', '--runs', '3', '-c', '3'];
+    const recorded = await cli(['sim', ...common, '--agents', 'llm', '--model', 'scripted', '--endpoint', server.url, '--record', 'sweep.cassette.jsonl', '--out', 'recorded.jsonl']);
+    expect(recorded.err).not.toMatch(/Error/);
+    expect(recorded.code).toBe(0);
+    await servers.pop()!.close();
+    const replayed = await cli(['sim', '--quiet', '-c', '2', '--agents', 'replay', '--cassette', 'sweep.cassette.jsonl', '--out', 'replayed.jsonl'], recorded.cwd);
+    expect(replayed.code).toBe(0);
+    const a = readFileSync(join(recorded.cwd, 'recorded.jsonl'), 'utf8');
+    expect(a.split('\n').filter(Boolean)).toHaveLength(3);
+    expect(a).toContain('"retries":1');
+    expect(a).toMatch(/"invalid_replies":[1-9]/);
+    expect(readFileSync(join(recorded.cwd, 'replayed.jsonl'), 'utf8')).toBe(a);
+  });
+
+  it('refuses to replay with a prompt pack other than the recorded one', async () => {
+    const server = await startScriptedServer();
+    servers.push(server);
+    const r = await cli(['sim', '--quiet', '--honest', '2', '--rounds', '1', '--runs', '1', '--agents', 'llm', '--model', 'm', '--endpoint', server.url, '--record', 'c.jsonl', '--out', 'a.jsonl']);
+    const pack = join(r.cwd, 'pack');
+    cpSync(DEFAULT_PACK_DIR, pack, { recursive: true });
+    writeFileSync(join(pack, 'decide.honest.txt'), 'Round {{round}}. Propose a value.');
+    const replay = await cli(['sim', '--quiet', '--agents', 'replay', '--cassette', 'c.jsonl', '--out', 'b.jsonl', '--prompts', 'pack'], r.cwd);
+    expect(replay.code).toBe(2);
+    expect(replay.err).toMatch(/another prompt pack/);
+  });
+
+  it('sends the wording of a pack given with --prompts', async () => {
+    const server = await startScriptedServer();
+    servers.push(server);
+    const cwd = tempDir();
+    cpSync(DEFAULT_PACK_DIR, join(cwd, 'pack'), { recursive: true });
+    writeFileSync(join(cwd, 'pack', 'vote.honest.may_exist.txt'), 'Round {{round}}. Proposals:\n{{proposals}}\nStop only if they all match.');
+    const r = await cli(['sim', '--quiet', '--honest', '2', '--rounds', '2', '--runs', '1', '--agents', 'llm', '--model', 'm', '--endpoint', server.url, '--prompts', 'pack'], cwd);
+    expect(r.code).toBe(0);
+    const vote = server.requests.find((q) => requestStage(q.body) === 'vote')!;
+    expect(vote.body.messages[1].content).toMatch(/^Round 1\. Proposals:\n- agent_0 proposes \d+: /);
+  });
+
+  it('refuses a pack whose template uses an unknown variable, naming the file', async () => {
+    const cwd = tempDir();
+    cpSync(DEFAULT_PACK_DIR, join(cwd, 'pack'), { recursive: true });
+    writeFileSync(join(cwd, 'pack', 'decide.byzantine.txt'), 'Round {{round}} of {{rounds_total}}');
+    const r = await cli(['sim', 'prompts', '--prompts', 'pack'], cwd);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/decide\.byzantine\.txt uses an unknown variable \{\{rounds_total\}\}/);
+  });
+
+  it('prints the rendered prompts and schemas of both roles for a sample state', async () => {
+    const r = await cli(['sim', 'prompts']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('===== decide · honest · may_exist');
+    expect(r.out).toContain('===== vote · byzantine');
+    expect(r.out).toContain('MAY be Byzantine');
+    expect(r.out).toContain('There are NO Byzantine agents');
+    expect(r.out).toContain('"enum":["stop","continue","abstain"]');
+  });
+
+  it('prints the request bodies a server would get, with the chosen thinking switch', async () => {
+    const r = await cli(['sim', 'prompts', '--body', '--thinking-off', 'suffix', '--structured-output', 'guided_json', '--role', 'honest', '--stage', 'vote', '--awareness', 'none_exist']);
+    const [only] = JSON.parse(r.out) as { body: { messages: { content: string }[]; guided_json: unknown; temperature: number } }[];
+    expect(only!.body.messages[1]!.content.endsWith(' /no_think')).toBe(true);
+    expect(only!.body.guided_json).toBeDefined();
+    expect(only!.body.temperature).toBe(0.3);
+  });
+
+  it.each([
+    [['--agents', 'llm', '--model', 'm'], /--endpoint URL/],
+    [['--agents', 'llm', '--model', 'm', '--endpoint', 'localhost:8000'], /--endpoint.*must start with http:\/\//],
+    [['--agents', 'llm', '--model', 'm', '--endpoint', 'not a url'], /--endpoint.*not a URL/],
+    [['--agents', 'llm', '--endpoint', 'http://127.0.0.1:1/v1'], /grid\.model: is required/],
+    [['--honest-agents', 'policy:nope'], /--honest-agents.*unknown honest policy "nope"/],
+    [['--byzantine-agents', 'gpt'], /--byzantine-agents.*not llm, embedded or policy:NAME/],
+    [['--agents', 'replay'], /--agents replay needs --cassette/],
+    [['--agents', 'replay', '--cassette', 'x.jsonl'], /needs --out FILE/],
+    [['--cassette', 'x.jsonl'], /--cassette is for --agents replay/],
+    [['--record', 'c.jsonl'], /--record needs model-backed agents/],
+    [['--agents', 'llm', '--model', 'm', '--endpoint', 'http://127.0.0.1:1/v1', '--decide-temperature', '3'], /--decide-temperature "3" must be a number from 0 to 2/],
+    [['--agents', 'gpt'], /--agents.*Allowed choices are policy, llm, embedded, replay/],
+    [['--structured-output', 'xml'], /--structured-output/],
+  ])('rejects %j with exit status 2 and a message naming the option', async (args, message) => {
+    const r = await cli(['sim', '--quiet', ...args]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(message);
+  });
+
+  it('documents the LLM options with examples in --help', async () => {
+    const r = await cli(['sim', '--help']);
+    expect(r.out).toContain('--endpoint <url>');
+    expect(r.out).toContain('--agents replay --cassette');
+    expect(r.out).toContain('--honest-agents llm --byzantine-agents policy:split');
+  });
+});
