@@ -176,10 +176,11 @@ export function canonicalForms(record: UnsignedReceipt | Receipt): { body: strin
 
 // JCS orders members by UTF-16 code units; the receipt's keys are ASCII, so sort() is that order.
 const RECEIPT_KEYS = Object.keys(ReceiptSchema.shape).sort();
-const _PRINTABLE = /^[\x20-\x7e]*$/;
+// Printable ASCII without '"' and '\\': JSON needs no escapes, so the text is its own canonical form.
+const _PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 function _text(value: string): string {
-  return _PRINTABLE.test(value) ? JSON.stringify(value) : canonicalize(value);
+  return _PLAIN.test(value) ? `"${value}"` : canonicalize(value);
 }
 
 function _member(key: string, value: unknown): string {
@@ -229,9 +230,8 @@ export function evidencePath(value: unknown): ParseResult<unknown[]> {
 function _semanticProblems(receipt: Receipt, issuedAt: number, notAfter: number, index?: number): Reason[] {
   const problems: Reason[] = [];
   const malformed = (field: string, message: string) => problems.push(reason('MALFORMED', `receipt.${field}: ${message}.`, index));
-  for (const [field, text, ms] of [['issued_at', receipt.issued_at, issuedAt], ['not_after', receipt.not_after, notAfter]] as const) {
-    if (!Number.isFinite(ms) || new Date(ms).toISOString() !== text) malformed(field, 'not a real calendar time');
-  }
+  if (!_realTime(receipt.issued_at, issuedAt)) malformed('issued_at', 'not a real calendar time');
+  if (!_realTime(receipt.not_after, notAfter)) malformed('not_after', 'not a real calendar time');
   if (problems.length === 0 && issuedAt >= notAfter) malformed('not_after', 'not_after must be later than issued_at');
   if (receipt.cosigners.length > 1 && new Set(receipt.cosigners).size !== receipt.cosigners.length) malformed('cosigners', 'a deployer is listed twice');
   if (receipt.signatures.length > 1 && new Set(receipt.signatures.map((s) => s.key_id)).size !== receipt.signatures.length) malformed('signatures', 'the same key_id signs twice; keep one signature per key');
@@ -253,6 +253,15 @@ function _canonicalBase64url(text: string): boolean {
   if (text.length % 4 === 1) return false;
   const last = _B64.indexOf(text.at(-1) ?? 'A');
   return last >= 0 && (last & ((1 << spare) - 1)) === 0;
+}
+
+// Date.parse rolls 2026-02-30 over to March; a real time is one that survives the
+// round trip. Days 1–28 exist in every month, so most times skip the second step.
+function _realTime(text: string, ms: number): boolean {
+  if (!Number.isFinite(ms)) return false;
+  const day = (text.charCodeAt(8) - 48) * 10 + (text.charCodeAt(9) - 48);
+  const hour = (text.charCodeAt(11) - 48) * 10 + (text.charCodeAt(12) - 48);
+  return (day >= 1 && day <= 28 && hour <= 23) || new Date(ms).toISOString() === text;
 }
 
 function _isoRoundTrips(text: string): boolean {

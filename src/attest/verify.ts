@@ -60,61 +60,82 @@ export async function verifyPath(path: readonly unknown[], output: Uint8Array, o
   if (path.length === 0) return { ok: false, reasons: [reason('MALFORMED', 'The path is empty; give at least one receipt.')], signaturesChecked: 0 };
   const prepared: PreparedReceipt[] = [];
   const parseReasons: Reason[] = [];
-  path.forEach((item, i) => {
-    const parsed = parseReceipt(item, path.length > 1 ? i : undefined);
+  for (let i = 0; i < path.length; i++) {
+    const parsed = parseReceipt(path[i], path.length > 1 ? i : undefined);
     if (parsed.ok) prepared.push(parsed.value);
     else parseReasons.push(...parsed.reasons);
-  });
+  }
   if (parseReasons.length > 0) return { ok: false, reasons: parseReasons, signaturesChecked: 0 };
 
   const now = options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime();
   const skew = options.skewMs ?? 0;
-  const ctx: _Ctx = { ...options, now, skew, revocation: options.revocation ?? 'from-revoked-at', requireCosigners: options.requireCosigners ?? [] };
-  const leaf = prepared.at(-1) as PreparedReceipt;
-  let reasons = [..._checkStructure(prepared, ctx), ..._checkSignatures(prepared, ctx), ..._checkLeaf(leaf, output, ctx, prepared.length - 1)];
+  const ctx: _Ctx = {
+    directory: options.directory,
+    construction: options.construction,
+    now,
+    skew,
+    revocation: options.revocation ?? 'from-revoked-at',
+    requireCosigners: options.requireCosigners ?? [],
+  };
+  const leaf = prepared[prepared.length - 1] as PreparedReceipt;
+  const reasons: Reason[] = [];
+  _checkStructure(prepared, ctx, reasons);
+  _checkSignatures(prepared, ctx, reasons);
+  _checkLeaf(leaf, output, ctx, prepared.length - 1, reasons);
   // A lone receipt has no path positions worth naming.
-  if (prepared.length === 1) reasons = reasons.map(({ index: _index, ...rest }) => rest);
+  if (prepared.length === 1) for (const r of reasons) delete r.index;
   if (reasons.length === 0 && options.nonceStore) {
     // Only evidence that passed every other check consumes its nonce: a forger
     // cannot burn a genuine receipt's nonce with an invalid copy.
     const fresh = await options.nonceStore.claim(`${leaf.receipt.key_id}:${leaf.receipt.nonce}`, leaf.notAfter + skew);
     if (!fresh) reasons.push(reason('REPLAY', `Nonce ${leaf.receipt.nonce} of key ${leaf.receipt.key_id} was already accepted; this receipt is a replay.`));
   }
-  const signaturesChecked = prepared.reduce((n, p) => n + p.receipt.signatures.length, 0);
-  return { ok: reasons.length === 0, reasons, path: prepared.map((p) => p.receipt), signaturesChecked };
+  let signaturesChecked = 0;
+  const receipts: Receipt[] = [];
+  for (const p of prepared) {
+    signaturesChecked += p.receipt.signatures.length;
+    receipts.push(p.receipt);
+  }
+  return { ok: reasons.length === 0, reasons, path: receipts, signaturesChecked };
 }
 
-type _Ctx = Omit<VerifyOptions, 'now'> & { now: number; skew: number; revocation: RevocationPolicy; requireCosigners: readonly string[] };
+interface _Ctx {
+  directory: KeyDirectory;
+  construction: Construction | undefined;
+  now: number;
+  skew: number;
+  revocation: RevocationPolicy;
+  requireCosigners: readonly string[];
+}
 
 /** Links, depths and construction consistency; Merkle roots and dag co-signatures per edge. */
-function _checkStructure(path: PreparedReceipt[], ctx: _Ctx): Reason[] {
-  const construction = (path.at(-1) as PreparedReceipt).receipt.construction;
-  const reasons: Reason[] = [];
+function _checkStructure(path: PreparedReceipt[], ctx: _Ctx, reasons: Reason[]): void {
+  const construction = (path[path.length - 1] as PreparedReceipt).receipt.construction;
   if (ctx.construction !== undefined && construction !== ctx.construction) {
     reasons.push(reason('CONSTRUCTION_MISMATCH', `The path uses construction ${construction}; this verifier requires ${ctx.construction}.`, path.length - 1));
   }
-  const frontier = new MerkleFrontier();
-  path.forEach((p, i) => {
-    reasons.push(..._shapeProblems(p.receipt, i, construction, path.length));
+  const frontier = construction === 'merkle' ? new MerkleFrontier() : undefined;
+  for (let i = 0; i < path.length; i++) {
+    const p = path[i] as PreparedReceipt;
+    _shapeProblems(p.receipt, i, construction, path.length, reasons);
     const parent = path[i - 1];
     if (!parent) reasons.push(...checkRoot(p));
     else {
       reasons.push(...checkLink(parent, p, i));
       if (p.receipt.type === 'edge') reasons.push(...checkCosignatures(parent, p, i, ctx));
     }
-    // Only Merkle receipts commit to a tree; other constructions skip the hashing.
-    if (construction === 'merkle' || p.receipt.construction === 'merkle') {
+    // Only a Merkle path commits to a tree; other constructions skip the hashing (a
+    // stray merkle receipt elsewhere is already a CONSTRUCTION_MISMATCH).
+    if (frontier) {
       if (p.receipt.construction === 'merkle') reasons.push(...checkAncestryRoot(frontier, p, i));
       frontier.append(Buffer.from(p.digest, 'hex'));
     }
-  });
-  return reasons;
+  }
 }
 
 /** Field combinations a construction allows at a position (type, policy, ancestry root, signature count). */
-function _shapeProblems(r: Receipt, i: number, construction: Construction, length: number): Reason[] {
+function _shapeProblems(r: Receipt, i: number, construction: Construction, length: number, out: Reason[]): void {
   const index = i;
-  const out: Reason[] = [];
   const mismatch = (why: string) => out.push(reason('CONSTRUCTION_MISMATCH', `Receipt ${i}: ${why}.`, index));
   if (i > 0 && r.construction !== construction) mismatch(`construction ${r.construction} inside a ${construction} path`);
   if (i === 0 && length > 1 && r.construction !== construction && r.construction !== 'none') mismatch(`a ${r.construction} root under a ${construction} path`);
@@ -124,19 +145,18 @@ function _shapeProblems(r: Receipt, i: number, construction: Construction, lengt
   if (!isEdge && r.cosigners.length > 0) mismatch(`a co-signer policy belongs only on dag edges, not on a ${r.construction} receipt`);
   if (!isEdge && r.signatures.length !== 1) out.push(reason('MALFORMED', `Receipt ${i}: a ${r.construction} receipt carries exactly one signature, this one ${r.signatures.length}.`, index));
   if ((r.construction === 'merkle') !== (r.ancestry_root !== undefined)) mismatch(r.construction === 'merkle' ? 'a merkle receipt needs ancestry_root' : 'ancestry_root belongs only on merkle receipts');
-  return out;
 }
 
 /** The releasing deployer's key and signature on every receipt of the path. */
-function _checkSignatures(path: PreparedReceipt[], ctx: _Ctx): Reason[] {
-  const reasons: Reason[] = [];
-  path.forEach((p, i) => {
+function _checkSignatures(path: PreparedReceipt[], ctx: _Ctx, reasons: Reason[]): void {
+  for (let i = 0; i < path.length; i++) {
+    const p = path[i] as PreparedReceipt;
     const r = p.receipt;
     const index = i;
     const key = ctx.directory.get(r.key_id);
     if (!key) {
       reasons.push(reason('UNKNOWN_KEY', `Key ${r.key_id} is not in the verifier's key directory; a key carried by the evidence is never trusted. Add the deployer's public key with: witness keys add`, index));
-      return;
+      continue;
     }
     if (key.deployer !== r.deployer) reasons.push(reason('WRONG_DEPLOYER', `Receipt ${i} names deployer ${r.deployer}, but key ${r.key_id} belongs to ${key.deployer}.`, index));
     const problem = keyProblem(key, p.issuedAt, ctx.now, ctx.revocation, index);
@@ -145,13 +165,11 @@ function _checkSignatures(path: PreparedReceipt[], ctx: _Ctx): Reason[] {
     if (!sig || !verifyEd25519(key.key, p.signingBytes, sig.sig)) {
       reasons.push(reason('BAD_SIGNATURE', sig ? `Receipt ${i}: the signature of ${r.key_id} does not verify over the receipt bytes.` : `Receipt ${i} has no signature by its own key_id ${r.key_id}.`, index));
     }
-  });
-  return reasons;
+  }
 }
 
 /** Validity window against the verifier clock, and the output bytes. */
-function _checkLeaf(leaf: PreparedReceipt, output: Uint8Array, ctx: _Ctx, i: number): Reason[] {
-  const reasons: Reason[] = [];
+function _checkLeaf(leaf: PreparedReceipt, output: Uint8Array, ctx: _Ctx, i: number, reasons: Reason[]): void {
   const r = leaf.receipt;
   const index = i;
   if (leaf.issuedAt > ctx.now + ctx.skew) reasons.push(reason('NOT_YET_VALID', `The receipt is issued at ${r.issued_at}, after the verifier's time ${new Date(ctx.now).toISOString()} (skew ${ctx.skew} ms).`, index));
@@ -159,5 +177,4 @@ function _checkLeaf(leaf: PreparedReceipt, output: Uint8Array, ctx: _Ctx, i: num
   const outputSha256 = hash('sha256', output, 'hex');
   if (outputSha256 !== r.output_sha256) reasons.push(reason('OUTPUT_MISMATCH', `The output's SHA-256 is ${outputSha256}, the receipt says ${r.output_sha256}: these are not the bytes that were released.`, index));
   if (output.length !== r.output_len) reasons.push(reason('LENGTH_MISMATCH', `The output has ${output.length} bytes, the receipt says ${r.output_len}.`, index));
-  return reasons;
 }

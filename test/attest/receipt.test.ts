@@ -88,7 +88,23 @@ describe('parseReceipt on bad input', () => {
   it('refuses upper-case hex, impossible dates and a window that ends before it starts', () => {
     expect(messages(edited((r) => (r.output_sha256 = (r.output_sha256 as string).toUpperCase())))).toMatch(/output_sha256/);
     expect(messages(edited((r) => (r.issued_at = '2026-02-30T00:00:00.000Z')))).toMatch(/issued_at/);
+    expect(messages(edited((r) => (r.issued_at = '2026-01-05T24:00:00.000Z')))).toMatch(/issued_at: not a real calendar time/);
     expect(messages(edited((r) => (r.not_after = r.issued_at)))).toMatch(/not_after must be later/);
+  });
+  it('accepts exactly the times that survive a Date round trip, for any digits in the time format', () => {
+    const digits = (n: number) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: n, maxLength: n }).map((d) => d.join(''));
+    const time = fc
+      .tuple(fc.constantFrom('1999', '2024', '2026', '2100'), digits(2), digits(2), digits(2), digits(2), digits(2), digits(3))
+      .map(([y, mo, d, h, mi, s, ms]) => `${y}-${mo}-${d}T${h}:${mi}:${s}.${ms}Z`);
+    fc.assert(
+      fc.property(time, (t) => {
+        const real = Number.isFinite(Date.parse(t)) && new Date(Date.parse(t)).toISOString() === t;
+        const later = new Date(Date.parse(t) + 1000);
+        const notAfter = Number.isFinite(later.getTime()) ? later.toISOString() : '2999-01-01T00:00:00.000Z';
+        expect(messages(edited((r) => Object.assign(r, { issued_at: t, not_after: notAfter }))).includes('receipt.issued_at: not a real calendar time')).toBe(!real);
+      }),
+      { numRuns: 3000 },
+    );
   });
   it('refuses a nonce shorter than 128 bits', () => {
     expect(messages(edited((r) => (r.nonce = 'AAAAAAAAAAAAAAAAAAAAA')))).toMatch(/128 random bits/);
