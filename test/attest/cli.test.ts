@@ -58,6 +58,30 @@ describe('witness keys', () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/chmod 600/);
   });
+  it('names the problem in a damaged key file: not JSON, or a private part that does not match', async () => {
+    const cwd = await workspace();
+    const { chmodSync } = await import('node:fs');
+    writeFileSync(join(cwd, 'broken.key.json'), '{"v": 1,', { mode: 0o600 });
+    const notJson = await cli(cwd, 'attest', 'sign', '--key', 'broken.key.json', '--output', 'answer.txt');
+    expect([notJson.code, notJson.err]).toEqual([2, expect.stringMatching(/broken\.key\.json is not valid JSON at line 1/)]);
+    const child = JSON.parse(readFileSync(join(cwd, 'child.key.json'), 'utf8'));
+    const parent = JSON.parse(readFileSync(join(cwd, 'parent.key.json'), 'utf8'));
+    writeFileSync(join(cwd, 'mixed.key.json'), JSON.stringify({ ...child, d: parent.d }));
+    chmodSync(join(cwd, 'mixed.key.json'), 0o600);
+    const mixed = await cli(cwd, 'attest', 'sign', '--key', 'mixed.key.json', '--output', 'answer.txt');
+    expect([mixed.code, mixed.err]).toEqual([2, expect.stringMatching(/private key \(d\) does not belong to the public key/)]);
+  });
+  it('rotates a key: the old key no longer signs validly, the new one does', async () => {
+    const cwd = await workspace();
+    const oldKid = JSON.parse(readFileSync(join(cwd, 'child.key.json'), 'utf8')).kid as string;
+    expect((await cli(cwd, 'keys', 'new', '--deployer', 'org-child', '--out', 'child2.key.json')).code).toBe(0);
+    const rotated = await cli(cwd, 'keys', 'rotate', oldKid, 'child2.key.json', '--dir', 'trusted.json', '--at', '2025-01-01T00:00:00Z', '--days', '36500');
+    expect(rotated.code, rotated.err).toBe(0);
+    await sign(cwd, 'old.json', '--key', 'child.key.json', '--output', 'answer.txt');
+    await sign(cwd, 'new.json', '--key', 'child2.key.json', '--output', 'answer.txt');
+    expect((await cli(cwd, 'verify', 'old.json', '--output', 'answer.txt', '--keys', 'trusted.json')).out).toMatch(/KEY_NOT_VALID_AT_ISSUE/);
+    expect((await cli(cwd, 'verify', 'new.json', '--output', 'answer.txt', '--keys', 'trusted.json')).code).toBe(0);
+  });
   it('names the problem in a damaged key directory (exit 2)', async () => {
     const cwd = await workspace();
     writeFileSync(join(cwd, 'bad.json'), '{"v":1,"keys":[{"kid":"x"}]}');
