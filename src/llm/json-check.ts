@@ -55,8 +55,11 @@ function _checkNumber(value: number, schema: JsonSchema, path: string): string |
 }
 
 function _checkString(value: string, schema: JsonSchema, path: string): string | undefined {
-  if (typeof schema.minLength === 'number' && value.length < schema.minLength) return `${path}: must have at least ${schema.minLength} characters`;
-  if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) return `${path}: must have at most ${schema.maxLength} characters`;
+  if (typeof schema.minLength !== 'number' && typeof schema.maxLength !== 'number') return undefined;
+  // JSON Schema counts code points, not UTF-16 units: an emoji is one character.
+  const length = [...value].length;
+  if (typeof schema.minLength === 'number' && length < schema.minLength) return `${path}: must have at least ${schema.minLength} characters`;
+  if (typeof schema.maxLength === 'number' && length > schema.maxLength) return `${path}: must have at most ${schema.maxLength} characters`;
   return undefined;
 }
 
