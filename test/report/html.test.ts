@@ -70,10 +70,14 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
       await page.waitForSelector('body[data-rendered="true"]', { timeout: 30_000 });
       expect(errors).toEqual([]);
       const charts = await page.evaluate(() =>
-        [...document.querySelectorAll('figure[data-chart]')].map((f) => {
+        // biome-ignore lint/suspicious/noExplicitAny: runs in the page; the project compiles without DOM types.
+        [...(globalThis as any).document.querySelectorAll('figure[data-chart]')].map((f: any) => {
           // A chart with a legend is a <figure> whose swatches are small svgs: take the chart's own, the largest.
-          const svg = [...f.querySelectorAll('.chart svg')].sort((a, b) => b.querySelectorAll('*').length - a.querySelectorAll('*').length)[0];
-          const colours = (selector: string, attr: string) => new Set([...(svg?.querySelectorAll(selector) ?? [])].map((e) => e.getAttribute(attr)).filter((c) => c && c !== 'none')).size;
+          // biome-ignore lint/suspicious/noExplicitAny: DOM elements, untyped here.
+          const svg: any = [...f.querySelectorAll('.chart svg')].sort((a: any, b: any) => b.querySelectorAll('*').length - a.querySelectorAll('*').length)[0];
+          const colours = (selector: string, attr: string) =>
+            // biome-ignore lint/suspicious/noExplicitAny: DOM elements, untyped here.
+            new Set([...(svg?.querySelectorAll(selector) ?? [])].map((e: any) => e.getAttribute(attr)).filter((c: string | null) => c && c !== 'none')).size;
           return { id: f.id, marks: svg?.querySelectorAll('rect, path, circle, line').length ?? 0, bars: colours('g[aria-label="bar"] rect, g[aria-label="rect"] rect', 'fill'), lines: colours('g[aria-label="line"] path', 'stroke') };
         }),
       );

@@ -4,7 +4,7 @@
  * code validates with, so the documents cannot drift from the code.
  */
 import { z } from 'zod';
-import { RunRecordSchema } from './record.js';
+import { RunRecordSchema } from './record-schema.js';
 import { ExperimentSchema } from './schema.js';
 
 export function simJsonSchemas(): Record<string, unknown> {

@@ -8,7 +8,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { WitnessError } from '../../core/errors.js';
 import { readJsonl } from '../../core/jsonl.js';
-import { checkRecord } from './record.js';
+import { checkRecord } from './record-schema.js';
 
 export interface MergeReport {
   lines: number;

@@ -13,7 +13,8 @@ import type { Agent, Outcome } from '../types.js';
 import { type Cell, type PlannedRun, planRuns, type Shard } from './plan.js';
 import { type AgentsForRun, playRun } from './play.js';
 import { playInWorkers } from './pool.js';
-import { checkRecord, type RunRecord } from './record.js';
+import type { RunRecord } from './record.js';
+import { checkRecord } from './record-schema.js';
 import type { Experiment } from './schema.js';
 
 export interface ExperimentProgress {
