@@ -45,13 +45,17 @@ export function hasReceiptShape(value: unknown): value is Receipt {
     CONSTRUCTIONS.has(r.construction as string) &&
     Array.isArray(r.cosigners) &&
     r.cosigners.length <= 16 &&
-    r.cosigners.every((c) => _match(NAME, c)) &&
+    r.cosigners.every(_name) &&
     (r.ancestry_root === undefined || _match(HEX64, r.ancestry_root)) &&
     Array.isArray(r.signatures) &&
     r.signatures.length >= 1 &&
     r.signatures.length <= 16 &&
     r.signatures.every(_signature)
   );
+}
+
+function _name(value: unknown): boolean {
+  return _match(NAME, value);
 }
 
 function _signature(value: unknown): boolean {

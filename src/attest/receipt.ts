@@ -185,11 +185,17 @@ function _text(value: string): string {
 
 function _member(key: string, value: unknown): string {
   if (typeof value === 'string') return _text(value);
-  if (key === 'cosigners' && Array.isArray(value) && value.every((v) => typeof v === 'string')) return `[${value.map(_text).join(',')}]`;
-  if (key === 'signatures' && Array.isArray(value) && value.every(_isPlainSignature)) {
-    return `[${value.map((s) => `{"alg":${_text(s.alg)},"key_id":${_text(s.key_id)},"sig":${_text(s.sig)}}`).join(',')}]`;
-  }
+  if (key === 'cosigners' && Array.isArray(value) && value.every(_isString)) return `[${value.map(_text).join(',')}]`;
+  if (key === 'signatures' && Array.isArray(value) && value.every(_isPlainSignature)) return `[${value.map(_signatureText).join(',')}]`;
   return canonicalize(value);
+}
+
+function _isString(value: unknown): value is string {
+  return typeof value === 'string';
+}
+
+function _signatureText(s: Signature): string {
+  return `{"alg":${_text(s.alg)},"key_id":${_text(s.key_id)},"sig":${_text(s.sig)}}`;
 }
 
 function _isPlainSignature(value: unknown): value is Signature {
@@ -227,22 +233,34 @@ export function evidencePath(value: unknown): ParseResult<unknown[]> {
   return { ok: true, value: [value] };
 }
 
+// Loops and module-level helpers only: this runs for every receipt on every path.
 function _semanticProblems(receipt: Receipt, issuedAt: number, notAfter: number, index?: number): Reason[] {
   const problems: Reason[] = [];
-  const malformed = (field: string, message: string) => problems.push(reason('MALFORMED', `receipt.${field}: ${message}.`, index));
-  if (!_realTime(receipt.issued_at, issuedAt)) malformed('issued_at', 'not a real calendar time');
-  if (!_realTime(receipt.not_after, notAfter)) malformed('not_after', 'not a real calendar time');
-  if (problems.length === 0 && issuedAt >= notAfter) malformed('not_after', 'not_after must be later than issued_at');
-  if (receipt.cosigners.length > 1 && new Set(receipt.cosigners).size !== receipt.cosigners.length) malformed('cosigners', 'a deployer is listed twice');
-  if (receipt.signatures.length > 1 && new Set(receipt.signatures.map((s) => s.key_id)).size !== receipt.signatures.length) malformed('signatures', 'the same key_id signs twice; keep one signature per key');
+  if (!_realTime(receipt.issued_at, issuedAt)) problems.push(_malformed('issued_at', 'not a real calendar time', index));
+  if (!_realTime(receipt.not_after, notAfter)) problems.push(_malformed('not_after', 'not a real calendar time', index));
+  if (problems.length === 0 && issuedAt >= notAfter) problems.push(_malformed('not_after', 'not_after must be later than issued_at', index));
+  if (receipt.cosigners.length > 1 && new Set(receipt.cosigners).size !== receipt.cosigners.length) problems.push(_malformed('cosigners', 'a deployer is listed twice', index));
+  const sigs = receipt.signatures;
+  if (sigs.length > 1 && new Set(sigs.map(_keyIdOf)).size !== sigs.length) problems.push(_malformed('signatures', 'the same key_id signs twice; keep one signature per key', index));
   // Base64url with non-zero padding bits decodes to the same bytes as another text:
   // two encodings of one signature would give one receipt two digests.
-  const nonCanonical = (field: string) => problems.push(reason('NON_CANONICAL', `receipt.${field}: base64url text with non-zero padding bits; re-encode the bytes.`, index));
-  if (!_canonicalBase64url(receipt.nonce)) nonCanonical('nonce');
-  receipt.signatures.forEach((s, i) => {
-    if (!_canonicalBase64url(s.sig)) nonCanonical(`signatures.${i}.sig`);
-  });
+  if (!_canonicalBase64url(receipt.nonce)) problems.push(_nonCanonical('nonce', index));
+  for (let i = 0; i < sigs.length; i++) {
+    if (!_canonicalBase64url((sigs[i] as Signature).sig)) problems.push(_nonCanonical(`signatures.${i}.sig`, index));
+  }
   return problems;
+}
+
+function _malformed(field: string, message: string, index?: number): Reason {
+  return reason('MALFORMED', `receipt.${field}: ${message}.`, index);
+}
+
+function _nonCanonical(field: string, index?: number): Reason {
+  return reason('NON_CANONICAL', `receipt.${field}: base64url text with non-zero padding bits; re-encode the bytes.`, index);
+}
+
+function _keyIdOf(s: Signature): string {
+  return s.key_id;
 }
 
 const _B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';

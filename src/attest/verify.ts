@@ -135,16 +135,16 @@ function _checkStructure(path: PreparedReceipt[], ctx: _Ctx, reasons: Reason[]):
 
 /** Field combinations a construction allows at a position (type, policy, ancestry root, signature count). */
 function _shapeProblems(r: Receipt, i: number, construction: Construction, length: number, out: Reason[]): void {
-  const index = i;
-  const mismatch = (why: string) => out.push(reason('CONSTRUCTION_MISMATCH', `Receipt ${i}: ${why}.`, index));
-  if (i > 0 && r.construction !== construction) mismatch(`construction ${r.construction} inside a ${construction} path`);
-  if (i === 0 && length > 1 && r.construction !== construction && r.construction !== 'none') mismatch(`a ${r.construction} root under a ${construction} path`);
-  if (i > 0 && r.construction === 'none') mismatch('construction none cannot have a parent');
+  const problems: string[] = [];
+  if (i > 0 && r.construction !== construction) problems.push(`construction ${r.construction} inside a ${construction} path`);
+  if (i === 0 && length > 1 && r.construction !== construction && r.construction !== 'none') problems.push(`a ${r.construction} root under a ${construction} path`);
+  if (i > 0 && r.construction === 'none') problems.push('construction none cannot have a parent');
   const isEdge = r.construction === 'dag' && r.parent !== null;
-  if (r.type !== (isEdge ? 'edge' : 'output')) mismatch(isEdge ? 'a dag receipt with a parent must be of type edge' : `type ${r.type} is only for dag receipts with a parent`);
-  if (!isEdge && r.cosigners.length > 0) mismatch(`a co-signer policy belongs only on dag edges, not on a ${r.construction} receipt`);
-  if (!isEdge && r.signatures.length !== 1) out.push(reason('MALFORMED', `Receipt ${i}: a ${r.construction} receipt carries exactly one signature, this one ${r.signatures.length}.`, index));
-  if ((r.construction === 'merkle') !== (r.ancestry_root !== undefined)) mismatch(r.construction === 'merkle' ? 'a merkle receipt needs ancestry_root' : 'ancestry_root belongs only on merkle receipts');
+  if (r.type !== (isEdge ? 'edge' : 'output')) problems.push(isEdge ? 'a dag receipt with a parent must be of type edge' : `type ${r.type} is only for dag receipts with a parent`);
+  if (!isEdge && r.cosigners.length > 0) problems.push(`a co-signer policy belongs only on dag edges, not on a ${r.construction} receipt`);
+  if ((r.construction === 'merkle') !== (r.ancestry_root !== undefined)) problems.push(r.construction === 'merkle' ? 'a merkle receipt needs ancestry_root' : 'ancestry_root belongs only on merkle receipts');
+  for (const why of problems) out.push(reason('CONSTRUCTION_MISMATCH', `Receipt ${i}: ${why}.`, i));
+  if (!isEdge && r.signatures.length !== 1) out.push(reason('MALFORMED', `Receipt ${i}: a ${r.construction} receipt carries exactly one signature, this one ${r.signatures.length}.`, i));
 }
 
 /** The releasing deployer's key and signature on every receipt of the path. */
@@ -161,7 +161,8 @@ function _checkSignatures(path: PreparedReceipt[], ctx: _Ctx, reasons: Reason[])
     if (key.deployer !== r.deployer) reasons.push(reason('WRONG_DEPLOYER', `Receipt ${i} names deployer ${r.deployer}, but key ${r.key_id} belongs to ${key.deployer}.`, index));
     const problem = keyProblem(key, p.issuedAt, ctx.now, ctx.revocation, index);
     if (problem) reasons.push(problem);
-    const sig = r.signatures.find((s) => s.key_id === r.key_id);
+    let sig: Receipt['signatures'][number] | undefined;
+    for (const s of r.signatures) if (s.key_id === r.key_id) sig = s;
     if (!sig || !verifyEd25519(key.key, p.signingBytes, sig.sig)) {
       reasons.push(reason('BAD_SIGNATURE', sig ? `Receipt ${i}: the signature of ${r.key_id} does not verify over the receipt bytes.` : `Receipt ${i} has no signature by its own key_id ${r.key_id}.`, index));
     }
