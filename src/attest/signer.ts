@@ -35,7 +35,11 @@ export interface ReleaseSignerOptions {
 }
 
 export interface ReleaseContext {
-  /** The ancestry path of the delegation this output answers, root first; empty for a root output. */
+  /**
+   * The ancestry path of the delegation this output answers, root first (the last one
+   * is the parent); empty for a root output. chain and dag need only the parent, merkle
+   * the whole path. The verifier will need the whole path either way.
+   */
   ancestors?: readonly Receipt[];
   /** Overrides the signer's construction for this output. */
   construction?: Construction;
@@ -65,6 +69,11 @@ export function createReleaseSigner(options: ReleaseSignerOptions): ReleaseSigne
       const construction = context.construction ?? (parent ? (options.construction ?? 'chain') : 'none');
       if (parent && construction === 'none') throw new WitnessError('USAGE', 'An output released under a parent needs a construction: chain, merkle or dag.');
       const isEdge = construction === 'dag' && parent !== undefined;
+      // chain and dag need only the parent; a Merkle commitment needs every ancestor.
+      const depth = parent ? parent.depth + 1 : 0;
+      if (construction === 'merkle' && ancestors.length !== depth) {
+        throw new WitnessError('USAGE', `A merkle receipt commits to every ancestor: pass the whole path (${depth} receipts, root first), not ${ancestors.length}.`);
+      }
       const issuedAt = clock();
       const record: UnsignedReceipt = {
         v: 1,
@@ -78,7 +87,7 @@ export function createReleaseSigner(options: ReleaseSignerOptions): ReleaseSigne
         not_after: isoTime(issuedAt + ttl),
         nonce: randomBytes(16).toString('base64url'),
         parent: parent ? receiptDigest(parent) : null,
-        depth: ancestors.length,
+        depth,
         construction,
         cosigners: isEdge ? [...(context.cosigners ?? [(parent as Receipt).deployer])] : [],
         ...(construction === 'merkle' ? { ancestry_root: ancestryRoot(ancestors) } : {}),

@@ -117,3 +117,19 @@ describe('signer input checks', () => {
     expect((error as Error).message).toMatch(/receipt\.instance/);
   });
 });
+
+describe('ancestors given to the signer', () => {
+  it('takes the depth from the parent, so chain and dag need only the parent receipt', async () => {
+    const a = await signerAt(parentKey, NOW).releaseOutput(Buffer.from('a'));
+    const b = await signerAt(childKey, NOW).releaseOutput(Buffer.from('b'), { ancestors: [a], construction: 'chain' });
+    const c = await signerAt(parentKey, NOW).releaseOutput(Buffer.from('c'), { ancestors: [b], construction: 'chain' });
+    expect(c.depth).toBe(2);
+    expect(codes(await verifyPath([a, b, c], Buffer.from('c'), { directory, now: NOW }))).toEqual([]);
+  });
+  it('refuses a merkle release without the whole path, which its commitment needs', async () => {
+    const a = await signerAt(parentKey, NOW).releaseOutput(Buffer.from('a'), { construction: 'merkle' });
+    const b = await signerAt(childKey, NOW).releaseOutput(Buffer.from('b'), { ancestors: [a], construction: 'merkle' });
+    const error = await rejection(signerAt(parentKey, NOW).releaseOutput(Buffer.from('c'), { ancestors: [b], construction: 'merkle' }));
+    expect((error as Error).message).toMatch(/pass the whole path \(2 receipts, root first\), not 1/);
+  });
+});
