@@ -1,0 +1,139 @@
+/**
+ * @module
+ * The parent's side of one delegation (attest.md §5–§6): discover the child's Agent
+ * Card and verify it against the parent's own key directory; sign the task as the
+ * root receipt; under `dag` record a grant with the parent's co-signing service; send
+ * the task with the `@a2a-js/sdk` client; verify the returned evidence against the
+ * exact text bytes before accepting the result. Every step is timed.
+ */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { AgentCard, Role } from '@a2a-js/sdk';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import type { KeyDirectory } from '../attest/key-directory.js';
+import type { SigningKey } from '../attest/keys.js';
+import type { NonceStore } from '../attest/nonce-store.js';
+import { type Receipt, receiptDigest } from '../attest/receipt.js';
+import { createReleaseSigner } from '../attest/signer.js';
+import { verifyEvidence } from '../attest/verify.js';
+import type { Reason } from '../attest/reasons.js';
+import { WitnessError } from '../core/errors.js';
+import { fetchAgentCard, verifyAgentCard } from './card.js';
+import type { CosignService } from './cosigner.js';
+import { type ChildTimings, ChildTimingsSchema, type Condition, DELEGATION_KEY, type Delegation, ERROR_KEY, EVIDENCE_KEY, TIMINGS_KEY } from './metadata.js';
+
+export interface ParentOptions {
+  key: SigningKey;
+  /** The parent's own directory: trusts the child's key (card and receipts) and its own. */
+  directory: KeyDirectory;
+  nonceStore?: NonceStore;
+  /** The parent's co-signing service, needed for `dag`. */
+  cosigner?: CosignService;
+  /** How long a grant and a task receipt stay valid, ms (default 10 min). */
+  ttlMs?: number;
+}
+
+/** Latency split of one delegation, ms. `a2a_ms` is the call's round trip minus the child's own parts. */
+export interface Latency {
+  discovery_ms: number;
+  a2a_ms: number;
+  tool_ms: number;
+  model_ms: number;
+  sign_ms: number;
+  cosign_ms: number;
+  verify_ms: number;
+  total_ms: number;
+}
+
+export interface DelegationResult {
+  task_id: string;
+  condition: Condition;
+  output_text: string;
+  evidence: { path: Receipt[] };
+  verdict: { ok: boolean; reasons: Reason[] };
+  verified_at: string;
+  child_deployer: string;
+  latency: Latency;
+}
+
+/** Delegates `task` to the agent at `childUrl` under `condition`; throws when the child returns no result. */
+export async function delegate(childUrl: string, task: string, condition: Condition, options: ParentOptions): Promise<DelegationResult> {
+  const taskId = randomUUID();
+  const start = performance.now();
+  const card = await fetchAgentCard(childUrl);
+  const cardCheck = verifyAgentCard(card, options.directory);
+  if (!cardCheck.ok || !cardCheck.deployer) throw new WitnessError('ABORTED', `The child's Agent Card at ${childUrl} did not verify: ${cardCheck.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}`);
+  const client = await new ClientFactory().createFromAgentCard(AgentCard.fromJSON(card));
+  const tDiscovered = performance.now();
+
+  const ttl = options.ttlMs ?? 600_000;
+  let parentPath: Receipt[] = [];
+  if (condition !== 'none') {
+    const signer = createReleaseSigner({ key: options.key, instance: 'parent', ttlMs: ttl });
+    parentPath = [await signer.releaseOutput(Buffer.from(task, 'utf8'), { construction: condition })];
+  }
+  const tSigned = performance.now();
+  if (condition === 'dag') {
+    if (!options.cosigner) throw new WitnessError('USAGE', 'The dag condition needs the parent co-signing service.');
+    options.cosigner.grant({ taskId, childDeployer: cardCheck.deployer, parentDigest: receiptDigest(parentPath[0] as Receipt), expiresAt: Date.now() + ttl });
+  }
+  const tGranted = performance.now();
+
+  const delegation: Delegation = { task_id: taskId, construction: condition, evidence: condition === 'none' ? null : { path: parentPath } };
+  const response = await client.sendMessage({
+    tenant: '',
+    message: { messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: task }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: { [DELEGATION_KEY]: delegation }, extensions: [], referenceTaskIds: [] },
+    configuration: undefined,
+    metadata: undefined,
+  });
+  const tCalled = performance.now();
+  const result = _result(response, childUrl);
+
+  const verifiedAt = Date.now();
+  const bytes = Buffer.from(result.text, 'utf8');
+  const verdict = await verifyEvidence(result.evidence, bytes, { directory: options.directory, construction: condition, now: verifiedAt, ...(options.nonceStore ? { nonceStore: options.nonceStore } : {}) });
+  const tVerified = performance.now();
+  const child = result.timings;
+  const childInside = child.tool_ms + child.model_ms + child.sign_ms + child.cosign_ms;
+  return {
+    task_id: taskId,
+    condition,
+    output_text: result.text,
+    evidence: { path: (verdict.path ?? []) as Receipt[] },
+    verdict: { ok: verdict.ok, reasons: verdict.reasons },
+    verified_at: new Date(verifiedAt).toISOString(),
+    child_deployer: cardCheck.deployer,
+    latency: {
+      discovery_ms: tDiscovered - start,
+      a2a_ms: Math.max(0, tCalled - tGranted - childInside),
+      tool_ms: child.tool_ms,
+      model_ms: child.model_ms,
+      sign_ms: tSigned - tDiscovered + child.sign_ms,
+      cosign_ms: tGranted - tSigned + child.cosign_ms,
+      verify_ms: tVerified - tCalled,
+      total_ms: tVerified - start,
+    },
+  };
+}
+
+interface _ChildResult {
+  text: string;
+  evidence: unknown;
+  timings: ChildTimings;
+}
+
+/** The child's answer: a message with one text part and our metadata; a failed task is an error. */
+function _result(response: unknown, childUrl: string): _ChildResult {
+  const r = response as { parts?: unknown; metadata?: Record<string, unknown>; status?: { state?: number; message?: { parts?: Array<{ content?: { value?: unknown } }> } }; id?: string };
+  if (!Array.isArray(r.parts)) {
+    const why = (r.metadata?.[ERROR_KEY] as { message?: string } | undefined)?.message ?? String(r.status?.message?.parts?.[0]?.content?.value ?? 'no message');
+    throw new WitnessError('ABORTED', `The child at ${childUrl} returned no result (task ${r.id ?? '?'} failed): ${why}`);
+  }
+  const parts = r.parts as Array<{ content?: { $case?: string; value?: unknown } }>;
+  const first = parts[0]?.content;
+  if (parts.length !== 1 || first?.$case !== 'text' || typeof first.value !== 'string') throw new WitnessError('ABORTED', `The child at ${childUrl} answered without exactly one text part.`);
+  const evidence = r.metadata?.[EVIDENCE_KEY];
+  if (evidence === undefined) throw new WitnessError('ABORTED', `The child at ${childUrl} answered without ${EVIDENCE_KEY}: an unattested result is not accepted.`);
+  const timings = ChildTimingsSchema.safeParse(r.metadata?.[TIMINGS_KEY]);
+  return { text: first.value, evidence, timings: timings.success ? timings.data : { tool_ms: 0, model_ms: 0, sign_ms: 0, cosign_ms: 0 } };
+}
