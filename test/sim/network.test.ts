@@ -107,12 +107,21 @@ describe('network: no spoofing, no equivocation, whatever an agent does', () => 
       { numRuns: 60 },
     );
   });
-  it('freezes sealed messages so a receiver cannot change them for others', () => {
+  it('seals messages so a receiver cannot change them for others', () => {
     const sealed = sealRound(1, ['agent_0', 'agent_1'], [1, 2], ['a', 'b']);
     expect(Object.isFrozen(sealed.messages)).toBe(true);
-    expect(Object.isFrozen(sealed.messages[0])).toBe(true);
+    expect(Object.isFrozen(sealed.values)).toBe(true);
     expect(() => {
       (sealed.messages[0] as { value: number }).value = 5;
     }).toThrow(TypeError);
+    expect(() => {
+      (sealed.messages[0] as { from: string }).from = 'agent_1';
+    }).toThrow(TypeError);
+    expect(sealed.messages[0]?.value).toBe(1);
+    expect(sealed.messages[0]?.from).toBe('agent_0');
+  });
+  it('serialises a message with all its fields', () => {
+    const sealed = sealRound(2, ['agent_0'], [7], ['why']);
+    expect(JSON.parse(JSON.stringify(sealed.messages))).toEqual([{ round: 2, from: 'agent_0', value: 7, reasoning: 'why' }]);
   });
 });
