@@ -83,6 +83,8 @@ export interface PreparedReceipt {
   signingBytes: Buffer;
   /** SHA-256 (hex) of the JCS of the whole receipt, signatures included: what a child's `parent` names. */
   digest: string;
+  /** The same digest as 32 bytes (a Merkle leaf). */
+  digestBytes: Buffer;
   issuedAt: number;
   notAfter: number;
 }
@@ -132,6 +134,7 @@ export function parseReceipt(input: unknown, index?: number): ParseResult<Prepar
   }
   if (problems.length > 0 || !forms) return { ok: false, reasons: problems };
   const { full } = forms;
+  let bytes: Buffer | undefined;
   let digest: string | undefined;
   return {
     ok: true,
@@ -139,8 +142,12 @@ export function parseReceipt(input: unknown, index?: number): ParseResult<Prepar
       receipt,
       signingBytes: Buffer.from(DOMAIN_TAGS[receipt.type] + forms.body, 'utf8'),
       // Only a receipt that has a child (or a Merkle commitment) needs its digest: hash on demand.
+      get digestBytes() {
+        bytes ??= hash('sha256', full, 'buffer');
+        return bytes;
+      },
       get digest() {
-        digest ??= _sha256Hex(full);
+        digest ??= this.digestBytes.toString('hex');
         return digest;
       },
       issuedAt,

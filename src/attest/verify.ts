@@ -128,7 +128,7 @@ function _checkStructure(path: PreparedReceipt[], ctx: _Ctx, reasons: Reason[]):
     // stray merkle receipt elsewhere is already a CONSTRUCTION_MISMATCH).
     if (frontier) {
       if (p.receipt.construction === 'merkle') reasons.push(...checkAncestryRoot(frontier, p, i));
-      frontier.append(Buffer.from(p.digest, 'hex'));
+      frontier.append(p.digestBytes);
     }
   }
 }

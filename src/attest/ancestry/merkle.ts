@@ -113,8 +113,7 @@ export function ancestryRoot(ancestors: readonly Receipt[]): string {
 
 /** Checks `receipt.ancestry_root` against the frontier of the ancestors before it. */
 export function checkAncestryRoot(frontier: MerkleFrontier, child: PreparedReceipt, index: number): Reason[] {
-  const expected = frontier.root().toString('hex');
-  if (child.receipt.ancestry_root === expected) return [];
+  if (child.receipt.ancestry_root !== undefined && frontier.root().equals(Buffer.from(child.receipt.ancestry_root, 'hex'))) return [];
   return [reason('PARENT_DIGEST_MISMATCH', `Receipt ${index}'s Merkle ancestry root does not commit to the ${index} ancestor(s) supplied before it.`, index)];
 }
 
