@@ -10,6 +10,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { exitCodeFor, WitnessError } from '../core/errors.js';
+import { a2aCommand } from './commands/a2a.js';
 import { attestCommand } from './commands/attest.js';
 import { keysCommand } from './commands/keys.js';
 import { mailboxCommand } from './commands/mailbox.js';
@@ -21,7 +22,7 @@ import { type CliIo, processIo } from './io.js';
 import { VERSION } from './version.js';
 
 /** Every top-level command; each file in commands/ exports one factory. */
-const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [simCommand, reportCommand, mailboxCommand, attestCommand, verifyCommand, keysCommand];
+const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [simCommand, reportCommand, mailboxCommand, attestCommand, verifyCommand, keysCommand, a2aCommand];
 
 export function buildProgram(ctx: CliContext): Command {
   const { io } = ctx;
@@ -78,6 +79,13 @@ function _isEntryPoint(): boolean {
 }
 
 if (_isEntryPoint()) {
+  // `witness … | head` closes the pipe early: that is the reader's choice, not a failure.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
   runMain(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });
