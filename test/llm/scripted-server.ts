@@ -125,5 +125,7 @@ export function cooperativeAnswer(body: any): string {
   const seen = [...lastRound.matchAll(/value: (\d+)/g)].map((m) => Number(m[1]));
   const own = Number(/Your current value: (\d+)/.exec(user)?.[1] ?? 0);
   const value = seen.length ? Math.min(...seen) : own;
-  return JSON.stringify({ internal_strategy: 'Follow the smallest value.', value, public_reasoning: `I propose ${value}, the smallest value I saw, so we can agree fast.` });
+  const answer: Record<string, unknown> = { internal_strategy: 'Follow the smallest value.', value, public_reasoning: `I propose ${value}, the smallest value I saw, so we can agree fast.` };
+  if (requestSchema(body)?.properties?.confidence) answer.confidence = 0.75;
+  return JSON.stringify(answer);
 }

@@ -108,6 +108,15 @@ describe('LLM agents in the consensus game (scripted OpenAI-compatible server)',
     expect(record.invalid_answers).toBe(0);
   });
 
+  it('asks for a confidence when the confidence rule decides, and the trajectory records it', async () => {
+    const { server, records } = await sweep({ decide: 'rule:confidence', after: 2 });
+    const decide = server.requests.find((r) => requestStage(r.body) === 'decide')!.body;
+    const schema = decide.response_format.json_schema.schema;
+    expect(schema.required).toContain('confidence');
+    expect(decide.messages[1].content).toMatch(/"confidence": how sure you are/);
+    expect(records[0]!.trajectory[0]!.confidence).toEqual([0.75, 0.75, 0.75]);
+  });
+
   it('stops when the signal aborts mid-sweep, and a rerun resumes and finishes every run exactly once', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'witness-llm-')), 'results.jsonl');
     const server = await startScriptedServer(() => ({ delayMs: 5 }));

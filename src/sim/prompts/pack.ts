@@ -40,6 +40,13 @@ export const PackManifestSchema = z.strictObject({
     .prefault({}),
   empty: z.strictObject({ history: z.string(), summary: z.string(), notes: z.string(), proposals: z.string() }).partial().prefault({}),
   sampling: z.strictObject({ decide: SamplingSchema, vote: SamplingSchema }).prefault({ decide: { temperature: 0.5, maxTokens: 300 }, vote: { temperature: 0.3, maxTokens: 200 } }),
+  /** When the confidence rule decides (consensus.md §8): the line added to the proposal question, and the field's schema. */
+  confidence: z
+    .strictObject({ instruction: z.string(), schema: z.record(z.string(), z.unknown()) })
+    .prefault({
+      instruction: 'Also give "confidence": how sure you are, from 0 (a guess) to 1 (certain), that your value is the one the group should settle on.',
+      schema: { type: 'number', minimum: 0, maximum: 1 },
+    }),
 });
 export type PackManifest = z.output<typeof PackManifestSchema>;
 

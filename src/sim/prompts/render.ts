@@ -4,7 +4,8 @@
  * a JSON schema, with the context rules of consensus.md §2: the agent's own value;
  * the last 3 rounds newest first with reasoning cut to 50 characters; its own notes
  * from its last 5 rounds cut to 400; in the vote, this round's proposals with
- * reasoning cut to 200. The limits come from the pack's manifest.
+ * reasoning cut to 200. The limits come from the pack's manifest. When the confidence
+ * rule decides (consensus.md §8), proposals also ask for a `confidence` in [0, 1].
  */
 import type { ChatMessage, ChatRequest, JsonSchema } from '../../llm/types.js';
 import { summarizeRound } from '../network.js';
@@ -17,9 +18,11 @@ export type PromptStage = 'decide' | 'vote';
 export function renderRequest(pack: PromptPack, stage: PromptStage, view: DecideView | VoteView): ChatRequest {
   const variables = promptVariables(pack, stage, view);
   const { awareness } = view.rules;
+  let question = fillTemplate(pack.template(stage, view.role, awareness), variables);
+  if (stage === 'decide' && view.rules.confidence) question = `${question.trimEnd()}\n${pack.manifest.confidence.instruction}\n`;
   const messages: ChatMessage[] = [
     { role: 'system', content: fillTemplate(pack.template('system', view.role, awareness), variables) },
-    { role: 'user', content: fillTemplate(pack.template(stage, view.role, awareness), variables) },
+    { role: 'user', content: question },
   ];
   const sampling = pack.manifest.sampling[stage];
   return {
@@ -31,10 +34,14 @@ export function renderRequest(pack: PromptPack, stage: PromptStage, view: Decide
   };
 }
 
-/** The schema with the game's range filled in. */
+/** The schema with the game's range filled in (and a required `confidence` when the confidence rule is on). */
 export function renderSchema(pack: PromptPack, stage: PromptStage, view: DecideView): JsonSchema {
   const [lo, hi] = view.rules.range;
-  return JSON.parse(pack.schema(stage, view.role, view.rules.awareness).replaceAll('"{{lo}}"', String(lo)).replaceAll('"{{hi}}"', String(hi))) as JsonSchema;
+  const schema = JSON.parse(pack.schema(stage, view.role, view.rules.awareness).replaceAll('"{{lo}}"', String(lo)).replaceAll('"{{hi}}"', String(hi))) as JsonSchema;
+  if (stage !== 'decide' || !view.rules.confidence) return schema;
+  const properties = { ...(schema.properties as Record<string, unknown>), confidence: pack.manifest.confidence.schema };
+  const required = [...((schema.required as string[] | undefined) ?? []), 'confidence'];
+  return { ...schema, properties, required };
 }
 
 /** Replaces every `{{name}}`; the loader has already refused unknown names. */

@@ -70,7 +70,9 @@ export function createLlmAgent(options: LlmAgentOptions): Agent {
   return {
     async decide(view: DecideView): Promise<Decision> {
       const a = await ask('decide', view);
-      return { value: a.value as Decision['value'], publicReasoning: _text(a.public_reasoning), internalStrategy: _text(a.internal_strategy) };
+      const decision: Decision = { value: a.value as Decision['value'], publicReasoning: _text(a.public_reasoning), internalStrategy: _text(a.internal_strategy) };
+      if (typeof a.confidence === 'number') decision.confidence = a.confidence;
+      return decision;
     },
     async vote(view: VoteView): Promise<VoteAnswer> {
       const a = await ask('vote', view);
