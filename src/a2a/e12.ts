@@ -1,0 +1,277 @@
+/**
+ * @module
+ * Experiment E12 (attest.md §6): the paper's live local workflow with three loopback
+ * processes — this one (parent + its co-signing service), the child A2A agent
+ * (`witness a2a serve`) and the MCP tool server (`witness a2a tool`). Conditions none /
+ * chain / dag run interleaved (so drift hits all three alike) after warm-ups; every
+ * trial is recorded with its output text, SHA-256, UTF-8 length, verdict and latency
+ * split. Then the controlled forgery: a child holding only its own key claims a
+ * parent — chain accepts it, dag rejects it with COSIGNATURE_MISSING.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { type DirectoryFile, KeyDirectory, addKey, emptyDirectory } from '../attest/key-directory.js';
+import { newSigningKey, publicJwk, type SigningKey, writeKeyFile } from '../attest/keys.js';
+import { SqliteNonceStore } from '../attest/nonce-store.js';
+import { type Receipt, receiptDigest, signingBytes, type UnsignedReceipt } from '../attest/receipt.js';
+import { createReleaseSigner } from '../attest/signer.js';
+import { verifyEvidence } from '../attest/verify.js';
+import { signEd25519 } from '../core/ed25519.js';
+import { WitnessError } from '../core/errors.js';
+import { sha256Hex } from '../core/hash.js';
+import { type CardJson, fetchAgentCard } from './card.js';
+import { CosignService, serveCosigner } from './cosigner.js';
+import { CONDITIONS, type Condition } from './metadata.js';
+import { type DelegationResult, delegate, type Latency } from './parent.js';
+
+export const E12_KIND = 'witness/e12-results';
+export const LATENCY_PARTS = ['discovery_ms', 'a2a_ms', 'tool_ms', 'model_ms', 'sign_ms', 'cosign_ms', 'verify_ms', 'total_ms'] as const;
+
+export interface E12Options {
+  trials?: number;
+  warmup?: number;
+  agent?: string;
+  /** Called after each trial (warm-ups included), for progress output. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface E12Trial {
+  task_id: string;
+  condition: Condition;
+  output_text: string;
+  output_sha256: string;
+  output_len: number;
+  evidence: { path: Receipt[] };
+  verdict: { ok: boolean; reasons: Array<{ code: string; message: string; index?: number }> };
+  verified_at: string;
+  latency: Latency;
+}
+
+export interface E12Forgery {
+  construction: 'chain' | 'dag';
+  output_text: string;
+  evidence: { path: Receipt[] };
+  verified_at: string;
+  accepted: boolean;
+  reasons: string[];
+}
+
+export interface E12Summary {
+  condition: Condition;
+  n: number;
+  verified: number;
+  mean: Record<(typeof LATENCY_PARTS)[number], number>;
+  median_total_ms: number;
+  p95_total_ms: number;
+}
+
+export interface E12Results {
+  kind: typeof E12_KIND;
+  v: 1;
+  created_at: string;
+  config: { trials: number; warmup: number; agent: string; node: string; platform: string; cpus: number };
+  /** The public keys of the run's two deployers, as a key directory file. */
+  keys: DirectoryFile;
+  card: CardJson;
+  trials: E12Trial[];
+  forgery: E12Forgery[];
+  summary: E12Summary[];
+  /** Mean total latency of dag minus none, ms. */
+  overhead_dag_vs_none_ms: number;
+  overhead_chain_vs_none_ms: number;
+}
+
+export async function runE12(options: E12Options = {}): Promise<E12Results> {
+  const trials = options.trials ?? 30;
+  const warmup = options.warmup ?? 10;
+  const agent = options.agent ?? 'policy';
+  const work = mkdtempSync(join(tmpdir(), 'witness-e12-'));
+  const parent = newSigningKey('org-parent');
+  const child = newSigningKey('org-child');
+  const now = Date.now();
+  let keys = emptyDirectory();
+  for (const k of [parent, child]) keys = addKey(keys, publicJwk(k), { notBefore: now - 60_000, notAfter: now + 7 * 86_400_000 });
+  const directory = new KeyDirectory(keys);
+  writeKeyFile(join(work, 'child.key.json'), child);
+
+  const processes: ChildProcess[] = [];
+  const service = new CosignService(parent);
+  const cosigner = await serveCosigner(service);
+  const nonceStore = new SqliteNonceStore(join(work, 'nonces.db'));
+  try {
+    const tool = await _start(['a2a', 'tool', '--json'], processes);
+    const childUrl = await _start(['a2a', 'serve', '--key', join(work, 'child.key.json'), '--tool', tool, '--cosigner', `${parent.deployer}=${cosigner.url}`, '--agent', agent, '--json'], processes);
+    const card = await fetchAgentCard(childUrl);
+    const parentOptions = { key: parent, directory, nonceStore, cosigner: service };
+    const total = (warmup + trials) * CONDITIONS.length;
+    let done = 0;
+    for (let i = 0; i < warmup; i++) {
+      for (const c of CONDITIONS) {
+        await delegate(childUrl, _task(-1 - i), c, parentOptions);
+        options.onProgress?.(++done, total);
+      }
+    }
+    const records: E12Trial[] = [];
+    for (let i = 0; i < trials; i++) {
+      for (const c of _rotate(CONDITIONS, i)) {
+        records.push(_record(await delegate(childUrl, _task(i), c, parentOptions)));
+        options.onProgress?.(++done, total);
+      }
+    }
+    const forgery = await _forge(parent, child, directory);
+    const summary = CONDITIONS.map((c) => summarise(c, records.filter((r) => r.condition === c)));
+    const mean = (c: Condition) => summary.find((s) => s.condition === c)?.mean.total_ms ?? Number.NaN;
+    return {
+      kind: E12_KIND,
+      v: 1,
+      created_at: new Date(now).toISOString(),
+      config: { trials, warmup, agent, node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length },
+      keys,
+      card,
+      trials: records,
+      forgery,
+      summary,
+      overhead_dag_vs_none_ms: mean('dag') - mean('none'),
+      overhead_chain_vs_none_ms: mean('chain') - mean('none'),
+    };
+  } finally {
+    nonceStore.close();
+    await cosigner.close();
+    await Promise.all(processes.map(_stop));
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function _task(i: number): string {
+  return i < 0 ? `E12 warm-up ${-i}: inspect lot W${-i} and report whether it is within tolerance.` : `E12 task ${i + 1}: inspect lot ${1000 + i} and report whether it is within tolerance.`;
+}
+
+/** Condition order rotates per round, so no condition always runs first. */
+function _rotate<T>(items: readonly T[], i: number): T[] {
+  const k = i % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
+}
+
+function _record(r: DelegationResult): E12Trial {
+  const bytes = Buffer.from(r.output_text, 'utf8');
+  return {
+    task_id: r.task_id,
+    condition: r.condition,
+    output_text: r.output_text,
+    output_sha256: sha256Hex(bytes),
+    output_len: bytes.length,
+    evidence: r.evidence,
+    verdict: r.verdict,
+    verified_at: r.verified_at,
+    latency: r.latency,
+  };
+}
+
+export function summarise(condition: Condition, trials: readonly E12Trial[]): E12Summary {
+  const mean = {} as E12Summary['mean'];
+  for (const part of LATENCY_PARTS) mean[part] = trials.reduce((s, t) => s + t.latency[part], 0) / Math.max(1, trials.length);
+  const totals = trials.map((t) => t.latency.total_ms).sort((a, b) => a - b);
+  const q = (p: number) => totals[Math.min(totals.length - 1, Math.max(0, Math.ceil(p * totals.length) - 1))] ?? Number.NaN;
+  return { condition, n: trials.length, verified: trials.filter((t) => t.verdict.ok).length, mean, median_total_ms: q(0.5), p95_total_ms: q(0.95) };
+}
+
+/**
+ * The controlled forgery (attest.md §6): the child's key alone, claiming a real parent
+ * task receipt. Under chain the child's signature over the parent digest is all there
+ * is; under dag the parent's co-signature is missing.
+ */
+async function _forge(parent: SigningKey, child: SigningKey, directory: KeyDirectory): Promise<E12Forgery[]> {
+  const task = Buffer.from('E12 forgery: a task the parent never delegated to this child.', 'utf8');
+  const output = 'Forged answer: every lot is within tolerance.';
+  const bytes = Buffer.from(output, 'utf8');
+  const parentSigner = createReleaseSigner({ key: parent, instance: 'parent' });
+  const childSigner = createReleaseSigner({ key: child, instance: 'forger' });
+  const out: E12Forgery[] = [];
+  for (const construction of ['chain', 'dag'] as const) {
+    const root = await parentSigner.releaseOutput(task, { construction });
+    const chainEdge = await childSigner.releaseOutput(bytes, { ancestors: [root], construction: 'chain' });
+    let leaf = chainEdge;
+    if (construction === 'dag') {
+      const { signatures: _drop, ...rest } = chainEdge;
+      const edge: UnsignedReceipt = { ...rest, type: 'edge', construction: 'dag', parent: receiptDigest(root), cosigners: [parent.deployer] };
+      leaf = { ...edge, signatures: [{ key_id: child.kid, alg: 'Ed25519', sig: signEd25519(child.privateKey, signingBytes(edge)) }] };
+    }
+    const verifiedAt = Date.now();
+    const verdict = await verifyEvidence({ path: [root, leaf] }, bytes, { directory, construction, now: verifiedAt });
+    out.push({ construction, output_text: output, evidence: { path: [root, leaf] }, verified_at: new Date(verifiedAt).toISOString(), accepted: verdict.ok, reasons: [...new Set(verdict.reasons.map((r) => r.code))] });
+  }
+  return out;
+}
+
+/** How to run this package's CLI in a child process: the built one, or the sources through tsx. */
+function _cli(): { command: string; args: string[]; cwd: string } {
+  const here = fileURLToPath(import.meta.url);
+  const root = resolve(dirname(here), '../..');
+  if (here.endsWith('.ts')) return { command: process.execPath, args: ['--import', 'tsx', join(root, 'src/cli/main.ts')], cwd: root };
+  const built = join(dirname(here), '../cli/main.js');
+  if (!existsSync(built)) throw new WitnessError('INTERNAL', `The CLI entry ${built} is missing; run npm run build.`);
+  return { command: process.execPath, args: [built], cwd: root };
+}
+
+/** Starts `witness ARGS` and waits for the first stdout line, `{"url": …}`. */
+async function _start(args: string[], processes: ChildProcess[]): Promise<string> {
+  const cli = _cli();
+  const proc = spawn(cli.command, [...cli.args, ...args], { cwd: cli.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  processes.push(proc);
+  let stderr = '';
+  proc.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString('utf8')).slice(-4000);
+  });
+  const lines = createInterface({ input: proc.stdout as NodeJS.ReadableStream });
+  return new Promise<string>((resolveUrl, reject) => {
+    proc.once('exit', (code) => reject(new WitnessError('IO', `witness ${args.slice(0, 2).join(' ')} exited (${code}) before it was ready:\n${stderr}`)));
+    lines.once('line', (line) => {
+      try {
+        const url = (JSON.parse(line) as { url?: unknown }).url;
+        if (typeof url !== 'string') throw new Error('no url');
+        resolveUrl(url);
+      } catch {
+        reject(new WitnessError('IO', `witness ${args.slice(0, 2).join(' ')} printed ${JSON.stringify(line)} instead of {"url": …}.`));
+      }
+    });
+  });
+}
+
+async function _stop(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise<void>((resolveExit) => proc.once('exit', () => resolveExit()));
+  proc.kill('SIGTERM');
+  await exited;
+}
+
+/** The summary as a fixed-width table. */
+export function formatE12Summary(results: Pick<E12Results, 'summary' | 'forgery' | 'overhead_dag_vs_none_ms' | 'overhead_chain_vs_none_ms'>): string {
+  const head = ['condition', 'n', 'verified', 'mean total', 'median', 'p95', 'discovery', 'a2a', 'tool', 'model', 'sign', 'cosign', 'verify'];
+  const rows = results.summary.map((s) => [s.condition, String(s.n), `${s.verified}/${s.n}`, ...[s.mean.total_ms, s.median_total_ms, s.p95_total_ms, s.mean.discovery_ms, s.mean.a2a_ms, s.mean.tool_ms, s.mean.model_ms, s.mean.sign_ms, s.mean.cosign_ms, s.mean.verify_ms].map(_ms)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  const forgery = results.forgery.map((f) => `  child key only, claims a parent, ${f.construction.padEnd(5)}: ${f.accepted ? 'accepted' : `rejected ${f.reasons.join(', ')}`}`);
+  return [
+    'latency, ms (means unless marked)',
+    line(head),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
+    '',
+    `overhead dag over none: ${_signed(results.overhead_dag_vs_none_ms)} ms (mean total); chain over none: ${_signed(results.overhead_chain_vs_none_ms)} ms`,
+    'paper (Apple M1 Pro, with its local LLM): dag 813.1 vs none 770.8 ms, +42.3 ms',
+    'forgery:',
+    ...forgery,
+  ].join('\n');
+}
+
+function _ms(x: number): string {
+  return x.toFixed(x < 10 ? 3 : 1);
+}
+
+function _signed(x: number): string {
+  return `${x >= 0 ? '+' : ''}${x.toFixed(3)}`;
+}

@@ -1,0 +1,225 @@
+/**
+ * @module
+ * `witness a2a …`: A2A agents with attested results (docs/a2a.md). `serve` runs the
+ * child agent, `cosigner` the parent's co-signing service, `tool` the MCP evidence
+ * tool, `card verify` checks a card against your own key directory, and `bench` runs
+ * experiment E12. The library is `src/a2a`; this file parses and prints.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { policyBackend, serveChildAgent } from '../../a2a/agent.js';
+import { fetchAgentCard, verifyAgentCard } from '../../a2a/card.js';
+import { CosignService, serveCosigner } from '../../a2a/cosigner.js';
+import { formatE12Summary, runE12 } from '../../a2a/e12.js';
+import { isE12Results, verifyE12Results } from '../../a2a/e12-verify.js';
+import { serveEvidenceTool } from '../../a2a/tool-server.js';
+import { loadKeyDirectory, readKeyFile } from '../../attest/index.js';
+import { WitnessError } from '../../core/errors.js';
+import { wholeNumber } from '../args.js';
+import { type CliContext, resolvePath } from '../context.js';
+
+const AGENTS = ['policy', 'llm', 'embedded'] as const;
+
+export function a2aCommand(ctx: CliContext): Command {
+  return new Command('a2a')
+    .summary('A2A agents with attested results, the co-signing service, and experiment E12')
+    .description('Serve an A2A v1.0 child agent whose results carry a release receipt and delegation-edge evidence; run the parent\'s fail-closed co-signing service and the MCP evidence tool; verify signed Agent Cards; run experiment E12.')
+    .addHelpText('after', '\nExample:\n  $ witness a2a tool --port 4200\n  $ witness a2a cosigner --key parent.key.json --port 4300\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --cosigner org-parent=http://127.0.0.1:4300 --port 4100\n  $ witness a2a card verify http://127.0.0.1:4100 --keys trusted.json\n  $ witness a2a bench --trials 30 --warmup 10 --out results.json')
+    .addCommand(_serve(ctx))
+    .addCommand(_card(ctx))
+    .addCommand(_cosigner(ctx))
+    .addCommand(_tool(ctx))
+    .addCommand(_bench(ctx));
+}
+
+interface ServeOptions {
+  key: string;
+  tool: string;
+  cosigner: string[];
+  cosignTimeout: number;
+  agent: (typeof AGENTS)[number];
+  host: string;
+  port: number;
+  name?: string;
+  json?: boolean;
+}
+
+function _serve(ctx: CliContext): Command {
+  return new Command('serve')
+    .description('Serve the child A2A agent: signed Agent Card at /.well-known/agent-card.json, JSON-RPC SendMessage (v1.0) and message/send (v0.3). Each answer is released through the runtime signer; under dag the parent must co-sign, or the task fails (fail closed). Runs until interrupted.')
+    .requiredOption('--key <file>', "the child deployer's key file (the runtime holds it; the agent never sees it)")
+    .requiredOption('--tool <url>', 'MCP endpoint of the evidence tool (witness a2a tool)')
+    .option('--cosigner <deployer=url...>', "a parent deployer's co-signing service, e.g. org-parent=http://127.0.0.1:4300", [])
+    .option('--cosign-timeout <ms>', 'longest wait for a co-signature; then the task fails', wholeNumber(1), 5000)
+    .addOption(new Option('--agent <backend>', 'what answers tasks (policy: model-free, deterministic)').choices([...AGENTS]).default('policy'))
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--port <port>', 'port (0: any free port)', wholeNumber(0), 0)
+    .option('--name <name>', 'agent name on the card')
+    .option('--json', 'print {"url", "card_url"} as one JSON line when ready')
+    .addHelpText('after', '\nExample:\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --cosigner org-parent=http://127.0.0.1:4300 --port 4100')
+    .action(async (o: ServeOptions) => {
+      if (o.agent !== 'policy') throw new WitnessError('USAGE', `--agent ${o.agent} is not available for A2A yet; use --agent policy (the model-free child).`);
+      const agent = await serveChildAgent({
+        key: readKeyFile(resolvePath(ctx, o.key)),
+        toolUrl: o.tool,
+        cosigners: _cosigners(o.cosigner),
+        cosignTimeoutMs: o.cosignTimeout,
+        backend: policyBackend,
+        host: o.host,
+        port: o.port,
+        ...(o.name ? { name: o.name } : {}),
+      });
+      const cardUrl = `${agent.url}/.well-known/agent-card.json`;
+      ctx.io.stdout(o.json ? `${JSON.stringify({ url: agent.url, card_url: cardUrl })}\n` : `A2A agent ${agent.url} (card ${cardUrl}); Ctrl-C stops it.\n`);
+      await _untilSignal();
+      await agent.close();
+    });
+}
+
+function _cosigners(specs: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const spec of specs) {
+    const m = /^([\x21-\x3c\x3e-\x7e]{1,128})=(https?:\/\/\S+)$/.exec(spec);
+    if (!m?.[1] || !m[2]) throw new WitnessError('USAGE', `--cosigner ${JSON.stringify(spec)} must be DEPLOYER=URL, e.g. org-parent=http://127.0.0.1:4300`);
+    out[m[1]] = m[2];
+  }
+  return out;
+}
+
+function _card(ctx: CliContext): Command {
+  const verify = new Command('verify')
+    .description("Fetch an Agent Card and verify its JWS signatures against YOUR key directory (never the card's own keys or jku). Exit 0 valid, 1 invalid, 2 usage error.")
+    .argument('<url>', "the agent's base URL, or the card URL (…/agent-card.json), or a card file")
+    .requiredOption('--keys <file>', 'your own key directory (witness keys add)')
+    .option('--json', 'print {ok, kid, deployer, reasons}')
+    .addHelpText('after', '\nExample:\n  $ witness a2a card verify http://127.0.0.1:4100 --keys trusted.json\n  $ witness a2a card verify ./card.json --keys trusted.json --json')
+    .action(async (url: string, o: { keys: string; json?: boolean }) => {
+      const directory = loadKeyDirectory(resolvePath(ctx, o.keys));
+      const card = /^https?:\/\//.test(url) ? await fetchAgentCard(url) : _readCardFile(resolvePath(ctx, url));
+      const result = verifyAgentCard(card, directory);
+      if (o.json) ctx.io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+      else if (result.ok) ctx.io.stdout(`valid: the card is signed by ${result.kid}, which your directory trusts for ${result.deployer}.\n`);
+      else ctx.io.stdout(`invalid:\n${result.reasons.map((r) => `  ${r.code.padEnd(20)} ${r.message}`).join('\n')}\n`);
+      if (!result.ok) ctx.exitCode = 1;
+    });
+  return new Command('card').description('Agent Card tools').addCommand(verify);
+}
+
+function _readCardFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new WitnessError('NOT_FOUND', `The card file ${path} does not exist; give a URL (http://…) or a card file.`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new WitnessError('INVALID_INPUT', `${path} is not JSON: ${(error as Error).message}`);
+  }
+}
+
+function _cosigner(ctx: CliContext): Command {
+  return new Command('cosigner')
+    .description("The parent deployer's co-signing service: co-signs a dag edge only for a delegation it issued (a grant: task id, child deployer, parent receipt, expiry), once. POST /grants needs the admin token; POST /cosign answers 200 {signature} or 403 refused. Runs until interrupted.")
+    .requiredOption('--key <file>', "the parent deployer's key file")
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--port <port>', 'port (0: any free port)', wholeNumber(0), 0)
+    .option('--admin-token-file <file>', 'file holding the token for POST /grants (default: a random token, printed)')
+    .option('--json', 'print {"url", "admin_token"} as one JSON line when ready')
+    .addHelpText('after', '\nExample:\n  $ witness a2a cosigner --key parent.key.json --port 4300 --admin-token-file grants.token\n  $ curl -H "Authorization: Bearer $(cat grants.token)" -d \'{"task_id":"t1","child_deployer":"org-child","parent_digest":"…","expires_at":1767225600000}\' http://127.0.0.1:4300/grants')
+    .action(async (o: { key: string; host: string; port: number; adminTokenFile?: string; json?: boolean }) => {
+      const service = new CosignService(readKeyFile(resolvePath(ctx, o.key)));
+      const adminToken = o.adminTokenFile ? readFileSync(resolvePath(ctx, o.adminTokenFile), 'utf8').trim() : undefined;
+      const server = await serveCosigner(service, { host: o.host, port: o.port, ...(adminToken ? { adminToken } : {}) });
+      const token = o.adminTokenFile ? undefined : server.adminToken;
+      ctx.io.stdout(o.json ? `${JSON.stringify({ url: server.url, ...(token ? { admin_token: token } : {}) })}\n` : `Co-signer for ${service.deployer} at ${server.url}${token ? `; admin token ${token}` : ''}; Ctrl-C stops it.\n`);
+      await _untilSignal();
+      await server.close();
+    });
+}
+
+function _tool(ctx: CliContext): Command {
+  return new Command('tool')
+    .description('The MCP tool server (Streamable HTTP, stateless) with get_evidence, which the child agent calls. Runs until interrupted.')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--port <port>', 'port (0: any free port)', wholeNumber(0), 0)
+    .option('--json', 'print {"url"} as one JSON line when ready')
+    .addHelpText('after', '\nExample:\n  $ witness a2a tool --port 4200     # MCP endpoint http://127.0.0.1:4200/mcp')
+    .action(async (o: { host: string; port: number; json?: boolean }) => {
+      const server = await serveEvidenceTool({ host: o.host, port: o.port });
+      ctx.io.stdout(o.json ? `${JSON.stringify({ url: server.url })}\n` : `MCP tool server ${server.url}; Ctrl-C stops it.\n`);
+      await _untilSignal();
+      await server.close();
+    });
+}
+
+function _bench(ctx: CliContext): Command {
+  return new Command('bench')
+    .description('Experiment E12: three loopback processes (this one: parent + co-signer; the child agent; the MCP tool), conditions none / chain / dag interleaved after warm-ups, one record per trial, the child-key-only forgery, a summary table. Check the file with: witness verify results.json')
+    .option('--trials <n>', 'trials per condition', wholeNumber(1), 30)
+    .option('--warmup <n>', 'warm-up trials per condition (not recorded)', wholeNumber(0), 10)
+    .addOption(new Option('--agent <backend>', 'child agent backend').choices([...AGENTS]).default('policy'))
+    .requiredOption('--out <file>', 'where to write the results JSON')
+    .option('--json', 'print the summary as JSON instead of a table')
+    .addHelpText('after', '\nExample:\n  $ witness a2a bench --trials 30 --warmup 10 --out results.json\n  $ witness verify results.json')
+    .action(async (o: { trials: number; warmup: number; agent: string; out: string; json?: boolean }) => {
+      if (o.agent !== 'policy') throw new WitnessError('USAGE', `--agent ${o.agent} is not available for E12 yet; use --agent policy.`);
+      const out = resolvePath(ctx, o.out);
+      const results = await runE12({
+        trials: o.trials,
+        warmup: o.warmup,
+        agent: o.agent,
+        onProgress: (done, total) => {
+          if (ctx.io.isTTY) ctx.io.stderr(`\r${done}/${total} trials`);
+          else if (done === total) ctx.io.stderr(`${done}/${total} trials\n`);
+        },
+      });
+      writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+      if (o.json) ctx.io.stdout(`${JSON.stringify({ summary: results.summary, forgery: results.forgery.map(({ construction, accepted, reasons }) => ({ construction, accepted, reasons })), overhead_dag_vs_none_ms: results.overhead_dag_vs_none_ms, overhead_chain_vs_none_ms: results.overhead_chain_vs_none_ms, out }, null, 2)}\n`);
+      else ctx.io.stdout(`${ctx.io.isTTY ? '\n' : ''}${formatE12Summary(results)}\nresults: ${out} (check with: witness verify ${o.out})\n`);
+      const allVerified = results.summary.every((s) => s.verified === s.n);
+      const forgeryAsExpected = results.forgery.every((f) => (f.construction === 'chain' ? f.accepted : !f.accepted));
+      if (!allVerified || !forgeryAsExpected) ctx.exitCode = 1;
+    });
+}
+
+/**
+ * `witness verify results.json` for E12 results files: recompute every output's SHA-256
+ * and length and re-verify every signature and edge. Returns false (and does nothing)
+ * when the file is not an E12 results file, so `witness verify` goes on as before.
+ */
+export async function verifyE12IfResults(ctx: CliContext, file: string, o: { keys?: string; json?: boolean }): Promise<boolean> {
+  if (!existsSync(file)) return false;
+  const text = readFileSync(file, 'utf8');
+  if (!text.includes('"witness/e12-results"')) return false;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  if (!isE12Results(value)) return false;
+  const result = await verifyE12Results(value, o.keys ? { directory: loadKeyDirectory(resolvePath(ctx, o.keys)) } : {});
+  if (o.json) ctx.io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+  else {
+    const trust = result.trustedKeys === 'file' ? 'the keys recorded in the file (pass --keys DIR.json to use your own directory)' : 'your key directory';
+    ctx.io.stdout(`${result.ok ? 'valid' : 'invalid'}: E12 results, ${result.verified}/${result.trials} trials verified (SHA-256 and UTF-8 length recomputed, ${result.signatures} signatures and ${result.edges} dag edges re-verified), trusting ${trust}.\n`);
+    for (const p of result.problems) ctx.io.stdout(`  ${p}\n`);
+  }
+  if (!result.ok) ctx.exitCode = 1;
+  return true;
+}
+
+/** Resolves on SIGINT or SIGTERM, so a server command ends cleanly. */
+function _untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
