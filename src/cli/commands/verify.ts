@@ -21,11 +21,12 @@ import {
 import { parseJsonText } from '../../attest/receipt.js';
 import { WitnessError } from '../../core/errors.js';
 import { type CliContext, resolvePath } from '../context.js';
+import { verifyE12IfResults } from './a2a.js';
 import { parseTime } from './keys.js';
 
 interface VerifyCliOptions {
-  output: string;
-  keys: string;
+  output?: string;
+  keys?: string;
   nonces?: string;
   construction?: Construction;
   skew: string;
@@ -40,8 +41,8 @@ export function verifyCommand(ctx: CliContext): Command {
     .summary('verify a release receipt or ancestry path against the output bytes')
     .description('Check evidence (a receipt, {"path": [...]}, or a DSSE envelope) against the output bytes, trusting only the keys in --keys. Prints the reason codes when invalid. Exit 0 valid, 1 invalid, 2 usage error.')
     .argument('<evidence>', 'receipt, path or DSSE envelope file')
-    .requiredOption('--output <file>', 'the output bytes the receipt claims')
-    .requiredOption('--keys <file>', 'your own key directory (`witness keys add`); keys inside the evidence are never used')
+    .option('--output <file>', 'the output bytes the receipt claims (required, except for E12 results files)')
+    .option('--keys <file>', 'your own key directory (`witness keys add`); keys inside the evidence are never used (required, except for E12 results files)')
     .option('--nonces <db>', 'SQLite nonce store shared by verifiers: a second verification of the same receipt is REPLAY')
     .addOption(new Option('--construction <c>', 'require this ancestry construction (pin dag to refuse downgrades)').choices(CONSTRUCTIONS.filter((c) => c !== 'none')))
     .option('--skew <seconds>', 'clock skew tolerated on validity windows', '0')
@@ -49,9 +50,12 @@ export function verifyCommand(ctx: CliContext): Command {
     .addOption(new Option('--revocation <policy>', 'from-revoked-at: refuse receipts issued after revocation; all: refuse every receipt of a revoked key').choices(['from-revoked-at', 'all']).default('from-revoked-at'))
     .option('--require-cosigner <deployer...>', 'deployers that must co-sign every dag edge', [])
     .option('--json', 'print {ok, reasons, path} as JSON')
-    .addHelpText('after', '\nExample:\n  $ witness verify answer.evidence.json --output answer.txt --keys trusted.json --nonces nonces.db --construction dag\n  $ witness verify receipt.json --output report.txt --keys trusted.json --json')
+    .addHelpText('after', '\nExample:\n  $ witness verify answer.evidence.json --output answer.txt --keys trusted.json --nonces nonces.db --construction dag\n  $ witness verify receipt.json --output report.txt --keys trusted.json --json\n  $ witness verify results.json                  # an E12 results file (witness a2a bench)')
     .action(async (file: string, o: VerifyCliOptions) => {
       const evidenceFile = resolvePath(ctx, file);
+      // E12 results files (`witness a2a bench`) are checked by src/a2a (docs/a2a.md).
+      if (await verifyE12IfResults(ctx, evidenceFile, o)) return;
+      if (!o.output || !o.keys) throw new WitnessError('USAGE', "witness verify needs --output <file> and --keys <file> (only an E12 results file goes without them).");
       const outputFile = resolvePath(ctx, o.output);
       for (const [what, path] of [['evidence', evidenceFile], ['output', outputFile]] as const) {
         if (!existsSync(path)) throw new WitnessError('NOT_FOUND', `The ${what} file ${path} does not exist.`);
