@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { Role } from '@a2a-js/sdk';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JSONRPC_PATH } from '../../src/a2a/card.js';
+import { DELEGATION_KEY, ERROR_KEY, EVIDENCE_KEY, TIMINGS_KEY } from '../../src/a2a/metadata.js';
+import { delegate } from '../../src/a2a/parent.js';
+import { MemoryNonceStore, createReleaseSigner, receiptDigest, verifyEvidence } from '../../src/attest/index.js';
+import { startWorld, trust, type World } from './helpers.js';
+
+let world: World;
+beforeAll(async () => {
+  world = await startWorld();
+});
+afterAll(() => world.close());
+
+/** A dag delegation as the parent prepares it: task receipt signed, grant recorded. */
+async function dagDelegation(task: string) {
+  const root = await createReleaseSigner({ key: world.parent, instance: 'parent' }).releaseOutput(Buffer.from(task), { construction: 'dag' });
+  const taskId = randomUUID();
+  world.service.grant({ taskId, childDeployer: 'org-child', parentDigest: receiptDigest(root), expiresAt: Date.now() + 60_000 });
+  return { task_id: taskId, construction: 'dag', evidence: { path: [root] } };
+}
+
+async function rpc(method: string, params: unknown, version?: string) {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (version) headers['A2A-Version'] = version;
+  const response = await fetch(`${world.agent.url}${JSONRPC_PATH}`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }) });
+  return (await response.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+}
+
+const verifyDag = (evidence: unknown, text: string) => verifyEvidence(evidence, Buffer.from(text, 'utf8'), { directory: world.directory, construction: 'dag' });
+
+describe('the child A2A agent', () => {
+  it('answers SendMessage from the @a2a-js/sdk client with a dag result that verifies', async () => {
+    const client = await new ClientFactory().createFromUrl(world.agent.url);
+    const delegation = await dagDelegation('Inspect lot 7.');
+    const result = (await client.sendMessage({
+      tenant: '',
+      message: { messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: 'Inspect lot 7.' }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: { [DELEGATION_KEY]: delegation }, extensions: [], referenceTaskIds: [] },
+      configuration: undefined,
+      metadata: undefined,
+    })) as { parts: Array<{ content?: { value?: unknown } }>; metadata: Record<string, unknown> };
+    const text = String(result.parts[0]?.content?.value);
+    const check = await verifyDag(result.metadata[EVIDENCE_KEY], text);
+    expect(check.reasons).toEqual([]);
+    expect(check.path?.at(-1)?.signatures).toHaveLength(2);
+    expect(Object.keys(result.metadata[TIMINGS_KEY] as object).sort()).toEqual(['cosign_ms', 'model_ms', 'sign_ms', 'tool_ms']);
+  });
+
+  it('answers raw JSON-RPC SendMessage (A2A-Version 1.0) with the evidence in message metadata', async () => {
+    const delegation = await dagDelegation('Inspect lot 8.');
+    const body = await rpc('SendMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'Inspect lot 8.' }], metadata: { [DELEGATION_KEY]: delegation } } }, '1.0');
+    const message = body.result?.message as { parts: Array<{ text: string }>; metadata: Record<string, unknown>; role: string };
+    expect(message.role).toBe('ROLE_AGENT');
+    expect((await verifyDag(message.metadata[EVIDENCE_KEY], message.parts[0]?.text ?? '')).ok).toBe(true);
+  });
+
+  it('answers raw JSON-RPC message/send (A2A 0.3, no version header) through the SDK compat layer', async () => {
+    const delegation = await dagDelegation('Inspect lot 9.');
+    const body = await rpc('message/send', { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'Inspect lot 9.' }], metadata: { [DELEGATION_KEY]: delegation } } });
+    const message = body.result as { kind: string; parts: Array<{ text: string }>; metadata: Record<string, unknown> };
+    expect(message.kind).toBe('message');
+    expect((await verifyDag(message.metadata[EVIDENCE_KEY], message.parts[0]?.text ?? '')).ok).toBe(true);
+  });
+
+  it('answers message/send with an explicit A2A-Version 0.3 header too', async () => {
+    const body = await rpc('message/send', { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'Plain task.' }] } }, '0.3');
+    const message = body.result as { parts: Array<{ text: string }>; metadata: Record<string, unknown> };
+    const check = await verifyEvidence(message.metadata[EVIDENCE_KEY], Buffer.from(message.parts[0]?.text ?? '', 'utf8'), { directory: world.directory, construction: 'none' });
+    expect(check.ok).toBe(true);
+  });
+
+  it('does not know message/send under A2A-Version 1.0 (method not found)', async () => {
+    const body = await rpc('message/send', { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'x' }] } }, '1.0');
+    expect(body.error?.code).toBe(-32601);
+  });
+
+  it('answers a body that is not JSON with a JSON-RPC parse error', async () => {
+    const response = await fetch(`${world.agent.url}${JSONRPC_PATH}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' }, body: '{"jsonrpc": "2.0", ' });
+    expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32700);
+  });
+
+  it('answers a SendMessage without a message with a JSON-RPC error', async () => {
+    const body = await rpc('SendMessage', { metadata: {} }, '1.0');
+    expect(body.error?.code).toBeLessThan(0);
+    expect(body.error?.message.length).toBeGreaterThan(5);
+  });
+
+  it('fails the task, releasing nothing, when the delegation metadata is malformed', async () => {
+    const body = await rpc('SendMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { [DELEGATION_KEY]: { task_id: 'a', construction: 'dag' } } } }, '1.0');
+    const task = body.result?.task as { status: { state: string }; metadata: Record<string, { code: string; message: string }> };
+    expect(task.status.state).toBe('TASK_STATE_FAILED');
+    expect(task.metadata[ERROR_KEY]?.code).toBe('INVALID_INPUT');
+    expect(task.metadata[ERROR_KEY]?.message).toMatch(/evidence/);
+  });
+
+  it('fails the task when the parent task evidence is not a receipt', async () => {
+    const body = await rpc('SendMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { [DELEGATION_KEY]: { task_id: 'b', construction: 'chain', evidence: { path: [{ v: 1 }] } } } } }, '1.0');
+    const task = body.result?.task as { status: { state: string }; metadata: Record<string, { message: string }> };
+    expect(task.status.state).toBe('TASK_STATE_FAILED');
+    expect(task.metadata[ERROR_KEY]?.message).toMatch(/MALFORMED/);
+  });
+});
+
+describe('a parent delegation', () => {
+  it.each(['none', 'chain', 'dag'] as const)('under %s returns a result whose evidence the parent verified', async (condition) => {
+    const result = await delegate(world.agent.url, 'Inspect lot 10.', condition, { key: world.parent, directory: world.directory, nonceStore: new MemoryNonceStore(), cosigner: world.service });
+    expect(result.verdict).toEqual({ ok: true, reasons: [] });
+    expect(result.evidence.path).toHaveLength(condition === 'none' ? 1 : 2);
+    expect(result.output_text).toMatch(/^Task [0-9a-f]{16} \(15 bytes\)/);
+  });
+
+  it('refuses a child whose card is not signed by a key the parent trusts', async () => {
+    const { directory } = trust([world.parent]);
+    await expect(delegate(world.agent.url, 'x', 'none', { key: world.parent, directory })).rejects.toThrow(/CARD_UNKNOWN_KEY/);
+  });
+
+});

@@ -1,0 +1,136 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type E12Results, runE12 } from '../../src/a2a/e12.js';
+import { verifyE12Results } from '../../src/a2a/e12-verify.js';
+import { writeDirectoryFile } from '../../src/attest/key-directory.js';
+import { newSigningKey } from '../../src/attest/keys.js';
+import { memoryIo } from '../../src/cli/io.js';
+import { runMain } from '../../src/cli/main.js';
+import { trust } from './helpers.js';
+
+let dir: string;
+let results: E12Results;
+let file: string;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'witness-e12-test-'));
+  // Real processes: the child agent and the MCP tool run as `witness a2a serve|tool`.
+  results = await runE12({ trials: 2, warmup: 1 });
+  file = join(dir, 'results.json');
+  writeFileSync(file, JSON.stringify(results, null, 2));
+}, 120_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cli(...argv: string[]) {
+  const io = memoryIo(dir);
+  const code = await runMain(argv, io);
+  return { code, out: io.out, err: io.err };
+}
+
+function tampered(change: (r: E12Results) => void): string {
+  const copy = JSON.parse(JSON.stringify(results)) as E12Results;
+  change(copy);
+  const path = join(dir, `tampered-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(path, JSON.stringify(copy));
+  return path;
+}
+
+describe('E12 over three loopback processes', () => {
+  it('records every trial of every condition, each with a unique task id and a valid verdict', () => {
+    expect(results.trials.map((t) => t.condition).sort()).toEqual(['chain', 'chain', 'dag', 'dag', 'none', 'none']);
+    expect(new Set(results.trials.map((t) => t.task_id)).size).toBe(6);
+    expect(results.trials.every((t) => t.verdict.ok && t.output_len === Buffer.byteLength(t.output_text, 'utf8'))).toBe(true);
+  });
+
+  it('splits each trial latency into discovery, A2A call, tool call, model, sign, co-sign and verify', () => {
+    expect(Object.keys(results.trials[0]?.latency ?? {}).sort()).toEqual(['a2a_ms', 'cosign_ms', 'discovery_ms', 'model_ms', 'sign_ms', 'tool_ms', 'total_ms', 'verify_ms']);
+    const dag = results.trials.find((t) => t.condition === 'dag');
+    expect(dag?.latency.cosign_ms).toBeGreaterThan(0);
+  });
+
+  it('accepts the child-key-only forgery under chain and rejects it under dag with COSIGNATURE_MISSING', () => {
+    expect(results.forgery.map((f) => [f.construction, f.accepted, f.reasons])).toEqual([
+      ['chain', true, []],
+      ['dag', false, ['COSIGNATURE_MISSING']],
+    ]);
+  });
+
+  it('passes its own re-verification', async () => {
+    const check = await verifyE12Results(results);
+    expect(check).toMatchObject({ ok: true, trials: 6, verified: 6, edges: 2, problems: [] });
+  });
+});
+
+describe('witness verify on an E12 results file', () => {
+  it('recomputes every hash and signature and exits 0', async () => {
+    const { code, out } = await cli('verify', file);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^valid: E12 results, 6\/6 trials verified/);
+  });
+
+  it('exits 1 naming the trial when an output text was changed', async () => {
+    const { code, out } = await cli('verify', tampered((r) => {
+      (r.trials[1] as { output_text: string }).output_text += ' ';
+    }));
+    expect(code).toBe(1);
+    expect(out).toMatch(/trial 1 .*SHA-256/);
+  });
+
+  it('exits 1 when a recorded byte length disagrees with the text', async () => {
+    const { code, out } = await cli('verify', tampered((r) => {
+      (r.trials[0] as { output_len: number }).output_len += 1;
+    }));
+    expect(code).toBe(1);
+    expect(out).toMatch(/UTF-8 bytes, the record says/);
+  });
+
+  it('exits 1 when a parent co-signature was altered', async () => {
+    const { code, out } = await cli('verify', tampered((r) => {
+      const leaf = r.trials.find((t) => t.condition === 'dag')?.evidence.path[1];
+      const cosig = leaf?.signatures[1];
+      if (cosig) cosig.sig = `${cosig.sig[0] === 'A' ? 'B' : 'A'}${cosig.sig.slice(1)}`;
+    }));
+    expect(code).toBe(1);
+    expect(out).toMatch(/COSIGNATURE_INVALID/);
+  });
+
+  it('exits 1 when a task id appears twice', async () => {
+    const { code, out } = await cli('verify', tampered((r) => {
+      (r.trials[1] as { task_id: string }).task_id = r.trials[0]?.task_id ?? '';
+    }));
+    expect(code).toBe(1);
+    expect(out).toMatch(/task id used twice/);
+  });
+
+  it('exits 1 when a recorded forgery verdict was flipped', async () => {
+    const { code, out } = await cli('verify', tampered((r) => {
+      (r.forgery[1] as { accepted: boolean }).accepted = true;
+    }));
+    expect(code).toBe(1);
+    expect(out).toMatch(/forgery under dag/);
+  });
+
+  it('exits 1 with UNKNOWN_KEY against a directory of yours that does not trust the run keys', async () => {
+    const keys = join(dir, 'mine.json');
+    writeDirectoryFile(keys, trust([newSigningKey('someone')]).file);
+    const { code, out } = await cli('verify', file, '--keys', keys);
+    expect(code).toBe(1);
+    expect(out).toMatch(/UNKNOWN_KEY/);
+  });
+
+  it('still needs --output and --keys for a plain receipt', async () => {
+    const receipt = join(dir, 'receipt.json');
+    writeFileSync(receipt, JSON.stringify(results.trials[0]?.evidence.path[0]));
+    const { code, err } = await cli('verify', receipt);
+    expect(code).toBe(2);
+    expect(err).toMatch(/needs --output <file> and --keys <file>/);
+  });
+
+  it('prints the re-verification as JSON with --json', async () => {
+    const { code, out } = await cli('verify', file, '--json');
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ ok: true, trials: 6, trustedKeys: 'file' });
+  });
+
+});
