@@ -14,6 +14,7 @@ import { a2aCommand } from './commands/a2a.js';
 import { attestCommand } from './commands/attest.js';
 import { keysCommand } from './commands/keys.js';
 import { mailboxCommand } from './commands/mailbox.js';
+import { probeCommand } from './commands/probe.js';
 import { reportCommand } from './commands/report.js';
 import { simCommand } from './commands/sim.js';
 import { verifyCommand } from './commands/verify.js';
@@ -22,7 +23,7 @@ import { type CliIo, processIo } from './io.js';
 import { VERSION } from './version.js';
 
 /** Every top-level command; each file in commands/ exports one factory. */
-const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [simCommand, reportCommand, mailboxCommand, attestCommand, verifyCommand, keysCommand, a2aCommand];
+const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [simCommand, reportCommand, mailboxCommand, attestCommand, verifyCommand, keysCommand, a2aCommand, probeCommand];
 
 export function buildProgram(ctx: CliContext): Command {
   const { io } = ctx;

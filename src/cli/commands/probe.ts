@@ -1,0 +1,97 @@
+/**
+ * @module
+ * `witness probe RUNTIME`: does agent-to-agent messaging really work in this
+ * runtime? Runs the delivery probe (src/probe) and prints its report. Exit 0 only
+ * when every check passes; 1 when any check failed or could not be decided.
+ */
+import { realpathSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { WitnessError } from '../../core/errors.js';
+import { CHECKS, type CheckName, PROBE_TARGETS, renderReport, runProbe } from '../../probe/index.js';
+import { wholeNumber } from '../args.js';
+import type { CliContext } from '../context.js';
+
+interface ProbeFlags {
+  modelEndpoint?: string;
+  model?: string;
+  toolPrefix: string;
+  json?: boolean;
+  keep?: boolean;
+  bin?: string;
+  template?: string;
+  check: CheckName[];
+  timeout: number;
+  serverCommand?: string;
+}
+
+export function probeCommand(ctx: CliContext): Command {
+  const collect = (v: string, all: CheckName[]) => {
+    if (!(CHECKS as readonly string[]).includes(v)) throw new WitnessError('USAGE', `--check ${JSON.stringify(v)} is not a check; choose from ${CHECKS.join(', ')}.`);
+    return [...all, v as CheckName];
+  };
+  return new Command('probe')
+    .summary('check that agent messaging really works in a runtime, from records, not from the agent\'s word')
+    .description(
+      'Registers a fresh mailbox in RUNTIME inside a temporary project and HOME (your own config is never touched), checks that the runtime connects to it, then runs three checks: send (the agent sends a canary to a peer), receive (a peer sends a canary; the agent must read and print it) and control (nothing sent; no canary may appear). Verdicts come from the inboxes and the signed call log: pass, fail or undecided (never counted as a pass).',
+    )
+    .addArgument(new Command().createArgument('<runtime>', PROBE_TARGETS.join(' | ')).choices(PROBE_TARGETS))
+    .option('--model-endpoint <url>', 'an OpenAI-compatible endpoint (…/v1) for the runtime\'s model')
+    .option('--model <name>', 'model name (with --model-endpoint: the endpoint\'s model id)')
+    .option('--tool-prefix <prefix>', 'prefix the mailbox\'s tool names (e.g. mailbox_); default: bare names, as in the incident', '')
+    .option('--bin <path>', 'the runtime\'s executable (default: found on PATH)')
+    .option('--template <command>', 'command runtime: a shell command line with {prompt} (and optionally {mcp_command})')
+    .addOption(new Option('--check <name>', `run only this check (repeatable): ${CHECKS.join(', ')}`).argParser(collect).default([]))
+    .option('--timeout <seconds>', 'limit for each runtime command', wholeNumber(1), 180)
+    .option('--server-command <json>', 'how to start witness for the mailbox servers, as a JSON array (default: this witness)')
+    .option('--json', 'print the report as JSON')
+    .option('--keep', 'keep the temporary workspace (mailbox, config, logs) and print where it is')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ witness probe reference                          # the built-in agent that does it right: all pass\n  $ witness probe liar                               # an adversary: the probe must not pass it\n  $ witness probe qwen --model-endpoint http://127.0.0.1:8000/v1 --model qwen3-coder\n  $ witness probe qwen --tool-prefix mailbox_ --model-endpoint http://127.0.0.1:8000/v1 --model qwen3-coder\n  $ witness probe opencode --model anthropic/claude-sonnet-4 --json > probe.json\n  $ witness probe command --template \'mycli --prompt {prompt}\' --check send',
+    )
+    .action(async (runtime: string, o: ProbeFlags) => {
+      if (o.modelEndpoint !== undefined && !/^https?:\/\/\S+$/.test(o.modelEndpoint)) throw new WitnessError('USAGE', `--model-endpoint must be an http(s) URL such as http://127.0.0.1:8000/v1; got ${JSON.stringify(o.modelEndpoint)}.`);
+      if (!/^[A-Za-z0-9_-]{0,32}$/.test(o.toolPrefix)) throw new WitnessError('USAGE', `--tool-prefix ${JSON.stringify(o.toolPrefix)} must be up to 32 letters, digits, "_" or "-" (for example mailbox_).`);
+      if (runtime === 'command' && !o.template) throw new WitnessError('USAGE', 'The command runtime needs --template with {prompt}, e.g. --template \'mycli run {prompt}\'.');
+      if (runtime !== 'command' && o.template) throw new WitnessError('USAGE', '--template only applies to the command runtime.');
+      const report = await runProbe({
+        runtime,
+        serverCommand: o.serverCommand ? _commandArray(o.serverCommand) : _selfCommand(),
+        toolPrefix: o.toolPrefix,
+        timeoutMs: o.timeout * 1000,
+        ...(o.check.length > 0 ? { checks: [...new Set(o.check)] } : {}),
+        ...(o.modelEndpoint ? { modelEndpoint: o.modelEndpoint } : {}),
+        ...(o.model ? { model: o.model } : {}),
+        ...(o.bin ? { bin: o.bin } : {}),
+        ...(o.template ? { template: o.template } : {}),
+        ...(o.keep ? { keep: true } : {}),
+        ...(o.json ? {} : { onProgress: (m: string) => ctx.io.stderr(`probe: ${m}\n`) }),
+      });
+      if (!report.ok) ctx.exitCode = 1;
+      ctx.io.stdout(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
+    });
+}
+
+function _commandArray(json: string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    parsed = undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((s) => typeof s === 'string' && s !== '')) {
+    throw new WitnessError('USAGE', `--server-command must be a JSON array of strings, e.g. '["node","/opt/witness/dist/cli/main.js"]'; got ${json}.`);
+  }
+  return parsed as string[];
+}
+
+/** This very witness: node, its loader flags (tsx from source), and the entry script. */
+function _selfCommand(): string[] {
+  try {
+    const script = realpathSync(process.argv[1] ?? '');
+    if (/[/\\]cli[/\\]main\.(js|ts|mjs)$/.test(script) || /witness\.mjs$/.test(script)) return [process.execPath, ...process.execArgv, script];
+  } catch {
+    // not started from a script: fall back to PATH
+  }
+  return ['witness'];
+}

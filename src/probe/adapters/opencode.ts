@@ -1,0 +1,50 @@
+/**
+ * @module
+ * OpenCode (`opencode`): project `opencode.json` ("mcp"), `opencode mcp list` shows
+ * live status, `opencode run` runs the agent. A model endpoint becomes a provider
+ * using the bundled `@ai-sdk/openai-compatible`. OpenCode names MCP tools
+ * `<server>_<tool>` and has no built-in mailbox tools.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { runProcess } from '../process.js';
+import type { AgentTask, ProbeContext, RuntimeAdapter } from '../types.js';
+import { detectCli, findBin, installFor, readMcpList } from './common.js';
+
+const PROVIDER = 'witness-probe';
+
+function _env(ctx: ProbeContext): NodeJS.ProcessEnv {
+  return { ...ctx.ws.env, OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_SHARE: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1', OPENCODE_DISABLE_MODELS_FETCH: '1' };
+}
+
+export const opencode: RuntimeAdapter = {
+  name: 'opencode',
+  title: 'OpenCode',
+  shadows: [],
+  detect: (ctx) => detectCli('opencode', 'OpenCode', ctx, 'npm i -g opencode-ai'),
+  install(ctx) {
+    const config = installFor('opencode', ctx);
+    if (ctx.modelEndpoint) {
+      // Merged after install so install's diff stays about the server entry alone.
+      const json = JSON.parse(readFileSync(config.file, 'utf8')) as Record<string, unknown>;
+      const model = ctx.model ?? 'default';
+      json.provider = { ...(json.provider as object | undefined), [PROVIDER]: { npm: '@ai-sdk/openai-compatible', name: 'Witness probe endpoint', options: { baseURL: ctx.modelEndpoint, apiKey: process.env.OPENAI_API_KEY ?? 'witness-probe' }, models: { [model]: { name: model } } } };
+      json.model = `${PROVIDER}/${model}`;
+      json.small_model = `${PROVIDER}/${model}`;
+      writeFileSync(config.file, `${JSON.stringify(json, null, 2)}\n`);
+    }
+    return config;
+  },
+  async connection(ctx) {
+    const out = await runProcess(findBin('opencode', ctx)!, ['mcp', 'list'], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs });
+    if (out.timedOut) return { status: 'failed', detail: `opencode mcp list did not finish within ${Math.round(ctx.timeoutMs / 1000)} s` };
+    return readMcpList(`${out.stdout}\n${out.stderr}`, ctx.serverName, new RegExp(`✓\\s+${_re(ctx.serverName)}\\s+connected`));
+  },
+  async run(ctx, task: AgentTask) {
+    const model = ctx.modelEndpoint ? ['--model', `${PROVIDER}/${ctx.model ?? 'default'}`] : ctx.model ? ['--model', ctx.model] : [];
+    return runProcess(findBin('opencode', ctx)!, ['run', ...model, task.prompt], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs });
+  },
+};
+
+function _re(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

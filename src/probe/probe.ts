@@ -1,0 +1,136 @@
+/**
+ * @module
+ * `witness probe RUNTIME` (mailbox.md §3): in a fresh workspace, register the
+ * mailbox in the runtime, run the preflight (runtime found, config written, the
+ * runtime's own `mcp list` shows the server connected, known shadowing names),
+ * then the send, receive and control checks, each judged from the records made
+ * while it ran. Nothing the probe cannot judge is ever reported as a pass.
+ */
+import { TOOL_NAMES } from '../mailbox/index.js';
+import { adapterFor } from './adapters/index.js';
+import { checkTemplate } from './adapters/command.js';
+import { judge, newCanary, taskFor } from './checks.js';
+import { type Peer, startPeer } from './peer.js';
+import { readRecords, recordsSince } from './records.js';
+import { CHECKS, type CheckName, type CheckResult, type Preflight, type ProbeContext, type ProbeReport, type RuntimeAdapter } from './types.js';
+import { AGENT, createWorkspace } from './workspace.js';
+
+export interface ProbeOptions {
+  runtime: string;
+  /** How to start `witness` for the mailbox servers (executable and arguments before `mailbox serve`). */
+  serverCommand: string[];
+  toolPrefix?: string;
+  serverName?: string;
+  modelEndpoint?: string;
+  model?: string;
+  bin?: string;
+  template?: string;
+  /** Per runtime command (each `mcp list`, each agent run). Default 180 s. */
+  timeoutMs?: number;
+  checks?: readonly CheckName[];
+  /** Keep the workspace (its path is in the report). */
+  keep?: boolean;
+  /** Parent folder for the workspace (default: the OS temp folder). */
+  tmpDir?: string;
+  onProgress?: (message: string) => void;
+}
+
+export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
+  const adapter = adapterFor(options.runtime);
+  if (adapter.name === 'command') checkTemplate(options.template);
+  const started = Date.now();
+  const progress = options.onProgress ?? (() => undefined);
+  const ws = await createWorkspace(options.serverCommand, options.tmpDir);
+  const ctx: ProbeContext = {
+    ws,
+    serverName: options.serverName ?? 'witness-mailbox',
+    toolPrefix: options.toolPrefix ?? '',
+    timeoutMs: options.timeoutMs ?? 180_000,
+    ...(options.modelEndpoint ? { modelEndpoint: options.modelEndpoint } : {}),
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.bin ? { bin: options.bin } : {}),
+    ...(options.template ? { template: options.template } : {}),
+  };
+  const checks = options.checks ?? CHECKS;
+  let peer: Peer | undefined;
+  try {
+    progress(`preflight: ${adapter.title}`);
+    const { preflight, blocked } = await _preflight(adapter, ctx);
+    const results: CheckResult[] = [];
+    for (const check of checks) {
+      if (blocked) {
+        results.push(_undecided(check, blocked));
+        continue;
+      }
+      progress(`check ${check}`);
+      if (check === 'receive') peer ??= await startPeer(ws);
+      results.push(await _runCheck(adapter, ctx, check, preflight, peer));
+    }
+    return {
+      format: 'witness-probe/1',
+      runtime: adapter.name,
+      ...(preflight.runtime.version ? { version: preflight.runtime.version } : {}),
+      ...(options.model ? { model: options.model } : {}),
+      tool_prefix: ctx.toolPrefix,
+      started_at: new Date(started).toISOString(),
+      ms: Date.now() - started,
+      preflight,
+      checks: results,
+      ok: results.length > 0 && results.every((r) => r.verdict === 'pass'),
+      ...(options.keep ? { workspace: ws.root } : {}),
+    };
+  } finally {
+    await peer?.close().catch(() => undefined);
+    if (!options.keep) ws.remove();
+  }
+}
+
+async function _preflight(adapter: RuntimeAdapter, ctx: ProbeContext): Promise<{ preflight: Preflight; blocked?: string }> {
+  const warnings = _shadowWarnings(adapter, ctx.toolPrefix);
+  const runtime = await adapter.detect(ctx);
+  const preflight: Preflight = { runtime, connection: { status: 'unchecked', detail: 'not asked' }, warnings };
+  if (!runtime.found) return { preflight, blocked: `runtime not available: ${runtime.reason}` };
+  let config: Preflight['config'];
+  try {
+    config = adapter.install(ctx);
+  } catch (error) {
+    return { preflight, blocked: `could not register the mailbox server: ${(error as Error).message}` };
+  }
+  if (config) preflight.config = config;
+  if (config && !config.has_server) return { preflight, blocked: `${config.file} does not have the ${ctx.serverName} entry after install` };
+  preflight.connection = await adapter.connection(ctx);
+  const { status, detail } = preflight.connection;
+  if (status === 'failed') return { preflight, blocked: `the runtime did not connect to the mailbox server (the server never started or failed): ${detail}` };
+  if (status === 'not-listed') return { preflight, blocked: `the runtime did not pick up the config written to ${config?.file ?? 'its config'}: ${detail}` };
+  return { preflight };
+}
+
+function _shadowWarnings(adapter: RuntimeAdapter, prefix: string): string[] {
+  const clashes = adapter.shadows.filter((name) => (TOOL_NAMES as readonly string[]).includes(name) && prefix === '');
+  if (clashes.length === 0) return [];
+  return [`${adapter.title} has built-in tools named ${clashes.join(', ')}: with bare tool names the model may call them instead of the mailbox's, and they report success without delivering anything. Re-run with --tool-prefix mailbox_ (and serve the mailbox with the same prefix).`];
+}
+
+async function _runCheck(adapter: RuntimeAdapter, ctx: ProbeContext, check: CheckName, preflight: Preflight, peer?: Peer): Promise<CheckResult> {
+  const started = Date.now();
+  const canary = newCanary();
+  const before = readRecords(ctx.ws.mailbox, ctx.ws.keyPath);
+  const peerMessageId = check === 'receive' && peer ? await peer.send(AGENT, canary) : undefined;
+  const task = taskFor(check, ctx.toolPrefix, ctx.serverName, canary);
+  const run = await adapter.run(ctx, task);
+  const during = recordsSince(before, readRecords(ctx.ws.mailbox, ctx.ws.keyPath));
+  const j = judge(check, canary, during, run, peerMessageId);
+  let { verdict, reason } = j;
+  const agentCalls = during.log.filter((l) => l.record.agent === AGENT).length;
+  if (verdict === 'fail' && agentCalls === 0 && preflight.connection.status === 'unchecked' && during.problems.length === 0) {
+    verdict = 'undecided';
+    reason = `the server recorded no call by ${AGENT} and ${adapter.title} cannot be asked whether it started the server, so a missing config cannot be told from an agent that did nothing (${j.reason})`;
+  }
+  if (verdict === 'fail' && run.exitCode !== 0 && agentCalls === 0 && !run.toolCalls) reason += `; the runtime exited with status ${run.exitCode}`;
+  if (preflight.warnings.length > 0 && verdict !== 'pass' && check === 'send') reason += `; note: ${adapter.shadows.join(', ')} are also ${adapter.title} built-ins (see warnings)`;
+  return { check, verdict, reason, canary, message_ids: j.message_ids, evidence: j.evidence, ms: Date.now() - started };
+}
+
+function _undecided(check: CheckName, reason: string): CheckResult {
+  return { check, verdict: 'undecided', reason, canary: '', message_ids: [], evidence: { inbox: [], receipts: [], verify_problems: [], canary_in_output: false, output_excerpt: '' }, ms: 0 };
+}

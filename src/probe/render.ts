@@ -1,0 +1,33 @@
+/**
+ * @module
+ * The probe report as text: the preflight, then one row per check with its verdict
+ * and the reason, then the evidence behind each verdict that is not a pass.
+ */
+import type { ProbeReport } from './types.js';
+
+export function renderReport(report: ProbeReport): string {
+  const p = report.preflight;
+  const out: string[] = [];
+  out.push(`witness probe ${report.runtime}${report.version ? ` ${report.version}` : ''}${report.model ? ` (model ${report.model})` : ''} — tool prefix ${JSON.stringify(report.tool_prefix)}`);
+  out.push(`  runtime     ${p.runtime.found ? `found ${p.runtime.bin ?? ''}`.trim() : `MISSING: ${p.runtime.reason}`}`);
+  if (p.config) out.push(`  config      ${p.config.file} ${p.config.has_server ? 'has the server' : 'LACKS the server'}`);
+  out.push(`  connection  ${p.connection.status}: ${p.connection.detail}`);
+  for (const w of p.warnings) out.push(`  WARNING     ${w}`);
+  out.push('');
+  out.push(`  ${'check'.padEnd(8)} ${'verdict'.padEnd(10)} reason`);
+  for (const c of report.checks) out.push(`  ${c.check.padEnd(8)} ${c.verdict.toUpperCase().padEnd(10)} ${c.reason}`);
+  for (const c of report.checks) {
+    if (c.verdict === 'pass' || c.canary === '') continue;
+    const e = c.evidence;
+    out.push('', `  evidence for ${c.check} (canary ${c.canary}):`);
+    out.push(`    inbox lines:  ${e.inbox.length === 0 ? 'none' : e.inbox.map((l) => `${l.at} ${l.from}→${l.to}${l.body_has_canary ? ' [canary]' : ''}`).join('; ')}`);
+    out.push(`    receipts:     ${e.receipts.length === 0 ? 'none' : e.receipts.map((r) => `seq ${r.seq} ${r.agent} ${r.tool}${r.genuine ? '' : ' [NOT SIGNED BY THE SERVER]'}`).join('; ')}`);
+    if (e.verify_problems.length > 0) out.push(`    verify:       ${e.verify_problems.join('\n                  ')}`);
+    out.push(`    canary in output: ${e.canary_in_output ? 'yes' : 'no'}`);
+    if (e.agent_tool_calls) out.push(`    agent's tool calls: ${e.agent_tool_calls.join(', ') || 'none'}`);
+    out.push(`    output:       ${JSON.stringify(e.output_excerpt.slice(-200))}`);
+  }
+  const passed = report.checks.filter((c) => c.verdict === 'pass').length;
+  out.push('', `${report.ok ? 'PASS' : 'NOT PASSED'}: ${passed}/${report.checks.length} checks passed in ${(report.ms / 1000).toFixed(1)} s${report.workspace ? `; workspace kept at ${report.workspace}` : ''}`);
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,107 @@
+/**
+ * @module
+ * The shapes of a delivery probe (mailbox.md §3): checks, verdicts with their
+ * evidence, what an agent run produced, and the adapter every runtime implements.
+ */
+import type { Workspace } from './workspace.js';
+
+export const CHECKS = ['send', 'receive', 'control'] as const;
+export type CheckName = (typeof CHECKS)[number];
+
+/** `undecided` never counts as a pass. */
+export type Verdict = 'pass' | 'fail' | 'undecided';
+
+export interface Evidence {
+  /** Inbox lines relevant to the check, as stored (file:line and the record). */
+  inbox: Array<{ at: string; id: string; from: string; to: string; body_has_canary: boolean }>;
+  /** Call-log lines written during the check, with whether their receipt verified. */
+  receipts: Array<{ at: string; seq: number; agent: string; tool: string; ok: boolean; message_ids: string[]; genuine: boolean }>;
+  /** Problems `witness mailbox verify` found that were not there before the check. */
+  verify_problems: string[];
+  canary_in_output: boolean;
+  /** The end of what the agent printed (recorded, never consulted for the verdict). */
+  output_excerpt: string;
+  /** Tools the agent reports it called, where the adapter can tell. */
+  agent_tool_calls?: string[];
+}
+
+export interface CheckResult {
+  check: CheckName;
+  verdict: Verdict;
+  reason: string;
+  canary: string;
+  /** Message ids involved: the peer's send (receive) or the agent's send (send). */
+  message_ids: string[];
+  evidence: Evidence;
+  ms: number;
+}
+
+export type PreflightStatus = 'connected' | 'failed' | 'not-listed' | 'unchecked';
+
+export interface Preflight {
+  /** The runtime was found, with its version. */
+  runtime: { found: boolean; bin?: string; version?: string; reason?: string };
+  /** The config file written through `witness mailbox install`, if any. */
+  config?: { file: string; has_server: boolean };
+  /** What the runtime's own `mcp list` said about our server. */
+  connection: { status: PreflightStatus; detail: string };
+  warnings: string[];
+}
+
+/** What one check asks the agent to do. Only `send` carries its canary: receive and control must not. */
+export type AgentTask =
+  | { kind: 'send'; prompt: string; peer: string; canary: string }
+  | { kind: 'receive' | 'control'; prompt: string };
+
+export interface AgentRun {
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  ms: number;
+  /** Tool names the agent reports calling, when the adapter can tell. */
+  toolCalls?: string[];
+}
+
+export interface ProbeContext {
+  ws: Workspace;
+  serverName: string;
+  toolPrefix: string;
+  modelEndpoint?: string;
+  model?: string;
+  /** Explicit path of the runtime's executable. */
+  bin?: string;
+  /** `command` adapter: the command line with `{prompt}`. */
+  template?: string;
+  timeoutMs: number;
+}
+
+export interface RuntimeAdapter {
+  readonly name: string;
+  /** A human name for reports. */
+  readonly title: string;
+  /** Built-in tool names of this runtime known to shadow a mailbox tool of the same name. */
+  readonly shadows: readonly string[];
+  /** Finds the runtime and its version; never throws for a missing binary. */
+  detect(ctx: ProbeContext): Promise<Preflight['runtime']>;
+  /** Registers the mailbox server (through `installMailbox`), returns the config file. */
+  install(ctx: ProbeContext): Preflight['config'] | undefined;
+  /** Asks the runtime whether it connected to the server. */
+  connection(ctx: ProbeContext): Promise<Preflight['connection']>;
+  run(ctx: ProbeContext, task: AgentTask): Promise<AgentRun>;
+}
+
+export interface ProbeReport {
+  format: 'witness-probe/1';
+  runtime: string;
+  version?: string;
+  model?: string;
+  tool_prefix: string;
+  started_at: string;
+  ms: number;
+  preflight: Preflight;
+  checks: CheckResult[];
+  /** True only when every check passed. */
+  ok: boolean;
+  workspace?: string;
+}
