@@ -42,6 +42,7 @@ export interface ScriptedServer {
 export async function startScriptedServer(script: Script = () => undefined): Promise<ScriptedServer> {
   const requests: SeenRequest[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
+  const timers = new Set<NodeJS.Timeout>();
   let inFlight = 0;
   let maxInFlight = 0;
   const server = createServer(async (req, res) => {
@@ -57,8 +58,15 @@ export async function startScriptedServer(script: Script = () => undefined): Pro
       w.resolve();
     }
     const reply = script(seen) ?? {};
-    if (reply.delayMs) setTimeout(() => _respond(res, seen, reply), reply.delayMs);
-    else _respond(res, seen, reply);
+    if (reply.delayMs) {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        _respond(res, seen, reply);
+      }, reply.delayMs);
+      timers.add(timer);
+    } else {
+      _respond(res, seen, reply);
+    }
   });
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1');
@@ -72,6 +80,7 @@ export async function startScriptedServer(script: Script = () => undefined): Pro
     },
     received: (count) => (requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
     close: async () => {
+      for (const timer of timers) clearTimeout(timer);
       server.closeAllConnections();
       server.close();
       await once(server, 'close');

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { DEFAULT_PACK_DIR } from '../../src/sim/prompts/pack.js';
 import { requestStage, type ScriptedServer, startScriptedServer } from '../llm/scripted-server.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'witness-llm-cli-'));
+const root = join(import.meta.dirname, '..', '..');
 
 async function cli(args: string[], cwd = tempDir()) {
   const io = memoryIo(cwd);
@@ -112,6 +114,40 @@ describe('witness sim with LLM agents', () => {
     const r = await cli(['sim', '--quiet', ...args]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(message);
+  });
+
+  it('stops on Ctrl-C with exit status 130, cancelling requests in flight, and the same command then finishes the sweep', { timeout: 120_000 }, async () => {
+    const server = await startScriptedServer((r) => (r.index >= 30 ? { delayMs: 60_000 } : undefined));
+    servers.push(server);
+    const cwd = tempDir();
+    const out = join(cwd, 'r.jsonl');
+    const args = ['sim', '--quiet', '--honest', '3', '--byzantine', '0', '--rounds', '3', '--runs', '8', '--agents', 'llm', '--model', 'm', '--endpoint', server.url, '--out', out];
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    // Request 31 onwards hang: the sweep is stuck mid-run until interrupted.
+    await server.received(31);
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(130);
+    expect(stderr).toContain('rerun the same command to resume');
+    const before = readFileSync(out, 'utf8').split('\n').filter(Boolean).length;
+    expect(before).toBeLessThan(8);
+    const fresh = await startScriptedServer();
+    servers.push(fresh);
+    const rerun = await cli([...args.slice(0, -4), '--endpoint', fresh.url, '--out', out, '--json'], cwd);
+    expect(rerun.code).toBe(0);
+    expect(JSON.parse(rerun.out)).toMatchObject({ skipped: before, ran: 8 - before });
+  });
+
+  it('exits 1 naming the endpoint when the server is down', async () => {
+    const server = await startScriptedServer(() => ({ status: 502 }));
+    servers.push(server);
+    const r = await cli(['sim', '--quiet', '--honest', '2', '--rounds', '1', '--runs', '1', '--agents', 'llm', '--model', 'm', '--endpoint', server.url, '--max-retries', '1']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`The LLM endpoint ${server.url} failed 2 times in a row (last: HTTP 502`);
   });
 
   it('documents the LLM options with examples in --help', async () => {

@@ -4,6 +4,7 @@
  * and replayed agents, how they map onto the experiment grid, and setting up the
  * backends (one per kind and model, opened before the first run) with recording.
  */
+import { setMaxListeners } from 'node:events';
 import { isAbsolute, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { WitnessError } from '../../core/errors.js';
@@ -121,6 +122,8 @@ export async function prepareAgents(ctx: CliContext, experiment: Experiment, o: 
     if (o.record) throw new WitnessError('USAGE', '--record needs model-backed agents (--agents llm or embedded); rule-based runs are reproducible from their seed alone.');
     return { close: async () => {} };
   }
+  // Every request in flight listens to the sweep's signal (Ctrl-C cancels them all).
+  setMaxListeners(0, signal);
   const replay = o.agents === 'replay' ? new ReplayBackend(resolvePath(ctx, o.cassette!)) : undefined;
   const sampling = replay ? ((replay.meta.sampling ?? {}) as SamplingOverrides) : _sampling(o);
   const pack = _pack(ctx, o, replay?.meta);

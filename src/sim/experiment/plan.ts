@@ -70,7 +70,9 @@ export function expandCells(experiment: Experiment): Cell[] {
                 for (const after of decide === 'vote' ? [undefined] : _list(g.after)) {
                   const honest = g.honest !== undefined ? size : _honestFromTotal(size, byzantine);
                   const byzantineKind = g.byzantineAgents ?? agents;
-                  const cell: Cell = { agents, honestPolicy, byzantineStrategy: byzantine > 0 && byzantineKind === 'policy' ? strategy : null, honest, byzantine, awareness, range, rounds };
+                  // A policy name means nothing to model-backed honest agents: 'none', so it cannot split or rename their cells.
+                  const policy = agents === 'policy' ? honestPolicy : 'none';
+                  const cell: Cell = { agents, honestPolicy: policy, byzantineStrategy: byzantine > 0 && byzantineKind === 'policy' ? strategy : null, honest, byzantine, awareness, range, rounds };
                   // Added only when used, so rule-based cells keep their ids.
                   if (byzantineKind !== agents && byzantine > 0) cell.byzantineAgents = byzantineKind;
                   if (model !== undefined && (agents !== 'policy' || (byzantine > 0 && byzantineKind !== 'policy'))) cell.model = model;
