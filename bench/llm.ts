@@ -57,8 +57,10 @@ async function main(): Promise<void> {
   try {
     for (const c of levels) {
       const bare = await bareRow(url, c, seconds);
-      rows.push(bare.cells, (await backendRow(url, c, seconds)).concat(''), (await engineRow(url, c)).concat(''));
-      for (const r of rows.slice(-2)) r[r.length - 1] = (Number(r[4]) / bare.perSecond).toFixed(2);
+      rows.push(bare.cells, (await backendRow(url, c, seconds)).concat(''));
+      // Games keep 8 requests per game in flight, so the engine row needs C ≥ 8.
+      if (c >= 8) rows.push((await engineRow(url, c)).concat(''));
+      for (const r of rows.slice(c >= 8 ? -2 : -1)) r[r.length - 1] = (Number(r[4]) / bare.perSecond).toFixed(2);
     }
   } finally {
     child.kill();
@@ -126,7 +128,7 @@ async function backendRow(url: string, c: number, seconds: number): Promise<stri
 
 async function engineRow(url: string, c: number): Promise<string[]> {
   const agents = 8;
-  const games = Math.max(1, Math.round(c / agents));
+  const games = Math.floor(c / agents);
   const rounds = 10;
   const experiment = parseExperiment({ name: 'bench-llm', seed: 1, runs: games * 3, grid: { agents: 'llm', model: 'bench', honest: agents, rounds } });
   const backend = new OpenAiCompatibleBackend({ endpoints: [url], model: 'bench', perEndpointConcurrency: Math.max(c, agents) });
@@ -139,6 +141,5 @@ async function engineRow(url: string, c: number): Promise<string[]> {
   const used = process.cpuUsage(cpu);
   for (const r of summary.records) calls += r.llm!.calls;
   await backend.close();
-  // In flight: `games` games × 8 agents (at least 8, one game's round).
   return row(games * agents, `engine (${games} game${games > 1 ? 's' : ''})`, calls, ms, used.user + used.system);
 }
