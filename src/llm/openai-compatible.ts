@@ -42,6 +42,7 @@ export interface OpenAiCompatibleOptions {
 }
 
 const NO_THINK_SUFFIX = ' /no_think';
+const MAX_RETRY_AFTER_MS = 60_000;
 
 export class OpenAiCompatibleBackend implements ChatBackend {
   private readonly pool: EndpointPool<OpenAI>;
@@ -150,7 +151,8 @@ function _retryDelay(error: unknown, retry: number, baseMs: number, maxMs: numbe
   // No status: connection refused/reset or a timeout (APIConnectionError and subclasses).
   if (status !== undefined && status !== 408 && status !== 409 && status !== 429 && status < 500) return undefined;
   const retryAfter = _retryAfterMs(error.headers);
-  return retryAfter !== undefined ? Math.max(retryAfter, jittered) : jittered;
+  // A server asking for more than a minute is treated as down for now: wait a minute, then try again.
+  return retryAfter !== undefined ? Math.max(Math.min(retryAfter, MAX_RETRY_AFTER_MS), jittered) : jittered;
 }
 
 function _retryAfterMs(headers: Headers | undefined): number | undefined {
