@@ -119,6 +119,7 @@ async function _run(options: ChildAgentOptions, backend: AgentBackend, tool: Evi
   if (task === '') throw new WitnessError('INVALID_INPUT', 'The message has no text part: send the task as text.');
   const delegation = _delegation(message.metadata?.[DELEGATION_KEY] ?? ctx.request.metadata?.[DELEGATION_KEY]);
   const ancestors = _ancestors(delegation);
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const evidence = await tool.getEvidence(task);
   const t1 = performance.now();
@@ -144,7 +145,8 @@ async function _run(options: ChildAgentOptions, backend: AgentBackend, tool: Evi
   const signer = createReleaseSigner({ key: options.key, instance: options.instance ?? backend.name, cosignTimeoutMs: options.cosignTimeoutMs ?? 5000, ...(cosign ? { cosign } : {}) });
   const receipt = await signer.releaseOutput(Buffer.from(output, 'utf8'), { ancestors, construction });
   const t3 = performance.now();
-  const timings: ChildTimings = { tool_ms: t1 - t0, model_ms: t2 - t1, sign_ms: Math.max(0, t3 - t2 - cosignMs), cosign_ms: cosignMs };
+  const cpu = process.cpuUsage(cpu0);
+  const timings: ChildTimings = { tool_ms: t1 - t0, model_ms: t2 - t1, sign_ms: Math.max(0, t3 - t2 - cosignMs), cosign_ms: cosignMs, cpu_ms: (cpu.user + cpu.system) / 1000 };
   return { text: output, metadata: { [EVIDENCE_KEY]: { path: [...ancestors, receipt] }, [TIMINGS_KEY]: timings } };
 }
 

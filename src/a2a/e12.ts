@@ -10,7 +10,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +29,7 @@ import { CONDITIONS, type Condition } from './metadata.js';
 import { type DelegationResult, delegate, type Latency } from './parent.js';
 
 export const E12_KIND = 'witness/e12-results';
-export const LATENCY_PARTS = ['discovery_ms', 'a2a_ms', 'tool_ms', 'model_ms', 'sign_ms', 'cosign_ms', 'verify_ms', 'total_ms'] as const;
+export const LATENCY_PARTS = ['discovery_ms', 'a2a_ms', 'tool_ms', 'model_ms', 'sign_ms', 'cosign_ms', 'verify_ms', 'total_ms', 'cpu_ms'] as const;
 
 export interface E12Options {
   trials?: number;
@@ -40,6 +40,8 @@ export interface E12Options {
 }
 
 export interface E12Trial {
+  /** Round of the run: each round runs every condition once, in rotating order. */
+  round: number;
   task_id: string;
   condition: Condition;
   output_text: string;
@@ -73,7 +75,7 @@ export interface E12Results {
   kind: typeof E12_KIND;
   v: 1;
   created_at: string;
-  config: { trials: number; warmup: number; agent: string; node: string; platform: string; cpus: number };
+  config: { trials: number; warmup: number; agent: string; node: string; platform: string; cpus: number; /** 1-minute load average at the start and the end of the run. */ load_average: [number, number] };
   /** The public keys of the run's two deployers, as a key directory file. */
   keys: DirectoryFile;
   card: CardJson;
@@ -83,6 +85,10 @@ export interface E12Results {
   /** Mean total latency of dag minus none, ms. */
   overhead_dag_vs_none_ms: number;
   overhead_chain_vs_none_ms: number;
+  /** Mean CPU time (parent + child processes) of dag minus none, ms. */
+  overhead_dag_vs_none_cpu_ms: number;
+  /** Median over rounds of (dag total − none total) within the same round, ms: less sensitive to a loaded machine's drift. */
+  overhead_dag_vs_none_paired_median_ms: number;
 }
 
 export async function runE12(options: E12Options = {}): Promise<E12Results> {
@@ -93,6 +99,7 @@ export async function runE12(options: E12Options = {}): Promise<E12Results> {
   const parent = newSigningKey('org-parent');
   const child = newSigningKey('org-child');
   const now = Date.now();
+  const loadAtStart = loadavg()[0] ?? 0;
   let keys = emptyDirectory();
   for (const k of [parent, child]) keys = addKey(keys, publicJwk(k), { notBefore: now - 60_000, notAfter: now + 7 * 86_400_000 });
   const directory = new KeyDirectory(keys);
@@ -118,18 +125,18 @@ export async function runE12(options: E12Options = {}): Promise<E12Results> {
     const records: E12Trial[] = [];
     for (let i = 0; i < trials; i++) {
       for (const c of _rotate(CONDITIONS, i)) {
-        records.push(_record(await delegate(childUrl, _task(i), c, parentOptions)));
+        records.push(_record(i, await delegate(childUrl, _task(i), c, parentOptions)));
         options.onProgress?.(++done, total);
       }
     }
     const forgery = await _forge(parent, child, directory);
     const summary = CONDITIONS.map((c) => summarise(c, records.filter((r) => r.condition === c)));
-    const mean = (c: Condition) => summary.find((s) => s.condition === c)?.mean.total_ms ?? Number.NaN;
+    const mean = (c: Condition, part: 'total_ms' | 'cpu_ms' = 'total_ms') => summary.find((s) => s.condition === c)?.mean[part] ?? Number.NaN;
     return {
       kind: E12_KIND,
       v: 1,
       created_at: new Date(now).toISOString(),
-      config: { trials, warmup, agent, node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length },
+      config: { trials, warmup, agent, node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, load_average: [loadAtStart, loadavg()[0] ?? 0] },
       keys,
       card,
       trials: records,
@@ -137,6 +144,8 @@ export async function runE12(options: E12Options = {}): Promise<E12Results> {
       summary,
       overhead_dag_vs_none_ms: mean('dag') - mean('none'),
       overhead_chain_vs_none_ms: mean('chain') - mean('none'),
+      overhead_dag_vs_none_cpu_ms: mean('dag', 'cpu_ms') - mean('none', 'cpu_ms'),
+      overhead_dag_vs_none_paired_median_ms: pairedMedian(records, 'dag', 'none'),
     };
   } finally {
     nonceStore.close();
@@ -156,9 +165,10 @@ function _rotate<T>(items: readonly T[], i: number): T[] {
   return [...items.slice(k), ...items.slice(0, k)];
 }
 
-function _record(r: DelegationResult): E12Trial {
+function _record(round: number, r: DelegationResult): E12Trial {
   const bytes = Buffer.from(r.output_text, 'utf8');
   return {
+    round,
     task_id: r.task_id,
     condition: r.condition,
     output_text: r.output_text,
@@ -169,6 +179,19 @@ function _record(r: DelegationResult): E12Trial {
     verified_at: r.verified_at,
     latency: r.latency,
   };
+}
+
+/** Median over rounds of a's total minus b's total in the same round. */
+export function pairedMedian(trials: readonly E12Trial[], a: Condition, b: Condition): number {
+  const diffs: number[] = [];
+  for (const t of trials) {
+    if (t.condition !== a) continue;
+    const other = trials.find((u) => u.round === t.round && u.condition === b);
+    if (other) diffs.push(t.latency.total_ms - other.latency.total_ms);
+  }
+  diffs.sort((x, y) => x - y);
+  const mid = diffs.length >> 1;
+  return diffs.length === 0 ? Number.NaN : diffs.length % 2 ? (diffs[mid] as number) : ((diffs[mid - 1] as number) + (diffs[mid] as number)) / 2;
 }
 
 export function summarise(condition: Condition, trials: readonly E12Trial[]): E12Summary {
@@ -249,9 +272,9 @@ async function _stop(proc: ChildProcess): Promise<void> {
 }
 
 /** The summary as a fixed-width table. */
-export function formatE12Summary(results: Pick<E12Results, 'summary' | 'forgery' | 'overhead_dag_vs_none_ms' | 'overhead_chain_vs_none_ms'>): string {
-  const head = ['condition', 'n', 'verified', 'mean total', 'median', 'p95', 'discovery', 'a2a', 'tool', 'model', 'sign', 'cosign', 'verify'];
-  const rows = results.summary.map((s) => [s.condition, String(s.n), `${s.verified}/${s.n}`, ...[s.mean.total_ms, s.median_total_ms, s.p95_total_ms, s.mean.discovery_ms, s.mean.a2a_ms, s.mean.tool_ms, s.mean.model_ms, s.mean.sign_ms, s.mean.cosign_ms, s.mean.verify_ms].map(_ms)]);
+export function formatE12Summary(results: Pick<E12Results, 'config' | 'summary' | 'forgery' | 'overhead_dag_vs_none_ms' | 'overhead_chain_vs_none_ms' | 'overhead_dag_vs_none_cpu_ms' | 'overhead_dag_vs_none_paired_median_ms'>): string {
+  const head = ['condition', 'n', 'verified', 'mean total', 'median', 'p95', 'discovery', 'a2a', 'tool', 'model', 'sign', 'cosign', 'verify', 'cpu'];
+  const rows = results.summary.map((s) => [s.condition, String(s.n), `${s.verified}/${s.n}`, ...[s.mean.total_ms, s.median_total_ms, s.p95_total_ms, s.mean.discovery_ms, s.mean.a2a_ms, s.mean.tool_ms, s.mean.model_ms, s.mean.sign_ms, s.mean.cosign_ms, s.mean.verify_ms, s.mean.cpu_ms].map(_ms)]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
   const forgery = results.forgery.map((f) => `  child key only, claims a parent, ${f.construction.padEnd(5)}: ${f.accepted ? 'accepted' : `rejected ${f.reasons.join(', ')}`}`);
@@ -261,7 +284,8 @@ export function formatE12Summary(results: Pick<E12Results, 'summary' | 'forgery'
     line(widths.map((w) => '-'.repeat(w))),
     ...rows.map(line),
     '',
-    `overhead dag over none: ${_signed(results.overhead_dag_vs_none_ms)} ms (mean total); chain over none: ${_signed(results.overhead_chain_vs_none_ms)} ms`,
+    `overhead dag over none: ${_signed(results.overhead_dag_vs_none_ms)} ms (mean total), ${_signed(results.overhead_dag_vs_none_paired_median_ms)} ms (median of same-round differences); chain over none: ${_signed(results.overhead_chain_vs_none_ms)} ms`,
+    `on-CPU overhead dag over none (parent + child processes): ${_signed(results.overhead_dag_vs_none_cpu_ms)} ms; load average ${results.config.load_average.map((x) => x.toFixed(1)).join(' → ')} on ${results.config.cpus} cores (wall-clock includes waiting for a CPU)`,
     'paper (Apple M1 Pro, with its local LLM): dag 813.1 vs none 770.8 ms, +42.3 ms',
     'forgery:',
     ...forgery,

@@ -34,5 +34,7 @@ export const ChildTimingsSchema = z.strictObject({
   model_ms: z.number().nonnegative(),
   sign_ms: z.number().nonnegative(),
   cosign_ms: z.number().nonnegative(),
+  /** CPU time (user + system) the child process spent on the task, ms: robust to a loaded machine. */
+  cpu_ms: z.number().nonnegative(),
 });
 export type ChildTimings = z.infer<typeof ChildTimingsSchema>;

@@ -43,6 +43,8 @@ export interface Latency {
   cosign_ms: number;
   verify_ms: number;
   total_ms: number;
+  /** CPU time of the parent process (its co-signer included) plus the child's, ms: the cost without the machine's queueing. */
+  cpu_ms: number;
 }
 
 export interface DelegationResult {
@@ -59,6 +61,7 @@ export interface DelegationResult {
 /** Delegates `task` to the agent at `childUrl` under `condition`; throws when the child returns no result. */
 export async function delegate(childUrl: string, task: string, condition: Condition, options: ParentOptions): Promise<DelegationResult> {
   const taskId = randomUUID();
+  const cpu0 = process.cpuUsage();
   const start = performance.now();
   const card = await fetchAgentCard(childUrl);
   const cardCheck = verifyAgentCard(card, options.directory);
@@ -93,6 +96,7 @@ export async function delegate(childUrl: string, task: string, condition: Condit
   const bytes = Buffer.from(result.text, 'utf8');
   const verdict = await verifyEvidence(result.evidence, bytes, { directory: options.directory, construction: condition, now: verifiedAt, ...(options.nonceStore ? { nonceStore: options.nonceStore } : {}) });
   const tVerified = performance.now();
+  const cpu = process.cpuUsage(cpu0);
   const child = result.timings;
   const childInside = child.tool_ms + child.model_ms + child.sign_ms + child.cosign_ms;
   return {
@@ -112,6 +116,7 @@ export async function delegate(childUrl: string, task: string, condition: Condit
       cosign_ms: tGranted - tSigned + child.cosign_ms,
       verify_ms: tVerified - tCalled,
       total_ms: tVerified - start,
+      cpu_ms: (cpu.user + cpu.system) / 1000 + child.cpu_ms,
     },
   };
 }
@@ -135,5 +140,5 @@ function _result(response: unknown, childUrl: string): _ChildResult {
   const evidence = r.metadata?.[EVIDENCE_KEY];
   if (evidence === undefined) throw new WitnessError('ABORTED', `The child at ${childUrl} answered without ${EVIDENCE_KEY}: an unattested result is not accepted.`);
   const timings = ChildTimingsSchema.safeParse(r.metadata?.[TIMINGS_KEY]);
-  return { text: first.value, evidence, timings: timings.success ? timings.data : { tool_ms: 0, model_ms: 0, sign_ms: 0, cosign_ms: 0 } };
+  return { text: first.value, evidence, timings: timings.success ? timings.data : { tool_ms: 0, model_ms: 0, sign_ms: 0, cosign_ms: 0, cpu_ms: 0 } };
 }

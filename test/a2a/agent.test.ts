@@ -45,7 +45,7 @@ describe('the child A2A agent', () => {
     const check = await verifyDag(result.metadata[EVIDENCE_KEY], text);
     expect(check.reasons).toEqual([]);
     expect(check.path?.at(-1)?.signatures).toHaveLength(2);
-    expect(Object.keys(result.metadata[TIMINGS_KEY] as object).sort()).toEqual(['cosign_ms', 'model_ms', 'sign_ms', 'tool_ms']);
+    expect(Object.keys(result.metadata[TIMINGS_KEY] as object).sort()).toEqual(['cosign_ms', 'cpu_ms', 'model_ms', 'sign_ms', 'tool_ms']);
   });
 
   it('answers raw JSON-RPC SendMessage (A2A-Version 1.0) with the evidence in message metadata', async () => {

@@ -44,7 +44,7 @@ describe('E12 over three loopback processes', () => {
   });
 
   it('splits each trial latency into discovery, A2A call, tool call, model, sign, co-sign and verify', () => {
-    expect(Object.keys(results.trials[0]?.latency ?? {}).sort()).toEqual(['a2a_ms', 'cosign_ms', 'discovery_ms', 'model_ms', 'sign_ms', 'tool_ms', 'total_ms', 'verify_ms']);
+    expect(Object.keys(results.trials[0]?.latency ?? {}).sort()).toEqual(['a2a_ms', 'cosign_ms', 'cpu_ms', 'discovery_ms', 'model_ms', 'sign_ms', 'tool_ms', 'total_ms', 'verify_ms']);
     const dag = results.trials.find((t) => t.condition === 'dag');
     expect(dag?.latency.cosign_ms).toBeGreaterThan(0);
   });

@@ -176,7 +176,7 @@ function _bench(ctx: CliContext): Command {
         },
       });
       writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
-      if (o.json) ctx.io.stdout(`${JSON.stringify({ summary: results.summary, forgery: results.forgery.map(({ construction, accepted, reasons }) => ({ construction, accepted, reasons })), overhead_dag_vs_none_ms: results.overhead_dag_vs_none_ms, overhead_chain_vs_none_ms: results.overhead_chain_vs_none_ms, out }, null, 2)}\n`);
+      if (o.json) ctx.io.stdout(`${JSON.stringify({ summary: results.summary, forgery: results.forgery.map(({ construction, accepted, reasons }) => ({ construction, accepted, reasons })), overhead_dag_vs_none_ms: results.overhead_dag_vs_none_ms, overhead_dag_vs_none_paired_median_ms: results.overhead_dag_vs_none_paired_median_ms, overhead_dag_vs_none_cpu_ms: results.overhead_dag_vs_none_cpu_ms, overhead_chain_vs_none_ms: results.overhead_chain_vs_none_ms, out }, null, 2)}\n`);
       else ctx.io.stdout(`${ctx.io.isTTY ? '\n' : ''}${formatE12Summary(results)}\nresults: ${out} (check with: witness verify ${o.out})\n`);
       const allVerified = results.summary.every((s) => s.verified === s.n);
       const forgeryAsExpected = results.forgery.every((f) => (f.construction === 'chain' ? f.accepted : !f.accepted));
