@@ -32,6 +32,6 @@ describe('the E12 summary', () => {
     });
     expect(text).toMatch(/^dag +1 +1\/1 +10\.0/m);
     expect(text).toMatch(/overhead dag over none: \+1\.500 ms \(mean total\), \+1\.000 ms/);
-    expect(text).toMatch(/dag  : rejected COSIGNATURE_MISSING/);
+    expect(text).toMatch(/dag {2}: rejected COSIGNATURE_MISSING/);
   });
 });
