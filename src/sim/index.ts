@@ -5,6 +5,11 @@
  */
 export { askAll, InvalidAnswerError } from './answers.js';
 export { BYZANTINE_STRATEGIES, createPolicyAgent, HONEST_POLICIES } from './agents/policy/index.js';
+export { createLlmAgent, createRunAgents, parseModelJson } from './agents/llm/index.js';
+export type { LlmAgentOptions, LlmCallRecord, LlmPopulationOptions, LlmRunAgents, LlmRunStats, SamplingOverrides } from './agents/llm/index.js';
+export { DEFAULT_PACK_DIR, loadPromptPack, TEMPLATE_VARIABLES } from './prompts/pack.js';
+export type { PackManifest, PromptPack } from './prompts/pack.js';
+export { renderRequest, renderSchema } from './prompts/render.js';
 export type { ByzantineStrategy, HonestPolicy, PolicyChoice } from './agents/policy/index.js';
 export { mergeResults } from './experiment/merge.js';
 export { cellKey, expandCells, parseShard, planRuns } from './experiment/plan.js';

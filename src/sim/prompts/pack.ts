@@ -6,7 +6,7 @@
  * roles and both awareness variants, every `{{variable}}` known — so a typo fails
  * before the first request, naming the file. docs/prompts.md documents the format.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -108,11 +108,6 @@ export function loadPromptPack(dir: string = DEFAULT_PACK_DIR): PromptPack {
     template: (stage, role, awareness) => table.get(`t:${stage}:${role}:${awareness}`)!,
     schema: (stage, role, awareness) => table.get(`s:${stage}:${role}:${awareness}`)!,
   };
-}
-
-/** Files of a pack folder (for docs and `witness sim prompts --list`). */
-export function packFiles(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
 }
 
 function _manifest(path: string): PackManifest {
