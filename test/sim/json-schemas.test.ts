@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { simJsonSchemas } from '../../src/sim/experiment/json-schemas.js';
-import { RunRecordSchema } from '../../src/sim/experiment/record.js';
+import { RunRecordSchema } from '../../src/sim/experiment/record-schema.js';
 import { runExperiment } from '../../src/sim/experiment/run.js';
 import { parseExperiment } from '../../src/sim/experiment/schema.js';
 
