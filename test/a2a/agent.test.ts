@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Role } from '@a2a-js/sdk';
-import { ClientFactory } from '@a2a-js/sdk/client';
+import { AgentCard, Role } from '@a2a-js/sdk';
+import { ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSONRPC_PATH } from '../../src/a2a/card.js';
 import { DELEGATION_KEY, ERROR_KEY, EVIDENCE_KEY, TIMINGS_KEY } from '../../src/a2a/metadata.js';
@@ -46,6 +46,27 @@ describe('the child A2A agent', () => {
     expect(check.reasons).toEqual([]);
     expect(check.path?.at(-1)?.signatures).toHaveLength(2);
     expect(Object.keys(result.metadata[TIMINGS_KEY] as object).sort()).toEqual(['cosign_ms', 'cpu_ms', 'model_ms', 'sign_ms', 'tool_ms']);
+  });
+
+  it('answers the @a2a-js/sdk client speaking A2A 0.3 (message/send on the wire) with a dag result that verifies', async () => {
+    const methods: string[] = [];
+    const recordingFetch: typeof fetch = (input, init) => {
+      methods.push(String(JSON.parse(String(init?.body ?? '{}')).method));
+      return fetch(input, init);
+    };
+    const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true }, fetchImpl: recordingFetch })] });
+    // The client's view of the card: only the v0.3 interface, so the SDK picks its legacy transport.
+    const legacyOnly = AgentCard.fromJSON({ ...world.agent.card, supportedInterfaces: [{ url: `${world.agent.url}${JSONRPC_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }] });
+    const client = await factory.createFromAgentCard(legacyOnly);
+    const delegation = await dagDelegation('Inspect lot 6.');
+    const result = (await client.sendMessage({
+      tenant: '',
+      message: { messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: 'Inspect lot 6.' }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: { [DELEGATION_KEY]: delegation }, extensions: [], referenceTaskIds: [] },
+      configuration: undefined,
+      metadata: undefined,
+    })) as { parts: Array<{ content?: { value?: unknown } }>; metadata: Record<string, unknown> };
+    expect(methods).toEqual(['message/send']);
+    expect((await verifyDag(result.metadata[EVIDENCE_KEY], String(result.parts[0]?.content?.value))).reasons).toEqual([]);
   });
 
   it('answers raw JSON-RPC SendMessage (A2A-Version 1.0) with the evidence in message metadata', async () => {
