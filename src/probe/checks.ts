@@ -23,13 +23,13 @@ export function taskFor(check: CheckName, prefix: string, serverName: string, ca
       kind: 'send',
       peer: PEER,
       canary,
-      prompt: `[witness-probe send] Use the tools of the MCP server "${serverName}". Call ${t('list_agents')} to find the agent named ${PEER}, then call ${t('send_message')} with to="${PEER}" and body="${canary}". Then say in one line what happened.`,
+      prompt: `[witness-probe send] Use the tools of the MCP server ${serverName}. Call ${t('list_agents')} to find the agent named ${PEER}, then call ${t('send_message')} with to=${PEER} and body=${canary} (exactly these values, without quotes). Then say in one line what happened.`,
     };
   }
   // The canary is never part of these prompts: receive must read it, control must not have it.
   return {
     kind: check,
-    prompt: `[witness-probe ${check}] Use the tools of the MCP server "${serverName}". Call ${t('check_inbox')} and print the body of every message you received, exactly as it is. If there are none, say "no messages".`,
+    prompt: `[witness-probe ${check}] Use the tools of the MCP server ${serverName}. Call ${t('check_inbox')} and print the body of every message you received, exactly as it is. If there are none, say: no messages.`,
   };
 }
 

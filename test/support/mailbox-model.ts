@@ -21,7 +21,7 @@ function _task(messages: ChatMessage[]): { kind: string; to?: string; body?: str
     const text = _text(m.content);
     const kind = /\[witness-probe (send|receive|control)\]/.exec(text)?.[1];
     if (!kind) continue;
-    return { kind, ...(kind === 'send' ? { to: /to="([^"]+)"/.exec(text)?.[1], body: /body="([^"]+)"/.exec(text)?.[1] } : {}) };
+    return { kind, ...(kind === 'send' ? { to: /\bto=([\w.-]+)/.exec(text)?.[1], body: /\bbody=([\w-]+)/.exec(text)?.[1] } : {}) };
   }
   return undefined;
 }
