@@ -33,6 +33,8 @@ import { connectEvidenceTool, type Evidence, type EvidenceClient } from './tool-
 export interface AgentBackend {
   readonly name: string;
   answer(task: string, evidence: Evidence): Promise<string> | string;
+  /** Releases the backend's connections, if any. */
+  close?(): Promise<void>;
 }
 
 /** The model-free child: a deterministic answer from the task and the evidence. */
@@ -93,6 +95,7 @@ export async function serveChildAgent(options: ChildAgentOptions): Promise<Child
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await tool.close();
+      await options.backend?.close?.();
     },
   };
 }

@@ -35,6 +35,9 @@ export interface E12Options {
   trials?: number;
   warmup?: number;
   agent?: string;
+  /** For `agent: 'llm'`: the OpenAI-compatible endpoint and model the child uses. */
+  endpoint?: string;
+  model?: string;
   /** Called after each trial (warm-ups included), for progress output. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -111,7 +114,7 @@ export async function runE12(options: E12Options = {}): Promise<E12Results> {
   const nonceStore = new SqliteNonceStore(join(work, 'nonces.db'));
   try {
     const tool = await _start(['a2a', 'tool', '--json'], processes);
-    const childUrl = await _start(['a2a', 'serve', '--key', join(work, 'child.key.json'), '--tool', tool, '--cosigner', `${parent.deployer}=${cosigner.url}`, '--agent', agent, '--json'], processes);
+    const childUrl = await _start(['a2a', 'serve', '--key', join(work, 'child.key.json'), '--tool', tool, '--cosigner', `${parent.deployer}=${cosigner.url}`, '--agent', agent, ...(options.endpoint ? ['--endpoint', options.endpoint] : []), ...(options.model ? ['--model', options.model] : []), '--json'], processes);
     const card = await fetchAgentCard(childUrl);
     const parentOptions = { key: parent, directory, nonceStore, cosigner: service };
     const total = (warmup + trials) * CONDITIONS.length;

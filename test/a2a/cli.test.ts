@@ -74,10 +74,16 @@ describe('witness a2a options', () => {
     expect(err).toMatch(/must be DEPLOYER=URL/);
   });
 
-  it('says an LLM child is not available yet instead of starting a policy one', async () => {
+  it('asks for --endpoint and --model before starting an LLM child', async () => {
     const { code, err } = await cli('a2a', 'bench', '--agent', 'llm', '--out', 'x.json');
     expect(code).toBe(2);
-    expect(err).toMatch(/--agent llm is not available/);
+    expect(err).toMatch(/--agent llm needs --endpoint URL/);
+  });
+
+  it('says an embedded child is not available yet instead of starting a policy one', async () => {
+    const { code, err } = await cli('a2a', 'bench', '--agent', 'embedded', '--out', 'x.json');
+    expect(code).toBe(2);
+    expect(err).toMatch(/--agent embedded is not available/);
   });
 
   it.each(['serve', 'cosigner', 'tool', 'bench'])('shows an example in `witness a2a %s --help`', async (sub) => {
@@ -88,12 +94,12 @@ describe('witness a2a options', () => {
 });
 
 describe('src/a2a dependencies', () => {
-  it('import only core, attest and mailbox among our modules', () => {
+  it('import only core, attest, mailbox and llm among our modules', () => {
     const root = join(import.meta.dirname, '../../src/a2a');
     const offending: string[] = [];
     for (const name of readdirSync(root)) {
       const text = readFileSync(join(root, name), 'utf8');
-      for (const m of text.matchAll(/from '\.\.\/([a-z]+)\//g)) if (!['core', 'attest', 'mailbox'].includes(m[1] ?? '')) offending.push(`${name}: ${m[0]}`);
+      for (const m of text.matchAll(/from '\.\.\/([a-z]+)\//g)) if (!['core', 'attest', 'mailbox', 'llm'].includes(m[1] ?? '')) offending.push(`${name}: ${m[0]}`);
     }
     expect(offending).toEqual([]);
   });

@@ -7,7 +7,8 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { policyBackend, serveChildAgent } from '../../a2a/agent.js';
+import { type AgentBackend, policyBackend, serveChildAgent } from '../../a2a/agent.js';
+import { openAiCompatibleBackend } from '../../a2a/llm-backend.js';
 import { fetchAgentCard, verifyAgentCard } from '../../a2a/card.js';
 import { CosignService, serveCosigner } from '../../a2a/cosigner.js';
 import { formatE12Summary, runE12 } from '../../a2a/e12.js';
@@ -19,6 +20,16 @@ import { wholeNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
 
 const AGENTS = ['policy', 'llm', 'embedded'] as const;
+
+/** The child's backend from --agent (and --endpoint/--model for llm). */
+function _backend(o: { agent: string; endpoint?: string; model?: string }): AgentBackend {
+  if (o.agent === 'policy') return policyBackend;
+  if (o.agent === 'llm') {
+    if (!o.endpoint || !o.model) throw new WitnessError('USAGE', '--agent llm needs --endpoint URL (OpenAI-compatible, e.g. http://127.0.0.1:8000/v1) and --model NAME.');
+    return openAiCompatibleBackend({ endpoint: o.endpoint, model: o.model });
+  }
+  throw new WitnessError('USAGE', `--agent ${o.agent} is not available for A2A yet; use --agent policy (model-free) or --agent llm --endpoint URL --model NAME.`);
+}
 
 export function a2aCommand(ctx: CliContext): Command {
   return new Command('a2a')
@@ -38,6 +49,8 @@ interface ServeOptions {
   cosigner: string[];
   cosignTimeout: number;
   agent: (typeof AGENTS)[number];
+  endpoint?: string;
+  model?: string;
   host: string;
   port: number;
   name?: string;
@@ -51,20 +64,22 @@ function _serve(ctx: CliContext): Command {
     .requiredOption('--tool <url>', 'MCP endpoint of the evidence tool (witness a2a tool)')
     .option('--cosigner <deployer=url...>', "a parent deployer's co-signing service, e.g. org-parent=http://127.0.0.1:4300", [])
     .option('--cosign-timeout <ms>', 'longest wait for a co-signature; then the task fails', wholeNumber(1), 5000)
-    .addOption(new Option('--agent <backend>', 'what answers tasks (policy: model-free, deterministic)').choices([...AGENTS]).default('policy'))
+    .addOption(new Option('--agent <backend>', 'what answers tasks (policy: model-free, deterministic; llm: an OpenAI-compatible server)').choices([...AGENTS]).default('policy'))
+    .option('--endpoint <url>', 'for --agent llm: OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1')
+    .option('--model <name>', 'for --agent llm: model name')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--port <port>', 'port (0: any free port)', wholeNumber(0), 0)
     .option('--name <name>', 'agent name on the card')
     .option('--json', 'print {"url", "card_url"} as one JSON line when ready')
     .addHelpText('after', '\nExample:\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --cosigner org-parent=http://127.0.0.1:4300 --port 4100')
     .action(async (o: ServeOptions) => {
-      if (o.agent !== 'policy') throw new WitnessError('USAGE', `--agent ${o.agent} is not available for A2A yet; use --agent policy (the model-free child).`);
+      const backend = _backend(o);
       const agent = await serveChildAgent({
         key: readKeyFile(resolvePath(ctx, o.key)),
         toolUrl: o.tool,
         cosigners: _cosigners(o.cosigner),
         cosignTimeoutMs: o.cosignTimeout,
-        backend: policyBackend,
+        backend,
         host: o.host,
         port: o.port,
         ...(o.name ? { name: o.name } : {}),
@@ -160,16 +175,20 @@ function _bench(ctx: CliContext): Command {
     .option('--trials <n>', 'trials per condition', wholeNumber(1), 30)
     .option('--warmup <n>', 'warm-up trials per condition (not recorded)', wholeNumber(0), 10)
     .addOption(new Option('--agent <backend>', 'child agent backend').choices([...AGENTS]).default('policy'))
+    .option('--endpoint <url>', 'for --agent llm: OpenAI-compatible base URL')
+    .option('--model <name>', 'for --agent llm: model name')
     .requiredOption('--out <file>', 'where to write the results JSON')
     .option('--json', 'print the summary as JSON instead of a table')
-    .addHelpText('after', '\nExample:\n  $ witness a2a bench --trials 30 --warmup 10 --out results.json\n  $ witness verify results.json')
-    .action(async (o: { trials: number; warmup: number; agent: string; out: string; json?: boolean }) => {
-      if (o.agent !== 'policy') throw new WitnessError('USAGE', `--agent ${o.agent} is not available for E12 yet; use --agent policy.`);
+    .addHelpText('after', '\nExample:\n  $ witness a2a bench --trials 30 --warmup 10 --out results.json\n  $ witness verify results.json\n  $ witness a2a bench --agent llm --endpoint http://127.0.0.1:8000/v1 --model qwen3-4b --out results-llm.json')
+    .action(async (o: { trials: number; warmup: number; agent: string; endpoint?: string; model?: string; out: string; json?: boolean }) => {
+      await _backend(o).close?.(); // checks the options before any process starts
       const out = resolvePath(ctx, o.out);
       const results = await runE12({
         trials: o.trials,
         warmup: o.warmup,
         agent: o.agent,
+        ...(o.endpoint ? { endpoint: o.endpoint } : {}),
+        ...(o.model ? { model: o.model } : {}),
         onProgress: (done, total) => {
           if (ctx.io.isTTY) ctx.io.stderr(`\r${done}/${total} trials`);
           else if (done === total) ctx.io.stderr(`${done}/${total} trials\n`);
