@@ -17,6 +17,7 @@ export { isE12Results, verifyE12Results } from './e12-verify.js';
 export type { E12VerifyResult } from './e12-verify.js';
 export { ATTESTED_RESULTS_EXTENSION, CONDITIONS, DELEGATION_KEY, ERROR_KEY, EVIDENCE_KEY, TIMINGS_KEY } from './metadata.js';
 export type { ChildTimings, Condition, Delegation } from './metadata.js';
+export { llmBackend, openAiCompatibleBackend } from './llm-backend.js';
 export { delegate } from './parent.js';
 export type { DelegationResult, Latency, ParentOptions } from './parent.js';
 export { connectEvidenceTool, EVIDENCE_TOOL, evidenceFor, serveEvidenceTool } from './tool-server.js';
