@@ -12,6 +12,8 @@ export interface PooledEndpoint<T> {
   inFlight: number;
   /** Epoch ms before which the endpoint is not picked if another one can be. */
   coolUntil: number;
+  /** Failures since its last success: each one doubles how long it cools down. */
+  failures: number;
 }
 
 export class EndpointPool<T> {
@@ -20,15 +22,15 @@ export class EndpointPool<T> {
   private readonly waiting: Array<() => void> = [];
 
   constructor(endpoints: { url: string; client: T }[], limit: number) {
-    this.endpoints = endpoints.map((e) => ({ ...e, inFlight: 0, coolUntil: 0 }));
+    this.endpoints = endpoints.map((e) => ({ ...e, inFlight: 0, coolUntil: 0, failures: 0 }));
     this.limit = limit;
   }
 
-  /** Waits for a free slot and takes it; `release` gives it back. */
-  async acquire(signal?: AbortSignal): Promise<PooledEndpoint<T>> {
+  /** Waits for a free slot and takes it (elsewhere than `avoid` if possible); `release` gives it back. */
+  async acquire(signal?: AbortSignal, avoid?: PooledEndpoint<T>): Promise<PooledEndpoint<T>> {
     for (;;) {
       signal?.throwIfAborted();
-      const picked = this._pick(Date.now());
+      const picked = this._pick(Date.now(), avoid);
       if (picked) {
         picked.inFlight++;
         return picked;
@@ -54,19 +56,32 @@ export class EndpointPool<T> {
     this.waiting.shift()?.();
   }
 
-  /** Marks an endpoint as overloaded or failing until `until` (epoch ms). */
-  coolDown(endpoint: PooledEndpoint<T>, until: number): void {
-    endpoint.coolUntil = Math.max(endpoint.coolUntil, until);
+  /**
+   * Records a failure (429, 5xx, timeout): the endpoint cools down until `until` or for
+   * `baseMs` doubled per failure in a row (at most `maxMs`), whichever is later. A
+   * failing endpoint answers fast, so without this it would look the least loaded.
+   */
+  failed(endpoint: PooledEndpoint<T>, until: number, baseMs: number, maxMs: number): void {
+    endpoint.failures++;
+    const penalty = Math.min(maxMs, baseMs * 2 ** (endpoint.failures - 1));
+    endpoint.coolUntil = Math.max(endpoint.coolUntil, until, Date.now() + penalty);
   }
 
-  private _pick(now: number): PooledEndpoint<T> | undefined {
+  succeeded(endpoint: PooledEndpoint<T>): void {
+    endpoint.failures = 0;
+  }
+
+  private _pick(now: number, avoid: PooledEndpoint<T> | undefined): PooledEndpoint<T> | undefined {
     let best: PooledEndpoint<T> | undefined;
+    let bestKey = Number.POSITIVE_INFINITY;
     for (const e of this.endpoints) {
       if (e.inFlight >= this.limit) continue;
-      // Prefer endpoints not cooling down; among equals, the least loaded.
-      const key = (e.coolUntil > now ? this.limit : 0) + e.inFlight;
-      const bestKey = best ? (best.coolUntil > now ? this.limit : 0) + best.inFlight : Number.POSITIVE_INFINITY;
-      if (key < bestKey) best = e;
+      // Prefer endpoints not cooling down and not just failed; among equals, the least loaded.
+      const key = (e.coolUntil > now ? 2 * this.limit : 0) + (e === avoid ? this.limit : 0) + e.inFlight;
+      if (key < bestKey) {
+        best = e;
+        bestKey = key;
+      }
     }
     return best;
   }

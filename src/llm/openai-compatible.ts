@@ -101,14 +101,16 @@ export class OpenAiCompatibleBackend implements ChatBackend {
   async complete(request: ChatRequest, { signal }: ChatCallOptions): Promise<ChatReply> {
     const body = this.body(request);
     let lastError: unknown;
+    let failed: PooledEndpoint<OpenAI> | undefined;
     for (let retry = 0; retry <= this.o.maxRetries; retry++) {
-      const endpoint = await this._acquire(signal);
+      const endpoint = await this._acquire(signal, failed);
       const started = performance.now();
       try {
         const completion = await endpoint.client.chat.completions.create(body as never, { signal });
         const latencyMs = Math.round(performance.now() - started);
         const choice = (completion as OpenAI.ChatCompletion).choices?.[0];
         const usage = (completion as OpenAI.ChatCompletion).usage;
+        this.pool.succeeded(endpoint);
         return {
           content: choice?.message?.content ?? '',
           usage: { promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0 },
@@ -121,7 +123,8 @@ export class OpenAiCompatibleBackend implements ChatBackend {
         const wait = _retryDelay(error, retry, this.o.backoffMs, this.o.maxBackoffMs);
         if (wait === undefined) throw _fatal(error, endpoint.url);
         lastError = error;
-        this.pool.coolDown(endpoint, Date.now() + wait);
+        failed = endpoint;
+        this.pool.failed(endpoint, Date.now() + wait, this.o.backoffMs, this.o.maxBackoffMs);
         if (retry < this.o.maxRetries) await _sleep(wait, signal);
       } finally {
         this.pool.release(endpoint);
@@ -134,9 +137,9 @@ export class OpenAiCompatibleBackend implements ChatBackend {
     this.fetch.close();
   }
 
-  private async _acquire(signal: AbortSignal | undefined): Promise<PooledEndpoint<OpenAI>> {
+  private async _acquire(signal: AbortSignal | undefined, avoid: PooledEndpoint<OpenAI> | undefined): Promise<PooledEndpoint<OpenAI>> {
     try {
-      return await this.pool.acquire(signal);
+      return await this.pool.acquire(signal, avoid);
     } catch {
       throw _aborted(signal);
     }
