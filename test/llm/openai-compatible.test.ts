@@ -87,7 +87,7 @@ describe('OpenAI-compatible backend against a scripted server', () => {
   it('abandons a request that outlasts the timeout and retries it', async () => {
     const server = await serve((r) => (r.index === 0 ? { delayMs: 10_000, content: '{"decision":"stop"}' } : { content: '{"decision":"continue"}' }));
     const started = performance.now();
-    const reply = await backend([server.url], { timeoutMs: 300 }).complete(REQUEST, { key: KEY });
+    const reply = await backend([server.url], { timeoutMs: 1500 }).complete(REQUEST, { key: KEY });
     expect(reply).toMatchObject({ content: '{"decision":"continue"}', retries: 1 });
     expect(performance.now() - started).toBeLessThan(5_000);
   });
@@ -116,7 +116,7 @@ describe('OpenAI-compatible backend against a scripted server', () => {
   });
 
   it('keeps each endpoint within its concurrency limit and spreads slow requests over all endpoints', async () => {
-    const slow: Script = () => ({ delayMs: 40, content: '{"decision":"stop"}' });
+    const slow: Script = () => ({ delayMs: 100, content: '{"decision":"stop"}' });
     const a = await serve(slow);
     const b = await serve(slow);
     const client = backend([a.url, b.url], { perEndpointConcurrency: 3 });

@@ -57,7 +57,7 @@ describe('LLM agents in the consensus game (scripted OpenAI-compatible server)',
   });
 
   it('queries all agents of a round at once', async () => {
-    const { server } = await sweep({ honest: 4 }, { script: () => ({ delayMs: 30 }) });
+    const { server } = await sweep({ honest: 4 }, { script: () => ({ delayMs: 250 }) });
     expect(server.maxInFlight).toBe(4);
   });
 
