@@ -1,0 +1,53 @@
+/**
+ * End to end with the real Qwen Code CLI and a scripted OpenAI-compatible model:
+ * a model that uses the mailbox's MCP tools passes every check; a model that calls
+ * Qwen Code's own `send_message` — the incident in mailbox.md — fails the send
+ * check on the records, and the report names the shadowing built-in.
+ */
+import { describe, expect, it } from 'vitest';
+import { mailboxModel } from '../support/mailbox-model.js';
+import { binOrWarn, probeWith, verdicts } from './runtime-helpers.js';
+
+const QWEN = binOrWarn('qwen');
+
+describe.skipIf(!QWEN)('witness probe qwen', () => {
+  // One probe per check keeps each test under a minute on a loaded 2-core machine.
+  for (const check of ['send', 'receive', 'control'] as const) {
+    it(`passes the ${check} check when the model calls the mailbox through MCP`, async () => {
+      const { code, report } = await probeWith('qwen', QWEN!, mailboxModel('mcp'), ['--check', check]);
+      expect(verdicts(report)).toEqual({ [check]: 'pass' });
+      expect(report.version).toMatch(/^\d+\.\d+\.\d+/);
+      expect(report.preflight.connection.status).toBe('connected');
+      expect(code).toBe(0);
+    }, 60_000);
+  }
+
+  it('fails the send check when the model calls the built-in send_message, with no inbox line, no receipt and the shadowing named', async () => {
+    const { code, report, model } = await probeWith('qwen', QWEN!, mailboxModel('builtin'), ['--check', 'send']);
+    // The model really did call Qwen Code's own tool (through its deferred tool_call).
+    const called = model.requests.flatMap((r) => r.messages.flatMap((m) => m.tool_calls ?? [])).map((c) => `${c.function.name} ${c.function.arguments}`);
+    expect(called.some((c) => /send_message/.test(c) && !/mcp__/.test(c))).toBe(true);
+    const send = report.checks[0]!;
+    expect(send.verdict).toBe('fail');
+    expect(send.evidence.inbox).toEqual([]);
+    expect(send.evidence.receipts.filter((r) => r.tool === 'send_message')).toEqual([]);
+    expect(send.evidence.output_excerpt).toMatch(/Delivery confirmed/);
+    expect(report.preflight.warnings.join(' ')).toMatch(/built-in tools named send_message, list_agents.*--tool-prefix/);
+    expect(code).toBe(1);
+  }, 60_000);
+
+  it('gives no shadowing warning with --tool-prefix mailbox_, and the MCP model passes', async () => {
+    const { report } = await probeWith('qwen', QWEN!, mailboxModel('mcp', { prefix: 'mailbox_' }), ['--tool-prefix', 'mailbox_', '--check', 'send']);
+    expect(report.preflight.warnings).toEqual([]);
+    expect(verdicts(report)).toEqual({ send: 'pass' });
+  }, 60_000);
+
+  it('is undecided, with the runtime\'s own words, when the mailbox server never starts', async () => {
+    const { code, report, ms } = await probeWith('qwen', QWEN!, mailboxModel('mcp'), ['--server-command', '["/nonexistent/witness"]']);
+    expect(report.preflight.connection.status).toBe('failed');
+    expect(report.checks.map((c) => c.verdict)).toEqual(['undecided', 'undecided', 'undecided']);
+    expect(report.checks[0]!.reason).toMatch(/did not connect.*Disconnected/);
+    expect(code).toBe(1);
+    expect(ms).toBeLessThan(60_000);
+  }, 60_000);
+});

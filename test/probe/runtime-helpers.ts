@@ -1,0 +1,40 @@
+/**
+ * Running `witness probe` against a real runtime CLI with the scripted model: the
+ * real CLI in-process (`runMain`), the mailbox servers from the bundled witness,
+ * and the model from test/support/tool-model.ts. Missing binaries are announced.
+ */
+import { memoryIo } from '../../src/cli/io.js';
+import { runMain } from '../../src/cli/main.js';
+import type { ProbeReport } from '../../src/probe/index.js';
+import { runtimeBin } from '../support/runtimes.js';
+import { startToolModel, type ModelPolicy, type ToolModel } from '../support/tool-model.js';
+import { witnessBundle } from '../support/witness-bundle.js';
+
+export function binOrWarn(name: 'opencode' | 'qwen'): string | undefined {
+  const bin = runtimeBin(name);
+  if (!bin) console.warn(`skipping the ${name} probe tests: ${name} is not installed in node_modules/.bin or .tools/node_modules/.bin (.ci/run installs it)`);
+  return bin;
+}
+
+export interface ProbeRun {
+  code: number;
+  report: ProbeReport;
+  model: ToolModel;
+  ms: number;
+}
+
+/** `witness probe RUNTIME --json` against a scripted model; runtime commands get `timeoutS` each. */
+export async function probeWith(runtime: string, bin: string, policy: ModelPolicy, extra: string[] = [], timeoutS = 50): Promise<ProbeRun> {
+  const model = await startToolModel(policy);
+  const started = Date.now();
+  try {
+    const io = memoryIo();
+    const code = await runMain(['probe', runtime, '--bin', bin, '--model-endpoint', model.url, '--model', 'scripted', '--server-command', JSON.stringify(await witnessBundle()), '--timeout', String(timeoutS), '--json', ...extra], io);
+    if (!io.out.trim().startsWith('{')) throw new Error(`no JSON report (exit ${code}): ${io.out}\n${io.err}`);
+    return { code, report: JSON.parse(io.out) as ProbeReport, model, ms: Date.now() - started };
+  } finally {
+    await model.close();
+  }
+}
+
+export const verdicts = (r: ProbeReport) => Object.fromEntries(r.checks.map((c) => [c.check, c.verdict]));
