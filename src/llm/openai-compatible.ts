@@ -170,7 +170,10 @@ function _retryAfterMs(headers: Headers | undefined): number | undefined {
 }
 
 function _fatal(error: unknown, url: string): WitnessError {
-  const hint = error instanceof APIError && (error.status === 401 || error.status === 403) ? ' Set the API key in OPENAI_API_KEY (or the variable named by --api-key-env).' : '';
+  const status = error instanceof APIError ? error.status : undefined;
+  let hint = '';
+  if (status === 401 || status === 403) hint = ' Set the API key in OPENAI_API_KEY (or the variable named by --api-key-env).';
+  if (status === 404) hint = url.endsWith('/v1') ? ' Check the model name.' : ' The base URL usually ends in /v1 (e.g. http://127.0.0.1:8000/v1).';
   return new WitnessError('IO', `The LLM endpoint ${url} refused the request: ${_describe(error)}.${hint}`, { cause: error });
 }
 

@@ -115,6 +115,13 @@ describe('OpenAI-compatible backend against a scripted server', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('suggests the /v1 suffix when a base URL without it answers 404', async () => {
+    const server = await serve(() => ({ status: 404 }));
+    const error = await backend([server.url.replace(/\/v1$/, '')]).complete(REQUEST, { key: KEY }).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/HTTP 404.*usually ends in \/v1/);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('keeps each endpoint within its concurrency limit and spreads slow requests over all endpoints', async () => {
     const slow: Script = () => ({ delayMs: 100, content: '{"decision":"stop"}' });
     const a = await serve(slow);
