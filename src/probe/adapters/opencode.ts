@@ -13,7 +13,7 @@ import { detectCli, findBin, installFor, readMcpList } from './common.js';
 const PROVIDER = 'witness-probe';
 
 function _env(ctx: ProbeContext): NodeJS.ProcessEnv {
-  return { ...ctx.ws.env, OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_SHARE: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1', OPENCODE_DISABLE_MODELS_FETCH: '1' };
+  return { ...ctx.ws.env, OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_SHARE: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1', OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_DEFAULT_PLUGINS: '1', OPENCODE_DISABLE_CLAUDE_CODE: '1', OPENCODE_DISABLE_EXTERNAL_SKILLS: '1' };
 }
 
 export const opencode: RuntimeAdapter = {
@@ -41,7 +41,7 @@ export const opencode: RuntimeAdapter = {
   },
   async run(ctx, task: AgentTask) {
     const model = ctx.modelEndpoint ? ['--model', `${PROVIDER}/${ctx.model ?? 'default'}`] : ctx.model ? ['--model', ctx.model] : [];
-    return runProcess(findBin('opencode', ctx)!, ['run', ...model, task.prompt], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs });
+    return runProcess(findBin('opencode', ctx)!, ['run', '--pure', ...model, task.prompt], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs });
   },
 };
 
