@@ -119,4 +119,14 @@ describe('the command runtime', () => {
     expect(send.reason).toMatch(/cannot be asked whether it started the server/);
     expect(code).toBe(1);
   }, 60_000);
+
+  it('kills a runtime that outlives --timeout, with its whole process group, and is undecided', async () => {
+    const started = Date.now();
+    const { code, out } = await witness(['probe', 'command', '--template', 'sleep 120 & sleep 120; echo {prompt}', '--check', 'send', '--timeout', '3', '--json', ...(await server())]);
+    const send = (JSON.parse(out) as ProbeReport).checks[0]!;
+    expect(send.verdict).toBe('undecided');
+    expect(send.reason).toMatch(/did not finish within the time limit/);
+    expect(code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  }, 60_000);
 });
