@@ -108,7 +108,7 @@ async function _preflight(adapter: RuntimeAdapter, ctx: ProbeContext): Promise<{
 function _shadowWarnings(adapter: RuntimeAdapter, prefix: string): string[] {
   const clashes = adapter.shadows.filter((name) => (TOOL_NAMES as readonly string[]).includes(name) && prefix === '');
   if (clashes.length === 0) return [];
-  return [`${adapter.title} has built-in tools named ${clashes.join(', ')}: with bare tool names the model may call them instead of the mailbox's, and they report success without delivering anything. Re-run with --tool-prefix mailbox_ (and serve the mailbox with the same prefix).`];
+  return [`${adapter.title} has built-in tools named ${clashes.join(', ')}: with bare tool names the model may call them instead of the mailbox's, and they report success without delivering anything. Re-run with --tool-prefix mailbox_; in your own setup, keep the default prefix of 'witness mailbox install' (mailbox_).`];
 }
 
 async function _runCheck(adapter: RuntimeAdapter, ctx: ProbeContext, check: CheckName, preflight: Preflight, peer?: Peer): Promise<CheckResult> {
