@@ -5,6 +5,7 @@
  * and cached, because importing a key costs more than verifying with it.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign, verify } from 'node:crypto';
+import { decodeBase64urlStrict } from './base64url.js';
 import { sha256Hex } from './hash.js';
 import { WitnessError } from './errors.js';
 
@@ -64,14 +65,15 @@ export function signEd25519(privateKey: string | KeyObject, message: Uint8Array)
 }
 
 /**
- * True only for a valid signature. Malformed keys or signatures are `false`, never an
- * exception, so a verifier can turn them into a reason code.
+ * True only for a valid signature. Malformed keys or signatures — including a
+ * signature text that is not the canonical base64url of its bytes — are `false`, never
+ * an exception, so a verifier can turn them into a reason code.
  */
 export function verifyEd25519(publicKey: string | Uint8Array | KeyObject, message: Uint8Array, signature: string | Uint8Array): boolean {
   try {
     const key = typeof publicKey === 'string' || publicKey instanceof Uint8Array ? publicKeyObject(publicKey) : publicKey;
-    const sig = typeof signature === 'string' ? Buffer.from(signature, 'base64url') : Buffer.from(signature);
-    if (sig.length !== 64) return false;
+    const sig = typeof signature === 'string' ? decodeBase64urlStrict(signature) : Buffer.from(signature);
+    if (sig === undefined || sig.length !== 64) return false;
     return verify(null, message, key, sig);
   } catch {
     return false;

@@ -2,6 +2,7 @@
  * @module
  * Public API of `agent-witness/core`: the primitives every part of Witness shares.
  */
+export { decodeBase64urlStrict } from './base64url.js';
 export { canonicalBytes, canonicalize } from './canonical-json.js';
 export { ERROR_CODES, exitCodeFor, isWitnessError, WitnessError } from './errors.js';
 export type { WitnessErrorCode, WitnessErrorOptions } from './errors.js';

@@ -11,6 +11,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { decodeBase64urlStrict } from '../core/base64url.js';
 import { generateEd25519KeyPair, keyIdFor, privateKeyObject, publicKeyObject, signEd25519, verifyEd25519 } from '../core/ed25519.js';
 import { WitnessError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
@@ -84,8 +85,8 @@ export function signerFor(key: KeyFile): ReceiptSigner {
     sign: (m) => mac(m).toString('base64url'),
     verify: (m, s) => {
       const expected = mac(m);
-      const given = Buffer.from(s, 'base64url');
-      return given.length === expected.length && timingSafeEqual(given, expected);
+      const given = decodeBase64urlStrict(s);
+      return given !== undefined && given.length === expected.length && timingSafeEqual(given, expected);
     },
   };
 }

@@ -19,6 +19,18 @@ describe('Ed25519', () => {
     expect(verifyEd25519('short', Buffer.from('m'), 'AAAA')).toBe(false);
     expect(verifyEd25519(pair.publicKey, Buffer.from('m'), 'not base64url!')).toBe(false);
   });
+  it('rejects a signature text that decodes to the same bytes but is spelt differently', () => {
+    const pair = generateEd25519KeyPair();
+    const sig = signEd25519(pair.privateKey, Buffer.from('m'));
+    // 64 bytes take 86 characters; the last one carries 2 data bits and 4 unused ones.
+    const last = sig.at(-1)!;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const twin = alphabet[(alphabet.indexOf(last) & 0b110000) | (~alphabet.indexOf(last) & 0b001111)]!;
+    const respelt = sig.slice(0, -1) + twin;
+    expect(Buffer.from(respelt, 'base64url').equals(Buffer.from(sig, 'base64url'))).toBe(true);
+    expect(verifyEd25519(pair.publicKey, Buffer.from('m'), sig)).toBe(true);
+    expect(verifyEd25519(pair.publicKey, Buffer.from('m'), respelt)).toBe(false);
+  });
   it('derives a stable key id from the public key', () => {
     const pair = generateEd25519KeyPair();
     expect(keyIdFor(pair.publicKey)).toBe(keyIdFor(pair.publicKey));

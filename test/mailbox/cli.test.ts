@@ -87,12 +87,12 @@ describe('witness mailbox CLI', () => {
       await waitFor(async () => {
         sent.push((await store.send('a', { to: 'b', body: `live ${sent.length}` })).id);
         return out.includes('"body":"live');
-      }, 30_000, () => 'tail to print a message');
+      }, 75_000, () => 'tail to print a message');
       const shown = out.trim().split('\n').map((l) => JSON.parse(l) as { id: string; from: string; to: string });
       expect(shown.every((m) => sent.includes(m.id) && m.from === 'a' && m.to === 'b')).toBe(true);
     } finally {
       proc.kill();
       await store.close();
     }
-  });
+  }, 90_000);
 });

@@ -16,7 +16,8 @@ import { type AgentEntry, agentsStamp, readAgents, syncDir } from '../config.js'
 import type { ReceiptSigner } from '../keys.js';
 import { acquireLock, type LockIntent, rollBack } from '../lock.js';
 import { fsyncAsync, fstatSize, readFrom, writeCursor } from './files.js';
-import { GroupCommitter, type Pending } from './group-commit.js';
+import { CommittingStore } from './committing-store.js';
+import type { Pending } from './group-commit.js';
 import * as ops from './ops.js';
 import type { CallOutcome, FetchOptions, MailboxStore, SendResult } from './types.js';
 
@@ -33,40 +34,17 @@ interface Batch {
   cursors: Map<string, Cursor>;
 }
 
-export class JsonlStore implements MailboxStore {
+export class JsonlStore extends CommittingStore implements MailboxStore {
   readonly kind = 'jsonl' as const;
   private head: ChainHead = EMPTY_HEAD;
   private logSize = 0;
   private readonly idempotency = new Map<string, ops.IdempotentSend>();
-  private agentList: AgentEntry[] = [];
-  private stamp = '';
   private readonly fds = new Map<string, number>();
-  private readonly committer = new GroupCommitter<ops.StoreOp, ops.StoreResult>((group) => this.commit(group));
 
-  constructor(readonly dir: string, private readonly signer: ReceiptSigner) {
+  constructor(dir: string, private readonly signer: ReceiptSigner) {
+    super(dir);
     mkdirSync(join(dir, 'inbox'), { recursive: true });
     mkdirSync(join(dir, 'cursors'), { recursive: true });
-  }
-
-  agents(): AgentEntry[] {
-    const stamp = agentsStamp(this.dir);
-    if (stamp !== this.stamp) {
-      this.agentList = readAgents(this.dir);
-      this.stamp = stamp;
-    }
-    return this.agentList;
-  }
-
-  send(from: string, input: { to: string; body: string; idempotencyKey?: string }): Promise<SendResult> {
-    return this.committer.submit({ kind: 'send', from, input }) as Promise<SendResult>;
-  }
-
-  fetch(agent: string, options: FetchOptions): Promise<Message[]> {
-    return this.committer.submit({ kind: 'fetch', agent, options }) as Promise<Message[]>;
-  }
-
-  async record(agent: string, tool: ToolName, outcome: CallOutcome): Promise<void> {
-    await this.committer.submit({ kind: 'record', agent, tool, outcome });
   }
 
   hasUnread(agent: string): boolean {
@@ -81,7 +59,7 @@ export class JsonlStore implements MailboxStore {
     this.fds.clear();
   }
 
-  private async commit(group: Pending<ops.StoreOp, ops.StoreResult>[]): Promise<void> {
+  protected async commit(group: Pending<ops.StoreOp, ops.StoreResult>[]): Promise<void> {
     const lock = await acquireLock(this.dir);
     const settle: Array<() => void> = [];
     let intent: LockIntent | undefined;

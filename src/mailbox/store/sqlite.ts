@@ -13,7 +13,8 @@ import { WitnessError } from '../../core/errors.js';
 import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall, type ToolName } from '../call-log.js';
 import { type AgentEntry, agentsStamp, readAgents } from '../config.js';
 import type { ReceiptSigner } from '../keys.js';
-import { GroupCommitter, type Pending } from './group-commit.js';
+import { CommittingStore } from './committing-store.js';
+import type { Pending } from './group-commit.js';
 import * as ops from './ops.js';
 import type { CallOutcome, FetchOptions, MailboxStore, SendResult, StoreSnapshot } from './types.js';
 
@@ -29,14 +30,12 @@ export function sqlitePath(dir: string): string {
   return join(dir, 'mailbox.sqlite');
 }
 
-export class SqliteStore implements MailboxStore {
+export class SqliteStore extends CommittingStore implements MailboxStore {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
-  private agentList: AgentEntry[] = [];
-  private stamp = '';
-  private readonly committer = new GroupCommitter<ops.StoreOp, ops.StoreResult>(async (group) => this.commit(group));
 
-  constructor(readonly dir: string, private readonly signer: ReceiptSigner) {
+  constructor(dir: string, private readonly signer: ReceiptSigner) {
+    super(dir);
     try {
       this.db = new Database(sqlitePath(dir), { timeout: 30_000 });
     } catch (cause) {
@@ -45,27 +44,6 @@ export class SqliteStore implements MailboxStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.exec(SCHEMA);
-  }
-
-  agents(): AgentEntry[] {
-    const stamp = agentsStamp(this.dir);
-    if (stamp !== this.stamp) {
-      this.agentList = readAgents(this.dir);
-      this.stamp = stamp;
-    }
-    return this.agentList;
-  }
-
-  send(from: string, input: { to: string; body: string; idempotencyKey?: string }): Promise<SendResult> {
-    return this.committer.submit({ kind: 'send', from, input }) as Promise<SendResult>;
-  }
-
-  fetch(agent: string, options: FetchOptions): Promise<Message[]> {
-    return this.committer.submit({ kind: 'fetch', agent, options }) as Promise<Message[]>;
-  }
-
-  async record(agent: string, tool: ToolName, outcome: CallOutcome): Promise<void> {
-    await this.committer.submit({ kind: 'record', agent, tool, outcome });
   }
 
   hasUnread(agent: string): boolean {
@@ -78,7 +56,7 @@ export class SqliteStore implements MailboxStore {
     this.db.close();
   }
 
-  private commit(group: Pending<ops.StoreOp, ops.StoreResult>[]): void {
+  protected commit(group: Pending<ops.StoreOp, ops.StoreResult>[]): void {
     this.agents();
     const settle: Array<() => void> = [];
     const run = this.db.transaction(() => {
