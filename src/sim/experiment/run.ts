@@ -101,14 +101,16 @@ async function _play(todo: PlannedRun[], options: RunExperimentOptions, emit: (r
 
 /**
  * Plays runs in this thread with up to `concurrency` in flight. A run starts only
- * within `concurrency` of the first unwritten one, so the reorder buffer stays small.
+ * within 2 × `concurrency` of the first unwritten one: one slow game then does not
+ * starve the others (LLM games differ in length), and finished runs waiting for an
+ * earlier one stay few — a kill loses at most those and the runs in flight.
  */
 async function _playHere(todo: PlannedRun[], options: RunExperimentOptions, onRecord: (position: number, record: RunRecord) => void, written: () => number): Promise<void> {
   const window = Math.max(1, options.concurrency ?? 1);
   let next = 0;
   let failure: unknown;
   const lane = async () => {
-    while (next < todo.length && next < written() + window && failure === undefined && !options.signal?.aborted) {
+    while (next < todo.length && next < written() + 2 * window && failure === undefined && !options.signal?.aborted) {
       const position = next++;
       try {
         onRecord(position, await playRun(todo[position]!, options.experiment, options.createAgent, options.agentsFor));
