@@ -26,10 +26,10 @@ export function taskFor(check: CheckName, prefix: string, serverName: string, ca
       prompt: `[witness-probe send] Use the tools of the MCP server ${serverName}. Call ${t('list_agents')} to find the agent named ${PEER}, then call ${t('send_message')} with to=${PEER} and body=${canary} (exactly these values, without quotes). Then say in one line what happened.`,
     };
   }
-  // The canary is never part of these prompts: receive must read it, control must not have it.
+  // Receive and control get the same words, and never the canary: receive must read it, control must not have it.
   return {
     kind: check,
-    prompt: `[witness-probe ${check}] Use the tools of the MCP server ${serverName}. Call ${t('check_inbox')} and print the body of every message you received, exactly as it is. If there are none, say: no messages.`,
+    prompt: `[witness-probe read] Use the tools of the MCP server ${serverName}. Call ${t('check_inbox')} and print the body of every message you received, exactly as it is. If there are none, say: no messages.`,
   };
 }
 

@@ -19,7 +19,7 @@ function _task(messages: ChatMessage[]): { kind: string; to?: string; body?: str
   for (const m of messages) {
     if (m.role !== 'user') continue;
     const text = _text(m.content);
-    const kind = /\[witness-probe (send|receive|control)\]/.exec(text)?.[1];
+    const kind = /\[witness-probe (send|read)\]/.exec(text)?.[1];
     if (!kind) continue;
     return { kind, ...(kind === 'send' ? { to: /\bto=([\w.-]+)/.exec(text)?.[1], body: /\bbody=([\w-]+)/.exec(text)?.[1] } : {}) };
   }
@@ -35,7 +35,7 @@ function _mcpName(request: ChatRequest, tool: string, server: string): { name: s
   return deferred ? { name: deferred, deferred: true } : undefined;
 }
 
-function _steps(request: ChatRequest, plan: Array<{ name: string; deferred: boolean; arguments: Record<string, unknown> }>): Call[] {
+function _steps(plan: Array<{ name: string; deferred: boolean; arguments: Record<string, unknown> }>): Call[] {
   const deferred = plan.filter((p) => p.deferred).map((p) => p.name);
   const steps: Call[] = deferred.length > 0 ? [{ name: 'tool_search', arguments: { query: `select:${[...new Set(deferred)].join(',')}` } }] : [];
   for (const p of plan) steps.push(p.deferred ? { name: 'tool_call', arguments: { name: p.name, arguments: p.arguments } } : { name: p.name, arguments: p.arguments });
@@ -67,7 +67,7 @@ export function mailboxModel(mode: 'mcp' | 'builtin', options: { server?: string
         { name: 'list_agents', deferred: !(request.tools ?? []).some((t) => t.function.name === 'list_agents'), arguments: {} },
         { name: 'send_message', deferred: !(request.tools ?? []).some((t) => t.function.name === 'send_message'), arguments: { to: task.to ?? '', message: task.body ?? '' } },
       ];
-      return _next(request, _steps(request, task.kind === 'send' ? plan : []), () => (task.kind === 'send' ? `Message sent to ${task.to}. Delivery confirmed.` : 'no messages'));
+      return _next(request, _steps(task.kind === 'send' ? plan : []), () => (task.kind === 'send' ? `Message sent to ${task.to}. Delivery confirmed.` : 'no messages'));
     }
     const tool = (base: string) => {
       const found = _mcpName(request, `${prefix}${base}`, server);
@@ -81,6 +81,6 @@ export function mailboxModel(mode: 'mcp' | 'builtin', options: { server?: string
             { ...tool('send_message'), arguments: { to: task.to ?? '', body: task.body ?? '' } },
           ]
         : [{ ...tool('check_inbox'), arguments: {} }];
-    return _next(request, _steps(request, plan), (last) => (task.kind === 'send' ? `Done: ${last}` : `Your messages: ${last}`));
+    return _next(request, _steps(plan), (last) => (task.kind === 'send' ? `Done: ${last}` : `Your messages: ${last}`));
   };
 }
