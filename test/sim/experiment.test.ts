@@ -2,6 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { canonicalize } from '../../src/core/canonical-json.js';
+import { sha256Hex } from '../../src/core/hash.js';
 import { mergeResults } from '../../src/sim/experiment/merge.js';
 import { expandCells, planRuns } from '../../src/sim/experiment/plan.js';
 import { preset } from '../../src/sim/experiment/presets.js';
@@ -24,6 +26,14 @@ describe('experiment plan', () => {
     expect(a.map((r) => r.id)).toEqual(b.map((r) => r.id));
     expect(new Set(a.map((r) => r.id)).size).toBe(a.length);
     expect(new Set(a.map((r) => r.seed)).size).toBe(a.length);
+  });
+  it('derives each id from the canonical JSON of its cell, index and base seed', () => {
+    const e = smallExperiment();
+    for (const run of planRuns(e).slice(0, 5)) {
+      const digest = sha256Hex(`witness/run/v1\0${canonicalize({ cell: run.cell, index: run.index, seed: e.seed })}`);
+      expect(run.id).toBe(`r-${digest.slice(0, 16)}`);
+      expect(run.seed).toBe(Number.parseInt(digest.slice(16, 28), 16));
+    }
   });
   it('changes every id when the base seed changes', () => {
     const other = planRuns({ ...smallExperiment(), seed: 6 });

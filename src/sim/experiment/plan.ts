@@ -110,11 +110,14 @@ export function cellKey(cell: Cell): string {
 export function planRuns(experiment: Experiment, shard?: Shard): PlannedRun[] {
   const runs: PlannedRun[] = [];
   let seq = 0;
+  const seed = canonicalize(experiment.seed);
   for (const cell of expandCells(experiment)) {
     const key = cellKey(cell);
+    const cellJson = canonicalize(cell);
     for (let index = 0; index < experiment.runs; index++, seq++) {
       if (shard && seq % shard.count !== shard.index - 1) continue;
-      const digest = sha256Hex(`witness/run/v1\0${canonicalize({ cell, index, seed: experiment.seed })}`);
+      // Exactly canonicalize({ cell, index, seed }) (keys in order), with the cell written once.
+      const digest = sha256Hex(`witness/run/v1\0{"cell":${cellJson},"index":${index},"seed":${seed}}`);
       // The run's own seed: 48 bits of the same digest, so one run can be replayed alone.
       runs.push({ id: `r-${digest.slice(0, 16)}`, seq, cell, cellKey: key, index, seed: Number.parseInt(digest.slice(16, 28), 16) });
     }
