@@ -65,8 +65,19 @@ const built = new URL('../dist/sim/experiment/run.js', import.meta.url);
 const runBuilt: typeof runExperiment = existsSync(built) ? (await import(built.href)).runExperiment : runExperiment;
 
 async function engine(experiment: ReturnType<typeof parseExperiment>, workers = 1): Promise<{ decisions: number; outcomes: string[] }> {
-  const { records } = await (workers > 1 ? runBuilt : runExperiment)({ experiment, workers });
-  return { decisions: records.reduce((s, r) => s + r.decisions, 0), outcomes: records.map((r) => r.outcome) };
+  let decisions = 0;
+  const outcomes: string[] = [];
+  // Stream the records, as a long sweep does, instead of holding them all.
+  await (workers > 1 ? runBuilt : runExperiment)({
+    experiment,
+    workers,
+    keepRecords: false,
+    onRecord: (r) => {
+      decisions += r.decisions;
+      outcomes.push(r.outcome);
+    },
+  });
+  return { decisions, outcomes };
 }
 
 /**

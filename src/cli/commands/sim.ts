@@ -124,7 +124,7 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   try {
     const { agentsFor, close } = await prepareAgents(ctx, experiment, options, controller.signal);
     try {
-      summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p), agentsFor });
+      summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p), agentsFor, keepRecords: false });
     } finally {
       await close();
     }
@@ -137,12 +137,12 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   const records = readResults(out).records.filter((r) => planned.has(r.id));
   const cells = summarizeCells(records);
   if (options.json) {
-    ctx.io.stdout(`${JSON.stringify({ experiment: experiment.name, file: out, planned: summary.planned, skipped: summary.skipped, ran: summary.records.length, aborted: summary.aborted, cells }, null, 2)}\n`);
+    ctx.io.stdout(`${JSON.stringify({ experiment: experiment.name, file: out, planned: summary.planned, skipped: summary.skipped, ran: summary.ran, aborted: summary.aborted, cells }, null, 2)}\n`);
   } else {
     ctx.io.stdout(`${renderOutcomeTable(cells)}\n`);
   }
   if (summary.repairedBytes) ctx.io.stderr(`Cut a torn last line (${summary.repairedBytes} bytes) left by an earlier crash from ${out}.\n`);
-  ctx.io.stderr(`Results: ${out} (${records.length} runs; ${summary.records.length} new, ${summary.skipped} already there).\n`);
+  ctx.io.stderr(`Results: ${out} (${records.length} runs; ${summary.ran} new, ${summary.skipped} already there).\n`);
   if (summary.aborted) {
     ctx.io.stderr('Interrupted: rerun the same command to resume where it stopped.\n');
     ctx.exitCode = 130;

@@ -16,7 +16,7 @@ import type { ChunkRequest } from './worker.js';
 
 export interface PoolOptions {
   workers: number;
-  /** Runs per chunk (default 32). */
+  /** Runs per chunk (default 64). */
   chunk?: number;
   signal?: AbortSignal;
 }
@@ -28,7 +28,7 @@ export async function playInWorkers(
   options: PoolOptions,
   onRecord: (position: number, record: RunRecord) => void,
 ): Promise<void> {
-  const chunk = Math.max(1, options.chunk ?? 32);
+  const chunk = Math.max(1, options.chunk ?? 64);
   const threads = Array.from({ length: Math.min(options.workers, Math.ceil(todo.length / chunk)) }, _spawn);
   let next = 0;
   let failure: unknown;

@@ -45,13 +45,23 @@ export interface RunExperimentOptions {
    * over `createAgent`. Such runs play in this thread.
    */
   agentsFor?: AgentsForRun;
+  /**
+   * Keep every new record in the returned summary (default true). A long sweep that
+   * writes to `out` should say false: holding millions of records costs memory and
+   * garbage-collector time.
+   */
+  keepRecords?: boolean;
+  /** Called with each new record, in `seq` order, as it is written. */
+  onRecord?: (record: RunRecord) => void;
   /** Builds agents; default: rule-based agents with the cell's policy and strategy. */
   createAgent?: (seat: AgentSeat, cell: Cell) => Agent;
 }
 
 export interface ExperimentRunSummary {
-  /** Records of the runs played in this call, in `seq` order. */
+  /** Records of the runs played in this call, in `seq` order (empty with `keepRecords: false`). */
   records: RunRecord[];
+  /** Runs played in this call. */
+  ran: number;
   planned: number;
   skipped: number;
   /** True when the signal stopped the sweep before every run finished. */
@@ -68,13 +78,17 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
   const writer = options.out ? openJsonlWriter(options.out, { fsync: 'batch' }) : undefined;
   const progress = _progressTracker(planned.length, planned.length - todo.length, options.onProgress);
   const records: RunRecord[] = [];
+  const keep = options.keepRecords ?? true;
+  let ran = 0;
   try {
     const aborted = await _play(todo, options, (record) => {
       writer?.append(record);
-      records.push(record);
+      if (keep) records.push(record);
+      ran++;
+      options.onRecord?.(record);
       progress.add(record.outcome);
     });
-    return { records, planned: planned.length, skipped: planned.length - todo.length, aborted, repairedBytes: writer?.repairedBytes ?? 0 };
+    return { records, ran, planned: planned.length, skipped: planned.length - todo.length, aborted, repairedBytes: writer?.repairedBytes ?? 0 };
   } finally {
     writer?.close();
   }
