@@ -121,6 +121,14 @@ describe('runExperiment', () => {
     expect(summary.aborted).toBe(true);
     expect(seen).toBeLessThan(summary.planned);
   });
+  it('can stream records in run order without keeping them', async () => {
+    const seen: number[] = [];
+    const summary = await runExperiment({ experiment: smallExperiment(), keepRecords: false, onRecord: (r) => seen.push(r.seq) });
+    expect(summary.records).toEqual([]);
+    expect(summary.ran).toBe(summary.planned);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    expect(seen).toHaveLength(summary.planned);
+  });
   it('records the fields other tools rely on in every line', async () => {
     const { records } = await runExperiment({ experiment: smallExperiment() });
     const r = records[0]!;
