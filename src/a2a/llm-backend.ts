@@ -6,6 +6,7 @@
  * releases the text it returns. A reply that is not JSON or breaks the schema fails the
  * task (nothing is released).
  */
+import { EmbeddedBackend } from '../llm/embedded.js';
 import { checkJson } from '../llm/json-check.js';
 import { OpenAiCompatibleBackend } from '../llm/openai-compatible.js';
 import type { ChatBackend, JsonSchema } from '../llm/types.js';
@@ -59,4 +60,25 @@ export function llmBackend(chat: ChatBackend, options: { maxTokens?: number; ins
 export function openAiCompatibleBackend(options: { endpoint: string; model: string; apiKey?: string; timeoutMs?: number }): AgentBackend & { close(): Promise<void> } {
   const chat = new OpenAiCompatibleBackend({ endpoints: [options.endpoint], model: options.model, maxRetries: 1, timeoutMs: options.timeoutMs ?? 60_000, ...(options.apiKey ? { apiKey: options.apiKey } : {}) });
   return llmBackend(chat);
+}
+
+/**
+ * The `--agent embedded` backend: a local GGUF file through node-llama-cpp, loaded on
+ * the first task (so a missing optional package or a bad file fails that task with
+ * its reason, and starting the agent stays fast).
+ */
+export function embeddedBackend(options: { modelPath: string; contextSize?: number; threads?: number }): AgentBackend & { close(): Promise<void> } {
+  let inner: Promise<AgentBackend & { close(): Promise<void> }> | undefined;
+  const open = () => {
+    inner ??= EmbeddedBackend.open({ modelPath: options.modelPath, contextSize: options.contextSize ?? 2048, ...(options.threads ? { threads: options.threads } : {}) }).then((chat) =>
+      llmBackend(chat, { instance: 'child' }),
+    );
+    return inner;
+  };
+  return {
+    name: 'embedded',
+    answer: async (task, evidence) => (await open()).answer(task, evidence),
+    // A model that never opened has nothing to release (its error went to the task).
+    close: async () => inner?.then((backend) => backend.close(), () => undefined),
+  };
 }

@@ -80,10 +80,10 @@ describe('witness a2a options', () => {
     expect(err).toMatch(/--agent llm needs --endpoint URL/);
   });
 
-  it('says an embedded child is not available yet instead of starting a policy one', async () => {
+  it('asks for the GGUF file of an embedded child instead of starting a policy one', async () => {
     const { code, err } = await cli('a2a', 'bench', '--agent', 'embedded', '--out', 'x.json');
     expect(code).toBe(2);
-    expect(err).toMatch(/--agent embedded is not available/);
+    expect(err).toMatch(/--agent embedded needs --model FILE\.gguf/);
   });
 
   it.each(['serve', 'cosigner', 'tool', 'bench'])('shows an example in `witness a2a %s --help`', async (sub) => {

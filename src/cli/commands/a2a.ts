@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { type AgentBackend, policyBackend, serveChildAgent } from '../../a2a/agent.js';
-import { openAiCompatibleBackend } from '../../a2a/llm-backend.js';
+import { embeddedBackend, openAiCompatibleBackend } from '../../a2a/llm-backend.js';
 import { fetchAgentCard, verifyAgentCard } from '../../a2a/card.js';
 import { CosignService, serveCosigner } from '../../a2a/cosigner.js';
 import { formatE12Summary, runE12 } from '../../a2a/e12.js';
@@ -28,7 +28,11 @@ function _backend(o: { agent: string; endpoint?: string; model?: string }): Agen
     if (!o.endpoint || !o.model) throw new WitnessError('USAGE', '--agent llm needs --endpoint URL (OpenAI-compatible, e.g. http://127.0.0.1:8000/v1) and --model NAME.');
     return openAiCompatibleBackend({ endpoint: o.endpoint, model: o.model });
   }
-  throw new WitnessError('USAGE', `--agent ${o.agent} is not available for A2A yet; use --agent policy (model-free) or --agent llm --endpoint URL --model NAME.`);
+  if (o.agent === 'embedded') {
+    if (!o.model) throw new WitnessError('USAGE', '--agent embedded needs --model FILE.gguf (a local model file).');
+    return embeddedBackend({ modelPath: o.model });
+  }
+  throw new WitnessError('USAGE', `--agent ${o.agent} is unknown; use policy, llm or embedded.`);
 }
 
 export function a2aCommand(ctx: CliContext): Command {
