@@ -1,0 +1,44 @@
+/**
+ * Dependencies point one way (STYLE.md): core ← (attest, mailbox, llm) ← (sim, probe,
+ * a2a) ← report ← cli. This test resolves every relative import under src/ and fails
+ * on one that points the wrong way.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = join(import.meta.dirname, '..', 'src');
+const ALLOWED: Record<string, string[]> = {
+  core: [],
+  attest: ['core'],
+  mailbox: ['core'],
+  llm: ['core'],
+  sim: ['core', 'llm'],
+  probe: ['core', 'mailbox'],
+  a2a: ['core', 'attest', 'mailbox', 'llm'],
+  report: ['core', 'sim'],
+  cli: ['core', 'attest', 'mailbox', 'llm', 'sim', 'probe', 'a2a', 'report'],
+};
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+}
+
+describe('dependency direction', () => {
+  it('knows every top-level folder of src/', () => {
+    const parts = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(parts.sort()).toEqual(Object.keys(ALLOWED).sort());
+  });
+  it('has no import that points against the direction', () => {
+    const wrong: string[] = [];
+    for (const file of files(SRC)) {
+      const part = relative(SRC, file).split('/')[0]!;
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)) {
+        const target = relative(SRC, resolve(dirname(file), m[1]!)).split('/')[0]!;
+        if (target !== part && !ALLOWED[part]!.includes(target)) wrong.push(`${relative(SRC, file)} imports ${m[1]} (${part} → ${target})`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+});
