@@ -11,15 +11,15 @@
 import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { WitnessError } from '../../core/errors.js';
-import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall, type ToolName } from '../call-log.js';
-import { type AgentEntry, agentsStamp, readAgents, syncDir } from '../config.js';
+import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall, } from '../call-log.js';
+import { syncDir } from '../config.js';
 import type { ReceiptSigner } from '../keys.js';
 import { acquireLock, type LockIntent, rollBack } from '../lock.js';
 import { fsyncAsync, fstatSize, readFrom, writeCursor } from './files.js';
 import { CommittingStore } from './committing-store.js';
 import type { Pending } from './group-commit.js';
 import * as ops from './ops.js';
-import type { CallOutcome, FetchOptions, MailboxStore, SendResult } from './types.js';
+import type { FetchOptions, MailboxStore, } from './types.js';
 
 interface Cursor {
   offset: number;

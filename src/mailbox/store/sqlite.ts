@@ -10,13 +10,12 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { WitnessError } from '../../core/errors.js';
-import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall, type ToolName } from '../call-log.js';
-import { type AgentEntry, agentsStamp, readAgents } from '../config.js';
+import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall, } from '../call-log.js';
 import type { ReceiptSigner } from '../keys.js';
 import { CommittingStore } from './committing-store.js';
 import type { Pending } from './group-commit.js';
 import * as ops from './ops.js';
-import type { CallOutcome, FetchOptions, MailboxStore, SendResult, StoreSnapshot } from './types.js';
+import type { FetchOptions, MailboxStore, StoreSnapshot } from './types.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS messages (pos INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, recipient TEXT NOT NULL, text TEXT NOT NULL);
