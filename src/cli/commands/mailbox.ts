@@ -1,10 +1,4 @@
-/**
- * @module
- * `witness mailbox …`: create a mailbox, register agents, serve it over MCP (stdio or
- * Streamable HTTP), verify its signed call log, register it in agent runtimes, and
- * follow messages. The library is `src/mailbox`; this file parses and prints.
- */
-import { realpathSync } from 'node:fs';
+
 import { Command, Option } from 'commander';
 import { WitnessError } from '../../core/errors.js';
 import {
@@ -23,6 +17,7 @@ import {
   tailMailbox,
   verifyMailbox,
 } from '../../mailbox/index.js';
+import { parseCommandArray, selfCommand } from '../self-command.js';
 import { type CliContext, resolvePath } from '../context.js';
 
 export function mailboxCommand(ctx: CliContext): Command {
@@ -181,7 +176,7 @@ function _install(ctx: CliContext): Command {
         scope: o.scope,
         name: o.name,
         toolPrefix: o.toolPrefix,
-        serverCommand: o.serverCommand ? _commandArray(o.serverCommand) : _selfCommand(),
+        serverCommand: o.serverCommand ? parseCommandArray(o.serverCommand) : selfCommand(),
         ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}),
         ...(o.force ? { force: true } : {}),
         ...(o.dryRun ? { dryRun: true } : {}),
@@ -193,30 +188,7 @@ function _install(ctx: CliContext): Command {
     });
 }
 
-function _commandArray(json: string): string[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(json);
-  } catch {
-    parsed = undefined;
-  }
-  if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((s) => typeof s === 'string')) {
-    throw new WitnessError('USAGE', `--server-command must be a JSON array of strings, e.g. '["node","/opt/witness/dist/cli/main.js"]'; got ${json}.`);
-  }
-  return parsed as string[];
-}
 
-/** This very witness: node, its loader flags (tsx when run from source), and the entry script. */
-function _selfCommand(): string[] {
-  let script: string;
-  try {
-    script = realpathSync(process.argv[1] ?? ''); // the `witness` bin is a symlink to dist/cli/main.js
-  } catch {
-    return ['witness'];
-  }
-  if (!/[/\\]cli[/\\]main\.(js|ts)$/.test(script)) return ['witness'];
-  return [process.execPath, ...process.execArgv, script];
-}
 
 function _tail(ctx: CliContext): Command {
   return new Command('tail')

@@ -1,15 +1,10 @@
-/**
- * @module
- * `witness probe RUNTIME`: does agent-to-agent messaging really work in this
- * runtime? Runs the delivery probe (src/probe) and prints its report. Exit 0 only
- * when every check passes; 1 when any check failed or could not be decided.
- */
-import { realpathSync } from 'node:fs';
+
 import { Command, Option } from 'commander';
 import { WitnessError } from '../../core/errors.js';
 import { CHECKS, type CheckName, PROBE_TARGETS, renderReport, runProbe } from '../../probe/index.js';
 import { wholeNumber } from '../args.js';
 import type { CliContext } from '../context.js';
+import { parseCommandArray, selfCommand } from '../self-command.js';
 
 interface ProbeFlags {
   modelEndpoint?: string;
@@ -56,7 +51,7 @@ export function probeCommand(ctx: CliContext): Command {
       if (runtime !== 'command' && o.template) throw new WitnessError('USAGE', '--template only applies to the command runtime.');
       const report = await runProbe({
         runtime,
-        serverCommand: o.serverCommand ? _commandArray(o.serverCommand) : _selfCommand(),
+        serverCommand: o.serverCommand ? parseCommandArray(o.serverCommand) : selfCommand(),
         toolPrefix: o.toolPrefix,
         timeoutMs: o.timeout * 1000,
         ...(o.check.length > 0 ? { checks: [...new Set(o.check)] } : {}),
@@ -72,26 +67,4 @@ export function probeCommand(ctx: CliContext): Command {
     });
 }
 
-function _commandArray(json: string): string[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(json);
-  } catch {
-    parsed = undefined;
-  }
-  if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((s) => typeof s === 'string' && s !== '')) {
-    throw new WitnessError('USAGE', `--server-command must be a JSON array of strings, e.g. '["node","/opt/witness/dist/cli/main.js"]'; got ${json}.`);
-  }
-  return parsed as string[];
-}
 
-/** This very witness: node, its loader flags (tsx from source), and the entry script. */
-function _selfCommand(): string[] {
-  try {
-    const script = realpathSync(process.argv[1] ?? '');
-    if (/[/\\]cli[/\\]main\.(js|ts|mjs)$/.test(script) || /witness\.mjs$/.test(script)) return [process.execPath, ...process.execArgv, script];
-  } catch {
-    // not started from a script: fall back to PATH
-  }
-  return ['witness'];
-}
