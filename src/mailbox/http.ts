@@ -1,20 +1,18 @@
 /**
  * @module
  * The mailbox over Streamable HTTP (mailbox.md §1 Transports). Bound to 127.0.0.1
- * by default; the Host header is checked (DNS-rebinding protection from
- * `createMcpExpressApp`) and so is Origin (a browser page on another site must not
+ * by default; the Host header is checked (DNS-rebinding protection, as the SDK's
+ * `hostHeaderValidation`) and so is Origin (a browser page on another site must not
  * drive a local agent's mailbox). Each agent authenticates with its bearer token
  * (`witness mailbox add-agent`); a session is bound to the token's agent at
  * `initialize`, and every later request in it must carry the same agent's token.
  */
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { WitnessError } from '../core/errors.js';
 import { tokenHash } from './config.js';
+import { checkPost, checkProtocolVersion, HttpSession, type Post } from './http-session.js';
 import { createMailboxServer, type MailboxRuntime } from './server.js';
 
 export interface HttpOptions {
@@ -31,22 +29,19 @@ export interface HttpMailbox {
   close(): Promise<void>;
 }
 
-type Req = IncomingMessage & { body?: unknown };
-type Handler = (req: Req, res: ServerResponse, next: (error?: unknown) => void) => void;
-/** The part of the Express app used here (`@types/express` is not installed). */
-interface App {
-  use(handler: Handler | ((error: unknown, req: Req, res: ServerResponse, next: () => void) => void)): void;
-  all(path: string, handler: (req: Req, res: ServerResponse) => void): void;
-  listen(port: number, host: string, callback: (error?: Error) => void): Server;
-}
+type Req = IncomingMessage;
+type Res = ServerResponse;
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
 /** Open sessions are bounded, and idle ones closed, so forgotten clients cannot pile up. */
 const MAX_SESSIONS = 1024;
 const IDLE_MS = 60 * 60_000;
+/** A request body larger than this is refused (413); a message body is at most 64 KiB. */
+const MAX_REQUEST_BYTES = 1024 * 1024;
 
 interface Session {
-  transport: WebStandardStreamableHTTPServerTransport;
+  transport: HttpSession;
   agent: string;
   lastUsed: number;
 }
@@ -56,17 +51,16 @@ export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = 
   if (!LOOPBACK.has(host) && !options.allowedHosts?.length) {
     throw new WitnessError('USAGE', `Binding to ${host} exposes the mailbox beyond this machine; pass --allowed-host NAME for each host name clients will use.`);
   }
-  const app = createMcpExpressApp({ host, ...(options.allowedHosts?.length ? { allowedHosts: options.allowedHosts } : {}) }) as unknown as App;
+  const hostAllowed = _hostCheck(options.allowedHosts?.length ? options.allowedHosts : LOOPBACK_HOSTNAMES);
+  const origins = new Set(options.allowedOrigins ?? []);
   const sessions = new Map<string, Session>();
 
-  app.use(_originCheck(new Set(options.allowedOrigins ?? [])));
-  app.use((error: unknown, _req: Req, res: ServerResponse, _next: () => void) => {
-    // express.json() rejects a body that is not JSON: answer as JSON-RPC, not an HTML page.
-    _jsonRpcError(res, 400, -32700, `Parse error: the request body is not valid JSON (${(error as Error).message}).`);
-  });
-  app.all('/mcp', (req, res) => {
-    _handle(runtime, sessions, req, res).catch((error: unknown) => {
+  // Plain node:http, not Express: the checks below are all this endpoint needs, and
+  // Express's router and body parser cost a large share of each request's CPU.
+  const server = createServer((req, res) => {
+    _route(runtime, sessions, hostAllowed, origins, req, res).catch((error: unknown) => {
       if (!res.headersSent) _jsonRpcError(res, 500, -32603, `Internal error: ${(error as Error).message}`);
+      else res.destroy();
     });
   });
 
@@ -75,8 +69,12 @@ export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = 
   }, 60_000);
   sweep.unref();
 
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(options.port ?? 0, host, (error) => (error ? reject(error) : resolve(s)));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -93,66 +91,124 @@ export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = 
   };
 }
 
-async function _handle(runtime: MailboxRuntime, sessions: Map<string, Session>, req: Req, res: ServerResponse): Promise<void> {
+/** The checks every request passes, in the order that reveals least to a stranger. */
+async function _route(runtime: MailboxRuntime, sessions: Map<string, Session>, hostAllowed: (host: string | undefined) => string | undefined, origins: Set<string>, req: Req, res: Res): Promise<void> {
+  const hostProblem = hostAllowed(req.headers.host);
+  if (hostProblem) return _jsonRpcError(res, 403, -32000, hostProblem);
+  const origin = req.headers.origin;
+  if (origin !== undefined && !origins.has(origin) && !_isLoopbackOrigin(origin)) {
+    return _jsonRpcError(res, 403, -32000, `Forbidden: Origin ${origin} is not allowed. Loopback origins are; add others with --allow-origin.`);
+  }
+  const path = (req.url ?? '/').split('?')[0];
+  if (path !== '/mcp') return _jsonRpcError(res, 404, -32000, `Not found: ${path}. The MCP endpoint is /mcp.`);
+  let body: unknown;
+  if (req.method === 'POST') {
+    const text = await _readBody(req);
+    if (text === undefined) return _jsonRpcError(res, 413, -32000, `Request body too large: the limit is ${MAX_REQUEST_BYTES} bytes. Send shorter messages.`);
+    try {
+      body = JSON.parse(text);
+    } catch (error) {
+      return _jsonRpcError(res, 400, -32700, `Parse error: the request body is not valid JSON (${(error as Error).message}).`);
+    }
+  }
+  await _handle(runtime, sessions, req, res, body);
+}
+
+async function _handle(runtime: MailboxRuntime, sessions: Map<string, Session>, req: Req, res: Res, body: unknown): Promise<void> {
   const agent = _authenticate(runtime, req);
   if (!agent) {
     res.setHeader('WWW-Authenticate', 'Bearer realm="witness-mailbox"');
     return _jsonRpcError(res, 401, -32001, 'Unauthorized: send "Authorization: Bearer <token>" with the token printed by `witness mailbox add-agent`.');
   }
+  if (req.method === 'GET') {
+    // The mailbox never pushes to a client, so it opens no SSE stream (the spec allows 405).
+    res.setHeader('Allow', 'POST, DELETE');
+    return _jsonRpcError(res, 405, -32000, 'Method not allowed: this server answers POSTs with JSON and offers no SSE stream.');
+  }
+  if (req.method !== 'POST' && req.method !== 'DELETE') {
+    res.setHeader('Allow', 'POST, DELETE');
+    return _jsonRpcError(res, 405, -32000, `Method not allowed: ${req.method}. Use POST (or DELETE to end a session).`);
+  }
+  const post = req.method === 'POST' ? checkPost(req.headers, body) : undefined;
+  if (post && 'status' in post) return _jsonRpcError(res, post.status, post.code, post.message);
+  if (post?.initialize) return _initialize(runtime, sessions, agent, post, req, res);
+
   const sessionId = req.headers['mcp-session-id'];
-  if (typeof sessionId === 'string') {
-    const session = sessions.get(sessionId);
-    if (!session) return _jsonRpcError(res, 404, -32001, `Unknown session ${sessionId}: initialize a new one.`);
-    if (session.agent !== agent) return _jsonRpcError(res, 403, -32001, 'This session belongs to another agent; a token cannot act in another agent\'s session.');
-    session.lastUsed = Date.now();
-    return _relay(res, await session.transport.handleRequest(_webRequest(req), { parsedBody: req.body }));
+  if (typeof sessionId !== 'string') return _jsonRpcError(res, 400, -32000, 'Bad request: no mcp-session-id header; start with an initialize request.');
+  const session = sessions.get(sessionId);
+  if (!session) return _jsonRpcError(res, 404, -32001, `Unknown session ${sessionId}: initialize a new one.`);
+  if (session.agent !== agent) return _jsonRpcError(res, 403, -32001, 'This session belongs to another agent; a token cannot act in another agent\'s session.');
+  const version = checkProtocolVersion(req.headers);
+  if (version) return _jsonRpcError(res, version.status, version.code, version.message);
+  session.lastUsed = Date.now();
+  if (!post) {
+    await session.transport.close();
+    res.statusCode = 200;
+    return void res.end();
   }
-  if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
-    return _jsonRpcError(res, 400, -32000, 'Bad request: no mcp-session-id header; start with an initialize request.');
-  }
+  _answer(res, post, await session.transport.receive(post, req.headers));
+}
+
+async function _initialize(runtime: MailboxRuntime, sessions: Map<string, Session>, agent: string, post: Post, req: Req, res: Res): Promise<void> {
   if (sessions.size >= MAX_SESSIONS) return _jsonRpcError(res, 503, -32000, `Too many open sessions (${MAX_SESSIONS}); close unused clients (HTTP DELETE on the session) and retry.`);
-  const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: () => randomUUID(),
-    enableJsonResponse: true,
-    onsessioninitialized: (id) => {
-      sessions.set(id, { transport, agent, lastUsed: Date.now() });
-    },
-  });
-  transport.onclose = () => {
-    if (transport.sessionId) sessions.delete(transport.sessionId);
-  };
+  const transport = new HttpSession();
+  transport.onclose = () => sessions.delete(transport.sessionId);
   await createMailboxServer(runtime, agent).connect(transport);
-  await _relay(res, await transport.handleRequest(_webRequest(req), { parsedBody: req.body }));
+  sessions.set(transport.sessionId, { transport, agent, lastUsed: Date.now() });
+  res.setHeader('mcp-session-id', transport.sessionId);
+  _answer(res, post, await transport.receive(post, req.headers));
+}
+
+/** 202 for a POST of notifications only; otherwise the replies as JSON (an array for a batch). */
+function _answer(res: Res, post: Post, replies: JSONRPCMessage[]): void {
+  if (replies.length === 0) {
+    res.statusCode = 202;
+    return void res.end();
+  }
+  const text = JSON.stringify(post.batch ? replies : replies[0]);
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** The body as text, or undefined when it exceeds MAX_REQUEST_BYTES. */
+function _readBody(req: Req): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_REQUEST_BYTES) {
+        req.removeAllListeners('data');
+        req.resume();
+        resolve(undefined);
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
 }
 
 /**
- * Node ↔ Web adapter. The SDK's Node wrapper (`StreamableHTTPServerTransport`) costs
- * ~8 ms per request on this machine class; building the Request ourselves (the body
- * is already parsed) and relaying the Response costs a fraction of that.
+ * DNS-rebinding protection (as the SDK's `hostHeaderValidation`): the Host header's
+ * name, port ignored, must be one of `allowed`. Returns the problem, or undefined.
  */
-function _webRequest(req: Req): Request {
-  const headers = new Headers();
-  for (const [key, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
-  }
-  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/mcp'}`, { method: req.method ?? 'GET', headers });
-}
-
-async function _relay(res: ServerResponse, response: Response): Promise<void> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, key) => {
-    headers[key] = value;
-  });
-  res.writeHead(response.status, headers);
-  if (!response.body) return void res.end();
-  const reader = response.body.getReader();
-  res.on('close', () => void reader.cancel().catch(() => undefined)); // an SSE stream ends when the client goes
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    res.write(value);
-  }
-  res.end();
+function _hostCheck(allowed: string[]): (host: string | undefined) => string | undefined {
+  const verdicts = new Map<string, string | undefined>(); // a client sends the same Host every time
+  return (host) => {
+    if (!host) return 'Forbidden: missing Host header.';
+    let verdict = verdicts.get(host);
+    if (verdict === undefined && !verdicts.has(host)) {
+      let name: string | undefined;
+      try {
+        name = new URL(`http://${host}`).hostname;
+      } catch {
+        name = undefined;
+      }
+      verdict = name === undefined ? `Forbidden: invalid Host header ${host}.` : allowed.includes(name) ? undefined : `Forbidden: Host ${name} is not allowed (DNS-rebinding protection). Use ${allowed.join(', ')}, or add a name with --allowed-host.`;
+      if (verdicts.size < 64) verdicts.set(host, verdict);
+    }
+    return verdict;
+  };
 }
 
 function _authenticate(runtime: MailboxRuntime, req: Req): string | undefined {
@@ -161,14 +217,6 @@ function _authenticate(runtime: MailboxRuntime, req: Req): string | undefined {
   if (!match?.[1]) return undefined;
   const hash = tokenHash(match[1]);
   return runtime.store.agents().find((a) => a.token_sha256 === hash)?.name;
-}
-
-function _originCheck(allowed: Set<string>): Handler {
-  return (req, res, next) => {
-    const origin = req.headers.origin;
-    if (origin === undefined || allowed.has(origin) || _isLoopbackOrigin(origin)) return next();
-    _jsonRpcError(res, 403, -32000, `Forbidden: Origin ${origin} is not allowed. Loopback origins are; add others with --allow-origin.`);
-  };
 }
 
 function _isLoopbackOrigin(origin: string): boolean {
@@ -180,7 +228,7 @@ function _isLoopbackOrigin(origin: string): boolean {
   }
 }
 
-function _jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+function _jsonRpcError(res: Res, status: number, code: number, message: string): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json');
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));

@@ -49,6 +49,11 @@ interface Owner {
 }
 
 const SELF: Omit<Owner, 'nonce' | 'since'> = { pid: process.pid, host: hostname(), boot: _bootId(), start: _startTime(process.pid) ?? '' };
+/** The owner record is this prefix plus a nonce and a time: built once, since a lock is taken per commit. */
+const OWNER_PREFIX = JSON.stringify(SELF).slice(0, -1);
+/** Nonces need only tell successive owners apart: a random per-process part and a counter. */
+const PROCESS_NONCE = randomBytes(6).toString('hex');
+let acquisitions = 0;
 
 export async function acquireLock(dir: string, timeoutMs = 30_000): Promise<LockHandle> {
   const path = join(dir, LOCK);
@@ -76,8 +81,7 @@ export function tryLock(dir: string): LockHandle | undefined {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw new WitnessError('IO', `Cannot create the lock file ${path}: ${(error as Error).message}. Check the mailbox folder is writable.`, { cause: error });
   }
-  const owner: Owner = { ...SELF, nonce: randomBytes(8).toString('hex'), since: Date.now() };
-  writeSync(fd, `${JSON.stringify(owner)}\n`);
+  writeSync(fd, `${OWNER_PREFIX},"nonce":"${PROCESS_NONCE}-${++acquisitions}","since":${Date.now()}}\n`);
   let released = false;
   return {
     // Appended as a second line, never by truncating: ext4 flushes a file on close

@@ -1,10 +1,10 @@
 /**
  * @module
  * Small file primitives for the JSONL store: read a file from a byte offset, replace
- * a cursor file atomically (temporary file, fsync, rename), fsync without blocking
- * the event loop (so the fsyncs of one commit run in parallel).
+ * a cursor file atomically (temporary file, fsync, rename), fdatasync without
+ * blocking the event loop (so the syncs of one commit run in parallel).
  */
-import { closeSync, fstatSync, fsync, fsyncSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fdatasync, fstatSync, fsyncSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
 
 export function readFrom(path: string, offset: number): string {
   const fd = openSync(path, 'r');
@@ -45,6 +45,6 @@ export function writeCursor(path: string, cursor: unknown): void {
   renameSync(tmp, path);
 }
 
-export function fsyncAsync(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
+export function fdatasyncAsync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
 }

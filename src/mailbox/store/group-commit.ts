@@ -35,6 +35,10 @@ export class GroupCommitter<Op, R> {
     this.running = true;
     try {
       while (this.queue.length > 0) {
+        // Let the event loop read what has arrived (requests parsed, ops submitted)
+        // before closing the group: a commit blocks while it syncs, so without this
+        // every group would hold one op.
+        await new Promise<void>((resolve) => setImmediate(resolve));
         const group = this.queue.splice(0, this.maxGroup);
         try {
           await this.commit(group);

@@ -15,7 +15,7 @@ import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type Message, sea
 import { syncDir } from '../config.js';
 import type { ReceiptSigner } from '../keys.js';
 import { acquireLock, type LockIntent, rollBack } from '../lock.js';
-import { fsyncAsync, fstatSize, readFrom, writeCursor } from './files.js';
+import { fdatasyncAsync, fstatSize, readFrom, writeCursor } from './files.js';
 import { CommittingStore } from './committing-store.js';
 import type { Pending } from './group-commit.js';
 import * as ops from './ops.js';
@@ -199,7 +199,9 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
       this.logSize += Buffer.byteLength(chunk);
       touched.push(fd);
     }
-    await Promise.all(touched.map(fsyncAsync));
+    // fdatasync: an append's data and new size reach the disk; the mtime may wait.
+    // Async and in parallel, so the event loop reads the next requests meanwhile.
+    await Promise.all(touched.map(fdatasyncAsync));
     for (const [agent, cursor] of batch.cursors) writeCursor(this.cursorPath(agent), cursor);
     if (batch.cursors.size > 0) syncDir(join(this.dir, 'cursors'));
   }

@@ -1,0 +1,128 @@
+/**
+ * @module
+ * One Streamable HTTP session of the mailbox, as a transport for the SDK's
+ * `McpServer`, in the spec's JSON-response mode: a POST carries JSON-RPC messages
+ * and its answer carries the responses to the requests among them.
+ *
+ * Why not the SDK's `WebStandardStreamableHTTPServerTransport`: behind node:http it
+ * needs a Web `Request` and `Response` per call (Headers, URL, web streams), which
+ * cost about as much CPU as the mailbox's own durable send on a small machine. The
+ * mailbox uses none of what they carry: its tools never stream, never notify and
+ * never ask the client anything. So a session here is a map from request id to the
+ * HTTP answer waiting for it; the checks the SDK transport makes on each POST
+ * (Accept, Content-Type, session, protocol version, message shape) are made in
+ * `checkPost` with the same status codes.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  isInitializeRequest,
+  isJSONRPCRequest,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
+
+/** A JSON-RPC batch larger than this is refused, as the SDK transport does. */
+const MAX_BATCH = 100;
+
+/** An HTTP answer: status, JSON-RPC error code and message. */
+export interface Refusal {
+  status: number;
+  code: number;
+  message: string;
+}
+
+/** What one POST carries, once checked. */
+export interface Post {
+  messages: JSONRPCMessage[];
+  batch: boolean;
+  initialize: boolean;
+}
+
+/** Checks a POST the way the Streamable HTTP spec asks; returns the messages or why not. */
+export function checkPost(headers: IncomingHttpHeaders, body: unknown): Post | Refusal {
+  const accept = headers.accept ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    return { status: 406, code: -32000, message: 'Not Acceptable: the Accept header must list both application/json and text/event-stream.' };
+  }
+  const type = (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') return { status: 415, code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json.' };
+  const batch = Array.isArray(body);
+  const raw = batch ? (body as unknown[]) : [body];
+  if (raw.length === 0 || raw.length > MAX_BATCH) return { status: 400, code: -32600, message: `Invalid Request: a batch holds 1 to ${MAX_BATCH} messages.` };
+  const messages: JSONRPCMessage[] = [];
+  for (const item of raw) {
+    const parsed = JSONRPCMessageSchema.safeParse(item);
+    if (!parsed.success) return { status: 400, code: -32700, message: 'Parse error: the body is JSON but not a JSON-RPC 2.0 message.' };
+    messages.push(parsed.data);
+  }
+  const initialize = messages.some(isInitializeRequest);
+  if (initialize && messages.length > 1) return { status: 400, code: -32600, message: 'Invalid Request: initialize must be sent alone.' };
+  return { messages, batch, initialize };
+}
+
+/** A supported MCP-Protocol-Version header, or absent (then the negotiated version applies). */
+export function checkProtocolVersion(headers: IncomingHttpHeaders): Refusal | undefined {
+  const version = headers['mcp-protocol-version'];
+  if (version === undefined || (typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return undefined;
+  return { status: 400, code: -32000, message: `Bad Request: unsupported protocol version ${String(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}).` };
+}
+
+export class HttpSession implements Transport {
+  readonly sessionId = randomUUID();
+  onmessage?: Transport['onmessage'];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private readonly waiting = new Map<RequestId, (reply: JSONRPCMessage) => void>();
+  private closed = false;
+
+  async start(): Promise<void> {}
+
+  /** Called by the server with each reply; a reply goes to the POST that asked. */
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (!('id' in message) || 'method' in message || message.id === undefined) return; // a notification or server request: JSON mode has no stream for it, and the mailbox sends none
+    const answer = this.waiting.get(message.id);
+    if (!answer) return;
+    this.waiting.delete(message.id);
+    answer(message);
+  }
+
+  /**
+   * Delivers one POST's messages; resolves with the replies to its requests, in
+   * request order. A request id already waiting in this session is answered with an
+   * error instead of being delivered (its reply could not be told apart).
+   */
+  receive(post: Post, headers: IncomingHttpHeaders): Promise<JSONRPCMessage[]> {
+    if (this.closed) return Promise.resolve(post.messages.filter(isJSONRPCRequest).map((m) => _error(m.id, -32001, 'Session closed.')));
+    const replies: Promise<JSONRPCMessage>[] = [];
+    const deliver: JSONRPCMessage[] = [];
+    for (const message of post.messages) {
+      if (!isJSONRPCRequest(message)) {
+        deliver.push(message);
+      } else if (this.waiting.has(message.id)) {
+        replies.push(Promise.resolve(_error(message.id, -32600, `Invalid Request: request id ${String(message.id)} is already in flight in this session.`)));
+      } else {
+        replies.push(new Promise((resolve) => this.waiting.set(message.id, resolve)));
+        deliver.push(message);
+      }
+    }
+    const extra = { requestInfo: { headers } };
+    for (const message of deliver) this.onmessage?.(message, extra);
+    return Promise.all(replies);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const [id, answer] of this.waiting) answer(_error(id, -32001, 'Session closed before the request was answered.'));
+    this.waiting.clear();
+    this.onclose?.();
+  }
+}
+
+function _error(id: RequestId, code: number, message: string): JSONRPCMessage {
+  return { jsonrpc: '2.0', id, error: { code, message } };
+}
