@@ -96,4 +96,80 @@ describe('mailbox over Streamable HTTP', () => {
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
   });
+
+  describe('Streamable HTTP rules (JSON-response mode)', () => {
+    const auth = () => ({ ...MCP_HEADERS, Authorization: `Bearer ${mb.tokens.alice}` });
+    async function session(): Promise<Record<string, string>> {
+      const init = await fetch(server.url, { method: 'POST', headers: auth(), body: JSON.stringify(INIT) });
+      expect(init.status).toBe(200);
+      await init.json();
+      return { ...auth(), 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
+    }
+    const post = (headers: Record<string, string>, body: unknown) => fetch(server.url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    const whoami = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
+
+    it('answers a notification-only POST with 202 and no body', async () => {
+      const res = await post(await session(), { jsonrpc: '2.0', method: 'notifications/initialized' });
+      expect(res.status).toBe(202);
+      expect(await res.text()).toBe('');
+    });
+
+    it('answers a batch with an array of replies in request order', async () => {
+      const res = await post(await session(), [whoami(7), { jsonrpc: '2.0', id: 8, method: 'ping' }]);
+      expect(res.status).toBe(200);
+      const replies = (await res.json()) as Array<{ id: number; result: { structuredContent?: unknown } }>;
+      expect(replies.map((r) => r.id)).toEqual([7, 8]);
+      expect(replies[0]!.result.structuredContent).toEqual({ name: 'alice' });
+    });
+
+    it('refuses GET (no SSE stream) with 405 and an Allow header', async () => {
+      const res = await fetch(server.url, { headers: await session() });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST, DELETE');
+    });
+
+    it('DELETE ends the session; later requests in it get 404', async () => {
+      const headers = await session();
+      expect((await fetch(server.url, { method: 'DELETE', headers })).status).toBe(200);
+      const res = await post(headers, whoami(2));
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ error: { code: -32001 } });
+    });
+
+    it('checks Accept, Content-Type, the protocol version and the message shape', async () => {
+      const headers = await session();
+      expect((await post({ ...headers, Accept: 'application/json' }, whoami(3))).status).toBe(406);
+      expect((await post({ ...headers, 'Content-Type': 'text/plain' }, whoami(3))).status).toBe(415);
+      const version = await post({ ...headers, 'mcp-protocol-version': '1999-01-01' }, whoami(3));
+      expect(version.status).toBe(400);
+      expect(await version.text()).toMatch(/unsupported protocol version 1999-01-01/);
+      const shape = await post(headers, { hello: 'world' });
+      expect(shape.status).toBe(400);
+      expect(await shape.json()).toMatchObject({ error: { code: -32700 } });
+      expect((await post(headers, [INIT, whoami(4)])).status).toBe(400); // initialize must come alone
+    });
+
+    it('refuses a body over 1 MiB with 413 and stores nothing', async () => {
+      const before = verifyMailbox(mb.dir).calls;
+      const big = { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'send_message', arguments: { to: 'bob', body: 'x'.repeat(1_100_000) } } };
+      const res = await post(await session(), big);
+      expect(res.status).toBe(413);
+      expect(await res.text()).toMatch(/Request body too large/);
+      expect(verifyMailbox(mb.dir).calls).toBe(before);
+    });
+
+    it('answers a request whose id is still in flight in the session with an error, not a mixed-up reply', async () => {
+      const headers = await session();
+      const waiting = post(headers, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'wait_for_message', arguments: { timeout_ms: 1500 } } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const duplicate = await post(headers, whoami(9));
+      expect(await duplicate.json()).toMatchObject({ id: 9, error: { code: -32600, message: expect.stringMatching(/already in flight/) } });
+      expect(await (await waiting).json()).toMatchObject({ id: 9, result: { structuredContent: { timed_out: true } } });
+    });
+
+    it('answers 404 off the /mcp path', async () => {
+      const res = await fetch(server.url.replace(/\/mcp$/, '/other'), { method: 'POST', headers: auth(), body: JSON.stringify(INIT) });
+      expect(res.status).toBe(404);
+    });
+  });
 });
