@@ -5,15 +5,20 @@
  * - baseline: one process appending a line the size of a stored message and calling
  *   fsync after each append, one at a time.
  * - stdio: one agent, one `witness mailbox serve` process, MCP SDK client; one send
- *   in flight (what a single agent does), then 8 in flight (a client that pipelines).
+ *   in flight (what a single agent does), then 8 and 32 in flight (a client that
+ *   pipelines; 32 shows the server's own CPU limit, with commits in large groups).
  * - HTTP: one server process, 8 agents each with its own token and client, one send
- *   in flight per agent.
+ *   in flight per agent: the SDK client over global fetch, the SDK client over a
+ *   node:http fetch, and plain JSON-RPC POSTs (what the server sustains when clients
+ *   cost little: the 8 clients share this machine's cores with the server).
+ * CPU columns: the server process's CPU (from /proc, Linux) and this process's (the
+ * clients) per send, so a reader sees which side limits the rate.
  * Every send is durable before it is acknowledged: the inbox line and its signed
  * call-log line are fsynced (group commit shares an fsync between concurrent sends).
  *
- * Run: npx tsx bench/mailbox.ts [--sends N]
+ * Run: npx tsx bench/mailbox.ts [--sends N]   (default 2000 per row, after 200 to warm up)
  */
-import { closeSync, fsyncSync, mkdtempSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdtempSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
@@ -28,14 +33,21 @@ import { addAgent, initMailbox, verifyMailbox } from '../src/mailbox/index.js';
 const ROOT = resolve(import.meta.dirname, '..');
 const WITNESS = [process.execPath, '--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, join(ROOT, 'src/cli/main.ts')];
 const argIndex = process.argv.indexOf('--sends');
-const SENDS = argIndex > 0 ? Number(process.argv[argIndex + 1]) : 1000;
+const SENDS = argIndex > 0 ? Number(process.argv[argIndex + 1]) : 2000;
+/** Sends before timing starts, so the server's hot paths are compiled: steady state is what is measured. */
+const WARM_UP = 200;
 const BODY = 'x'.repeat(200);
 const AGENTS = Array.from({ length: 8 }, (_, i) => `agent${i}`);
+/** USER_HZ, the unit of /proc/PID/stat times: 100 on every Linux this runs on. */
+const CLOCK_TICKS = 100;
 
 interface Row {
   what: string;
   sends: number;
   seconds: number;
+  /** CPU µs per send: the server process, the clients (this process). */
+  serverCpu?: number;
+  clientCpu?: number;
 }
 
 async function main(): Promise<void> {
@@ -50,11 +62,14 @@ async function main(): Promise<void> {
   rows.push(baseline(join(work, 'raw.jsonl'), lineBytes, SENDS));
   rows.push(await stdio(dir, 1));
   rows.push(await stdio(dir, 8));
+  rows.push(await stdio(dir, 32)); // how far the server goes when the disk is not waited on
   rows.push(await http(dir, tokens, 'fetch'));
   rows.push(await http(dir, tokens, 'node:http'));
+  rows.push(await http(dir, tokens, 'json-rpc'));
   rows.push(baseline(join(work, 'raw2.jsonl'), lineBytes, SENDS)); // again, so disk drift shows
 
-  const base = (rows[0]!.sends / rows[0]!.seconds + rows[5]!.sends / rows[5]!.seconds) / 2;
+  const last = rows[rows.length - 1]!;
+  const base = (rows[0]!.sends / rows[0]!.seconds + last.sends / last.seconds) / 2;
   const report = verifyMailbox(dir);
   print(rows, base, lineBytes);
   console.log(`\nverify: ${report.ok ? 'clean' : 'FAILED'} (${report.calls} receipts, ${report.messages} messages)`);
@@ -79,15 +94,18 @@ async function stdio(dir: string, inFlight: number): Promise<Row> {
   const transport = new StdioClientTransport({ command: command!, args: [...args, 'mailbox', 'serve', '--dir', dir, '--agent', 'agent0', '--rate-limit', '0'], stderr: 'ignore' });
   const client = new Client({ name: 'bench', version: '0' });
   await client.connect(transport);
-  await send(client, 20); // warm up
+  await Promise.all(Array.from({ length: inFlight }, () => send(client, Math.ceil(WARM_UP / inFlight))));
+  const sends = Math.floor(SENDS / inFlight) * inFlight;
+  const cpu = cpuMeter(transport.pid ?? undefined);
   const start = performance.now();
   await Promise.all(Array.from({ length: inFlight }, () => send(client, Math.floor(SENDS / inFlight))));
   const seconds = (performance.now() - start) / 1000;
+  const used = cpu(sends);
   await client.close();
-  return { what: `stdio, 1 agent, ${inFlight} in flight`, sends: Math.floor(SENDS / inFlight) * inFlight, seconds };
+  return { what: `stdio, 1 agent, ${inFlight} in flight`, sends, seconds, ...used };
 }
 
-async function http(dir: string, tokens: Record<string, string>, clientHttp: 'fetch' | 'node:http'): Promise<Row> {
+async function http(dir: string, tokens: Record<string, string>, clientKind: 'fetch' | 'node:http' | 'json-rpc'): Promise<Row> {
   const [command, ...args] = WITNESS;
   const proc = spawn(command!, [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', '--rate-limit', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
@@ -99,22 +117,84 @@ async function http(dir: string, tokens: Record<string, string>, clientHttp: 'fe
     });
     proc.once('exit', () => reject(new Error(`server exited: ${err}`)));
   });
-  const clients = await Promise.all(
-    AGENTS.map(async (a) => {
-      const client = new Client({ name: 'bench', version: '0' });
-      const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${tokens[a]}` } }, ...(clientHttp === 'node:http' ? { fetch: nodeHttpFetch } : {}) });
-      await client.connect(transport);
-      await send(client, 5);
-      return client;
-    }),
-  );
+  const senders = await Promise.all(AGENTS.map((a) => (clientKind === 'json-rpc' ? jsonRpcSender(url, tokens[a]!) : sdkSender(url, tokens[a]!, clientKind))));
+  await Promise.all(senders.map((s) => s.send(Math.ceil(WARM_UP / senders.length))));
   const per = Math.floor(SENDS / AGENTS.length);
+  const cpu = cpuMeter(proc.pid);
   const start = performance.now();
-  await Promise.all(clients.map((c) => send(c, per)));
+  await Promise.all(senders.map((s) => s.send(per)));
   const seconds = (performance.now() - start) / 1000;
-  await Promise.all(clients.map((c) => c.close()));
+  const used = cpu(per * AGENTS.length);
+  await Promise.all(senders.map((s) => s.close()));
   proc.kill('SIGTERM');
-  return { what: `HTTP, ${AGENTS.length} agents, 1 in flight each, client ${clientHttp}`, sends: per * AGENTS.length, seconds };
+  const label = clientKind === 'json-rpc' ? 'plain JSON-RPC POSTs (node:http)' : `SDK client over ${clientKind}`;
+  return { what: `HTTP, ${AGENTS.length} agents, 1 in flight each, ${label}`, sends: per * AGENTS.length, seconds, ...used };
+}
+
+interface Sender {
+  send(n: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function sdkSender(url: string, token: string, clientHttp: 'fetch' | 'node:http'): Promise<Sender> {
+  const client = new Client({ name: 'bench', version: '0' });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } }, ...(clientHttp === 'node:http' ? { fetch: nodeHttpFetch } : {}) });
+  await client.connect(transport);
+  return { send: (n) => send(client, n), close: () => client.close() };
+}
+
+/** An agent that speaks the protocol by hand: initialize, then one POST per send. */
+async function jsonRpcSender(url: string, token: string): Promise<Sender> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` };
+  const init = await postJson(url, headers, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } });
+  headers['mcp-session-id'] = String(init.headers['mcp-session-id']);
+  headers['mcp-protocol-version'] = '2025-06-18';
+  await postJson(url, headers, { jsonrpc: '2.0', method: 'notifications/initialized' });
+  let id = 1;
+  return {
+    async send(n) {
+      for (let i = 0; i < n; i++) {
+        const reply = await postJson(url, headers, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'send_message', arguments: { to: 'sink', body: BODY } } });
+        if (reply.status !== 200 || !reply.text.includes('"structuredContent"')) throw new Error(`send failed: ${reply.status} ${reply.text}`);
+      }
+    },
+    close: async () => undefined,
+  };
+}
+
+function postJson(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+  return new Promise((resolvePost, reject) => {
+    const req = request(url, { method: 'POST', headers, agent: keepAlive }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () => resolvePost({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+/** Starts counting CPU; the returned function gives µs per send for the server (Linux /proc) and this process. */
+function cpuMeter(pid: number | undefined): (sends: number) => { serverCpu?: number; clientCpu: number } {
+  const serverCpu = (): number | undefined => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS; // utime + stime
+    } catch {
+      return undefined;
+    }
+  };
+  const server0 = serverCpu();
+  const client0 = process.cpuUsage();
+  return (sends) => {
+    const server1 = serverCpu();
+    const client = process.cpuUsage(client0);
+    return { ...(server0 !== undefined && server1 !== undefined ? { serverCpu: (server1 - server0) / sends } : {}), clientCpu: (client.user + client.system) / sends };
+  };
 }
 
 /**
@@ -149,11 +229,12 @@ async function send(client: Client, n: number): Promise<void> {
 
 function print(rows: Row[], base: number, lineBytes: number): void {
   console.log(`Mailbox durable sends vs raw fsync'd appends of ${lineBytes}-byte lines (same disk, same run)\n`);
-  console.log('| what | sends | seconds | per second | ratio to baseline |');
-  console.log('|---|---:|---:|---:|---:|');
+  console.log('| what | sends | seconds | per second | ratio to baseline | server CPU µs/send | clients CPU µs/send |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  const us = (v: number | undefined) => (v === undefined ? '' : v.toFixed(0));
   for (const r of rows) {
     const rate = r.sends / r.seconds;
-    console.log(`| ${r.what} | ${r.sends} | ${r.seconds.toFixed(2)} | ${rate.toFixed(0)} | ${(rate / base).toFixed(2)} |`);
+    console.log(`| ${r.what} | ${r.sends} | ${r.seconds.toFixed(2)} | ${rate.toFixed(0)} | ${(rate / base).toFixed(2)} | ${us(r.serverCpu)} | ${us(r.clientCpu)} |`);
   }
   console.log(`\nbaseline (mean of both runs): ${base.toFixed(0)} appends/s; goal: ratio ≥ 0.5`);
 }
