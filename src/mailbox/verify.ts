@@ -7,7 +7,7 @@
  * and a kind: forged, modified, reordered, deleted, corrupt or orphan.
  */
 import { existsSync } from 'node:fs';
-import { type CallRecord, GENESIS, lineHash, type Message, messageDigest, signedBytes } from './call-log.js';
+import { type CallRecord, GENESIS, lineHash, type Message, messageDigest, type Receipt, signedBytes } from './call-log.js';
 import { readConfig } from './config.js';
 import { publicVerifier, type ReceiptSigner, readKeyFile, signerFor } from './keys.js';
 import { hasStaleLock } from './lock.js';
@@ -59,7 +59,7 @@ export function verifyMailbox(dir: string, options: VerifyOptions = {}): VerifyR
 
   const lines: Line[] = snap.calls.map((c) => {
     const record = _parseCall(c.text);
-    const genuine = !!record && record.receipt.kid === signer.kid && signer.verify(signedBytes(record as unknown as Record<string, unknown>), record.receipt.sig);
+    const genuine = !!record && _receiptFits(record.receipt, signer) && signer.verify(signedBytes(record as unknown as Record<string, unknown>), record.receipt.sig);
     return { ...c, hash: lineHash(c.text), genuine, ...(record ? { record } : {}) };
   });
   _checkChain(lines, report);
@@ -208,4 +208,14 @@ function _range(from: number, to: number): number[] {
   const out: number[] = [];
   for (let s = from; s <= to && out.length < 10_000; s++) out.push(s);
   return out;
+}
+
+/**
+ * The receipt names this key and algorithm and holds nothing else. Its fields are
+ * outside the signed bytes, and the newest line has no successor whose `prev` would
+ * catch an edit, so they are checked here.
+ */
+function _receiptFits(receipt: Receipt, signer: ReceiptSigner): boolean {
+  const keys = Object.keys(receipt).sort().join(',');
+  return keys === 'alg,kid,sig' && receipt.alg === signer.alg && receipt.kid === signer.kid;
 }

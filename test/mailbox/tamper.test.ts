@@ -45,6 +45,14 @@ describe('verify', () => {
     expect(kinds()).toEqual(['calls.jsonl:4:modified']);
   });
 
+  it('reports an edit to the newest line\'s receipt fields (outside the signed bytes, no successor to chain it) as forged', () => {
+    const lines = read(calls);
+    for (const edit of [(l: string) => l.replace('"alg":"ed25519"', '"alg":"ed25518"'), (l: string) => l.replace('"alg":', '"0lg":')]) {
+      write(calls, [...lines.slice(0, -1), edit(lines[6]!)]);
+      expect(kinds()).toEqual(['calls.jsonl:7:forged']);
+    }
+  });
+
   it('reports a deleted call-log line as deleted where the gap is', () => {
     const lines = read(calls);
     lines.splice(4, 1); // seq 5
