@@ -11,7 +11,8 @@
  * files back to that intent, so a writer killed mid-commit leaves no half transaction
  * (an inbox line without its call-log receipt, or a torn line). That is safe because
  * a holder answers its callers only after it has released the lock: nothing rolled
- * back was ever acknowledged.
+ * back was ever acknowledged. An owner from an earlier boot died with the machine;
+ * its lock may be a finished commit's, so power-loss.ts decides from what is on disk.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WitnessError } from '../core/errors.js';
+import { rollBackAfterPowerLoss } from './power-loss.js';
 
 const LOCK = '.lock';
 const BREAK = '.lock.break';
@@ -115,7 +117,10 @@ export function breakIfStale(dir: string): boolean {
     const now = _readOwner(path);
     if (now === 'missing') return true;
     if (now === 'unreadable' ? seen !== 'unreadable' : seen === 'unreadable' || now.nonce !== seen.nonce) return false;
-    if (now !== 'unreadable' && now.intent) rollBack(dir, now.intent);
+    if (now !== 'unreadable' && now.intent) {
+      if (_diedWithMachine(now)) rollBackAfterPowerLoss(dir, now.intent.files);
+      else rollBack(dir, now.intent);
+    }
     unlinkSync(path);
     return true;
   } finally {
@@ -154,6 +159,11 @@ function _isStale(path: string, owner: Owner | 'unreadable'): boolean {
   if (process.platform !== 'linux') return !_pidAlive(owner.pid);
   const start = _startTime(owner.pid);
   return start === undefined || (owner.start !== '' && start !== owner.start);
+}
+
+/** The owner ran before this boot (or on another host): the page cache it wrote may be gone. */
+function _diedWithMachine(owner: Owner): boolean {
+  return owner.host !== SELF.host || (owner.boot !== '' && SELF.boot !== '' && owner.boot !== SELF.boot);
 }
 
 function _readOwner(path: string): Owner | 'missing' | 'unreadable' {

@@ -185,23 +185,28 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
     return { files, restore };
   }
 
+  /**
+   * Inbox lines first, synced, and only then their receipts: after a power loss a
+   * durable receipt always has its durable inbox line, and an inbox line whose
+   * receipt did not land is cut on recovery (lock.ts). Cursors move last.
+   */
   private async write(batch: Batch): Promise<void> {
-    const touched: number[] = [];
+    const inboxes: number[] = [];
     for (const [agent, lines] of batch.inbox) {
       const fd = this.fd(`inbox/${agent}.jsonl`);
       writeSync(fd, `${lines.join('\n')}\n`);
-      touched.push(fd);
+      inboxes.push(fd);
     }
+    // fdatasync: an append's data and new size reach the disk; the mtime may wait.
+    // Async, so the event loop reads the next requests meanwhile.
+    await Promise.all(inboxes.map(fdatasyncAsync));
     if (batch.log.length > 0) {
       const chunk = `${batch.log.join('\n')}\n`;
       const fd = this.fd('calls.jsonl');
       writeSync(fd, chunk);
       this.logSize += Buffer.byteLength(chunk);
-      touched.push(fd);
+      await fdatasyncAsync(fd);
     }
-    // fdatasync: an append's data and new size reach the disk; the mtime may wait.
-    // Async and in parallel, so the event loop reads the next requests meanwhile.
-    await Promise.all(touched.map(fdatasyncAsync));
     for (const [agent, cursor] of batch.cursors) writeCursor(this.cursorPath(agent), cursor);
     if (batch.cursors.size > 0) syncDir(join(this.dir, 'cursors'));
   }

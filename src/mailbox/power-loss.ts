@@ -1,0 +1,83 @@
+/**
+ * @module
+ * Undoing an unfinished commit whose owner died with the machine (power loss, OS
+ * crash), not just with its process.
+ *
+ * After a process dies, everything it wrote is still in the page cache and nothing
+ * of the unfinished commit was acknowledged, so lock.ts rolls every file back to the
+ * sizes in the intent. After a power loss that is wrong: the lock file may be the
+ * last *completed* commit's (its removal had not reached the disk) and that commit
+ * may have been acknowledged. What is on the disk tells the two apart, because the
+ * store syncs inbox lines before it writes their receipts (store/jsonl.ts): an inbox
+ * line past the intent is kept if its `send_message` receipt landed, and cut, with
+ * everything after it, if not. The call log loses only a torn last line. Cursors
+ * are left alone: one moves only after the receipts of its read have landed.
+ */
+import { closeSync, existsSync, openSync, readSync, statSync, truncateSync } from 'node:fs';
+import { join } from 'node:path';
+
+const LOG = 'calls.jsonl';
+
+export function rollBackAfterPowerLoss(dir: string, files: Record<string, number>): void {
+  const receipted = new Set<string>();
+  const logStart = files[LOG];
+  if (logStart !== undefined) {
+    const tail = _tail(join(dir, LOG), logStart);
+    const whole = _wholeLines(tail);
+    if (whole.bytes < Buffer.byteLength(tail)) truncateSync(join(dir, LOG), logStart + whole.bytes);
+    for (const line of whole.lines) for (const id of _sentIds(line)) receipted.add(id);
+  }
+  for (const [rel, start] of Object.entries(files)) {
+    if (rel === LOG) continue;
+    const file = join(dir, rel);
+    const whole = _wholeLines(_tail(file, start));
+    let keep = 0;
+    for (const line of whole.lines) {
+      if (!receipted.has(_id(line))) break;
+      keep += Buffer.byteLength(line) + 1;
+    }
+    if (existsSync(file) && statSync(file).size > start + keep) truncateSync(file, start + keep);
+  }
+}
+
+/** The file's text from byte `start` on ('' if it is not longer). */
+function _tail(file: string, start: number): string {
+  if (!existsSync(file)) return '';
+  const size = statSync(file).size;
+  if (size <= start) return '';
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(size - start);
+    const n = readSync(fd, buf, 0, buf.length, start);
+    return buf.subarray(0, n).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The complete lines of `text` and their byte length (a torn last line excluded). */
+function _wholeLines(text: string): { lines: string[]; bytes: number } {
+  const end = text.lastIndexOf('\n') + 1;
+  const lines = text.slice(0, end).split('\n');
+  lines.pop();
+  return { lines, bytes: Buffer.byteLength(text.slice(0, end)) };
+}
+
+function _sentIds(line: string): string[] {
+  try {
+    const record = JSON.parse(line) as { tool?: unknown; ok?: unknown; message_ids?: unknown };
+    if (record.tool !== 'send_message' || record.ok !== true || !Array.isArray(record.message_ids)) return [];
+    return record.message_ids.filter((id): id is string => typeof id === 'string');
+  } catch {
+    return [];
+  }
+}
+
+function _id(line: string): string {
+  try {
+    const id = (JSON.parse(line) as { id?: unknown }).id;
+    return typeof id === 'string' ? id : '';
+  } catch {
+    return '';
+  }
+}
