@@ -10,7 +10,8 @@
  * - HTTP: one server process, 8 agents each with its own token and client, one send
  *   in flight per agent: the SDK client over global fetch, the SDK client over a
  *   node:http fetch, and plain JSON-RPC POSTs (what the server sustains when clients
- *   cost little: the 8 clients share this machine's cores with the server).
+ *   cost little: the 8 clients share this machine's cores with the server), and the
+ *   same POSTs to an echo server that does nothing: the HTTP floor here.
  * CPU columns: the server process's CPU (from /proc, Linux) and this process's (the
  * clients) per send, so a reader sees which side limits the rate.
  * Every send is durable before it is acknowledged: the inbox line and its signed
@@ -66,6 +67,7 @@ async function main(): Promise<void> {
   rows.push(await http(dir, tokens, 'fetch'));
   rows.push(await http(dir, tokens, 'node:http'));
   rows.push(await http(dir, tokens, 'json-rpc'));
+  rows.push(await httpFloor());
   rows.push(baseline(join(work, 'raw2.jsonl'), lineBytes, SENDS)); // again, so disk drift shows
 
   const last = rows[rows.length - 1]!;
@@ -129,6 +131,48 @@ async function http(dir: string, tokens: Record<string, string>, clientKind: 'fe
   proc.kill('SIGTERM');
   const label = clientKind === 'json-rpc' ? 'plain JSON-RPC POSTs (node:http)' : `SDK client over ${clientKind}`;
   return { what: `HTTP, ${AGENTS.length} agents, 1 in flight each, ${label}`, sends: per * AGENTS.length, seconds, ...used };
+}
+
+/**
+ * The floor under every HTTP row: a node:http server that parses the JSON body and
+ * answers a fixed JSON-RPC result (no MCP, no disk), driven like the json-rpc row.
+ */
+const ECHO_SERVER = `
+const { createServer } = require('node:http');
+const server = createServer((req, res) => {
+  let body = '';
+  req.on('data', (d) => { body += d; });
+  req.on('end', () => {
+    const { id } = JSON.parse(body);
+    const out = JSON.stringify({ jsonrpc: '2.0', id, result: { structuredContent: {} } });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out), 'mcp-session-id': 'echo' });
+    res.end(out);
+  });
+});
+server.listen(0, '127.0.0.1', () => process.stderr.write('listening on http://127.0.0.1:' + server.address().port + '/mcp\\n'));
+`;
+
+async function httpFloor(): Promise<Row> {
+  const proc = spawn(process.execPath, ['-e', ECHO_SERVER], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    proc.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (http:\S+)/.exec(err);
+      if (m?.[1]) resolveUrl(m[1]);
+    });
+    proc.once('exit', () => reject(new Error(`echo server exited: ${err}`)));
+  });
+  const senders = await Promise.all(AGENTS.map(() => jsonRpcSender(url, 'unused')));
+  await Promise.all(senders.map((s) => s.send(Math.ceil(WARM_UP / senders.length))));
+  const per = Math.floor(SENDS / AGENTS.length);
+  const cpu = cpuMeter(proc.pid);
+  const start = performance.now();
+  await Promise.all(senders.map((s) => s.send(per)));
+  const seconds = (performance.now() - start) / 1000;
+  const used = cpu(per * AGENTS.length);
+  proc.kill('SIGTERM');
+  return { what: `floor: the same POSTs to a node:http echo server (no MCP, no disk)`, sends: per * AGENTS.length, seconds, ...used };
 }
 
 interface Sender {
