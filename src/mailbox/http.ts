@@ -101,7 +101,12 @@ async function _route(runtime: MailboxRuntime, sessions: Map<string, Session>, h
   }
   const path = (req.url ?? '/').split('?')[0];
   if (path !== '/mcp') return _jsonRpcError(res, 404, -32000, `Not found: ${path}. The MCP endpoint is /mcp.`);
-  let body: unknown;
+  const agent = _authenticate(runtime, req);
+  if (!agent) {
+    res.setHeader('WWW-Authenticate', 'Bearer realm="witness-mailbox"');
+    return _jsonRpcError(res, 401, -32001, 'Unauthorized: send "Authorization: Bearer <token>" with the token printed by `witness mailbox add-agent`.');
+  }
+  let body: unknown; // read only for a known agent: a stranger cannot make the server buffer a body
   if (req.method === 'POST') {
     const text = await _readBody(req);
     if (text === undefined) return _jsonRpcError(res, 413, -32000, `Request body too large: the limit is ${MAX_REQUEST_BYTES} bytes. Send shorter messages.`);
@@ -111,15 +116,10 @@ async function _route(runtime: MailboxRuntime, sessions: Map<string, Session>, h
       return _jsonRpcError(res, 400, -32700, `Parse error: the request body is not valid JSON (${(error as Error).message}).`);
     }
   }
-  await _handle(runtime, sessions, req, res, body);
+  await _handle(runtime, sessions, agent, req, res, body);
 }
 
-async function _handle(runtime: MailboxRuntime, sessions: Map<string, Session>, req: Req, res: Res, body: unknown): Promise<void> {
-  const agent = _authenticate(runtime, req);
-  if (!agent) {
-    res.setHeader('WWW-Authenticate', 'Bearer realm="witness-mailbox"');
-    return _jsonRpcError(res, 401, -32001, 'Unauthorized: send "Authorization: Bearer <token>" with the token printed by `witness mailbox add-agent`.');
-  }
+async function _handle(runtime: MailboxRuntime, sessions: Map<string, Session>, agent: string, req: Req, res: Res, body: unknown): Promise<void> {
   if (req.method === 'GET') {
     // The mailbox never pushes to a client, so it opens no SSE stream (the spec allows 405).
     res.setHeader('Allow', 'POST, DELETE');

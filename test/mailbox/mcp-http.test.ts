@@ -167,6 +167,11 @@ describe('mailbox over Streamable HTTP', () => {
       expect(await (await waiting).json()).toMatchObject({ id: 9, result: { structuredContent: { timed_out: true } } });
     });
 
+    it('checks the token before reading a body: a stranger\'s big POST gets 401, not 413', async () => {
+      const res = await post(MCP_HEADERS, 'x'.repeat(2_000_000));
+      expect(res.status).toBe(401);
+    });
+
     it('answers 404 off the /mcp path', async () => {
       const res = await fetch(server.url.replace(/\/mcp$/, '/other'), { method: 'POST', headers: auth(), body: JSON.stringify(INIT) });
       expect(res.status).toBe(404);
