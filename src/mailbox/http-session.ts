@@ -27,6 +27,8 @@ import {
 
 /** A JSON-RPC batch larger than this is refused, as the SDK transport does. */
 const MAX_BATCH = 100;
+/** The JSON-RPC error code LSP and others use for a cancelled request. */
+const REQUEST_CANCELLED = -32800;
 
 /** An HTTP answer: status, JSON-RPC error code and message. */
 export interface Refusal {
@@ -84,34 +86,56 @@ export class HttpSession implements Transport {
   /** Called by the server with each reply; a reply goes to the POST that asked. */
   async send(message: JSONRPCMessage): Promise<void> {
     if (!('id' in message) || 'method' in message || message.id === undefined) return; // a notification or server request: JSON mode has no stream for it, and the mailbox sends none
-    const answer = this.waiting.get(message.id);
-    if (!answer) return;
-    this.waiting.delete(message.id);
-    answer(message);
+    this.settle(message.id, message);
   }
 
   /**
    * Delivers one POST's messages; resolves with the replies to its requests, in
    * request order. A request id already waiting in this session is answered with an
    * error instead of being delivered (its reply could not be told apart).
+   * A `notifications/cancelled` for a waiting request answers that request's POST
+   * (the server sends no reply to a cancelled request). When `closed` fires (the
+   * client went away), this POST's requests are cancelled at the server.
    */
-  receive(post: Post, headers: IncomingHttpHeaders): Promise<JSONRPCMessage[]> {
+  receive(post: Post, headers: IncomingHttpHeaders, closed?: AbortSignal): Promise<JSONRPCMessage[]> {
     if (this.closed) return Promise.resolve(post.messages.filter(isJSONRPCRequest).map((m) => _error(m.id, -32001, 'Session closed.')));
     const replies: Promise<JSONRPCMessage>[] = [];
     const deliver: JSONRPCMessage[] = [];
+    const mine: RequestId[] = [];
     for (const message of post.messages) {
       if (!isJSONRPCRequest(message)) {
+        const cancelled = _cancelledId(message);
+        if (cancelled !== undefined) this.settle(cancelled, _error(cancelled, REQUEST_CANCELLED, 'Request cancelled by the client.'));
         deliver.push(message);
       } else if (this.waiting.has(message.id)) {
         replies.push(Promise.resolve(_error(message.id, -32600, `Invalid Request: request id ${String(message.id)} is already in flight in this session.`)));
       } else {
         replies.push(new Promise((resolve) => this.waiting.set(message.id, resolve)));
         deliver.push(message);
+        mine.push(message.id);
       }
     }
+    closed?.addEventListener('abort', () => this.abandon(mine), { once: true });
     const extra = { requestInfo: { headers } };
     for (const message of deliver) this.onmessage?.(message, extra);
     return Promise.all(replies);
+  }
+
+  /** The client is gone: stop what it asked for, so no reply waits for nobody. */
+  private abandon(ids: RequestId[]): void {
+    for (const id of ids) {
+      if (!this.settle(id, _error(id, REQUEST_CANCELLED, 'The HTTP request was closed.'))) continue;
+      this.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'The HTTP request was closed before the reply.' } });
+    }
+  }
+
+  /** Answers a waiting request; false when it was not waiting. */
+  private settle(id: RequestId, reply: JSONRPCMessage): boolean {
+    const answer = this.waiting.get(id);
+    if (!answer) return false;
+    this.waiting.delete(id);
+    answer(reply);
+    return true;
   }
 
   async close(): Promise<void> {
@@ -121,6 +145,12 @@ export class HttpSession implements Transport {
     this.waiting.clear();
     this.onclose?.();
   }
+}
+
+function _cancelledId(message: JSONRPCMessage): RequestId | undefined {
+  if (!('method' in message) || message.method !== 'notifications/cancelled') return undefined;
+  const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
 function _error(id: RequestId, code: number, message: string): JSONRPCMessage {

@@ -36,6 +36,8 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
 /** Open sessions are bounded, and idle ones closed, so forgotten clients cannot pile up. */
 const MAX_SESSIONS = 1024;
+/** Per agent: its oldest idle session is closed to make room, so one token cannot fill the table. */
+const MAX_SESSIONS_PER_AGENT = 32;
 const IDLE_MS = 60 * 60_000;
 /** A request body larger than this is refused (413); a message body is at most 64 KiB. */
 const MAX_REQUEST_BYTES = 1024 * 1024;
@@ -146,17 +148,28 @@ async function _handle(runtime: MailboxRuntime, sessions: Map<string, Session>, 
     res.statusCode = 200;
     return void res.end();
   }
-  _answer(res, post, await session.transport.receive(post, req.headers));
+  _answer(res, post, await session.transport.receive(post, req.headers, _closedEarly(res)));
 }
 
 async function _initialize(runtime: MailboxRuntime, sessions: Map<string, Session>, agent: string, post: Post, req: Req, res: Res): Promise<void> {
+  const own = [...sessions.values()].filter((session) => session.agent === agent);
+  if (own.length >= MAX_SESSIONS_PER_AGENT) await own.reduce((a, b) => (b.lastUsed < a.lastUsed ? b : a)).transport.close();
   if (sessions.size >= MAX_SESSIONS) return _jsonRpcError(res, 503, -32000, `Too many open sessions (${MAX_SESSIONS}); close unused clients (HTTP DELETE on the session) and retry.`);
   const transport = new HttpSession();
   transport.onclose = () => sessions.delete(transport.sessionId);
   await createMailboxServer(runtime, agent).connect(transport);
   sessions.set(transport.sessionId, { transport, agent, lastUsed: Date.now() });
   res.setHeader('mcp-session-id', transport.sessionId);
-  _answer(res, post, await transport.receive(post, req.headers));
+  _answer(res, post, await transport.receive(post, req.headers, _closedEarly(res)));
+}
+
+/** Fires when the connection closes before the answer is written (the client gave up). */
+function _closedEarly(res: Res): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableEnded) controller.abort();
+  });
+  return controller.signal;
 }
 
 /** 202 for a POST of notifications only; otherwise the replies as JSON (an array for a batch). */

@@ -172,6 +172,35 @@ describe('mailbox over Streamable HTTP', () => {
       expect(res.status).toBe(401);
     });
 
+    it('a cancelled request\'s POST is answered at once, and its id is free again', async () => {
+      const headers = await session();
+      const waiting = post(headers, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'wait_for_message', arguments: { timeout_ms: 20_000 } } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const cancel = await post(headers, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'test' } });
+      expect(cancel.status).toBe(202);
+      expect(await (await waiting).json()).toMatchObject({ id: 7, error: { code: -32800 } });
+      expect(await (await post(headers, whoami(7))).json()).toMatchObject({ id: 7, result: { structuredContent: { name: 'alice' } } });
+    });
+
+    it('a client that closes its connection mid-request frees the request id', async () => {
+      const headers = await session();
+      const abort = new AbortController();
+      const gone = fetch(server.url, { method: 'POST', headers, signal: abort.signal, body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'wait_for_message', arguments: { timeout_ms: 20_000 } } }) });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      abort.abort();
+      await expect(gone).rejects.toThrow();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await (await post(headers, whoami(8))).json()).toMatchObject({ id: 8, result: { structuredContent: { name: 'alice' } } });
+    });
+
+    it('one agent cannot fill the session table: its least recently used session is closed past 32', async () => {
+      const first = await session();
+      for (let i = 0; i < 32; i++) await session();
+      expect((await post(first, whoami(1))).status).toBe(404);
+      const bob = await fetch(server.url, { method: 'POST', headers: { ...MCP_HEADERS, Authorization: `Bearer ${mb.tokens.bob}` }, body: JSON.stringify(INIT) });
+      expect(bob.status).toBe(200);
+    });
+
     it('answers 404 off the /mcp path', async () => {
       const res = await fetch(server.url.replace(/\/mcp$/, '/other'), { method: 'POST', headers: auth(), body: JSON.stringify(INIT) });
       expect(res.status).toBe(404);
