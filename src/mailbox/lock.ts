@@ -20,7 +20,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WitnessError } from '../core/errors.js';
-import { rollBackAfterPowerLoss } from './power-loss.js';
+import { cutUnreceiptedTails, rollBackAfterPowerLoss } from './power-loss.js';
 
 const LOCK = '.lock';
 const BREAK = '.lock.break';
@@ -120,6 +120,11 @@ export function breakIfStale(dir: string): boolean {
     if (now !== 'unreadable' && now.intent) {
       if (_diedWithMachine(now)) rollBackAfterPowerLoss(dir, now.intent.files);
       else rollBack(dir, now.intent);
+    } else {
+      // No intent to go by: its owner died before writing one (then it wrote
+      // nothing), or a power loss took the lock file's content. Repair from the
+      // files themselves.
+      cutUnreceiptedTails(dir);
     }
     unlinkSync(path);
     return true;

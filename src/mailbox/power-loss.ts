@@ -13,7 +13,7 @@
  * everything after it, if not. The call log loses only a torn last line. Cursors
  * are left alone: one moves only after the receipts of its read have landed.
  */
-import { closeSync, existsSync, openSync, readSync, statSync, truncateSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 
 const LOG = 'calls.jsonl';
@@ -22,10 +22,16 @@ export function rollBackAfterPowerLoss(dir: string, files: Record<string, number
   const receipted = new Set<string>();
   const logStart = files[LOG];
   if (logStart !== undefined) {
-    const tail = _tail(join(dir, LOG), logStart);
-    const whole = _wholeLines(tail);
-    if (whole.bytes < Buffer.byteLength(tail)) truncateSync(join(dir, LOG), logStart + whole.bytes);
-    for (const line of whole.lines) for (const id of _sentIds(line)) receipted.add(id);
+    // Keep whole call-log lines up to the first that is not JSON: pages can land out
+    // of order, and nothing after a garbled line was acknowledged.
+    let keep = 0;
+    for (const line of _wholeLines(_tail(join(dir, LOG), logStart)).lines) {
+      const ids = _sentIds(line);
+      if (ids === undefined) break;
+      for (const id of ids) receipted.add(id);
+      keep += Buffer.byteLength(line) + 1;
+    }
+    _cutTo(join(dir, LOG), logStart + keep);
   }
   for (const [rel, start] of Object.entries(files)) {
     if (rel === LOG) continue;
@@ -36,8 +42,35 @@ export function rollBackAfterPowerLoss(dir: string, files: Record<string, number
       if (!receipted.has(_id(line))) break;
       keep += Buffer.byteLength(line) + 1;
     }
-    if (existsSync(file) && statSync(file).size > start + keep) truncateSync(file, start + keep);
+    _cutTo(file, start + keep);
   }
+}
+
+/**
+ * The same repair without an intent (the lock file's content did not survive): a
+ * torn call-log tail is cut, and so are inbox lines at the end of each inbox whose
+ * `send_message` receipt is not in the call log. Such a line was never
+ * acknowledged: receipts are written only after their inbox lines are synced.
+ */
+export function cutUnreceiptedTails(dir: string): void {
+  const log = join(dir, LOG);
+  const whole = _wholeLines(_tail(log, 0));
+  _cutTo(log, whole.bytes);
+  const receipted = new Set<string>();
+  for (const line of whole.lines) for (const id of _sentIds(line) ?? []) receipted.add(id);
+  const inboxDir = join(dir, 'inbox');
+  if (!existsSync(inboxDir)) return;
+  for (const name of readdirSync(inboxDir).filter((f) => f.endsWith('.jsonl'))) {
+    const file = join(inboxDir, name);
+    const { lines } = _wholeLines(_tail(file, 0));
+    let keep = lines.length;
+    while (keep > 0 && !receipted.has(_id(lines[keep - 1]!))) keep--;
+    _cutTo(file, Buffer.byteLength(lines.slice(0, keep).map((l) => `${l}\n`).join('')));
+  }
+}
+
+function _cutTo(file: string, size: number): void {
+  if (existsSync(file) && statSync(file).size > size) truncateSync(file, size);
 }
 
 /** The file's text from byte `start` on ('' if it is not longer). */
@@ -63,14 +96,16 @@ function _wholeLines(text: string): { lines: string[]; bytes: number } {
   return { lines, bytes: Buffer.byteLength(text.slice(0, end)) };
 }
 
-function _sentIds(line: string): string[] {
+/** The message ids a call-log line receipts ([] for other calls); undefined if it is not JSON. */
+function _sentIds(line: string): string[] | undefined {
+  let record: { tool?: unknown; ok?: unknown; message_ids?: unknown };
   try {
-    const record = JSON.parse(line) as { tool?: unknown; ok?: unknown; message_ids?: unknown };
-    if (record.tool !== 'send_message' || record.ok !== true || !Array.isArray(record.message_ids)) return [];
-    return record.message_ids.filter((id): id is string => typeof id === 'string');
+    record = JSON.parse(line) as typeof record;
   } catch {
-    return [];
+    return undefined;
   }
+  if (record.tool !== 'send_message' || record.ok !== true || !Array.isArray(record.message_ids)) return [];
+  return record.message_ids.filter((id): id is string => typeof id === 'string');
 }
 
 function _id(line: string): string {

@@ -5,7 +5,7 @@
  * The states are built by hand, as a power loss could leave them on disk.
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -75,6 +75,32 @@ describe('recovering a writer that died with the machine', () => {
     await cli(['mailbox', 'recover', mb.dir]);
     expect(bodies(mb)).toEqual(['first']);
     expect(readFileSync(join(mb.dir, 'calls.jsonl'), 'utf8').endsWith('\n')).toBe(true);
+    expect(verifyMailbox(mb.dir).problems).toEqual([]);
+  });
+
+  it('stops at a garbled receipt (pages landed out of order) and cuts the inbox line it was for', async () => {
+    const mb = await makeMailbox(['a', 'b']);
+    await send(mb, 'first');
+    const before = sizes(mb);
+    await send(mb, 'second');
+    const calls = join(mb.dir, 'calls.jsonl');
+    const lines = readFileSync(calls, 'utf8').split('\n').slice(0, -1);
+    writeFileSync(calls, `${[...lines.slice(0, -1), '\u0000'.repeat(lines.at(-1)!.length)].join('\n')}\n`);
+    leaveLock(mb, before, 'an-earlier-boot');
+    await cli(['mailbox', 'recover', mb.dir]);
+    expect(bodies(mb)).toEqual(['first']);
+    expect(verifyMailbox(mb.dir).problems).toEqual([]);
+  });
+
+  it('with the lock file\'s content lost too, cuts inbox lines at the end that have no receipt', async () => {
+    const mb = await makeMailbox(['a', 'b']);
+    await send(mb, 'first');
+    appendFileSync(join(mb.dir, 'inbox', 'b.jsonl'), `${JSON.stringify({ id: 'msg_unreceipted', from: 'a', to: 'b', body: 'no receipt', sent_at: new Date().toISOString() })}\n`);
+    const lock = join(mb.dir, '.lock');
+    writeFileSync(lock, ''); // created (durable with the inbox sync), content never written back
+    utimesSync(lock, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    expect((await cli(['mailbox', 'recover', mb.dir, '--json'])).out).toBe('{"recovered":true}\n');
+    expect(bodies(mb)).toEqual(['first']);
     expect(verifyMailbox(mb.dir).problems).toEqual([]);
   });
 });
