@@ -36,7 +36,7 @@ const WITNESS = [process.execPath, '--import', pathToFileURL(join(ROOT, 'node_mo
 const SENDS = numberArg('--sends', 4000);
 /**
  * Sends before timing starts, in each server process. A long-running server is
- * measured in its steady state: with 200 sends of warm-up the server spent ~1.8×
+ * measured in its steady state: with 200 sends of warm-up the server spent 1.9–2.5×
  * the CPU per send that it spends after 2000 (V8 compiles its hot paths late).
  */
 const WARM_UP = numberArg('--warm-up', 2000);
