@@ -25,7 +25,7 @@ import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -121,27 +121,10 @@ async function stdio(dir: string, inFlight: number): Promise<Row> {
 async function http(dir: string, tokens: Record<string, string>, clientKind: 'fetch' | 'node:http' | 'json-rpc'): Promise<Row> {
   const [command, ...args] = WITNESS;
   const proc = spawn(command!, [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', '--rate-limit', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    proc.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      const m = /listening on (http:\S+)/.exec(err);
-      if (m?.[1]) resolveUrl(m[1]);
-    });
-    proc.once('exit', () => reject(new Error(`server exited: ${err}`)));
-  });
-  const senders = await Promise.all(AGENTS.map((a) => (clientKind === 'json-rpc' ? jsonRpcSender(url, tokens[a]!) : sdkSender(url, tokens[a]!, clientKind))));
-  await Promise.all(senders.map((s) => s.send(Math.ceil(WARM_UP / senders.length))));
-  const per = Math.floor(SENDS / AGENTS.length);
-  const cpu = cpuMeter(proc.pid);
-  const start = performance.now();
-  await Promise.all(senders.map((s) => s.send(per)));
-  const seconds = (performance.now() - start) / 1000;
-  const used = cpu(per * AGENTS.length);
-  await Promise.all(senders.map((s) => s.close()));
-  proc.kill('SIGTERM');
+  const url = await listeningUrl(proc);
   const label = clientKind === 'json-rpc' ? 'plain JSON-RPC POSTs (node:http)' : `SDK client over ${clientKind}`;
-  return { what: `HTTP, ${AGENTS.length} agents, 1 in flight each, ${label}`, sends: per * AGENTS.length, seconds, ...used };
+  const senders = await Promise.all(AGENTS.map((a) => (clientKind === 'json-rpc' ? jsonRpcSender(url, tokens[a]!) : sdkSender(url, tokens[a]!, clientKind))));
+  return timeSenders(`HTTP, ${AGENTS.length} agents, 1 in flight each, ${label}`, proc, senders);
 }
 
 /**
@@ -165,25 +148,36 @@ server.listen(0, '127.0.0.1', () => process.stderr.write('listening on http://12
 
 async function httpFloor(): Promise<Row> {
   const proc = spawn(process.execPath, ['-e', ECHO_SERVER], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = await listeningUrl(proc);
+  const senders = await Promise.all(AGENTS.map(() => jsonRpcSender(url, 'unused')));
+  return timeSenders('floor: the same POSTs to a node:http echo server (no MCP, no disk)', proc, senders);
+}
+
+/** The URL a server process prints on stderr ("listening on http://…"). */
+function listeningUrl(proc: ChildProcess): Promise<string> {
   let err = '';
-  const url = await new Promise<string>((resolveUrl, reject) => {
+  return new Promise<string>((resolveUrl, reject) => {
     proc.stderr!.on('data', (d: Buffer) => {
       err += d.toString();
       const m = /listening on (http:\S+)/.exec(err);
       if (m?.[1]) resolveUrl(m[1]);
     });
-    proc.once('exit', () => reject(new Error(`echo server exited: ${err}`)));
+    proc.once('exit', () => reject(new Error(`server exited: ${err}`)));
   });
-  const senders = await Promise.all(AGENTS.map(() => jsonRpcSender(url, 'unused')));
+}
+
+/** Warms the server up, times SENDS sends spread over the senders, then stops the server. */
+async function timeSenders(what: string, proc: ChildProcess, senders: Sender[]): Promise<Row> {
   await Promise.all(senders.map((s) => s.send(Math.ceil(WARM_UP / senders.length))));
-  const per = Math.floor(SENDS / AGENTS.length);
+  const per = Math.floor(SENDS / senders.length);
   const cpu = cpuMeter(proc.pid);
   const start = performance.now();
   await Promise.all(senders.map((s) => s.send(per)));
   const seconds = (performance.now() - start) / 1000;
-  const used = cpu(per * AGENTS.length);
+  const used = cpu(per * senders.length);
+  await Promise.all(senders.map((s) => s.close()));
   proc.kill('SIGTERM');
-  return { what: `floor: the same POSTs to a node:http echo server (no MCP, no disk)`, sends: per * AGENTS.length, seconds, ...used };
+  return { what, sends: per * senders.length, seconds, ...used };
 }
 
 interface Sender {

@@ -33,7 +33,6 @@ type Req = IncomingMessage;
 type Res = ServerResponse;
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
 /** Open sessions are bounded, and idle ones closed, so forgotten clients cannot pile up. */
 const MAX_SESSIONS = 1024;
 /** Per agent: its oldest idle session is closed to make room, so one token cannot fill the table. */
@@ -53,7 +52,7 @@ export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = 
   if (!LOOPBACK.has(host) && !options.allowedHosts?.length) {
     throw new WitnessError('USAGE', `Binding to ${host} exposes the mailbox beyond this machine; pass --allowed-host NAME for each host name clients will use.`);
   }
-  const hostAllowed = _hostCheck(options.allowedHosts?.length ? options.allowedHosts : LOOPBACK_HOSTNAMES);
+  const hostAllowed = _hostCheck(options.allowedHosts?.length ? options.allowedHosts : [...LOOPBACK]);
   const origins = new Set(options.allowedOrigins ?? []);
   const sessions = new Map<string, Session>();
 
@@ -209,19 +208,21 @@ function _hostCheck(allowed: string[]): (host: string | undefined) => string | u
   const verdicts = new Map<string, string | undefined>(); // a client sends the same Host every time
   return (host) => {
     if (!host) return 'Forbidden: missing Host header.';
-    let verdict = verdicts.get(host);
-    if (verdict === undefined && !verdicts.has(host)) {
-      let name: string | undefined;
-      try {
-        name = new URL(`http://${host}`).hostname;
-      } catch {
-        name = undefined;
-      }
-      verdict = name === undefined ? `Forbidden: invalid Host header ${host}.` : allowed.includes(name) ? undefined : `Forbidden: Host ${name} is not allowed (DNS-rebinding protection). Use ${allowed.join(', ')}, or add a name with --allowed-host.`;
-      if (verdicts.size < 64) verdicts.set(host, verdict);
-    }
+    if (verdicts.has(host)) return verdicts.get(host);
+    const verdict = _hostVerdict(host, allowed);
+    if (verdicts.size < 64) verdicts.set(host, verdict);
     return verdict;
   };
+}
+
+function _hostVerdict(host: string, allowed: string[]): string | undefined {
+  let name: string;
+  try {
+    name = new URL(`http://${host}`).hostname;
+  } catch {
+    return `Forbidden: invalid Host header ${host}.`;
+  }
+  return allowed.includes(name) ? undefined : `Forbidden: Host ${name} is not allowed (DNS-rebinding protection). Use ${allowed.join(', ')}, or add a name with --allowed-host.`;
 }
 
 function _authenticate(runtime: MailboxRuntime, req: Req): string | undefined {

@@ -13,8 +13,9 @@
  * everything after it, if not. The call log loses only a torn last line. Cursors
  * are left alone: one moves only after the receipts of its read have landed.
  */
-import { closeSync, existsSync, openSync, readdirSync, readSync, statSync, truncateSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
+import { readFrom } from './store/files.js';
 
 const LOG = 'calls.jsonl';
 
@@ -73,19 +74,9 @@ function _cutTo(file: string, size: number): void {
   if (existsSync(file) && statSync(file).size > size) truncateSync(file, size);
 }
 
-/** The file's text from byte `start` on ('' if it is not longer). */
+/** The file's text from byte `start` on ('' if it is missing or not longer). */
 function _tail(file: string, start: number): string {
-  if (!existsSync(file)) return '';
-  const size = statSync(file).size;
-  if (size <= start) return '';
-  const fd = openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(size - start);
-    const n = readSync(fd, buf, 0, buf.length, start);
-    return buf.subarray(0, n).toString('utf8');
-  } finally {
-    closeSync(fd);
-  }
+  return existsSync(file) ? readFrom(file, start) : '';
 }
 
 /** The complete lines of `text` and their byte length (a torn last line excluded). */

@@ -2,7 +2,7 @@
  * @module
  * Small file primitives for the JSONL store: read a file from a byte offset, replace
  * a cursor file atomically (temporary file, fsync, rename), fdatasync without
- * blocking the event loop (so the syncs of one commit run in parallel).
+ * blocking the event loop (so requests are read while a commit syncs).
  */
 import { closeSync, fdatasync, fstatSync, fsyncSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
 
