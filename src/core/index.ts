@@ -14,3 +14,4 @@ export { generateEd25519KeyPair, keyIdFor, privateKeyObject, publicKeyObject, si
 export type { Ed25519KeyPair } from './ed25519.js';
 export { parseStrictJson } from './strict-json.js';
 export type { StrictJsonOptions } from './strict-json.js';
+export { checkWellFormedText, checkWellFormedValue, loneSurrogateIndex } from './text.js';
