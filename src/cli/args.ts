@@ -55,3 +55,31 @@ export function nameList(text: string): string[] {
   if (names.length === 0) throw new InvalidArgumentError('is empty; give one name or a comma-separated list.');
   return names;
 }
+
+/** A TCP port, 0–65535 (0: any free port). */
+export function portNumber(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || n > 65535) throw new InvalidArgumentError(`"${text}" is not a TCP port; give a whole number from 0 to 65535 (0: any free port).`);
+  return n;
+}
+
+/**
+ * A bind address: an IPv4 or IPv6 literal or a host name. Checked for shape only; a
+ * name that does not resolve is reported when the server starts (systemErrorMessage).
+ */
+export function hostName(text: string): string {
+  const t = text.trim();
+  const ipv6 = /^\[?[0-9a-fA-F:.]+\]?$/.test(t) && t.includes(':');
+  const name = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(t);
+  if (!ipv6 && !name) throw new InvalidArgumentError(`"${text}" is not a host name or IP address (e.g. 127.0.0.1, ::1, localhost).`);
+  return t.replace(/^\[(.*)\]$/, '$1');
+}
+
+/** A number greater than 0 and at most `max` (e.g. a TTL that must stay a valid date). */
+export function boundedNumber(max: number, unit: string) {
+  return (text: string): number => {
+    const n = positiveNumber(text);
+    if (n > max) throw new InvalidArgumentError(`${text} ${unit} is more than the maximum of ${max} ${unit}.`);
+    return n;
+  };
+}

@@ -20,6 +20,7 @@ import { simCommand } from './commands/sim.js';
 import { verifyCommand } from './commands/verify.js';
 import type { CliContext } from './context.js';
 import { type CliIo, processIo } from './io.js';
+import { systemErrorExitCode, systemErrorMessage } from './system-error.js';
 import { VERSION } from './version.js';
 
 /** Every top-level command; each file in commands/ exports one factory. */
@@ -64,6 +65,11 @@ function _report(error: unknown, io: CliIo): number {
   if (error instanceof WitnessError) {
     io.stderr(`witness: ${error.message}\n`);
     return exitCodeFor(error);
+  }
+  const system = systemErrorMessage(error);
+  if (system) {
+    io.stderr(`witness: ${system}\n`);
+    return systemErrorExitCode(error);
   }
   io.stderr(`witness: internal error (a bug; please report it):\n${(error as Error)?.stack ?? String(error)}\n`);
   return 1;
