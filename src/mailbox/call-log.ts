@@ -40,6 +40,10 @@ export interface CallEntry {
   idempotency_key?: string;
   /** send_message: true when a retried key returned an earlier message. */
   deduplicated?: boolean;
+  /** check_inbox / wait_for_message: the messages were left unread. */
+  peek?: boolean;
+  /** check_inbox / wait_for_message: damaged inbox records passed over (not messages). */
+  skipped?: number;
   error?: { code: string; message: string };
 }
 

@@ -1,8 +1,10 @@
 /**
  * @module
  * Server-side limits (mailbox.md §1 "Limits and bad input"): body size, key length,
- * batch size, wait time, and a per-agent send rate (a token bucket, per server
- * process). Every rejection is a tool error that says which limit and what to do.
+ * batch size, wait time, a per-agent send rate (a token bucket, per server process)
+ * and a per-recipient quota of unread messages and bytes (enforced by the store when
+ * it applies a send: store/quota.ts). Every rejection is a tool error that says
+ * which limit and what to do.
  */
 import { WitnessError } from '../core/errors.js';
 
@@ -16,6 +18,10 @@ export interface MailboxLimits {
   maxWaitMs: number;
   /** Sends per minute per agent (0: unlimited); the bucket holds this many. */
   sendsPerMinute: number;
+  /** Unread messages one recipient may have before sends to it are refused (0: unlimited). */
+  maxUnreadMessages: number;
+  /** Unread bytes (as stored) one recipient may have before sends to it are refused (0: unlimited). */
+  maxUnreadBytes: number;
 }
 
 export const DEFAULT_LIMITS: MailboxLimits = {
@@ -24,6 +30,10 @@ export const DEFAULT_LIMITS: MailboxLimits = {
   maxFetch: 100,
   maxWaitMs: 300_000,
   sendsPerMinute: 600,
+  // Enough for any working agent team, small enough that a flooded inbox stays
+  // readable: 64 MiB is ~1,000 maximum-size bodies, or 10,000 messages of 6 KiB.
+  maxUnreadMessages: 10_000,
+  maxUnreadBytes: 64 * 1024 * 1024,
 };
 
 export function checkBody(body: string, limits: MailboxLimits): void {

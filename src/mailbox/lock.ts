@@ -13,14 +13,20 @@
  * a holder answers its callers only after it has released the lock: nothing rolled
  * back was ever acknowledged. An owner from an earlier boot died with the machine;
  * its lock may be a finished commit's, so power-loss.ts decides from what is on disk.
+ *
+ * The lock file lies in a folder agents may be able to write, so an intent is
+ * trusted only when it names mailbox files (calls.jsonl, inbox/NAME.jsonl,
+ * cursors/NAME.json) with plain sizes; any other intent counts as none, and files
+ * are opened without following links (store/files.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WitnessError } from '../core/errors.js';
 import { cutUnreceiptedTails, rollBackAfterPowerLoss } from './power-loss.js';
+import { isMailboxFile, openInside, readSmall, removeInside, replaceFile, UPDATE, writeAll, writeFailure } from './store/files.js';
 
 const LOCK = '.lock';
 const BREAK = '.lock.break';
@@ -81,15 +87,23 @@ export function tryLock(dir: string): LockHandle | undefined {
     fd = openSync(path, 'wx', 0o644);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
-    throw new WitnessError('IO', `Cannot create the lock file ${path}: ${(error as Error).message}. Check the mailbox folder is writable.`, { cause: error });
+    throw writeFailure(error, dir, path);
   }
-  writeSync(fd, `${OWNER_PREFIX},"nonce":"${PROCESS_NONCE}-${++acquisitions}","since":${Date.now()}}\n`);
+  try {
+    writeAll(fd, Buffer.from(`${OWNER_PREFIX},"nonce":"${PROCESS_NONCE}-${++acquisitions}","since":${Date.now()}}\n`));
+  } catch (error) {
+    // A lock without its owner record would hold everyone off for the grace period.
+    unlinkSync(path);
+    closeSync(fd);
+    throw writeFailure(error, dir, path);
+  }
   let released = false;
   return {
     // Appended as a second line, never by truncating: ext4 flushes a file on close
-    // after a truncate-to-zero (auto_da_alloc), which cost ~2 ms per commit.
+    // after a truncate-to-zero (auto_da_alloc), which cost ~2 ms per commit. A torn
+    // intent line (disk full) is read as none: nothing was written after it.
     setIntent(intent) {
-      writeSync(fd, `${JSON.stringify({ intent })}\n`);
+      writeAll(fd, Buffer.from(`${JSON.stringify({ intent })}\n`));
     },
     release() {
       if (released) return;
@@ -133,20 +147,57 @@ export function breakIfStale(dir: string): boolean {
   }
 }
 
-/** Restores files to the sizes and contents recorded in `intent`. */
+/**
+ * Restores files to the sizes and contents recorded in `intent`, durably. A cursor
+ * is rewritten only if it changed (a full disk may have no room for a copy), and
+ * atomically; a file that is not a regular mailbox file is not ours and is left alone.
+ */
 export function rollBack(dir: string, intent: LockIntent): void {
+  if (!trustedIntent(intent)) throw new WitnessError('IO', `Refusing to roll back ${dir} to an intent that names files outside the mailbox.`);
   for (const [rel, size] of Object.entries(intent.files)) {
-    const file = join(dir, rel);
-    if (existsSync(file) && statSync(file).size > size) truncateSync(file, size);
-  }
-  for (const [rel, content] of Object.entries(intent.restore ?? {})) {
-    const file = join(dir, rel);
-    if (content === null) _quiet(() => unlinkSync(file));
-    else {
-      const fd = openSync(file, 'w');
-      writeSync(fd, content);
+    const fd = _openIfRegular(dir, rel);
+    if (fd === undefined) continue;
+    try {
+      if (fstatSync(fd).size > size) {
+        ftruncateSync(fd, size);
+        fdatasyncSync(fd);
+      }
+    } finally {
       closeSync(fd);
     }
+  }
+  for (const [rel, content] of Object.entries(intent.restore ?? {})) {
+    if (_quietRead(dir, rel) === content) continue;
+    if (content === null) removeInside(dir, rel);
+    else replaceFile(dir, rel, content);
+  }
+}
+
+/** An intent names only mailbox files, with whole sizes and string (or null) contents. */
+export function trustedIntent(intent: unknown): intent is LockIntent {
+  if (typeof intent !== 'object' || intent === null) return false;
+  const { files, restore } = intent as { files?: unknown; restore?: unknown };
+  if (typeof files !== 'object' || files === null || Array.isArray(files)) return false;
+  const sizesOk = Object.entries(files).every(([rel, size]) => isMailboxFile(rel) && Number.isSafeInteger(size) && (size as number) >= 0);
+  if (restore === undefined) return sizesOk;
+  if (typeof restore !== 'object' || restore === null || Array.isArray(restore)) return false;
+  return sizesOk && Object.entries(restore).every(([rel, content]) => isMailboxFile(rel) && rel.startsWith('cursors/') && (content === null || typeof content === 'string'));
+}
+
+function _openIfRegular(dir: string, rel: string): number | undefined {
+  try {
+    return openInside(dir, rel, UPDATE);
+  } catch (error) {
+    if (error instanceof WitnessError) return undefined; // a link or a folder planted in its place
+    throw error;
+  }
+}
+
+function _quietRead(dir: string, rel: string): string | null | undefined {
+  try {
+    return readSmall(dir, rel, 1 << 20) ?? null;
+  } catch {
+    return undefined;
   }
 }
 
@@ -172,21 +223,23 @@ function _diedWithMachine(owner: Owner): boolean {
 }
 
 function _readOwner(path: string): Owner | 'missing' | 'unreadable' {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readSmall(dirname(path), LOCK, 16 << 20); // never through a link planted as .lock
   } catch {
-    return 'missing';
+    return 'unreadable';
   }
+  if (text === undefined) return 'missing';
   const [first, ...rest] = text.split('\n');
   try {
     const owner = JSON.parse(first ?? '') as Owner;
     if (typeof owner.pid !== 'number' || typeof owner.nonce !== 'string') return 'unreadable';
-    // The last complete intent line wins; a torn one (the owner died writing it) means no write had started.
+    // The last complete intent line wins; a torn one (the owner died writing it) means
+    // no write had started. One that names anything but mailbox files is no intent.
     for (const line of rest.reverse()) {
       try {
-        const { intent } = JSON.parse(line) as { intent?: LockIntent };
-        if (intent) return { ...owner, intent };
+        const { intent } = JSON.parse(line) as { intent?: unknown };
+        if (intent !== undefined) return trustedIntent(intent) ? { ...owner, intent } : owner;
       } catch {
         // torn
       }

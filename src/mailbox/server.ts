@@ -45,7 +45,7 @@ export function createRuntime(options: RuntimeOptions): MailboxRuntime {
   if (prefix !== '' && !/^[A-Za-z0-9_-]{1,32}$/.test(prefix)) {
     throw new WitnessError('USAGE', `--tool-prefix ${JSON.stringify(prefix)} must be 1–32 letters, digits, "_" or "-" (for example mailbox_).`);
   }
-  const store = openStore(options.dir, { ...(options.keyPath ? { keyPath: options.keyPath } : {}), ...(options.store ? { kind: options.store } : {}) });
+  const store = openStore(options.dir, { limits, ...(options.keyPath ? { keyPath: options.keyPath } : {}), ...(options.store ? { kind: options.store } : {}) });
   return { store, limits, rate: new RateLimiter(limits.sendsPerMinute), mailSignal: new MailSignal(), prefix };
 }
 

@@ -47,11 +47,11 @@ export function runStoreSuite(kind: 'jsonl' | 'sqlite'): void {
 
     it('hasUnread is true exactly while unread mail waits', async () => {
       await withStore(kind, ['a', 'b'], async (store) => {
-        expect(store.hasUnread('b')).toBe(false);
+        expect(await store.hasUnread('b')).toBe(false);
         await store.send('a', { to: 'b', body: 'x' });
-        expect(store.hasUnread('b')).toBe(true);
+        expect(await store.hasUnread('b')).toBe(true);
         await store.fetch('b', fetchOpts());
-        expect(store.hasUnread('b')).toBe(false);
+        expect(await store.hasUnread('b')).toBe(false);
       });
     });
 

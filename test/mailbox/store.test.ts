@@ -1,5 +1,8 @@
-/** The shared store suite, once per implementation. */
+/** The shared store suites, once per implementation. */
+import { runStoreFaultsSuite } from './store-faults-suite.js';
 import { runStoreSuite } from './store-suite.js';
 
-runStoreSuite('jsonl');
-runStoreSuite('sqlite');
+for (const kind of ['jsonl', 'sqlite'] as const) {
+  runStoreSuite(kind);
+  runStoreFaultsSuite(kind);
+}

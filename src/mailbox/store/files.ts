@@ -1,20 +1,133 @@
 /**
  * @module
- * Small file primitives for the JSONL store: read a file from a byte offset, replace
- * a cursor file atomically (temporary file, fsync, rename), fdatasync without
- * blocking the event loop (so requests are read while a commit syncs).
+ * Small file primitives for the JSONL store and recovery. Agents may be able to
+ * write the mailbox folder, so every mailbox file is opened by a path checked to stay
+ * inside it, through real folders, without following a symbolic link (O_NOFOLLOW),
+ * and is checked to be a regular file once open. Writes that back an acknowledgement
+ * go through `writeAll` (a short write is never taken for a whole one), and any
+ * failure becomes one clear IO error (`writeFailure`).
  */
-import { closeSync, fdatasync, fstatSync, fsyncSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasync, fstatSync, fsyncSync, lstatSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { WitnessError } from '../../core/errors.js';
+import { AGENT_NAME_PATTERN } from '../names.js';
 
-export function readFrom(path: string, offset: number): string {
-  const fd = openSync(path, 'r');
+const { O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_RDWR, O_WRONLY } = constants;
+export const READ = O_RDONLY;
+export const UPDATE = O_RDWR;
+export const APPEND = O_RDWR | O_APPEND | O_CREAT;
+
+/** True for the only relative paths the store writes: calls.jsonl, inbox/NAME.jsonl, cursors/NAME.json. */
+export function isMailboxFile(rel: string): boolean {
+  if (rel === 'calls.jsonl') return true;
+  const m = /^(inbox|cursors)\/(.+)\.(jsonl|json)$/.exec(rel);
+  return !!m && (m[1] === 'inbox' ? m[3] === 'jsonl' : m[3] === 'json') && AGENT_NAME_PATTERN.test(m[2]!);
+}
+
+/**
+ * The absolute path of `rel` inside `dir`, its folders checked to be real folders
+ * (a symlinked `inbox/` is refused); IO error when it would lead outside.
+ */
+export function insidePath(dir: string, rel: string): string {
+  const path = resolve(dir, rel);
+  const back = relative(resolve(dir), path);
+  if (back === '' || back === '..' || back.startsWith(`..${sep}`) || isAbsolute(back)) {
+    throw new WitnessError('IO', `Refusing the path ${JSON.stringify(rel)}: it leads outside the mailbox folder ${dir}. Mailbox files are only calls.jsonl, inbox/NAME.jsonl and cursors/NAME.json.`);
+  }
+  const parts = back.split(sep);
+  for (let i = 1; i < parts.length; i++) _assertRealFolder(dir, join(...parts.slice(0, i)));
+  return path;
+}
+
+/**
+ * Opens a mailbox file: inside `dir`, through real folders (a symlinked `inbox/` is
+ * refused), without following a symlink at the file itself, and a regular file.
+ * Returns undefined when it does not exist and `flags` do not create it.
+ */
+export function openInside(dir: string, rel: string, flags: number, mode = 0o644): number | undefined {
+  const path = insidePath(dir, rel);
+  let fd: number;
+  try {
+    fd = openSync(path, flags | O_NOFOLLOW, mode);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && !(flags & O_CREAT)) return undefined;
+    if (code === 'ELOOP') throw _notRegular(path, 'a symbolic link');
+    throw writeFailure(error, dir, path);
+  }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw _notRegular(path, 'not a regular file');
+  }
+  return fd;
+}
+
+function _assertRealFolder(dir: string, rel: string): void {
+  const path = join(dir, rel);
+  let stat: ReturnType<typeof lstatSync> | undefined;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return; // missing: opening below fails with ENOENT
+  }
+  if (stat.isSymbolicLink() || !stat.isDirectory()) {
+    throw new WitnessError('IO', `Refusing ${path}: it is ${stat.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}, and the mailbox's folders must be real folders inside ${dir}. Remove it and recreate the folder (nothing was written through it).`);
+  }
+}
+
+function _notRegular(path: string, what: string): WitnessError {
+  return new WitnessError('IO', `Refusing ${path}: it is ${what}; mailbox files must be regular files inside the mailbox folder. Remove it (nothing was written through it); \`witness mailbox verify\` shows what is missing.`);
+}
+
+/** Writes all of `data` at the end of an O_APPEND file, looping over short writes. */
+export function writeAll(fd: number, data: Buffer): void {
+  let done = 0;
+  while (done < data.length) {
+    const n = writeSync(fd, data, done, data.length - done);
+    if (n <= 0) throw Object.assign(new Error(`write stored ${done} of ${data.length} bytes`), { code: 'EIO' });
+    done += n;
+  }
+}
+
+/** One clear IO error for a failed write or sync (disk full above all); WitnessErrors pass through. */
+export function writeFailure(error: unknown, dir: string, path = dir): WitnessError {
+  if (error instanceof WitnessError) return error;
+  const code = String((error as { code?: unknown }).code ?? '');
+  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL') {
+    return new WitnessError('IO', `The disk holding the mailbox ${dir} is full (${code}): this call was not stored and nothing of it was acknowledged; the mailbox is as it was before it. Free some space on that disk, then retry.`, { cause: error });
+  }
+  return new WitnessError('IO', `Writing the mailbox failed at ${path} (${code || 'error'}: ${(error as Error).message}): this call was not stored. Check the disk and the folder's permissions, then retry.`, { cause: error });
+}
+
+/** Replaces `rel` atomically (temporary file, fsync, rename); the temporary file never follows a planted link. */
+export function replaceFile(dir: string, rel: string, content: string): void {
+  const path = insidePath(dir, rel);
+  const tmp = `${path}.${process.pid}.tmp`;
+  _quietUnlink(tmp); // a leftover, or a symlink planted there: unlink removes the link, never its target
+  const fd = openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
+  try {
+    writeAll(fd, Buffer.from(content));
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(tmp, path);
+  } catch (error) {
+    _quiet(() => closeSync(fd));
+    _quietUnlink(tmp);
+    throw error;
+  }
+}
+
+/** A small file's text, never through a symlink; undefined when missing, '' when over `max` bytes. */
+export function readSmall(dir: string, rel: string, max = 4096): string | undefined {
+  const fd = openInside(dir, rel, READ);
+  if (fd === undefined) return undefined;
   try {
     const size = fstatSync(fd).size;
-    if (size <= offset) return '';
-    const buf = Buffer.alloc(size - offset);
+    if (size > max) return '';
+    const buf = Buffer.alloc(size);
     let read = 0;
-    while (read < buf.length) {
-      const n = readSync(fd, buf, read, buf.length - read, offset + read);
+    while (read < size) {
+      const n = readSync(fd, buf, read, size - read, read);
       if (n === 0) break;
       read += n;
     }
@@ -24,27 +137,29 @@ export function readFrom(path: string, offset: number): string {
   }
 }
 
-export function fstatSize(path: string): number {
-  const fd = openSync(path, 'r');
+/** Removes a mailbox file (never a file a link points to); false when it did not exist. */
+export function removeInside(dir: string, rel: string): boolean {
   try {
-    return fstatSync(fd).size;
-  } finally {
-    closeSync(fd);
+    unlinkSync(insidePath(dir, rel));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
   }
-}
-
-export function writeCursor(path: string, cursor: unknown): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w', 0o644);
-  try {
-    writeSync(fd, JSON.stringify(cursor));
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
 }
 
 export function fdatasyncAsync(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
+}
+
+function _quietUnlink(path: string): void {
+  _quiet(() => unlinkSync(path));
+}
+
+function _quiet(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // nothing to undo
+  }
 }

@@ -5,94 +5,127 @@
  * agent has read, as a byte offset) and `calls.jsonl` (the signed call log).
  * Several server processes may share one directory: each commit takes the directory
  * lock (lock.ts), catches up with lines other processes appended, writes each file
- * with ONE `write` per group (O_APPEND: no interleaving), fsyncs, and only then
- * answers. A torn last line left by a crash is cut under the lock before appending.
+ * with ONE `write` per group (O_APPEND: no interleaving; a short write is finished
+ * or failed, never taken as whole), fsyncs, and only then answers. A commit that
+ * fails (disk full, I/O error) is rolled back to the intent it recorded and answers
+ * every caller of its group with the error. A torn last line left by a crash is cut
+ * under the lock before appending. Files are read a page at a time (lines.ts).
  */
-import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { fstatSync, ftruncateSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { WitnessError } from '../../core/errors.js';
-import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall, } from '../call-log.js';
+import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall } from '../call-log.js';
 import { syncDir } from '../config.js';
 import type { ReceiptSigner } from '../keys.js';
-import { acquireLock, type LockIntent, rollBack } from '../lock.js';
-import { fdatasyncAsync, fstatSize, readFrom, writeCursor } from './files.js';
+import { DEFAULT_LIMITS } from '../limits.js';
+import { acquireLock, type LockHandle, type LockIntent, rollBack } from '../lock.js';
 import { CommittingStore } from './committing-store.js';
+import { fdatasyncAsync, writeAll, writeFailure } from './files.js';
 import type { Pending } from './group-commit.js';
+import { type Cursor, cursorRel, hasMessageAfter, inboxRel, JsonlFiles, LOG } from './jsonl-files.js';
+import { countLines, scanLines } from './lines.js';
 import * as ops from './ops.js';
-import type { FetchOptions, MailboxStore, } from './types.js';
-
-interface Cursor {
-  offset: number;
-  delivered: number;
-  updated_at: string;
-}
+import { type Count, checkQuota, type Quota, UnreadTracker } from './quota.js';
+import type { FetchOptions, MailboxStore, SendInput, SendResult } from './types.js';
 
 /** What one group commit will write. */
 interface Batch {
   inbox: Map<string, string[]>;
   log: string[];
   cursors: Map<string, Cursor>;
+  /** Cursors read during this group (each file is read once per group). */
+  seen: Map<string, Cursor>;
+  /** Lines and bytes this group adds to each inbox, for the quota. */
+  pending: Map<string, Count>;
 }
+
+type Sealed = ReturnType<typeof sealCall>;
 
 export class JsonlStore extends CommittingStore implements MailboxStore {
   readonly kind = 'jsonl' as const;
   private head: ChainHead = EMPTY_HEAD;
   private logSize = 0;
   private readonly idempotency = new Map<string, ops.IdempotentSend>();
-  private readonly fds = new Map<string, number>();
+  private readonly files: JsonlFiles;
+  private readonly unread: UnreadTracker;
+  /** Set when a failed commit could not be undone: the lock stays held until this process ends, and recovery finishes the undo. */
+  private broken: WitnessError | undefined;
 
-  constructor(dir: string, private readonly signer: ReceiptSigner) {
+  constructor(dir: string, private readonly signer: ReceiptSigner, quota: Quota = DEFAULT_LIMITS) {
     super(dir);
     mkdirSync(join(dir, 'inbox'), { recursive: true });
     mkdirSync(join(dir, 'cursors'), { recursive: true });
+    this.files = new JsonlFiles(dir);
+    this.unread = new UnreadTracker(quota);
   }
 
-  hasUnread(agent: string): boolean {
-    const inbox = this.inboxPath(agent);
-    if (!existsSync(inbox)) return false;
-    return fstatSize(inbox) > this.readCursor(agent).offset;
+  async hasUnread(agent: string): Promise<boolean> {
+    return hasMessageAfter(this.dir, inboxRel(agent), this.files.readCursor(agent).offset);
   }
 
   async close(): Promise<void> {
     await this.committer.flushed();
-    for (const fd of this.fds.values()) closeSync(fd);
-    this.fds.clear();
+    this.files.close();
   }
 
   protected async commit(group: Pending<ops.StoreOp, ops.StoreResult>[]): Promise<void> {
+    if (this.broken) throw this.broken;
     const lock = await acquireLock(this.dir);
-    const settle: Array<() => void> = [];
-    let intent: LockIntent | undefined;
+    let settle: Array<() => void>;
     try {
-      this.agents();
-      this.catchUp();
-      const batch: Batch = { inbox: new Map(), log: [], cursors: new Map() };
-      for (const p of group) {
-        try {
-          const result = this.apply(p.op, batch);
-          settle.push(() => p.resolve(result));
-        } catch (error) {
-          settle.push(() => p.reject(error));
-        }
+      settle = await this.commitLocked(group, lock);
+    } catch (error) {
+      this.forget(); // our picture of the files may be wrong now: re-read them next time
+      if (!this.broken) lock.release();
+      throw writeFailure(error, this.dir);
+    }
+    lock.release();
+    for (const s of settle) s(); // only after the lock is released: see lock.ts
+  }
+
+  private async commitLocked(group: Pending<ops.StoreOp, ops.StoreResult>[], lock: LockHandle): Promise<Array<() => void>> {
+    this.files.newCommit();
+    this.agents();
+    this.catchUp();
+    const batch: Batch = { inbox: new Map(), log: [], cursors: new Map(), seen: new Map(), pending: new Map() };
+    const settle: Array<() => void> = [];
+    for (const p of group) {
+      try {
+        const result = this.apply(p.op, batch);
+        settle.push(() => p.resolve(result));
+      } catch (error) {
+        settle.push(() => p.reject(error));
       }
-      intent = this.intentFor(batch);
-      lock.setIntent(intent);
+    }
+    const intent = this.intentFor(batch);
+    lock.setIntent(intent); // if this fails nothing was written yet
+    try {
       await this.write(batch);
     } catch (error) {
-      // A failed write (disk full, I/O error) is undone here, as a crash would be by the next writer.
-      if (intent) rollBack(this.dir, intent);
-      this.forget(); // our picture of the log may be wrong now: re-read it next time
+      this.undo(intent, error);
       throw error;
-    } finally {
-      lock.release();
     }
-    for (const s of settle) s(); // only after the lock is released: see lock.ts
+    return settle;
+  }
+
+  /** Rolls a failed write back; if even that fails, keeps the lock so recovery does it after this process ends. */
+  private undo(intent: LockIntent, cause: unknown): void {
+    try {
+      rollBack(this.dir, intent);
+    } catch (error) {
+      this.broken = new WitnessError('IO', `A failed write to the mailbox ${this.dir} (${(cause as Error).message}) could not be undone (${(error as Error).message}). This server keeps the mailbox locked so that nothing builds on it: stop it, free space or repair the disk, and run \`witness mailbox recover ${this.dir}\`.`, { cause: error });
+    }
   }
 
   private apply(op: ops.StoreOp, batch: Batch): ops.StoreResult {
     if (op.kind === 'record') return void this.log(batch, ops.recordEntry(op.agent, op.tool, op.outcome));
     if (op.kind === 'fetch') return this.applyFetch(op.agent, op.options, batch);
-    const { from, input } = op;
+    return this.applySend(op.from, op.input, batch);
+  }
+
+  private applySend(from: string, input: SendInput, batch: Batch): SendResult {
+    let prepared: ops.PreparedSend;
+    let sealed: Sealed;
     try {
       ops.checkRecipient(this.agentList, input.to);
       if (input.idempotencyKey !== undefined) {
@@ -103,85 +136,104 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
         }
       }
       const sentAt = new Date().toISOString();
-      const message = ops.newMessage(from, input, sentAt);
-      const lines = batch.inbox.get(message.to) ?? [];
-      lines.push(JSON.stringify(message));
-      batch.inbox.set(message.to, lines);
-      this.log(batch, ops.sendEntry(message), sentAt);
-      return { id: message.id, to: message.to, sent_at: sentAt, deduplicated: false };
+      prepared = ops.prepareSend(from, input, sentAt);
+      this.checkQuota(batch, input.to, prepared.bytes); // opens the inbox: a planted link fails this send only
+      sealed = this.seal(prepared.entry, sentAt);
     } catch (error) {
       this.log(batch, ops.failureEntry(from, 'send_message', error));
       throw error;
     }
+    // Nothing below can throw: the message and its receipt join the batch together.
+    const { message } = prepared;
+    const lines = batch.inbox.get(message.to) ?? [];
+    lines.push(prepared.text);
+    batch.inbox.set(message.to, lines);
+    const pending = batch.pending.get(message.to) ?? { messages: 0, bytes: 0 };
+    batch.pending.set(message.to, { messages: pending.messages + 1, bytes: pending.bytes + prepared.bytes });
+    this.push(batch, sealed);
+    return { id: message.id, to: message.to, sent_at: message.sent_at, deduplicated: false };
+  }
+
+  private checkQuota(batch: Batch, to: string, bytes: number): void {
+    const fd = this.files.fd(inboxRel(to));
+    if (!this.unread.active) return;
+    const size = fstatSync(fd).size;
+    const stored = this.unread.unread(to, this.cursorOf(batch, to).offset, size, (from, end) => ({ messages: countLines(fd, from, end), bytes: end - from }));
+    const pending = batch.pending.get(to) ?? { messages: 0, bytes: 0 };
+    checkQuota(this.unread.quota, to, { messages: stored.messages + pending.messages, bytes: stored.bytes + pending.bytes }, bytes);
   }
 
   private applyFetch(agent: string, options: FetchOptions, batch: Batch): Message[] {
-    const cursor = batch.cursors.get(agent) ?? this.readCursor(agent);
-    const path = this.inboxPath(agent);
-    const text = existsSync(path) ? readFrom(path, cursor.offset) : '';
+    const cursor = this.cursorOf(batch, agent);
+    const fd = this.files.fd(inboxRel(agent));
     const messages: Message[] = [];
+    let skipped = 0;
     let offset = cursor.offset;
-    let start = 0;
-    while (messages.length < options.limit) {
-      const end = text.indexOf('\n', start);
-      if (end < 0) break; // a torn tail is not a message
-      const raw = text.slice(start, end);
-      offset += Buffer.byteLength(raw) + 1;
-      start = end + 1;
-      try {
-        messages.push(JSON.parse(raw) as Message);
-      } catch {
-        // a damaged line is skipped here and reported by `witness mailbox verify`
-      }
+    if (options.limit > 0) {
+      scanLines(fd, cursor.offset, (line) => {
+        const m = ops.parseMessage(line.text);
+        if (m) messages.push(m);
+        else skipped++; // damaged: skipped, counted in the receipt, and reported by verify
+        offset = line.end;
+        return messages.length < options.limit;
+      });
     }
-    this.log(batch, { agent, tool: options.tool, ok: true, message_ids: messages.map((m) => m.id) });
+    if (options.quietIfEmpty && messages.length === 0) return messages;
+    this.log(batch, ops.fetchEntry(agent, options.tool, messages, skipped, options.peek));
     if (!options.peek && offset !== cursor.offset) {
       batch.cursors.set(agent, { offset, delivered: cursor.delivered + messages.length, updated_at: new Date().toISOString() });
     }
     return messages;
   }
 
-  private log(batch: Batch, entry: CallEntry, ts?: string): void {
-    const sealed = sealCall(entry, this.head, this.signer, ts);
+  private cursorOf(batch: Batch, agent: string): Cursor {
+    const moved = batch.cursors.get(agent) ?? batch.seen.get(agent);
+    if (moved) return moved;
+    const cursor = this.files.readCursor(agent);
+    batch.seen.set(agent, cursor);
+    return cursor;
+  }
+
+  private seal(entry: CallEntry, ts?: string): Sealed {
+    return sealCall(entry, this.head, this.signer, ts);
+  }
+
+  private push(batch: Batch, sealed: Sealed): void {
     batch.log.push(sealed.text);
     this.head = sealed.head;
     ops.learnIdempotency(this.idempotency, sealed.record);
   }
 
-  /** Reads call-log lines other processes appended since our last commit. */
+  private log(batch: Batch, entry: CallEntry, ts?: string): void {
+    this.push(batch, this.seal(entry, ts));
+  }
+
+  /** Reads call-log lines other processes appended since our last commit, a page at a time. */
   private catchUp(): void {
-    const path = join(this.dir, 'calls.jsonl');
-    const fd = this.fd('calls.jsonl');
-    let size = fstatSync(fd).size;
+    const fd = this.files.fd(LOG);
+    const size = fstatSync(fd).size;
     if (size < this.logSize) this.forget(); // shrank under us (a rollback or an edit): start over
     if (size === this.logSize) return;
-    const text = readFrom(path, this.logSize);
-    const cut = text.lastIndexOf('\n') + 1;
-    if (cut < text.length) {
-      ftruncateSync(fd, this.logSize + Buffer.byteLength(text.slice(0, cut))); // torn tail of a crashed writer
-      size = fstatSync(fd).size;
-    }
-    for (const raw of text.slice(0, cut).split('\n')) {
-      if (raw === '') continue;
-      try {
-        const record = JSON.parse(raw) as { seq?: number; ts?: string } & Partial<CallEntry>;
-        this.head = { seq: typeof record.seq === 'number' ? record.seq : this.head.seq + 1, hash: lineHash(raw) };
-        ops.learnIdempotency(this.idempotency, record);
-      } catch {
-        this.head = { seq: this.head.seq + 1, hash: lineHash(raw) }; // chain over a damaged line as stored
-      }
-    }
-    this.logSize = size;
+    const end = scanLines(
+      fd,
+      this.logSize,
+      (line) => {
+        const record = _parseRecord(line.text);
+        // A damaged line is chained over as stored (its hash), like verify does.
+        this.head = { seq: typeof record?.seq === 'number' ? record.seq : this.head.seq + 1, hash: line.hash ?? lineHash(line.text!) };
+        if (record) ops.learnIdempotency(this.idempotency, record);
+      },
+      { hashLong: true },
+    );
+    if (end < size) ftruncateSync(fd, end); // torn tail of a crashed writer
+    this.logSize = end;
   }
 
   private intentFor(batch: Batch): LockIntent {
-    const files: Record<string, number> = { 'calls.jsonl': this.logSize };
-    for (const agent of batch.inbox.keys()) files[`inbox/${agent}.jsonl`] = this.cleanTail(`inbox/${agent}.jsonl`);
+    const files: Record<string, number> = { [LOG]: this.logSize };
+    for (const agent of batch.inbox.keys()) files[inboxRel(agent)] = this.files.cleanTail(inboxRel(agent));
     const restore: Record<string, string | null> = {};
-    for (const agent of batch.cursors.keys()) {
-      const path = this.cursorPath(agent);
-      restore[`cursors/${agent}.json`] = existsSync(path) ? readFileSync(path, 'utf8') : null;
-    }
+    for (const agent of batch.cursors.keys()) restore[cursorRel(agent)] = this.files.cursorText(agent);
     return { files, restore };
   }
 
@@ -193,71 +245,40 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
   private async write(batch: Batch): Promise<void> {
     const inboxes: number[] = [];
     for (const [agent, lines] of batch.inbox) {
-      const fd = this.fd(`inbox/${agent}.jsonl`);
-      writeSync(fd, `${lines.join('\n')}\n`);
+      const fd = this.files.fd(inboxRel(agent));
+      writeAll(fd, Buffer.from(`${lines.join('\n')}\n`));
       inboxes.push(fd);
     }
     // fdatasync: an append's data and new size reach the disk; the mtime may wait.
-    // Async, so the event loop reads the next requests meanwhile.
-    await Promise.all(inboxes.map(fdatasyncAsync));
+    // Async, so the event loop reads the next requests meanwhile; all settle before
+    // any failure is acted on (a rollback must not race a sync).
+    const synced = await Promise.allSettled(inboxes.map(fdatasyncAsync));
+    for (const s of synced) if (s.status === 'rejected') throw s.reason;
     if (batch.log.length > 0) {
-      const chunk = `${batch.log.join('\n')}\n`;
-      const fd = this.fd('calls.jsonl');
-      writeSync(fd, chunk);
-      this.logSize += Buffer.byteLength(chunk);
+      const chunk = Buffer.from(`${batch.log.join('\n')}\n`);
+      const fd = this.files.fd(LOG);
+      writeAll(fd, chunk);
       await fdatasyncAsync(fd);
+      this.logSize += chunk.length;
     }
-    for (const [agent, cursor] of batch.cursors) writeCursor(this.cursorPath(agent), cursor);
+    for (const [agent, cursor] of batch.cursors) this.files.writeCursor(agent, cursor);
     if (batch.cursors.size > 0) syncDir(join(this.dir, 'cursors'));
-  }
-
-  /** Cuts a torn last line (a crash without an intent, e.g. power loss); returns the size. */
-  private cleanTail(rel: string): number {
-    const fd = this.fd(rel);
-    const size = fstatSync(fd).size;
-    if (size === 0) return 0;
-    const last = Buffer.alloc(1);
-    readSync(fd, last, 0, 1, size - 1);
-    if (last[0] === 0x0a) return size;
-    const text = readFileSync(join(this.dir, rel));
-    const keep = text.lastIndexOf(0x0a) + 1;
-    ftruncateSync(fd, keep);
-    return keep;
-  }
-
-  private readCursor(agent: string): Cursor {
-    try {
-      const c = JSON.parse(readFileSync(this.cursorPath(agent), 'utf8')) as Cursor;
-      return typeof c.offset === 'number' ? c : { offset: 0, delivered: 0, updated_at: '' };
-    } catch {
-      return { offset: 0, delivered: 0, updated_at: '' };
-    }
   }
 
   private forget(): void {
     this.head = EMPTY_HEAD;
     this.logSize = 0;
     this.idempotency.clear();
+    this.unread.forget();
   }
+}
 
-  private fd(rel: string): number {
-    let fd = this.fds.get(rel);
-    if (fd === undefined) {
-      try {
-        fd = openSync(join(this.dir, rel), 'a+', 0o644);
-      } catch (cause) {
-        throw new WitnessError('IO', `Cannot open ${join(this.dir, rel)}: ${(cause as Error).message}. Check the mailbox folder is writable.`, { cause });
-      }
-      this.fds.set(rel, fd);
-    }
-    return fd;
-  }
-
-  private inboxPath(agent: string): string {
-    return join(this.dir, 'inbox', `${agent}.jsonl`);
-  }
-
-  private cursorPath(agent: string): string {
-    return join(this.dir, 'cursors', `${agent}.json`);
+function _parseRecord(text: string | undefined): ({ seq?: number; ts?: string } & Partial<CallEntry>) | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const record = JSON.parse(text) as unknown;
+    return typeof record === 'object' && record !== null ? (record as { seq?: number } & Partial<CallEntry>) : undefined;
+  } catch {
+    return undefined;
   }
 }

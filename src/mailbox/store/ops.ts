@@ -1,10 +1,14 @@
 /**
  * @module
  * The logic both stores share, independent of where bytes go: checking a send
- * (known recipient, idempotency key), building the message and the call entries.
+ * (known recipient, idempotency key), building the message and the call entries,
+ * and reading a stored message back (strictly: a damaged record is skipped, never
+ * fatal).
  */
 import { randomUUID } from 'node:crypto';
 import { WitnessError } from '../../core/errors.js';
+import { parseStrictJson } from '../../core/strict-json.js';
+import { checkWellFormedText } from '../../core/text.js';
 import { type CallEntry, type Message, messageDigest, type ToolName } from '../call-log.js';
 import type { AgentEntry } from '../config.js';
 import type { CallOutcome, FetchOptions, SendInput, SendResult } from './types.js';
@@ -34,8 +38,25 @@ export function checkRecipient(agents: AgentEntry[], to: string): void {
   throw new WitnessError('NOT_FOUND', `Unknown recipient "${to}": no agent with that name is registered (known agents: ${known}). Call list_agents and use one of those names.`);
 }
 
-export function newMessage(from: string, input: SendInput, sentAt: string): Message {
-  return {
+/** A new message, its stored text and its receipt's entry. */
+export interface PreparedSend {
+  message: Message;
+  /** The stored record (an inbox line without its newline). */
+  text: string;
+  /** Its size as stored, newline included (what the quota counts). */
+  bytes: number;
+  entry: CallEntry;
+}
+
+/**
+ * Builds everything a send stores, BEFORE anything is stored: whatever can throw
+ * (ill-formed text, a value canonical JSON cannot express) throws here, so a failed
+ * send never leaves a stored message behind.
+ */
+export function prepareSend(from: string, input: SendInput, sentAt: string): PreparedSend {
+  checkWellFormedText(input.body, 'The message body');
+  if (input.idempotencyKey !== undefined) checkWellFormedText(input.idempotencyKey, 'The idempotency_key');
+  const message: Message = {
     id: `msg_${randomUUID()}`,
     from,
     to: input.to,
@@ -43,6 +64,28 @@ export function newMessage(from: string, input: SendInput, sentAt: string): Mess
     sent_at: sentAt,
     ...(input.idempotencyKey !== undefined ? { idempotency_key: input.idempotencyKey } : {}),
   };
+  const text = JSON.stringify(message);
+  return { message, text, bytes: Buffer.byteLength(text) + 1, entry: sendEntry(message) };
+}
+
+/** A stored record read back as a message, or undefined when it is damaged (not JSON, duplicate keys, wrong shape). */
+export function parseMessage(text: string | undefined): Message | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = parseStrictJson(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const m = value as Record<string, unknown>;
+  const strings = ['id', 'from', 'to', 'body', 'sent_at'].every((k) => typeof m[k] === 'string');
+  return strings && (m.idempotency_key === undefined || typeof m.idempotency_key === 'string') ? (m as unknown as Message) : undefined;
+}
+
+/** The receipt of a read: the ids delivered, and how many damaged records it passed over. */
+export function fetchEntry(agent: string, tool: ToolName, messages: Message[], skipped: number, peek: boolean): CallEntry {
+  return { agent, tool, ok: true, message_ids: messages.map((m) => m.id), ...(skipped > 0 ? { skipped } : {}), ...(peek ? { peek: true } : {}) };
 }
 
 export function sendEntry(message: Message): CallEntry {

@@ -3,19 +3,26 @@
  * The SQLite store (`--store sqlite`): the same interface as the JSONL store, in one
  * database file `mailbox.sqlite` in WAL mode with `synchronous=FULL`, so a commit is
  * durable when it returns. `BEGIN IMMEDIATE` is the cross-process lock; a group of
- * operations shares one transaction. Messages keep the exact JSON text an inbox line
+ * operations shares one transaction, and each operation runs in a savepoint, so one
+ * that fails leaves nothing behind (its failure receipt is written after the
+ * savepoint is undone). A database error (disk full) fails the whole group and
+ * SQLite rolls the transaction back. Messages keep the exact JSON text an inbox line
  * would have, and the call log keeps each line's exact text, so receipts and the
  * hash chain are checked the same way for both stores.
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { WitnessError } from '../../core/errors.js';
-import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall, } from '../call-log.js';
+import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall } from '../call-log.js';
 import type { ReceiptSigner } from '../keys.js';
+import { DEFAULT_LIMITS } from '../limits.js';
 import { CommittingStore } from './committing-store.js';
+import { writeFailure } from './files.js';
 import type { Pending } from './group-commit.js';
+import { MAX_LINE } from './lines.js';
 import * as ops from './ops.js';
-import type { FetchOptions, MailboxStore, StoreSnapshot } from './types.js';
+import { checkQuota, type Count, type Quota, UnreadTracker } from './quota.js';
+import type { FetchOptions, MailboxStore, SendInput, SendResult } from './types.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS messages (pos INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, recipient TEXT NOT NULL, text TEXT NOT NULL);
@@ -25,6 +32,11 @@ CREATE TABLE IF NOT EXISTS cursors (agent TEXT PRIMARY KEY, pos INTEGER NOT NULL
 CREATE TABLE IF NOT EXISTS idempotency (sender TEXT NOT NULL, key TEXT NOT NULL, id TEXT NOT NULL, recipient TEXT NOT NULL, sent_at TEXT NOT NULL, PRIMARY KEY (sender, key));
 `;
 
+/** A stored text, or NULL when it is too long to read into memory (then it counts as damaged). */
+export const CAPPED_TEXT = `CASE WHEN octet_length(text) <= ${MAX_LINE} THEN text END`;
+/** Unread messages after the cursor, oldest first, read row by row. */
+const UNREAD = `SELECT pos, ${CAPPED_TEXT} AS text FROM messages WHERE recipient = ? AND pos > ? ORDER BY pos`;
+
 export function sqlitePath(dir: string): string {
   return join(dir, 'mailbox.sqlite');
 }
@@ -32,8 +44,14 @@ export function sqlitePath(dir: string): string {
 export class SqliteStore extends CommittingStore implements MailboxStore {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly unread: UnreadTracker;
+  /** The chain's head, valid inside a commit's transaction. */
+  private head: ChainHead = EMPTY_HEAD;
+  /** Applies one operation in a savepoint of the commit's transaction. */
+  private readonly inSavepoint: (op: ops.StoreOp) => ops.StoreResult;
 
-  constructor(dir: string, private readonly signer: ReceiptSigner) {
+  constructor(dir: string, private readonly signer: ReceiptSigner, quota: Quota = DEFAULT_LIMITS) {
     super(dir);
     try {
       this.db = new Database(sqlitePath(dir), { timeout: 30_000 });
@@ -43,11 +61,15 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.exec(SCHEMA);
+    this.unread = new UnreadTracker(quota);
+    this.inSavepoint = this.db.transaction((op: ops.StoreOp) => this.apply(op));
   }
 
-  hasUnread(agent: string): boolean {
-    const row = this.db.prepare('SELECT 1 FROM messages WHERE recipient = ? AND pos > coalesce((SELECT pos FROM cursors WHERE agent = ?), 0) LIMIT 1').get(agent, agent);
-    return row !== undefined;
+  async hasUnread(agent: string): Promise<boolean> {
+    for (const row of this.sql(UNREAD).iterate(agent, this.cursor(agent).pos) as Iterable<{ text: string | null }>) {
+      if (ops.parseMessage(row.text ?? undefined)) return true;
+    }
+    return false;
   }
 
   async close(): Promise<void> {
@@ -60,86 +82,109 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
     const settle: Array<() => void> = [];
     const run = this.db.transaction(() => {
       settle.length = 0;
-      const last = this.db.prepare('SELECT text FROM calls ORDER BY seq DESC LIMIT 1').get() as { text: string } | undefined;
-      let head: ChainHead = last ? { seq: (JSON.parse(last.text) as { seq: number }).seq, hash: lineHash(last.text) } : EMPTY_HEAD;
-      const log = (entry: CallEntry, ts?: string) => {
-        const sealed = sealCall(entry, head, this.signer, ts);
-        this.db.prepare('INSERT INTO calls (seq, text) VALUES (?, ?)').run(sealed.record.seq, sealed.text);
-        head = sealed.head;
-      };
+      const last = this.sql('SELECT seq, text FROM calls ORDER BY seq DESC LIMIT 1').get() as { seq: number; text: string } | undefined;
+      this.head = last ? { seq: last.seq, hash: lineHash(last.text) } : EMPTY_HEAD;
       for (const p of group) {
+        const head = this.head;
         try {
-          const result = this.apply(p.op, log);
+          const result = this.inSavepoint(p.op);
           settle.push(() => p.resolve(result));
         } catch (error) {
+          this.head = head;
+          if (!(error instanceof WitnessError)) throw error; // the database failed: the whole group fails
+          if (p.op.kind === 'send') this.log(ops.failureEntry(p.op.from, 'send_message', error));
           settle.push(() => p.reject(error));
         }
       }
     });
-    run.immediate();
+    try {
+      run.immediate();
+    } catch (error) {
+      this.unread.forget();
+      throw writeFailure(error, this.dir, sqlitePath(this.dir));
+    }
     for (const s of settle) s();
   }
 
-  private apply(op: ops.StoreOp, log: (entry: CallEntry, ts?: string) => void): ops.StoreResult {
-    if (op.kind === 'record') return void log(ops.recordEntry(op.agent, op.tool, op.outcome));
-    if (op.kind === 'fetch') return this.applyFetch(op.agent, op.options, log);
-    const { from, input } = op;
-    try {
-      ops.checkRecipient(this.agentList, input.to);
-      if (input.idempotencyKey !== undefined) {
-        const earlier = this.db.prepare('SELECT id, recipient AS "to", sent_at FROM idempotency WHERE sender = ? AND key = ?').get(from, input.idempotencyKey) as ops.IdempotentSend | undefined;
-        if (earlier) {
-          log(ops.dedupEntry(from, earlier, input.idempotencyKey));
-          return { ...earlier, deduplicated: true };
-        }
-      }
-      const sentAt = new Date().toISOString();
-      const message = ops.newMessage(from, input, sentAt);
-      this.db.prepare('INSERT INTO messages (id, recipient, text) VALUES (?, ?, ?)').run(message.id, message.to, JSON.stringify(message));
-      if (input.idempotencyKey !== undefined) {
-        this.db.prepare('INSERT INTO idempotency VALUES (?, ?, ?, ?, ?)').run(from, input.idempotencyKey, message.id, message.to, sentAt);
-      }
-      log(ops.sendEntry(message), sentAt);
-      return { id: message.id, to: message.to, sent_at: sentAt, deduplicated: false };
-    } catch (error) {
-      log(ops.failureEntry(from, 'send_message', error));
-      throw error;
-    }
+  private apply(op: ops.StoreOp): ops.StoreResult {
+    if (op.kind === 'record') return void this.log(ops.recordEntry(op.agent, op.tool, op.outcome));
+    if (op.kind === 'fetch') return this.applyFetch(op.agent, op.options);
+    return this.applySend(op.from, op.input);
   }
 
-  private applyFetch(agent: string, options: FetchOptions, log: (entry: CallEntry) => void): Message[] {
-    const cursor = (this.db.prepare('SELECT pos, delivered FROM cursors WHERE agent = ?').get(agent) as { pos: number; delivered: number } | undefined) ?? { pos: 0, delivered: 0 };
-    const rows = this.db.prepare('SELECT pos, text FROM messages WHERE recipient = ? AND pos > ? ORDER BY pos LIMIT ?').all(agent, cursor.pos, options.limit) as Array<{ pos: number; text: string }>;
-    const messages = rows.map((r) => JSON.parse(r.text) as Message);
-    log({ agent, tool: options.tool, ok: true, message_ids: messages.map((m) => m.id) });
-    const lastRow = rows[rows.length - 1];
-    if (!options.peek && lastRow) {
-      this.db
-        .prepare('INSERT INTO cursors (agent, pos, delivered, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(agent) DO UPDATE SET pos = excluded.pos, delivered = excluded.delivered, updated_at = excluded.updated_at')
-        .run(agent, lastRow.pos, cursor.delivered + rows.length, new Date().toISOString());
+  private applySend(from: string, input: SendInput): SendResult {
+    ops.checkRecipient(this.agentList, input.to);
+    if (input.idempotencyKey !== undefined) {
+      const earlier = this.sql('SELECT id, recipient AS "to", sent_at FROM idempotency WHERE sender = ? AND key = ?').get(from, input.idempotencyKey) as ops.IdempotentSend | undefined;
+      if (earlier) {
+        this.log(ops.dedupEntry(from, earlier, input.idempotencyKey));
+        return { ...earlier, deduplicated: true };
+      }
+    }
+    const sentAt = new Date().toISOString();
+    const { message, text, bytes, entry } = ops.prepareSend(from, input, sentAt);
+    this.checkQuota(message.to, bytes);
+    this.sql('INSERT INTO messages (id, recipient, text) VALUES (?, ?, ?)').run(message.id, message.to, text);
+    if (input.idempotencyKey !== undefined) {
+      this.sql('INSERT INTO idempotency VALUES (?, ?, ?, ?, ?)').run(from, input.idempotencyKey, message.id, message.to, sentAt);
+    }
+    this.log(entry, sentAt);
+    return { id: message.id, to: message.to, sent_at: sentAt, deduplicated: false };
+  }
+
+  private checkQuota(to: string, bytes: number): void {
+    if (!this.unread.active) return;
+    const cursor = this.cursor(to).pos;
+    const end = (this.sql('SELECT max(pos) AS end FROM messages WHERE recipient = ?').get(to) as { end: number | null }).end ?? cursor;
+    const count = (from: number, upTo: number) =>
+      this.sql('SELECT count(*) AS messages, coalesce(sum(octet_length(text) + 1), 0) AS bytes FROM messages WHERE recipient = ? AND pos > ? AND pos <= ?').get(to, from, upTo) as Count;
+    checkQuota(this.unread.quota, to, this.unread.unread(to, cursor, end, count), bytes);
+  }
+
+  private applyFetch(agent: string, options: FetchOptions): Message[] {
+    const cursor = this.cursor(agent);
+    const messages: Message[] = [];
+    let skipped = 0;
+    let last = cursor.pos;
+    if (options.limit > 0) {
+      for (const row of this.sql(UNREAD).iterate(agent, cursor.pos) as Iterable<{ pos: number; text: string | null }>) {
+        const m = ops.parseMessage(row.text ?? undefined);
+        if (m) messages.push(m);
+        else skipped++; // damaged: skipped, counted in the receipt, and reported by verify
+        last = row.pos;
+        if (messages.length >= options.limit) break;
+      }
+    }
+    if (options.quietIfEmpty && messages.length === 0) return messages;
+    this.log(ops.fetchEntry(agent, options.tool, messages, skipped, options.peek));
+    if (!options.peek && last !== cursor.pos) {
+      this.sql('INSERT INTO cursors (agent, pos, delivered, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(agent) DO UPDATE SET pos = excluded.pos, delivered = excluded.delivered, updated_at = excluded.updated_at').run(
+        agent,
+        last,
+        cursor.delivered + messages.length,
+        new Date().toISOString(),
+      );
     }
     return messages;
   }
-}
 
-/** The stored call lines and messages, for verify. */
-export function sqliteSnapshot(dir: string): StoreSnapshot {
-  const db = new Database(sqlitePath(dir), { readonly: true, fileMustExist: true });
-  try {
-    const file = sqlitePath(dir);
-    const calls = (db.prepare('SELECT seq, text FROM calls ORDER BY rowid').all() as Array<{ seq: number; text: string }>).map((r, i) => ({ file: `${file}#calls`, line: i + 1, text: r.text }));
-    const rows = db.prepare('SELECT pos, recipient, text FROM messages ORDER BY pos').all() as Array<{ pos: number; recipient: string; text: string }>;
-    const byAgent = new Map<string, StoreSnapshot['inboxes'][number]>();
-    for (const r of rows) {
-      let inbox = byAgent.get(r.recipient);
-      if (!inbox) {
-        inbox = { agent: r.recipient, file: `${file}#messages[${r.recipient}]`, lines: [], tornTail: false };
-        byAgent.set(r.recipient, inbox);
-      }
-      inbox.lines.push({ line: r.pos, text: r.text });
+  private cursor(agent: string): { pos: number; delivered: number } {
+    return (this.sql('SELECT pos, delivered FROM cursors WHERE agent = ?').get(agent) as { pos: number; delivered: number } | undefined) ?? { pos: 0, delivered: 0 };
+  }
+
+  private log(entry: CallEntry, ts?: string): void {
+    const sealed = sealCall(entry, this.head, this.signer, ts);
+    this.sql('INSERT INTO calls (seq, text) VALUES (?, ?)').run(sealed.record.seq, sealed.text);
+    this.head = sealed.head;
+  }
+
+  /** A prepared statement, prepared once. */
+  private sql(text: string): Database.Statement {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.statements.set(text, statement);
     }
-    return { kind: 'sqlite', calls, callsTornTail: false, inboxes: [...byAgent.values()] };
-  } finally {
-    db.close();
+    return statement;
   }
 }

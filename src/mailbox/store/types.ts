@@ -27,6 +27,11 @@ export interface FetchOptions {
   /** Leave the messages unread (the cursor does not move). */
   peek: boolean;
   tool: ToolName;
+  /**
+   * When nothing is delivered, log nothing and move nothing: wait_for_message polls
+   * with this and logs its one receipt itself.
+   */
+  quietIfEmpty?: boolean;
 }
 
 export interface CallOutcome {
@@ -46,8 +51,8 @@ export interface MailboxStore {
   fetch(agent: string, options: FetchOptions): Promise<Message[]>;
   /** Records a call that moved no messages (whoami, list_agents, a rejected call). */
   record(agent: string, tool: ToolName, outcome: CallOutcome): Promise<void>;
-  /** Cheap check: are there unread messages for `agent`? */
-  hasUnread(agent: string): boolean;
+  /** Are there unread messages for `agent`? Counts only complete, readable records (a torn or damaged line is no mail). */
+  hasUnread(agent: string): Promise<boolean>;
   close(): Promise<void>;
 }
 

@@ -2,8 +2,11 @@
  * @module
  * `wait_for_message`: a long poll. Sends made by this process wake the waiter at
  * once; sends by other processes sharing the directory are seen by polling the
- * inbox size (cheap: one stat) every 50 ms. One receipt is logged per call, with the
- * ids delivered (none on timeout).
+ * inbox every 50 ms. Exactly one receipt is logged per call, whatever the inbox
+ * holds meanwhile: the fetch that delivers (which logs its own), or one with no ids
+ * at the end. Polls fetch only when `hasUnread` sees a complete, readable message,
+ * and a fetch that finds none logs nothing (`quietIfEmpty`), so a torn or damaged
+ * line cannot make a waiter log on every poll.
  */
 import type { Message } from '../call-log.js';
 import type { ToolContext } from './index.js';
@@ -13,8 +16,8 @@ const POLL_MS = 50;
 export async function waitForMail(ctx: ToolContext, limit: number, timeoutMs: number, signal?: AbortSignal): Promise<Message[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (ctx.store.hasUnread(ctx.agent)) {
-      const messages = await ctx.store.fetch(ctx.agent, { limit, peek: false, tool: 'wait_for_message' });
+    if (await ctx.store.hasUnread(ctx.agent)) {
+      const messages = await ctx.store.fetch(ctx.agent, { limit, peek: false, tool: 'wait_for_message', quietIfEmpty: true });
       if (messages.length > 0) return messages;
     }
     const left = deadline - Date.now();

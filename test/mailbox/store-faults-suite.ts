@@ -1,0 +1,134 @@
+/**
+ * The shared store suite's second half: hostile input and damaged data, run against
+ * both stores (issue 13). A send that fails stores nothing; a damaged inbox line is
+ * skipped and counted, never fatal; a recipient's unread quota refuses further sends
+ * with a clear error and a failure receipt.
+ */
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { isWitnessError } from '../../src/core/errors.js';
+import { openStore, verifyMailbox } from '../../src/mailbox/index.js';
+import type { MailboxLimits } from '../../src/mailbox/limits.js';
+import { readSnapshot } from '../../src/mailbox/store/index.js';
+import type { MailboxStore } from '../../src/mailbox/store/types.js';
+import { makeMailbox } from './helpers.js';
+
+const fetchOpts = (limit = 20, peek = false) => ({ limit, peek, tool: 'check_inbox' as const });
+
+type Kind = 'jsonl' | 'sqlite';
+
+async function withStore(kind: Kind, limits: Partial<MailboxLimits>, fn: (store: MailboxStore, dir: string) => Promise<void>): Promise<void> {
+  const mb = await makeMailbox(['a', 'b'], { store: kind });
+  const store = openStore(mb.dir, { keyPath: mb.keyPath, limits });
+  try {
+    await fn(store, mb.dir);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The call log as parsed records, whichever store holds it. */
+function calls(dir: string): Array<Record<string, unknown>> {
+  return readSnapshot(dir).calls.map((c) => JSON.parse(c.text) as Record<string, unknown>);
+}
+
+/** Appends damaged records to b's inbox, as a broken tool or a hostile agent could. */
+function damageInbox(kind: Kind, dir: string, lines: string[]): void {
+  if (kind === 'jsonl') {
+    appendFileSync(join(dir, 'inbox', 'b.jsonl'), lines.map((l) => `${l}\n`).join(''));
+    return;
+  }
+  const db = new Database(join(dir, 'mailbox.sqlite'));
+  try {
+    const insert = db.prepare('INSERT INTO messages (id, recipient, text) VALUES (?, ?, ?)');
+    for (const [i, text] of lines.entries()) insert.run(`junk${i}`, 'b', text);
+  } finally {
+    db.close();
+  }
+}
+
+const DAMAGED = ['null', '42', '"a string"', '[1,2]', '{"id":"msg_x"}', '{"id":"msg_dup","from":"a","to":"b","body":"x","sent_at":"t","id":"msg_other"}', '{not json'];
+
+export function runStoreFaultsSuite(kind: Kind): void {
+  describe(`${kind} store: faults and hostile input`, () => {
+    for (const [what, input] of [
+      ['body', { to: 'b', body: 'bad \ud800 body' }],
+      ['idempotency key', { to: 'b', body: 'fine', idempotencyKey: 'k\udc00' }],
+    ] as const) {
+      it(`a lone surrogate in the ${what} fails the send and stores nothing (no "error but stored")`, async () => {
+        await withStore(kind, {}, async (store, dir) => {
+          const error = await store.send('a', input).catch((e: unknown) => e);
+          expect(isWitnessError(error)).toBe(true);
+          expect(await store.fetch('b', fetchOpts())).toEqual([]);
+          expect(calls(dir).filter((c) => c.tool === 'send_message').map((c) => c.ok)).toEqual([false]);
+          const report = verifyMailbox(dir);
+          expect(report.problems).toEqual([]);
+          expect(report.messages).toBe(0);
+        });
+      });
+    }
+
+    it('damaged inbox records (null, non-objects, non-messages, duplicate keys) are skipped and counted in the receipt; reads go on', async () => {
+      await withStore(kind, {}, async (store, dir) => {
+        const first = await store.send('a', { to: 'b', body: 'first' });
+        damageInbox(kind, dir, DAMAGED);
+        const last = await store.send('a', { to: 'b', body: 'last' });
+        expect((await store.fetch('b', fetchOpts(1))).map((m) => m.id)).toEqual([first.id]);
+        expect((await store.fetch('b', fetchOpts(5))).map((m) => m.id)).toEqual([last.id]);
+        expect(await store.fetch('b', fetchOpts())).toEqual([]);
+        const reads = calls(dir).filter((c) => c.tool === 'check_inbox');
+        expect(reads.map((c) => [c.message_ids, c.skipped])).toEqual([
+          [[first.id], undefined],
+          [[last.id], DAMAGED.length],
+          [[], undefined],
+        ]);
+      });
+    });
+
+    it('hasUnread counts only readable messages', async () => {
+      await withStore(kind, {}, async (store, dir) => {
+        damageInbox(kind, dir, ['null', '{"id":"msg_x"}']);
+        expect(await store.hasUnread('b')).toBe(false);
+        await store.send('a', { to: 'b', body: 'real' });
+        expect(await store.hasUnread('b')).toBe(true);
+      });
+    });
+
+    it('a recipient with maxUnreadMessages unread refuses more, naming the recipient, the limit and what to do, with a failure receipt', async () => {
+      await withStore(kind, { maxUnreadMessages: 3 }, async (store, dir) => {
+        for (let i = 0; i < 3; i++) await store.send('a', { to: 'b', body: `m${i}` });
+        const error = await store.send('a', { to: 'b', body: 'one too many' }).catch((e: unknown) => e);
+        expect(isWitnessError(error)).toBe(true);
+        expect((error as Error).message).toMatch(/b.*3 unread messages.*limit.*3.*(read|wait)/i);
+        expect((await store.send('b', { to: 'a', body: 'other inboxes are not affected' })).to).toBe('a');
+        const failed = calls(dir).filter((c) => c.tool === 'send_message' && c.ok === false);
+        expect(failed).toHaveLength(1);
+        expect((failed[0]!.error as { message: string }).message).toMatch(/3 unread messages/);
+        await store.fetch('b', fetchOpts(2));
+        await store.send('a', { to: 'b', body: 'fits again' });
+        expect((await store.fetch('b', fetchOpts())).map((m) => m.body)).toEqual(['m2', 'fits again']);
+        expect(verifyMailbox(dir).problems).toEqual([]);
+      });
+    });
+
+    it('a recipient over maxUnreadBytes refuses more; a group of sends cannot overshoot it together', async () => {
+      await withStore(kind, { maxUnreadBytes: 2000 }, async (store, dir) => {
+        const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => store.send('a', { to: 'b', body: `${i}`.repeat(400) })));
+        const accepted = results.filter((r) => r.status === 'fulfilled').length;
+        expect(accepted).toBeGreaterThan(0);
+        expect(accepted).toBeLessThan(10);
+        for (const r of results) if (r.status === 'rejected') expect((r.reason as Error).message).toMatch(/b.*unread bytes.*2000/);
+        expect(readSnapshot(dir).inboxes.flatMap((i) => i.lines).reduce((n, l) => n + Buffer.byteLength(l.text) + 1, 0)).toBeLessThanOrEqual(2000);
+      });
+    });
+
+    it('0 means no quota', async () => {
+      await withStore(kind, { maxUnreadMessages: 0, maxUnreadBytes: 0 }, async (store) => {
+        for (let i = 0; i < 30; i++) await store.send('a', { to: 'b', body: 'x' });
+        expect(await store.fetch('b', fetchOpts(100))).toHaveLength(30);
+      });
+    });
+  });
+}
