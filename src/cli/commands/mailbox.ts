@@ -77,6 +77,8 @@ interface ServeOptions {
   store?: 'jsonl' | 'sqlite';
   maxBodyBytes?: string;
   rateLimit?: string;
+  maxUnreadMessages?: string;
+  maxUnreadBytes?: string;
   allowOrigin: string[];
   allowedHost: string[];
 }
@@ -95,6 +97,8 @@ function _serve(ctx: CliContext): Command {
     .addOption(new Option('--store <kind>', 'must match the mailbox').choices(['jsonl', 'sqlite']))
     .option('--max-body-bytes <n>', 'largest message body in bytes (default 65536)')
     .option('--rate-limit <n>', 'sends per minute per agent, 0 for none (default 600)')
+    .option('--max-unread-messages <n>', 'unread messages one recipient may hold before sends to it are refused, 0 for no limit (default 10000)')
+    .option('--max-unread-bytes <n>', 'unread bytes one recipient may hold before sends to it are refused, 0 for no limit (default 67108864: 64 MiB)')
     .option('--allow-origin <origin>', 'HTTP: also allow this Origin (repeatable)', collect, [])
     .option('--allowed-host <host>', 'HTTP: allowed Host names when binding beyond loopback (repeatable)', collect, [])
     .addHelpText('after', '\nExamples:\n  $ witness mailbox serve --dir ./mb --agent alice --tool-prefix mailbox_\n  $ witness mailbox serve --dir ./mb --http --port 8765     # prints the URL on stderr')
@@ -124,6 +128,8 @@ function _limits(o: ServeOptions): Partial<MailboxLimits> {
   return {
     ...(o.maxBodyBytes !== undefined ? { maxBodyBytes: _int(o.maxBodyBytes, '--max-body-bytes') } : {}),
     ...(o.rateLimit !== undefined ? { sendsPerMinute: _int(o.rateLimit, '--rate-limit') } : {}),
+    ...(o.maxUnreadMessages !== undefined ? { maxUnreadMessages: _int(o.maxUnreadMessages, '--max-unread-messages') } : {}),
+    ...(o.maxUnreadBytes !== undefined ? { maxUnreadBytes: _int(o.maxUnreadBytes, '--max-unread-bytes') } : {}),
   };
 }
 
