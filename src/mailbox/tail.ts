@@ -2,14 +2,22 @@
  * @module
  * `witness mailbox tail`: follow messages as they arrive, for humans watching a run.
  * It reads the store without taking the lock or moving any cursor, so watching
- * never changes what agents see. JSONL inboxes are followed by byte offset; SQLite
- * by row position.
+ * never changes what agents see. JSONL inboxes are followed by byte offset, a page
+ * at a time; SQLite by row position. Memory stays bounded whatever the mailbox's
+ * size: each poll reads at most `PER_POLL` new messages per inbox, and damaged
+ * records are skipped (verify reports them).
  */
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
 import type { Message } from './call-log.js';
-import { readSnapshot } from './store/index.js';
+import { readConfig } from './config.js';
+import { isMailboxFile, openInside, READ } from './store/files.js';
+import { afterLastNewline } from './store/jsonl-files.js';
+import { scanLines } from './store/lines.js';
+import { parseMessage } from './store/ops.js';
+import { CAPPED_TEXT, sqlitePath } from './store/sqlite.js';
 
 export interface TailOptions {
   /** Start with messages already stored (default: only new ones). */
@@ -20,37 +28,82 @@ export interface TailOptions {
   signal?: AbortSignal;
 }
 
+const PER_POLL = 1000;
+
 /** Calls `onMessage` for each message as it is stored, until `signal` aborts. */
 export async function tailMailbox(dir: string, onMessage: (m: Message) => void, options: TailOptions = {}): Promise<void> {
-  const seen = new Set<string>();
+  let follow: ((skip: boolean) => Message[]) | undefined;
   let first = true;
   while (!options.signal?.aborted) {
-    for (const m of _messages(dir, options.agent)) {
-      if (seen.has(m.id)) continue;
-      seen.add(m.id);
-      if (!first || options.fromStart) onMessage(m);
+    if (!follow && existsSync(join(dir, 'mailbox.json'))) follow = readConfig(dir).store === 'sqlite' ? _sqlite(dir, options.agent) : _jsonl(dir, options.agent);
+    const skip = first && !options.fromStart;
+    if (follow) {
+      const batch = follow(skip);
+      for (const m of batch.sort((a, b) => a.sent_at.localeCompare(b.sent_at))) onMessage(m);
+      first = false;
+      if (batch.length > 0 && !skip) continue; // more may be waiting: read on before sleeping
     }
-    first = false;
     await sleep(options.pollMs ?? 200, undefined, { signal: options.signal }).catch(() => undefined);
   }
 }
 
-function _messages(dir: string, agent?: string): Message[] {
-  if (!existsSync(join(dir, 'mailbox.json'))) return [];
-  const snap = readSnapshot(dir);
-  const out: Array<{ m: Message; at: string }> = [];
-  for (const inbox of snap.inboxes) {
-    if (agent && inbox.agent !== agent) continue;
-    for (const { text } of inbox.lines) {
+/** New messages of each inbox file since the last call; `skip` only moves past what is there. */
+function _jsonl(dir: string, agent?: string): (skip: boolean) => Message[] {
+  const offsets = new Map<string, number>();
+  return (skip) => {
+    const out: Message[] = [];
+    const names = existsSync(join(dir, 'inbox')) ? readdirSync(join(dir, 'inbox')) : [];
+    for (const name of names) {
+      const rel = `inbox/${name}`;
+      if (!isMailboxFile(rel) || (agent && name !== `${agent}.jsonl`)) continue;
+      let fd: number | undefined;
       try {
-        const m = JSON.parse(text) as Message;
-        out.push({ m, at: m.sent_at });
+        fd = openInside(dir, rel, READ);
       } catch {
-        // damaged lines are verify's business
+        continue; // not a regular file: verify reports what is missing
+      }
+      if (fd === undefined) continue;
+      try {
+        const size = fstatSync(fd).size;
+        let at = offsets.get(rel) ?? 0;
+        if (skip || at > size) at = afterLastNewline(fd, size);
+        let taken = 0;
+        at = scanLines(fd, at, (line) => {
+          const m = skip ? undefined : parseMessage(line.text);
+          if (m) out.push(m);
+          return ++taken < PER_POLL;
+        });
+        offsets.set(rel, at);
+      } finally {
+        closeSync(fd);
       }
     }
-  }
-  return out.sort((a, b) => a.at.localeCompare(b.at)).map((x) => x.m);
+    return out;
+  };
+}
+
+function _sqlite(dir: string, agent?: string): (skip: boolean) => Message[] {
+  let last = 0;
+  return (skip) => {
+    const db = new Database(sqlitePath(dir), { readonly: true, fileMustExist: true });
+    try {
+      if (skip) {
+        last = (db.prepare('SELECT coalesce(max(pos), 0) AS last FROM messages').get() as { last: number }).last;
+        return [];
+      }
+      const where = agent ? 'pos > ? AND recipient = ?' : 'pos > ?';
+      const rows = db.prepare(`SELECT pos, ${CAPPED_TEXT} AS text FROM messages WHERE ${where} ORDER BY pos LIMIT ${PER_POLL}`).all(...(agent ? [last, agent] : [last])) as Array<{ pos: number; text: string | null }>;
+      const out: Message[] = [];
+      for (const r of rows) {
+        last = r.pos;
+        const m = parseMessage(r.text ?? undefined);
+        if (m) out.push(m);
+      }
+      return out;
+    } finally {
+      db.close();
+    }
+  };
 }
 
 /** One line for a human: time, sender → recipient, body (one line, shortened). */

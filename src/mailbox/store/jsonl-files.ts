@@ -77,7 +77,7 @@ export class JsonlFiles {
   cleanTail(rel: string): number {
     const fd = this.fd(rel);
     const size = fstatSync(fd).size;
-    const keep = _afterLastNewline(fd, size);
+    const keep = afterLastNewline(fd, size);
     if (keep < size) ftruncateSync(fd, keep);
     return keep;
   }
@@ -119,7 +119,7 @@ export function hasMessageAfter(dir: string, rel: string, offset: number): boole
 }
 
 /** The offset just past the file's last newline (0 if none), reading backwards a page at a time. */
-function _afterLastNewline(fd: number, size: number): number {
+export function afterLastNewline(fd: number, size: number): number {
   if (size === 0) return 0;
   const last = Buffer.alloc(1);
   readSync(fd, last, 0, 1, size - 1);
