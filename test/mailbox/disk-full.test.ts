@@ -9,16 +9,8 @@ import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isWitnessError } from '../../src/core/errors.js';
 import { openStore, verifyMailbox } from '../../src/mailbox/index.js';
-import { readSnapshot } from '../../src/mailbox/store/index.js';
 import type { MailboxStore } from '../../src/mailbox/store/types.js';
-import { fillDisk, makeMailboxOn, mountTmpfs, TMPFS_UNAVAILABLE } from './tmpfs.js';
-
-/** Ids of every stored message, per recipient, as the store holds them. */
-export function storedIds(dir: string): Set<string> {
-  const ids = new Set<string>();
-  for (const inbox of readSnapshot(dir).inboxes) for (const { text } of inbox.lines) ids.add((JSON.parse(text) as { id: string }).id);
-  return ids;
-}
+import { fillDisk, makeMailboxOn, mountTmpfs, storedIds, TMPFS_UNAVAILABLE } from './faults.js';
 
 /** `count` sends with `inFlight` outstanding at a time; the ids acknowledged and the errors. */
 async function sendMany(store: MailboxStore, count: number, inFlight: number): Promise<{ acked: string[]; errors: unknown[] }> {

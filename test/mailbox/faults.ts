@@ -1,12 +1,14 @@
 /**
- * A small tmpfs for disk-full tests, mounted and removed by the test itself
- * (`mount -t tmpfs -o size=…`; needs root). `TMPFS_UNAVAILABLE` says why mounting is
- * impossible here (tests skip with that reason printed), or is undefined.
- * `fillDisk` takes all free space but `leaveBytes`, the way another program would.
+ * Helpers for fault tests. A small tmpfs for disk-full tests, mounted and removed by
+ * the test itself (`mount -t tmpfs -o size=…`; needs root); `TMPFS_UNAVAILABLE`
+ * says why mounting is impossible here (tests skip with that reason printed), or is
+ * undefined. `fillDisk` takes all free space but `leaveBytes`, the way another
+ * program would. `storedIds` lists what a store holds, whichever kind.
  */
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { readSnapshot } from '../../src/mailbox/store/index.js';
 import { cli, tempDir, type TestMailbox } from './helpers.js';
 
 export interface Tmpfs {
@@ -69,4 +71,11 @@ export function fillDisk(dir: string, leaveBytes: number, name = 'filler'): stri
     closeSync(fd);
   }
   return path;
+}
+
+/** Ids of every stored message, as the store holds them. */
+export function storedIds(dir: string): Set<string> {
+  const ids = new Set<string>();
+  for (const inbox of readSnapshot(dir).inboxes) for (const { text } of inbox.lines) ids.add((JSON.parse(text) as { id: string }).id);
+  return ids;
 }
