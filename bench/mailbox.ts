@@ -102,9 +102,12 @@ function baseline(path: string, bytes: number, n: number): Row {
   return { what: 'raw append + fsync (baseline)', sends: n, seconds };
 }
 
+/** No send limit: the bench measures throughput, and its sink never reads (tens of thousands unread). */
+const NO_LIMITS = ['--rate-limit', '0', '--max-unread-messages', '0', '--max-unread-bytes', '0'];
+
 async function stdio(dir: string, inFlight: number): Promise<Row> {
   const [command, ...args] = WITNESS;
-  const transport = new StdioClientTransport({ command: command!, args: [...args, 'mailbox', 'serve', '--dir', dir, '--agent', 'agent0', '--rate-limit', '0'], stderr: 'ignore' });
+  const transport = new StdioClientTransport({ command: command!, args: [...args, 'mailbox', 'serve', '--dir', dir, '--agent', 'agent0', ...NO_LIMITS], stderr: 'ignore' });
   const client = new Client({ name: 'bench', version: '0' });
   await client.connect(transport);
   await Promise.all(Array.from({ length: inFlight }, () => send(client, Math.ceil(WARM_UP / inFlight))));
@@ -120,7 +123,7 @@ async function stdio(dir: string, inFlight: number): Promise<Row> {
 
 async function http(dir: string, tokens: Record<string, string>, clientKind: 'fetch' | 'node:http' | 'json-rpc'): Promise<Row> {
   const [command, ...args] = WITNESS;
-  const proc = spawn(command!, [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', '--rate-limit', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(command!, [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', ...NO_LIMITS], { stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await listeningUrl(proc);
   const label = clientKind === 'json-rpc' ? 'plain JSON-RPC POSTs (node:http)' : `SDK client over ${clientKind}`;
   const senders = await Promise.all(AGENTS.map((a) => (clientKind === 'json-rpc' ? jsonRpcSender(url, tokens[a]!) : sdkSender(url, tokens[a]!, clientKind))));
