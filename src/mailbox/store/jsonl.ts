@@ -117,32 +117,35 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
     }
   }
 
+  /**
+   * Applies one operation to the batch. Each adds its lines only once nothing more
+   * can throw, so a refused operation leaves nothing in the batch but its failure
+   * receipt.
+   */
   private apply(op: ops.StoreOp, batch: Batch): ops.StoreResult {
     if (op.kind === 'record') return void this.log(batch, ops.recordEntry(op.agent, op.tool, op.outcome));
-    if (op.kind === 'fetch') return this.applyFetch(op.agent, op.options, batch);
-    return this.applySend(op.from, op.input, batch);
+    try {
+      return op.kind === 'fetch' ? this.applyFetch(op.agent, op.options, batch) : this.applySend(op.from, op.input, batch);
+    } catch (error) {
+      const failed = ops.failedCall(op, error);
+      if (failed) this.log(batch, failed);
+      throw error;
+    }
   }
 
   private applySend(from: string, input: SendInput, batch: Batch): SendResult {
-    let prepared: ops.PreparedSend;
-    let sealed: Sealed;
-    try {
-      ops.checkRecipient(this.agentList, input.to);
-      if (input.idempotencyKey !== undefined) {
-        const earlier = this.idempotency.get(ops.idempotencyIndexKey(from, input.idempotencyKey));
-        if (earlier) {
-          this.log(batch, ops.dedupEntry(from, earlier, input.idempotencyKey));
-          return { ...earlier, deduplicated: true };
-        }
+    ops.checkRecipient(this.agentList, input.to);
+    if (input.idempotencyKey !== undefined) {
+      const earlier = this.idempotency.get(ops.idempotencyIndexKey(from, input.idempotencyKey));
+      if (earlier) {
+        this.log(batch, ops.dedupEntry(from, earlier, input.idempotencyKey));
+        return { ...earlier, deduplicated: true };
       }
-      const sentAt = new Date().toISOString();
-      prepared = ops.prepareSend(from, input, sentAt);
-      this.checkQuota(batch, input.to, prepared.bytes); // opens the inbox: a planted link fails this send only
-      sealed = this.seal(prepared.entry, sentAt);
-    } catch (error) {
-      this.log(batch, ops.failureEntry(from, 'send_message', error));
-      throw error;
     }
+    const sentAt = new Date().toISOString();
+    const prepared = ops.prepareSend(from, input, sentAt);
+    this.checkQuota(batch, input.to, prepared.bytes); // opens the inbox: a planted link fails this send only
+    const sealed = this.seal(prepared.entry, sentAt);
     // Nothing below can throw: the message and its receipt join the batch together.
     const { message } = prepared;
     const lines = batch.inbox.get(message.to) ?? [];

@@ -109,6 +109,13 @@ export function failureEntry(agent: string, tool: ToolName, error: unknown): Cal
   return { agent, tool, ok: false, message_ids: [], error: { code, message: (error as Error).message } };
 }
 
+/** The failure receipt of a send or read that was refused; a record that fails has none. */
+export function failedCall(op: StoreOp, error: unknown): CallEntry | undefined {
+  if (op.kind === 'send') return failureEntry(op.from, 'send_message', error);
+  if (op.kind === 'fetch') return failureEntry(op.agent, op.options.tool, error);
+  return undefined;
+}
+
 export function recordEntry(agent: string, tool: ToolName, outcome: CallOutcome): CallEntry {
   return { agent, tool, ok: outcome.ok, message_ids: outcome.message_ids ?? [], ...(outcome.error ? { error: outcome.error } : {}) };
 }

@@ -92,7 +92,8 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
         } catch (error) {
           this.head = head;
           if (!(error instanceof WitnessError)) throw error; // the database failed: the whole group fails
-          if (p.op.kind === 'send') this.log(ops.failureEntry(p.op.from, 'send_message', error));
+          const failed = ops.failedCall(p.op, error);
+          if (failed) this.log(failed);
           settle.push(() => p.reject(error));
         }
       }
