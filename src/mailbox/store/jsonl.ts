@@ -11,19 +11,21 @@
  * every caller of its group with the error. A torn last line left by a crash is cut
  * under the lock before appending. Files are read a page at a time (lines.ts).
  */
-import { fstatSync, ftruncateSync, mkdirSync } from 'node:fs';
+import { fstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { WitnessError } from '../../core/errors.js';
-import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall } from '../call-log.js';
+import { type CallEntry, type Message, sealCall } from '../call-log.js';
 import { syncDir } from '../config.js';
 import type { ReceiptSigner } from '../keys.js';
 import { DEFAULT_LIMITS } from '../limits.js';
-import { acquireLock, type LockHandle, type LockIntent, rollBack } from '../lock.js';
+import { acquireLock, type LockHandle } from '../lock.js';
+import { type LockIntent, rollBack } from '../rollback.js';
 import { CommittingStore } from './committing-store.js';
 import { fdatasyncAsync, writeAll, writeFailure } from './files.js';
 import type { Pending } from './group-commit.js';
 import { type Cursor, cursorRel, hasMessageAfter, inboxRel, JsonlFiles, LOG } from './jsonl-files.js';
 import { countLines, scanLines } from './lines.js';
+import { LogState } from './log-state.js';
 import * as ops from './ops.js';
 import { type Count, checkQuota, type Quota, UnreadTracker } from './quota.js';
 import type { FetchOptions, MailboxStore, SendInput, SendResult } from './types.js';
@@ -43,9 +45,7 @@ type Sealed = ReturnType<typeof sealCall>;
 
 export class JsonlStore extends CommittingStore implements MailboxStore {
   readonly kind = 'jsonl' as const;
-  private head: ChainHead = EMPTY_HEAD;
-  private logSize = 0;
-  private readonly idempotency = new Map<string, ops.IdempotentSend>();
+  private readonly log = new LogState();
   private readonly files: JsonlFiles;
   private readonly unread: UnreadTracker;
   /** Set when a failed commit could not be undone: the lock stays held until this process ends, and recovery finishes the undo. */
@@ -86,7 +86,7 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
   private async commitLocked(group: Pending<ops.StoreOp, ops.StoreResult>[], lock: LockHandle): Promise<Array<() => void>> {
     this.files.newCommit();
     this.agents();
-    this.catchUp();
+    this.log.catchUp(this.files.fd(LOG));
     const batch: Batch = { inbox: new Map(), log: [], cursors: new Map(), seen: new Map(), pending: new Map() };
     const settle: Array<() => void> = [];
     for (const p of group) {
@@ -123,12 +123,12 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
    * receipt.
    */
   private apply(op: ops.StoreOp, batch: Batch): ops.StoreResult {
-    if (op.kind === 'record') return void this.log(batch, ops.recordEntry(op.agent, op.tool, op.outcome));
+    if (op.kind === 'record') return void this.append(batch, ops.recordEntry(op.agent, op.tool, op.outcome));
     try {
       return op.kind === 'fetch' ? this.applyFetch(op.agent, op.options, batch) : this.applySend(op.from, op.input, batch);
     } catch (error) {
       const failed = ops.failedCall(op, error);
-      if (failed) this.log(batch, failed);
+      if (failed) this.append(batch, failed);
       throw error;
     }
   }
@@ -136,9 +136,9 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
   private applySend(from: string, input: SendInput, batch: Batch): SendResult {
     ops.checkRecipient(this.agentList, input.to);
     if (input.idempotencyKey !== undefined) {
-      const earlier = this.idempotency.get(ops.idempotencyIndexKey(from, input.idempotencyKey));
+      const earlier = this.log.idempotency.get(ops.idempotencyIndexKey(from, input.idempotencyKey));
       if (earlier) {
-        this.log(batch, ops.dedupEntry(from, earlier, input.idempotencyKey));
+        this.append(batch, ops.dedupEntry(from, earlier, input.idempotencyKey));
         return { ...earlier, deduplicated: true };
       }
     }
@@ -182,7 +182,7 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
       });
     }
     if (options.quietIfEmpty && messages.length === 0) return messages;
-    this.log(batch, ops.fetchEntry(agent, options.tool, messages, skipped, options.peek));
+    this.append(batch, ops.fetchEntry(agent, options.tool, messages, skipped, options.peek));
     if (!options.peek && offset !== cursor.offset) {
       batch.cursors.set(agent, { offset, delivered: cursor.delivered + messages.length, updated_at: new Date().toISOString() });
     }
@@ -198,42 +198,20 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
   }
 
   private seal(entry: CallEntry, ts?: string): Sealed {
-    return sealCall(entry, this.head, this.signer, ts);
+    return sealCall(entry, this.log.head, this.signer, ts);
   }
 
   private push(batch: Batch, sealed: Sealed): void {
     batch.log.push(sealed.text);
-    this.head = sealed.head;
-    ops.learnIdempotency(this.idempotency, sealed.record);
+    this.log.advance(sealed);
   }
 
-  private log(batch: Batch, entry: CallEntry, ts?: string): void {
+  private append(batch: Batch, entry: CallEntry, ts?: string): void {
     this.push(batch, this.seal(entry, ts));
   }
 
-  /** Reads call-log lines other processes appended since our last commit, a page at a time. */
-  private catchUp(): void {
-    const fd = this.files.fd(LOG);
-    const size = fstatSync(fd).size;
-    if (size < this.logSize) this.forget(); // shrank under us (a rollback or an edit): start over
-    if (size === this.logSize) return;
-    const end = scanLines(
-      fd,
-      this.logSize,
-      (line) => {
-        const record = _parseRecord(line.text);
-        // A damaged line is chained over as stored (its hash), like verify does.
-        this.head = { seq: typeof record?.seq === 'number' ? record.seq : this.head.seq + 1, hash: line.hash ?? lineHash(line.text!) };
-        if (record) ops.learnIdempotency(this.idempotency, record);
-      },
-      { hashLong: true },
-    );
-    if (end < size) ftruncateSync(fd, end); // torn tail of a crashed writer
-    this.logSize = end;
-  }
-
   private intentFor(batch: Batch): LockIntent {
-    const files: Record<string, number> = { [LOG]: this.logSize };
+    const files: Record<string, number> = { [LOG]: this.log.size };
     for (const agent of batch.inbox.keys()) files[inboxRel(agent)] = this.files.cleanTail(inboxRel(agent));
     const restore: Record<string, string | null> = {};
     for (const agent of batch.cursors.keys()) restore[cursorRel(agent)] = this.files.cursorText(agent);
@@ -262,26 +240,14 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
       const fd = this.files.fd(LOG);
       writeAll(fd, chunk);
       await fdatasyncAsync(fd);
-      this.logSize += chunk.length;
+      this.log.size += chunk.length;
     }
     for (const [agent, cursor] of batch.cursors) this.files.writeCursor(agent, cursor);
     if (batch.cursors.size > 0) syncDir(join(this.dir, 'cursors'));
   }
 
   private forget(): void {
-    this.head = EMPTY_HEAD;
-    this.logSize = 0;
-    this.idempotency.clear();
+    this.log.forget();
     this.unread.forget();
-  }
-}
-
-function _parseRecord(text: string | undefined): ({ seq?: number; ts?: string } & Partial<CallEntry>) | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const record = JSON.parse(text) as unknown;
-    return typeof record === 'object' && record !== null ? (record as { seq?: number } & Partial<CallEntry>) : undefined;
-  } catch {
-    return undefined;
   }
 }
