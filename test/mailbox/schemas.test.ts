@@ -3,7 +3,7 @@
  * file of a mailbox that went through sends, reads, a failed call and a retry
  * validates, and so does verify's --json report.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
@@ -39,5 +39,20 @@ describe('documented file formats', async () => {
     for (const l of lines) expectValid('call', l);
   });
   it('a cursor file matches mailbox-cursor.schema.json', () => expectValid('cursor', JSON.parse(readFileSync(join(mb.dir, 'cursors', 'b.json'), 'utf8'))));
+  it('a read receipt that skipped damaged records, and a peek, match mailbox-call.schema.json', async () => {
+    const other = await makeMailbox(['a', 'b']);
+    appendFileSync(join(other.dir, 'inbox', 'b.jsonl'), 'null\n');
+    const s = openStore(other.dir);
+    await s.send('a', { to: 'b', body: 'after a damaged line' });
+    await s.fetch('b', { limit: 10, peek: true, tool: 'check_inbox' });
+    await s.fetch('b', { limit: 10, peek: false, tool: 'check_inbox' });
+    await s.close();
+    const reads = jsonl(join(other.dir, 'calls.jsonl')).filter((l) => (l as { tool: string }).tool === 'check_inbox');
+    expect(reads.map((l) => [(l as { skipped?: number }).skipped, (l as { peek?: boolean }).peek])).toEqual([
+      [1, true],
+      [1, undefined],
+    ]);
+    for (const l of reads) expectValid('call', l);
+  });
   it('verify --json output matches mailbox-verify-report.schema.json', async () => expectValid('verify-report', JSON.parse((await cli(['mailbox', 'verify', mb.dir, '--json'])).out)));
 });
