@@ -70,7 +70,10 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
 
   protected async commit(group: Pending<ops.StoreOp, ops.StoreResult>[]): Promise<void> {
     if (this.broken) throw this.broken;
-    const lock = await acquireLock(this.dir);
+    // Taking the lock may first undo a dead writer's commit, which can fail on a full disk too.
+    const lock = await acquireLock(this.dir).catch((error: unknown) => {
+      throw writeFailure(error, this.dir);
+    });
     let settle: Array<() => void>;
     try {
       settle = await this.commitLocked(group, lock);
