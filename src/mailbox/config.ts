@@ -9,6 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { WitnessError } from '../core/errors.js';
+import { checkPrivateFile } from '../core/private-file.js';
 import { sha256Hex } from '../core/hash.js';
 import { createKeyFile, defaultKeyDir, type KeyFile, type ReceiptAlg, readKeyFile } from './keys.js';
 import { assertAgentName } from './names.js';
@@ -72,9 +73,13 @@ export function readConfig(dir: string): MailboxConfig {
   return config as MailboxConfig;
 }
 
-/** The signing key, checked against the one the mailbox was created with. */
+/**
+ * The signing key for serving: readable by its owner only (whoever can read it can
+ * sign receipts) and the one the mailbox was created with.
+ */
 export function loadKey(config: MailboxConfig, keyPath?: string): KeyFile {
   const key = readKeyFile(keyPath ?? config.signing.key_path);
+  checkPrivateFile(keyPath ?? config.signing.key_path, 'The mailbox signing key');
   if (key.kid !== config.signing.kid) {
     throw new WitnessError('INVALID_INPUT', `The key ${keyPath ?? config.signing.key_path} has id ${key.kid} but this mailbox signs with ${config.signing.kid}; pass --key with the right key.`);
   }

@@ -7,6 +7,7 @@
  * and a kind: forged, modified, reordered, deleted, corrupt or orphan.
  */
 import { existsSync } from 'node:fs';
+import { readableByOthers } from '../core/private-file.js';
 import { type CallRecord, GENESIS, lineHash, type Message, messageDigest, type Receipt, signedBytes } from './call-log.js';
 import { readConfig } from './config.js';
 import { publicVerifier, type ReceiptSigner, readKeyFile, signerFor } from './keys.js';
@@ -72,7 +73,11 @@ export function verifyMailbox(dir: string, options: VerifyOptions = {}): VerifyR
 function _verifier(config: ReturnType<typeof readConfig>, options: VerifyOptions, warnings: string[]): { signer: ReceiptSigner; source: string } {
   if (options.publicKey) return { signer: publicVerifier(config.signing.kid, options.publicKey), source: 'pinned public key' };
   const path = options.keyPath ?? config.signing.key_path;
-  if (existsSync(path)) return { signer: signerFor(readKeyFile(path)), source: path };
+  if (existsSync(path)) {
+    const signer = signerFor(readKeyFile(path));
+    if (readableByOthers(path)) warnings.push(`the key file ${path} can be read by other users, so any of them could have signed these receipts; run: chmod 600 ${path}`);
+    return { signer, source: path };
+  }
   if (config.signing.alg === 'ed25519' && config.signing.public_key) {
     warnings.push(`key file ${path} not found: trusting the public key written in mailbox.json (pin one with --public-key).`);
     return { signer: publicVerifier(config.signing.kid, config.signing.public_key), source: 'mailbox.json' };
