@@ -10,9 +10,10 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, re
 import { join, resolve } from 'node:path';
 import { WitnessError } from '../core/errors.js';
 import { checkPrivateFile } from '../core/private-file.js';
+import { parseStrictJson } from '../core/strict-json.js';
 import { sha256Hex } from '../core/hash.js';
 import { createKeyFile, defaultKeyDir, type KeyFile, type ReceiptAlg, readKeyFile } from './keys.js';
-import { assertAgentName } from './names.js';
+import { agentNameProblem, assertAgentName, sameNameAs } from './names.js';
 
 export const MAILBOX_FORMAT = 'witness-mailbox/1';
 export type StoreKind = 'jsonl' | 'sqlite';
@@ -86,11 +87,24 @@ export function loadKey(config: MailboxConfig, keyPath?: string): KeyFile {
   return key;
 }
 
+/**
+ * The registered agents. Each name becomes a file name, so a file with an invalid
+ * name or two names equal but for case is refused, not served.
+ */
 export function readAgents(dir: string): AgentEntry[] {
   const path = join(dir, 'agents.json');
   if (!existsSync(path)) return [];
-  const parsed = _readJson(path) as { agents?: AgentEntry[] };
-  return Array.isArray(parsed.agents) ? parsed.agents : [];
+  const parsed = _readJson(path) as { agents?: AgentEntry[] } | null;
+  const agents = Array.isArray(parsed?.agents) ? parsed.agents : [];
+  const seen: string[] = [];
+  agents.forEach((agent, i) => {
+    const problem = agentNameProblem(agent?.name);
+    if (problem) throw new WitnessError('INVALID_INPUT', `${path}: entry ${i + 1} is not a usable agent: ${problem}. Fix or remove it.`);
+    const twin = sameNameAs(seen, agent.name);
+    if (twin !== undefined) throw new WitnessError('INVALID_INPUT', `${path} registers both ${twin} and ${agent.name}; agent names must differ regardless of case (they are file names). Remove or rename one.`);
+    seen.push(agent.name);
+  });
+  return agents;
 }
 
 /** A stamp that changes whenever agents.json is replaced: servers re-read it only then. */
@@ -114,7 +128,9 @@ export function tokenHash(token: string): string {
 /** Adds `name` to `entries` (a copy); the caller holds the directory lock. */
 export function withAgent(entries: AgentEntry[], name: string, token: string, description?: string): AgentEntry[] {
   assertAgentName(name);
-  if (entries.some((a) => a.name === name)) throw new WitnessError('USAGE', `The agent ${name} is already registered; pick another name.`);
+  const twin = sameNameAs(entries.map((a) => a.name), name);
+  if (twin === name) throw new WitnessError('USAGE', `The agent ${name} is already registered; pick another name.`);
+  if (twin !== undefined) throw new WitnessError('USAGE', `The name ${name} differs only in case from the registered agent ${twin}; names are unique regardless of case (they are file names). Pick another name.`);
   const entry: AgentEntry = { name, created: new Date().toISOString(), token_sha256: tokenHash(token), ...(description ? { description } : {}) };
   return [...entries, entry];
 }
@@ -142,10 +158,17 @@ export function syncDir(dir: string): void {
   }
 }
 
+/** Strict JSON (a repeated key is refused: the file must have one reading). */
 function _readJson(path: string): unknown {
+  let text: string;
   try {
-    return JSON.parse(readFileSync(path, 'utf8'));
+    text = readFileSync(path, 'utf8');
   } catch (cause) {
-    throw new WitnessError('CORRUPT', `Cannot parse ${path}: ${(cause as Error).message}.`, { cause });
+    throw new WitnessError('IO', `Cannot read ${path}: ${(cause as Error).message}.`, { cause });
+  }
+  try {
+    return parseStrictJson(text, { what: path });
+  } catch (cause) {
+    throw new WitnessError('CORRUPT', (cause as Error).message, { cause });
   }
 }
