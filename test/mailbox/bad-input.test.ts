@@ -90,6 +90,28 @@ describe('bad input', () => {
     }
   });
 
+  it('over stdio, a tools/call without params and a mistyped argument are answered and leave receipts', async () => {
+    const [command, ...args] = witnessCommand();
+    const proc = spawn(command!, [...args, 'mailbox', 'serve', '--dir', mb.dir, '--agent', 'bob'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    proc.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    const bobsRefusals = () => readFileSync(join(mb.dir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { agent: string; tool: string; ok: boolean }).filter((c) => c.agent === 'bob' && !c.ok).map((c) => c.tool);
+    const before = bobsRefusals();
+    try {
+      proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call' })}\n`);
+      proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'check_inbox', arguments: { limit: -5 } } })}\n`);
+      await waitFor(() => out.split('\n').filter(Boolean).length >= 2, 20_000, () => `two replies, got: ${out}`);
+      const replies = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: number; error?: { code: number }; result?: { isError: boolean; content: Array<{ text: string }> } });
+      expect(replies.find((r) => r.id === 1)).toMatchObject({ error: { code: -32602 } });
+      expect(replies.find((r) => r.id === 2)?.result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/limit: must be at least 1/) }] });
+      expect(bobsRefusals()).toEqual([...before, 'unknown_tool', 'check_inbox']);
+    } finally {
+      proc.kill();
+    }
+  });
+
   it('after all of it, the earlier message is intact and verify is clean', () => {
     const lines = readFileSync(join(mb.dir, 'inbox', 'bob.jsonl'), 'utf8').trim().split('\n');
     expect(lines.map((l) => (JSON.parse(l) as { body: string }).body)).toEqual(['stored before the bad input']);
