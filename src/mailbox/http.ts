@@ -83,6 +83,7 @@ export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = 
     url: `http://${shownHost}:${address.port}/mcp`,
     async close() {
       clearInterval(sweep);
+      runtime.closing.abort(); // pending waits answer now, before their sessions close
       for (const { transport } of sessions.values()) await transport.close();
       sessions.clear();
       server.closeAllConnections();

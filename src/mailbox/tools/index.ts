@@ -26,6 +26,8 @@ export interface ToolContext {
   rate: RateLimiter;
   /** Wakes wait_for_message callers in this process when a send reaches them. */
   mailSignal: MailSignal;
+  /** Aborted when the server shuts down: a pending wait ends with its empty answer. */
+  closing: AbortSignal;
 }
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
@@ -136,7 +138,7 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
       guarded(async () => {
         const limit = Math.min(args.limit ?? 20, ctx.limits.maxFetch);
         const timeout = Math.min(args.timeout_ms, ctx.limits.maxWaitMs);
-        const messages = await waitForMail(ctx, limit, timeout, extra.signal);
+        const messages = await waitForMail(ctx, limit, timeout, AbortSignal.any([extra.signal, ctx.closing]));
         return { messages: messages.map(_public), timed_out: messages.length === 0 };
       }),
   );
