@@ -67,9 +67,12 @@ export function initMailbox(dir: string, options: InitOptions = {}): { config: M
 export function readConfig(dir: string): MailboxConfig {
   const path = configPath(dir);
   if (!existsSync(path)) throw new WitnessError('NOT_FOUND', `${dir} is not a mailbox (no mailbox.json). Create one with \`witness mailbox init ${dir}\`.`);
-  const config = _readJson(path) as Partial<MailboxConfig>;
-  if (config.format !== MAILBOX_FORMAT || (config.store !== 'jsonl' && config.store !== 'sqlite') || !config.signing) {
-    throw new WitnessError('INVALID_INPUT', `${path} is not a ${MAILBOX_FORMAT} configuration.`);
+  const config = _readJson(path) as Partial<MailboxConfig> | null;
+  const signing = config?.signing as Partial<MailboxConfig['signing']> | undefined;
+  const signingOk =
+    typeof signing === 'object' && signing !== null && (signing.alg === 'ed25519' || signing.alg === 'hmac-sha256') && typeof signing.kid === 'string' && typeof signing.key_path === 'string' && signing.key_path !== '' && (signing.public_key === undefined || typeof signing.public_key === 'string');
+  if (config?.format !== MAILBOX_FORMAT || (config.store !== 'jsonl' && config.store !== 'sqlite') || !signingOk) {
+    throw new WitnessError('INVALID_INPUT', `${path} is not a ${MAILBOX_FORMAT} configuration (it needs format, store and signing {alg, kid, key_path}); restore it from the mailbox's creation or a backup.`);
   }
   return config as MailboxConfig;
 }

@@ -7,6 +7,7 @@
  * and a kind: forged, modified, reordered, deleted, corrupt or orphan.
  */
 import { existsSync } from 'node:fs';
+import { WitnessError } from '../core/errors.js';
 import { readableByOthers } from '../core/private-file.js';
 import { type CallRecord, GENESIS, lineHash, type Message, messageDigest, type Receipt, signedBytes } from './call-log.js';
 import { readConfig } from './config.js';
@@ -71,7 +72,8 @@ export function verifyMailbox(dir: string, options: VerifyOptions = {}): VerifyR
 }
 
 function _verifier(config: ReturnType<typeof readConfig>, options: VerifyOptions, warnings: string[]): { signer: ReceiptSigner; source: string } {
-  if (options.publicKey) return { signer: publicVerifier(config.signing.kid, options.publicKey), source: 'pinned public key' };
+  if (options.publicKey !== undefined && options.keyPath !== undefined) throw new WitnessError('USAGE', 'Give either a key file or a pinned public key, not both: receipts are checked with one key.');
+  if (options.publicKey !== undefined) return { signer: publicVerifier(config.signing.kid, options.publicKey), source: 'pinned public key' };
   const path = options.keyPath ?? config.signing.key_path;
   if (existsSync(path)) {
     const signer = signerFor(readKeyFile(path));
