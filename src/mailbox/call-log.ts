@@ -48,6 +48,12 @@ export interface CallEntry {
   idempotency_key?: string;
   /** send_message: true when a retried key returned an earlier message. */
   deduplicated?: boolean;
+  /**
+   * check_inbox: true when the read was a peek (the cursor did not move). Absent on
+   * every other read, and on every line written before this field existed: verify
+   * then counts a peek as a delivery.
+   */
+  peek?: boolean;
   error?: { code: string; message: string };
 }
 

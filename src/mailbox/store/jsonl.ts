@@ -134,7 +134,7 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
         // a damaged line is skipped here and reported by `witness mailbox verify`
       }
     }
-    this.log(batch, { agent, tool: options.tool, ok: true, message_ids: messages.map((m) => m.id) });
+    this.log(batch, { agent, tool: options.tool, ok: true, message_ids: messages.map((m) => m.id), ...(options.peek ? { peek: true } : {}) });
     if (!options.peek && offset !== cursor.offset) {
       batch.cursors.set(agent, { offset, delivered: cursor.delivered + messages.length, updated_at: new Date().toISOString() });
     }

@@ -111,7 +111,7 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
     const cursor = (this.db.prepare('SELECT pos, delivered FROM cursors WHERE agent = ?').get(agent) as { pos: number; delivered: number } | undefined) ?? { pos: 0, delivered: 0 };
     const rows = this.db.prepare('SELECT pos, text FROM messages WHERE recipient = ? AND pos > ? ORDER BY pos LIMIT ?').all(agent, cursor.pos, options.limit) as Array<{ pos: number; text: string }>;
     const messages = rows.map((r) => JSON.parse(r.text) as Message);
-    log({ agent, tool: options.tool, ok: true, message_ids: messages.map((m) => m.id) });
+    log({ agent, tool: options.tool, ok: true, message_ids: messages.map((m) => m.id), ...(options.peek ? { peek: true } : {}) });
     const lastRow = rows[rows.length - 1];
     if (!options.peek && lastRow) {
       this.db
