@@ -122,11 +122,11 @@ class _Pending {
 function _jsonlEvidence(dir: string, parseCursor: (text: string, file: string) => number): Evidence {
   const callsFile = join(dir, 'calls.jsonl');
   const unreadable: Unreadable[] = [];
-  const regular = (file: string) => {
+  const regular = (file: string, problems = unreadable) => {
     const stat = lstatSync(file, { throwIfNoEntry: false });
     if (stat === undefined) return false;
     if (stat.isFile()) return true;
-    unreadable.push({ file, why: `not a regular file (${stat.isSymbolicLink() ? 'a symbolic link' : 'a folder or device'}); the server writes only plain files` });
+    problems.push({ file, why: `not a regular file (${stat.isSymbolicLink() ? 'a symbolic link' : 'a folder or device'}); the server writes only plain files` });
     return false;
   };
   const listed = (sub: string, ext: string) => (existsSync(join(dir, sub)) ? readdirSync(join(dir, sub)).filter((f) => f.endsWith(ext)).sort() : []);
@@ -148,7 +148,7 @@ function _jsonlEvidence(dir: string, parseCursor: (text: string, file: string) =
       const bad: Unreadable[] = [];
       for (const f of listed('cursors', '.json')) {
         const file = join(dir, 'cursors', f);
-        if (!regular(file)) continue;
+        if (!regular(file, bad)) continue;
         try {
           const text = [...fileLines(file)].map((l) => l.text ?? '').join('\n');
           cursors.set(f.slice(0, -'.json'.length), { file, at: parseCursor(text, file), unit: 'byte' });

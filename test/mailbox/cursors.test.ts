@@ -7,7 +7,7 @@
  * problem. A property: whatever honest reads happened, moving the cursor forward
  * to any later line boundary is reported as exactly the messages it skips.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
@@ -82,6 +82,16 @@ describe('read cursors (JSONL store)', () => {
   it('a cursor file with a repeated key is refused as corrupt, not read one way', async () => {
     const { dir, cursor, ends } = await readOne();
     writeFileSync(cursor, `{"offset":${ends[0]},"offset":${ends[2]},"delivered":1,"updated_at":"x"}`);
+    expect(problems(dir)).toEqual(['cursors/b.json:0:corrupt']);
+  });
+
+  it('a cursor that is not a regular file (a folder, a symbolic link) is reported, not skipped over', async () => {
+    const { dir, cursor } = await readOne();
+    rmSync(cursor);
+    mkdirSync(cursor);
+    expect(problems(dir)).toEqual(['cursors/b.json:0:corrupt']);
+    rmSync(cursor, { recursive: true });
+    symlinkSync(join(dir, 'mailbox.json'), cursor);
     expect(problems(dir)).toEqual(['cursors/b.json:0:corrupt']);
   });
 

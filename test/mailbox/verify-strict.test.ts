@@ -4,7 +4,7 @@
  * read another identity or body than the one signed), and a call log or inbox with
  * a line of hundreds of MiB is checked in bounded memory instead of crashing.
  */
-import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -50,6 +50,21 @@ describe('repeated keys', () => {
     db.prepare('UPDATE calls SET text = replace(text, \'{"v":1,\', \'{"v":1,"agent":"carol",\') WHERE seq = 3').run();
     db.close();
     expect(verifyMailbox(mb.dir).problems.map((p) => `${p.file.split('#')[1]}:${p.line}:${p.kind}`)).toEqual(['calls:3:corrupt', 'messages[bob]:3:orphan']);
+  });
+});
+
+describe('evidence files that are not regular files', () => {
+  it('a symbolic link for an inbox or a folder for the call log is reported, and not followed', async () => {
+    const mb = await threeSends();
+    const inbox = join(mb.dir, 'inbox', 'bob.jsonl');
+    renameSync(inbox, `${mb.dir}.elsewhere`);
+    symlinkSync(`${mb.dir}.elsewhere`, inbox);
+    expect(kinds(mb.dir)).toEqual(['inbox/bob.jsonl:0:corrupt', 'calls.jsonl:1:deleted', 'calls.jsonl:2:deleted', 'calls.jsonl:3:deleted']);
+    expect(verifyMailbox(mb.dir).problems[0]!.message).toMatch(/not a regular file \(a symbolic link\)/);
+    const calls = join(mb.dir, 'calls.jsonl');
+    rmSync(calls);
+    mkdirSync(calls);
+    expect(kinds(mb.dir)).toContain('calls.jsonl:0:corrupt');
   });
 });
 

@@ -142,7 +142,7 @@ function _keyPath(ctx: CliContext, key: string): string {
 
 function _verify(ctx: CliContext): Command {
   return new Command('verify')
-    .description('Check the call log\'s hash chain and every receipt, and cross-check inboxes against the log. Exit 0 only when clean; each problem is printed with file, line and kind (forged, modified, reordered, deleted, corrupt, orphan).')
+    .description('Check the call log\'s hash chain and every receipt, and cross-check inboxes against the log. Exit 0 only when clean; each problem is printed with file, line and kind (forged, modified, reordered, deleted, corrupt, orphan, skipped).')
     .argument('<dir>', 'mailbox folder')
     .option('--key <path>', 'key file to check receipts with')
     .option('--public-key <base64url>', 'pin the Ed25519 public key instead of trusting any file')
