@@ -5,10 +5,11 @@
  * the deployer's runtime (the release-boundary signer) loads it; agents never do.
  */
 import { createPublicKey } from 'node:crypto';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { generateEd25519KeyPair, keyIdFor, privateKeyObject } from '../core/ed25519.js';
 import { WitnessError } from '../core/errors.js';
+import { checkPrivateFile } from '../core/private-file.js';
 import { parseStrictJson } from '../core/strict-json.js';
 
 const B64URL32 = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'expected 32 bytes in unpadded base64url (43 characters)');
@@ -62,9 +63,7 @@ export function writeKeyFile(path: string, key: SigningKey): void {
 /** Reads and checks a private key file: schema, 0600 permissions, and that d, x and kid agree. */
 export function readKeyFile(path: string): SigningKey {
   if (!existsSync(path)) throw new WitnessError('NOT_FOUND', `The key file ${path} does not exist. Create one with: witness keys new --deployer ID --out ${path}`);
-  if (process.platform !== 'win32' && (statSync(path).mode & 0o077) !== 0) {
-    throw new WitnessError('INVALID_INPUT', `The key file ${path} can be read by other users; run: chmod 600 ${path}`);
-  }
+  checkPrivateFile(path, 'The key file');
   return parseKeyFile(readFileSync(path, 'utf8'), path);
 }
 

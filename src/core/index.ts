@@ -12,6 +12,7 @@ export type { FsyncPolicy, JsonlContents, JsonlLine, JsonlProblem, JsonlWriter, 
 export { Rng } from './rng.js';
 export { generateEd25519KeyPair, keyIdFor, privateKeyObject, publicKeyObject, signEd25519, verifyEd25519 } from './ed25519.js';
 export type { Ed25519KeyPair } from './ed25519.js';
+export { checkPrivateFile, readableByOthers } from './private-file.js';
 export { parseStrictJson } from './strict-json.js';
 export type { StrictJsonOptions } from './strict-json.js';
 export { checkWellFormedText, checkWellFormedValue, loneSurrogateIndex } from './text.js';

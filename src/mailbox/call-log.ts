@@ -12,7 +12,15 @@ import { canonicalSha256Hex, sha256Hex } from '../core/hash.js';
 import type { ReceiptAlg, ReceiptSigner } from './keys.js';
 
 export const TOOL_NAMES = ['list_agents', 'send_message', 'check_inbox', 'wait_for_message', 'whoami'] as const;
-export type ToolName = (typeof TOOL_NAMES)[number];
+export type MailboxToolName = (typeof TOOL_NAMES)[number];
+/**
+ * The `tool` of a call that named no tool of this server (an unknown name, or a
+ * `tools/call` without one): such a call is refused and logged like any other, and
+ * its error message quotes the name as given (JSON-escaped, cut at 100 characters).
+ */
+export const UNKNOWN_TOOL = 'unknown_tool';
+/** The `tool` field of a call-log line: a mailbox tool without any --tool-prefix, or UNKNOWN_TOOL. */
+export type ToolName = MailboxToolName | typeof UNKNOWN_TOOL;
 
 /** The `prev` of the first line. */
 export const GENESIS = '0'.repeat(64);
@@ -40,7 +48,11 @@ export interface CallEntry {
   idempotency_key?: string;
   /** send_message: true when a retried key returned an earlier message. */
   deduplicated?: boolean;
-  /** check_inbox / wait_for_message: the messages were left unread. */
+  /**
+   * check_inbox: true when the read was a peek (the cursor did not move). Absent on
+   * every other read, and on every line written before this field existed: verify
+   * then counts a peek as a delivery.
+   */
   peek?: boolean;
   /** check_inbox / wait_for_message: damaged inbox records passed over (not messages). */
   skipped?: number;

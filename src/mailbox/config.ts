@@ -9,9 +9,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { WitnessError } from '../core/errors.js';
+import { checkPrivateFile } from '../core/private-file.js';
+import { parseStrictJson } from '../core/strict-json.js';
 import { sha256Hex } from '../core/hash.js';
 import { createKeyFile, defaultKeyDir, type KeyFile, type ReceiptAlg, readKeyFile } from './keys.js';
-import { assertAgentName } from './names.js';
+import { agentNameProblem, assertAgentName, sameNameAs } from './names.js';
 
 export const MAILBOX_FORMAT = 'witness-mailbox/1';
 export type StoreKind = 'jsonl' | 'sqlite';
@@ -65,27 +67,47 @@ export function initMailbox(dir: string, options: InitOptions = {}): { config: M
 export function readConfig(dir: string): MailboxConfig {
   const path = configPath(dir);
   if (!existsSync(path)) throw new WitnessError('NOT_FOUND', `${dir} is not a mailbox (no mailbox.json). Create one with \`witness mailbox init ${dir}\`.`);
-  const config = _readJson(path) as Partial<MailboxConfig>;
-  if (config.format !== MAILBOX_FORMAT || (config.store !== 'jsonl' && config.store !== 'sqlite') || !config.signing) {
-    throw new WitnessError('INVALID_INPUT', `${path} is not a ${MAILBOX_FORMAT} configuration.`);
+  const config = _readJson(path) as Partial<MailboxConfig> | null;
+  const signing = config?.signing as Partial<MailboxConfig['signing']> | undefined;
+  const signingOk =
+    typeof signing === 'object' && signing !== null && (signing.alg === 'ed25519' || signing.alg === 'hmac-sha256') && typeof signing.kid === 'string' && typeof signing.key_path === 'string' && signing.key_path !== '' && (signing.public_key === undefined || typeof signing.public_key === 'string');
+  if (config?.format !== MAILBOX_FORMAT || (config.store !== 'jsonl' && config.store !== 'sqlite') || !signingOk) {
+    throw new WitnessError('INVALID_INPUT', `${path} is not a ${MAILBOX_FORMAT} configuration (it needs format, store and signing {alg, kid, key_path}); restore it from the mailbox's creation or a backup.`);
   }
   return config as MailboxConfig;
 }
 
-/** The signing key, checked against the one the mailbox was created with. */
+/**
+ * The signing key for serving: readable by its owner only (whoever can read it can
+ * sign receipts) and the one the mailbox was created with.
+ */
 export function loadKey(config: MailboxConfig, keyPath?: string): KeyFile {
   const key = readKeyFile(keyPath ?? config.signing.key_path);
+  checkPrivateFile(keyPath ?? config.signing.key_path, 'The mailbox signing key');
   if (key.kid !== config.signing.kid) {
     throw new WitnessError('INVALID_INPUT', `The key ${keyPath ?? config.signing.key_path} has id ${key.kid} but this mailbox signs with ${config.signing.kid}; pass --key with the right key.`);
   }
   return key;
 }
 
+/**
+ * The registered agents. Each name becomes a file name, so a file with an invalid
+ * name or two names equal but for case is refused, not served.
+ */
 export function readAgents(dir: string): AgentEntry[] {
   const path = join(dir, 'agents.json');
   if (!existsSync(path)) return [];
-  const parsed = _readJson(path) as { agents?: AgentEntry[] };
-  return Array.isArray(parsed.agents) ? parsed.agents : [];
+  const parsed = _readJson(path) as { agents?: AgentEntry[] } | null;
+  const agents = Array.isArray(parsed?.agents) ? parsed.agents : [];
+  const seen: string[] = [];
+  agents.forEach((agent, i) => {
+    const problem = agentNameProblem(agent?.name);
+    if (problem) throw new WitnessError('INVALID_INPUT', `${path}: entry ${i + 1} is not a usable agent: ${problem}. Fix or remove it.`);
+    const twin = sameNameAs(seen, agent.name);
+    if (twin !== undefined) throw new WitnessError('INVALID_INPUT', `${path} registers both ${twin} and ${agent.name}; agent names must differ regardless of case (they are file names). Remove or rename one.`);
+    seen.push(agent.name);
+  });
+  return agents;
 }
 
 /** A stamp that changes whenever agents.json is replaced: servers re-read it only then. */
@@ -109,7 +131,9 @@ export function tokenHash(token: string): string {
 /** Adds `name` to `entries` (a copy); the caller holds the directory lock. */
 export function withAgent(entries: AgentEntry[], name: string, token: string, description?: string): AgentEntry[] {
   assertAgentName(name);
-  if (entries.some((a) => a.name === name)) throw new WitnessError('USAGE', `The agent ${name} is already registered; pick another name.`);
+  const twin = sameNameAs(entries.map((a) => a.name), name);
+  if (twin === name) throw new WitnessError('USAGE', `The agent ${name} is already registered; pick another name.`);
+  if (twin !== undefined) throw new WitnessError('USAGE', `The name ${name} differs only in case from the registered agent ${twin}; names are unique regardless of case (they are file names). Pick another name.`);
   const entry: AgentEntry = { name, created: new Date().toISOString(), token_sha256: tokenHash(token), ...(description ? { description } : {}) };
   return [...entries, entry];
 }
@@ -137,10 +161,17 @@ export function syncDir(dir: string): void {
   }
 }
 
+/** Strict JSON (a repeated key is refused: the file must have one reading). */
 function _readJson(path: string): unknown {
+  let text: string;
   try {
-    return JSON.parse(readFileSync(path, 'utf8'));
+    text = readFileSync(path, 'utf8');
   } catch (cause) {
-    throw new WitnessError('CORRUPT', `Cannot parse ${path}: ${(cause as Error).message}.`, { cause });
+    throw new WitnessError('IO', `Cannot read ${path}: ${(cause as Error).message}.`, { cause });
+  }
+  try {
+    return parseStrictJson(text, { what: path });
+  } catch (cause) {
+    throw new WitnessError('CORRUPT', (cause as Error).message, { cause });
   }
 }

@@ -49,6 +49,8 @@ interface Session {
 
 export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = {}): Promise<HttpMailbox> {
   const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new WitnessError('USAGE', `The port ${port} is not a TCP port; give a whole number from 0 to 65535 (0: any free port).`);
   if (!LOOPBACK.has(host) && !options.allowedHosts?.length) {
     throw new WitnessError('USAGE', `Binding to ${host} exposes the mailbox beyond this machine; pass --allowed-host NAME for each host name clients will use.`);
   }
@@ -70,19 +72,20 @@ export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = 
   }, 60_000);
   sweep.unref();
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  try {
+    await _listen(server, port, host);
+  } catch (error) {
+    clearInterval(sweep);
+    await runtime.store.close();
+    throw error; // a Node system error (port in use, host unknown): the CLI prints it as one line
+  }
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${shownHost}:${address.port}/mcp`,
     async close() {
       clearInterval(sweep);
+      runtime.closing.abort(); // pending waits answer now, before their sessions close
       for (const { transport } of sessions.values()) await transport.close();
       sessions.clear();
       server.closeAllConnections();
@@ -90,6 +93,17 @@ export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = 
       await runtime.store.close();
     },
   };
+}
+
+/** Resolves once listening; rejects on a listen error (port in use, host unknown or not ours). */
+function _listen(server: ReturnType<typeof createServer>, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 /** The checks every request passes, in the order that reveals least to a stranger. */

@@ -5,8 +5,8 @@
  */
 export { addAgent, recoverMailbox } from './admin.js';
 export type { AddedAgent } from './admin.js';
-export { GENESIS, lineHash, messageDigest, sealCall, signedBytes, TOOL_NAMES } from './call-log.js';
-export type { CallEntry, CallRecord, ChainHead, Message, Receipt, ToolName } from './call-log.js';
+export { GENESIS, lineHash, messageDigest, sealCall, signedBytes, TOOL_NAMES, UNKNOWN_TOOL } from './call-log.js';
+export type { CallEntry, CallRecord, ChainHead, MailboxToolName, Message, Receipt, ToolName } from './call-log.js';
 export { initMailbox, readAgents, readConfig } from './config.js';
 export type { AgentEntry, InitOptions, MailboxConfig, StoreKind } from './config.js';
 export { serveHttp } from './http.js';

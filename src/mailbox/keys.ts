@@ -15,6 +15,7 @@ import { decodeBase64urlStrict } from '../core/base64url.js';
 import { generateEd25519KeyPair, keyIdFor, privateKeyObject, publicKeyObject, signEd25519, verifyEd25519 } from '../core/ed25519.js';
 import { WitnessError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
+import { parseStrictJson } from '../core/strict-json.js';
 
 export type ReceiptAlg = 'ed25519' | 'hmac-sha256';
 
@@ -60,7 +61,7 @@ export function createKeyFile(path: string, alg: ReceiptAlg): KeyFile {
 export function readKeyFile(path: string): KeyFile {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8'));
+    parsed = parseStrictJson(readFileSync(path, 'utf8'), { what: path });
   } catch (cause) {
     throw new WitnessError('NOT_FOUND', `Cannot read the mailbox signing key ${path}: ${(cause as Error).message}. Pass --key with the key created by \`witness mailbox init\`.`, { cause });
   }

@@ -3,7 +3,8 @@
  * Agent names. A name becomes a file name (`inbox/<name>.jsonl`), so it is checked
  * against one strict ASCII pattern (mailbox.md §1): no path separators, no dot-dot
  * escape, no NUL, and no Unicode lookalikes that would let `аlice` (Cyrillic а)
- * pass for `alice`.
+ * pass for `alice`. Names are unique regardless of case: on a case-insensitive file
+ * system (macOS, Windows) `alice` and `Alice` would share one inbox file.
  */
 import { WitnessError } from '../core/errors.js';
 
@@ -27,4 +28,11 @@ export function assertAgentName(name: unknown, what = 'agent name'): string {
   const problem = agentNameProblem(name);
   if (problem) throw new WitnessError('INVALID_INPUT', `Invalid ${what}: ${problem}. Use ${AGENT_NAME_RULE}.`);
   return name as string;
+}
+
+/** The registered name that `name` equals or differs from only in case, if any. */
+export function sameNameAs(names: Iterable<string>, name: string): string | undefined {
+  const folded = name.toLowerCase(); // ASCII-only names: toLowerCase is the whole case folding
+  for (const other of names) if (other.toLowerCase() === folded) return other;
+  return undefined;
 }

@@ -6,7 +6,8 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { WitnessError } from '../core/errors.js';
 import { DEFAULT_LIMITS, type MailboxLimits, RateLimiter } from './limits.js';
 import { assertAgentName } from './names.js';
@@ -29,6 +30,8 @@ export interface MailboxRuntime {
   rate: RateLimiter;
   mailSignal: MailSignal;
   prefix: string;
+  /** Aborted when the server shuts down: pending waits end at once with their (empty) answer. */
+  closing: AbortController;
 }
 
 export interface RuntimeOptions {
@@ -46,13 +49,13 @@ export function createRuntime(options: RuntimeOptions): MailboxRuntime {
     throw new WitnessError('USAGE', `--tool-prefix ${JSON.stringify(prefix)} must be 1–32 letters, digits, "_" or "-" (for example mailbox_).`);
   }
   const store = openStore(options.dir, { limits, ...(options.keyPath ? { keyPath: options.keyPath } : {}), ...(options.store ? { kind: options.store } : {}) });
-  return { store, limits, rate: new RateLimiter(limits.sendsPerMinute), mailSignal: new MailSignal(), prefix };
+  return { store, limits, rate: new RateLimiter(limits.sendsPerMinute), mailSignal: new MailSignal(), prefix, closing: new AbortController() };
 }
 
 /** An MCP server whose every call acts as `agent`. */
 export function createMailboxServer(runtime: MailboxRuntime, agent: string): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
-  registerMailboxTools(server, { ...runtime, agent });
+  registerMailboxTools(server, { ...runtime, agent, closing: runtime.closing.signal });
   return server;
 }
 
@@ -64,7 +67,12 @@ export function assertRegistered(runtime: MailboxRuntime, agent: string): void {
   }
 }
 
-/** Serves one agent over stdin/stdout until the client closes the stream. */
+/**
+ * Serves one agent over stdin/stdout until the client closes the stream. Requests
+ * read before the end are still answered: a client may write a request and close
+ * stdin at once, and its answer must not be lost (the SDK aborts every unanswered
+ * request when the server closes, so the server closes only once they are answered).
+ */
 export async function serveStdio(runtime: MailboxRuntime, agent: string): Promise<void> {
   assertRegistered(runtime, agent);
   const server = createMailboxServer(runtime, agent);
@@ -82,7 +90,40 @@ export async function serveStdio(runtime: MailboxRuntime, agent: string): Promis
     process.stdin.once('end', () => resolve());
   });
   await server.connect(transport);
+  const answered = _trackRequests(transport);
   await closed;
+  runtime.closing.abort();
+  await answered();
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve())); // after every reply written before it
   await server.close();
   await runtime.store.close();
+}
+
+/**
+ * Counts the requests a connected transport delivered and not yet answered; the
+ * returned function resolves once none is left. A cancelled request gets no
+ * answer (MCP cancellation), so a cancellation settles it too.
+ */
+function _trackRequests(transport: Transport): () => Promise<void> {
+  const open = new Set<RequestId>();
+  let idle: (() => void) | undefined;
+  const settle = (id: RequestId) => {
+    open.delete(id);
+    if (open.size === 0) idle?.();
+  };
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if (isJSONRPCRequest(message)) open.add(message.id);
+    else if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
+      const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+      if (id !== undefined) settle(id);
+    }
+    deliver?.(message, extra);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message, options) => {
+    await send(message, options);
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) settle(message.id as RequestId);
+  };
+  return () => (open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve)));
 }

@@ -3,7 +3,7 @@
  * overruns, malformed JSON-RPC — is refused with an error that says what was wrong,
  * and nothing already stored is lost.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,28 @@ const BAD_NAMES: Array<[string, string, RegExp]> = [
   ['a Cyrillic lookalike letter', 'аlice', /non-ASCII.*lookalike/],
   ['a leading dot', '.hidden', /not 1–64 ASCII/],
 ];
+
+interface RawReply {
+  id: unknown;
+  error?: { code: number; message: string };
+  result?: { isError?: boolean; content?: Array<{ text: string }> };
+}
+
+/** A stdio server driven with raw lines; `replies(n)` waits for n reply lines. */
+function rawStdio(dir: string, agent: string): { proc: ChildProcessWithoutNullStreams; replies(n: number): Promise<RawReply[]> } {
+  const [command, ...args] = witnessCommand();
+  const proc = spawn(command!, [...args, 'mailbox', 'serve', '--dir', dir, '--agent', agent], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const lines = () => out.split('\n').filter(Boolean);
+  const replies = async (n: number) => {
+    await waitFor(() => lines().length >= n, 20_000, () => `${n} replies, got: ${out}`);
+    return lines().map((l) => JSON.parse(l) as RawReply);
+  };
+  return { proc, replies };
+}
 
 describe('bad input', () => {
   let mb: TestMailbox;
@@ -70,21 +92,31 @@ describe('bad input', () => {
   });
 
   it('answers a line that is not JSON with a parse error and keeps serving', async () => {
-    const [command, ...args] = witnessCommand();
-    const proc = spawn(command!, [...args, 'mailbox', 'serve', '--dir', mb.dir, '--agent', 'bob'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    proc.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
+    const { proc, replies } = rawStdio(mb.dir, 'bob');
     try {
       proc.stdin.write('{"jsonrpc": "2.0", "id": 1, "method": \n');
       proc.stdin.write('{"hello": "world"}\n');
       proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' })}\n`);
-      await waitFor(() => out.split('\n').filter(Boolean).length >= 3, 20_000, () => `three replies, got: ${out}`);
-      const replies = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: unknown; error?: { code: number; message: string }; result?: unknown });
-      expect(replies[0]).toMatchObject({ id: null, error: { code: -32700, message: expect.stringMatching(/Parse error/) } });
-      expect(replies[1]).toMatchObject({ id: null, error: { code: -32600 } });
-      expect(replies[2]).toMatchObject({ id: 7, result: {} });
+      const got = await replies(3);
+      expect(got[0]).toMatchObject({ id: null, error: { code: -32700, message: expect.stringMatching(/Parse error/) } });
+      expect(got[1]).toMatchObject({ id: null, error: { code: -32600 } });
+      expect(got[2]).toMatchObject({ id: 7, result: {} });
+    } finally {
+      proc.kill();
+    }
+  });
+
+  it('over stdio, a tools/call without params and a mistyped argument are answered and leave receipts', async () => {
+    const { proc, replies } = rawStdio(mb.dir, 'bob');
+    const bobsRefusals = () => readFileSync(join(mb.dir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { agent: string; tool: string; ok: boolean }).filter((c) => c.agent === 'bob' && !c.ok).map((c) => c.tool);
+    const before = bobsRefusals();
+    try {
+      proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call' })}\n`);
+      proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'check_inbox', arguments: { limit: -5 } } })}\n`);
+      const got = await replies(2);
+      expect(got.find((r) => r.id === 1)).toMatchObject({ error: { code: -32602 } });
+      expect(got.find((r) => r.id === 2)?.result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/limit: must be at least 1/) }] });
+      expect(bobsRefusals()).toEqual([...before, 'unknown_tool', 'check_inbox']);
     } finally {
       proc.kill();
     }

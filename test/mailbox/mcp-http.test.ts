@@ -3,6 +3,8 @@
  * server process: bearer tokens bind identity, Host and Origin are checked, sessions
  * cannot be borrowed by another agent, malformed bodies get JSON-RPC errors.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyMailbox } from '../../src/mailbox/index.js';
 import { call, callError, type HttpServerProcess, httpClient, makeMailbox, startHttp, type TestMailbox } from './helpers.js';
@@ -199,6 +201,20 @@ describe('mailbox over Streamable HTTP', () => {
       expect((await post(first, whoami(1))).status).toBe(404);
       const bob = await fetch(server.url, { method: 'POST', headers: { ...MCP_HEADERS, Authorization: `Bearer ${mb.tokens.bob}` }, body: JSON.stringify(INIT) });
       expect(bob.status).toBe(200);
+    });
+
+    it('a tools/call without params, an unknown tool and a mistyped argument each get a clear error and a receipt', async () => {
+      const headers = await session();
+      const calls = () => readFileSync(join(mb.dir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { agent: string; tool: string; ok: boolean });
+      const before = calls().length;
+      const noParams = (await (await post(headers, { jsonrpc: '2.0', id: 11, method: 'tools/call' })).json()) as { error: { code: number; message: string } };
+      expect(noParams.error).toEqual({ code: -32602, message: 'Invalid params: tools/call needs params {name: string, arguments?: object}.' });
+      const unknown = (await (await post(headers, { jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 'rm', arguments: {} } })).json()) as { error: { code: number; message: string } };
+      expect(unknown.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^Unknown tool "rm"/) });
+      const typed = (await (await post(headers, { jsonrpc: '2.0', id: 13, method: 'tools/call', params: { name: 'send_message', arguments: { to: 'bob', body: 123 } } })).json()) as { result: { isError: boolean; content: Array<{ text: string }> } };
+      expect(typed.result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^Invalid arguments for send_message: body: expected a string, got a number\./) }] });
+      expect(calls().slice(before).map((c) => `${c.agent} ${c.tool} ${c.ok}`)).toEqual(['alice unknown_tool false', 'alice unknown_tool false', 'alice send_message false']);
+      expect(verifyMailbox(mb.dir).problems).toEqual([]);
     });
 
     it('answers 404 off the /mcp path', async () => {

@@ -113,7 +113,8 @@ describe('mailbox over stdio with --tool-prefix', () => {
       const { tools } = await c.client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(['mailbox_check_inbox', 'mailbox_list_agents', 'mailbox_send_message', 'mailbox_wait_for_message', 'mailbox_whoami']);
       expect(await call(c.client, 'mailbox_whoami')).toEqual({ name: 'a1' });
-      expect(await callError(c.client, 'send_message', { to: 'a2', body: 'x' })).toMatch(/not found/i);
+      // MCP 2025-11-25: an unknown tool is a protocol error (-32602), not a tool result.
+      await expect(c.client.callTool({ name: 'send_message', arguments: { to: 'a2', body: 'x' } })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/Unknown tool "send_message"\. This server's tools: mailbox_whoami/) });
     } finally {
       await c.close();
     }

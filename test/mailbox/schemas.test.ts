@@ -25,7 +25,9 @@ describe('documented file formats', async () => {
   await store.send('a', { to: 'b', body: 'hello', idempotencyKey: 'k' });
   await store.send('a', { to: 'b', body: 'hello', idempotencyKey: 'k' });
   await store.send('a', { to: 'nobody', body: 'x' }).catch(() => undefined);
+  await store.fetch('b', { limit: 10, peek: true, tool: 'check_inbox' });
   await store.fetch('b', { limit: 10, peek: false, tool: 'check_inbox' });
+  await store.record('a', 'unknown_tool', { ok: false, error: { code: 'NOT_FOUND', message: 'Unknown tool "rm".' } });
   await store.close();
 
   it('mailbox.json matches mailbox-config.schema.json', () => expectValid('config', JSON.parse(readFileSync(join(mb.dir, 'mailbox.json'), 'utf8'))));
@@ -35,7 +37,7 @@ describe('documented file formats', async () => {
   });
   it('every call-log line matches mailbox-call.schema.json', () => {
     const lines = jsonl(join(mb.dir, 'calls.jsonl'));
-    expect(lines).toHaveLength(4);
+    expect(lines).toHaveLength(6);
     for (const l of lines) expectValid('call', l);
   });
   it('a cursor file matches mailbox-cursor.schema.json', () => expectValid('cursor', JSON.parse(readFileSync(join(mb.dir, 'cursors', 'b.json'), 'utf8'))));

@@ -17,6 +17,7 @@ import {
   tailMailbox,
   verifyMailbox,
 } from '../../mailbox/index.js';
+import { hostName, portNumber } from '../args.js';
 import { parseCommandArray, selfCommand } from '../self-command.js';
 import { type CliContext, resolvePath } from '../context.js';
 
@@ -71,7 +72,7 @@ interface ServeOptions {
   agent?: string;
   http?: boolean;
   host: string;
-  port: string;
+  port: number;
   toolPrefix: string;
   key?: string;
   store?: 'jsonl' | 'sqlite';
@@ -90,8 +91,8 @@ function _serve(ctx: CliContext): Command {
     .requiredOption('--dir <dir>', 'mailbox folder')
     .option('--agent <name>', 'stdio: the agent this process acts for (or WITNESS_MAILBOX_AGENT)')
     .option('--http', 'serve Streamable HTTP at /mcp instead of stdio')
-    .option('--host <host>', 'HTTP bind address', '127.0.0.1')
-    .option('--port <port>', 'HTTP port (0: any free port)', '0')
+    .option('--host <host>', 'HTTP bind address', hostName, '127.0.0.1')
+    .option('--port <port>', 'HTTP port (0: any free port)', portNumber, 0)
     .option('--tool-prefix <prefix>', 'prefix every tool name (e.g. mailbox_) to avoid runtimes\' built-ins', '')
     .option('--key <path>', 'signing key file (default: the one mailbox.json names)')
     .addOption(new Option('--store <kind>', 'must match the mailbox').choices(['jsonl', 'sqlite']))
@@ -106,14 +107,14 @@ function _serve(ctx: CliContext): Command {
       const agent = o.agent ?? process.env.WITNESS_MAILBOX_AGENT;
       if (!o.http && !agent) throw new WitnessError('USAGE', 'Say who this stdio server acts for with --agent NAME (or WITNESS_MAILBOX_AGENT), or serve many agents with --http.');
       if (o.http && o.agent) throw new WitnessError('USAGE', 'Use either --agent (stdio, one agent) or --http (agents identified by their tokens), not both.');
-      const runtime = createRuntime({ dir: resolvePath(ctx, o.dir), prefix: o.toolPrefix, limits: _limits(o), ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}), ...(o.store ? { store: o.store } : {}) });
+      const runtime = createRuntime({ dir: resolvePath(ctx, o.dir), prefix: o.toolPrefix, limits: _limits(o), ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.store ? { store: o.store } : {}) });
       recoverMailbox(runtime.store.dir);
       if (!o.http) {
         assertRegistered(runtime, agent!);
         ctx.io.stderr(`witness mailbox: serving ${agent} over stdio (${runtime.store.dir})\n`);
         return serveStdio(runtime, agent!);
       }
-      const server = await serveHttp(runtime, { host: o.host, port: _int(o.port, '--port'), allowedOrigins: o.allowOrigin, allowedHosts: o.allowedHost });
+      const server = await serveHttp(runtime, { host: o.host, port: o.port, allowedOrigins: o.allowOrigin, allowedHosts: o.allowedHost });
       ctx.io.stderr(`witness mailbox: listening on ${server.url}\n`);
       await new Promise<void>((resolve) => {
         const stop = () => resolve();
@@ -139,16 +140,23 @@ function _int(value: string, what: string): number {
   return n;
 }
 
+/** A --key value: an empty one is refused rather than read as "no key given" or as the current folder. */
+function _keyPath(ctx: CliContext, key: string): string {
+  if (key.trim() === '') throw new WitnessError('USAGE', '--key is empty; give the path of the mailbox signing key, or leave --key out to use the one mailbox.json names.');
+  return resolvePath(ctx, key);
+}
+
 function _verify(ctx: CliContext): Command {
   return new Command('verify')
-    .description('Check the call log\'s hash chain and every receipt, and cross-check inboxes against the log. Exit 0 only when clean; each problem is printed with file, line and kind (forged, modified, reordered, deleted, corrupt, orphan).')
+    .description('Check the call log\'s hash chain and every receipt, and cross-check inboxes against the log. Exit 0 only when clean; each problem is printed with file, line and kind (forged, modified, reordered, deleted, corrupt, orphan, skipped).')
     .argument('<dir>', 'mailbox folder')
     .option('--key <path>', 'key file to check receipts with')
     .option('--public-key <base64url>', 'pin the Ed25519 public key instead of trusting any file')
     .option('--json', 'print the report as JSON')
     .addHelpText('after', '\nExample:\n  $ witness mailbox verify ./mb --json | jq ".problems"')
     .action((dir: string, o: { key?: string; publicKey?: string; json?: boolean }) => {
-      const report = verifyMailbox(resolvePath(ctx, dir), { ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}), ...(o.publicKey ? { publicKey: o.publicKey } : {}) });
+      if (o.key !== undefined && o.publicKey !== undefined) throw new WitnessError('USAGE', 'Give either --key or --public-key, not both: receipts are checked with one key.');
+      const report = verifyMailbox(resolvePath(ctx, dir), { ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.publicKey !== undefined ? { publicKey: o.publicKey } : {}) });
       if (!report.ok) ctx.exitCode = 1;
       if (o.json) return ctx.io.stdout(`${JSON.stringify(report, null, 2)}\n`);
       for (const p of report.problems) ctx.io.stdout(`${p.file}:${p.line}: ${p.kind}: ${p.message}\n`);

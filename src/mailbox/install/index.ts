@@ -11,7 +11,7 @@
  * unless `force` is set; a file that is not plain JSON is never rewritten.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { WitnessError } from '../../core/errors.js';
@@ -55,9 +55,10 @@ export function installMailbox(options: InstallOptions): InstallResult {
   const [command, ...pre] = options.serverCommand;
   if (!command) throw new WitnessError('USAGE', 'The server command is empty; pass --server-command \'["witness"]\'.');
   const args = [...pre, 'mailbox', 'serve', '--dir', resolve(options.dir), '--agent', options.agent, '--tool-prefix', options.toolPrefix ?? 'mailbox_', ...(options.keyPath ? ['--key', resolve(options.keyPath)] : [])];
+  if (existsSync(options.project) && !statSync(options.project).isDirectory()) throw new WitnessError('USAGE', `--project ${options.project} is not a folder; give the project's folder.`);
   const file = configFile(options);
   const { key, entry } = _entry(options.runtime, command, args);
-  const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const before = _read(file);
   const config = _parse(before, file);
   const section = (config[key] ?? {}) as Record<string, unknown>;
   if (typeof section !== 'object' || Array.isArray(section)) throw new WitnessError('INVALID_INPUT', `${file}: "${key}" is not an object; fix it by hand first. Nothing was changed.`);
@@ -102,6 +103,15 @@ function _entry(runtime: Runtime, command: string, args: string[]): { key: strin
   }
 }
 
+function _read(file: string): string {
+  if (!existsSync(file)) return '';
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (cause) {
+    throw new WitnessError('INVALID_INPUT', `Cannot read ${file}: ${(cause as Error).message}. It should be the runtime's JSON config file; nothing was changed.`, { cause });
+  }
+}
+
 function _parse(text: string, file: string): Record<string, unknown> {
   if (text.trim() === '') return {};
   let value: unknown;
@@ -115,8 +125,13 @@ function _parse(text: string, file: string): Record<string, unknown> {
 }
 
 function _writeAtomic(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true });
   const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(tmp, text);
+    renameSync(tmp, file);
+  } catch (cause) {
+    rmSync(tmp, { force: true });
+    throw new WitnessError('IO', `Cannot write ${file}: ${(cause as Error).message}. Nothing was changed.`, { cause });
+  }
 }

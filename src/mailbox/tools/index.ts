@@ -3,15 +3,18 @@
  * The five mailbox tools on an `McpServer`. The caller's identity (`agent`) is bound
  * when the server is created — from `--agent` on stdio, from the bearer token on
  * HTTP — and no tool takes a sender argument (mailbox.md §1). Every call, accepted
- * or rejected, leaves one signed line in the call log.
+ * or rejected, leaves one signed line in the call log: calls reach the tools
+ * through route.ts, which checks and logs what the SDK would refuse unlogged.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer, ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod';
 import { WitnessError } from '../../core/errors.js';
-import type { Message, ToolName } from '../call-log.js';
+import type { MailboxToolName, Message, ToolName } from '../call-log.js';
 import { checkBody, checkIdempotencyKey, type MailboxLimits, type RateLimiter } from '../limits.js';
 import { agentNameProblem, AGENT_NAME_RULE } from '../names.js';
 import type { MailboxStore } from '../store/types.js';
+import { routeToolCalls, type ToolRoute } from './route.js';
 import * as s from './schemas.js';
 import { type MailSignal, waitForMail } from './wait.js';
 
@@ -23,13 +26,28 @@ export interface ToolContext {
   rate: RateLimiter;
   /** Wakes wait_for_message callers in this process when a send reaches them. */
   mailSignal: MailSignal;
+  /** Aborted when the server shuts down: a pending wait ends with its empty answer. */
+  closing: AbortSignal;
 }
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
+interface ToolConfig<In extends z.ZodRawShape> {
+  title: string;
+  description: string;
+  inputSchema: In;
+  outputSchema: z.ZodRawShape;
+  annotations: ToolAnnotations;
+}
+
 export function registerMailboxTools(server: McpServer, ctx: ToolContext): void {
   const { store, agent, prefix } = ctx;
-  const name = (tool: ToolName) => `${prefix}${tool}`;
+  const routes = new Map<string, ToolRoute>();
+  // Registered with the SDK for tools/list; calls are routed by route.ts, which checks the same input schema.
+  const register = <In extends z.ZodRawShape>(tool: MailboxToolName, config: ToolConfig<In>, run: ToolCallback<In>) => {
+    server.registerTool(`${prefix}${tool}`, config, run);
+    routes.set(`${prefix}${tool}`, { tool, input: z.object(config.inputSchema), run: run as ToolRoute['run'] });
+  };
   const guarded = async (fn: () => Promise<Record<string, unknown>>): Promise<CallToolResult> => {
     try {
       return _ok(await fn());
@@ -37,13 +55,14 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
       return _error(error);
     }
   };
+  const logRefusal = (tool: ToolName, error: WitnessError) => store.record(agent, tool, { ok: false, error: { code: error.code, message: error.message } });
   const rejectAndLog = async (tool: ToolName, error: WitnessError): Promise<never> => {
-    await store.record(agent, tool, { ok: false, error: { code: error.code, message: error.message } });
+    await logRefusal(tool, error);
     throw error;
   };
 
-  server.registerTool(
-    name('whoami'),
+  register(
+    'whoami',
     { title: 'Who am I', description: 'Your agent name in this mailbox (bound by the server).', inputSchema: {}, outputSchema: s.whoamiOutput, annotations: { title: 'Who am I', ...READ_ONLY } },
     () =>
       guarded(async () => {
@@ -52,8 +71,8 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
       }),
   );
 
-  server.registerTool(
-    name('list_agents'),
+  register(
+    'list_agents',
     { title: 'List agents', description: 'Every agent you can send messages to.', inputSchema: {}, outputSchema: s.listAgentsOutput, annotations: { title: 'List agents', ...READ_ONLY } },
     () =>
       guarded(async () => {
@@ -63,8 +82,8 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
       }),
   );
 
-  server.registerTool(
-    name('send_message'),
+  register(
+    'send_message',
     {
       title: 'Send a message',
       description: `Send a message to another agent's inbox. It is stored durably before this returns. Your name is added as the sender. Recipient names: ${AGENT_NAME_RULE}.`,
@@ -89,8 +108,8 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
       }),
   );
 
-  server.registerTool(
-    name('check_inbox'),
+  register(
+    'check_inbox',
     {
       title: 'Check inbox',
       description: 'Your unread messages, oldest first; they are marked read unless peek is true. An empty list means no mail.',
@@ -106,8 +125,8 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
       }),
   );
 
-  server.registerTool(
-    name('wait_for_message'),
+  register(
+    'wait_for_message',
     {
       title: 'Wait for a message',
       description: `Wait until a message arrives (or timeout_ms passes, at most ${ctx.limits.maxWaitMs} ms), then return your unread messages and mark them read.`,
@@ -119,10 +138,12 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
       guarded(async () => {
         const limit = Math.min(args.limit ?? 20, ctx.limits.maxFetch);
         const timeout = Math.min(args.timeout_ms, ctx.limits.maxWaitMs);
-        const messages = await waitForMail(ctx, limit, timeout, extra.signal);
+        const messages = await waitForMail(ctx, limit, timeout, AbortSignal.any([extra.signal, ctx.closing]));
         return { messages: messages.map(_public), timed_out: messages.length === 0 };
       }),
   );
+
+  routeToolCalls(server, routes, logRefusal);
 }
 
 function _public(m: Message): { id: string; from: string; body: string; sent_at: string } {

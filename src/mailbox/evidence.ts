@@ -1,0 +1,192 @@
+/**
+ * @module
+ * What `witness mailbox verify` reads, streamed: the call log's lines, every inbox
+ * line grouped by recipient, and each agent's read cursor, for either store. Files
+ * are read in 1 MiB chunks and never held whole, so a log or inbox of any size is
+ * checked in bounded memory (a line longer than `MAX_LINE_BYTES` is reported as
+ * such, never built); SQLite rows are iterated, never loaded all at once. Nothing
+ * here follows a symbolic link: the server never writes one, so one is reported.
+ */
+import { closeSync, constants, existsSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { StoreKind } from './config.js';
+
+/** A line longer than this is not a record of ours (a message body is at most a few MiB). */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+const CHUNK_BYTES = 1024 * 1024;
+
+/** One line of evidence and where it is. */
+export interface EvidenceLine {
+  /** 1-based line number (a JSONL file) or row position (SQLite). */
+  line: number;
+  /** The text; absent when the line is longer than MAX_LINE_BYTES. */
+  text?: string;
+  /** Byte offset just past the line's newline (JSONL files). */
+  end: number;
+  /** An unterminated last line (an interrupted write). */
+  torn?: boolean;
+}
+
+/** An inbox line, with the inbox it belongs to; lines of one inbox come together, in order. */
+export interface InboxLine extends EvidenceLine {
+  agent: string;
+  file: string;
+}
+
+/** Where an agent's read cursor points: messages before it have been delivered. */
+export interface Cursor {
+  file: string;
+  /** JSONL: byte offset in the inbox; SQLite: position of the last delivered row. */
+  at: number;
+  unit: 'byte' | 'row';
+}
+
+/** A file verify could not read as evidence (not a regular file, unparseable cursor). */
+export interface Unreadable {
+  file: string;
+  why: string;
+}
+
+export interface Evidence {
+  kind: StoreKind;
+  callsFile: string;
+  calls(): Iterable<EvidenceLine>;
+  inboxLines(): Iterable<InboxLine>;
+  /** Every cursor, by agent, and the cursor records that are not readable. */
+  cursors(): { cursors: Map<string, Cursor>; unreadable: Unreadable[] };
+  /** Evidence files found unreadable while listing (a symlink, a folder). */
+  unreadable: Unreadable[];
+  close(): void;
+}
+
+export function openEvidence(dir: string, kind: StoreKind, parseCursor: (text: string, file: string) => number): Evidence {
+  return kind === 'sqlite' ? _sqliteEvidence(dir) : _jsonlEvidence(dir, parseCursor);
+}
+
+/** The lines of a file, read in chunks; the last item is marked `torn` when it has no newline. */
+export function* fileLines(path: string, maxLineBytes = MAX_LINE_BYTES): Generator<EvidenceLine> {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    const pending = new _Pending(maxLineBytes);
+    let line = 0;
+    let offset = 0;
+    for (let n = readSync(fd, chunk, 0, CHUNK_BYTES, offset); n > 0; n = readSync(fd, chunk, 0, CHUNK_BYTES, offset)) {
+      const view = chunk.subarray(0, n);
+      let from = 0;
+      for (let newline = view.indexOf(0x0a); newline >= 0; newline = view.indexOf(0x0a, from)) {
+        pending.add(view.subarray(from, newline));
+        line++;
+        yield { line, end: offset + newline + 1, ...pending.take() };
+        from = newline + 1;
+      }
+      pending.add(view.subarray(from));
+      offset += n;
+    }
+    if (!pending.empty) yield { line: line + 1, end: offset, torn: true, ...pending.take() };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The bytes of the line being read, dropped (but remembered as too long) past the limit. */
+class _Pending {
+  private parts: Buffer[] = [];
+  private size = 0;
+  private tooLong = false;
+
+  constructor(private readonly limit: number) {}
+
+  get empty(): boolean {
+    return this.size === 0 && !this.tooLong;
+  }
+
+  add(bytes: Buffer): void {
+    if (bytes.length === 0 || this.tooLong) return;
+    if (this.size + bytes.length > this.limit) {
+      [this.parts, this.size, this.tooLong] = [[], 0, true];
+      return;
+    }
+    this.parts.push(Buffer.from(bytes)); // a copy: the chunk is reused
+    this.size += bytes.length;
+  }
+
+  take(): { text?: string } {
+    const out = this.tooLong ? {} : { text: Buffer.concat(this.parts, this.size).toString('utf8') };
+    [this.parts, this.size, this.tooLong] = [[], 0, false];
+    return out;
+  }
+}
+
+function _jsonlEvidence(dir: string, parseCursor: (text: string, file: string) => number): Evidence {
+  const callsFile = join(dir, 'calls.jsonl');
+  const unreadable: Unreadable[] = [];
+  const regular = (file: string, problems = unreadable) => {
+    const stat = lstatSync(file, { throwIfNoEntry: false });
+    if (stat === undefined) return false;
+    if (stat.isFile()) return true;
+    problems.push({ file, why: `not a regular file (${stat.isSymbolicLink() ? 'a symbolic link' : 'a folder or device'}); the server writes only plain files` });
+    return false;
+  };
+  const listed = (sub: string, ext: string) => (existsSync(join(dir, sub)) ? readdirSync(join(dir, sub)).filter((f) => f.endsWith(ext)).sort() : []);
+  const inboxes = listed('inbox', '.jsonl').filter((f) => regular(join(dir, 'inbox', f)));
+  const callsReadable = regular(callsFile);
+  return {
+    kind: 'jsonl',
+    callsFile,
+    unreadable,
+    calls: () => (callsReadable ? fileLines(callsFile) : []),
+    *inboxLines() {
+      for (const f of inboxes) {
+        const file = join(dir, 'inbox', f);
+        for (const l of fileLines(file)) yield { ...l, agent: f.slice(0, -'.jsonl'.length), file };
+      }
+    },
+    cursors() {
+      const cursors = new Map<string, Cursor>();
+      const bad: Unreadable[] = [];
+      for (const f of listed('cursors', '.json')) {
+        const file = join(dir, 'cursors', f);
+        if (!regular(file, bad)) continue;
+        try {
+          const text = [...fileLines(file)].map((l) => l.text ?? '').join('\n');
+          cursors.set(f.slice(0, -'.json'.length), { file, at: parseCursor(text, file), unit: 'byte' });
+        } catch (error) {
+          bad.push({ file, why: (error as Error).message });
+        }
+      }
+      return { cursors, unreadable: bad };
+    },
+    close() {},
+  };
+}
+
+function _sqliteEvidence(dir: string): Evidence {
+  const path = join(dir, 'mailbox.sqlite');
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  return {
+    kind: 'sqlite',
+    callsFile: `${path}#calls`,
+    unreadable: [],
+    *calls() {
+      let line = 0;
+      for (const row of db.prepare('SELECT text FROM calls ORDER BY rowid').iterate() as Iterable<{ text: unknown }>) {
+        line++;
+        yield { line, end: 0, text: String(row.text) };
+      }
+    },
+    *inboxLines() {
+      const rows = db.prepare('SELECT pos, recipient, text FROM messages ORDER BY recipient, pos').iterate() as Iterable<{ pos: number; recipient: string; text: unknown }>;
+      for (const row of rows) yield { agent: row.recipient, file: `${path}#messages[${row.recipient}]`, line: row.pos, end: 0, text: String(row.text) };
+    },
+    cursors() {
+      const cursors = new Map<string, Cursor>();
+      for (const row of db.prepare('SELECT agent, pos FROM cursors').all() as Array<{ agent: string; pos: number }>) {
+        cursors.set(row.agent, { file: `${path}#cursors[${row.agent}]`, at: row.pos, unit: 'row' });
+      }
+      return { cursors, unreadable: [] };
+    },
+    close: () => db.close(),
+  };
+}
