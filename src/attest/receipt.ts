@@ -13,6 +13,8 @@ import { type Reason, reason } from './reasons.js';
 import { hasReceiptShape } from './receipt-shape.js';
 
 export const RECEIPT_VERSION = 1;
+/** The deepest delegation a receipt can record (root = 0): a path holds at most MAX_DEPTH + 1 receipts. */
+export const MAX_DEPTH = 4096;
 export const CONSTRUCTIONS = ['none', 'chain', 'merkle', 'dag'] as const;
 export type Construction = (typeof CONSTRUCTIONS)[number];
 export type ReceiptType = 'output' | 'edge';
@@ -64,7 +66,7 @@ export const ReceiptSchema = z.strictObject({
   not_after: receiptTime,
   nonce: z.string().min(22, 'expected at least 128 random bits (22 base64url characters)').max(86).regex(B64URL, 'expected unpadded base64url'),
   parent: hex64.nullable(),
-  depth: z.int().nonnegative().max(4096),
+  depth: z.int().nonnegative().max(MAX_DEPTH),
   construction: z.enum(CONSTRUCTIONS),
   cosigners: z.array(name).max(16),
   ancestry_root: hex64.optional(),

@@ -115,6 +115,17 @@ describe('witness attest sign and witness verify', () => {
     const again = await cli(cwd, ...args);
     expect([again.code, again.out]).toEqual([1, expect.stringMatching(/REPLAY/)]);
   });
+  it('prunes the --nonces store by the real clock, never by --now: an accepted receipt stays a REPLAY after a future audit', async () => {
+    const cwd = await workspace();
+    await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
+    await sign(cwd, 'r2.json', '--key', 'child.key.json', '--output', 'answer.txt');
+    const args = ['--output', 'answer.txt', '--keys', 'trusted.json', '--nonces', 'nonces.db'];
+    expect((await cli(cwd, 'verify', 'r.json', ...args)).code).toBe(0);
+    const future = new Date(Date.now() + 2 * 86_400_000).toISOString();
+    expect((await cli(cwd, 'verify', 'r2.json', ...args, '--now', future)).out).toMatch(/EXPIRED/);
+    const again = await cli(cwd, 'verify', 'r.json', ...args);
+    expect([again.code, again.out]).toEqual([1, expect.stringMatching(/REPLAY/)]);
+  });
   it('is a usage error (exit 2) when the --nonces store cannot be opened', async () => {
     const cwd = await workspace();
     await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');

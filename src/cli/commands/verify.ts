@@ -75,7 +75,9 @@ export function verifyCommand(ctx: CliContext): Command {
       };
       try {
         const result = await _verify(readFileSync(evidenceFile), readFileSync(outputFile), options);
-        await nonceStore?.prune(now - skew * 1000);
+        // The real clock, never --now: an audit "as of" a future time must not forget
+        // nonces of receipts that are still valid today.
+        await nonceStore?.prune(Date.now());
         _print(ctx, result, o.json);
         if (!result.ok) ctx.exitCode = 1;
       } finally {
