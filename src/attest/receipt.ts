@@ -7,7 +7,7 @@
 import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalize } from '../core/canonical-json.js';
-import { isWitnessError } from '../core/errors.js';
+import { isWitnessError, WitnessError } from '../core/errors.js';
 import { parseStrictJson } from '../core/strict-json.js';
 import { type Reason, reason } from './reasons.js';
 import { hasReceiptShape } from './receipt-shape.js';
@@ -296,7 +296,14 @@ function _isoRoundTrips(text: string): boolean {
   return Number.isFinite(ms) && new Date(ms).toISOString() === text;
 }
 
-/** A millisecond time as the receipt's time format. */
+/** The last time the receipt and key-directory formats can write (a four-digit year). */
+export const LATEST_TIME = Date.parse('9999-12-31T23:59:59.999Z');
+const _EARLIEST_TIME = Date.parse('0000-01-01T00:00:00.000Z');
+
+/** A millisecond time as the receipt's time format; a time the format cannot hold is a USAGE error. */
 export function isoTime(ms: number): string {
+  if (!(ms >= _EARLIEST_TIME && ms <= LATEST_TIME)) {
+    throw new WitnessError('USAGE', `The time ${Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms)} is after ${new Date(LATEST_TIME).toISOString()} (or before year 0), the last time a receipt or key directory can hold; choose an earlier time or a shorter window.`);
+  }
   return new Date(ms).toISOString();
 }

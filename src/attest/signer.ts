@@ -15,6 +15,9 @@ import { ancestryRoot } from './ancestry/merkle.js';
 import type { SigningKey } from './keys.js';
 import { type Construction, isoTime, parseReceipt, type Receipt, receiptDigest, type Signature, signingBytes, type UnsignedReceipt } from './receipt.js';
 
+/** The longest receipt lifetime a signer grants: 100 years of 365 days, ms. */
+export const MAX_TTL_MS = 100 * 365 * 86_400_000;
+
 /** Obtains a co-signature of a dag edge manifest from another deployer (e.g. the parent's signing service). */
 export type CosignRequest = (edge: UnsignedReceipt, deployer: string) => Signature | Promise<Signature>;
 
@@ -22,7 +25,7 @@ export interface ReleaseSignerOptions {
   key: SigningKey;
   /** Id of the agent instance whose output this runtime releases. */
   instance: string;
-  /** How long a receipt stays valid, ms (default one hour). */
+  /** How long a receipt stays valid, ms (default one hour, at most MAX_TTL_MS). */
   ttlMs?: number;
   /** Construction for outputs released under a parent (default chain). */
   construction?: Exclude<Construction, 'none'>;
@@ -60,6 +63,7 @@ export function createReleaseSigner(options: ReleaseSignerOptions): ReleaseSigne
   const { privateKey, kid, deployer } = options.key;
   const clock = options.clock ?? Date.now;
   const ttl = options.ttlMs ?? 3_600_000;
+  if (!(ttl > 0 && ttl <= MAX_TTL_MS)) throw new WitnessError('USAGE', `The receipt lifetime (ttlMs) must be more than 0 and at most ${MAX_TTL_MS} ms (100 years); got ${ttl}.`);
   return Object.freeze({
     deployer,
     keyId: kid,

@@ -96,6 +96,7 @@ export function checkPath(path: readonly unknown[], output: Uint8Array, options:
   if (parseReasons.length > 0) return { reasons: boundReasons(parseReasons), signaturesChecked: 0 };
 
   const now = options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime();
+  if (!(Math.abs(now) <= 8.64e15)) throw new WitnessError('USAGE', `The verification time must be a valid date; got ${String(options.now)}.`);
   const ctx: _Ctx = {
     directory: options.directory,
     construction: options.construction,

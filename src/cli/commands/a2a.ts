@@ -5,14 +5,13 @@
  * tool, `card verify` checks a card against your own key directory, and `bench` runs
  * experiment E12. The library is `src/a2a`; this file parses and prints.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { type AgentBackend, policyBackend, serveChildAgent } from '../../a2a/agent.js';
 import { embeddedBackend, openAiCompatibleBackend } from '../../a2a/llm-backend.js';
 import { fetchAgentCard, verifyAgentCard } from '../../a2a/card.js';
 import { CosignService, serveCosigner } from '../../a2a/cosigner.js';
 import { formatE12Summary, runE12 } from '../../a2a/e12.js';
-import { isE12Results, verifyE12Results } from '../../a2a/e12-verify.js';
 import { serveEvidenceTool } from '../../a2a/tool-server.js';
 import { loadKeyDirectory, readKeyFile } from '../../attest/index.js';
 import { WitnessError } from '../../core/errors.js';
@@ -205,33 +204,6 @@ function _bench(ctx: CliContext): Command {
       const forgeryAsExpected = results.forgery.every((f) => (f.construction === 'chain' ? f.accepted : !f.accepted));
       if (!allVerified || !forgeryAsExpected) ctx.exitCode = 1;
     });
-}
-
-/**
- * `witness verify results.json` for E12 results files: recompute every output's SHA-256
- * and length and re-verify every signature and edge. Returns false (and does nothing)
- * when the file is not an E12 results file, so `witness verify` goes on as before.
- */
-export async function verifyE12IfResults(ctx: CliContext, file: string, o: { keys?: string; json?: boolean }): Promise<boolean> {
-  if (!existsSync(file)) return false;
-  const text = readFileSync(file, 'utf8');
-  if (!text.includes('"witness/e12-results"')) return false;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return false;
-  }
-  if (!isE12Results(value)) return false;
-  const result = await verifyE12Results(value, o.keys ? { directory: loadKeyDirectory(resolvePath(ctx, o.keys)) } : {});
-  if (o.json) ctx.io.stdout(`${JSON.stringify(result, null, 2)}\n`);
-  else {
-    const trust = result.trustedKeys === 'file' ? 'the keys recorded in the file (pass --keys DIR.json to use your own directory)' : 'your key directory';
-    ctx.io.stdout(`${result.ok ? 'valid' : 'invalid'}: E12 results, ${result.verified}/${result.trials} trials verified (SHA-256 and UTF-8 length recomputed, ${result.signatures} signatures and ${result.edges} dag edges re-verified), trusting ${trust}.\n`);
-    for (const p of result.problems) ctx.io.stdout(`  ${p}\n`);
-  }
-  if (!result.ok) ctx.exitCode = 1;
-  return true;
 }
 
 /** Resolves on SIGINT or SIGTERM, so a server command ends cleanly. */
