@@ -159,6 +159,17 @@ export function parseReceipt(input: unknown, index?: number): ParseResult<Prepar
 }
 
 /**
+ * What a verifier would call MALFORMED or NON_CANONICAL in a record about to be signed
+ * (schema, real times, a non-empty window, canonical form), as reasons; none when it is
+ * well formed. The signer and the co-signer both refuse to sign a record with any.
+ */
+export function unsignedRecordProblems(record: UnsignedReceipt): Reason[] {
+  const placeholder: Signature = { key_id: record.key_id, alg: 'Ed25519', sig: 'A'.repeat(86) };
+  const checked = parseReceipt({ ...record, signatures: [placeholder] });
+  return checked.ok ? [] : checked.reasons;
+}
+
+/**
  * The RFC 8785 text of a receipt with and without `signatures`, from one pass. Signer
  * (`signingBytes`) and verifier (`parseReceipt`) both go through it, and a property
  * test holds it equal to core's `canonicalize`. JCS members are sorted keys, so the

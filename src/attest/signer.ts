@@ -13,7 +13,7 @@ import { WitnessError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
 import { ancestryRoot } from './ancestry/merkle.js';
 import type { SigningKey } from './keys.js';
-import { type Construction, isoTime, parseReceipt, type Receipt, receiptDigest, type Signature, signingBytes, type UnsignedReceipt } from './receipt.js';
+import { type Construction, isoTime, type Receipt, receiptDigest, type Signature, signingBytes, type UnsignedReceipt, unsignedRecordProblems } from './receipt.js';
 
 /** The longest receipt lifetime a signer grants: 100 years of 365 days, ms. */
 export const MAX_TTL_MS = 100 * 365 * 86_400_000;
@@ -96,7 +96,7 @@ export function createReleaseSigner(options: ReleaseSignerOptions): ReleaseSigne
         cosigners: isEdge ? [...(context.cosigners ?? [(parent as Receipt).deployer])] : [],
         ...(construction === 'merkle' ? { ancestry_root: ancestryRoot(ancestors) } : {}),
       };
-      _assertWellFormed(record, kid);
+      _assertWellFormed(record);
       const own: Signature = { key_id: kid, alg: 'Ed25519', sig: signEd25519(privateKey, signingBytes(record)) };
       const cosignatures = isEdge ? await _collectCosignatures(record, options) : [];
       return { ...record, signatures: [own, ...cosignatures] };
@@ -105,9 +105,9 @@ export function createReleaseSigner(options: ReleaseSignerOptions): ReleaseSigne
 }
 
 /** Never sign what a verifier would call MALFORMED (e.g. a bad co-signer name or instance id). */
-function _assertWellFormed(record: UnsignedReceipt, kid: string): void {
-  const checked = parseReceipt({ ...record, signatures: [{ key_id: kid, alg: 'Ed25519', sig: 'A'.repeat(86) }] });
-  if (!checked.ok) throw new WitnessError('USAGE', `Refusing to sign a malformed receipt: ${checked.reasons.map((r) => r.message).join(' ')}`);
+function _assertWellFormed(record: UnsignedReceipt): void {
+  const problems = unsignedRecordProblems(record);
+  if (problems.length > 0) throw new WitnessError('USAGE', `Refusing to sign a malformed receipt: ${problems.map((r) => r.message).join(' ')}`);
 }
 
 async function _collectCosignatures(edge: UnsignedReceipt, options: ReleaseSignerOptions): Promise<Signature[]> {
