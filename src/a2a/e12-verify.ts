@@ -45,8 +45,19 @@ const ResultsSchema = z.object({
   summary: z.array(SummarySchema),
 });
 
-/** What is wrong with an E12 file, by code (docs/a2a.md §3). */
-export type E12ProblemCode = 'MALFORMED' | 'NON_CANONICAL' | 'TASK_ID_REPEATED' | 'OUTPUT_MISMATCH' | 'LENGTH_MISMATCH' | 'EVIDENCE_INVALID' | 'VERDICT_NOT_REPRODUCED' | 'SUMMARY_MISMATCH' | 'FORGERY_NOT_REPRODUCED' | 'CARD_INVALID';
+/** What can be wrong with an E12 file, by code, with its meaning (docs/a2a.md §3). */
+export const E12_PROBLEM_CODES = {
+  MALFORMED: 'not a complete E12 results file (schema, no trials, a condition short of `config.trials`, forgery entries missing)',
+  TASK_ID_REPEATED: 'two trials share a task id',
+  OUTPUT_MISMATCH: "the recorded SHA-256 is not the output text's",
+  LENGTH_MISMATCH: "the recorded length is not the output text's UTF-8 length",
+  EVIDENCE_INVALID: "a trial's evidence does not verify (the verifier's reason codes follow)",
+  VERDICT_NOT_REPRODUCED: 'the recorded verdict differs from the re-verification',
+  SUMMARY_MISMATCH: "a summary row's `n` or `verified` is not the trials' own count",
+  FORGERY_NOT_REPRODUCED: 'the forgery is not accepted under chain and rejected (`COSIGNATURE_MISSING`) under dag, or not as recorded',
+  CARD_INVALID: "the child's Agent Card does not verify",
+} as const;
+export type E12ProblemCode = keyof typeof E12_PROBLEM_CODES;
 export interface E12Problem {
   code: E12ProblemCode;
   message: string;
