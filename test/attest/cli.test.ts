@@ -164,6 +164,17 @@ describe('witness attest export and matrix', () => {
     writeFileSync(join(cwd, 'env.json'), exported.out);
     expect((await cli(cwd, 'verify', 'env.json', '--output', 'answer.txt', '--keys', 'trusted.json')).code).toBe(0);
   });
+  it('does not let a DSSE envelope with a zeroed signature burn the nonce of the genuine receipt inside (shared --nonces)', async () => {
+    const cwd = await workspace();
+    await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
+    const envelope = JSON.parse((await cli(cwd, 'attest', 'export', 'r.json', '--key', 'child.key.json')).out);
+    writeFileSync(join(cwd, 'zeroed.json'), JSON.stringify({ ...envelope, signatures: [{ keyid: envelope.signatures[0].keyid, sig: Buffer.alloc(64).toString('base64') }] }));
+    const args = ['--output', 'answer.txt', '--keys', 'trusted.json', '--nonces', 'nonces.db'];
+    const forged = await cli(cwd, 'verify', 'zeroed.json', ...args);
+    expect([forged.code, forged.out]).toEqual([1, expect.stringMatching(/BAD_SIGNATURE/)]);
+    const genuine = await cli(cwd, 'verify', 'r.json', ...args);
+    expect([genuine.code, genuine.out]).toEqual([0, expect.stringMatching(/^valid/)]);
+  });
   it('prints the adversary matrix and exits 0 when every cell is as expected', async () => {
     const r = await cli(tmpdir(), 'attest', 'matrix');
     expect(r.code).toBe(0);

@@ -5,7 +5,8 @@
  * tool, `card verify` checks a card against your own key directory, and `bench` runs
  * experiment E12. The library is `src/a2a`; this file parses and prints.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import type { ServerAccessOptions } from '../../a2a/access.js';
 import { type AgentBackend, policyBackend, serveChildAgent } from '../../a2a/agent.js';
@@ -200,6 +201,7 @@ function _bench(ctx: CliContext): Command {
     .action(async (o: { trials: number; warmup: number; agent: string; endpoint?: string; model?: string; out: string; json?: boolean }) => {
       await _backend(o).close?.(); // checks the options before any process starts
       const out = resolvePath(ctx, o.out);
+      _checkWritable(out); // before the run, not after minutes of trials
       const results = await runE12({
         trials: o.trials,
         warmup: o.warmup,
@@ -218,6 +220,13 @@ function _bench(ctx: CliContext): Command {
       const forgeryAsExpected = results.forgery.every((f) => (f.construction === 'chain' ? f.accepted : !f.accepted));
       if (!allVerified || !forgeryAsExpected) ctx.exitCode = 1;
     });
+}
+
+/** `--out` must name a file in an existing folder: a directory or a missing folder is a usage error. */
+function _checkWritable(path: string): void {
+  if (existsSync(path) && statSync(path).isDirectory()) throw new WitnessError('USAGE', `--out ${path} is a directory; give a file name for the results.`);
+  const folder = dirname(path);
+  if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new WitnessError('NOT_FOUND', `--out ${path}: the folder ${folder} does not exist.`);
 }
 
 /** Resolves on SIGINT or SIGTERM, so a server command ends cleanly. */
