@@ -15,3 +15,5 @@ export type { Ed25519KeyPair } from './ed25519.js';
 export { parseStrictJson } from './strict-json.js';
 export type { StrictJsonOptions } from './strict-json.js';
 export { checkWellFormedText, checkWellFormedValue, loneSurrogateIndex } from './text.js';
+export { hostCheck, isLoopbackOrigin, LOOPBACK_HOSTS, requestGuard } from './http-guard.js';
+export type { RequestGuardOptions } from './http-guard.js';
