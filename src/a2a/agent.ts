@@ -25,7 +25,8 @@ import { parseReceipt, type Receipt } from '../attest/receipt.js';
 import { createReleaseSigner } from '../attest/signer.js';
 import { WitnessError } from '../core/errors.js';
 import { buildAgentCard, CARD_PATH, type CardJson, JSONRPC_PATH, signAgentCard } from './card.js';
-import { httpCosign } from './cosigner.js';
+import { accessGuard, guardMiddleware, type ServerAccessOptions } from './access.js';
+import { httpCosign } from './cosign-client.js';
 import { type ChildTimings, DELEGATION_KEY, type Delegation, DelegationSchema, ERROR_KEY, EVIDENCE_KEY, TIMINGS_KEY } from './metadata.js';
 import { connectEvidenceTool, type Evidence, type EvidenceClient } from './tool-server.js';
 
@@ -47,7 +48,7 @@ export const policyBackend: AgentBackend = {
   },
 };
 
-export interface ChildAgentOptions {
+export interface ChildAgentOptions extends ServerAccessOptions {
   key: SigningKey;
   /** MCP endpoint of the evidence tool (`witness a2a tool`). */
   toolUrl: string;
@@ -58,8 +59,6 @@ export interface ChildAgentOptions {
   backend?: AgentBackend;
   name?: string;
   instance?: string;
-  host?: string;
-  port?: number;
 }
 
 export interface ChildAgent {
@@ -70,8 +69,10 @@ export interface ChildAgent {
 
 export async function serveChildAgent(options: ChildAgentOptions): Promise<ChildAgent> {
   const host = options.host ?? '127.0.0.1';
+  const guard = accessGuard(options, 'the A2A agent');
   const tool = await connectEvidenceTool(options.toolUrl);
   const app = express();
+  app.use(guardMiddleware(guard)); // before the card and JSON-RPC routes, and any body parsing
   let card: CardJson | undefined;
   let rpc: express.RequestHandler | undefined;
   // The card is served byte for byte as signed (the SDK's agentCardHandler re-serialises
@@ -135,7 +136,7 @@ async function _run(options: ChildAgentOptions, backend: AgentBackend, tool: Evi
   if (construction === 'dag' && parent) {
     const cosignerUrl = options.cosigners?.[parent.deployer];
     if (!cosignerUrl) throw new WitnessError('ABORTED', `No co-signing service is configured for the parent deployer ${parent.deployer}; a dag edge cannot be released without it (fail closed). Start the child with --cosigner ${parent.deployer}=URL.`);
-    const request = httpCosign(cosignerUrl, delegation?.task_id ?? '', { timeoutMs: options.cosignTimeoutMs ?? 5000 });
+    const request = httpCosign(cosignerUrl, delegation?.task_id ?? '', { token: delegation?.cosign_token ?? '', timeoutMs: options.cosignTimeoutMs ?? 5000 });
     cosign = async (edge, deployer) => {
       const c0 = performance.now();
       try {
@@ -162,6 +163,9 @@ function _delegation(value: unknown): Delegation | undefined {
   }
   if ((checked.data.construction === 'none') !== (checked.data.evidence === null)) {
     throw new WitnessError('INVALID_INPUT', `metadata ${DELEGATION_KEY}: construction none goes without evidence; chain and dag need the parent's task evidence.`);
+  }
+  if ((checked.data.construction === 'dag') !== (checked.data.cosign_token !== undefined)) {
+    throw new WitnessError('INVALID_INPUT', `metadata ${DELEGATION_KEY}: a dag delegation carries cosign_token, the credential the parent's co-signer issued with the grant (and only dag does).`);
   }
   return checked.data;
 }

@@ -3,8 +3,10 @@
  * Re-checks an E12 results file (`witness verify results.json`), as the seed did with
  * the paper's archive: every task id unique; every output's SHA-256 and UTF-8 byte
  * length recomputed from its text; every receipt signature and dag edge re-verified
- * (as of the trial's recorded verification time); the recorded verdicts reproduced;
- * the forgery still accepted under chain and rejected under dag; the card signature.
+ * (as of the trial's recorded verification time); the recorded verdicts and summary
+ * counts reproduced; the forgery still accepted under chain and rejected under dag; the
+ * card signature. A file that proves nothing — no trials, a condition missing, no
+ * forgery entries — is invalid, never "valid 0/0".
  *
  * Trust: by default the keys recorded in the file (the run's own deployers) — that
  * checks the archive's internal consistency. Pass your own directory to check it
@@ -12,6 +14,7 @@
  */
 import { z } from 'zod';
 import { KeyDirectory, parseDirectory } from '../attest/key-directory.js';
+import type { RevocationPolicy } from '../attest/key-status.js';
 import { verifyEvidence } from '../attest/verify.js';
 import { sha256Hex } from '../core/hash.js';
 import { verifyAgentCard } from './card.js';
@@ -29,7 +32,36 @@ const TrialSchema = z.object({
   verified_at: z.string(),
 });
 const ForgerySchema = z.object({ construction: z.enum(['chain', 'dag']), output_text: z.string(), evidence: z.unknown(), verified_at: z.string(), accepted: z.boolean() });
-const ResultsSchema = z.object({ kind: z.literal(E12_KIND), v: z.literal(1), created_at: z.string(), keys: z.unknown(), card: z.unknown(), trials: z.array(TrialSchema), forgery: z.array(ForgerySchema) });
+const SummarySchema = z.object({ condition: z.enum(CONDITIONS), n: z.number(), verified: z.number() });
+const ResultsSchema = z.object({
+  kind: z.literal(E12_KIND),
+  v: z.literal(1),
+  created_at: z.string(),
+  config: z.object({ trials: z.int().min(1, 'an E12 run has at least one trial per condition') }),
+  keys: z.unknown(),
+  card: z.unknown(),
+  trials: z.array(TrialSchema).min(1, 'an E12 results file needs at least one trial'),
+  forgery: z.array(ForgerySchema).length(2, 'an E12 results file holds the forgery under chain and under dag'),
+  summary: z.array(SummarySchema),
+});
+
+/** What can be wrong with an E12 file, by code, with its meaning (docs/a2a.md §3). */
+export const E12_PROBLEM_CODES = {
+  MALFORMED: 'not a complete E12 results file (schema, no trials, a condition short of `config.trials`, forgery entries missing)',
+  TASK_ID_REPEATED: 'two trials share a task id',
+  OUTPUT_MISMATCH: "the recorded SHA-256 is not the output text's",
+  LENGTH_MISMATCH: "the recorded length is not the output text's UTF-8 length",
+  EVIDENCE_INVALID: "a trial's evidence does not verify (the verifier's reason codes follow)",
+  VERDICT_NOT_REPRODUCED: 'the recorded verdict differs from the re-verification',
+  SUMMARY_MISMATCH: "a summary row's `n` or `verified` is not the trials' own count",
+  FORGERY_NOT_REPRODUCED: 'the forgery is not accepted under chain and rejected (`COSIGNATURE_MISSING`) under dag, or not as recorded',
+  CARD_INVALID: "the child's Agent Card does not verify",
+} as const;
+export type E12ProblemCode = keyof typeof E12_PROBLEM_CODES;
+export interface E12Problem {
+  code: E12ProblemCode;
+  message: string;
+}
 
 export interface E12VerifyResult {
   ok: boolean;
@@ -38,57 +70,100 @@ export interface E12VerifyResult {
   signatures: number;
   edges: number;
   /** Every mismatch found, each naming the trial. */
-  problems: string[];
+  problems: E12Problem[];
   trustedKeys: 'file' | 'directory';
 }
 
-/** True when `value` is an E12 results file (its `kind`), so `witness verify` can route it here. */
-export function isE12Results(value: unknown): boolean {
-  return value !== null && typeof value === 'object' && (value as { kind?: unknown }).kind === E12_KIND;
+export interface E12VerifyOptions {
+  /** Your own key directory; default: the keys recorded in the file. */
+  directory?: KeyDirectory;
+  revocation?: RevocationPolicy;
+  /** Deployers that must co-sign every delegation of every trial (see verifyPath). */
+  requireCosigners?: readonly string[];
 }
 
-export async function verifyE12Results(value: unknown, options: { directory?: KeyDirectory } = {}): Promise<E12VerifyResult> {
+/** True when `value` is an E12 results file (its parsed `kind`), so `witness verify` can route it here. */
+export function isE12Results(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && (value as { kind?: unknown }).kind === E12_KIND;
+}
+
+export async function verifyE12Results(value: unknown, options: E12VerifyOptions = {}): Promise<E12VerifyResult> {
+  const trustedKeys = options.directory ? 'directory' : 'file';
+  const empty = (problems: E12Problem[]): E12VerifyResult => ({ ok: false, trials: 0, verified: 0, signatures: 0, edges: 0, problems, trustedKeys });
   const parsed = ResultsSchema.safeParse(value);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { ok: false, trials: 0, verified: 0, signatures: 0, edges: 0, problems: [`Not an E12 results file: ${issue?.path.join('.') || '(root)'}: ${issue?.message}.`], trustedKeys: options.directory ? 'directory' : 'file' };
+    return empty(parsed.error.issues.slice(0, 8).map((issue) => ({ code: 'MALFORMED', message: `Not a complete E12 results file: ${issue.path.join('.') || '(root)'}: ${issue.message}.` })));
   }
   const results = parsed.data;
-  const problems: string[] = [];
   let directory = options.directory;
   if (!directory) {
     try {
       directory = new KeyDirectory(parseDirectory(results.keys, 'the results file keys'));
     } catch (error) {
-      return { ok: false, trials: results.trials.length, verified: 0, signatures: 0, edges: 0, problems: [(error as Error).message], trustedKeys: 'file' };
+      return empty([{ code: 'MALFORMED', message: (error as Error).message }]);
     }
   }
+  const problems = _shapeProblems(results);
+  const check = { directory, revocation: options.revocation ?? 'from-revoked-at', requireCosigners: options.requireCosigners ?? [] } as const;
   const seen = new Set<string>();
-  let verified = 0;
+  const verifiedBy = new Map<string, number>();
   let signatures = 0;
   let edges = 0;
   for (const [i, t] of results.trials.entries()) {
     const where = `trial ${i} (${t.condition}, task ${t.task_id})`;
-    if (seen.has(t.task_id)) problems.push(`${where}: task id used twice.`);
+    if (seen.has(t.task_id)) problems.push({ code: 'TASK_ID_REPEATED', message: `${where}: task id used twice.` });
     seen.add(t.task_id);
     const bytes = Buffer.from(t.output_text, 'utf8');
     const sha = sha256Hex(bytes);
-    if (sha !== t.output_sha256) problems.push(`${where}: the output's SHA-256 is ${sha}, the record says ${t.output_sha256}.`);
-    if (bytes.length !== t.output_len) problems.push(`${where}: the output has ${bytes.length} UTF-8 bytes, the record says ${t.output_len}.`);
-    const check = await verifyEvidence(t.evidence, bytes, { directory, construction: t.condition, now: Date.parse(t.verified_at) });
-    signatures += check.signaturesChecked;
-    edges += (check.path ?? []).filter((r) => r.type === 'edge').length;
-    if (check.ok) verified++;
-    else problems.push(`${where}: evidence does not verify: ${check.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}`);
-    if (check.ok !== t.verdict.ok) problems.push(`${where}: recorded verdict ${t.verdict.ok ? 'valid' : 'invalid'} is not reproduced.`);
+    if (sha !== t.output_sha256) problems.push({ code: 'OUTPUT_MISMATCH', message: `${where}: the output's SHA-256 is ${sha}, the record says ${t.output_sha256}.` });
+    if (bytes.length !== t.output_len) problems.push({ code: 'LENGTH_MISMATCH', message: `${where}: the output has ${bytes.length} UTF-8 bytes, the record says ${t.output_len}.` });
+    const result = await verifyEvidence(t.evidence, bytes, { ...check, construction: t.condition, now: Date.parse(t.verified_at) });
+    signatures += result.signaturesChecked;
+    edges += (result.path ?? []).filter((r) => r.type === 'edge').length;
+    if (result.ok) verifiedBy.set(t.condition, (verifiedBy.get(t.condition) ?? 0) + 1);
+    else problems.push({ code: 'EVIDENCE_INVALID', message: `${where}: evidence does not verify: ${result.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}` });
+    if (result.ok !== t.verdict.ok) problems.push({ code: 'VERDICT_NOT_REPRODUCED', message: `${where}: recorded verdict ${t.verdict.ok ? 'valid' : 'invalid'} is not reproduced.` });
   }
-  for (const f of results.forgery) {
-    const check = await verifyEvidence(f.evidence, Buffer.from(f.output_text, 'utf8'), { directory, construction: f.construction, now: Date.parse(f.verified_at) });
-    const expected = f.construction === 'chain' ? check.ok : !check.ok && check.reasons.some((r) => r.code === 'COSIGNATURE_MISSING');
-    if (!expected) problems.push(`forgery under ${f.construction}: expected ${f.construction === 'chain' ? 'accepted' : 'rejected with COSIGNATURE_MISSING'}, got ${check.ok ? 'accepted' : check.reasons.map((r) => r.code).join(', ')}.`);
-    if (check.ok !== f.accepted) problems.push(`forgery under ${f.construction}: recorded ${f.accepted ? 'accepted' : 'rejected'} is not reproduced.`);
-  }
+  problems.push(...(await _forgeryProblems(results.forgery, check)), ..._summaryProblems(results, verifiedBy));
   const card = verifyAgentCard(results.card, directory, Date.parse(results.created_at));
-  if (!card.ok) problems.push(`the child's Agent Card: ${card.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}`);
-  return { ok: problems.length === 0, trials: results.trials.length, verified, signatures, edges, problems, trustedKeys: options.directory ? 'directory' : 'file' };
+  if (!card.ok) problems.push({ code: 'CARD_INVALID', message: `the child's Agent Card: ${card.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}` });
+  const verified = [...verifiedBy.values()].reduce((a, b) => a + b, 0);
+  return { ok: problems.length === 0, trials: results.trials.length, verified, signatures, edges, problems, trustedKeys };
+}
+
+type _Results = z.infer<typeof ResultsSchema>;
+
+/** Every condition has the configured number of trials, and the forgery is recorded once per construction. */
+function _shapeProblems(results: _Results): E12Problem[] {
+  const problems: E12Problem[] = [];
+  for (const c of CONDITIONS) {
+    const n = results.trials.filter((t) => t.condition === c).length;
+    if (n !== results.config.trials) problems.push({ code: 'MALFORMED', message: `config.trials says ${results.config.trials} trials per condition, but the file holds ${n} ${c} trials.` });
+  }
+  const constructions = results.forgery.map((f) => f.construction).sort();
+  if (constructions.join() !== 'chain,dag') problems.push({ code: 'MALFORMED', message: `forgery must hold one chain and one dag entry; it holds ${constructions.join(', ')}.` });
+  return problems;
+}
+
+async function _forgeryProblems(forgery: _Results['forgery'], check: Omit<E12VerifyOptions, 'directory'> & { directory: KeyDirectory }): Promise<E12Problem[]> {
+  const problems: E12Problem[] = [];
+  for (const f of forgery) {
+    const result = await verifyEvidence(f.evidence, Buffer.from(f.output_text, 'utf8'), { ...check, construction: f.construction, now: Date.parse(f.verified_at) });
+    const expected = f.construction === 'chain' ? result.ok : !result.ok && result.reasons.some((r) => r.code === 'COSIGNATURE_MISSING');
+    if (!expected) problems.push({ code: 'FORGERY_NOT_REPRODUCED', message: `forgery under ${f.construction}: expected ${f.construction === 'chain' ? 'accepted' : 'rejected with COSIGNATURE_MISSING'}, got ${result.ok ? 'accepted' : result.reasons.map((r) => r.code).join(', ')}.` });
+    if (result.ok !== f.accepted) problems.push({ code: 'FORGERY_NOT_REPRODUCED', message: `forgery under ${f.construction}: recorded ${f.accepted ? 'accepted' : 'rejected'} is not reproduced.` });
+  }
+  return problems;
+}
+
+/** The summary's counts (what a reader quotes) must be the trials' own. */
+function _summaryProblems(results: _Results, verifiedBy: Map<string, number>): E12Problem[] {
+  const problems: E12Problem[] = [];
+  for (const c of CONDITIONS) {
+    const s = results.summary.find((x) => x.condition === c);
+    const n = results.trials.filter((t) => t.condition === c).length;
+    const verified = verifiedBy.get(c) ?? 0;
+    if (!s || s.n !== n || s.verified !== verified) problems.push({ code: 'SUMMARY_MISMATCH', message: `summary for ${c}: ${s ? `${s.verified}/${s.n}` : 'missing'}, but the trials re-verify ${verified}/${n}.` });
+  }
+  return problems;
 }

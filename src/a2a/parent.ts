@@ -2,7 +2,8 @@
  * @module
  * The parent's side of one delegation (attest.md §5–§6): discover the child's Agent
  * Card and verify it against the parent's own key directory; sign the task as the
- * root receipt; under `dag` record a grant with the parent's co-signing service; send
+ * root receipt; under `dag` record a grant with the parent's co-signing service and pass
+ * its credential to the child with the delegation; send
  * the task with the `@a2a-js/sdk` client; verify the returned evidence against the
  * exact text bytes before accepting the result. Every step is timed.
  */
@@ -76,13 +77,15 @@ export async function delegate(childUrl: string, task: string, condition: Condit
     parentPath = [await signer.releaseOutput(Buffer.from(task, 'utf8'), { construction: condition })];
   }
   const tSigned = performance.now();
+  let cosignToken: string | undefined;
   if (condition === 'dag') {
     if (!options.cosigner) throw new WitnessError('USAGE', 'The dag condition needs the parent co-signing service.');
-    options.cosigner.grant({ taskId, childDeployer: cardCheck.deployer, parentDigest: receiptDigest(parentPath[0] as Receipt), expiresAt: Date.now() + ttl });
+    cosignToken = options.cosigner.grant({ taskId, childDeployer: cardCheck.deployer, parentDigest: receiptDigest(parentPath[0] as Receipt), expiresAt: Date.now() + ttl });
   }
   const tGranted = performance.now();
 
-  const delegation: Delegation = { task_id: taskId, construction: condition, evidence: condition === 'none' ? null : { path: parentPath } };
+  // The grant's credential goes to this child only, with the delegation it authorises.
+  const delegation: Delegation = { task_id: taskId, construction: condition, evidence: condition === 'none' ? null : { path: parentPath }, ...(cosignToken ? { cosign_token: cosignToken } : {}) };
   const response = await client.sendMessage({
     tenant: '',
     message: { messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: task }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: { [DELEGATION_KEY]: delegation }, extensions: [], referenceTaskIds: [] },

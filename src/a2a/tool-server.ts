@@ -2,20 +2,21 @@
  * @module
  * The MCP tool the child agent calls (the paper's `get_evidence`), over Streamable
  * HTTP, stateless: each POST gets a fresh server and transport, so any number of
- * children can call it without sessions. Bound to 127.0.0.1 by default, with the SDK's
- * Host-header check (DNS rebinding). The evidence is a deterministic function of the
- * task text, so E12 outputs are reproducible.
+ * children can call it without sessions. Bound to 127.0.0.1 by default; Host and Origin
+ * are checked as on every Witness server (access.ts). The evidence is a deterministic
+ * function of the task text, so E12 outputs are reproducible.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import express from 'express';
 import { z } from 'zod';
 import { WitnessError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
+import { accessGuard, guardMiddleware, type ServerAccessOptions } from './access.js';
 
 export const EVIDENCE_TOOL = 'get_evidence';
 
@@ -51,20 +52,20 @@ function _server(): McpServer {
 }
 
 type Req = IncomingMessage & { body?: unknown };
-interface App {
-  all(path: string, handler: (req: Req, res: ServerResponse) => void): void;
-  listen(port: number, host: string, callback: (error?: Error) => void): Server;
-}
-
 export interface ToolServer {
   /** The MCP endpoint, e.g. http://127.0.0.1:4200/mcp */
   url: string;
   close(): Promise<void>;
 }
 
-export async function serveEvidenceTool(options: { host?: string; port?: number } = {}): Promise<ToolServer> {
+export async function serveEvidenceTool(options: ServerAccessOptions = {}): Promise<ToolServer> {
   const host = options.host ?? '127.0.0.1';
-  const app = createMcpExpressApp({ host }) as unknown as App;
+  const guard = accessGuard(options, 'the MCP tool server');
+  // Express as the SDK's createMcpExpressApp builds it, with our Host/Origin check in
+  // place of its Host-only one, before the body parser.
+  const app = express();
+  app.use(guardMiddleware(guard));
+  app.use(express.json());
   app.all('/mcp', (req, res) => {
     _handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) {

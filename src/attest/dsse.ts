@@ -11,9 +11,9 @@ import { z } from 'zod';
 import { signEd25519, verifyEd25519 } from '../core/ed25519.js';
 import { WitnessError } from '../core/errors.js';
 import type { SigningKey } from './keys.js';
-import type { Receipt } from './receipt.js';
+import { parseJsonText, type Receipt } from './receipt.js';
 import { type Reason, reason } from './reasons.js';
-import { type VerifyOptions, type VerifyResult, verifyPath } from './verify.js';
+import { acceptPath, checkPath, type VerifyOptions, type VerifyResult } from './verify.js';
 
 export const IN_TOTO_PAYLOAD_TYPE = 'application/vnd.in-toto+json';
 export const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
@@ -66,7 +66,8 @@ export function exportDsse(path: readonly Receipt[], key: SigningKey, options: {
 
 /**
  * Verifies an envelope: its PAE signature by the leaf's key (from the verifier's own
- * directory), the subject digest, then the evidence path inside against `output`.
+ * directory), the subject digest, then the evidence path inside against `output`. The
+ * leaf's nonce is consumed only when all of these pass.
  */
 export async function verifyDsse(envelope: unknown, output: Uint8Array, options: VerifyOptions): Promise<VerifyResult> {
   const fail = (reasons: Reason[]): VerifyResult => ({ ok: false, reasons, signaturesChecked: 0 });
@@ -74,22 +75,18 @@ export async function verifyDsse(envelope: unknown, output: Uint8Array, options:
   if (!env.success) return fail([reason('MALFORMED', `Not a DSSE envelope: ${env.error.issues[0]?.path.join('.')}: ${env.error.issues[0]?.message}.`)]);
   if (env.data.payloadType !== IN_TOTO_PAYLOAD_TYPE) return fail([reason('MALFORMED', `The envelope carries ${env.data.payloadType}, not an in-toto statement.`)]);
   const payload = Buffer.from(env.data.payload, 'base64');
-  let statement: z.infer<typeof StatementSchema>;
-  try {
-    const parsed = StatementSchema.safeParse(JSON.parse(payload.toString('utf8')));
-    if (!parsed.success) return fail([reason('MALFORMED', `The statement is not a Witness receipt statement: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}.`)]);
-    statement = parsed.data;
-  } catch {
-    return fail([reason('MALFORMED', 'The envelope payload is not JSON.')]);
-  }
-  const result = await verifyPath(statement.predicate.path, output, options);
-  const leaf = result.path?.at(-1);
-  const reasons = [...result.reasons];
+  const json = parseJsonText(payload, 'the envelope payload');
+  if (!json.ok) return fail(json.reasons);
+  const parsed = StatementSchema.safeParse(json.value);
+  if (!parsed.success) return fail([reason('MALFORMED', `The statement is not a Witness receipt statement: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}.`)]);
+  const statement = parsed.data;
+  const check = checkPath(statement.predicate.path, output, options);
+  const leaf = check.path?.at(-1);
   if (leaf) {
     const key = options.directory.get(leaf.key_id);
     const signed = env.data.signatures.some((s) => s.keyid === leaf.key_id && key !== undefined && verifyEd25519(key.key, pae(env.data.payloadType, payload), Buffer.from(s.sig, 'base64')));
-    if (!signed) reasons.push(reason('BAD_SIGNATURE', `The envelope has no valid DSSE signature by the releasing key ${leaf.key_id}.`));
-    if (!statement.subject.some((s) => s.digest.sha256 === leaf.output_sha256)) reasons.push(reason('OUTPUT_MISMATCH', "The statement subject's sha256 is not the receipt's output digest."));
+    if (!signed) check.reasons.push(reason('BAD_SIGNATURE', `The envelope has no valid DSSE signature by the releasing key ${leaf.key_id}.`));
+    if (!statement.subject.some((s) => s.digest.sha256 === leaf.output_sha256)) check.reasons.push(reason('OUTPUT_MISMATCH', "The statement subject's sha256 is not the receipt's output digest."));
   }
-  return { ...result, ok: reasons.length === 0, reasons };
+  return acceptPath(check, options);
 }

@@ -5,8 +5,8 @@
  * does not judge trust: that is the verifier's job), so problems are errors here,
  * while the verifier turns the same problems into reason codes.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { WitnessError } from '../core/errors.js';
+import { readNamedFile } from './files.js';
 import { evidencePath, parseJsonText, parseReceipt, type Receipt } from './receipt.js';
 import type { Reason } from './reasons.js';
 
@@ -17,8 +17,7 @@ export function evidenceOf(path: readonly Receipt[]): Receipt | { path: Receipt[
 
 /** Reads an evidence file as a path root → leaf; malformed content is an INVALID_INPUT error listing the problems. */
 export function readEvidenceFile(file: string): Receipt[] {
-  if (!existsSync(file)) throw new WitnessError('NOT_FOUND', `The evidence file ${file} does not exist.`);
-  const text = readFileSync(file);
+  const text = readNamedFile(file, 'evidence file');
   const parsed = parseJsonText(text, file);
   if (!parsed.ok) throw _invalid(file, parsed.reasons);
   const path = evidencePath(parsed.value);

@@ -11,11 +11,12 @@
  * `revoked_at` has passed).
  */
 import type { KeyObject } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { publicKeyObject } from '../core/ed25519.js';
 import { WitnessError } from '../core/errors.js';
 import { parseStrictJson } from '../core/strict-json.js';
+import { readNamedFile } from './files.js';
 import { type PublicJwk, PublicJwkSchema } from './keys.js';
 import { isoTime, TimeSchema } from './receipt.js';
 
@@ -89,11 +90,9 @@ export function parseDirectory(value: unknown, what = 'the key directory'): Dire
 }
 
 export function readDirectoryFile(path: string, options: { createIfMissing?: boolean } = {}): DirectoryFile {
-  if (!existsSync(path)) {
-    if (options.createIfMissing) return emptyDirectory();
-    throw new WitnessError('NOT_FOUND', `The key directory ${path} does not exist. Create it with: witness keys add KEY.json --dir ${path}`);
-  }
-  return parseDirectory(parseStrictJson(readFileSync(path, 'utf8'), { what: path }), path);
+  if (options.createIfMissing && !existsSync(path)) return emptyDirectory();
+  const text = readNamedFile(path, 'key directory', { whenMissing: `Create it with: witness keys add KEY.json --dir ${path}` }).toString('utf8');
+  return parseDirectory(parseStrictJson(text, { what: path }), path);
 }
 
 export function loadKeyDirectory(path: string): KeyDirectory {

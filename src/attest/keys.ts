@@ -5,12 +5,13 @@
  * the deployer's runtime (the release-boundary signer) loads it; agents never do.
  */
 import { createPublicKey } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { generateEd25519KeyPair, keyIdFor, privateKeyObject } from '../core/ed25519.js';
 import { WitnessError } from '../core/errors.js';
 import { checkPrivateFile } from '../core/private-file.js';
 import { parseStrictJson } from '../core/strict-json.js';
+import { readNamedFile, statNamedFile } from './files.js';
 
 const B64URL32 = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'expected 32 bytes in unpadded base64url (43 characters)');
 const DEPLOYER = z.string().regex(/^[\x21-\x7e]{1,128}$/, 'expected 1–128 printable ASCII characters without spaces');
@@ -62,9 +63,10 @@ export function writeKeyFile(path: string, key: SigningKey): void {
 
 /** Reads and checks a private key file: schema, 0600 permissions, and that d, x and kid agree. */
 export function readKeyFile(path: string): SigningKey {
-  if (!existsSync(path)) throw new WitnessError('NOT_FOUND', `The key file ${path} does not exist. Create one with: witness keys new --deployer ID --out ${path}`);
+  const whenMissing = `Create one with: witness keys new --deployer ID --out ${path}`;
+  statNamedFile(path, 'key file', { whenMissing }); // missing, a directory: one line naming the role
   checkPrivateFile(path, 'The key file');
-  return parseKeyFile(readFileSync(path, 'utf8'), path);
+  return parseKeyFile(readNamedFile(path, 'key file', { whenMissing }).toString('utf8'), path);
 }
 
 export function parseKeyFile(text: string, what = 'the key file'): SigningKey {
@@ -82,8 +84,7 @@ export function parseKeyFile(text: string, what = 'the key file'): SigningKey {
 
 /** The public half of a key file or a public JWK file (the `d` member, if any, is dropped). */
 export function readPublicJwk(path: string): PublicJwk {
-  if (!existsSync(path)) throw new WitnessError('NOT_FOUND', `The key file ${path} does not exist.`);
-  const value = parseStrictJson(readFileSync(path, 'utf8'), { what: path }) as Record<string, unknown>;
+  const value = parseStrictJson(readNamedFile(path, 'key file').toString('utf8'), { what: path }) as Record<string, unknown>;
   const { d: _private, v: _version, ...rest } = value ?? {};
   const checked = PublicJwkSchema.safeParse(rest);
   if (!checked.success) {

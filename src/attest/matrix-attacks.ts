@@ -11,6 +11,7 @@ import type { Attack, Expectation } from './matrix.js';
 import type { SigningKey } from './keys.js';
 import { type AncestryConstruction, forge, forgedLeaf, type HonestPath, type MatrixWorld } from './matrix-world.js';
 import { type Receipt, receiptDigest, type Signature, type UnsignedReceipt } from './receipt.js';
+import { MAX_PATH_LENGTH } from './verify.js';
 
 type _Mutable = Record<string, unknown> & Receipt;
 
@@ -121,6 +122,12 @@ export const ATTACKS: readonly Attack[] = [
   { id: 'anc-removed', title: 'ancestor removed (middle)', expect: all('PARENT_DIGEST_MISMATCH'), build: (w, h) => ({ path: [h.path[0], h.path[2]], output: w.output }) },
   { id: 'anc-reordered', title: 'ancestors reordered', expect: all('PARENT_DIGEST_MISMATCH'), build: (w, h) => ({ path: [h.path[1], h.path[0], h.path[2]], output: w.output }) },
   { id: 'root-missing', title: 'root left out', expect: all('PARENT_MISSING'), build: (w, h) => ({ path: h.path.slice(1), output: w.output }) },
+  {
+    id: 'path-too-long',
+    title: `path of ${MAX_PATH_LENGTH + 1} receipts (one too many)`,
+    expect: all('PATH_TOO_LONG'),
+    build: (w, h) => ({ path: Array.from({ length: MAX_PATH_LENGTH + 1 }, (_, i) => h.path[Math.min(i, 2)]), output: w.output }),
+  },
   { id: 'edge-duplicated', title: 'edge duplicated', expect: all('PARENT_DIGEST_MISMATCH'), build: (w, h) => ({ path: [h.path[0], h.path[1], h.path[1], h.path[2]], output: w.output }) },
   {
     id: 'json-duplicate-key',

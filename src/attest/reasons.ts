@@ -8,6 +8,7 @@
 /** Every reason code with what it means; the order is the order checks report them. */
 export const REASON_CODES = {
   MALFORMED: 'the receipt is not valid JSON or does not match the receipt schema',
+  PATH_TOO_LONG: 'the path holds more receipts than any valid delegation can (at most 4097: depth 0–4096)',
   NON_CANONICAL: 'the receipt has no single canonical reading (duplicate keys, lone surrogates, non-canonical encodings)',
   CONSTRUCTION_MISMATCH: 'the ancestry construction or record type is not the one expected on this path',
   DEPTH_MISMATCH: 'the depth field does not equal the receipt position on the path',

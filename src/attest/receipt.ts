@@ -7,12 +7,14 @@
 import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalize } from '../core/canonical-json.js';
-import { isWitnessError } from '../core/errors.js';
+import { isWitnessError, WitnessError } from '../core/errors.js';
 import { parseStrictJson } from '../core/strict-json.js';
 import { type Reason, reason } from './reasons.js';
 import { hasReceiptShape } from './receipt-shape.js';
 
 export const RECEIPT_VERSION = 1;
+/** The deepest delegation a receipt can record (root = 0): a path holds at most MAX_DEPTH + 1 receipts. */
+export const MAX_DEPTH = 4096;
 export const CONSTRUCTIONS = ['none', 'chain', 'merkle', 'dag'] as const;
 export type Construction = (typeof CONSTRUCTIONS)[number];
 export type ReceiptType = 'output' | 'edge';
@@ -64,7 +66,7 @@ export const ReceiptSchema = z.strictObject({
   not_after: receiptTime,
   nonce: z.string().min(22, 'expected at least 128 random bits (22 base64url characters)').max(86).regex(B64URL, 'expected unpadded base64url'),
   parent: hex64.nullable(),
-  depth: z.int().nonnegative().max(4096),
+  depth: z.int().nonnegative().max(MAX_DEPTH),
   construction: z.enum(CONSTRUCTIONS),
   cosigners: z.array(name).max(16),
   ancestry_root: hex64.optional(),
@@ -154,6 +156,17 @@ export function parseReceipt(input: unknown, index?: number): ParseResult<Prepar
       notAfter,
     },
   };
+}
+
+/**
+ * What a verifier would call MALFORMED or NON_CANONICAL in a record about to be signed
+ * (schema, real times, a non-empty window, canonical form), as reasons; none when it is
+ * well formed. The signer and the co-signer both refuse to sign a record with any.
+ */
+export function unsignedRecordProblems(record: UnsignedReceipt): Reason[] {
+  const placeholder: Signature = { key_id: record.key_id, alg: 'Ed25519', sig: 'A'.repeat(86) };
+  const checked = parseReceipt({ ...record, signatures: [placeholder] });
+  return checked.ok ? [] : checked.reasons;
 }
 
 /**
@@ -294,7 +307,14 @@ function _isoRoundTrips(text: string): boolean {
   return Number.isFinite(ms) && new Date(ms).toISOString() === text;
 }
 
-/** A millisecond time as the receipt's time format. */
+/** The last time the receipt and key-directory formats can write (a four-digit year). */
+export const LATEST_TIME = Date.parse('9999-12-31T23:59:59.999Z');
+const _EARLIEST_TIME = Date.parse('0000-01-01T00:00:00.000Z');
+
+/** A millisecond time as the receipt's time format; a time the format cannot hold is a USAGE error. */
 export function isoTime(ms: number): string {
+  if (!(ms >= _EARLIEST_TIME && ms <= LATEST_TIME)) {
+    throw new WitnessError('USAGE', `The time ${Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms)} is after ${new Date(LATEST_TIME).toISOString()} (or before year 0), the last time a receipt or key directory can hold; choose an earlier time or a shorter window.`);
+  }
   return new Date(ms).toISOString();
 }

@@ -13,7 +13,10 @@ import { WitnessError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
 import { ancestryRoot } from './ancestry/merkle.js';
 import type { SigningKey } from './keys.js';
-import { type Construction, isoTime, parseReceipt, type Receipt, receiptDigest, type Signature, signingBytes, type UnsignedReceipt } from './receipt.js';
+import { type Construction, isoTime, type Receipt, receiptDigest, type Signature, signingBytes, type UnsignedReceipt, unsignedRecordProblems } from './receipt.js';
+
+/** The longest receipt lifetime a signer grants: 100 years of 365 days, ms. */
+export const MAX_TTL_MS = 100 * 365 * 86_400_000;
 
 /** Obtains a co-signature of a dag edge manifest from another deployer (e.g. the parent's signing service). */
 export type CosignRequest = (edge: UnsignedReceipt, deployer: string) => Signature | Promise<Signature>;
@@ -22,7 +25,7 @@ export interface ReleaseSignerOptions {
   key: SigningKey;
   /** Id of the agent instance whose output this runtime releases. */
   instance: string;
-  /** How long a receipt stays valid, ms (default one hour). */
+  /** How long a receipt stays valid, ms (default one hour, at most MAX_TTL_MS). */
   ttlMs?: number;
   /** Construction for outputs released under a parent (default chain). */
   construction?: Exclude<Construction, 'none'>;
@@ -60,6 +63,7 @@ export function createReleaseSigner(options: ReleaseSignerOptions): ReleaseSigne
   const { privateKey, kid, deployer } = options.key;
   const clock = options.clock ?? Date.now;
   const ttl = options.ttlMs ?? 3_600_000;
+  if (!(ttl > 0 && ttl <= MAX_TTL_MS)) throw new WitnessError('USAGE', `The receipt lifetime (ttlMs) must be more than 0 and at most ${MAX_TTL_MS} ms (100 years); got ${ttl}.`);
   return Object.freeze({
     deployer,
     keyId: kid,
@@ -92,7 +96,7 @@ export function createReleaseSigner(options: ReleaseSignerOptions): ReleaseSigne
         cosigners: isEdge ? [...(context.cosigners ?? [(parent as Receipt).deployer])] : [],
         ...(construction === 'merkle' ? { ancestry_root: ancestryRoot(ancestors) } : {}),
       };
-      _assertWellFormed(record, kid);
+      _assertWellFormed(record);
       const own: Signature = { key_id: kid, alg: 'Ed25519', sig: signEd25519(privateKey, signingBytes(record)) };
       const cosignatures = isEdge ? await _collectCosignatures(record, options) : [];
       return { ...record, signatures: [own, ...cosignatures] };
@@ -101,9 +105,9 @@ export function createReleaseSigner(options: ReleaseSignerOptions): ReleaseSigne
 }
 
 /** Never sign what a verifier would call MALFORMED (e.g. a bad co-signer name or instance id). */
-function _assertWellFormed(record: UnsignedReceipt, kid: string): void {
-  const checked = parseReceipt({ ...record, signatures: [{ key_id: kid, alg: 'Ed25519', sig: 'A'.repeat(86) }] });
-  if (!checked.ok) throw new WitnessError('USAGE', `Refusing to sign a malformed receipt: ${checked.reasons.map((r) => r.message).join(' ')}`);
+function _assertWellFormed(record: UnsignedReceipt): void {
+  const problems = unsignedRecordProblems(record);
+  if (problems.length > 0) throw new WitnessError('USAGE', `Refusing to sign a malformed receipt: ${problems.map((r) => r.message).join(' ')}`);
 }
 
 async function _collectCosignatures(edge: UnsignedReceipt, options: ReleaseSignerOptions): Promise<Signature[]> {

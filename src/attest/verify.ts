@@ -13,8 +13,16 @@ import { checkAncestryRoot, MerkleFrontier } from './ancestry/merkle.js';
 import type { KeyDirectory } from './key-directory.js';
 import { keyProblem, type RevocationPolicy } from './key-status.js';
 import type { NonceStore } from './nonce-store.js';
-import { type Construction, evidencePath, type PreparedReceipt, parseJsonText, parseReceipt, type Receipt } from './receipt.js';
+import { WitnessError } from '../core/errors.js';
+import { type Construction, evidencePath, MAX_DEPTH, type PreparedReceipt, parseJsonText, parseReceipt, type Receipt } from './receipt.js';
 import { type Reason, reason } from './reasons.js';
+
+/** The longest path a verifier reads: the root and MAX_DEPTH delegations (PATH_TOO_LONG beyond). */
+export const MAX_PATH_LENGTH = MAX_DEPTH + 1;
+/** The largest clock skew a verifier may allow, ms (1 hour); the nonce store keeps nonces that long past expiry. */
+export const MAX_SKEW_MS = 3_600_000;
+/** Reasons of one code listed before the rest are only counted. */
+export const MAX_REASONS_PER_CODE = 16;
 
 export interface VerifyOptions {
   /** The verifier's own key directory: the only trust root. */
@@ -23,7 +31,7 @@ export interface VerifyOptions {
   nonceStore?: NonceStore;
   /** Verification time (default: now). */
   now?: number | Date;
-  /** Clock skew tolerated on the receipt's validity window, ms (default 0). */
+  /** Clock skew tolerated on the receipt's validity window, ms (default 0, at most MAX_SKEW_MS). */
   skewMs?: number;
   /** The construction this verifier requires of the path; a different one is CONSTRUCTION_MISMATCH. */
   construction?: Construction;
@@ -55,9 +63,29 @@ export async function verifyEvidence(evidence: unknown, output: Uint8Array, opti
   return verifyPath(path.value, output, options);
 }
 
-/** Verifies an ancestry path, root first, whose last receipt released `output`. */
+/** Verifies an ancestry path, root first, whose last receipt released `output`; consumes the leaf's nonce when valid. */
 export async function verifyPath(path: readonly unknown[], output: Uint8Array, options: VerifyOptions): Promise<VerifyResult> {
-  if (path.length === 0) return { ok: false, reasons: [reason('MALFORMED', 'The path is empty; give at least one receipt.')], signaturesChecked: 0 };
+  return acceptPath(checkPath(path, output, options), options);
+}
+
+/** What `checkPath` found: every reason, and the parsed path when every receipt parsed. */
+export interface PathCheck {
+  reasons: Reason[];
+  path?: Receipt[];
+  leaf?: PreparedReceipt;
+  signaturesChecked: number;
+}
+
+/**
+ * Every check of `verifyPath` except the nonce: nothing is consumed. A wrapper with
+ * checks of its own (a DSSE envelope) adds its reasons, then calls `acceptPath`.
+ */
+export function checkPath(path: readonly unknown[], output: Uint8Array, options: VerifyOptions): PathCheck {
+  const skew = options.skewMs ?? 0;
+  if (!(skew >= 0 && skew <= MAX_SKEW_MS)) throw new WitnessError('USAGE', `The clock skew must be from 0 to ${MAX_SKEW_MS} ms (${MAX_SKEW_MS / 1000} s); got ${skew}.`);
+  if (path.length === 0) return { reasons: [reason('MALFORMED', 'The path is empty; give at least one receipt.')], signaturesChecked: 0 };
+  // Checked before any receipt is parsed: the work a path can cause stays bounded.
+  if (path.length > MAX_PATH_LENGTH) return { reasons: [reason('PATH_TOO_LONG', `The path holds ${path.length} receipts; a delegation path holds at most ${MAX_PATH_LENGTH} receipts (depth 0–${MAX_DEPTH}).`)], signaturesChecked: 0 };
   const prepared: PreparedReceipt[] = [];
   const parseReasons: Reason[] = [];
   for (let i = 0; i < path.length; i++) {
@@ -65,10 +93,10 @@ export async function verifyPath(path: readonly unknown[], output: Uint8Array, o
     if (parsed.ok) prepared.push(parsed.value);
     else parseReasons.push(...parsed.reasons);
   }
-  if (parseReasons.length > 0) return { ok: false, reasons: parseReasons, signaturesChecked: 0 };
+  if (parseReasons.length > 0) return { reasons: boundReasons(parseReasons), signaturesChecked: 0 };
 
   const now = options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime();
-  const skew = options.skewMs ?? 0;
+  if (!(Math.abs(now) <= 8.64e15)) throw new WitnessError('USAGE', `The verification time must be a valid date; got ${String(options.now)}.`);
   const ctx: _Ctx = {
     directory: options.directory,
     construction: options.construction,
@@ -84,19 +112,48 @@ export async function verifyPath(path: readonly unknown[], output: Uint8Array, o
   _checkLeaf(leaf, output, ctx, prepared.length - 1, reasons);
   // A lone receipt has no path positions worth naming.
   if (prepared.length === 1) for (const r of reasons) delete r.index;
-  if (reasons.length === 0 && options.nonceStore) {
-    // Only evidence that passed every other check consumes its nonce: a forger
-    // cannot burn a genuine receipt's nonce with an invalid copy.
-    const fresh = await options.nonceStore.claim(`${leaf.receipt.key_id}:${leaf.receipt.nonce}`, leaf.notAfter + skew);
-    if (!fresh) reasons.push(reason('REPLAY', `Nonce ${leaf.receipt.nonce} of key ${leaf.receipt.key_id} was already accepted; this receipt is a replay.`));
-  }
   let signaturesChecked = 0;
   const receipts: Receipt[] = [];
   for (const p of prepared) {
     signaturesChecked += p.receipt.signatures.length;
     receipts.push(p.receipt);
   }
-  return { ok: reasons.length === 0, reasons, path: receipts, signaturesChecked };
+  return { reasons: boundReasons(reasons), path: receipts, leaf, signaturesChecked };
+}
+
+/**
+ * The last step of every verification: evidence that passed every check, and only
+ * that, consumes its leaf's nonce — a forger cannot burn a genuine receipt's nonce with
+ * an invalid copy or a broken envelope. The nonce is kept until the receipt has expired
+ * beyond the largest skew any verifier may allow, so pruning by the real clock never
+ * forgets a receipt some verifier could still accept.
+ */
+export async function acceptPath(check: PathCheck, options: Pick<VerifyOptions, 'nonceStore'>): Promise<VerifyResult> {
+  const reasons = [...check.reasons];
+  const leaf = check.leaf;
+  if (reasons.length === 0 && leaf && options.nonceStore) {
+    const fresh = await options.nonceStore.claim(`${leaf.receipt.key_id}:${leaf.receipt.nonce}`, leaf.notAfter + MAX_SKEW_MS);
+    if (!fresh) reasons.push(reason('REPLAY', `Nonce ${leaf.receipt.nonce} of key ${leaf.receipt.key_id} was already accepted; this receipt is a replay.`));
+  }
+  return { ok: reasons.length === 0, reasons, ...(check.path ? { path: check.path } : {}), signaturesChecked: check.signaturesChecked };
+}
+
+/**
+ * At most MAX_REASONS_PER_CODE reasons of each code, then one that counts the rest:
+ * a long broken path says what is wrong without repeating it thousands of times.
+ */
+export function boundReasons(reasons: Reason[]): Reason[] {
+  const seen = new Map<string, number>();
+  const out: Reason[] = [];
+  for (const r of reasons) {
+    const n = (seen.get(r.code) ?? 0) + 1;
+    seen.set(r.code, n);
+    if (n <= MAX_REASONS_PER_CODE) out.push(r);
+  }
+  for (const [code, n] of seen) {
+    if (n > MAX_REASONS_PER_CODE) out.push(reason(code as Reason['code'], `…and ${n - MAX_REASONS_PER_CODE} more ${code} reasons on this path (the first ${MAX_REASONS_PER_CODE} are listed).`));
+  }
+  return out;
 }
 
 interface _Ctx {
@@ -123,6 +180,9 @@ function _checkStructure(path: PreparedReceipt[], ctx: _Ctx, reasons: Reason[]):
     else {
       reasons.push(...checkLink(parent, p, i));
       if (p.receipt.type === 'edge') reasons.push(...checkCosignatures(parent, p, i, ctx));
+      else if (ctx.requireCosigners.length > 0) {
+        reasons.push(reason('COSIGNATURE_MISSING', `Receipt ${i} is a ${p.receipt.construction} link, not a dag edge: it carries no co-signature, and this verifier requires ${ctx.requireCosigners.join(', ')} to co-sign every delegation.`, i));
+      }
     }
     // Only a Merkle path commits to a tree; other constructions skip the hashing (a
     // stray merkle receipt elsewhere is already a CONSTRUCTION_MISMATCH).

@@ -16,3 +16,5 @@ export { checkPrivateFile, readableByOthers } from './private-file.js';
 export { parseStrictJson } from './strict-json.js';
 export type { StrictJsonOptions } from './strict-json.js';
 export { checkWellFormedText, checkWellFormedValue, loneSurrogateIndex } from './text.js';
+export { hostCheck, isLoopbackOrigin, LOOPBACK_HOSTS, requestGuard } from './http-guard.js';
+export type { RequestGuardOptions } from './http-guard.js';

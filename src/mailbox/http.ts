@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { WitnessError } from '../core/errors.js';
+import { hostCheck, isLoopbackOrigin, LOOPBACK_HOSTS } from '../core/http-guard.js';
 import { tokenHash } from './config.js';
 import { checkPost, checkProtocolVersion, HttpSession, type Post } from './http-session.js';
 import { createMailboxServer, type MailboxRuntime } from './server.js';
@@ -32,7 +33,6 @@ export interface HttpMailbox {
 type Req = IncomingMessage;
 type Res = ServerResponse;
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 /** Open sessions are bounded, and idle ones closed, so forgotten clients cannot pile up. */
 const MAX_SESSIONS = 1024;
 /** Per agent: its oldest idle session is closed to make room, so one token cannot fill the table. */
@@ -51,10 +51,10 @@ export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = 
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new WitnessError('USAGE', `The port ${port} is not a TCP port; give a whole number from 0 to 65535 (0: any free port).`);
-  if (!LOOPBACK.has(host) && !options.allowedHosts?.length) {
+  if (!LOOPBACK_HOSTS.has(host) && !options.allowedHosts?.length) {
     throw new WitnessError('USAGE', `Binding to ${host} exposes the mailbox beyond this machine; pass --allowed-host NAME for each host name clients will use.`);
   }
-  const hostAllowed = _hostCheck(options.allowedHosts?.length ? options.allowedHosts : [...LOOPBACK]);
+  const hostAllowed = hostCheck(options.allowedHosts?.length ? options.allowedHosts : [...LOOPBACK_HOSTS]);
   const origins = new Set(options.allowedOrigins ?? []);
   const sessions = new Map<string, Session>();
 
@@ -111,7 +111,7 @@ async function _route(runtime: MailboxRuntime, sessions: Map<string, Session>, h
   const hostProblem = hostAllowed(req.headers.host);
   if (hostProblem) return _jsonRpcError(res, 403, -32000, hostProblem);
   const origin = req.headers.origin;
-  if (origin !== undefined && !origins.has(origin) && !_isLoopbackOrigin(origin)) {
+  if (origin !== undefined && !origins.has(origin) && !isLoopbackOrigin(origin)) {
     return _jsonRpcError(res, 403, -32000, `Forbidden: Origin ${origin} is not allowed. Loopback origins are; add others with --allow-origin.`);
   }
   const path = (req.url ?? '/').split('?')[0];
@@ -214,46 +214,12 @@ function _readBody(req: Req): Promise<string | undefined> {
   });
 }
 
-/**
- * DNS-rebinding protection (as the SDK's `hostHeaderValidation`): the Host header's
- * name, port ignored, must be one of `allowed`. Returns the problem, or undefined.
- */
-function _hostCheck(allowed: string[]): (host: string | undefined) => string | undefined {
-  const verdicts = new Map<string, string | undefined>(); // a client sends the same Host every time
-  return (host) => {
-    if (!host) return 'Forbidden: missing Host header.';
-    if (verdicts.has(host)) return verdicts.get(host);
-    const verdict = _hostVerdict(host, allowed);
-    if (verdicts.size < 64) verdicts.set(host, verdict);
-    return verdict;
-  };
-}
-
-function _hostVerdict(host: string, allowed: string[]): string | undefined {
-  let name: string;
-  try {
-    name = new URL(`http://${host}`).hostname;
-  } catch {
-    return `Forbidden: invalid Host header ${host}.`;
-  }
-  return allowed.includes(name) ? undefined : `Forbidden: Host ${name} is not allowed (DNS-rebinding protection). Use ${allowed.join(', ')}, or add a name with --allowed-host.`;
-}
-
 function _authenticate(runtime: MailboxRuntime, req: Req): string | undefined {
   const header = req.headers.authorization ?? '';
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   if (!match?.[1]) return undefined;
   const hash = tokenHash(match[1]);
   return runtime.store.agents().find((a) => a.token_sha256 === hash)?.name;
-}
-
-function _isLoopbackOrigin(origin: string): boolean {
-  try {
-    const url = new URL(origin);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK.has(url.hostname);
-  } catch {
-    return false;
-  }
 }
 
 function _jsonRpcError(res: Res, status: number, code: number, message: string): void {

@@ -18,8 +18,8 @@ afterAll(() => world.close());
 async function dagDelegation(task: string) {
   const root = await createReleaseSigner({ key: world.parent, instance: 'parent' }).releaseOutput(Buffer.from(task), { construction: 'dag' });
   const taskId = randomUUID();
-  world.service.grant({ taskId, childDeployer: 'org-child', parentDigest: receiptDigest(root), expiresAt: Date.now() + 60_000 });
-  return { task_id: taskId, construction: 'dag', evidence: { path: [root] } };
+  const token = world.service.grant({ taskId, childDeployer: 'org-child', parentDigest: receiptDigest(root), expiresAt: Date.now() + 60_000 });
+  return { task_id: taskId, construction: 'dag', evidence: { path: [root] }, cosign_token: token };
 }
 
 async function rpc(method: string, params: unknown, version?: string) {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ beforeAll(async () => {
   writeDirectoryFile(join(dir, 'trusted.json'), world.file);
   writeDirectoryFile(join(dir, 'other.json'), trust([newSigningKey('org-other')]).file);
   writeKeyFile(join(dir, 'child.key.json'), world.child);
+  writeKeyFile(join(dir, 'parent.key.json'), world.parent);
 });
 afterAll(async () => {
   await world.close();
@@ -57,7 +58,7 @@ describe('witness a2a card verify', () => {
     writeFileSync(join(dir, 'broken.json'), '{"name": ');
     const { code, err } = await cli('a2a', 'card', 'verify', 'broken.json', '--keys', 'trusted.json');
     expect(code).toBe(2);
-    expect(err).toMatch(/broken.json is not JSON/);
+    expect(err).toMatch(/broken.json is not valid JSON at line 1/);
   });
 
   it('exits 1 saying the agent may not be running when nothing answers', async () => {
@@ -86,10 +87,77 @@ describe('witness a2a options', () => {
     expect(err).toMatch(/--agent embedded needs --model FILE\.gguf/);
   });
 
+  it('refuses --endpoint and --model where the backend does not use them', async () => {
+    const endpoint = await cli('a2a', 'serve', '--key', 'child.key.json', '--tool', world.tool.url, '--endpoint', 'http://127.0.0.1:8000/v1');
+    expect([endpoint.code, endpoint.err]).toEqual([2, expect.stringMatching(/--endpoint applies only to --agent llm/)]);
+    const model = await cli('a2a', 'bench', '--model', 'x.gguf', '--out', 'x.json');
+    expect([model.code, model.err]).toEqual([2, expect.stringMatching(/--model applies only to --agent llm or embedded/)]);
+  });
+
   it.each(['serve', 'cosigner', 'tool', 'bench'])('shows an example in `witness a2a %s --help`', async (sub) => {
     const { code, out } = await cli('a2a', sub, '--help');
     expect(code).toBe(0);
     expect(out).toMatch(new RegExp(`Example:\\n  \\$ witness a2a ${sub}`));
+  });
+});
+
+describe('witness a2a servers: bad addresses and files are one line with the documented exit status', () => {
+  /** One line on stderr, no stack trace, no "internal error". */
+  const oneLine = (err: string) => {
+    expect(err.trim().split('\n')).toHaveLength(1);
+    expect(err).not.toMatch(/internal error|\n\s+at /);
+  };
+  const servers = (): string[][] => [
+    ['a2a', 'tool'],
+    ['a2a', 'cosigner', '--key', 'parent.key.json'],
+    ['a2a', 'serve', '--key', 'child.key.json', '--tool', world.tool.url],
+  ];
+
+  it('--port 70000: exit 2', async () => {
+    for (const args of servers()) {
+      const r = await cli(...args, '--port', '70000');
+      expect([r.code, r.err], args.join(' ')).toEqual([2, expect.stringMatching(/"70000" is not a TCP port/)]);
+      oneLine(r.err);
+    }
+  });
+
+  it('a --host that is not a host name: exit 2', async () => {
+    for (const args of servers()) {
+      const r = await cli(...args, '--host', 'not a host');
+      expect([r.code, r.err], args.join(' ')).toEqual([2, expect.stringMatching(/is not a host name or IP address/)]);
+      oneLine(r.err);
+    }
+  });
+
+  it('a port in use: exit 2, saying so', async () => {
+    const port = new URL(world.tool.url).port;
+    for (const args of servers()) {
+      const r = await cli(...args, '--port', port);
+      expect([r.code, r.err], args.join(' ')).toEqual([2, expect.stringMatching(/already in use/)]);
+      oneLine(r.err);
+    }
+  });
+
+  it('a directory as the admin token file or the key: exit 2, naming the file', async () => {
+    mkdirSync(join(dir, 'a-dir'), { recursive: true });
+    const token = await cli('a2a', 'cosigner', '--key', 'parent.key.json', '--admin-token-file', 'a-dir');
+    expect([token.code, token.err]).toEqual([2, expect.stringMatching(/admin token file .*a-dir is a directory/)]);
+    oneLine(token.err);
+    const key = await cli('a2a', 'cosigner', '--key', 'a-dir');
+    expect([key.code, key.err]).toEqual([2, expect.stringMatching(/key file .*a-dir is a directory/)]);
+  });
+
+  it('a2a bench --out naming a directory or a missing folder: exit 2 before any trial runs', async () => {
+    mkdirSync(join(dir, 'out-dir'), { recursive: true });
+    const directory = await cli('a2a', 'bench', '--out', 'out-dir');
+    expect([directory.code, directory.err]).toEqual([2, expect.stringMatching(/out-dir is a directory/)]);
+    const missing = await cli('a2a', 'bench', '--out', 'no-such-folder/r.json');
+    expect([missing.code, missing.err]).toEqual([2, expect.stringMatching(/folder .*no-such-folder does not exist/)]);
+  });
+
+  it('binding beyond loopback without --allowed-host: exit 2', async () => {
+    const r = await cli('a2a', 'tool', '--host', '0.0.0.0');
+    expect([r.code, r.err]).toEqual([2, expect.stringMatching(/pass --allowed-host NAME/)]);
   });
 });
 

@@ -83,8 +83,8 @@ describe('the co-signing service', () => {
   const grantFor = async (service: CosignService, childDeployer = 'org-child', expiresAt = Date.now() + 60_000) => {
     const root = await createReleaseSigner({ key: world.parent, instance: 'p' }).releaseOutput(Buffer.from('task'), { construction: 'dag' });
     const taskId = randomUUID();
-    service.grant({ taskId, childDeployer, parentDigest: receiptDigest(root), expiresAt });
-    return { root, taskId };
+    const token = service.grant({ taskId, childDeployer, parentDigest: receiptDigest(root), expiresAt });
+    return { root, taskId, token };
   };
   /** The edge the child would send, captured from the real signer. */
   const edgeFrom = async (root: Parameters<typeof receiptDigest>[0], key = world.child) => {
@@ -98,34 +98,61 @@ describe('the co-signing service', () => {
 
   it('co-signs an edge it granted, once', async () => {
     const service = new CosignService(world.parent);
-    const { root, taskId } = await grantFor(service);
+    const { root, taskId, token } = await grantFor(service);
     const edge = await edgeFrom(root);
-    expect(service.cosign(taskId, edge).key_id).toBe(world.parent.kid);
-    expect(() => service.cosign(taskId, edge)).toThrow(/issued no pending delegation/);
+    expect(service.cosign(taskId, edge, token).key_id).toBe(world.parent.kid);
+    expect(() => service.cosign(taskId, edge, token)).toThrow(/issued no pending delegation/);
   });
 
   it('refuses an edge released by another deployer than the grant names', async () => {
     const service = new CosignService(world.parent);
-    const { root, taskId } = await grantFor(service);
+    const { root, taskId, token } = await grantFor(service);
     const edge = await edgeFrom(root, newSigningKey('org-other'));
-    expect(() => service.cosign(taskId, edge)).toThrow(/delegated to org-child, not org-other/);
+    expect(() => service.cosign(taskId, edge, token)).toThrow(/delegated to org-child, not org-other/);
   });
 
   it('refuses an edge naming another parent receipt', async () => {
     const service = new CosignService(world.parent);
-    const { taskId } = await grantFor(service);
+    const { taskId, token } = await grantFor(service);
     const { root: other } = await grantFor(new CosignService(world.parent));
     const edge = await edgeFrom(other);
-    expect(() => service.cosign(taskId, edge)).toThrow(/another parent receipt/);
+    expect(() => service.cosign(taskId, edge, token)).toThrow(/another parent receipt/);
   });
 
   it('refuses after the grant expired', async () => {
     let now = Date.now();
     const service = new CosignService(world.parent, { clock: () => now });
-    const { root, taskId } = await grantFor(service, 'org-child', now + 1000);
+    const { root, taskId, token } = await grantFor(service, 'org-child', now + 1000);
     const edge = await edgeFrom(root);
     now += 1000;
-    expect(() => service.cosign(taskId, edge)).toThrow(/expired/);
+    expect(() => service.cosign(taskId, edge, token)).toThrow(/expired/);
+  });
+
+  it('refuses an edge with an empty or inverted validity window, and leaves the grant usable', async () => {
+    const service = new CosignService(world.parent);
+    const { root, taskId, token } = await grantFor(service);
+    const edge = await edgeFrom(root);
+    expect(() => service.cosign(taskId, { ...edge, not_after: edge.issued_at }, token)).toThrow(/not_after must be later than issued_at/);
+    expect(() => service.cosign(taskId, { ...edge, issued_at: edge.not_after, not_after: edge.issued_at }, token)).toThrow(/not_after must be later than issued_at/);
+    expect(service.cosign(taskId, edge, token).key_id).toBe(world.parent.kid);
+  });
+
+  it('refuses a co-signature without the grant credential, and leaves the grant usable', async () => {
+    const service = new CosignService(world.parent);
+    const { root, taskId, token } = await grantFor(service);
+    const edge = await edgeFrom(root);
+    expect(() => service.cosign(taskId, edge, 'A'.repeat(43))).toThrow(/credential/);
+    expect(() => service.cosign(taskId, edge, '')).toThrow(/credential/);
+    expect(service.cosign(taskId, edge, token).key_id).toBe(world.parent.kid);
+  });
+
+  it('gives each grant its own credential', async () => {
+    const service = new CosignService(world.parent);
+    const first = await grantFor(service);
+    const second = await grantFor(service);
+    expect(first.token).not.toBe(second.token);
+    const edge = await edgeFrom(second.root);
+    expect(() => service.cosign(second.taskId, edge, first.token)).toThrow(/credential/);
   });
 
   it('answers POST /grants without the admin token with 401', async () => {
@@ -133,14 +160,45 @@ describe('the co-signing service', () => {
     expect(response.status).toBe(401);
   });
 
-  it('answers a co-sign body that is not JSON with 400 and says why', async () => {
-    const response = await fetch(`${world.cosigner.url}/cosign`, { method: 'POST', body: 'not json' });
+  it('answers POST /cosign without "Authorization: Bearer" with 401, and the grant stays usable', async () => {
+    const { root, taskId, token } = await grantFor(world.service);
+    const edge = await edgeFrom(root);
+    const response = await fetch(`${world.cosigner.url}/cosign`, { method: 'POST', body: JSON.stringify({ task_id: taskId, edge }) });
+    expect(response.status).toBe(401);
+    expect((await httpCosign(world.cosigner.url, taskId, { token })(edge, 'org-parent')).key_id).toBe(world.parent.kid);
+  });
+
+  it('answers POST /cosign with a wrong credential with 403, and the grant stays usable', async () => {
+    const { root, taskId, token } = await grantFor(world.service);
+    const edge = await edgeFrom(root);
+    await expect(httpCosign(world.cosigner.url, taskId, { token: 'B'.repeat(43) })(edge, 'org-parent')).rejects.toThrow(/HTTP 403.*credential/);
+    expect((await httpCosign(world.cosigner.url, taskId, { token })(edge, 'org-parent')).key_id).toBe(world.parent.kid);
+  });
+
+  it('answers an edge holding a lone surrogate with 400 naming the field, not 500', async () => {
+    const { root, taskId, token } = await grantFor(world.service);
+    const edge = await edgeFrom(root);
+    const body = JSON.stringify({ task_id: taskId, edge: { ...edge, instance: 'X' } }).replace('"instance":"X"', '"instance":"\\ud800"');
+    const response = await fetch(`${world.cosigner.url}/cosign`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/not JSON/);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/edge\.instance holds a lone surrogate/);
+    expect((await httpCosign(world.cosigner.url, taskId, { token })(edge, 'org-parent')).key_id).toBe(world.parent.kid);
+  });
+
+  it('answers a co-sign body with a duplicate key with 400', async () => {
+    const response = await fetch(`${world.cosigner.url}/cosign`, { method: 'POST', headers: { Authorization: `Bearer ${'A'.repeat(43)}` }, body: '{"task_id":"a","task_id":"b"}' });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/duplicate key "task_id"/);
+  });
+
+  it('answers a co-sign body that is not JSON with 400 and says why', async () => {
+    const response = await fetch(`${world.cosigner.url}/cosign`, { method: 'POST', headers: { Authorization: `Bearer ${'A'.repeat(43)}` }, body: 'not json' });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/not valid JSON/);
   });
 
   it('answers a co-sign request without an edge with 400 naming the field', async () => {
-    const response = await fetch(`${world.cosigner.url}/cosign`, { method: 'POST', body: JSON.stringify({ task_id: 'x' }) });
+    const response = await fetch(`${world.cosigner.url}/cosign`, { method: 'POST', headers: { Authorization: `Bearer ${'A'.repeat(43)}` }, body: JSON.stringify({ task_id: 'x' }) });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/edge/);
   });
@@ -153,11 +211,13 @@ describe('the co-signing service', () => {
     const grant = { task_id: 't-http', child_deployer: 'org-child', parent_digest: receiptDigest(root), expires_at: Date.now() + 60_000 };
     const created = await fetch(`${server.url}/grants`, { method: 'POST', headers: { Authorization: 'Bearer secret-token' }, body: JSON.stringify(grant) });
     expect(created.status).toBe(201);
-    const signature = await httpCosign(server.url, 't-http')(await edgeFrom(root), 'org-parent');
+    const { cosign_token: token } = (await created.json()) as { cosign_token: string };
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const signature = await httpCosign(server.url, 't-http', { token })(await edgeFrom(root), 'org-parent');
     expect(signature.key_id).toBe(world.parent.kid);
   });
 
   it('makes the client throw ABORTED when the service rejects the request', async () => {
-    await expect(httpCosign(world.cosigner.url, 'never-granted')({} as UnsignedReceipt, 'org-parent')).rejects.toMatchObject({ code: 'ABORTED', message: expect.stringMatching(/HTTP 400/) });
+    await expect(httpCosign(world.cosigner.url, 'never-granted', { token: 'A'.repeat(43) })({} as UnsignedReceipt, 'org-parent')).rejects.toMatchObject({ code: 'ABORTED', message: expect.stringMatching(/HTTP 400/) });
   });
 });

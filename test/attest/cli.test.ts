@@ -1,33 +1,8 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { runMain } from '../../src/cli/main.js';
-
-async function cli(cwd: string, ...args: string[]) {
-  const io = memoryIo(cwd);
-  const code = await runMain(args, io);
-  return { code, out: io.out, err: io.err };
-}
-
-/** A folder with two deployers' keys trusted by trusted.json and an output file. */
-async function workspace() {
-  const cwd = mkdtempSync(join(tmpdir(), 'witness-attest-'));
-  for (const d of ['parent', 'child']) {
-    expect((await cli(cwd, 'keys', 'new', '--deployer', `org-${d}`, '--out', `${d}.key.json`)).code).toBe(0);
-    expect((await cli(cwd, 'keys', 'add', `${d}.key.json`, '--dir', 'trusted.json', '--not-before', '2020-01-01T00:00:00Z', '--not-after', '2100-01-01T00:00:00Z')).code).toBe(0);
-  }
-  writeFileSync(join(cwd, 'task.txt'), 'summarise the logs');
-  writeFileSync(join(cwd, 'answer.txt'), 'the summary');
-  return cwd;
-}
-
-async function sign(cwd: string, file: string, ...args: string[]) {
-  const r = await cli(cwd, 'attest', 'sign', ...args);
-  expect(r.code, r.err).toBe(0);
-  writeFileSync(join(cwd, file), r.out);
-}
+import { cli, sign, workspace } from './cli-helpers.js';
 
 describe('witness keys', () => {
   it('writes the key file readable by its owner only', async () => {
@@ -115,6 +90,17 @@ describe('witness attest sign and witness verify', () => {
     const again = await cli(cwd, ...args);
     expect([again.code, again.out]).toEqual([1, expect.stringMatching(/REPLAY/)]);
   });
+  it('prunes the --nonces store by the real clock, never by --now: an accepted receipt stays a REPLAY after a future audit', async () => {
+    const cwd = await workspace();
+    await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
+    await sign(cwd, 'r2.json', '--key', 'child.key.json', '--output', 'answer.txt');
+    const args = ['--output', 'answer.txt', '--keys', 'trusted.json', '--nonces', 'nonces.db'];
+    expect((await cli(cwd, 'verify', 'r.json', ...args)).code).toBe(0);
+    const future = new Date(Date.now() + 2 * 86_400_000).toISOString();
+    expect((await cli(cwd, 'verify', 'r2.json', ...args, '--now', future)).out).toMatch(/EXPIRED/);
+    const again = await cli(cwd, 'verify', 'r.json', ...args);
+    expect([again.code, again.out]).toEqual([1, expect.stringMatching(/REPLAY/)]);
+  });
   it('is a usage error (exit 2) when the --nonces store cannot be opened', async () => {
     const cwd = await workspace();
     await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
@@ -177,6 +163,17 @@ describe('witness attest export and matrix', () => {
     expect(JSON.parse(exported.out).payloadType).toBe('application/vnd.in-toto+json');
     writeFileSync(join(cwd, 'env.json'), exported.out);
     expect((await cli(cwd, 'verify', 'env.json', '--output', 'answer.txt', '--keys', 'trusted.json')).code).toBe(0);
+  });
+  it('does not let a DSSE envelope with a zeroed signature burn the nonce of the genuine receipt inside (shared --nonces)', async () => {
+    const cwd = await workspace();
+    await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
+    const envelope = JSON.parse((await cli(cwd, 'attest', 'export', 'r.json', '--key', 'child.key.json')).out);
+    writeFileSync(join(cwd, 'zeroed.json'), JSON.stringify({ ...envelope, signatures: [{ keyid: envelope.signatures[0].keyid, sig: Buffer.alloc(64).toString('base64') }] }));
+    const args = ['--output', 'answer.txt', '--keys', 'trusted.json', '--nonces', 'nonces.db'];
+    const forged = await cli(cwd, 'verify', 'zeroed.json', ...args);
+    expect([forged.code, forged.out]).toEqual([1, expect.stringMatching(/BAD_SIGNATURE/)]);
+    const genuine = await cli(cwd, 'verify', 'r.json', ...args);
+    expect([genuine.code, genuine.out]).toEqual([0, expect.stringMatching(/^valid/)]);
   });
   it('prints the adversary matrix and exits 0 when every cell is as expected', async () => {
     const r = await cli(tmpdir(), 'attest', 'matrix');

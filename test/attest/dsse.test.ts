@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { exportDsse, IN_TOTO_PAYLOAD_TYPE, pae, verifyDsse } from '../../src/attest/dsse.js';
 import type { SigningKey } from '../../src/attest/keys.js';
+import { signEd25519 } from '../../src/core/ed25519.js';
 import { MemoryNonceStore } from '../../src/attest/nonce-store.js';
 import { codes, keysFor, NOW, signerAt, trust } from './helpers.js';
 
@@ -33,6 +34,31 @@ describe('DSSE export', () => {
   });
   it('refuses to export with a key that did not sign the receipt', () => {
     expect(() => exportDsse([receipt], other)).toThrow(/did not sign this receipt/);
+  });
+  it('does not consume the nonce of the receipt inside an envelope whose signature fails', async () => {
+    const nonceStore = new MemoryNonceStore();
+    const envelope = exportDsse([receipt], key);
+    const zeroed = { ...envelope, signatures: [{ keyid: key.kid, sig: Buffer.alloc(64).toString('base64') }] };
+    expect(codes(await verifyDsse(zeroed, output, { directory, now: NOW, nonceStore }))).toEqual(['BAD_SIGNATURE']);
+    expect(codes(await verifyDsse(envelope, output, { directory, now: NOW, nonceStore }))).toEqual([]);
+    expect(codes(await verifyDsse(envelope, output, { directory, now: NOW, nonceStore }))).toEqual(['REPLAY']);
+  });
+  it('does not consume the nonce when the statement subject is not the output', async () => {
+    const nonceStore = new MemoryNonceStore();
+    const envelope = exportDsse([receipt], key);
+    const statement = JSON.parse(Buffer.from(envelope.payload, 'base64').toString());
+    statement.subject[0].digest.sha256 = '0'.repeat(64);
+    const payload = Buffer.from(JSON.stringify(statement));
+    const resigned = { ...envelope, payload: payload.toString('base64'), signatures: [{ keyid: key.kid, sig: Buffer.from(signEd25519(key.privateKey, pae(IN_TOTO_PAYLOAD_TYPE, payload)), 'base64url').toString('base64') }] };
+    expect(codes(await verifyDsse(resigned, output, { directory, now: NOW, nonceStore }))).toEqual(['OUTPUT_MISMATCH']);
+    expect(codes(await verifyDsse(envelope, output, { directory, now: NOW, nonceStore }))).toEqual([]);
+  });
+  it('refuses a statement with a duplicate key as NON_CANONICAL', async () => {
+    const envelope = exportDsse([receipt], key);
+    const text = Buffer.from(envelope.payload, 'base64').toString().replace('{"_type":', '{"predicateType":"x","_type":');
+    const payload = Buffer.from(text);
+    const resigned = { ...envelope, payload: payload.toString('base64'), signatures: [{ keyid: key.kid, sig: Buffer.from(signEd25519(key.privateKey, pae(IN_TOTO_PAYLOAD_TYPE, payload)), 'base64url').toString('base64') }] };
+    expect(codes(await verifyDsse(resigned, output, { directory, now: NOW }))).toEqual(['NON_CANONICAL']);
   });
   it('reports a non-envelope as MALFORMED', async () => {
     expect(codes(await verifyDsse({ payload: 1 }, output, { directory, now: NOW }))).toEqual(['MALFORMED']);

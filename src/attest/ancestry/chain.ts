@@ -9,11 +9,17 @@
 import type { PreparedReceipt } from '../receipt.js';
 import { type Reason, reason } from '../reasons.js';
 
-/** Checks that `child` (at `index` on the path) follows `parent`: digest, depth, issue order. */
+/**
+ * Checks that `child` (at `index` on the path) follows `parent`: digest, depth, issue
+ * order. Depth is checked against the parent's (the root's is 0, so on a valid path
+ * depth = position): a gap in the path is reported once, where it is, not again at
+ * every receipt after it.
+ */
 export function checkLink(parent: PreparedReceipt, child: PreparedReceipt, index: number): Reason[] {
   const reasons: Reason[] = [];
   const r = child.receipt;
-  if (r.depth !== index) reasons.push(reason('DEPTH_MISMATCH', `Receipt ${index} says depth ${r.depth} but is at depth ${index} of the path (root = 0).`, index));
+  const expected = parent.receipt.depth + 1;
+  if (r.depth !== expected) reasons.push(reason('DEPTH_MISMATCH', `Receipt ${index} says depth ${r.depth}, but its parent on the path (receipt ${index - 1}) has depth ${parent.receipt.depth}, so it must be ${expected}.`, index));
   if (r.parent === null) {
     reasons.push(reason('PARENT_DIGEST_MISMATCH', `Receipt ${index} claims to be a root (parent null) but follows receipt ${index - 1} on the path.`, index));
   } else if (r.parent !== parent.digest) {

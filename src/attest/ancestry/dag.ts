@@ -13,7 +13,7 @@ import { WitnessError } from '../../core/errors.js';
 import type { KeyDirectory, TrustedKey } from '../key-directory.js';
 import { keyProblem, type RevocationPolicy } from '../key-status.js';
 import type { SigningKey } from '../keys.js';
-import { type PreparedReceipt, type Signature, signingBytes, type UnsignedReceipt } from '../receipt.js';
+import { type PreparedReceipt, type Signature, signingBytes, type UnsignedReceipt, unsignedRecordProblems } from '../receipt.js';
 import { type Reason, reason } from '../reasons.js';
 
 export interface CosignCheckOptions {
@@ -73,7 +73,8 @@ export interface Cosigner {
 }
 
 /**
- * The parent side: co-signs only edges that name it in the policy and that `grant`
+ * The parent side: co-signs only well-formed edges (a verifier would accept their
+ * shape: real times, a non-empty window) that name it in the policy and that `grant`
  * accepts (a delegation this parent issued, §5). The key stays inside the closure.
  */
 export function createCosigner(key: SigningKey, grant: CosignGrant): Cosigner {
@@ -82,12 +83,15 @@ export function createCosigner(key: SigningKey, grant: CosignGrant): Cosigner {
     deployer: key.deployer,
     keyId: key.kid,
     cosign(edge: UnsignedReceipt): Signature {
+      const problems = unsignedRecordProblems(edge);
       const refusal =
-        edge.type !== 'edge' || edge.construction !== 'dag'
-          ? 'only dag edge manifests are co-signed'
-          : !edge.cosigners.includes(key.deployer)
-            ? `the edge's co-signer policy does not name ${key.deployer}`
-            : grant(edge);
+        problems.length > 0
+          ? `the edge is malformed: ${problems.map((r) => r.message).join(' ')}`
+          : edge.type !== 'edge' || edge.construction !== 'dag'
+            ? 'only dag edge manifests are co-signed'
+            : !edge.cosigners.includes(key.deployer)
+              ? `the edge's co-signer policy does not name ${key.deployer}`
+              : grant(edge);
       if (refusal !== true) throw new WitnessError('ABORTED', `${key.deployer} refused to co-sign the edge: ${refusal}.`);
       return { key_id: key.kid, alg: 'Ed25519', sig: signEd25519(privateKey, signingBytes(edge)) };
     },

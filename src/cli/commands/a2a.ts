@@ -5,24 +5,28 @@
  * tool, `card verify` checks a card against your own key directory, and `bench` runs
  * experiment E12. The library is `src/a2a`; this file parses and prints.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
+import type { ServerAccessOptions } from '../../a2a/access.js';
 import { type AgentBackend, policyBackend, serveChildAgent } from '../../a2a/agent.js';
 import { embeddedBackend, openAiCompatibleBackend } from '../../a2a/llm-backend.js';
-import { fetchAgentCard, verifyAgentCard } from '../../a2a/card.js';
+import { fetchAgentCard, parseCardText, verifyAgentCard } from '../../a2a/card.js';
 import { CosignService, serveCosigner } from '../../a2a/cosigner.js';
 import { formatE12Summary, runE12 } from '../../a2a/e12.js';
-import { isE12Results, verifyE12Results } from '../../a2a/e12-verify.js';
 import { serveEvidenceTool } from '../../a2a/tool-server.js';
+import { readNamedFile } from '../../attest/files.js';
 import { loadKeyDirectory, readKeyFile } from '../../attest/index.js';
 import { WitnessError } from '../../core/errors.js';
-import { wholeNumber } from '../args.js';
+import { hostName, portNumber, wholeNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
 
 const AGENTS = ['policy', 'llm', 'embedded'] as const;
 
-/** The child's backend from --agent (and --endpoint/--model for llm). */
+/** The child's backend from --agent (and --endpoint/--model for llm); an option the backend does not use is refused. */
 function _backend(o: { agent: string; endpoint?: string; model?: string }): AgentBackend {
+  if (o.endpoint !== undefined && o.agent !== 'llm') throw new WitnessError('USAGE', `--endpoint applies only to --agent llm; --agent ${o.agent} would not use it. Drop it, or add --agent llm.`);
+  if (o.model !== undefined && o.agent === 'policy') throw new WitnessError('USAGE', '--model applies only to --agent llm or embedded; the policy agent uses no model. Drop it, or choose --agent llm or embedded.');
   if (o.agent === 'policy') return policyBackend;
   if (o.agent === 'llm') {
     if (!o.endpoint || !o.model) throw new WitnessError('USAGE', '--agent llm needs --endpoint URL (OpenAI-compatible, e.g. http://127.0.0.1:8000/v1) and --model NAME.');
@@ -47,7 +51,29 @@ export function a2aCommand(ctx: CliContext): Command {
     .addCommand(_bench(ctx));
 }
 
-interface ServeOptions {
+/** The options every server command shares: where it binds and whom it answers. */
+interface ServerCliOptions {
+  host: string;
+  port: number;
+  allowedHost: string[];
+  allowOrigin: string[];
+  json?: boolean;
+}
+
+function _withServerOptions(command: Command): Command {
+  const collect = (v: string, all: string[]) => [...all, v];
+  return command
+    .option('--host <host>', 'address to bind', hostName, '127.0.0.1')
+    .option('--port <port>', 'port (0: any free port)', portNumber, 0)
+    .option('--allowed-host <host>', 'Host names clients use, required when binding beyond loopback (repeatable)', collect, [])
+    .option('--allow-origin <origin>', 'also allow this Origin (loopback origins are; repeatable)', collect, []);
+}
+
+function _access(o: ServerCliOptions): ServerAccessOptions {
+  return { host: o.host, port: o.port, allowedHosts: o.allowedHost, allowedOrigins: o.allowOrigin };
+}
+
+interface ServeOptions extends ServerCliOptions {
   key: string;
   tool: string;
   cosigner: string[];
@@ -55,14 +81,11 @@ interface ServeOptions {
   agent: (typeof AGENTS)[number];
   endpoint?: string;
   model?: string;
-  host: string;
-  port: number;
   name?: string;
-  json?: boolean;
 }
 
 function _serve(ctx: CliContext): Command {
-  return new Command('serve')
+  return _withServerOptions(new Command('serve'))
     .description('Serve the child A2A agent: signed Agent Card at /.well-known/agent-card.json, JSON-RPC SendMessage (v1.0) and message/send (v0.3). Each answer is released through the runtime signer; under dag the parent must co-sign, or the task fails (fail closed). Runs until interrupted.')
     .requiredOption('--key <file>', "the child deployer's key file (the runtime holds it; the agent never sees it)")
     .requiredOption('--tool <url>', 'MCP endpoint of the evidence tool (witness a2a tool)')
@@ -71,8 +94,6 @@ function _serve(ctx: CliContext): Command {
     .addOption(new Option('--agent <backend>', 'what answers tasks (policy: model-free, deterministic; llm: an OpenAI-compatible server; embedded: a local GGUF file)').choices([...AGENTS]).default('policy'))
     .option('--endpoint <url>', 'for --agent llm: OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1')
     .option('--model <name>', 'for --agent llm: model name; for --agent embedded: the GGUF file')
-    .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--port <port>', 'port (0: any free port)', wholeNumber(0), 0)
     .option('--name <name>', 'agent name on the card')
     .option('--json', 'print {"url", "card_url"} as one JSON line when ready')
     .addHelpText('after', '\nExample:\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --cosigner org-parent=http://127.0.0.1:4300 --port 4100')
@@ -84,8 +105,7 @@ function _serve(ctx: CliContext): Command {
         cosigners: _cosigners(o.cosigner),
         cosignTimeoutMs: o.cosignTimeout,
         backend,
-        host: o.host,
-        port: o.port,
+        ..._access(o),
         ...(o.name ? { name: o.name } : {}),
       });
       const cardUrl = `${agent.url}/.well-known/agent-card.json`;
@@ -125,32 +145,21 @@ function _card(ctx: CliContext): Command {
 }
 
 function _readCardFile(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    throw new WitnessError('NOT_FOUND', `The card file ${path} does not exist; give a URL (http://…) or a card file.`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new WitnessError('INVALID_INPUT', `${path} is not JSON: ${(error as Error).message}`);
-  }
+  const text = readNamedFile(path, 'card file', { whenMissing: 'Give a URL (http://…) or a card file.' }).toString('utf8');
+  return parseCardText(text, path);
 }
 
 function _cosigner(ctx: CliContext): Command {
-  return new Command('cosigner')
-    .description("The parent deployer's co-signing service: co-signs a dag edge only for a delegation it issued (a grant: task id, child deployer, parent receipt, expiry), once. POST /grants needs the admin token; POST /cosign answers 200 {signature} or 403 refused. Runs until interrupted.")
+  return _withServerOptions(new Command('cosigner'))
+    .description("The parent deployer's co-signing service: co-signs a dag edge only for a delegation it issued (a grant: task id, child deployer, parent receipt, expiry), once, for the holder of the grant's credential. POST /grants needs the admin token and answers the grant's cosign_token; POST /cosign needs that token and answers 200 {signature} or 403 refused. Runs until interrupted.")
     .requiredOption('--key <file>', "the parent deployer's key file")
-    .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--port <port>', 'port (0: any free port)', wholeNumber(0), 0)
     .option('--admin-token-file <file>', 'file holding the token for POST /grants (default: a random token, printed)')
     .option('--json', 'print {"url", "admin_token"} as one JSON line when ready')
-    .addHelpText('after', '\nExample:\n  $ witness a2a cosigner --key parent.key.json --port 4300 --admin-token-file grants.token\n  $ curl -H "Authorization: Bearer $(cat grants.token)" -d \'{"task_id":"t1","child_deployer":"org-child","parent_digest":"…","expires_at":1767225600000}\' http://127.0.0.1:4300/grants')
-    .action(async (o: { key: string; host: string; port: number; adminTokenFile?: string; json?: boolean }) => {
+    .addHelpText('after', '\nExample:\n  $ witness a2a cosigner --key parent.key.json --port 4300 --admin-token-file grants.token\n  $ curl -H "Authorization: Bearer $(cat grants.token)" -d \'{"task_id":"t1","child_deployer":"org-child","parent_digest":"…","expires_at":1767225600000}\' http://127.0.0.1:4300/grants\n  {"ok":true,"cosign_token":"…"}    # give it to the child with the delegation')
+    .action(async (o: ServerCliOptions & { key: string; adminTokenFile?: string }) => {
       const service = new CosignService(readKeyFile(resolvePath(ctx, o.key)));
-      const adminToken = o.adminTokenFile ? readFileSync(resolvePath(ctx, o.adminTokenFile), 'utf8').trim() : undefined;
-      const server = await serveCosigner(service, { host: o.host, port: o.port, ...(adminToken ? { adminToken } : {}) });
+      const adminToken = o.adminTokenFile ? _adminToken(resolvePath(ctx, o.adminTokenFile)) : undefined;
+      const server = await serveCosigner(service, { ..._access(o), ...(adminToken ? { adminToken } : {}) });
       const token = o.adminTokenFile ? undefined : server.adminToken;
       ctx.io.stdout(o.json ? `${JSON.stringify({ url: server.url, ...(token ? { admin_token: token } : {}) })}\n` : `Co-signer for ${service.deployer} at ${server.url}${token ? `; admin token ${token}` : ''}; Ctrl-C stops it.\n`);
       await _untilSignal();
@@ -158,15 +167,20 @@ function _cosigner(ctx: CliContext): Command {
     });
 }
 
+/** The admin token from its file: one line of printable text, not empty. */
+function _adminToken(path: string): string {
+  const token = readNamedFile(path, 'admin token file').toString('utf8').trim();
+  if (!/^[\x21-\x7e]{16,256}$/.test(token)) throw new WitnessError('USAGE', `The admin token file ${path} must hold one token of 16–256 printable characters without spaces.`);
+  return token;
+}
+
 function _tool(ctx: CliContext): Command {
-  return new Command('tool')
+  return _withServerOptions(new Command('tool'))
     .description('The MCP tool server (Streamable HTTP, stateless) with get_evidence, which the child agent calls. Runs until interrupted.')
-    .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--port <port>', 'port (0: any free port)', wholeNumber(0), 0)
     .option('--json', 'print {"url"} as one JSON line when ready')
     .addHelpText('after', '\nExample:\n  $ witness a2a tool --port 4200     # MCP endpoint http://127.0.0.1:4200/mcp')
-    .action(async (o: { host: string; port: number; json?: boolean }) => {
-      const server = await serveEvidenceTool({ host: o.host, port: o.port });
+    .action(async (o: ServerCliOptions) => {
+      const server = await serveEvidenceTool(_access(o));
       ctx.io.stdout(o.json ? `${JSON.stringify({ url: server.url })}\n` : `MCP tool server ${server.url}; Ctrl-C stops it.\n`);
       await _untilSignal();
       await server.close();
@@ -187,6 +201,7 @@ function _bench(ctx: CliContext): Command {
     .action(async (o: { trials: number; warmup: number; agent: string; endpoint?: string; model?: string; out: string; json?: boolean }) => {
       await _backend(o).close?.(); // checks the options before any process starts
       const out = resolvePath(ctx, o.out);
+      _checkWritable(out); // before the run, not after minutes of trials
       const results = await runE12({
         trials: o.trials,
         warmup: o.warmup,
@@ -207,31 +222,11 @@ function _bench(ctx: CliContext): Command {
     });
 }
 
-/**
- * `witness verify results.json` for E12 results files: recompute every output's SHA-256
- * and length and re-verify every signature and edge. Returns false (and does nothing)
- * when the file is not an E12 results file, so `witness verify` goes on as before.
- */
-export async function verifyE12IfResults(ctx: CliContext, file: string, o: { keys?: string; json?: boolean }): Promise<boolean> {
-  if (!existsSync(file)) return false;
-  const text = readFileSync(file, 'utf8');
-  if (!text.includes('"witness/e12-results"')) return false;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return false;
-  }
-  if (!isE12Results(value)) return false;
-  const result = await verifyE12Results(value, o.keys ? { directory: loadKeyDirectory(resolvePath(ctx, o.keys)) } : {});
-  if (o.json) ctx.io.stdout(`${JSON.stringify(result, null, 2)}\n`);
-  else {
-    const trust = result.trustedKeys === 'file' ? 'the keys recorded in the file (pass --keys DIR.json to use your own directory)' : 'your key directory';
-    ctx.io.stdout(`${result.ok ? 'valid' : 'invalid'}: E12 results, ${result.verified}/${result.trials} trials verified (SHA-256 and UTF-8 length recomputed, ${result.signatures} signatures and ${result.edges} dag edges re-verified), trusting ${trust}.\n`);
-    for (const p of result.problems) ctx.io.stdout(`  ${p}\n`);
-  }
-  if (!result.ok) ctx.exitCode = 1;
-  return true;
+/** `--out` must name a file in an existing folder: a directory or a missing folder is a usage error. */
+function _checkWritable(path: string): void {
+  if (existsSync(path) && statSync(path).isDirectory()) throw new WitnessError('USAGE', `--out ${path} is a directory; give a file name for the results.`);
+  const folder = dirname(path);
+  if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new WitnessError('NOT_FOUND', `--out ${path}: the folder ${folder} does not exist.`);
 }
 
 /** Resolves on SIGINT or SIGTERM, so a server command ends cleanly. */

@@ -4,7 +4,6 @@
  * signer, run by the deployer's runtime), export it as DSSE/in-toto, and print the
  * adversary matrix. The library is `src/attest`; this file parses and prints.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Command, Option } from 'commander';
 import {
@@ -20,7 +19,10 @@ import {
   runMatrix,
 } from '../../attest/index.js';
 import { evidenceOf, readEvidenceFile } from '../../attest/evidence.js';
+import { readNamedFile } from '../../attest/files.js';
+import { MAX_TTL_MS } from '../../attest/signer.js';
 import { WitnessError } from '../../core/errors.js';
+import { boundedNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
 
 export function attestCommand(ctx: CliContext): Command {
@@ -40,7 +42,7 @@ interface SignOptions {
   construction?: Construction;
   cosignKey?: string;
   instance?: string;
-  ttl: string;
+  ttl: number;
 }
 
 function _sign(ctx: CliContext): Command {
@@ -52,17 +54,18 @@ function _sign(ctx: CliContext): Command {
     .addOption(new Option('--construction <c>', 'ancestry construction (default: chain under a parent, none otherwise)').choices([...CONSTRUCTIONS]))
     .option('--cosign-key <file>', "for dag: the parent deployer's key, co-signing the edge here (in production, its signing service)")
     .option('--instance <id>', 'agent instance id recorded in the receipt', 'cli')
-    .option('--ttl <seconds>', 'how long the receipt stays valid', '3600')
+    .option('--ttl <seconds>', `how long the receipt stays valid (at most ${MAX_TTL_MS / 1000}: 100 years)`, boundedNumber(MAX_TTL_MS / 1000, 'seconds'), 3600)
     .addHelpText('after', '\nExample:\n  $ witness attest sign --key parent.key.json --output task.txt --construction dag > task.receipt.json\n  $ witness attest sign --key child.key.json --output answer.txt --parent task.receipt.json \\\n      --construction dag --cosign-key parent.key.json > answer.evidence.json')
     .action(async (o: SignOptions) => {
       const key = readKeyFile(resolvePath(ctx, o.key));
-      const bytes = _readBytes(resolvePath(ctx, o.output));
+      const bytes = readNamedFile(resolvePath(ctx, o.output), 'output file');
       const ancestors = o.parent ? readEvidenceFile(resolvePath(ctx, o.parent)) : [];
       const parent = ancestors.at(-1);
       const construction = o.construction ?? (parent ? 'chain' : 'none');
-      const ttlMs = _seconds(o.ttl, '--ttl') * 1000;
+      const ttlMs = o.ttl * 1000;
       if (parent && construction === 'none') throw new WitnessError('USAGE', '--construction none cannot have a --parent; use chain, merkle or dag.');
       if (construction === 'dag' && parent && !o.cosignKey) throw new WitnessError('USAGE', "A dag edge needs the parent deployer's co-signature: add --cosign-key PARENT_KEY.json.");
+      if (o.cosignKey && !(construction === 'dag' && parent)) throw new WitnessError('USAGE', '--cosign-key applies only to a dag edge (--construction dag with --parent); nothing here would be co-signed. Drop it, or sign under a parent with --construction dag.');
       const cosigner = o.cosignKey && parent ? createCosigner(readKeyFile(resolvePath(ctx, o.cosignKey)), delegationGrant({ parentDigest: receiptDigest(parent), childDeployer: key.deployer, expiresAt: Date.now() + ttlMs })) : undefined;
       if (cosigner && parent && cosigner.deployer !== parent.deployer) {
         throw new WitnessError('USAGE', `--cosign-key belongs to ${cosigner.deployer}, but the parent receipt was released by ${parent.deployer}; co-sign with the parent's key.`);
@@ -103,15 +106,4 @@ function _matrix(ctx: CliContext): Command {
       }
       if (unexpected.length > 0) ctx.exitCode = 1;
     });
-}
-
-function _readBytes(file: string): Buffer {
-  if (!existsSync(file)) throw new WitnessError('NOT_FOUND', `The output file ${file} does not exist.`);
-  return readFileSync(file);
-}
-
-function _seconds(text: string, option: string): number {
-  const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new WitnessError('USAGE', `${option} must be a positive number of seconds; got ${JSON.stringify(text)}.`);
-  return n;
 }

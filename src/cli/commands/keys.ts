@@ -18,9 +18,13 @@ import {
   writeKeyFile,
 } from '../../attest/index.js';
 import { WitnessError } from '../../core/errors.js';
+import { boundedNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
 
 const DAY = 86_400_000;
+/** The longest window `--days` gives a key: 100 years (a receipt's own lifetime has the same bound). */
+const MAX_DAYS = 36_500;
+const days = boundedNumber(MAX_DAYS, 'days');
 
 export function keysCommand(ctx: CliContext): Command {
   return new Command('keys')
@@ -57,13 +61,14 @@ function _add(ctx: CliContext): Command {
     .requiredOption('--dir <file>', 'key directory file')
     .option('--not-before <time>', 'start of the window, e.g. 2026-01-31T00:00:00Z (default: now)')
     .option('--not-after <time>', 'end of the window, exclusive (default: --days after the start)')
-    .option('--days <n>', 'window length in days when --not-after is not given', '365')
+    .option('--days <n>', `window length in days, instead of --not-after (at most ${MAX_DAYS})`, days, 365)
     .option('--json', 'print the new directory entry as JSON')
     .addHelpText('after', '\nExample:\n  $ witness keys add acme.key.json --dir trusted.json --not-before 2026-01-01T00:00:00Z --days 90')
-    .action((keyFile: string, o: { dir: string; notBefore?: string; notAfter?: string; days: string; json?: boolean }) => {
+    .action((keyFile: string, o: { dir: string; notBefore?: string; notAfter?: string; days: number; json?: boolean }, command: Command) => {
+      if (o.notAfter && command.getOptionValueSource('days') === 'cli') throw new WitnessError('USAGE', '--days and --not-after both set the end of the window; give one of them.');
       const jwk = readPublicJwk(resolvePath(ctx, keyFile));
       const notBefore = o.notBefore ? parseTime(o.notBefore, '--not-before') : Date.now();
-      const notAfter = o.notAfter ? parseTime(o.notAfter, '--not-after') : notBefore + _days(o.days) * DAY;
+      const notAfter = o.notAfter ? parseTime(o.notAfter, '--not-after') : notBefore + o.days * DAY;
       const path = resolvePath(ctx, o.dir);
       const file = addKey(readDirectoryFile(path, { createIfMissing: true }), jwk, { notBefore, notAfter });
       writeDirectoryFile(path, file);
@@ -78,13 +83,13 @@ function _rotate(ctx: CliContext): Command {
     .argument('<new-key-file>', 'the new key file (same deployer)')
     .requiredOption('--dir <file>', 'key directory file')
     .option('--at <time>', 'rotation instant (default: now)')
-    .option('--days <n>', 'validity of the new key in days', '365')
+    .option('--days <n>', `validity of the new key in days (at most ${MAX_DAYS})`, days, 365)
     .option('--json', 'print the new entry as JSON')
     .addHelpText('after', '\nExample:\n  $ witness keys rotate ed25519:0123456789abcdef acme-2.key.json --dir trusted.json')
-    .action((oldKid: string, keyFile: string, o: { dir: string; at?: string; days: string; json?: boolean }) => {
+    .action((oldKid: string, keyFile: string, o: { dir: string; at?: string; days: number; json?: boolean }) => {
       const at = o.at ? parseTime(o.at, '--at') : Date.now();
       const path = resolvePath(ctx, o.dir);
-      const file = rotateKey(readDirectoryFile(path), oldKid, readPublicJwk(resolvePath(ctx, keyFile)), at, at + _days(o.days) * DAY);
+      const file = rotateKey(readDirectoryFile(path), oldKid, readPublicJwk(resolvePath(ctx, keyFile)), at, at + o.days * DAY);
       writeDirectoryFile(path, file);
       _printEntry(ctx, file.keys.at(-1) as DirectoryEntry, o.json, `Rotated ${oldKid} to`);
     });
@@ -128,12 +133,6 @@ export function parseTime(text: string, option: string): number {
   const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) ? Date.parse(text) : Number.NaN;
   if (!Number.isFinite(ms)) throw new WitnessError('USAGE', `${option} must be a time with a zone, like 2026-01-31T12:00:00Z; got ${JSON.stringify(text)}.`);
   return ms;
-}
-
-function _days(text: string): number {
-  const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new WitnessError('USAGE', `--days must be a positive number; got ${JSON.stringify(text)}.`);
-  return n;
 }
 
 function _status(e: DirectoryEntry, now: number): string {

@@ -1,0 +1,95 @@
+// `witness verify` on E12 results files, without running the experiment: files are
+// built here from real keys and a really signed card, so each check can be reached.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildAgentCard, signAgentCard } from '../../src/a2a/card.js';
+import { E12_KIND } from '../../src/a2a/e12.js';
+import { writeDirectoryFile } from '../../src/attest/key-directory.js';
+import { newSigningKey } from '../../src/attest/keys.js';
+import { createReleaseSigner } from '../../src/attest/signer.js';
+import { memoryIo } from '../../src/cli/io.js';
+import { runMain } from '../../src/cli/main.js';
+import { trust } from './helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'witness-verify-e12-'));
+const parent = newSigningKey('org-parent');
+const child = newSigningKey('org-child');
+const { file: keys } = trust([parent, child]);
+writeDirectoryFile(join(dir, 'trusted.json'), keys);
+writeFileSync(join(dir, 'answer.txt'), 'anything');
+const card = signAgentCard(buildAgentCard({ baseUrl: 'http://127.0.0.1:4100', name: 'child', deployer: 'org-child' }), child);
+
+/** An E12 results file as `witness a2a bench` writes it, with `trials` and `forgery` as given. */
+function results(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { kind: E12_KIND, v: 1, created_at: new Date().toISOString(), config: { trials: 0, warmup: 0, agent: 'policy' }, keys, card, trials: [], forgery: [], summary: [], ...extra };
+}
+
+function write(name: string, text: string): string {
+  writeFileSync(join(dir, name), text);
+  return name;
+}
+
+async function cli(...argv: string[]) {
+  const io = memoryIo(dir);
+  const code = await runMain(argv, io);
+  return { code, out: io.out, err: io.err };
+}
+
+describe('witness verify never ignores an option given with an E12 results file', () => {
+  it('refuses --output, --construction and --nonces (exit 2), naming each and why', async () => {
+    const file = write('empty.json', JSON.stringify(results()));
+    const r = await cli('verify', file, '--output', 'answer.txt', '--keys', 'trusted.json', '--construction', 'dag', '--nonces', 'nonces.db');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--output, --nonces and --construction do not apply to an E12 results file/);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.out).toBe('');
+  });
+
+  it('refuses --now and --skew: each trial is checked as of its recorded time', async () => {
+    const file = write('empty-now.json', JSON.stringify(results()));
+    const r = await cli('verify', file, '--now', '2030-01-01T00:00:00Z', '--skew', '5');
+    expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--skew and --now do not apply to an E12 results file.*recorded/)]);
+  });
+});
+
+describe('witness verify finds an E12 results file that proves nothing invalid', () => {
+  it('an E12 file without trials: exit 1 with MALFORMED, never "valid … 0/0"', async () => {
+    const file = write('no-trials.json', JSON.stringify(results()));
+    const r = await cli('verify', file, '--keys', 'trusted.json');
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/^invalid: E12 results/);
+    expect(r.out).toMatch(/MALFORMED\s+.*trial/);
+    expect(r.out).not.toMatch(/0\/0 trials verified/);
+  });
+
+  it('an E12 file without the forgery entries: exit 1 with MALFORMED', async () => {
+    const file = write('no-forgery.json', JSON.stringify(results({ forgery: [] })));
+    const r = await cli('verify', file, '--json');
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.out).problems).toContainEqual({ code: 'MALFORMED', message: expect.stringMatching(/forgery/) });
+  });
+
+  it('an E12 file with a duplicate key: exit 1 with NON_CANONICAL', async () => {
+    const text = JSON.stringify(results()).replace('{"kind":', '{"v":1,"kind":');
+    const r = await cli('verify', write('duplicate.json', text));
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/NON_CANONICAL\s+.*duplicate key "v"/);
+  });
+});
+
+describe('witness verify routes by the parsed kind, not by the text', () => {
+  it('reads an E12 file whose kind is written with a JSON escape as an E12 file', async () => {
+    const text = JSON.stringify(results()).replace(`"${E12_KIND}"`, `"${E12_KIND.replace('/', '\\/')}"`);
+    const r = await cli('verify', write('escaped.json', text));
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/^invalid: E12 results/);
+  });
+
+  it('verifies a receipt that merely mentions the E12 kind as a receipt', async () => {
+    const receipt = await createReleaseSigner({ key: child, instance: E12_KIND }).releaseOutput(readFileSync(join(dir, 'answer.txt')));
+    const r = await cli('verify', write('receipt.json', JSON.stringify(receipt)), '--output', 'answer.txt', '--keys', 'trusted.json');
+    expect([r.code, r.out]).toEqual([0, expect.stringMatching(/^valid: 8 bytes/)]);
+  });
+});
