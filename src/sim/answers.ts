@@ -54,28 +54,42 @@ type _Outcome = true | false | InvalidAnswerError;
  * synchronously, else a promise that settles when the schedule is done.
  */
 export function askAll(o: AskOptions): void | Promise<void> {
-  const first: Attempt = { phase: 'round', number: 1, of: o.tries };
+  const first = _firstAttempt(o.tries);
   // Allocated only when needed: a rule-based round has no promise and no failure.
   let pending: Promise<void>[] | undefined;
   let failed: number[] | undefined;
-  const ended = new Map<number, InvalidAnswerError>();
-  const note = (i: number, r: _Outcome) => {
-    if (r === true) return;
-    if (r instanceof InvalidAnswerError) ended.set(i, r);
-    else {
-      failed ??= [];
-      failed.push(i);
-    }
-  };
+  let ended: Map<number, InvalidAnswerError> | undefined;
   for (let i = 0; i < o.count; i++) {
     const r = _try(o, i, first);
+    if (r === true) continue;
+    const note = (x: _Outcome) => {
+      if (x === false) {
+        failed ??= [];
+        failed.push(i);
+      } else if (x !== true) {
+        ended ??= new Map();
+        ended.set(i, x);
+      }
+    };
     if (r instanceof Promise) {
       pending ??= [];
-      pending.push(r.then((x) => note(i, x)));
-    } else note(i, r);
+      pending.push(r.then(note));
+    } else note(r);
   }
-  if (!pending && !failed && ended.size === 0) return;
-  return (pending ? Promise.all(pending) : Promise.resolve()).then(() => _followUp(o, failed ?? [], ended));
+  if (!pending && !failed && !ended) return;
+  return (pending ? Promise.all(pending) : Promise.resolve()).then(() => _followUp(o, failed ?? [], ended ?? new Map()));
+}
+
+const _firsts = new Map<number, Attempt>();
+
+/** The first try's attempt, one frozen object per number of tries. */
+function _firstAttempt(tries: number): Attempt {
+  let a = _firsts.get(tries);
+  if (!a) {
+    a = Object.freeze({ phase: 'round', number: 1, of: tries } as const);
+    _firsts.set(tries, a);
+  }
+  return a;
 }
 
 /** Round passes 2..tries, or single follow-ups, then the fallback for whoever is left. */

@@ -41,6 +41,7 @@ const DEFAULT_AFTER = 3;
 const EMPTY: readonly Note[] = Object.freeze([]);
 const NO_MESSAGES: readonly Message[] = Object.freeze([]);
 const NO_VALUES: readonly Proposal[] = Object.freeze([]);
+const NO_HISTORY: readonly PublicRound[] = Object.freeze([]);
 
 /**
  * What one agent is shown. A class, not a literal, so every view has one shape and
@@ -80,9 +81,10 @@ export async function runGame(options: RunGameOptions): Promise<GameResult> {
   const started = Date.now();
   let endedBy: EndedBy | undefined;
   let round = 0;
+  // The history a proposal sees is the one the previous round's vote saw: one snapshot per round.
+  let past: readonly PublicRound[] = NO_HISTORY;
   while (round < config.maxRounds && !endedBy) {
     round++;
-    const past = Object.freeze(history.slice());
     const notesOf = (i: number) => (notes[i]!.length ? Object.freeze(notes[i]!.slice()) : EMPTY);
     const answers: _RoundAnswers = { round, values: new Array(n), reasonings: new Array(n), confidences: new Array(n).fill(null), notes };
     const decided = askAll({
@@ -103,6 +105,7 @@ export async function runGame(options: RunGameOptions): Promise<GameResult> {
     // The round's line joins the shared history before the vote (ref: main.py run_round).
     history.push(sealed);
     const now = Object.freeze(history.slice());
+    past = now;
     // In rule mode nobody votes: the rule, not a stop vote, ends the game.
     const votes: VoteChoice[] = mode.kind === 'rule' ? [] : new Array(n);
     if (mode.kind !== 'rule') {
@@ -150,30 +153,28 @@ interface _Wire {
 }
 
 /**
- * What goes on the wire: each agent's new value, or — when it made none — its
- * previous one, `abstain` only if it never proposed (ref: main.py broadcasts the
- * game's proposed value, which an abstention leaves unchanged). Updates `shown`.
+ * What goes on the wire, written over the round's answers: each agent's new value, or
+ * — when it made none — its previous one, `abstain` only if it never proposed (ref:
+ * main.py broadcasts the game's proposed value, which an abstention leaves unchanged),
+ * and reasoning cut as the wire cuts it. Updates `shown`.
  */
 function _broadcast(answers: _RoundAnswers, shown: (number | null)[]): _Wire {
   const { values, reasonings } = answers;
   const n = values.length;
-  const out: Proposal[] = new Array(n);
-  const said: string[] = new Array(n);
   let abstained: boolean[] | undefined;
   for (let i = 0; i < n; i++) {
     const v = values[i]!;
     if (v === 'abstain') {
       abstained ??= new Array(n).fill(false);
       abstained[i] = true;
-      out[i] = shown[i] ?? 'abstain';
+      values[i] = shown[i] ?? 'abstain';
     } else {
-      out[i] = v;
       shown[i] = v;
     }
     const r = reasonings[i]!;
-    said[i] = r.length > WIRE_REASONING_LIMIT ? cutText(r, WIRE_REASONING_LIMIT) : r;
+    if (r.length > WIRE_REASONING_LIMIT) reasonings[i] = cutText(r, WIRE_REASONING_LIMIT);
   }
-  return { values: out, reasonings: said, abstained };
+  return { values, reasonings, abstained };
 }
 
 interface _Setup {
