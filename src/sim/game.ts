@@ -65,7 +65,7 @@ class _View implements VoteView {
 
 /** The public reasoning of an agent whose every try failed (ref: main.py, in its own words). */
 export function failedReasoning(tries: number): string {
-  return `No usable answer in ${tries} tries; sitting this round out.`;
+  return `No usable answer after ${tries} tries.`;
 }
 
 export async function runGame(options: RunGameOptions): Promise<GameResult> {

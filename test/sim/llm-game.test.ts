@@ -75,7 +75,7 @@ describe('LLM agents in the consensus game (scripted OpenAI-compatible server)',
     const record = records[0]!;
     expect(record.trajectory[0]!.values[0]).toBe(record.initial.agent_0);
     expect(record.trajectory[0]!.abstained).toEqual([true, false, false]);
-    expect(record.trajectory[0]!.reasoning![0]).toBe('No usable answer in 3 tries; sitting this round out.');
+    expect(record.trajectory[0]!.reasoning![0]).toBe('No usable answer after 3 tries.');
     expect(record.invalid_answers).toBe(3);
     expect(record.fallbacks).toBe(1);
     expect(record.llm!.invalid_replies).toBe(3);

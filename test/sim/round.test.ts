@@ -71,7 +71,7 @@ describe('one round, as the reference plays it', () => {
     const r = await runGame({ config: gameConfig({ honest: 3, maxRounds: 2 }), seed: 1, createAgent: create });
     expect(r.trajectory[1]!.values[0]).toBe(r.initial.agent_0);
     expect(r.trajectory[1]!.reasoning![0]).toBe(failedReasoning(3));
-    expect(failedReasoning(3)).toBe('No usable answer in 3 tries; sitting this round out.');
+    expect(failedReasoning(3)).toBe('No usable answer after 3 tries.');
     expect(r.trajectory[1]!.abstained).toEqual([true, false, false]);
   });
 
