@@ -45,6 +45,24 @@ describe('witness sim with LLM agents', () => {
     expect(readFileSync(join(recorded.cwd, 'replayed.jsonl'), 'utf8')).toBe(a);
   });
 
+  it('sends --top-p and leaves top_k out with --top-k off; a cassette recorded with a cue replays with it', async () => {
+    const server = await startScriptedServer();
+    servers.push(server);
+    const args = ['sim', '--quiet', '--honest', '2', '--rounds', '2', '--runs', '1', '--agents', 'llm', '--model', 'm', '--endpoint', server.url];
+    const r = await cli([...args, '--top-p', '0.9', '--top-k', 'off', '--prompt-cue', 'rounds-left', '--record', 'c.jsonl', '--out', 'a.jsonl']);
+    expect(r.code).toBe(0);
+    for (const { body } of server.requests) {
+      expect(body.top_p).toBe(0.9);
+      expect(body).not.toHaveProperty('top_k');
+      expect(body.messages[1].content).toMatch(/^\d+ rounds remain after this one\.$/m);
+    }
+    const record = JSON.parse(readFileSync(join(r.cwd, 'a.jsonl'), 'utf8').split('\n')[0]!);
+    expect(record.llm.prompts.cues).toEqual(['rounds-left']);
+    const replay = await cli(['sim', '--quiet', '--agents', 'replay', '--cassette', 'c.jsonl', '--out', 'b.jsonl'], r.cwd);
+    expect(replay.code).toBe(0);
+    expect(readFileSync(join(r.cwd, 'b.jsonl'), 'utf8')).toBe(readFileSync(join(r.cwd, 'a.jsonl'), 'utf8'));
+  });
+
   it('refuses to replay with a prompt pack other than the recorded one', async () => {
     const server = await startScriptedServer();
     servers.push(server);

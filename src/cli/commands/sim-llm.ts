@@ -44,8 +44,8 @@ export interface LlmCliOptions {
   voteTemperature?: number;
   decideMaxTokens?: number;
   voteMaxTokens?: number;
-  topP?: number | null;
-  topK?: number | null;
+  topP?: number | 'off';
+  topK?: number | 'off';
   promptCue?: PromptCue[];
   prompts?: string;
   record?: string;
@@ -178,8 +178,8 @@ function _sampling(o: LlmCliOptions): SamplingOverrides {
   const s: SamplingOverrides = {};
   if (o.decideTemperature !== undefined || o.decideMaxTokens !== undefined) s.decide = _defined({ temperature: o.decideTemperature, maxTokens: o.decideMaxTokens });
   if (o.voteTemperature !== undefined || o.voteMaxTokens !== undefined) s.vote = _defined({ temperature: o.voteTemperature, maxTokens: o.voteMaxTokens });
-  if (o.topP !== undefined) s.topP = o.topP;
-  if (o.topK !== undefined) s.topK = o.topK;
+  if (o.topP !== undefined) s.topP = o.topP === 'off' ? null : o.topP;
+  if (o.topK !== undefined) s.topK = o.topK === 'off' ? null : o.topK;
   return s;
 }
 
@@ -247,10 +247,10 @@ function temperature(option: string) {
   };
 }
 
-/** A number checked by `ok`, or `off` (null: the field is not sent). */
+/** A number checked by `ok`, or `off` (the field is not sent; commander turns a null into ''). */
 function samplingValue(option: string, ok: (n: number) => boolean, what: string) {
-  return (text: string): number | null => {
-    if (text.trim() === 'off') return null;
+  return (text: string): number | 'off' => {
+    if (text.trim() === 'off') return 'off';
     const n = Number(text);
     if (text.trim() === '' || !Number.isFinite(n) || !ok(n)) throw new InvalidArgumentError(`${option} "${text}" must be ${what}, or off.`);
     return n;
