@@ -14,7 +14,7 @@ import { sampleViews } from '../../sim/prompts/sample.js';
 import type { Awareness, Role } from '../../sim/types.js';
 import { valueRange } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
-import { cueList } from './sim-llm.js';
+import { cueList } from './sim-llm-args.js';
 
 interface PromptsOptions {
   prompts?: string;
