@@ -20,7 +20,6 @@ import { wholeNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { type AgentSpec, agentSpec, cueList, endpointList, modelList, positiveNumber, samplingValue, temperature } from './sim-llm-args.js';
 
-
 export const AGENTS_CHOICES = ['policy', 'llm', 'embedded', 'replay'] as const;
 
 export interface LlmCliOptions {
