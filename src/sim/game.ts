@@ -9,7 +9,8 @@
  */
 import { Rng } from '../core/rng.js';
 import { type AnswerCounters, askAll } from './answers.js';
-import { cutText, sealRound, WIRE_REASONING_LIMIT } from './network.js';
+import { sealRound } from './network.js';
+import { acceptDecision, broadcast, checkVote, failedReasoning, type RoundAnswers, type Wire } from './round.js';
 import type { Budget, DecideMode } from './decide/mode.js';
 import { applyRule } from './decide/rules.js';
 import { classifyOutcome, shouldStop, validity } from './outcome.js';
@@ -63,11 +64,6 @@ class _View implements VoteView {
   ) {}
 }
 
-/** The public reasoning of an agent whose every try failed (ref: main.py, in its own words). */
-export function failedReasoning(tries: number): string {
-  return `No usable answer after ${tries} tries.`;
-}
-
 export async function runGame(options: RunGameOptions): Promise<GameResult> {
   const { config, seed, createAgent } = options;
   const setup = _setup(config, seed, createAgent);
@@ -86,12 +82,12 @@ export async function runGame(options: RunGameOptions): Promise<GameResult> {
   while (round < config.maxRounds && !endedBy) {
     round++;
     const notesOf = (i: number) => (notes[i]!.length ? Object.freeze(notes[i]!.slice()) : EMPTY);
-    const answers: _RoundAnswers = { round, values: new Array(n), reasonings: new Array(n), confidences: new Array(n).fill(null), notes };
+    const answers: RoundAnswers = { round, values: new Array(n), reasonings: new Array(n), confidences: new Array(n).fill(null), notes };
     const decided = askAll({
       count: n,
       tries: config.tries,
       ask: (i, attempt) => agents[i]!.decide(new _View(ids[i]!, roles[i]!, round, rules, setup.initial[i] ?? null, shown[i] ?? null, past, notesOf(i), NO_MESSAGES, NO_VALUES), attempt),
-      accept: (i, raw) => _acceptDecision(raw, roles[i]!, config.range, i, answers),
+      accept: (i, raw) => acceptDecision(raw, roles[i]!, config.range, i, answers),
       fallback: (i, note) => {
         answers.values[i] = 'abstain';
         answers.reasonings[i] = failedReasoning(config.tries);
@@ -100,32 +96,15 @@ export async function runGame(options: RunGameOptions): Promise<GameResult> {
       counters,
     });
     if (decided) await decided;
-    const wire = _broadcast(answers, shown);
+    const wire = broadcast(answers, shown);
     const sealed = sealRound(round, ids, wire.values, wire.reasonings);
     // The round's line joins the shared history before the vote (ref: main.py run_round).
     history.push(sealed);
     const now = Object.freeze(history.slice());
     past = now;
     // In rule mode nobody votes: the rule, not a stop vote, ends the game.
-    const votes: VoteChoice[] = mode.kind === 'rule' ? [] : new Array(n);
-    if (mode.kind !== 'rule') {
-      const voted = askAll({
-        count: n,
-        tries: config.tries,
-        ask: (i, attempt) =>
-          agents[i]!.vote(new _View(ids[i]!, roles[i]!, round, rules, setup.initial[i] ?? null, shown[i] ?? null, now, notesOf(i), sealed.messages, sealed.values), attempt),
-        accept: (i, raw) => {
-          const vote = _checkVote(raw, roles[i]!);
-          if (vote) votes[i] = vote;
-          return vote !== undefined;
-        },
-        fallback: (i) => {
-          votes[i] = 'continue';
-        },
-        counters,
-      });
-      if (voted) await voted;
-    }
+    const asked = mode.kind === 'rule' ? [] : _askVotes(setup, round, now, notesOf, sealed, config.tries, counters);
+    const votes = asked instanceof Promise ? await asked : asked;
     const row = _trajectoryRow(round, wire, votes, answers.confidences);
     trajectory.push(row);
     if (mode.kind !== 'rule' && shouldStop(_count(votes, 'stop'), n)) endedBy = 'vote';
@@ -145,36 +124,28 @@ export async function runGame(options: RunGameOptions): Promise<GameResult> {
   return _result(setup, round, endedBy ?? 'deadline', trajectory, counters);
 }
 
-interface _Wire {
-  values: Proposal[];
-  reasonings: string[];
-  /** Set when some agent made no new proposal this round. */
-  abstained: boolean[] | undefined;
-}
-
 /**
- * What goes on the wire, written over the round's answers: each agent's new value, or
- * — when it made none — its previous one, `abstain` only if it never proposed (ref:
- * main.py broadcasts the game's proposed value, which an abstention leaves unchanged),
- * and reasoning cut as the wire cuts it. Updates `shown`.
+ * Every agent's vote on this round, asked with the round's line already in `history`;
+ * synchronous when every agent answers synchronously (no promise per rule-based round).
  */
-function _broadcast(answers: _RoundAnswers, shown: (number | null)[]): _Wire {
-  const { values, reasonings } = answers;
-  const n = values.length;
-  let abstained: boolean[] | undefined;
-  for (let i = 0; i < n; i++) {
-    const v = values[i]!;
-    if (v === 'abstain') {
-      abstained ??= new Array(n).fill(false);
-      abstained[i] = true;
-      values[i] = shown[i] ?? 'abstain';
-    } else {
-      shown[i] = v;
-    }
-    const r = reasonings[i]!;
-    if (r.length > WIRE_REASONING_LIMIT) reasonings[i] = cutText(r, WIRE_REASONING_LIMIT);
-  }
-  return { values, reasonings, abstained };
+function _askVotes(setup: _Setup, round: number, history: readonly PublicRound[], notesOf: (i: number) => readonly Note[], sealed: PublicRound, tries: number, counters: AnswerCounters): VoteChoice[] | Promise<VoteChoice[]> {
+  const { ids, roles, agents, rules, shown } = setup;
+  const votes: VoteChoice[] = new Array(ids.length);
+  const voted = askAll({
+    count: ids.length,
+    tries,
+    ask: (i, attempt) => agents[i]!.vote(new _View(ids[i]!, roles[i]!, round, rules, setup.initial[i] ?? null, shown[i] ?? null, history, notesOf(i), sealed.messages, sealed.values), attempt),
+    accept: (i, raw) => {
+      const vote = checkVote(raw, roles[i]!);
+      if (vote) votes[i] = vote;
+      return vote !== undefined;
+    },
+    fallback: (i) => {
+      votes[i] = 'continue';
+    },
+    counters,
+  });
+  return voted ? voted.then(() => votes) : votes;
 }
 
 interface _Setup {
@@ -220,35 +191,6 @@ class _Seat implements AgentSeat {
   }
 }
 
-interface _RoundAnswers {
-  round: number;
-  /** Each agent's new value; `abstain` when it made none (an abstention or every try failed). */
-  values: Proposal[];
-  reasonings: string[];
-  confidences: (number | null)[];
-  notes: Note[][];
-}
-
-/**
- * Stores a well-formed decision and returns true. Each field of the answer is read
- * exactly once, so an answer whose getters change between reads cannot show peers
- * different values.
- */
-function _acceptDecision(raw: unknown, role: Role, [lo, hi]: readonly [number, number], i: number, out: _RoundAnswers): boolean {
-  if (typeof raw !== 'object' || raw === null) return false;
-  const { value, publicReasoning, internalStrategy, confidence } = raw as Record<string, unknown>;
-  const inRange = typeof value === 'number' && Number.isInteger(value) && value >= lo && value <= hi;
-  if (!inRange && !(role === 'byzantine' && value === 'abstain')) return false;
-  if (publicReasoning !== undefined && typeof publicReasoning !== 'string') return false;
-  if (internalStrategy !== undefined && typeof internalStrategy !== 'string') return false;
-  if (confidence !== undefined && !(typeof confidence === 'number' && confidence >= 0 && confidence <= 1)) return false;
-  out.values[i] = value as Proposal;
-  out.reasonings[i] = publicReasoning ?? '';
-  if (confidence !== undefined) out.confidences[i] = confidence;
-  if (internalStrategy) out.notes[i]!.push({ round: out.round, text: internalStrategy });
-  return true;
-}
-
 function _overBudget(budget: Budget | undefined, round: number, started: number, tokensUsed: (() => number) | undefined): boolean {
   if (!budget) return false;
   if (budget.rounds !== undefined && round >= budget.rounds) return true;
@@ -256,13 +198,7 @@ function _overBudget(budget: Budget | undefined, round: number, started: number,
   return budget.seconds !== undefined && (Date.now() - started) / 1000 >= budget.seconds;
 }
 
-function _checkVote(raw: unknown, role: Role): VoteChoice | undefined {
-  const decision = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>).decision : undefined;
-  if (decision === 'stop' || decision === 'continue') return decision;
-  return role === 'byzantine' && decision === 'abstain' ? 'abstain' : undefined;
-}
-
-function _trajectoryRow(round: number, wire: _Wire, votes: VoteChoice[], confidences: (number | null)[]): TrajectoryRound {
+function _trajectoryRow(round: number, wire: Wire, votes: VoteChoice[], confidences: (number | null)[]): TrajectoryRound {
   const row: TrajectoryRound = { round, values: wire.values, votes };
   if (wire.reasonings.some((r) => r !== '')) row.reasoning = wire.reasonings;
   if (wire.abstained) row.abstained = wire.abstained;

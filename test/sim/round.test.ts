@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InvalidAnswerError } from '../../src/sim/answers.js';
-import { type AgentSeat, failedReasoning, runGame } from '../../src/sim/game.js';
+import { type AgentSeat, runGame } from '../../src/sim/game.js';
+import { failedReasoning } from '../../src/sim/round.js';
 import type { Agent, Attempt, DecideView, Decision, VoteView } from '../../src/sim/types.js';
 import { gameConfig } from './helpers.js';
 
