@@ -9,6 +9,7 @@
 import { availableParallelism } from 'node:os';
 import { basename, resolve } from 'node:path';
 import { WitnessError } from '../core/errors.js';
+import { type ThinkingSwitch, thinkingFor, withNoThinkSuffix } from './thinking.js';
 import type { ChatBackend, ChatCallOptions, ChatReply, ChatRequest } from './types.js';
 
 export interface EmbeddedOptions {
@@ -22,6 +23,8 @@ export interface EmbeddedOptions {
   sequences?: number;
   /** Use a GPU if node-llama-cpp finds one (default false: CPU, prebuilt binary). */
   gpu?: boolean;
+  /** Qwen3 thinking (thinking.ts), judged from the file name; default `auto`. Only the suffix applies here. */
+  thinking?: ThinkingSwitch;
 }
 
 type _Llama = typeof import('node-llama-cpp');
@@ -53,10 +56,15 @@ export class EmbeddedBackend implements ChatBackend {
     private readonly model: import('node-llama-cpp').LlamaModel,
     private readonly context: import('node-llama-cpp').LlamaContext,
     modelPath: string,
+    thinking: ThinkingSwitch,
   ) {
     this.free = Array.from({ length: context.totalSequences }, () => context.getSequence());
     this.endpoint = `embedded:${basename(modelPath)}`;
+    const resolved = thinkingFor(basename(modelPath), thinking);
+    this.suffix = resolved === 'suffix' || resolved === 'both';
   }
+
+  private readonly suffix: boolean;
 
   static async open(options: EmbeddedOptions): Promise<EmbeddedBackend> {
     const lib = await importNodeLlamaCpp();
@@ -71,7 +79,7 @@ export class EmbeddedBackend implements ChatBackend {
       throw new WitnessError('INVALID_INPUT', `Cannot load the GGUF model ${modelPath}: ${(error as Error).message}`, { cause: error });
     }
     const context = await model.createContext({ contextSize: options.contextSize ?? 8192, sequences: options.sequences ?? 1, threads });
-    return new EmbeddedBackend(lib, llama, model, context, modelPath);
+    return new EmbeddedBackend(lib, llama, model, context, modelPath, options.thinking ?? 'auto');
   }
 
   async complete(request: ChatRequest, { signal }: ChatCallOptions): Promise<ChatReply> {
@@ -79,11 +87,14 @@ export class EmbeddedBackend implements ChatBackend {
     const sequence = await this._acquire(signal);
     const started = performance.now();
     const before = { input: sequence.tokenMeter.usedInputTokens, output: sequence.tokenMeter.usedOutputTokens };
-    const system = request.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
-    const user = request.messages.filter((m) => m.role !== 'system').map((m) => m.content).join('\n\n');
+    const messages = this.suffix ? withNoThinkSuffix(request.messages) : request.messages;
+    const system = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+    const user = messages.filter((m) => m.role !== 'system').map((m) => m.content).join('\n\n');
     const session = new this.lib.LlamaChatSession({ contextSequence: sequence, systemPrompt: system });
     try {
-      const content = await session.prompt(user, { grammar, maxTokens: request.maxTokens, temperature: request.temperature, signal });
+      // node-llama-cpp samples with top-k 40 and top-p 0.95 unless told; 0 turns its top-k off (our -1).
+      const topK = request.topK === undefined ? undefined : Math.max(0, request.topK);
+      const content = await session.prompt(user, { grammar, maxTokens: request.maxTokens, temperature: request.temperature, topP: request.topP, topK, signal });
       return {
         content,
         usage: { promptTokens: sequence.tokenMeter.usedInputTokens - before.input, completionTokens: sequence.tokenMeter.usedOutputTokens - before.output },

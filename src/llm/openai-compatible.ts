@@ -2,7 +2,8 @@
  * @module
  * Chat Completions against OpenAI-compatible servers (vLLM, Ollama, llama.cpp's
  * server, hosted APIs) through the `openai` client, with structured output by JSON
- * schema, Qwen3 thinking switched off, requests spread over endpoints, and bounded
+ * schema, the study's sampling sent explicitly (top_p, top_k), Qwen3 thinking switched
+ * off the study's way by default (thinking.ts), requests spread over endpoints, and bounded
  * retries: 429 / 5xx / timeouts / refused connections back off exponentially with
  * full jitter and honour Retry-After; an endpoint that stays down ends the call with
  * an error naming it, never a hang. Malformed answers are not retried here: that is
@@ -12,14 +13,13 @@ import { APIError, APIConnectionTimeoutError, APIUserAbortError, OpenAI } from '
 import { WitnessError } from '../core/errors.js';
 import { EndpointPool, type PooledEndpoint } from './endpoint-pool.js';
 import { createNodeFetch } from './node-fetch.js';
+import { type ThinkingSwitch, thinkingFor, withNoThinkSuffix } from './thinking.js';
 import type { ChatBackend, ChatCallOptions, ChatReply, ChatRequest } from './types.js';
 
 /** How the schema is sent: OpenAI `response_format`, vLLM's older `guided_json`, Ollama's `format`, or not at all. */
 export type StructuredOutputMode = 'json_schema' | 'guided_json' | 'ollama' | 'none';
 export const STRUCTURED_OUTPUT_MODES: readonly StructuredOutputMode[] = ['json_schema', 'guided_json', 'ollama', 'none'];
-/** How Qwen3 thinking is switched off: the chat template flag, a `/no_think` suffix, both, or left alone. */
-export type ThinkingSwitch = 'kwargs' | 'suffix' | 'both' | 'none';
-export const THINKING_SWITCHES: readonly ThinkingSwitch[] = ['kwargs', 'suffix', 'both', 'none'];
+export { THINKING_SWITCHES, type ThinkingSwitch } from './thinking.js';
 
 export interface OpenAiCompatibleOptions {
   /** Base URLs, e.g. `http://127.0.0.1:8000/v1`. */
@@ -29,6 +29,7 @@ export interface OpenAiCompatibleOptions {
   /** Requests in flight per endpoint (default 64). */
   perEndpointConcurrency?: number;
   structuredOutput?: StructuredOutputMode;
+  /** Default `auto`: the ` /no_think` suffix for Qwen3 models, as the study did. */
   thinking?: ThinkingSwitch;
   /** Per-request timeout, ms (default 120 000). */
   timeoutMs?: number;
@@ -37,17 +38,17 @@ export interface OpenAiCompatibleOptions {
   /** First backoff, ms (default 500); doubles per retry up to `maxBackoffMs` (default 20 000). */
   backoffMs?: number;
   maxBackoffMs?: number;
-  /** Extra JSON fields merged into every request body (e.g. `top_p`). */
+  /** Extra JSON fields merged into every request body (e.g. `min_p`); they win over the request's. */
   extraBody?: Record<string, unknown>;
 }
 
-const NO_THINK_SUFFIX = ' /no_think';
 const MAX_RETRY_AFTER_MS = 60_000;
 
 export class OpenAiCompatibleBackend implements ChatBackend {
   private readonly pool: EndpointPool<OpenAI>;
   private readonly fetch: ReturnType<typeof createNodeFetch>;
-  private readonly o: Required<Omit<OpenAiCompatibleOptions, 'apiKey' | 'extraBody'>> & Pick<OpenAiCompatibleOptions, 'extraBody'>;
+  private readonly o: Required<Omit<OpenAiCompatibleOptions, 'apiKey' | 'extraBody' | 'thinking'>> & Pick<OpenAiCompatibleOptions, 'extraBody'>;
+  private readonly thinking: Exclude<ThinkingSwitch, 'auto'>;
 
   constructor(options: OpenAiCompatibleOptions) {
     if (options.endpoints.length === 0) throw new WitnessError('USAGE', 'No endpoint: give --endpoint URL (e.g. http://127.0.0.1:8000/v1).');
@@ -56,13 +57,13 @@ export class OpenAiCompatibleBackend implements ChatBackend {
       model: options.model,
       perEndpointConcurrency: options.perEndpointConcurrency ?? 64,
       structuredOutput: options.structuredOutput ?? 'json_schema',
-      thinking: options.thinking ?? 'kwargs',
       timeoutMs: options.timeoutMs ?? 120_000,
       maxRetries: options.maxRetries ?? 5,
       backoffMs: options.backoffMs ?? 500,
       maxBackoffMs: options.maxBackoffMs ?? 20_000,
       extraBody: options.extraBody,
     };
+    this.thinking = thinkingFor(options.model, options.thinking ?? 'auto');
     // The client's own retries are off: ours count retries per call and move to another endpoint.
     // A lean fetch over node:http: the global fetch costs several times more CPU per call.
     const apiKey = options.apiKey ?? 'none';
@@ -75,13 +76,12 @@ export class OpenAiCompatibleBackend implements ChatBackend {
 
   /** The request body exactly as sent (exported for tests and `witness sim prompts`). */
   body(request: ChatRequest): Record<string, unknown> {
-    const messages = request.messages.map((m) => ({ ...m }));
-    if (this.o.thinking === 'suffix' || this.o.thinking === 'both') {
-      const last = messages.findLast((m) => m.role === 'user');
-      if (last) last.content += NO_THINK_SUFFIX;
-    }
+    const suffix = this.thinking === 'suffix' || this.thinking === 'both';
+    const messages = suffix ? withNoThinkSuffix(request.messages) : request.messages.map((m) => ({ ...m }));
     const body: Record<string, unknown> = { model: this.o.model, messages, temperature: request.temperature, max_tokens: request.maxTokens };
-    if (this.o.thinking === 'kwargs' || this.o.thinking === 'both') body.chat_template_kwargs = { enable_thinking: false };
+    if (request.topP !== undefined) body.top_p = request.topP;
+    if (request.topK !== undefined) body.top_k = request.topK;
+    if (this.thinking === 'kwargs' || this.thinking === 'both') body.chat_template_kwargs = { enable_thinking: false };
     switch (this.o.structuredOutput) {
       case 'json_schema':
         body.response_format = { type: 'json_schema', json_schema: { name: request.schemaName, strict: true, schema: request.schema } };

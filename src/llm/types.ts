@@ -21,6 +21,10 @@ export interface ChatRequest {
   schemaName: string;
   temperature: number;
   maxTokens: number;
+  /** Nucleus sampling, sent when set (the study: 1, so no server default applies). */
+  topP?: number;
+  /** Top-k limit, sent when set; -1 means none (the study's setting). Some servers refuse the field. */
+  topK?: number;
 }
 
 /** Which call this is: stable across a rerun of the same run, so cassettes can key on it. */

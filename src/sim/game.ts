@@ -1,16 +1,20 @@
 /**
  * @module
- * One game of A2A-Sim (consensus.md §1–§2): set up roles and initial values from the
- * run's seed, then play rounds — decide, broadcast, vote, check the stop rule — until
- * the vote stops the game or R rounds pass.
+ * One game of A2A-Sim (consensus.md §1–§2; ref: main.py `run_round`): set up roles
+ * and initial values from the run's seed, then play rounds — decide, broadcast, add
+ * the round to the shared history, vote, check the stop rule — until the vote stops
+ * the game or R rounds pass. An agent that makes no new proposal (a Byzantine
+ * abstention, or every try failed) is shown with its previous value; only one that
+ * never proposed is shown as abstained (ref).
  */
 import { Rng } from '../core/rng.js';
 import { type AnswerCounters, askAll } from './answers.js';
 import { sealRound } from './network.js';
+import { acceptDecision, broadcast, checkVote, failedReasoning, type RoundAnswers, type Wire } from './round.js';
 import type { Budget, DecideMode } from './decide/mode.js';
 import { applyRule } from './decide/rules.js';
 import { classifyOutcome, shouldStop, validity } from './outcome.js';
-import type { Agent, EndedBy, GameConfig, GameResult, GameRules, Message, Proposal, PublicRound, Role, TrajectoryRound, VoteChoice, VoteView } from './types.js';
+import type { Agent, EndedBy, GameConfig, GameResult, GameRules, Message, Note, Proposal, PublicRound, Role, TrajectoryRound, VoteChoice, VoteView } from './types.js';
 
 /** What a factory knows when it builds the agent for one seat. */
 export interface AgentSeat {
@@ -35,9 +39,10 @@ export interface RunGameOptions {
 
 const VOTE: DecideMode = { kind: 'vote' };
 const DEFAULT_AFTER = 3;
-const EMPTY: readonly string[] = Object.freeze([]);
+const EMPTY: readonly Note[] = Object.freeze([]);
 const NO_MESSAGES: readonly Message[] = Object.freeze([]);
 const NO_VALUES: readonly Proposal[] = Object.freeze([]);
+const NO_HISTORY: readonly PublicRound[] = Object.freeze([]);
 
 /**
  * What one agent is shown. A class, not a literal, so every view has one shape and
@@ -53,7 +58,7 @@ class _View implements VoteView {
     readonly initialValue: number | null,
     readonly currentValue: Proposal | null,
     readonly history: readonly PublicRound[],
-    readonly notes: readonly string[],
+    readonly notes: readonly Note[],
     readonly proposals: readonly Message[],
     readonly proposalValues: readonly Proposal[],
   ) {}
@@ -62,9 +67,9 @@ class _View implements VoteView {
 export async function runGame(options: RunGameOptions): Promise<GameResult> {
   const { config, seed, createAgent } = options;
   const setup = _setup(config, seed, createAgent);
-  const { ids, roles, agents, rules, current } = setup;
+  const { ids, roles, agents, rules, shown } = setup;
   const n = ids.length;
-  const notes: string[][] = ids.map(() => []);
+  const notes: Note[][] = ids.map(() => []);
   const history: PublicRound[] = [];
   const trajectory: TrajectoryRound[] = [];
   const counters: AnswerCounters = { decisions: 0, invalidAnswers: 0, fallbacks: 0 };
@@ -72,57 +77,43 @@ export async function runGame(options: RunGameOptions): Promise<GameResult> {
   const started = Date.now();
   let endedBy: EndedBy | undefined;
   let round = 0;
+  // The history a proposal sees is the one the previous round's vote saw: one snapshot per round.
+  let past: readonly PublicRound[] = NO_HISTORY;
   while (round < config.maxRounds && !endedBy) {
     round++;
-    const past = Object.freeze(history.slice());
     const notesOf = (i: number) => (notes[i]!.length ? Object.freeze(notes[i]!.slice()) : EMPTY);
-    const values: Proposal[] = new Array(n);
-    const reasonings: string[] = new Array(n);
-    const confidences: (number | null)[] = new Array(n).fill(null);
+    const answers: RoundAnswers = { round, values: new Array(n), reasonings: new Array(n), confidences: new Array(n).fill(null), notes };
     const decided = askAll({
       count: n,
       tries: config.tries,
-      ask: (i) => agents[i]!.decide(new _View(ids[i]!, roles[i]!, round, rules, setup.initial[i] ?? null, current[i] ?? null, past, notesOf(i), NO_MESSAGES, NO_VALUES)),
-      accept: (i, raw) => _acceptDecision(raw, roles[i]!, config.range, i, { values, reasonings, confidences, notes }),
-      fallback: (i) => {
-        values[i] = roles[i] === 'honest' ? (current[i] as number) : 'abstain';
-        reasonings[i] = '';
+      ask: (i, attempt) => agents[i]!.decide(new _View(ids[i]!, roles[i]!, round, rules, setup.initial[i] ?? null, shown[i] ?? null, past, notesOf(i), NO_MESSAGES, NO_VALUES), attempt),
+      accept: (i, raw) => acceptDecision(raw, roles[i]!, config.range, i, answers),
+      fallback: (i, note) => {
+        answers.values[i] = 'abstain';
+        answers.reasonings[i] = failedReasoning(config.tries);
+        if (note) notes[i]!.push({ round, text: note });
       },
       counters,
     });
     if (decided) await decided;
-    for (let i = 0; i < n; i++) current[i] = values[i]!;
-    const sealed = sealRound(round, ids, values, reasonings);
-    // In rule mode nobody votes: the rule, not a stop vote, ends the game.
-    const votes: VoteChoice[] = mode.kind === 'rule' ? [] : new Array(n);
-    if (mode.kind !== 'rule') {
-      const voted = askAll({
-        count: n,
-        tries: config.tries,
-        ask: (i) =>
-          agents[i]!.vote(new _View(ids[i]!, roles[i]!, round, rules, setup.initial[i] ?? null, current[i] ?? null, past, notesOf(i), sealed.messages, sealed.values)),
-        accept: (i, raw) => {
-          const vote = _checkVote(raw, roles[i]!);
-          if (vote) votes[i] = vote;
-          return vote !== undefined;
-        },
-        fallback: (i) => {
-          votes[i] = 'continue';
-        },
-        counters,
-      });
-      if (voted) await voted;
-    }
+    const wire = broadcast(answers, shown);
+    const sealed = sealRound(round, ids, wire.values, wire.reasonings);
+    // The round's line joins the shared history before the vote (ref: main.py run_round).
     history.push(sealed);
-    const row = _trajectoryRow(round, values, votes, reasonings, confidences);
+    const now = Object.freeze(history.slice());
+    past = now;
+    // In rule mode nobody votes: the rule, not a stop vote, ends the game.
+    const asked = mode.kind === 'rule' ? [] : _askVotes(setup, round, now, notesOf, sealed, config.tries, counters);
+    const votes = asked instanceof Promise ? await asked : asked;
+    const row = _trajectoryRow(round, wire, votes, answers.confidences);
     trajectory.push(row);
     if (mode.kind !== 'rule' && shouldStop(_count(votes, 'stop'), n)) endedBy = 'vote';
     else if (mode.kind !== 'vote' && round >= (config.after ?? DEFAULT_AFTER)) {
-      const value = applyRule(mode.rule, { values, confidences, totalAgents: n });
+      const value = applyRule(mode.rule, { values: wire.values, confidences: answers.confidences, totalAgents: n });
       if (value !== undefined) {
         // Every honest agent applies the same rule to the same multiset: one value for all.
         roles.forEach((role, i) => {
-          if (role === 'honest') current[i] = value;
+          if (role === 'honest') shown[i] = value;
         });
         row.decided = value;
         endedBy = 'rule';
@@ -133,13 +124,38 @@ export async function runGame(options: RunGameOptions): Promise<GameResult> {
   return _result(setup, round, endedBy ?? 'deadline', trajectory, counters);
 }
 
+/**
+ * Every agent's vote on this round, asked with the round's line already in `history`;
+ * synchronous when every agent answers synchronously (no promise per rule-based round).
+ */
+function _askVotes(setup: _Setup, round: number, history: readonly PublicRound[], notesOf: (i: number) => readonly Note[], sealed: PublicRound, tries: number, counters: AnswerCounters): VoteChoice[] | Promise<VoteChoice[]> {
+  const { ids, roles, agents, rules, shown } = setup;
+  const votes: VoteChoice[] = new Array(ids.length);
+  const voted = askAll({
+    count: ids.length,
+    tries,
+    ask: (i, attempt) => agents[i]!.vote(new _View(ids[i]!, roles[i]!, round, rules, setup.initial[i] ?? null, shown[i] ?? null, history, notesOf(i), sealed.messages, sealed.values), attempt),
+    accept: (i, raw) => {
+      const vote = checkVote(raw, roles[i]!);
+      if (vote) votes[i] = vote;
+      return vote !== undefined;
+    },
+    fallback: (i) => {
+      votes[i] = 'continue';
+    },
+    counters,
+  });
+  return voted ? voted.then(() => votes) : votes;
+}
+
 interface _Setup {
   ids: string[];
   roles: Role[];
   agents: Agent[];
   rules: GameRules;
   initial: (number | null)[];
-  current: (Proposal | null)[];
+  /** Each agent's value as last shown on the wire (its initial value at first); null: never proposed. */
+  shown: (number | null)[];
 }
 
 function _setup(config: GameConfig, seed: number | string, createAgent: RunGameOptions['createAgent']): _Setup {
@@ -154,7 +170,7 @@ function _setup(config: GameConfig, seed: number | string, createAgent: RunGameO
   const confidence = config.decide !== undefined && config.decide.kind !== 'vote' && config.decide.rule === 'confidence';
   const rules: GameRules = Object.freeze({ totalAgents: n, range: Object.freeze([lo, hi] as const), maxRounds: config.maxRounds, awareness: config.awareness, confidence });
   const agents = ids.map((id, index) => createAgent(new _Seat(id, index, roles[index] as Role, initial[index] ?? null, rules, rng)));
-  return { ids, roles, agents, rules, initial, current: initial.slice() };
+  return { ids, roles, agents, rules, initial, shown: initial.slice() };
 }
 
 /** A seat whose random stream is derived on first use: most honest policies never draw. */
@@ -175,33 +191,6 @@ class _Seat implements AgentSeat {
   }
 }
 
-interface _RoundAnswers {
-  values: Proposal[];
-  reasonings: string[];
-  confidences: (number | null)[];
-  notes: string[][];
-}
-
-/**
- * Stores a well-formed decision and returns true. Each field of the answer is read
- * exactly once, so an answer whose getters change between reads cannot show peers
- * different values.
- */
-function _acceptDecision(raw: unknown, role: Role, [lo, hi]: readonly [number, number], i: number, out: _RoundAnswers): boolean {
-  if (typeof raw !== 'object' || raw === null) return false;
-  const { value, publicReasoning, internalStrategy, confidence } = raw as Record<string, unknown>;
-  const inRange = typeof value === 'number' && Number.isInteger(value) && value >= lo && value <= hi;
-  if (!inRange && !(role === 'byzantine' && value === 'abstain')) return false;
-  if (publicReasoning !== undefined && typeof publicReasoning !== 'string') return false;
-  if (internalStrategy !== undefined && typeof internalStrategy !== 'string') return false;
-  if (confidence !== undefined && !(typeof confidence === 'number' && confidence >= 0 && confidence <= 1)) return false;
-  out.values[i] = value as Proposal;
-  out.reasonings[i] = publicReasoning ?? '';
-  if (confidence !== undefined) out.confidences[i] = confidence;
-  if (internalStrategy) out.notes[i]!.push(internalStrategy);
-  return true;
-}
-
 function _overBudget(budget: Budget | undefined, round: number, started: number, tokensUsed: (() => number) | undefined): boolean {
   if (!budget) return false;
   if (budget.rounds !== undefined && round >= budget.rounds) return true;
@@ -209,15 +198,10 @@ function _overBudget(budget: Budget | undefined, round: number, started: number,
   return budget.seconds !== undefined && (Date.now() - started) / 1000 >= budget.seconds;
 }
 
-function _checkVote(raw: unknown, role: Role): VoteChoice | undefined {
-  const decision = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>).decision : undefined;
-  if (decision === 'stop' || decision === 'continue') return decision;
-  return role === 'byzantine' && decision === 'abstain' ? 'abstain' : undefined;
-}
-
-function _trajectoryRow(round: number, values: Proposal[], votes: VoteChoice[], reasonings: string[], confidences: (number | null)[]): TrajectoryRound {
-  const row: TrajectoryRound = { round, values, votes };
-  if (reasonings.some((r) => r !== '')) row.reasoning = reasonings;
+function _trajectoryRow(round: number, wire: Wire, votes: VoteChoice[], confidences: (number | null)[]): TrajectoryRound {
+  const row: TrajectoryRound = { round, values: wire.values, votes };
+  if (wire.reasonings.some((r) => r !== '')) row.reasoning = wire.reasonings;
+  if (wire.abstained) row.abstained = wire.abstained;
   if (confidences.some((c) => c !== null)) row.confidence = confidences;
   return row;
 }
@@ -234,7 +218,7 @@ function _result(setup: _Setup, rounds: number, endedBy: EndedBy, trajectory: Tr
   setup.ids.forEach((id, i) => {
     if (setup.roles[i] !== 'honest') return;
     initial[id] = setup.initial[i] as number;
-    final[id] = setup.current[i] as number;
+    final[id] = setup.shown[i] as number;
   });
   const honestInitial = Object.values(initial);
   const honestFinal = Object.values(final);

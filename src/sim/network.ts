@@ -8,10 +8,12 @@
  */
 import type { Message, Proposal, PublicRound } from './types.js';
 
-/** Reasoning longer than this is cut on the wire (ref: 500 characters). */
+/** Reasoning longer than this is cut on the wire (ref: a2a_sim.py `A2AMessage`, 500 characters). */
 export const WIRE_REASONING_LIMIT = 500;
-/** Characters of reasoning kept per agent in the shared summary line (ref: 47). */
-export const SUMMARY_REASONING_LIMIT = 47;
+/** Reasoning longer than this is cut in the shared summary line (ref: main.py `_update_round_summaries`, 50). */
+export const SUMMARY_REASONING_LIMIT = 50;
+/** What replaces the end of a cut reasoning; the cut keeps the whole within its limit. */
+export const CUT_MARK = '...';
 
 /**
  * A delivered message. Its fields are private and exposed through getters, so no
@@ -53,18 +55,49 @@ export function sealRound(round: number, ids: readonly string[], values: readonl
   const messages: Message[] = new Array(ids.length);
   for (let i = 0; i < ids.length; i++) {
     const reasoning = reasonings[i] ?? '';
-    messages[i] = new _Message(round, ids[i] as string, values[i] as Proposal, reasoning.length > WIRE_REASONING_LIMIT ? reasoning.slice(0, WIRE_REASONING_LIMIT) : reasoning);
+    messages[i] = new _Message(round, ids[i] as string, values[i] as Proposal, cutText(reasoning, WIRE_REASONING_LIMIT));
   }
   return Object.freeze({ round, messages: Object.freeze(messages), values: Object.freeze(values.slice()) });
 }
 
 /**
- * The shared history line of a round (consensus.md §2 step 4):
- * `Round r: agent_0 value: V | Reasoning: <first 47 chars>...; agent_1 …`.
+ * `text` as is when it fits in `limit` characters, else its start and "..." in exactly
+ * `limit` (ref). Characters are code points, as Python counts them, so a cut never
+ * splits a surrogate pair.
  */
-export function summarizeRound(publicRound: PublicRound): string {
-  const parts = publicRound.messages.map(
-    (m) => `${m.from} value: ${m.value} | Reasoning: ${m.reasoning.slice(0, SUMMARY_REASONING_LIMIT)}...`,
-  );
+export function cutText(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const points = Array.from(text);
+  return points.length > limit ? `${points.slice(0, limit - CUT_MARK.length).join('')}${CUT_MARK}` : text;
+}
+
+/** The first `limit` characters (code points) of `text`, like Python's `text[:limit]`. */
+export function headOf(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  return Array.from(text).slice(0, limit).join('');
+}
+
+/**
+ * Indices of `ids` in the reference's order: ids compared as strings, so agent_10
+ * comes before agent_2 (ref: main.py sorts the agents' ids; it matters from N = 11).
+ */
+export function referenceOrder(ids: readonly string[]): number[] {
+  return ids.map((_, i) => i).sort((a, b) => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0));
+}
+
+/**
+ * The shared history line of a round (consensus.md §2 step 4; ref: main.py
+ * `_update_round_summaries`): `Round r: agent_0 value: V | Reasoning: <reasoning>; …`,
+ * agents in the reference's order, each reasoning cut to 47 characters and "..." when
+ * longer than 50, the reasoning part left out when empty, and `value: ABSTAINED` for
+ * an agent that has never proposed.
+ */
+export function summarizeRound(publicRound: PublicRound, limit: number = SUMMARY_REASONING_LIMIT): string {
+  const { messages } = publicRound;
+  const parts = referenceOrder(messages.map((m) => m.from)).map((i) => {
+    const m = messages[i]!;
+    const reasoning = cutText(m.reasoning, limit);
+    return `${m.from} value: ${m.value === 'abstain' ? 'ABSTAINED' : m.value}${reasoning ? ` | Reasoning: ${reasoning}` : ''}`;
+  });
   return `Round ${publicRound.round}: ${parts.join('; ')}`;
 }

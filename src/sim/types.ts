@@ -73,8 +73,28 @@ export interface DecideView {
   readonly currentValue: Proposal | null;
   /** All earlier rounds, oldest first. */
   readonly history: readonly PublicRound[];
-  /** Its own private notes (`internalStrategy`) from earlier rounds, oldest first. */
-  readonly notes: readonly string[];
+  /** Its own private notes (`internalStrategy`), oldest first, each with its round. */
+  readonly notes: readonly Note[];
+}
+
+/** One private note of an agent, kept with the round it was written in. */
+export interface Note {
+  readonly round: number;
+  readonly text: string;
+}
+
+/**
+ * Which try of a question this is (consensus.md §2, ref: main.py
+ * `_run_batched_decisions`). `round` tries ask every agent still without a usable
+ * answer the same question again; `single` tries follow up a few failures one agent
+ * at a time, and from the second such try the agent is told it is a retry.
+ */
+export interface Attempt {
+  readonly phase: 'round' | 'single';
+  /** 1-based number of this try within its phase. */
+  readonly number: number;
+  /** Tries a phase allows (the game's `tries`). */
+  readonly of: number;
 }
 
 /** What an agent is shown when asked to vote: the decide view plus this round's messages. */
@@ -102,17 +122,23 @@ export interface VoteAnswer {
  * answer) counts as an invalid output: it is retried, then the fallback applies.
  */
 export interface Agent {
-  decide(view: DecideView): MaybePromise<Decision>;
-  vote(view: VoteView): MaybePromise<VoteAnswer>;
+  decide(view: DecideView, attempt: Attempt): MaybePromise<Decision>;
+  vote(view: VoteView, attempt: Attempt): MaybePromise<VoteAnswer>;
 }
 
-/** One row of a run's trajectory; arrays are indexed like `RunResult.agents`. */
+/**
+ * One row of a run's trajectory; arrays are indexed like `RunResult.agents`. Values
+ * and reasoning are what went on the wire: an agent that abstains after proposing
+ * before is shown with its previous value (ref), so `abstained` says who chose to.
+ */
 export interface TrajectoryRound {
   round: number;
   values: Proposal[];
   votes: VoteChoice[];
-  /** Present when any agent gave public reasoning this round. */
+  /** Present when any agent gave public reasoning this round (as sent: cut to 500 characters). */
   reasoning?: string[];
+  /** Present when any agent chose to abstain this round, or had every try fail. */
+  abstained?: boolean[];
   /** Present when any agent reported a confidence this round. */
   confidence?: (number | null)[];
   /** Present in the round where a decision rule decided: the value it chose. */

@@ -38,6 +38,6 @@ describe('schemas for llama.cpp grammars', () => {
     const grammar = toGrammarSchema(byzantineDecision) as { properties: { value: { oneOf: unknown[] } }; required: string[] };
     expect(grammar.properties.value.oneOf[0]).toEqual({ enum: Array.from({ length: 51 }, (_, i) => i) });
     expect(grammar.properties.value.oneOf[1]).toEqual({ type: 'string', enum: ['abstain'] });
-    expect(grammar.required).toEqual(['internal_strategy', 'value', 'public_reasoning']);
+    expect(grammar.required).toEqual(['internal_strategy', 'value']);
   });
 });

@@ -34,9 +34,9 @@ function backend(urls: string[], options: Partial<OpenAiCompatibleOptions> = {})
 }
 
 describe('OpenAI-compatible backend against a scripted server', () => {
-  it('sends the messages, the schema as response_format, temperature, max_tokens and enable_thinking false', async () => {
+  it('sends the messages, the schema as response_format, temperature, max_tokens, top_p, top_k, and with kwargs enable_thinking false', async () => {
     const server = await serve(() => ({ content: '{"decision":"stop"}' }));
-    const reply = await backend([server.url]).complete(REQUEST, { key: KEY });
+    const reply = await backend([server.url], { thinking: 'kwargs' }).complete({ ...REQUEST, topP: 1, topK: -1 }, { key: KEY });
     const [seen] = server.requests;
     expect(seen!.path).toBe('/v1/chat/completions');
     expect(seen!.headers.authorization).toBe('Bearer test-key');
@@ -45,6 +45,8 @@ describe('OpenAI-compatible backend against a scripted server', () => {
       messages: REQUEST.messages,
       temperature: 0.3,
       max_tokens: 200,
+      top_p: 1,
+      top_k: -1,
       chat_template_kwargs: { enable_thinking: false },
       response_format: { type: 'json_schema', json_schema: { name: 'vote_honest', strict: true, schema: SCHEMA } },
     });
@@ -60,6 +62,22 @@ describe('OpenAI-compatible backend against a scripted server', () => {
     expect(body.response_format).toBeUndefined();
     expect(body.chat_template_kwargs).toBeUndefined();
     expect(body.messages[1].content).toBe('Vote now. /no_think');
+  });
+
+  it('switches thinking off the study\'s way by default: the suffix for Qwen3 models but not Instruct-2507, nothing for others', async () => {
+    const server = await serve(() => ({ content: '{"decision":"stop"}' }));
+    const sent = async (model: string) => {
+      await backend([server.url], { model }).complete(REQUEST, { key: KEY });
+      const body = server.requests.at(-1)!.body;
+      expect(body.chat_template_kwargs).toBeUndefined();
+      expect(body).not.toHaveProperty('top_p');
+      return body.messages[1].content;
+    };
+    expect(await sent('Qwen/Qwen3-14B')).toBe('Vote now. /no_think');
+    expect(await sent('qwen3:8b')).toBe('Vote now. /no_think');
+    expect(await sent('Qwen/Qwen3-4B-Instruct-2507')).toBe('Vote now.');
+    expect(await sent('mistralai/Mistral-Small-Instruct-2409')).toBe('Vote now.');
+    expect(REQUEST.messages[1]!.content).toBe('Vote now.');
   });
 
   it("can send the schema as Ollama's format field", async () => {

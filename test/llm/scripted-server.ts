@@ -3,7 +3,9 @@
  * real node:http server on 127.0.0.1 (random port) that records every request and
  * answers from a script: a status, headers, a delay, a raw body or a reply text.
  * Without a script it plays a simple cooperative model: propose the smallest value
- * in the last round (or its own), vote stop when all proposals agree.
+ * of the newest history line (or its own), vote stop when all of this round's
+ * proposals agree. It reads the data lines of the prompts (history lines, the
+ * proposal list), whose format is the reference's, not the wording around them.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -126,15 +128,24 @@ export function requestStage(body: any): 'decide' | 'vote' {
 export function cooperativeAnswer(body: any): string {
   const user: string = body.messages?.findLast?.((m: { role: string }) => m.role === 'user')?.content ?? '';
   if (requestStage(body) === 'vote') {
-    const proposals = [...user.matchAll(/proposes (\w+)/g)].map((m) => m[1]);
-    const honest = proposals.filter((p) => p !== 'abstain');
-    return JSON.stringify({ decision: honest.length > 0 && honest.every((p) => p === honest[0]) ? 'stop' : 'continue' });
+    const proposals = proposalValues(user).filter((p) => p !== 'ABSTAINED');
+    return JSON.stringify({ decision: proposals.length > 0 && proposals.every((p) => p === proposals[0]) ? 'stop' : 'continue' });
   }
-  const lastRound = /^Round \d+: (.*)$/m.exec(user)?.[1] ?? '';
-  const seen = [...lastRound.matchAll(/value: (\d+)/g)].map((m) => Number(m[1]));
-  const own = Number(/Your current value: (\d+)/.exec(user)?.[1] ?? 0);
+  const seen = historyValues(user).filter((v): v is number => typeof v === 'number');
+  const own = Number(/(?:Your current value|Your value at the moment): (\d+)/.exec(user)?.[1] ?? 0);
   const value = seen.length ? Math.min(...seen) : own;
   const answer: Record<string, unknown> = { internal_strategy: 'Follow the smallest value.', value, public_reasoning: `I propose ${value}, the smallest value I saw, so we can agree fast.` };
   if (requestSchema(body)?.properties?.confidence) answer.confidence = 0.75;
   return JSON.stringify(answer);
+}
+
+/** Values of the newest history line in a prompt (the first `Round r:` line), `ABSTAINED` as a string. */
+export function historyValues(text: string): (number | 'ABSTAINED')[] {
+  const newest = /^Round \d+: (.*)$/m.exec(text)?.[1] ?? '';
+  return [...newest.matchAll(/agent_\d+ value: (\d+|ABSTAINED)/g)].map((m) => (m[1] === 'ABSTAINED' ? 'ABSTAINED' : Number(m[1])));
+}
+
+/** Values of a vote prompt's proposal list (`  agent_3 (you): 12`, `  agent_4: 12`). */
+export function proposalValues(text: string): (number | 'ABSTAINED')[] {
+  return [...text.matchAll(/^ {2}agent_\d+(?: \(you\))?: (\d+|ABSTAINED)$/gm)].map((m) => (m[1] === 'ABSTAINED' ? 'ABSTAINED' : Number(m[1])));
 }

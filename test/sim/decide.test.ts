@@ -135,11 +135,11 @@ describe('decision modes in the game', () => {
       createAgent: (seat) => {
         const inner = counting(seat);
         return {
-          decide: (v) => {
+          decide: (v, a) => {
             tokens += 10;
-            return inner.decide(v);
+            return inner.decide(v, a);
           },
-          vote: (v) => inner.vote(v),
+          vote: (v, a) => inner.vote(v, a),
         };
       },
       tokensUsed: () => tokens,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidAnswerError } from '../../src/sim/answers.js';
 import { type AgentSeat, runGame } from '../../src/sim/game.js';
-import { summarizeRound } from '../../src/sim/network.js';
+import { cutText, sealRound, summarizeRound } from '../../src/sim/network.js';
 import type { Agent } from '../../src/sim/types.js';
 import { gameConfig, policyAgents } from './helpers.js';
 
@@ -98,23 +98,34 @@ describe('runGame', () => {
     const sync = policyAgents('median', 'split');
     const async = (seat: AgentSeat): Agent => {
       const inner = sync(seat);
-      return { decide: async (v) => inner.decide(v), vote: async (v) => inner.vote(v) };
+      return { decide: async (v, a) => inner.decide(v, a), vote: async (v, a) => inner.vote(v, a) };
     };
     const config = gameConfig({ honest: 5, byzantine: 1 });
     expect(await runGame({ config, seed: 9, createAgent: async })).toEqual(await runGame({ config, seed: 9, createAgent: sync }));
   });
 });
 
-describe('summary line', () => {
-  it('writes the reference shape with reasoning cut to 47 characters', () => {
-    const line = summarizeRound({
-      round: 3,
-      messages: [
-        { round: 3, from: 'agent_0', value: 7, reasoning: 'x'.repeat(60) },
-        { round: 3, from: 'agent_1', value: 'abstain', reasoning: 'short' },
-      ],
-      values: [7, 'abstain'],
-    });
-    expect(line).toBe(`Round 3: agent_0 value: 7 | Reasoning: ${'x'.repeat(47)}...; agent_1 value: abstain | Reasoning: short...`);
+describe('summary line (ref: main.py _update_round_summaries)', () => {
+  it('cuts reasoning to 47 characters and "..." only when longer than 50, leaves out an empty one, and shows ABSTAINED for an agent that never proposed', () => {
+    const line = summarizeRound(sealRound(3, ['agent_0', 'agent_1', 'agent_2', 'agent_3'], [7, 'abstain', 8, 9], ['x'.repeat(51), 'short', '', 'y'.repeat(50)]));
+    expect(line).toBe(`Round 3: agent_0 value: 7 | Reasoning: ${'x'.repeat(47)}...; agent_1 value: ABSTAINED | Reasoning: short; agent_2 value: 8; agent_3 value: 9 | Reasoning: ${'y'.repeat(50)}`);
+  });
+  it('lists agents with their ids compared as strings, as the reference sorts them', () => {
+    const ids = Array.from({ length: 12 }, (_, i) => `agent_${i}`);
+    const line = summarizeRound(sealRound(1, ids, ids.map((_, i) => i), ids.map(() => '')));
+    expect([...line.matchAll(/(agent_\d+) value/g)].map((m) => m[1])).toEqual(['agent_0', 'agent_1', 'agent_10', 'agent_11', 'agent_2', 'agent_3', 'agent_4', 'agent_5', 'agent_6', 'agent_7', 'agent_8', 'agent_9']);
+  });
+  it('cuts in code points, as Python does, never splitting a surrogate pair', () => {
+    const line = summarizeRound(sealRound(1, ['agent_0'], [1], ['😀'.repeat(50)]));
+    expect(line).toBe(`Round 1: agent_0 value: 1 | Reasoning: ${'😀'.repeat(50)}`);
+    expect(cutText('😀'.repeat(60), 50)).toBe(`${'😀'.repeat(47)}...`);
+  });
+});
+
+describe('the wire (ref: a2a_sim.py A2AMessage)', () => {
+  it('keeps reasoning of 500 characters whole and cuts longer reasoning to its first 497 and "..."', () => {
+    const sealed = sealRound(1, ['agent_0', 'agent_1'], [1, 2], ['a'.repeat(500), `${'b'.repeat(497)}cdef`]);
+    expect(sealed.messages[0]!.reasoning).toBe('a'.repeat(500));
+    expect(sealed.messages[1]!.reasoning).toBe(`${'b'.repeat(497)}...`);
   });
 });

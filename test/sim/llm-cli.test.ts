@@ -45,6 +45,24 @@ describe('witness sim with LLM agents', () => {
     expect(readFileSync(join(recorded.cwd, 'replayed.jsonl'), 'utf8')).toBe(a);
   });
 
+  it('sends --top-p and leaves top_k out with --top-k off; a cassette recorded with a cue replays with it', async () => {
+    const server = await startScriptedServer();
+    servers.push(server);
+    const args = ['sim', '--quiet', '--honest', '2', '--rounds', '2', '--runs', '1', '--agents', 'llm', '--model', 'm', '--endpoint', server.url];
+    const r = await cli([...args, '--top-p', '0.9', '--top-k', 'off', '--prompt-cue', 'rounds-left', '--record', 'c.jsonl', '--out', 'a.jsonl']);
+    expect(r.code).toBe(0);
+    for (const { body } of server.requests) {
+      expect(body.top_p).toBe(0.9);
+      expect(body).not.toHaveProperty('top_k');
+      expect(body.messages[1].content).toMatch(/^\d+ rounds remain after this one\.$/m);
+    }
+    const record = JSON.parse(readFileSync(join(r.cwd, 'a.jsonl'), 'utf8').split('\n')[0]!);
+    expect(record.llm.prompts.cues).toEqual(['rounds-left']);
+    const replay = await cli(['sim', '--quiet', '--agents', 'replay', '--cassette', 'c.jsonl', '--out', 'b.jsonl'], r.cwd);
+    expect(replay.code).toBe(0);
+    expect(readFileSync(join(r.cwd, 'b.jsonl'), 'utf8')).toBe(readFileSync(join(r.cwd, 'a.jsonl'), 'utf8'));
+  });
+
   it('refuses to replay with a prompt pack other than the recorded one', async () => {
     const server = await startScriptedServer();
     servers.push(server);
@@ -66,7 +84,7 @@ describe('witness sim with LLM agents', () => {
     const r = await cli(['sim', '--quiet', '--honest', '2', '--rounds', '2', '--runs', '1', '--agents', 'llm', '--model', 'm', '--endpoint', server.url, '--prompts', 'pack'], cwd);
     expect(r.code).toBe(0);
     const vote = server.requests.find((q) => requestStage(q.body) === 'vote')!;
-    expect(vote.body.messages[1].content).toMatch(/^Round 1\. Proposals:\n- agent_0 proposes \d+: /);
+    expect(vote.body.messages[1].content).toMatch(/^Round 1\. Proposals:\n {2}agent_0 \(you\): \d+\n {4}Reasoning: /);
   });
 
   it('refuses a pack whose template uses an unknown variable, naming the file', async () => {
@@ -78,22 +96,41 @@ describe('witness sim with LLM agents', () => {
     expect(r.err).toMatch(/decide\.byzantine\.txt uses an unknown variable \{\{rounds_total\}\}/);
   });
 
-  it('prints the rendered prompts and schemas of both roles for a sample state', async () => {
+  it('prints the rendered prompts and schemas of both roles for a sample state: a system and a user message per question, the vote with its own', async () => {
     const r = await cli(['sim', 'prompts']);
     expect(r.code).toBe(0);
-    expect(r.out).toContain('===== decide · honest · may_exist');
+    expect(r.out).toContain('===== decide · honest · may_exist · temperature 0.5 · max tokens 300 · top_p 1 · top_k -1 =====');
     expect(r.out).toContain('===== vote · byzantine');
     expect(r.out).toContain('MAY be Byzantine');
-    expect(r.out).toContain('There are NO Byzantine agents');
+    expect(r.out).toContain('NO Byzantine (malicious) agents');
     expect(r.out).toContain('"enum":["stop","continue","abstain"]');
+    const vote = r.out.slice(r.out.indexOf('===== vote · honest · may_exist'));
+    expect(vote).toMatch(/^----- system -----\nYour name is agent_1; you are honest, and now you vote/m);
+    expect(vote).toMatch(/^ {2}agent_1 \(you\): 30\n/m);
+    expect(vote).toMatch(/^Round 3: agent_0 value: 30/m);
+  });
+
+  it('prints the extra cues and the retry notice when asked', async () => {
+    const r = await cli(['sim', 'prompts', '--role', 'honest', '--stage', 'decide', '--awareness', 'may_exist', '--prompt-cue', 'rounds-left', '--retry']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('47 rounds remain after this one.');
+    expect(r.out).toContain('RETRY, TRY 2 OF 3:');
+    const bad = await cli(['sim', 'prompts', '--prompt-cue', 'mood']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/"mood" is not a prompt cue; choose from: rounds-left, agent-count/);
   });
 
   it('prints the request bodies a server would get, with the chosen thinking switch', async () => {
-    const r = await cli(['sim', 'prompts', '--body', '--thinking-off', 'suffix', '--structured-output', 'guided_json', '--role', 'honest', '--stage', 'vote', '--awareness', 'none_exist']);
-    const [only] = JSON.parse(r.out) as { body: { messages: { content: string }[]; guided_json: unknown; temperature: number } }[];
-    expect(only!.body.messages[1]!.content.endsWith(' /no_think')).toBe(true);
+    const r = await cli(['sim', 'prompts', '--body', '--thinking-off', 'kwargs', '--structured-output', 'guided_json', '--role', 'honest', '--stage', 'vote', '--awareness', 'none_exist']);
+    const [only] = JSON.parse(r.out) as { body: Record<string, unknown> & { messages: { content: string }[] } }[];
+    expect(only!.body.messages[1]!.content.endsWith(' /no_think')).toBe(false);
+    expect(only!.body.chat_template_kwargs).toEqual({ enable_thinking: false });
     expect(only!.body.guided_json).toBeDefined();
-    expect(only!.body.temperature).toBe(0.3);
+    expect(only!.body).toMatchObject({ temperature: 0.3, top_p: 1, top_k: -1 });
+    // By default, the study's way for a Qwen3 model: the suffix, no template flag.
+    const auto = JSON.parse((await cli(['sim', 'prompts', '--body', '--role', 'honest', '--stage', 'decide', '--awareness', 'may_exist'])).out) as typeof only[];
+    expect(auto[0]!.body.messages[1]!.content.endsWith(' /no_think')).toBe(true);
+    expect(auto[0]!.body.chat_template_kwargs).toBeUndefined();
   });
 
   it.each([
@@ -110,6 +147,9 @@ describe('witness sim with LLM agents', () => {
     [['--agents', 'llm', '--model', 'm', '--endpoint', 'http://127.0.0.1:1/v1', '--decide-temperature', '3'], /--decide-temperature "3" must be a number from 0 to 2/],
     [['--agents', 'gpt'], /--agents.*Allowed choices are policy, llm, embedded, replay/],
     [['--structured-output', 'xml'], /--structured-output/],
+    [['--top-p', '0'], /--top-p "0" must be a number above 0 and at most 1, or off/],
+    [['--top-k', '-2'], /--top-k "-2" must be a whole number from -1 up, or off/],
+    [['--prompt-cue', 'rounds-left,mood'], /"mood" is not a prompt cue/],
   ])('rejects %j with exit status 2 and a message naming the option', async (args, message) => {
     const r = await cli(['sim', '--quiet', ...args]);
     expect(r.code).toBe(2);

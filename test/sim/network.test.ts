@@ -76,13 +76,13 @@ describe('network: no spoofing, no equivocation, whatever an agent does', () => 
             if (seat.role === 'byzantine') return attacker(seat, attacks[byzantineSeat++ % attacks.length]!);
             const inner = honestAgent(seat);
             return {
-              decide: (view) => inner.decide(view),
-              vote: (view) => {
+              decide: (view, attempt) => inner.decide(view, attempt),
+              vote: (view, attempt) => {
                 // Snapshot what this honest agent was shown, to compare across agents.
                 const list = seen.get(view.round) ?? [];
                 list.push(JSON.stringify({ proposals: view.proposals, history: view.history }));
                 seen.set(view.round, list);
-                return inner.vote(view);
+                return inner.vote(view, attempt);
               },
             };
           };

@@ -6,27 +6,21 @@
  */
 import { setMaxListeners } from 'node:events';
 import { isAbsolute, resolve } from 'node:path';
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { WitnessError } from '../../core/errors.js';
 import { openCassetteRecorder, ReplayBackend } from '../../llm/cassette.js';
 import { OpenAiCompatibleBackend, STRUCTURED_OUTPUT_MODES, type StructuredOutputMode, THINKING_SWITCHES, type ThinkingSwitch } from '../../llm/openai-compatible.js';
 import type { ChatBackend } from '../../llm/types.js';
 import { createRunAgents, type SamplingOverrides } from '../../sim/agents/llm/index.js';
-import { BYZANTINE_STRATEGIES, HONEST_POLICIES } from '../../sim/agents/policy/policies.js';
 import { expandCells } from '../../sim/experiment/plan.js';
 import type { AgentsForRun } from '../../sim/experiment/play.js';
-import { type AgentKind, type Experiment, type ExperimentInput, parseExperiment } from '../../sim/experiment/schema.js';
-import { loadPromptPack, type PromptPack } from '../../sim/prompts/pack.js';
+import { type Experiment, type ExperimentInput, parseExperiment } from '../../sim/experiment/schema.js';
+import { loadPromptPack, PROMPT_CUES, type PromptCue, type PromptPack } from '../../sim/prompts/pack.js';
 import { wholeNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
+import { type AgentSpec, agentSpec, cueList, endpointList, modelList, positiveNumber, samplingValue, temperature } from './sim-llm-args.js';
 
 export const AGENTS_CHOICES = ['policy', 'llm', 'embedded', 'replay'] as const;
-
-export interface AgentSpec {
-  kind: AgentKind;
-  /** Policy or strategy name for `policy:NAME`. */
-  name?: string;
-}
 
 export interface LlmCliOptions {
   agents?: (typeof AGENTS_CHOICES)[number];
@@ -44,6 +38,9 @@ export interface LlmCliOptions {
   voteTemperature?: number;
   decideMaxTokens?: number;
   voteMaxTokens?: number;
+  topP?: number | 'off';
+  topK?: number | 'off';
+  promptCue?: PromptCue[];
   prompts?: string;
   record?: string;
   cassette?: string;
@@ -62,7 +59,9 @@ export function addLlmOptions(command: Command): Command {
     .option('--endpoint <url>', 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (repeat to spread load)', endpointList)
     .option('--api-key-env <VAR>', 'environment variable holding the API key', 'OPENAI_API_KEY')
     .addOption(new Option('--structured-output <mode>', 'how the JSON schema is sent: json_schema (response_format), guided_json (older vLLM), ollama (format), none').choices(STRUCTURED_OUTPUT_MODES).default('json_schema'))
-    .addOption(new Option('--thinking-off <how>', 'switch Qwen3 thinking off: kwargs (chat_template_kwargs), suffix (/no_think), both, none').choices(THINKING_SWITCHES).default('kwargs'))
+    .addOption(
+      new Option('--thinking-off <how>', 'switch Qwen3 thinking off: auto (the study\'s way: a /no_think suffix for Qwen3 models), kwargs (chat_template_kwargs), suffix, both, none').choices(THINKING_SWITCHES).default('auto'),
+    )
     .option('--endpoint-concurrency <n>', 'requests in flight per endpoint', wholeNumber(1), 64)
     .option('--request-timeout <s>', 'seconds before a request is abandoned and retried', positiveNumber('--request-timeout'), 120)
     .option('--max-retries <n>', 'retries of a request after 429, 5xx, timeouts', wholeNumber(0), 5)
@@ -70,6 +69,9 @@ export function addLlmOptions(command: Command): Command {
     .option('--vote-temperature <t>', 'sampling temperature of votes (default 0.3)', temperature('--vote-temperature'))
     .option('--decide-max-tokens <n>', 'max tokens of a proposal (default 300)', wholeNumber(1))
     .option('--vote-max-tokens <n>', 'max tokens of a vote (default 200)', wholeNumber(1))
+    .option('--top-p <p>', 'top_p sent with every request (default 1, as in the study); off sends none', samplingValue('--top-p', (n) => n > 0 && n <= 1, 'a number above 0 and at most 1'))
+    .option('--top-k <k>', 'top_k sent with every request (default -1: no limit, as in the study); off sends none, for servers that refuse the field (OpenAI\'s API)', samplingValue('--top-k', (n) => Number.isInteger(n) && n >= -1, 'a whole number from -1 up'))
+    .option('--prompt-cue <cues>', `extra cues the study's prompts do not give, comma list: ${PROMPT_CUES.join(', ')} (default none; docs/fidelity.md)`, cueList)
     .option('--prompts <dir>', 'prompt pack folder (default: the built-in pack; see docs/prompts.md)')
     .option('--record <file>', 'append every model request and reply to this cassette')
     .option('--cassette <file>', 'the cassette --agents replay answers from')
@@ -126,9 +128,10 @@ export async function prepareAgents(ctx: CliContext, experiment: Experiment, o: 
   setMaxListeners(0, signal);
   const replay = o.agents === 'replay' ? new ReplayBackend(resolvePath(ctx, o.cassette!)) : undefined;
   const sampling = replay ? ((replay.meta.sampling ?? {}) as SamplingOverrides) : _sampling(o);
+  const cues = replay ? ((replay.meta.prompt_cues ?? []) as PromptCue[]) : (o.promptCue ?? []);
   const pack = _pack(ctx, o, replay?.meta);
   const backends = new Map<string, ChatBackend>();
-  const recorder = o.record ? openCassetteRecorder(resolvePath(ctx, o.record), { experiment, sampling, prompts: { name: pack.manifest.name, hash: pack.hash } }) : undefined;
+  const recorder = o.record ? openCassetteRecorder(resolvePath(ctx, o.record), { experiment, sampling, prompt_cues: cues, prompts: { name: pack.manifest.name, hash: pack.hash } }) : undefined;
   const closeAll = async () => {
     for (const b of backends.values()) await b.close();
     recorder?.close();
@@ -143,7 +146,7 @@ export async function prepareAgents(ctx: CliContext, experiment: Experiment, o: 
     throw error;
   }
   const backendFor = (kind: 'llm' | 'embedded', model: string) => backends.get(`${kind}\0${model}`)!;
-  return { agentsFor: (run) => createRunAgents(run, { pack, backendFor, sampling, signal }), close: closeAll };
+  return { agentsFor: (run) => createRunAgents(run, { pack, backendFor, sampling, cues, signal }), close: closeAll };
 }
 
 function _modelBacked(experiment: Experiment): { kind: 'llm' | 'embedded'; model: string }[] {
@@ -169,6 +172,8 @@ function _sampling(o: LlmCliOptions): SamplingOverrides {
   const s: SamplingOverrides = {};
   if (o.decideTemperature !== undefined || o.decideMaxTokens !== undefined) s.decide = _defined({ temperature: o.decideTemperature, maxTokens: o.decideMaxTokens });
   if (o.voteTemperature !== undefined || o.voteMaxTokens !== undefined) s.vote = _defined({ temperature: o.voteTemperature, maxTokens: o.voteMaxTokens });
+  if (o.topP !== undefined) s.topP = o.topP === 'off' ? null : o.topP;
+  if (o.topK !== undefined) s.topK = o.topK === 'off' ? null : o.topK;
   return s;
 }
 
@@ -193,53 +198,5 @@ function _openAi(o: LlmCliOptions, model: string): ChatBackend {
 async function _embedded(ctx: CliContext, o: LlmCliOptions, model: string): Promise<ChatBackend> {
   const { EmbeddedBackend } = await import('../../llm/embedded.js');
   const modelPath = isAbsolute(model) ? model : resolve(ctx.io.cwd, model);
-  return EmbeddedBackend.open({ modelPath, contextSize: o.contextSize, threads: o.threads, sequences: o.sequences });
-}
-
-/** `llm`, `embedded`, `policy` or `policy:NAME` (NAME checked against the role's policies). */
-export function agentSpec(role: 'honest' | 'byzantine') {
-  const table = role === 'honest' ? HONEST_POLICIES : BYZANTINE_STRATEGIES;
-  return (text: string): AgentSpec => {
-    const [kind, name, extra] = text.trim().split(':');
-    if (kind === 'llm' || kind === 'embedded') {
-      if (name !== undefined) throw new InvalidArgumentError(`"${text}": only policy takes a name (policy:NAME).`);
-      return { kind };
-    }
-    if (kind !== 'policy' || extra !== undefined) throw new InvalidArgumentError(`"${text}" is not llm, embedded or policy:NAME.`);
-    if (name !== undefined && !(name in table)) throw new InvalidArgumentError(`unknown ${role === 'honest' ? 'honest policy' : 'Byzantine strategy'} "${name}"; choose one of: ${Object.keys(table).join(', ')}.`);
-    return name ? { kind, name } : { kind };
-  };
-}
-
-function modelList(text: string): string[] {
-  const names = text.split(',').map((s) => s.trim()).filter(Boolean);
-  if (names.length === 0) throw new InvalidArgumentError('is empty; give a model name or a GGUF file.');
-  return names;
-}
-
-function endpointList(text: string, previous: string[] | undefined): string[] {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new InvalidArgumentError(`"${text}" is not a URL; give the server's base URL, e.g. http://127.0.0.1:8000/v1.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(`"${text}" must start with http:// or https://.`);
-  return [...(previous ?? []), text.replace(/\/+$/, '')];
-}
-
-function temperature(option: string) {
-  return (text: string): number => {
-    const t = Number(text);
-    if (text.trim() === '' || !Number.isFinite(t) || t < 0 || t > 2) throw new InvalidArgumentError(`${option} "${text}" must be a number from 0 to 2.`);
-    return t;
-  };
-}
-
-function positiveNumber(option: string) {
-  return (text: string): number => {
-    const n = Number(text);
-    if (text.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${option} "${text}" must be a positive number.`);
-    return n;
-  };
+  return EmbeddedBackend.open({ modelPath, contextSize: o.contextSize, threads: o.threads, sequences: o.sequences, thinking: o.thinkingOff });
 }

@@ -16,7 +16,7 @@ const _proposal = z.union([z.number().int(), z.literal('abstain')]);
  */
 export const RunRecordSchema = z
   .looseObject({
-    v: z.number().int().describe('format version (1)'),
+    v: z.number().int().describe('format version: 2 (1: trajectory values show abstain for every abstention)'),
     id: z.string().min(1).describe('stable run id: hash of the cell, the run index and the base seed'),
     seq: z.number().int().min(0).describe('position of the run in the whole experiment; merges sort by it'),
     experiment: z.string().describe('experiment name'),
@@ -54,9 +54,10 @@ export const RunRecordSchema = z
       .array(
         z.looseObject({
           round: z.number().int(),
-          values: z.array(_proposal).describe("each agent's proposal"),
+          values: z.array(_proposal).describe("each agent's value as sent: its new proposal, or after an abstention or all tries failing its previous one; abstain only if it never proposed (format 1: abstain for every abstention)"),
           votes: z.array(z.enum(['stop', 'continue', 'abstain'])).describe("each agent's vote"),
-          reasoning: z.array(z.string()).optional().describe("each agent's public reasoning, when any was given"),
+          reasoning: z.array(z.string()).optional().describe("each agent's public reasoning as sent (over 500 characters: the first 497 and ...), when any was given"),
+          abstained: z.array(z.boolean()).optional().describe('which agents made no new proposal this round (abstained, or every try failed), when any did'),
           confidence: z.array(z.number().nullable()).optional().describe("each agent's self-reported confidence, when any was given"),
           decided: z.number().int().optional().describe('the value a decision rule chose in this round'),
         }),
@@ -65,7 +66,7 @@ export const RunRecordSchema = z
     llm: z
       .looseObject({
         model: z.string().nullable().describe('model name or GGUF file'),
-        prompts: z.looseObject({ name: z.string(), hash: z.string() }).describe('prompt pack name and SHA-256 of its files'),
+        prompts: z.looseObject({ name: z.string(), hash: z.string(), cues: z.array(z.string()).optional() }).describe('prompt pack name, SHA-256 of its files, and the extra cues when any was on (--prompt-cue)'),
         calls: z.number().int().min(0).describe('model calls made (retries of malformed answers included)'),
         prompt_tokens: z.number().int().min(0),
         completion_tokens: z.number().int().min(0),

@@ -8,7 +8,12 @@ import type { GameResult, Outcome } from '../types.js';
 import type { LlmRunStats } from '../agents/llm/population.js';
 import type { Cell, PlannedRun } from './plan.js';
 
-export const RESULTS_FORMAT_VERSION = 1;
+/**
+ * 2: trajectory values are what was sent (an abstention after a proposal shows the
+ * previous value; `abstained` says who abstained) and reasoning is cut as sent.
+ * 1: `abstain` for every abstention. Readers take both.
+ */
+export const RESULTS_FORMAT_VERSION = 2;
 
 export interface RunRecord {
   v: number;

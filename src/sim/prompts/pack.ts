@@ -5,6 +5,8 @@
  * Loading checks everything up front — every template and schema present for both
  * roles and both awareness variants, every `{{variable}}` known — so a typo fails
  * before the first request, naming the file. docs/prompts.md documents the format.
+ * The stages follow the reference (bcg_agents.py): a system and a user message for
+ * the proposal, another pair for the vote, and the notices a retry adds.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -14,16 +16,29 @@ import { WitnessError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hash.js';
 import type { Awareness, Role } from '../types.js';
 
-export type Stage = 'system' | 'decide' | 'vote';
+/** Template stages: the proposal's system and user messages, the vote's, and the notices retries append. */
+export const STAGES = ['system', 'decide', 'vote-system', 'vote', 'decide-retry', 'vote-retry'] as const;
+export type Stage = (typeof STAGES)[number];
 
 /** Variables a template may use; docs/prompts.md explains each. */
 export const TEMPLATE_VARIABLES = [
   'id', 'role', 'round', 'max_rounds', 'rounds_left', 'total', 'total_minus_one', 'stop_needed', 'lo', 'hi',
-  'initial_value', 'current_value', 'history', 'summary', 'notes', 'proposals',
+  'initial_value', 'current_value', 'current_state', 'history', 'summary', 'notes', 'proposals', 'cues', 'attempt', 'tries',
 ] as const;
 export type TemplateVariable = (typeof TEMPLATE_VARIABLES)[number];
 
-const SamplingSchema = z.strictObject({ temperature: z.number().min(0).max(2), maxTokens: z.number().int().min(1) });
+/** Extra cues our prompts can give that the reference's do not (off by default; `--prompt-cue`). */
+export const PROMPT_CUES = ['rounds-left', 'agent-count'] as const;
+export type PromptCue = (typeof PROMPT_CUES)[number];
+
+const SamplingSchema = z.strictObject({
+  temperature: z.number().min(0).max(2),
+  maxTokens: z.number().int().min(1),
+  /** Sent on every request (ref: vLLM's SamplingParams default, 1); null sends none. */
+  topP: z.number().gt(0).max(1).nullable().default(1),
+  /** Sent on every request (ref: no limit, -1); null sends none (servers that refuse the field). */
+  topK: z.number().int().min(-1).nullable().default(-1),
+});
 
 export const PackManifestSchema = z.strictObject({
   name: z.string().min(1),
@@ -32,13 +47,28 @@ export const PackManifestSchema = z.strictObject({
   limits: z
     .strictObject({
       historyRounds: z.number().int().min(0).default(3),
-      historyReasoning: z.number().int().min(0).default(50),
+      historyReasoning: z.number().int().min(3).default(50),
       noteRounds: z.number().int().min(0).default(5),
       noteChars: z.number().int().min(0).default(400),
       proposalReasoning: z.number().int().min(0).default(200),
     })
     .prefault({}),
   empty: z.strictObject({ history: z.string(), summary: z.string(), notes: z.string(), proposals: z.string() }).partial().prefault({}),
+  /** Short texts the renderer puts together; each may use the template variables. */
+  phrases: z
+    .strictObject({
+      currentValue: z.string().default('Your value at the moment: {{current_value}}'),
+      noValueYet: z.string().default('You have not put forward a value so far.'),
+      noReasoning: z.string().default('(none given)'),
+      defaultReasoning: z.string().default('Moving my proposal.'),
+    })
+    .prefault({}),
+  cues: z
+    .strictObject({
+      'rounds-left': z.string().default('{{rounds_left}} rounds remain after this one.'),
+      'agent-count': z.string().default('There are {{total}} agents; {{stop_needed}} stop votes end the game.'),
+    })
+    .prefault({}),
   sampling: z.strictObject({ decide: SamplingSchema, vote: SamplingSchema }).prefault({ decide: { temperature: 0.5, maxTokens: 300 }, vote: { temperature: 0.3, maxTokens: 200 } }),
   /** When the confidence rule decides (consensus.md §8): the line added to the proposal question, and the field's schema. */
   confidence: z
@@ -88,7 +118,7 @@ export function loadPromptPack(dir: string = DEFAULT_PACK_DIR): PromptPack {
   const table = new Map<string, string>();
   for (const role of ROLES)
     for (const awareness of AWARENESS) {
-      for (const stage of ['system', 'decide', 'vote'] as const) {
+      for (const stage of STAGES) {
         const name = find('', stage, role, awareness, 'txt');
         _checkVariables(read(name), join(root, name));
         table.set(`t:${stage}:${role}:${awareness}`, read(name));
@@ -99,6 +129,7 @@ export function loadPromptPack(dir: string = DEFAULT_PACK_DIR): PromptPack {
         table.set(`s:${stage}:${role}:${awareness}`, read(name));
       }
     }
+  for (const [name, text] of [...Object.entries(manifest.phrases), ...Object.entries(manifest.cues)]) _checkVariables(text, `${join(root, 'pack.json')} (${name})`);
   const all: [string, string][] = [...files.entries(), ['pack.json', readFileSync(join(root, 'pack.json'), 'utf8')]];
   const hash = sha256Hex(all.sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([n, t]) => `${n}\0${t}`).join('\0'));
   return {

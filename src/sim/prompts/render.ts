@@ -1,37 +1,46 @@
 /**
  * @module
  * Turning what an agent is shown (a `DecideView` / `VoteView`) into chat messages and
- * a JSON schema, with the context rules of consensus.md §2: the agent's own value;
- * the last 3 rounds newest first with reasoning cut to 50 characters; its own notes
- * from its last 5 rounds cut to 400; in the vote, this round's proposals with
- * reasoning cut to 200. The limits come from the pack's manifest. When the confidence
- * rule decides (consensus.md §8), proposals also ask for a `confidence` in [0, 1].
+ * a JSON schema, with the context rules of the reference (consensus.md §2; ref:
+ * bcg_agents.py): a proposal gets the proposal system prompt and a user message with
+ * the round header, the agent's own value, the last 3 history lines newest first and
+ * its last 5 notes oldest first (`round r: note`, cut to 400); a vote gets the vote
+ * system prompt and this round's proposals (the agent itself first and marked,
+ * reasoning cut to 200), the history (which already holds this round) and, for honest
+ * agents, the notes. A retry in a single follow-up appends the pack's retry notice.
+ * The limits and phrases come from the pack's manifest.
  */
 import type { ChatMessage, ChatRequest, JsonSchema } from '../../llm/types.js';
-import { summarizeRound } from '../network.js';
-import type { DecideView, Message, PublicRound, VoteView } from '../types.js';
-import type { PromptPack, TemplateVariable } from './pack.js';
+import { headOf, referenceOrder, summarizeRound } from '../network.js';
+import type { Attempt, DecideView, Message, VoteView } from '../types.js';
+import type { PromptCue, PromptPack, Stage, TemplateVariable } from './pack.js';
 
 export type PromptStage = 'decide' | 'vote';
 
+export interface RenderOptions {
+  /** Which try this is; a `single` try after the first gets the retry notice. */
+  attempt?: Attempt;
+  /** Extra cues the reference does not give (docs/fidelity.md). */
+  cues?: readonly PromptCue[];
+}
+
 /** The request for one question, ready for any chat backend. */
-export function renderRequest(pack: PromptPack, stage: PromptStage, view: DecideView | VoteView): ChatRequest {
-  const variables = promptVariables(pack, stage, view);
-  const { awareness } = view.rules;
-  let question = fillTemplate(pack.template(stage, view.role, awareness), variables);
-  if (stage === 'decide' && view.rules.confidence) question = `${question.trimEnd()}\n${pack.manifest.confidence.instruction}\n`;
+export function renderRequest(pack: PromptPack, stage: PromptStage, view: DecideView | VoteView, options: RenderOptions = {}): ChatRequest {
+  const variables = promptVariables(pack, stage, view, options);
+  const { role, rules } = view;
+  const text = (s: Stage) => fillTemplate(pack.template(s, role, rules.awareness), variables).trimEnd();
+  let question = text(stage);
+  if (options.attempt?.phase === 'single' && options.attempt.number > 1) question = `${question}\n\n${text(`${stage}-retry`)}`;
+  if (stage === 'decide' && rules.confidence) question = `${question}\n${pack.manifest.confidence.instruction}`;
   const messages: ChatMessage[] = [
-    { role: 'system', content: fillTemplate(pack.template('system', view.role, awareness), variables) },
+    { role: 'system', content: text(stage === 'decide' ? 'system' : 'vote-system') },
     { role: 'user', content: question },
   ];
   const sampling = pack.manifest.sampling[stage];
-  return {
-    messages,
-    schema: renderSchema(pack, stage, view),
-    schemaName: `${stage}_${view.role}`,
-    temperature: sampling.temperature,
-    maxTokens: sampling.maxTokens,
-  };
+  const request: ChatRequest = { messages, schema: renderSchema(pack, stage, view), schemaName: `${stage}_${role}`, temperature: sampling.temperature, maxTokens: sampling.maxTokens };
+  if (sampling.topP !== null) request.topP = sampling.topP;
+  if (sampling.topK !== null) request.topK = sampling.topK;
+  return request;
 }
 
 /** The schema with the game's range filled in (and a required `confidence` when the confidence rule is on). */
@@ -44,18 +53,28 @@ export function renderSchema(pack: PromptPack, stage: PromptStage, view: DecideV
   return { ...schema, properties, required };
 }
 
-/** Replaces every `{{name}}`; the loader has already refused unknown names. */
+const VARIABLE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+const LONE_VARIABLE = /^[ \t]*\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}[ \t]*(?:\r?\n|$)/gm;
+
+/**
+ * Replaces every `{{name}}`; the loader has already refused unknown names. A line that
+ * holds nothing but a variable whose value is empty is left out (so `{{cues}}` costs
+ * no blank line when no cue is on).
+ */
 export function fillTemplate(template: string, variables: Readonly<Record<TemplateVariable, string>>): string {
-  return template.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (_, name: string) => variables[name as TemplateVariable] ?? '');
+  return template
+    .replace(LONE_VARIABLE, (line, name: string) => (variables[name as TemplateVariable] ? line : ''))
+    .replace(VARIABLE, (_, name: string) => variables[name as TemplateVariable] ?? '');
 }
 
-export function promptVariables(pack: PromptPack, stage: PromptStage, view: DecideView | VoteView): Record<TemplateVariable, string> {
-  const { limits, empty } = pack.manifest;
+export function promptVariables(pack: PromptPack, stage: PromptStage, view: DecideView | VoteView, options: RenderOptions = {}): Record<TemplateVariable, string> {
+  const { limits, empty, phrases, cues } = pack.manifest;
   const { rules } = view;
   const recent = view.history.slice(Math.max(0, view.history.length - limits.historyRounds)).reverse();
-  const notes = limits.noteRounds > 0 ? view.notes.slice(-limits.noteRounds).reverse() : [];
+  const kept = view.notes.filter((n) => n.text.trim() !== '');
+  const notes = limits.noteRounds > 0 ? kept.slice(-limits.noteRounds) : [];
   const proposals = stage === 'vote' && 'proposals' in view ? view.proposals : [];
-  return {
+  const base = {
     id: view.id,
     role: view.role,
     round: String(view.round),
@@ -67,24 +86,35 @@ export function promptVariables(pack: PromptPack, stage: PromptStage, view: Deci
     lo: String(rules.range[0]),
     hi: String(rules.range[1]),
     initial_value: view.initialValue === null ? 'none' : String(view.initialValue),
-    current_value: view.currentValue === null ? 'none yet' : String(view.currentValue),
-    history: recent.length ? recent.map((r) => _historyLine(r, limits.historyReasoning)).join('\n') : (empty.history ?? ''),
-    summary: recent.length ? recent.map(summarizeRound).join('\n') : (empty.summary ?? ''),
-    notes: notes.length ? notes.map((n) => `- ${_cut(n, limits.noteChars)}`).join('\n') : (empty.notes ?? ''),
-    proposals: proposals.length ? proposals.map((m) => _proposalLine(m, limits.proposalReasoning)).join('\n') : (empty.proposals ?? ''),
+    current_value: typeof view.currentValue === 'number' ? String(view.currentValue) : 'none',
+    attempt: String(options.attempt?.number ?? 1),
+    tries: String(options.attempt?.of ?? 1),
   };
+  const history = recent.length ? recent.map((r) => summarizeRound(r, limits.historyReasoning)).join('\n') : (empty.history ?? '');
+  const partial = { ...base, current_state: '', history, summary: history, notes: '', proposals: '', cues: '' };
+  partial.current_state = fillTemplate(typeof view.currentValue === 'number' ? phrases.currentValue : phrases.noValueYet, partial);
+  partial.cues = (options.cues ?? []).map((c) => fillTemplate(cues[c], partial)).join('\n');
+  partial.notes = notes.length ? notes.map((n) => `round ${n.round}: ${headOf(n.text.trim(), limits.noteChars)}`).join('\n') : (empty.notes ?? '');
+  partial.proposals = proposals.length ? _proposalList(view.id, proposals, limits.proposalReasoning, fillTemplate(phrases.noReasoning, partial)) : (empty.proposals ?? '');
+  return partial;
 }
 
-/** `Round r: agent_0 value: V | Reasoning: <first k chars>...; …`, the shared-history form with the prompt's own cut. */
-function _historyLine(round: PublicRound, limit: number): string {
-  const parts = round.messages.map((m) => `${m.from} value: ${m.value} | Reasoning: ${m.reasoning.slice(0, limit)}...`);
-  return `Round ${round.round}: ${parts.join('; ')}`;
-}
-
-function _proposalLine(m: Message, limit: number): string {
-  return `- ${m.from} proposes ${m.value}: ${_cut(m.reasoning, limit) || '(no reasoning given)'}`;
-}
-
-function _cut(text: string, limit: number): string {
-  return text.length > limit ? text.slice(0, limit) : text;
+/**
+ * This round's proposals as the reference lists them (bcg_agents.py
+ * `build_vote_round_prompt`): the agent itself first, marked, with its reasoning or a
+ * placeholder; then every other agent that proposed, in the reference's order, its
+ * reasoning line only when it gave one. An agent that never proposed sent nothing.
+ */
+function _proposalList(self: string, messages: readonly Message[], limit: number, noReasoning: string): string {
+  const lines: string[] = [];
+  const own = messages.find((m) => m.from === self);
+  if (own && own.value !== 'abstain') lines.push(`  ${self} (you): ${own.value}`, `    Reasoning: ${headOf(own.reasoning, limit) || noReasoning}`);
+  else lines.push(`  ${self} (you): ABSTAINED`);
+  for (const i of referenceOrder(messages.map((m) => m.from))) {
+    const m = messages[i]!;
+    if (m.from === self || m.value === 'abstain') continue;
+    lines.push(`  ${m.from}: ${m.value}`);
+    if (m.reasoning) lines.push(`    Reasoning: ${headOf(m.reasoning, limit)}`);
+  }
+  return lines.join('\n');
 }

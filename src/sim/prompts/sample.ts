@@ -2,9 +2,11 @@
  * @module
  * A sample game state for `witness sim prompts`: round 3 of a 4-agent game (3 honest,
  * 1 Byzantine) with two rounds of history, so every block of a template is filled.
+ * The Byzantine agent abstained in round 1 before it had ever proposed, so the
+ * history shows it as abstained there. In the vote, the history holds round 3 too.
  */
 import { sealRound } from '../network.js';
-import type { Awareness, GameRules, Message, Proposal, PublicRound, Role, VoteView } from '../types.js';
+import type { Awareness, GameRules, Message, Note, Proposal, PublicRound, Role, VoteView } from '../types.js';
 
 const IDS = ['agent_0', 'agent_1', 'agent_2', 'agent_3'];
 const ROUNDS: { values: Proposal[]; reasoning: string[] }[] = [
@@ -47,24 +49,30 @@ export function sampleViews(awareness: Awareness, range: readonly [number, numbe
     'I am not sure 30 is right; 12 was proposed first and deserves support.',
     'Still 30.',
   ]);
-  const notes: Record<Role, string[]> = {
-    honest: ['Start from 30; watch for a majority.', 'Three agents on 30; hold it and vote stop when all honest agents match.'],
-    byzantine: ['Abstain first to look cautious.', 'Push 12 to split the 30 majority.'],
+  const notes: Record<Role, Note[]> = {
+    honest: [
+      { round: 1, text: 'Start from 30; watch for a majority.' },
+      { round: 2, text: 'Three agents on 30; hold it and vote stop when all honest agents match.' },
+    ],
+    byzantine: [
+      { round: 1, text: 'Abstain first to look cautious.' },
+      { round: 2, text: 'Push 12 to split the 30 majority.' },
+    ],
   };
-  const view = (index: number, proposals: readonly Message[], values: readonly Proposal[]): VoteView => ({
+  const view = (index: number, proposals: readonly Message[], values: readonly Proposal[], past: readonly PublicRound[]): VoteView => ({
     id: IDS[index]!,
     role: ROLES[index]!,
     round: 3,
     rules,
     initialValue: INITIAL[index] ?? null,
     currentValue: current[index] ?? null,
-    history,
+    history: past,
     notes: notes[ROLES[index]!],
     proposals,
     proposalValues: values,
   });
   return {
-    decide: { honest: view(1, [], []), byzantine: view(2, [], []) },
-    vote: { honest: view(1, now.messages, now.values), byzantine: view(2, now.messages, now.values) },
+    decide: { honest: view(1, [], [], history), byzantine: view(2, [], [], history) },
+    vote: { honest: view(1, now.messages, now.values, [...history, now]), byzantine: view(2, now.messages, now.values, [...history, now]) },
   };
 }

@@ -1,23 +1,30 @@
 /**
  * @module
  * An LLM behind the engine's `Agent` interface: each question is rendered from the
- * prompt pack, sent to a chat backend, and the reply is parsed and checked against
- * the pack's schema. A reply that is not JSON or breaks the schema throws
- * `InvalidAnswerError`, so the engine retries it and then applies the fallback
+ * prompt pack, sent to a chat backend, and the reply is read and checked the way the
+ * reference does (reply.ts). A reply that does not pass throws `InvalidAnswerError`,
+ * so the engine retries it on the reference's schedule and then applies the fallback
  * (consensus.md §2). Every call is logged for the run's record.
  */
-import { checkJson } from '../../../llm/json-check.js';
 import type { ChatBackend, ChatCallKey, ChatReply, ChatRequest } from '../../../llm/types.js';
 import { InvalidAnswerError } from '../../answers.js';
 import type { AgentSeat } from '../../game.js';
-import type { PromptPack } from '../../prompts/pack.js';
+import type { PromptCue, PromptPack } from '../../prompts/pack.js';
 import { type PromptStage, renderRequest } from '../../prompts/render.js';
-import type { Agent, Decision, DecideView, VoteAnswer, VoteChoice, VoteView } from '../../types.js';
+import type { Agent, Attempt, Decision, DecideView, VoteAnswer, VoteView } from '../../types.js';
+import { parseModelJson, readDecision, readVote } from './reply.js';
 
-/** Per-stage sampling that replaces the pack's (consensus.md §5 defaults live in the pack). */
+export { parseModelJson } from './reply.js';
+
+/**
+ * Sampling that replaces the pack's (consensus.md §5 defaults live in the pack):
+ * per stage, and top_p / top_k for every request (null: send none).
+ */
 export interface SamplingOverrides {
   decide?: { temperature?: number; maxTokens?: number };
   vote?: { temperature?: number; maxTokens?: number };
+  topP?: number | null;
+  topK?: number | null;
 }
 
 /** One call as the results file records it. */
@@ -41,6 +48,8 @@ export interface LlmAgentOptions {
   pack: PromptPack;
   backend: ChatBackend;
   sampling?: SamplingOverrides;
+  /** Extra cues the reference's prompts do not give (off by default; docs/fidelity.md). */
+  cues?: readonly PromptCue[];
   signal?: AbortSignal;
   /** Receives every finished call. */
   onCall?: (call: LlmCallRecord) => void;
@@ -48,64 +57,45 @@ export interface LlmAgentOptions {
 
 export function createLlmAgent(options: LlmAgentOptions): Agent {
   const attempts = new Map<string, number>();
-  const ask = async (stage: PromptStage, view: DecideView | VoteView): Promise<Record<string, unknown>> => {
-    const request = _withSampling(renderRequest(options.pack, stage, view), options.sampling?.[stage]);
+  const { pack, seat } = options;
+  const ask = async <T>(stage: PromptStage, view: DecideView | VoteView, attempt: Attempt, read: (a: Record<string, unknown>) => T): Promise<T> => {
+    const request = _withSampling(renderRequest(pack, stage, view, { attempt, cues: options.cues }), stage, options.sampling);
     const slot = `${view.round}/${stage}`;
-    const attempt = (attempts.get(slot) ?? 0) + 1;
-    attempts.set(slot, attempt);
-    const key: ChatCallKey = { run: options.run, agent: view.id, round: view.round, kind: stage, attempt };
+    const n = (attempts.get(slot) ?? 0) + 1;
+    attempts.set(slot, n);
+    const key: ChatCallKey = { run: options.run, agent: view.id, round: view.round, kind: stage, attempt: n };
     const reply = await options.backend.complete(request, { key, signal: options.signal });
-    let parsed: Record<string, unknown> | undefined;
-    let problem: string | undefined;
+    let answer: T | undefined;
+    let problem: InvalidAnswerError | undefined;
     try {
-      parsed = parseModelJson(reply.content);
-      problem = checkJson(parsed, request.schema);
+      answer = read(parseModelJson(reply.content));
     } catch (error) {
-      problem = (error as Error).message;
+      if (!(error instanceof InvalidAnswerError)) throw error;
+      problem = error;
     }
     options.onCall?.(_callRecord(key, reply, problem === undefined));
-    if (problem !== undefined || !parsed) throw new InvalidAnswerError(`${view.id} round ${view.round} ${stage}: ${problem}`);
-    return parsed;
+    if (problem) throw new InvalidAnswerError(`${view.id} round ${view.round} ${stage}: ${problem.message}`, { final: problem.final, note: problem.note });
+    return answer as T;
   };
   return {
-    async decide(view: DecideView): Promise<Decision> {
-      const a = await ask('decide', view);
-      const decision: Decision = { value: a.value as Decision['value'], publicReasoning: _text(a.public_reasoning), internalStrategy: _text(a.internal_strategy) };
-      if (typeof a.confidence === 'number') decision.confidence = a.confidence;
-      return decision;
-    },
-    async vote(view: VoteView): Promise<VoteAnswer> {
-      const a = await ask('vote', view);
-      return { decision: a.decision as VoteChoice };
-    },
+    decide: (view: DecideView, attempt: Attempt): Promise<Decision> => ask('decide', view, attempt, (a) => readDecision(a, seat.role, seat.rules.range, attempt, pack.manifest.phrases)),
+    vote: async (view: VoteView, attempt: Attempt): Promise<VoteAnswer> => ({ decision: await ask('vote', view, attempt, (a) => readVote(a, seat.role, attempt)) }),
   };
 }
 
-/**
- * The JSON object in a model's reply. Tolerates what servers add around it: an empty
- * or full `<think>…</think>` block (Qwen3) and a Markdown code fence.
- */
-export function parseModelJson(content: string): Record<string, unknown> {
-  let text = content.trim().replace(/^<think>[\s\S]*?<\/think>/, '').trim();
-  const fence = /^```(?:json)?\s*([\s\S]*?)\s*```$/.exec(text);
-  if (fence) text = fence[1]!;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new InvalidAnswerError(`reply is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidAnswerError('reply is JSON but not an object');
-  return value as Record<string, unknown>;
-}
-
-function _withSampling(request: ChatRequest, o: { temperature?: number; maxTokens?: number } | undefined): ChatRequest {
+function _withSampling(request: ChatRequest, stage: PromptStage, o: SamplingOverrides | undefined): ChatRequest {
   if (!o) return request;
-  return { ...request, temperature: o.temperature ?? request.temperature, maxTokens: o.maxTokens ?? request.maxTokens };
-}
-
-function _text(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
+  const s = o[stage];
+  const out: ChatRequest = { ...request, temperature: s?.temperature ?? request.temperature, maxTokens: s?.maxTokens ?? request.maxTokens };
+  if (o.topP !== undefined) {
+    if (o.topP === null) delete out.topP;
+    else out.topP = o.topP;
+  }
+  if (o.topK !== undefined) {
+    if (o.topK === null) delete out.topK;
+    else out.topK = o.topK;
+  }
+  return out;
 }
 
 function _callRecord(key: ChatCallKey, reply: ChatReply, valid: boolean): LlmCallRecord {

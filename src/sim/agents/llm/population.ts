@@ -11,7 +11,7 @@ import type { ChatBackend } from '../../../llm/types.js';
 import type { Cell, PlannedRun } from '../../experiment/plan.js';
 import type { RunAgents } from '../../experiment/play.js';
 import { AGENT_KINDS, type AgentKind } from '../../experiment/schema.js';
-import type { PromptPack } from '../../prompts/pack.js';
+import type { PromptCue, PromptPack } from '../../prompts/pack.js';
 import type { Role } from '../../types.js';
 import { createPolicyAgent } from '../policy/index.js';
 import { createLlmAgent, type LlmCallRecord, type SamplingOverrides } from './agent.js';
@@ -21,7 +21,8 @@ export { AGENT_KINDS, type AgentKind };
 /** The `llm` block of a run's record: totals, then every call, sorted by round, stage, agent and try. */
 export interface LlmRunStats {
   model: string | null;
-  prompts: { name: string; hash: string };
+  /** The pack, and the extra cues when any was on (docs/fidelity.md). */
+  prompts: { name: string; hash: string; cues?: PromptCue[] };
   calls: number;
   prompt_tokens: number;
   completion_tokens: number;
@@ -36,6 +37,8 @@ export interface LlmPopulationOptions {
   /** The backend that serves `model` for a model-backed kind (called once per seat). */
   backendFor: (kind: 'llm' | 'embedded', model: string) => ChatBackend;
   sampling?: SamplingOverrides;
+  /** Extra cues the reference does not give (`--prompt-cue`), off by default. */
+  cues?: readonly PromptCue[];
   signal?: AbortSignal;
 }
 
@@ -70,7 +73,7 @@ export function createRunAgents(run: PlannedRun, options: LlmPopulationOptions):
         calls.push(call);
         tokens += call.prompt_tokens + call.completion_tokens;
       };
-      return createLlmAgent({ seat, run: run.id, pack: options.pack, backend, sampling: options.sampling, signal: options.signal, onCall });
+      return createLlmAgent({ seat, run: run.id, pack: options.pack, backend, sampling: options.sampling, cues: options.cues, signal: options.signal, onCall });
     },
     finish() {
       if (!modelBacked) return {};
@@ -80,7 +83,7 @@ export function createRunAgents(run: PlannedRun, options: LlmPopulationOptions):
       return {
         llm: {
           model: cell.model ?? null,
-          prompts: { name: options.pack.manifest.name, hash: options.pack.hash },
+          prompts: options.cues?.length ? { name: options.pack.manifest.name, hash: options.pack.hash, cues: [...options.cues] } : { name: options.pack.manifest.name, hash: options.pack.hash },
           calls: calls.length,
           prompt_tokens: sum((c) => c.prompt_tokens),
           completion_tokens: sum((c) => c.completion_tokens),
