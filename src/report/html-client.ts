@@ -30,28 +30,51 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
   };
   const distinct = (rows: Record<string, unknown>[], key: string) => new Set(rows.map((r) => r[key])).size;
   const pct = (x: number) => `${Math.round(x * 100)}%`;
-  const cellCount = distinct(data.outcomes as never, 'cell');
   // One colour per outcome in every chart, whichever outcomes a chart happens to show.
-  const outcomeColours = { legend: true, domain: ['valid', 'invalid', 'none', 'timeout', 'escalated'], range: ['#2a9d8f', '#e76f51', '#f4a261', '#8d99ae', '#9b5de5'] };
-
-  mount(
-    'outcomes',
+  const outcomeColours = {
+    legend: true,
+    domain: ['valid', 'invalid', 'none', 'timeout', 'escalated', 'no_consensus'],
+    range: ['#2a9d8f', '#e76f51', '#f4a261', '#8d99ae', '#9b5de5', '#3d405b'],
+  };
+  // Rate bars with Wilson whiskers, one facet per outcome: for cells and for pooled groups.
+  const rateBars = (rows: ReportData['outcomes']) =>
     Plot.plot({
       width: 1100,
-      height: Math.max(140, 26 * cellCount + 70),
+      height: Math.max(140, 26 * distinct(rows as never, 'cell') + 70),
       marginLeft: 300,
       x: { domain: [0, 1], tickFormat: pct, label: 'rate (95% Wilson interval)' },
       y: { label: null },
-      fx: { label: null, domain: outcomeColours.domain.filter((o) => data.outcomes.some((r) => r.outcome === o)) },
+      fx: { label: null, domain: outcomeColours.domain.filter((o) => rows.some((r) => r.outcome === o)) },
       color: outcomeColours,
       marks: [
-        Plot.barX(data.outcomes, { x: 'rate', y: 'cell', fx: 'outcome', fill: 'outcome', sort: { y: null }, tip: true }),
-        Plot.ruleY(data.outcomes, { x1: 'low', x2: 'high', y: 'cell', fx: 'outcome', stroke: '#222' }),
+        Plot.barX(rows, { x: 'rate', y: 'cell', fx: 'outcome', fill: 'outcome', sort: { y: null }, tip: true }),
+        Plot.ruleY(rows, { x1: 'low', x2: 'high', y: 'cell', fx: 'outcome', stroke: '#222' }),
         Plot.ruleX([0]),
       ],
-    }),
-    distinct(data.outcomes as never, 'outcome'),
-  );
+    });
+
+  if (data.pooled) mount('pooled', rateBars(data.pooled.outcomes), distinct(data.pooled.outcomes as never, 'outcome'));
+  mount('outcomes', rateBars(data.outcomes), distinct(data.outcomes as never, 'outcome'));
+
+  if (data.firstRounds.length) {
+    const converged = data.convergence.filter((c) => c.mean !== null);
+    mount(
+      'convergence',
+      Plot.plot({
+        width: 1100,
+        height: Math.max(140, 26 * data.convergence.length + 70),
+        marginLeft: 300,
+        x: { label: 'first round at which all honest agents held the same honest initial value', tickFormat: 'd' },
+        y: { label: null, domain: data.convergence.map((c) => c.cell) },
+        r: { range: [2, 10] },
+        marks: [
+          Plot.dot(data.firstRounds, Plot.group({ r: 'count' }, { x: 'round', y: 'cell', fill: '#2a9d8f', fillOpacity: 0.7, tip: true })),
+          Plot.tickX(converged, { x: 'mean', y: 'cell', stroke: '#222', strokeWidth: 2 }),
+        ],
+      }),
+      distinct(data.firstRounds as never, 'cell'),
+    );
+  }
 
   if (data.trajectories.length) {
     mount(
