@@ -58,13 +58,16 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
 
   if (data.firstRounds.length) {
     const converged = data.convergence.filter((c) => c.mean !== null);
+    const last = Math.max(2, ...data.firstRounds.map((p) => p.round));
     mount(
       'convergence',
       Plot.plot({
         width: 1100,
         height: Math.max(140, 26 * data.convergence.length + 70),
         marginLeft: 300,
-        x: { label: 'first round at which all honest agents held the same honest initial value', tickFormat: 'd' },
+        marginRight: 30,
+        // Whole rounds only: as many ticks as rounds, up to 10.
+        x: { label: 'first round at which all honest agents held the same honest initial value', domain: [0, last], ticks: Math.min(last, 10), tickFormat: 'd', grid: true },
         y: { label: null, domain: data.convergence.map((c) => c.cell) },
         r: { range: [2, 10] },
         marks: [
@@ -115,7 +118,8 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
       height: 260,
       x: { label: 'rounds played' },
       y: { label: 'runs', grid: true },
-      color: outcomeColours,
+      // no_consensus is not an outcome of a run: it has no bars here, so no legend entry.
+      color: { ...outcomeColours, domain: outcomeColours.domain.slice(0, -1), range: outcomeColours.range.slice(0, -1) },
       marks: [Plot.rectY(data.rounds, Plot.binX({ y: 'count' }, { x: 'rounds', fill: 'outcome', tip: true })), Plot.ruleY([0])],
     }),
     distinct(data.rounds as never, 'outcome'),
