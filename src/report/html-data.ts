@@ -54,6 +54,8 @@ export interface ConvergenceRow {
   high: number;
   mean: number | null;
   median: number | null;
+  /** Mean first round over the valid runs only, as the reference's summaries average it. */
+  validMean: number | null;
 }
 
 export interface PooledData {
@@ -139,7 +141,7 @@ function _outcomeRows(rows: readonly (readonly [string, RunsSummary])[]): Outcom
 
 function _convergenceRow(c: CellSummary): ConvergenceRow {
   const v = c.convergence;
-  return { cell: c.cell, runs: c.runs, converged: v.count, rate: v.rate, low: v.ci.low, high: v.ci.high, mean: v.mean_round, median: v.median_round };
+  return { cell: c.cell, runs: c.runs, converged: v.count, rate: v.rate, low: v.ci.low, high: v.ci.high, mean: v.mean_round, median: v.median_round, validMean: v.valid_mean_round };
 }
 
 function _pooled(records: readonly RunRecord[], by: readonly PoolField[]): PooledData {

@@ -116,8 +116,8 @@ function _convergenceSection(data: ReportData): string {
   const caption =
     'Where each run first converged: the first round at which every honest agent held the same honest initial value (the reference\'s convergence_speed); dot size = runs, black tick = mean over the runs that converged.';
   const table = _table(
-    ['cell', 'runs', 'converged', 'rate', '95% CI', 'first round mean', 'median'],
-    data.convergence.map((c) => [c.cell, c.runs, c.converged, _pct(c.rate), `${_pct(c.low)}–${_pct(c.high)}`, c.mean?.toFixed(1) ?? '-', c.median ?? '-']),
+    ['cell', 'runs', 'converged', 'rate', '95% CI', 'first round mean', 'median', 'mean over valid runs'],
+    data.convergence.map((c) => [c.cell, c.runs, c.converged, _pct(c.rate), `${_pct(c.low)}–${_pct(c.high)}`, c.mean?.toFixed(1) ?? '-', c.median ?? '-', c.validMean?.toFixed(1) ?? '-']),
   );
   if (data.firstRounds.length) return _figure('convergence', 'Convergence', caption, table);
   return `<section><h2>Convergence</h2><p>No run converged: in no round did every honest agent hold the same honest initial value.</p>${table}</section>`;

@@ -26,6 +26,11 @@ export interface ConvergenceSummary extends RateSummary {
   /** Mean of the first converged round over the runs that converged; null when none did. */
   mean_round: number | null;
   median_round: number | null;
+  /**
+   * Mean of the first converged round over the valid runs only: what the reference's
+   * own summaries average (Q2_analysis.json gives it beside `valid_runs_count`).
+   */
+  valid_mean_round: number | null;
 }
 
 /** The summary of a set of runs. Multi-word keys are snake_case, like the results file: it is printed as JSON. */
@@ -145,6 +150,7 @@ export class SummaryAccumulator {
   private readonly _outcomes = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   private readonly _rounds = new _Histogram();
   private readonly _converged = new _Histogram();
+  private readonly _convergedValid = new _Histogram();
   private _decisions = 0;
   private _strict = 0;
   private _range = 0;
@@ -156,6 +162,7 @@ export class SummaryAccumulator {
     this._rounds.add(run.rounds);
     const converged = convergenceRound(run);
     if (converged !== null) this._converged.add(converged);
+    if (converged !== null && run.outcome === 'valid') this._convergedValid.add(converged);
     this._decisions += run.decisions ?? 0;
     if (run.strict_valid === true) this._strict++;
     if (run.range_valid === true) this._range++;
@@ -182,7 +189,12 @@ export class SummaryAccumulator {
       outcomes,
       no_consensus: rate(this._outcomes.none + this._outcomes.timeout),
       rounds: { mean, ci: { low: mean - half, high: mean + half }, median: this._rounds.median() },
-      convergence: { ...rate(converged), mean_round: converged ? this._converged.mean() : null, median_round: converged ? this._converged.median() : null },
+      convergence: {
+        ...rate(converged),
+        mean_round: converged ? this._converged.mean() : null,
+        median_round: converged ? this._converged.median() : null,
+        valid_mean_round: this._convergedValid.n ? this._convergedValid.mean() : null,
+      },
       decisions: this._decisions / n,
       strict_valid: rate(this._strict),
       range_valid: rate(this._range),

@@ -151,10 +151,12 @@ describe('convergence in summaries', () => {
     expect(c!.convergence.ci).toEqual(wilsonInterval(3, 4));
     expect(c!.convergence.mean_round).toBe(4);
     expect(c!.convergence.median_round).toBe(3);
+    // The reference's summaries average over the valid runs: rounds 3 and 8.
+    expect(c!.convergence.valid_mean_round).toBe(5.5);
   });
   it('has no round when no run converged', () => {
     const [c] = summarizeCells([{ ...run('c', 'timeout', 2), ...game([[10, 20, 30], [20, 10, 30]]) }]);
-    expect(c!.convergence).toMatchObject({ count: 0, mean_round: null, median_round: null });
+    expect(c!.convergence).toMatchObject({ count: 0, mean_round: null, median_round: null, valid_mean_round: null });
   });
 });
 
