@@ -30,11 +30,12 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
   };
   const distinct = (rows: Record<string, unknown>[], key: string) => new Set(rows.map((r) => r[key])).size;
   const pct = (x: number) => `${Math.round(x * 100)}%`;
-  // One colour per outcome in every chart, whichever outcomes a chart happens to show.
-  const outcomeColours = {
-    legend: true,
-    domain: ['valid', 'invalid', 'none', 'timeout', 'escalated', 'no_consensus'],
-    range: ['#2a9d8f', '#e76f51', '#f4a261', '#8d99ae', '#9b5de5', '#3d405b'],
+  // One colour per outcome in every chart; a legend lists only what its chart draws.
+  const allOutcomes = ['valid', 'invalid', 'none', 'timeout', 'escalated', 'no_consensus'];
+  const allColours = ['#2a9d8f', '#e76f51', '#f4a261', '#8d99ae', '#9b5de5', '#3d405b'];
+  const outcomeColours = (drawn: readonly string[]) => {
+    const domain = allOutcomes.filter((o) => drawn.includes(o));
+    return { legend: true, domain, range: domain.map((o) => allColours[allOutcomes.indexOf(o)]) };
   };
   // Rate bars with Wilson whiskers, one facet per outcome: for cells and for pooled groups.
   const rateBars = (rows: ReportData['outcomes']) =>
@@ -44,8 +45,8 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
       marginLeft: 300,
       x: { domain: [0, 1], tickFormat: pct, label: 'rate (95% Wilson interval)' },
       y: { label: null },
-      fx: { label: null, domain: outcomeColours.domain.filter((o) => rows.some((r) => r.outcome === o)) },
-      color: outcomeColours,
+      fx: { label: null, domain: outcomeColours(rows.map((r) => r.outcome)).domain },
+      color: outcomeColours(rows.filter((r) => r.count > 0).map((r) => r.outcome)),
       marks: [
         Plot.barX(rows, { x: 'rate', y: 'cell', fx: 'outcome', fill: 'outcome', sort: { y: null }, tip: true }),
         Plot.ruleY(rows, { x1: 'low', x2: 'high', y: 'cell', fx: 'outcome', stroke: '#222' }),
@@ -118,8 +119,7 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
       height: 260,
       x: { label: 'rounds played' },
       y: { label: 'runs', grid: true },
-      // no_consensus is not an outcome of a run: it has no bars here, so no legend entry.
-      color: { ...outcomeColours, domain: outcomeColours.domain.slice(0, -1), range: outcomeColours.range.slice(0, -1) },
+      color: outcomeColours(data.rounds.map((r) => r.outcome)),
       marks: [Plot.rectY(data.rounds, Plot.binX({ y: 'count' }, { x: 'rounds', fill: 'outcome', tip: true })), Plot.ruleY([0])],
     }),
     distinct(data.rounds as never, 'outcome'),

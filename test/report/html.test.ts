@@ -130,6 +130,8 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
             bars: colours('g[aria-label="bar"] rect, g[aria-label="rect"] rect', 'fill'),
             lines: colours('g[aria-label="line"] path', 'stroke'),
             dots: svg?.querySelectorAll('g[aria-label="dot"] circle').length ?? 0,
+            // biome-ignore lint/suspicious/noExplicitAny: DOM elements, untyped here.
+            legend: [...f.querySelectorAll('.chart [class$="-swatch"]')].map((e: any) => e.textContent.trim()),
           };
         }),
       );
@@ -140,6 +142,9 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
       expect(byId.outcomes!.bars).toBeGreaterThan(new Set(data.outcomes.filter((o) => o.count > 0 && o.outcome !== 'no_consensus').map((o) => o.outcome)).size);
       expect(byId.pooled!.bars).toBe(new Set(data.pooled!.outcomes.filter((o) => o.count > 0).map((o) => o.outcome)).size);
       expect(byId.convergence!.dots).toBe(new Set(data.firstRounds.map((p) => `${p.cell}\0${p.round}`)).size);
+      // A legend lists only what its chart draws.
+      expect(byId.outcomes!.legend).toEqual(['valid', 'invalid', 'none', 'timeout', 'escalated', 'no_consensus']);
+      expect(byId.rounds!.legend).toEqual(['valid', 'invalid', 'none', 'timeout', 'escalated']);
       expect(byId.rounds!.bars).toBe(new Set(data.rounds.map((r) => r.outcome)).size);
       expect(byId.trajectories!.lines).toBe(new Set(data.trajectories.map((t) => t.agent)).size);
       expect(byId.votes!.lines).toBe(new Set(data.votes.map((v) => v.run)).size);
