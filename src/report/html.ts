@@ -1,9 +1,10 @@
 /**
  * @module
  * The HTML report: one self-contained file (Observable Plot and d3 inlined, no
- * network) with the outcome rates per cell, trajectories, stop votes, rounds and a
- * decision-mode comparison — each chart with its table underneath, and the cell
- * settings and tool versions in the footer.
+ * network) with the outcome and "no consensus" rates per cell (and per pooled group
+ * when asked), convergence, trajectories, stop votes, rounds and a decision-mode
+ * comparison — each chart with its table underneath, and the cell settings and tool
+ * versions in the footer.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -97,13 +98,11 @@ function _outcomeTable(data: ReportData): string {
   );
 }
 
-const _summaryHeader = ['runs', 'valid', 'invalid', 'none', 'timeout', 'no_consensus', 'converged', 'first round mean', 'median'];
-
 function _pooledTable(data: ReportData): string {
   const pooled = data.pooled!;
   const rate = (r: { rate: number; ci: { low: number; high: number } }) => `${_pct(r.rate)} (${_pct(r.ci.low)}–${_pct(r.ci.high)})`;
   return _table(
-    ['group', ..._summaryHeader],
+    ['group', 'runs', 'valid', 'invalid', 'none', 'timeout', 'no_consensus', 'converged', 'first round mean', 'median'],
     pooled.groups.map((g) => {
       const o = g.outcomes;
       const c = g.convergence;

@@ -45,11 +45,11 @@ const _isField = (name: string): name is PoolField => Object.hasOwn(POOL_FIELDS,
 export function parsePoolFields(text: string): PoolField[] {
   const names = text.split(',').map((s) => s.trim());
   const valid = Object.keys(POOL_FIELDS).join(', ');
-  if (names.some((n) => n === '')) throw new WitnessError('USAGE', `--by "${text}" has an empty field name; give fields separated by commas, e.g. --by model,n. Valid fields: ${valid}.`);
+  if (names.some((n) => n === '')) throw new WitnessError('USAGE', `"${text}" has an empty field name; give fields separated by commas, e.g. model,n. Valid fields: ${valid}.`);
   const unknown = names.filter((n) => !_isField(n));
-  if (unknown.length) throw new WitnessError('USAGE', `--by: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}. Valid fields: ${valid}.`);
+  if (unknown.length) throw new WitnessError('USAGE', `Unknown field${unknown.length > 1 ? 's' : ''} to pool by: ${unknown.map((n) => `"${n}"`).join(', ')}. Valid fields: ${valid}.`);
   const twice = names.find((n, i) => names.indexOf(n) !== i);
-  if (twice) throw new WitnessError('USAGE', `--by names "${twice}" twice; give each field once.`);
+  if (twice) throw new WitnessError('USAGE', `"${twice}" is given twice; give each field once.`);
   return names as PoolField[];
 }
 

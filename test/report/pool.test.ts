@@ -112,7 +112,7 @@ describe('parsePoolFields', () => {
   });
   it('refuses empty names and a field given twice', () => {
     expect(() => parsePoolFields('model,,n')).toThrow(/empty field name/);
-    expect(() => parsePoolFields('n,model,n')).toThrow(/"n" twice/);
+    expect(() => parsePoolFields('n,model,n')).toThrow(/"n" is given twice/);
   });
   it('knows at least the fields the paper reports by', () => {
     for (const field of ['model', 'n', 'byzantine', 'awareness', 'strategy', 'decide', 'honest', 'policy']) expect(Object.keys(POOL_FIELDS)).toContain(field);

@@ -45,7 +45,7 @@ function _byOption(text: string): PoolField[] {
     return parsePoolFields(text);
   } catch (error) {
     // Commander prints an option's own errors with its name and exits 2.
-    if (isWitnessError(error, 'USAGE')) throw new InvalidArgumentError(error.message.replace(/^--by:? ?/, ''));
+    if (isWitnessError(error, 'USAGE')) throw new InvalidArgumentError(error.message);
     throw error;
   }
 }
