@@ -30,7 +30,7 @@ for (const strategy of [...new Set(records.filter((r) => r.byzantine > 0).map((r
           .map((r) => ({ ...r, cell: 'x' })),
       )[0]!;
     const pct = (x: number) => `${Math.round(x * 100)}%`;
-    const cells = (s: ReturnType<typeof pick>) => [pct(s.outcomes.valid.rate), pct(s.rangeValid.rate), pct(s.outcomes.none.rate), pct(s.outcomes.timeout.rate), pct(s.outcomes.escalated.rate)];
+    const cells = (s: ReturnType<typeof pick>) => [pct(s.outcomes.valid.rate), pct(s.range_valid.rate), pct(s.outcomes.none.rate), pct(s.outcomes.timeout.rate), pct(s.outcomes.escalated.rate)];
     rows.push([strategy, mode, ...cells(pick(false)), ...cells(pick(true))]);
   }
 }

@@ -30,28 +30,55 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
   };
   const distinct = (rows: Record<string, unknown>[], key: string) => new Set(rows.map((r) => r[key])).size;
   const pct = (x: number) => `${Math.round(x * 100)}%`;
-  const cellCount = distinct(data.outcomes as never, 'cell');
-  // One colour per outcome in every chart, whichever outcomes a chart happens to show.
-  const outcomeColours = { legend: true, domain: ['valid', 'invalid', 'none', 'timeout', 'escalated'], range: ['#2a9d8f', '#e76f51', '#f4a261', '#8d99ae', '#9b5de5'] };
-
-  mount(
-    'outcomes',
+  // One colour per outcome in every chart; a legend lists only what its chart draws.
+  const allOutcomes = ['valid', 'invalid', 'none', 'timeout', 'escalated', 'no_consensus'];
+  const allColours = ['#2a9d8f', '#e76f51', '#f4a261', '#8d99ae', '#9b5de5', '#3d405b'];
+  const outcomeColours = (drawn: readonly string[]) => {
+    const domain = allOutcomes.filter((o) => drawn.includes(o));
+    return { legend: true, domain, range: domain.map((o) => allColours[allOutcomes.indexOf(o)]) };
+  };
+  // Rate bars with Wilson whiskers, one facet per outcome: for cells and for pooled groups.
+  const rateBars = (rows: ReportData['outcomes']) =>
     Plot.plot({
       width: 1100,
-      height: Math.max(140, 26 * cellCount + 70),
+      height: Math.max(140, 26 * distinct(rows as never, 'cell') + 70),
       marginLeft: 300,
       x: { domain: [0, 1], tickFormat: pct, label: 'rate (95% Wilson interval)' },
       y: { label: null },
-      fx: { label: null, domain: outcomeColours.domain.filter((o) => data.outcomes.some((r) => r.outcome === o)) },
-      color: outcomeColours,
+      fx: { label: null, domain: outcomeColours(rows.map((r) => r.outcome)).domain },
+      color: outcomeColours(rows.filter((r) => r.count > 0).map((r) => r.outcome)),
       marks: [
-        Plot.barX(data.outcomes, { x: 'rate', y: 'cell', fx: 'outcome', fill: 'outcome', sort: { y: null }, tip: true }),
-        Plot.ruleY(data.outcomes, { x1: 'low', x2: 'high', y: 'cell', fx: 'outcome', stroke: '#222' }),
+        Plot.barX(rows, { x: 'rate', y: 'cell', fx: 'outcome', fill: 'outcome', sort: { y: null }, tip: true }),
+        Plot.ruleY(rows, { x1: 'low', x2: 'high', y: 'cell', fx: 'outcome', stroke: '#222' }),
         Plot.ruleX([0]),
       ],
-    }),
-    distinct(data.outcomes as never, 'outcome'),
-  );
+    });
+
+  if (data.pooled) mount('pooled', rateBars(data.pooled.outcomes), distinct(data.pooled.outcomes as never, 'outcome'));
+  mount('outcomes', rateBars(data.outcomes), distinct(data.outcomes as never, 'outcome'));
+
+  if (data.firstRounds.length) {
+    const converged = data.convergence.filter((c) => c.mean !== null);
+    const last = Math.max(2, ...data.firstRounds.map((p) => p.round));
+    mount(
+      'convergence',
+      Plot.plot({
+        width: 1100,
+        height: Math.max(140, 26 * data.convergence.length + 70),
+        marginLeft: 300,
+        marginRight: 30,
+        // Whole rounds only: as many ticks as rounds, up to 10.
+        x: { label: 'first round at which all honest agents held the same honest initial value', domain: [0, last], ticks: Math.min(last, 10), tickFormat: 'd', grid: true },
+        y: { label: null, domain: data.convergence.map((c) => c.cell) },
+        r: { range: [2, 10] },
+        marks: [
+          Plot.dot(data.firstRounds, Plot.group({ r: 'count' }, { x: 'round', y: 'cell', fill: '#2a9d8f', fillOpacity: 0.7, tip: true })),
+          Plot.tickX(converged, { x: 'mean', y: 'cell', stroke: '#222', strokeWidth: 2 }),
+        ],
+      }),
+      distinct(data.firstRounds as never, 'cell'),
+    );
+  }
 
   if (data.trajectories.length) {
     mount(
@@ -92,7 +119,7 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
       height: 260,
       x: { label: 'rounds played' },
       y: { label: 'runs', grid: true },
-      color: outcomeColours,
+      color: outcomeColours(data.rounds.map((r) => r.outcome)),
       marks: [Plot.rectY(data.rounds, Plot.binX({ y: 'count' }, { x: 'rounds', fill: 'outcome', tip: true })), Plot.ruleY([0])],
     }),
     distinct(data.rounds as never, 'outcome'),

@@ -1,11 +1,13 @@
 /**
  * @module
  * The data behind the HTML report, computed from results records: per-cell outcome
- * rates with Wilson intervals, a few runs' trajectories and stop votes, the rounds
- * distribution, and a decision-mode comparison. Plain JSON, so the page only draws.
+ * and "no consensus" rates with Wilson intervals, convergence, a few runs'
+ * trajectories and stop votes, the rounds distribution, a decision-mode comparison
+ * and, when asked, groups pooled across cells. Plain JSON, so the page only draws.
  */
 import type { RunRecord } from '../sim/experiment/record.js';
-import { type CellSummary, OUTCOMES, summarizeCells } from '../sim/stats.js';
+import { type CellSummary, convergenceRound, GroupedSummaries, OUTCOMES, type RunsSummary, summarizeCells } from '../sim/stats.js';
+import { type GroupSummary, groupLabel, type PoolField, poolRuns } from './pool.js';
 
 export interface OutcomeRow {
   cell: string;
@@ -37,6 +39,32 @@ export interface RoundsPoint {
   rounds: number;
 }
 
+/** Where a run first converged (all honest agents on one honest initial value). */
+export interface ConvergencePoint {
+  cell: string;
+  round: number;
+}
+
+export interface ConvergenceRow {
+  cell: string;
+  runs: number;
+  converged: number;
+  rate: number;
+  low: number;
+  high: number;
+  mean: number | null;
+  median: number | null;
+  /** Mean first round over the valid runs only, as the reference's summaries average it. */
+  validMean: number | null;
+}
+
+export interface PooledData {
+  by: PoolField[];
+  groups: GroupSummary[];
+  /** The same rows as `outcomes`, with the group's label in `cell`. */
+  outcomes: OutcomeRow[];
+}
+
 export interface ModeRow {
   mode: string;
   strategy: string;
@@ -54,6 +82,9 @@ export interface ReportData {
   common: string;
   cells: CellSummary[];
   outcomes: OutcomeRow[];
+  convergence: ConvergenceRow[];
+  firstRounds: ConvergencePoint[];
+  pooled: PooledData | null;
   trajectories: TrajectoryPoint[];
   votes: VotePoint[];
   rounds: RoundsPoint[];
@@ -66,20 +97,15 @@ export interface ReportDataOptions {
   title: string;
   /** How many runs to draw trajectories for (default 6). */
   trajectories?: number;
+  /** Also pool runs across cells by these fields. */
+  by?: readonly PoolField[];
 }
 
 export function buildReportData(records: readonly RunRecord[], options: ReportDataOptions): ReportData {
   const { short, common } = shortLabels([...new Set(records.map((r) => r.cell))]);
   records = records.map((r) => ({ ...r, cell: short.get(r.cell) ?? r.cell }));
   const cells = summarizeCells(records);
-  // Only outcomes that occur somewhere get a column: an all-zero facet says nothing.
-  const present = OUTCOMES.filter((o) => cells.some((c) => c.outcomes[o].count > 0));
-  const outcomes = cells.flatMap((c) =>
-    present.map((outcome) => {
-      const r = c.outcomes[outcome];
-      return { cell: c.cell, outcome, rate: r.rate, low: r.ci.low, high: r.ci.high, count: r.count, runs: c.runs };
-    }),
-  );
+  const outcomes = _outcomeRows(cells.map((c) => [c.cell, c]));
   const chosen = chooseRuns(records, options.trajectories ?? 6);
   return {
     title: options.title,
@@ -87,12 +113,40 @@ export function buildReportData(records: readonly RunRecord[], options: ReportDa
     common,
     cells,
     outcomes,
+    convergence: cells.map(_convergenceRow),
+    firstRounds: records.flatMap((r) => {
+      const round = convergenceRound(r);
+      return round === null ? [] : [{ cell: r.cell, round }];
+    }),
+    pooled: options.by?.length ? _pooled(records, options.by) : null,
     trajectories: chosen.flatMap(_trajectory),
     votes: chosen.flatMap(_votes),
     rounds: records.map((r) => ({ cell: r.cell, outcome: r.outcome, rounds: r.rounds })),
     modes: _modes(records),
     configs: [...new Map(records.map((r) => [r.cell, r.config])).values()],
   };
+}
+
+/** One row per outcome (and no_consensus) that occurs somewhere: an all-zero facet says nothing. */
+function _outcomeRows(rows: readonly (readonly [string, RunsSummary])[]): OutcomeRow[] {
+  const rate = (s: RunsSummary, outcome: string) => (outcome === 'no_consensus' ? s.no_consensus : s.outcomes[outcome as (typeof OUTCOMES)[number]]);
+  const present = [...OUTCOMES, 'no_consensus'].filter((o) => rows.some(([, s]) => rate(s, o).count > 0));
+  return rows.flatMap(([cell, s]) =>
+    present.map((outcome) => {
+      const r = rate(s, outcome);
+      return { cell, outcome, rate: r.rate, low: r.ci.low, high: r.ci.high, count: r.count, runs: s.runs };
+    }),
+  );
+}
+
+function _convergenceRow(c: CellSummary): ConvergenceRow {
+  const v = c.convergence;
+  return { cell: c.cell, runs: c.runs, converged: v.count, rate: v.rate, low: v.ci.low, high: v.ci.high, mean: v.mean_round, median: v.median_round, validMean: v.valid_mean_round };
+}
+
+function _pooled(records: readonly RunRecord[], by: readonly PoolField[]): PooledData {
+  const groups = poolRuns(records, by);
+  return { by: [...by], groups, outcomes: _outcomeRows(groups.map((g) => [groupLabel(g.group), g])) };
 }
 
 /**
@@ -138,24 +192,21 @@ function _votes(r: RunRecord): VotePoint[] {
 function _modes(records: readonly RunRecord[]): ModeRow[] {
   // b = 0 runs have no strategy: they are every strategy's starting point.
   const strategies = [...new Set(records.filter((r) => r.byzantine > 0).map((r) => r.config.byzantineStrategy ?? 'none'))];
-  const groups = new Map<string, RunRecord[]>();
+  const groups = new GroupedSummaries<RunRecord & { mode: string }>((r) => r.mode);
   for (const r of records) {
     for (const strategy of r.byzantine > 0 || strategies.length === 0 ? [r.config.byzantineStrategy ?? 'none'] : strategies) {
-      const key = JSON.stringify([r.config.decide ?? 'vote', strategy, r.byzantine]);
-      const group = groups.get(key);
-      if (group) group.push(r);
-      else groups.set(key, [r]);
+      groups.add({ ...r, mode: JSON.stringify([r.config.decide ?? 'vote', strategy, r.byzantine]) });
     }
   }
-  if (new Set([...groups.keys()].map((k) => JSON.parse(k)[0])).size < 2) return [];
+  const summaries = groups.finish();
+  if (new Set([...summaries.keys()].map((k) => JSON.parse(k)[0])).size < 2) return [];
   const rows: ModeRow[] = [];
-  for (const [key, group] of groups) {
+  for (const [key, summary] of summaries) {
     const [mode, strategy, byzantine] = JSON.parse(key) as [string, string, number];
-    const summary = summarizeCells(group.map((r) => ({ ...r, cell: key })))[0]!;
     const add = (measure: ModeRow['measure'], s: { rate: number; ci: { low: number; high: number } }) =>
       rows.push({ mode, strategy, byzantine, measure, rate: s.rate, low: s.ci.low, high: s.ci.high });
     add('valid', summary.outcomes.valid);
-    add('in range', summary.rangeValid);
+    add('in range', summary.range_valid);
     add('timeout', summary.outcomes.timeout);
     add('escalated', summary.outcomes.escalated);
   }

@@ -1,9 +1,10 @@
 /**
  * @module
  * The HTML report: one self-contained file (Observable Plot and d3 inlined, no
- * network) with the outcome rates per cell, trajectories, stop votes, rounds and a
- * decision-mode comparison — each chart with its table underneath, and the cell
- * settings and tool versions in the footer.
+ * network) with the outcome and "no consensus" rates per cell (and per pooled group
+ * when asked), convergence, trajectories, stop votes, rounds and a decision-mode
+ * comparison — each chart with its table underneath, and the cell settings and tool
+ * versions in the footer.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,6 +13,7 @@ import { WitnessError } from '../core/errors.js';
 import type { RunRecord } from '../sim/experiment/record.js';
 import { drawReport } from './html-client.js';
 import { buildReportData, type ReportData } from './html-data.js';
+import { groupLabel, type PoolField } from './pool.js';
 
 export interface HtmlReportOptions {
   title?: string;
@@ -19,6 +21,8 @@ export interface HtmlReportOptions {
   source?: string;
   /** Version of Witness, shown in the footer. */
   version?: string;
+  /** Also show runs pooled across cells by these fields (`witness report --by`). */
+  by?: readonly PoolField[];
 }
 
 const _require = createRequire(import.meta.url);
@@ -37,7 +41,7 @@ function _asset(pkg: string, file: string): { code: string; version: string } {
 }
 
 export function renderHtmlReport(records: readonly RunRecord[], options: HtmlReportOptions = {}): string {
-  const data = buildReportData(records, { title: options.title ?? 'Witness consensus report' });
+  const data = buildReportData(records, { title: options.title ?? 'Witness consensus report', by: options.by });
   const d3 = _asset('d3', 'dist/d3.min.js');
   const plot = _asset('@observablehq/plot', 'dist/plot.umd.min.js');
   const versions = `Witness ${options.version ?? '?'} · Node ${process.version} · Observable Plot ${plot.version} · d3 ${d3.version}`;
@@ -49,7 +53,9 @@ export function renderHtmlReport(records: readonly RunRecord[], options: HtmlRep
 <style>${STYLE}</style></head>
 <body>
 <header><h1>${_esc(data.title)}</h1><p>${data.runs} runs in ${data.cells.length} cells${options.source ? ` from <code>${_esc(options.source)}</code>` : ''}${data.common ? `; every cell: <code>${_esc(data.common)}</code>` : ''}. An agent's claim is not evidence: every number here comes from the simulator's own game state.</p></header>
-${_figure('outcomes', 'Outcome rates per cell', 'Share of runs per outcome with 95% Wilson intervals. valid = decided, honest agents agree on an honest initial value.', _outcomeTable(data))}
+${data.pooled ? _figure('pooled', `Pooled by ${data.pooled.by.join(', ')}`, 'Runs of all cells with the same values of these fields, pooled: share per outcome with 95% Wilson intervals. no_consensus = none + timeout.', _pooledTable(data)) : ''}
+${_figure('outcomes', 'Outcome rates per cell', 'Share of runs per outcome with 95% Wilson intervals. valid = decided, honest agents agree on an honest initial value; no_consensus = none + timeout, the paper\'s "no consensus".', _outcomeTable(data))}
+${_convergenceSection(data)}
 ${data.trajectories.length ? _figure('trajectories', "Honest agents' values by round", 'The longest run of each of a few cells: one line per honest agent.', _trajectoryTable(data)) : ''}
 ${data.votes.length ? _figure('votes', 'Stop votes by round', 'Stop votes per round for the same runs; the dashed line is the 2N/3 threshold.', _votesTable(data)) : ''}
 ${_figure('rounds', 'Rounds to decision', 'How many rounds runs took, coloured by outcome.', _roundsTable(data))}
@@ -90,6 +96,30 @@ function _outcomeTable(data: ReportData): string {
     ['cell', 'outcome', 'runs', 'count', 'rate', '95% CI'],
     data.outcomes.map((o) => [o.cell, o.outcome, o.runs, o.count, _pct(o.rate), `${_pct(o.low)}–${_pct(o.high)}`]),
   );
+}
+
+function _pooledTable(data: ReportData): string {
+  const pooled = data.pooled!;
+  const rate = (r: { rate: number; ci: { low: number; high: number } }) => `${_pct(r.rate)} (${_pct(r.ci.low)}–${_pct(r.ci.high)})`;
+  return _table(
+    ['group', 'runs', 'valid', 'invalid', 'none', 'timeout', 'no_consensus', 'converged', 'first round mean', 'median'],
+    pooled.groups.map((g) => {
+      const o = g.outcomes;
+      const c = g.convergence;
+      return [groupLabel(g.group), g.runs, rate(o.valid), rate(o.invalid), rate(o.none), rate(o.timeout), rate(g.no_consensus), c.count, c.mean_round?.toFixed(1) ?? '-', c.median_round ?? '-'];
+    }),
+  );
+}
+
+function _convergenceSection(data: ReportData): string {
+  const caption =
+    'Where each run first converged: the first round at which every honest agent held the same honest initial value (the reference\'s convergence_speed); dot size = runs, black tick = mean over the runs that converged.';
+  const table = _table(
+    ['cell', 'runs', 'converged', 'rate', '95% CI', 'first round mean', 'median', 'mean over valid runs'],
+    data.convergence.map((c) => [c.cell, c.runs, c.converged, _pct(c.rate), `${_pct(c.low)}–${_pct(c.high)}`, c.mean?.toFixed(1) ?? '-', c.median ?? '-', c.validMean?.toFixed(1) ?? '-']),
+  );
+  if (data.firstRounds.length) return _figure('convergence', 'Convergence', caption, table);
+  return `<section><h2>Convergence</h2><p>No run converged: in no round did every honest agent hold the same honest initial value.</p>${table}</section>`;
 }
 
 function _trajectoryTable(data: ReportData): string {

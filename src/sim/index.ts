@@ -28,6 +28,6 @@ export type { AgentSeat, RunGameOptions } from './game.js';
 export { sealRound, summarizeRound } from './network.js';
 export { classifyOutcome, shouldStop } from './outcome.js';
 export type { OutcomeInput } from './outcome.js';
-export { normalQuantile, OUTCOMES, summarizeCells, wilsonInterval } from './stats.js';
-export type { CellSummary, Interval, RateSummary } from './stats.js';
+export { convergenceRound, GroupedSummaries, normalQuantile, OUTCOMES, SummaryAccumulator, summarizeCells, summarizeGroups, wilsonInterval } from './stats.js';
+export type { CellSummary, ConvergenceInput, ConvergenceSummary, Interval, RateSummary, RunsSummary, SummaryInput } from './stats.js';
 export type * from './types.js';

@@ -1,51 +1,17 @@
 /**
  * @module
- * Statistics of a sweep (consensus.md §4): per cell, each outcome's count and rate
- * with a Wilson score interval, and rounds (mean with a normal-approximation interval,
- * median).
+ * Statistics of a sweep (consensus.md §4): for a cell, or any group of runs pooled
+ * across cells, each outcome's count and rate with a Wilson score interval, "no
+ * consensus" (none + timeout), rounds (mean with a normal-approximation interval,
+ * median) and convergence (the first round at which all honest agents hold the same
+ * valid value, as the reference computes it). One accumulator computes all of it
+ * from runs given one at a time, in memory bounded by the number of groups.
  */
-import type { Outcome } from './types.js';
+import { type Interval, normalQuantile, wilsonInterval } from './interval.js';
+import type { Outcome, Proposal, Role } from './types.js';
 
-export interface Interval {
-  low: number;
-  high: number;
-}
-
-/**
- * Wilson score interval for a binomial proportion (Wilson 1927). Unlike the normal
- * interval it stays inside [0, 1] and is informative at 0 or n successes.
- * @example wilsonInterval(0, 25) // { low: 0, high: 0.133… }
- */
-export function wilsonInterval(successes: number, trials: number, confidence = 0.95): Interval {
-  if (!Number.isInteger(successes) || !Number.isInteger(trials) || successes < 0 || trials < 0 || successes > trials) {
-    throw new RangeError(`wilsonInterval needs whole numbers 0 ≤ successes ≤ trials, got ${successes}/${trials}`);
-  }
-  if (!(confidence > 0 && confidence < 1)) throw new RangeError(`confidence must be in (0, 1), got ${confidence}`);
-  if (trials === 0) return { low: 0, high: 1 };
-  const z = normalQuantile(1 - (1 - confidence) / 2);
-  const p = successes / trials;
-  const z2n = (z * z) / trials;
-  const centre = (p + z2n / 2) / (1 + z2n);
-  const half = (z / (1 + z2n)) * Math.sqrt((p * (1 - p)) / trials + z2n / (4 * trials));
-  // Clamp away floating-point dust so exact 0 and 1 stay exact.
-  return { low: successes === 0 ? 0 : Math.max(0, centre - half), high: successes === trials ? 1 : Math.min(1, centre + half) };
-}
-
-/** Inverse of the standard normal CDF (Acklam's rational approximation, |error| < 1.2e-9). */
-export function normalQuantile(p: number): number {
-  if (!(p > 0 && p < 1)) throw new RangeError(`normalQuantile needs 0 < p < 1, got ${p}`);
-  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
-  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
-  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
-  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
-  const tail = (q: number) =>
-    (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
-  if (p < 0.02425) return tail(Math.sqrt(-2 * Math.log(p)));
-  if (p > 1 - 0.02425) return -tail(Math.sqrt(-2 * Math.log(1 - p)));
-  const q = p - 0.5;
-  const r = q * q;
-  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
-}
+export { normalQuantile, wilsonInterval } from './interval.js';
+export type { Interval } from './interval.js';
 
 export const OUTCOMES: readonly Outcome[] = ['valid', 'invalid', 'none', 'timeout', 'escalated'];
 
@@ -55,23 +21,49 @@ export interface RateSummary {
   ci: Interval;
 }
 
-export interface CellSummary {
-  cell: string;
+/** Runs that converged (count, rate, Wilson interval) and the round at which they did. */
+export interface ConvergenceSummary extends RateSummary {
+  /** Mean of the first converged round over the runs that converged; null when none did. */
+  mean_round: number | null;
+  median_round: number | null;
+  /**
+   * Mean of the first converged round over the valid runs only: what the reference's
+   * own summaries average (Q2_analysis.json gives it beside `valid_runs_count`).
+   */
+  valid_mean_round: number | null;
+}
+
+/** The summary of a set of runs. Multi-word keys are snake_case, like the results file: it is printed as JSON. */
+export interface RunsSummary {
   runs: number;
-  honest: number;
-  byzantine: number;
+  /** h and b when every run has the same; null when the pooled runs differ. */
+  honest: number | null;
+  byzantine: number | null;
   outcomes: Record<Outcome, RateSummary>;
+  /** The paper's "no consensus": none + timeout. */
+  no_consensus: RateSummary;
   rounds: { mean: number; ci: Interval; median: number };
+  convergence: ConvergenceSummary;
   /** Mean agent decisions per run. */
   decisions: number;
   /** Runs whose honest agents agree on one of their initial values. */
-  strictValid: RateSummary;
+  strict_valid: RateSummary;
   /** Runs whose honest agents agree on a value within their initial range. */
-  rangeValid: RateSummary;
+  range_valid: RateSummary;
 }
 
-export interface SummaryInput {
+export interface CellSummary extends RunsSummary {
   cell: string;
+}
+
+/** What convergence is computed from: roles, honest initial values and each round's proposals. */
+export interface ConvergenceInput {
+  roles: readonly Role[];
+  initial: Readonly<Record<string, number>>;
+  trajectory: readonly { round: number; values: readonly Proposal[] }[];
+}
+
+export interface SummaryInput extends ConvergenceInput {
   honest: number;
   byzantine: number;
   outcome: Outcome;
@@ -81,41 +73,165 @@ export interface SummaryInput {
   range_valid?: boolean | null;
 }
 
-/** One summary per cell, cells in the order they first appear. */
-export function summarizeCells(runs: readonly SummaryInput[], confidence = 0.95): CellSummary[] {
-  const groups = new Map<string, SummaryInput[]>();
-  for (const run of runs) {
-    const group = groups.get(run.cell);
-    if (group) group.push(run);
-    else groups.set(run.cell, [run]);
+/**
+ * The first round at which every honest agent holds the same value and that value is
+ * one of the honest agents' initial values; null if no round did. This is the
+ * reference's `convergence_speed` (byzantine_consensus.py `get_statistics`: the first
+ * round whose `check_consensus` holds): Byzantine values are left out, an honest agent
+ * without a value is left out (the reference skips `None`), agreement on a value no
+ * honest agent started with does not count, and a run that agrees and then drifts
+ * apart again keeps its first round.
+ */
+export function convergenceRound(run: ConvergenceInput): number | null {
+  const valid = new Set(Object.values(run.initial));
+  const honest = run.roles.flatMap((role, i) => (role === 'honest' ? [i] : []));
+  for (const row of run.trajectory) {
+    let agreed: number | undefined;
+    let unanimous = true;
+    for (const i of honest) {
+      const value = row.values[i];
+      if (typeof value !== 'number') continue;
+      if (agreed === undefined) agreed = value;
+      else if (value !== agreed) {
+        unanimous = false;
+        break;
+      }
+    }
+    if (unanimous && agreed !== undefined && valid.has(agreed)) return row.round;
   }
-  return [...groups.entries()].map(([cell, group]) => _summarize(cell, group, confidence));
+  return null;
 }
 
-function _summarize(cell: string, group: SummaryInput[], confidence: number): CellSummary {
-  const n = group.length;
-  const outcomes = {} as Record<Outcome, RateSummary>;
-  for (const outcome of OUTCOMES) {
-    const count = group.filter((r) => r.outcome === outcome).length;
-    outcomes[outcome] = { count, rate: count / n, ci: wilsonInterval(count, n, confidence) };
+/** Counts of small whole numbers (rounds): exact mean, spread and median in memory bounded by their range. */
+class _Histogram {
+  readonly counts = new Map<number, number>();
+  n = 0;
+  sum = 0;
+
+  add(x: number): void {
+    this.counts.set(x, (this.counts.get(x) ?? 0) + 1);
+    this.n++;
+    this.sum += x;
   }
-  const rounds = group.map((r) => r.rounds).sort((a, b) => a - b);
-  const mean = rounds.reduce((s, x) => s + x, 0) / n;
-  const sd = n > 1 ? Math.sqrt(rounds.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1)) : 0;
-  const half = normalQuantile(1 - (1 - confidence) / 2) * (sd / Math.sqrt(n));
-  const mid = n >> 1;
-  const median = n % 2 ? rounds[mid]! : (rounds[mid - 1]! + rounds[mid]!) / 2;
-  const first = group[0]!;
-  const rate = (count: number): RateSummary => ({ count, rate: count / n, ci: wilsonInterval(count, n, confidence) });
-  return {
-    cell,
-    runs: n,
-    honest: first.honest,
-    byzantine: first.byzantine,
-    outcomes,
-    rounds: { mean, ci: { low: mean - half, high: mean + half }, median },
-    decisions: group.reduce((s, r) => s + (r.decisions ?? 0), 0) / n,
-    strictValid: rate(group.filter((r) => r.strict_valid === true).length),
-    rangeValid: rate(group.filter((r) => r.range_valid === true).length),
-  };
+
+  mean(): number {
+    return this.sum / this.n;
+  }
+
+  sd(): number {
+    if (this.n < 2) return 0;
+    const mean = this.mean();
+    let squares = 0;
+    for (const [x, c] of this.counts) squares += c * (x - mean) ** 2;
+    return Math.sqrt(squares / (this.n - 1));
+  }
+
+  median(): number {
+    const sorted = [...this.counts.entries()].sort((a, b) => a[0] - b[0]);
+    const at = (k: number) => {
+      let seen = 0;
+      for (const [x, c] of sorted) {
+        seen += c;
+        if (seen > k) return x;
+      }
+      throw new RangeError('median of an empty histogram');
+    };
+    const mid = this.n >> 1;
+    return this.n % 2 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
+  }
+}
+
+/**
+ * Summarises runs added one at a time: the one summary for cells and for groups
+ * pooled across cells.
+ * @example const acc = new SummaryAccumulator(); for (const r of records) acc.add(r); acc.finish()
+ */
+export class SummaryAccumulator {
+  private readonly _outcomes = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+  private readonly _rounds = new _Histogram();
+  private readonly _converged = new _Histogram();
+  private readonly _convergedValid = new _Histogram();
+  private _decisions = 0;
+  private _strict = 0;
+  private _range = 0;
+  private _honest: number | null | undefined;
+  private _byzantine: number | null | undefined;
+
+  add(run: SummaryInput): void {
+    this._outcomes[run.outcome]++;
+    this._rounds.add(run.rounds);
+    const converged = convergenceRound(run);
+    if (converged !== null) this._converged.add(converged);
+    if (converged !== null && run.outcome === 'valid') this._convergedValid.add(converged);
+    this._decisions += run.decisions ?? 0;
+    if (run.strict_valid === true) this._strict++;
+    if (run.range_valid === true) this._range++;
+    this._honest = this._honest === undefined || this._honest === run.honest ? run.honest : null;
+    this._byzantine = this._byzantine === undefined || this._byzantine === run.byzantine ? run.byzantine : null;
+  }
+
+  get runs(): number {
+    return this._rounds.n;
+  }
+
+  finish(confidence = 0.95): RunsSummary {
+    const n = this.runs;
+    if (n === 0) throw new RangeError('no runs to summarise');
+    const rate = (count: number): RateSummary => ({ count, rate: count / n, ci: wilsonInterval(count, n, confidence) });
+    const outcomes = Object.fromEntries(OUTCOMES.map((o) => [o, rate(this._outcomes[o])])) as Record<Outcome, RateSummary>;
+    const mean = this._rounds.mean();
+    const half = normalQuantile(1 - (1 - confidence) / 2) * (this._rounds.sd() / Math.sqrt(n));
+    const converged = this._converged.n;
+    return {
+      runs: n,
+      honest: this._honest ?? null,
+      byzantine: this._byzantine ?? null,
+      outcomes,
+      no_consensus: rate(this._outcomes.none + this._outcomes.timeout),
+      rounds: { mean, ci: { low: mean - half, high: mean + half }, median: this._rounds.median() },
+      convergence: {
+        ...rate(converged),
+        mean_round: converged ? this._converged.mean() : null,
+        median_round: converged ? this._converged.median() : null,
+        valid_mean_round: this._convergedValid.n ? this._convergedValid.mean() : null,
+      },
+      decisions: this._decisions / n,
+      strict_valid: rate(this._strict),
+      range_valid: rate(this._range),
+    };
+  }
+}
+
+/** Runs grouped by a key, added one at a time (a results file can be streamed through it). */
+export class GroupedSummaries<T extends SummaryInput> {
+  private readonly _groups = new Map<string, SummaryAccumulator>();
+
+  constructor(private readonly _keyOf: (run: T) => string) {}
+
+  add(run: T): void {
+    const key = this._keyOf(run);
+    let acc = this._groups.get(key);
+    if (!acc) {
+      acc = new SummaryAccumulator();
+      this._groups.set(key, acc);
+    }
+    acc.add(run);
+  }
+
+  /** One summary per key, in the order the keys first appeared. */
+  finish(confidence = 0.95): Map<string, RunsSummary> {
+    return new Map([...this._groups].map(([key, acc]) => [key, acc.finish(confidence)]));
+  }
+}
+
+/** Summaries of runs grouped by a key, groups in the order they first appear. */
+export function summarizeGroups<T extends SummaryInput>(runs: Iterable<T>, keyOf: (run: T) => string, confidence = 0.95): Map<string, RunsSummary> {
+  const groups = new GroupedSummaries(keyOf);
+  for (const run of runs) groups.add(run);
+  return groups.finish(confidence);
+}
+
+/** One summary per cell, cells in the order they first appear. */
+export function summarizeCells(runs: Iterable<SummaryInput & { cell: string }>, confidence = 0.95): CellSummary[] {
+  return [...summarizeGroups(runs, (r) => r.cell, confidence)].map(([cell, summary]) => ({ cell, ...summary }));
 }

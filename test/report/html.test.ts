@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildReportData, shortLabels } from '../../src/report/html-data.js';
 import { renderHtmlReport } from '../../src/report/html.js';
 import type { RunRecord } from '../../src/sim/experiment/record.js';
+import { convergenceRound } from '../../src/sim/stats.js';
 import { runExperiment } from '../../src/sim/experiment/run.js';
 import { parseExperiment } from '../../src/sim/experiment/schema.js';
 
@@ -21,8 +22,18 @@ beforeAll(async () => {
     budget: { rounds: 8 },
     grid: { honest: 4, byzantine: [0, 1, 2], byzantineStrategy: ['split', 'stall'], honestPolicy: ['plurality', 'stubborn'], decide: ['vote', 'rule:median', 'hybrid:trimmed-mean'], after: 2, rounds: 10 },
   });
-  records = (await runExperiment({ experiment })).records;
+  // Plain vote games with stubborn agents, where runs end as none and timeout too.
+  const plain = parseExperiment({ name: 'report-test-vote', runs: 6, grid: { honest: 4, byzantine: [0, 2], byzantineStrategy: 'mimic-defect', honestPolicy: ['plurality', 'stubborn'], rounds: 10 } });
+  records = [...(await runExperiment({ experiment })).records, ...(await runExperiment({ experiment: plain })).records];
+  expect(new Set(records.map((r) => r.outcome))).toEqual(new Set(['valid', 'invalid', 'none', 'timeout', 'escalated']));
 });
+
+/** A record's cell label as the report shows it (without the words every label shares). */
+const shortCell = (r: RunRecord) => {
+  labels ??= shortLabels([...new Set(records.map((x) => x.cell))]).short;
+  return labels.get(r.cell);
+};
+let labels: Map<string, string> | undefined;
 
 describe('HTML report data', () => {
   it('drops words every cell label shares and reports them once', () => {
@@ -30,11 +41,46 @@ describe('HTML report data', () => {
     expect(common).toBe('policy:plurality h=4 R=10');
     expect([...short.values()]).toEqual(['b=0', 'b=1:split']);
   });
-  it('has one outcome row per cell and outcome that occurs', () => {
+  it('has one outcome row per cell and outcome that occurs, and one for no_consensus', () => {
     const data = buildReportData(records, { title: 't' });
     const outcomes = new Set(records.map((r) => r.outcome));
-    expect(data.outcomes).toHaveLength(data.cells.length * outcomes.size);
+    expect(data.outcomes).toHaveLength(data.cells.length * (outcomes.size + 1));
     for (const row of data.outcomes) expect(row.low).toBeLessThanOrEqual(row.rate);
+  });
+  it('adds no_consensus = none + timeout to the outcome rows, per cell', () => {
+    const data = buildReportData(records, { title: 't' });
+    const rows = data.outcomes.filter((o) => o.outcome === 'no_consensus');
+    expect(rows.length).toBe(data.cells.length);
+    expect(rows.some((row) => row.count > 0)).toBe(true);
+    for (const row of rows) {
+      const cell = data.cells.find((c) => c.cell === row.cell)!;
+      expect(row.count).toBe(cell.outcomes.none.count + cell.outcomes.timeout.count);
+      expect(row.count).toBe(records.filter((r) => shortCell(r) === row.cell && (r.outcome === 'none' || r.outcome === 'timeout')).length);
+    }
+  });
+  it('summarises convergence per cell, with one point per run that converged', () => {
+    const data = buildReportData(records, { title: 't' });
+    expect(data.convergence.map((c) => c.cell)).toEqual(data.cells.map((c) => c.cell));
+    expect(data.firstRounds.length).toBe(records.filter((r) => convergenceRound(r) !== null).length);
+    expect(data.firstRounds.length).toBeGreaterThan(0);
+    for (const c of data.convergence) expect(c.converged).toBe(data.firstRounds.filter((p) => p.cell === c.cell).length);
+  });
+  it('pools runs across cells when asked, with the same outcome rows per group', () => {
+    const data = buildReportData(records, { title: 't', by: ['byzantine'] });
+    expect(data.pooled!.groups.map((g) => g.group.byzantine)).toEqual([0, 1, 2]);
+    const noConsensus = data.pooled!.outcomes.filter((o) => o.outcome === 'no_consensus');
+    expect(noConsensus.map((o) => o.cell)).toEqual(['byzantine=0', 'byzantine=1', 'byzantine=2']);
+    const expected = [0, 1, 2].map((b) => records.filter((r) => r.byzantine === b && (r.outcome === 'none' || r.outcome === 'timeout')).length);
+    expect(noConsensus.map((o) => o.count)).toEqual(expected);
+    expect(expected[2]).toBeGreaterThan(0);
+    expect(buildReportData(records, { title: 't' }).pooled).toBeNull();
+  });
+  it('shows no_consensus and convergence in the page\'s tables', () => {
+    const html = renderHtmlReport(records, { title: 'T', by: ['decide'] });
+    expect(html).toContain('<td>no_consensus</td>');
+    expect(html).toContain('<h2>Convergence</h2>');
+    expect(html).toContain('<h2>Pooled by decide</h2>');
+    expect(html).toContain('<td>decide=rule:median</td>');
   });
   it('compares decision modes when the results hold more than one', () => {
     const data = buildReportData(records, { title: 't' });
@@ -56,8 +102,8 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
   it('draws every chart with the expected number of series and saves a screenshot', async () => {
     mkdirSync(outDir, { recursive: true });
     const file = join(outDir, 'report.html');
-    writeFileSync(file, renderHtmlReport(records, { title: 'Browser test report', source: 'test' }));
-    const data = buildReportData(records, { title: 't' });
+    writeFileSync(file, renderHtmlReport(records, { title: 'Browser test report', source: 'test', by: ['decide', 'byzantine'] }));
+    const data = buildReportData(records, { title: 't', by: ['decide', 'byzantine'] });
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
@@ -78,13 +124,27 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
           const colours = (selector: string, attr: string) =>
             // biome-ignore lint/suspicious/noExplicitAny: DOM elements, untyped here.
             new Set([...(svg?.querySelectorAll(selector) ?? [])].map((e: any) => e.getAttribute(attr)).filter((c: string | null) => c && c !== 'none')).size;
-          return { id: f.id, marks: svg?.querySelectorAll('rect, path, circle, line').length ?? 0, bars: colours('g[aria-label="bar"] rect, g[aria-label="rect"] rect', 'fill'), lines: colours('g[aria-label="line"] path', 'stroke') };
+          return {
+            id: f.id,
+            marks: svg?.querySelectorAll('rect, path, circle, line').length ?? 0,
+            bars: colours('g[aria-label="bar"] rect, g[aria-label="rect"] rect', 'fill'),
+            lines: colours('g[aria-label="line"] path', 'stroke'),
+            dots: svg?.querySelectorAll('g[aria-label="dot"] circle').length ?? 0,
+            // biome-ignore lint/suspicious/noExplicitAny: DOM elements, untyped here.
+            legend: [...f.querySelectorAll('.chart [class$="-swatch"]')].map((e: any) => e.textContent.trim()),
+          };
         }),
       );
-      expect(charts.map((c) => c.id)).toEqual(['outcomes', 'trajectories', 'votes', 'rounds', 'modes']);
+      expect(charts.map((c) => c.id)).toEqual(['pooled', 'outcomes', 'convergence', 'trajectories', 'votes', 'rounds', 'modes']);
       for (const c of charts) expect(c.marks, `${c.id} drew nothing`).toBeGreaterThan(0);
       const byId = Object.fromEntries(charts.map((c) => [c.id, c]));
       expect(byId.outcomes!.bars).toBe(new Set(data.outcomes.filter((o) => o.count > 0).map((o) => o.outcome)).size);
+      expect(byId.outcomes!.bars).toBeGreaterThan(new Set(data.outcomes.filter((o) => o.count > 0 && o.outcome !== 'no_consensus').map((o) => o.outcome)).size);
+      expect(byId.pooled!.bars).toBe(new Set(data.pooled!.outcomes.filter((o) => o.count > 0).map((o) => o.outcome)).size);
+      expect(byId.convergence!.dots).toBe(new Set(data.firstRounds.map((p) => `${p.cell}\0${p.round}`)).size);
+      // A legend lists only what its chart draws.
+      expect(byId.outcomes!.legend).toEqual(['valid', 'invalid', 'none', 'timeout', 'escalated', 'no_consensus']);
+      expect(byId.rounds!.legend).toEqual(['valid', 'invalid', 'none', 'timeout', 'escalated']);
       expect(byId.rounds!.bars).toBe(new Set(data.rounds.map((r) => r.outcome)).size);
       expect(byId.trajectories!.lines).toBe(new Set(data.trajectories.map((t) => t.agent)).size);
       expect(byId.votes!.lines).toBe(new Set(data.votes.map((v) => v.run)).size);

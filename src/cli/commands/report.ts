@@ -1,40 +1,74 @@
 /**
  * @module
- * `witness report FILE`: recompute the outcome table from any results file.
+ * `witness report FILE [--by FIELD,…]`: recompute the outcome table from any results
+ * file, per cell or pooled across cells.
  */
 import { writeFileSync } from 'node:fs';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
+import { isWitnessError } from '../../core/errors.js';
 import { renderHtmlReport } from '../../report/html.js';
-import { renderOutcomeTable } from '../../report/table.js';
+import { POOL_FIELDS, type PoolField, parsePoolFields, poolRuns } from '../../report/pool.js';
+import { renderGroupTable, renderOutcomeTable } from '../../report/table.js';
 import { readResults } from '../../sim/experiment/run.js';
 import { summarizeCells } from '../../sim/stats.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { VERSION } from '../version.js';
 
+interface ReportOptions {
+  json?: boolean;
+  html?: string;
+  title?: string;
+  by?: PoolField[];
+}
+
 export function reportCommand(ctx: CliContext): Command {
+  const fields = Object.entries(POOL_FIELDS).map(([name, f]) => `  ${name.padEnd(11)}${f.about}`).join('\n');
   return new Command('report')
     .summary('tabulate a results file')
-    .description('Reads a results file (JSONL from `witness sim`) and prints per cell the outcome rates with 95% Wilson intervals and rounds. Damaged lines are reported with their line numbers and the rest are still used.')
+    .description(
+      'Reads a results file (JSONL from `witness sim`) and prints per cell, or per group of cells with --by, the outcome rates with 95% Wilson intervals, "no consensus" (none + timeout), rounds, and convergence (runs in which all honest agents held the same honest initial value in some round, and the first such round). Damaged lines are reported with their line numbers and the rest are still used.',
+    )
     .argument('<file>', 'results file')
-    .option('--json', 'print the per-cell summary as JSON')
-    .option('--html <file>', 'also write a self-contained HTML report with charts')
+    .option('--by <fields>', 'pool runs across cells by these fields (comma-separated), e.g. model,n', _byOption)
+    .option('--json', 'print the summary as JSON (snake_case keys, like the results file)')
+    .option('--html <file>', 'also write a self-contained HTML report with charts (with --by, a pooled section too)')
     .option('--title <text>', 'title of the HTML report')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ witness report results/smoke.jsonl\n  $ witness report results/remedy.jsonl --html remedy.html\n  $ witness report results/smoke.jsonl --json | jq ".cells[0].outcomes.valid"',
+      `\nFields for --by:\n${fields}\n\nExamples:\n  $ witness report results/smoke.jsonl\n  $ witness report results/paper-benign.jsonl --by model          # the paper's rate per model\n  $ witness report results/paper-benign.jsonl --by model,awareness\n  $ witness report results/paper-byzantine.jsonl --by byzantine --json | jq ".groups[].no_consensus"\n  $ witness report results/remedy.jsonl --html remedy.html --by decide,byzantine\n  $ witness report results/smoke.jsonl --json | jq ".cells[0].outcomes.valid"`,
     )
-    .action((file: string, options: { json?: boolean; html?: string; title?: string }) => {
-      const path = resolvePath(ctx, file);
-      const { records, problems, tornTail } = readResults(path);
-      for (const p of problems) ctx.io.stderr(`${file}:${p.line}: skipped: ${p.message}\n`);
-      if (tornTail) ctx.io.stderr(`${file}: the last line is incomplete (a write was cut off) and was skipped.\n`);
-      const cells = summarizeCells(records);
-      if (options.json) ctx.io.stdout(`${JSON.stringify({ file: path, runs: records.length, problems, tornTail, cells }, null, 2)}\n`);
-      else ctx.io.stdout(`${renderOutcomeTable(cells)}\n`);
-      if (options.html) {
-        const out = resolvePath(ctx, options.html);
-        writeFileSync(out, renderHtmlReport(records, { title: options.title, source: file, version: VERSION }));
-        ctx.io.stderr(`HTML report: ${out}\n`);
-      }
-    });
+    .action((file: string, options: ReportOptions) => _report(ctx, file, options));
+}
+
+function _byOption(text: string): PoolField[] {
+  try {
+    return parsePoolFields(text);
+  } catch (error) {
+    // Commander prints an option's own errors with its name and exits 2.
+    if (isWitnessError(error, 'USAGE')) throw new InvalidArgumentError(error.message);
+    throw error;
+  }
+}
+
+function _report(ctx: CliContext, file: string, options: ReportOptions): void {
+  const path = resolvePath(ctx, file);
+  const { records, problems, tornTail } = readResults(path);
+  for (const p of problems) ctx.io.stderr(`${file}:${p.line}: skipped: ${p.message}\n`);
+  if (tornTail) ctx.io.stderr(`${file}: the last line is incomplete (a write was cut off) and was skipped.\n`);
+  const head = { file: path, runs: records.length, problems, torn_tail: tornTail };
+  if (options.by) {
+    const groups = poolRuns(records, options.by);
+    const inRange = records.some((r) => r.config.decide !== undefined);
+    if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, by: options.by, groups }, null, 2)}\n`);
+    else ctx.io.stdout(`${renderGroupTable(groups, options.by, { inRange })}\n`);
+  } else {
+    const cells = summarizeCells(records);
+    if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, cells }, null, 2)}\n`);
+    else ctx.io.stdout(`${renderOutcomeTable(cells)}\n`);
+  }
+  if (options.html) {
+    const out = resolvePath(ctx, options.html);
+    writeFileSync(out, renderHtmlReport(records, { title: options.title, source: file, version: VERSION, by: options.by }));
+    ctx.io.stderr(`HTML report: ${out}\n`);
+  }
 }

@@ -1,8 +1,14 @@
 /**
  * @module
  * Built-in experiments (consensus.md §9). `paper-benign` and `paper-byzantine` are the
- * grids of the ETH Zurich study (25 runs per cell, R = 50, values 0..50); `smoke` is a
- * seconds-long sweep that still shows every kind of outcome.
+ * grids of the ETH Zurich study, checked against the reference's run script
+ * (`byzantine_consensus_game/run_batch.py`, commit 5b3d6f8 of
+ * leorugli/byzantine-consensus-llm-agents): N ∈ {4, 8, 16} with b = 0, and 8 honest
+ * plus b ∈ {1, 2, 3, 4}, 25 runs per cell (5 batches of 5), values 0..50. The models
+ * are the paper's (Qwen3-8B and -14B; -14B for the Byzantine grid); they apply only
+ * when model-backed agents play. R = 50, as the reference's later config.py sets for
+ * its cluster experiments; that run script passed 15 (docs/llm.md).
+ * `smoke` is a seconds-long sweep that still shows every kind of outcome.
  */
 import { WitnessError } from '../../core/errors.js';
 import type { ExperimentInput } from './schema.js';
@@ -17,17 +23,17 @@ export const PRESETS: Readonly<Record<string, ExperimentInput & { description: s
   },
   'paper-benign': {
     name: 'paper-benign',
-    description: 'The study\'s benign grid: N ∈ {4, 8, 16}, no Byzantine agents, both awareness variants, 25 runs per cell.',
+    description: 'The study\'s benign grid: N ∈ {4, 8, 16}, no Byzantine agents, both awareness variants, 25 runs per cell; with model-backed agents, Qwen3-8B and Qwen3-14B.',
     seed: 1,
     runs: 25,
-    grid: { honest: [4, 8, 16], byzantine: 0, awareness: ['may_exist', 'none_exist'], rounds: 50 },
+    grid: { honest: [4, 8, 16], byzantine: 0, awareness: ['may_exist', 'none_exist'], rounds: 50, model: ['Qwen/Qwen3-8B', 'Qwen/Qwen3-14B'] },
   },
   'paper-byzantine': {
     name: 'paper-byzantine',
-    description: 'The study\'s Byzantine grid: 8 honest agents plus b ∈ {0, 1, 2, 3, 4} Byzantine agents, 25 runs per cell.',
+    description: 'The study\'s Byzantine grid: 8 honest agents plus b ∈ {1, 2, 3, 4} Byzantine agents, 25 runs per cell (the b = 0 baseline is paper-benign\'s N = 8 may_exist cell); with model-backed agents, Qwen3-14B.',
     seed: 1,
     runs: 25,
-    grid: { honest: 8, byzantine: [0, 1, 2, 3, 4], byzantineStrategy: 'split', awareness: 'may_exist', rounds: 50 },
+    grid: { honest: 8, byzantine: [1, 2, 3, 4], byzantineStrategy: 'split', awareness: 'may_exist', rounds: 50, model: 'Qwen/Qwen3-14B' },
   },
   remedy: {
     name: 'remedy',
