@@ -11,7 +11,7 @@
  * The limits and phrases come from the pack's manifest.
  */
 import type { ChatMessage, ChatRequest, JsonSchema } from '../../llm/types.js';
-import { headOf, referenceOrder, summarizeRound } from '../network.js';
+import { headOf, pyStrip, referenceOrder, summarizeRound } from '../network.js';
 import type { Attempt, DecideView, Message, VoteView } from '../types.js';
 import type { PromptCue, PromptPack, Stage, TemplateVariable } from './pack.js';
 
@@ -71,7 +71,7 @@ export function promptVariables(pack: PromptPack, stage: PromptStage, view: Deci
   const { limits, empty, phrases, cues } = pack.manifest;
   const { rules } = view;
   const recent = view.history.slice(Math.max(0, view.history.length - limits.historyRounds)).reverse();
-  const kept = view.notes.filter((n) => n.text.trim() !== '');
+  const kept = view.notes.filter((n) => pyStrip(n.text) !== '');
   const notes = limits.noteRounds > 0 ? kept.slice(-limits.noteRounds) : [];
   const proposals = stage === 'vote' && 'proposals' in view ? view.proposals : [];
   const base = {
@@ -94,7 +94,7 @@ export function promptVariables(pack: PromptPack, stage: PromptStage, view: Deci
   const partial = { ...base, current_state: '', history, summary: history, notes: '', proposals: '', cues: '' };
   partial.current_state = fillTemplate(typeof view.currentValue === 'number' ? phrases.currentValue : phrases.noValueYet, partial);
   partial.cues = (options.cues ?? []).map((c) => fillTemplate(cues[c], partial)).join('\n');
-  partial.notes = notes.length ? notes.map((n) => `round ${n.round}: ${headOf(n.text.trim(), limits.noteChars)}`).join('\n') : (empty.notes ?? '');
+  partial.notes = notes.length ? notes.map((n) => `round ${n.round}: ${headOf(pyStrip(n.text), limits.noteChars)}`).join('\n') : (empty.notes ?? '');
   partial.proposals = proposals.length ? _proposalList(view.id, proposals, limits.proposalReasoning, fillTemplate(phrases.noReasoning, partial)) : (empty.proposals ?? '');
   return partial;
 }
