@@ -12,7 +12,7 @@
  */
 import type { ChatMessage, ChatRequest, JsonSchema } from '../../llm/types.js';
 import { headOf, pyStrip, referenceOrder, summarizeRound } from '../network.js';
-import type { Attempt, DecideView, Message, VoteView } from '../types.js';
+import type { Attempt, DecideView, Message, Role, VoteView } from '../types.js';
 import type { PromptCue, PromptPack, Stage, TemplateVariable } from './pack.js';
 
 export type PromptStage = 'decide' | 'vote';
@@ -32,12 +32,17 @@ export function renderRequest(pack: PromptPack, stage: PromptStage, view: Decide
   let question = text(stage);
   if (options.attempt?.phase === 'single' && options.attempt.number > 1) question = `${question}\n\n${text(`${stage}-retry`)}`;
   if (stage === 'decide' && rules.confidence) question = `${question}\n${pack.manifest.confidence.instruction}`;
+  return sampledRequest(pack, stage, role, text(stage === 'decide' ? 'system' : 'vote-system'), question, renderSchema(pack, stage, view));
+}
+
+/** A system and a user message and their schema, with the pack's sampling for `stage`. */
+export function sampledRequest(pack: PromptPack, stage: PromptStage, role: Role, system: string, user: string, schema: JsonSchema): ChatRequest {
   const messages: ChatMessage[] = [
-    { role: 'system', content: text(stage === 'decide' ? 'system' : 'vote-system') },
-    { role: 'user', content: question },
+    { role: 'system', content: system },
+    { role: 'user', content: user },
   ];
   const sampling = pack.manifest.sampling[stage];
-  const request: ChatRequest = { messages, schema: renderSchema(pack, stage, view), schemaName: `${stage}_${role}`, temperature: sampling.temperature, maxTokens: sampling.maxTokens };
+  const request: ChatRequest = { messages, schema, schemaName: `${stage}_${role}`, temperature: sampling.temperature, maxTokens: sampling.maxTokens };
   if (sampling.topP !== null) request.topP = sampling.topP;
   if (sampling.topK !== null) request.topK = sampling.topK;
   return request;
