@@ -6,9 +6,10 @@ own agent methods, from the agent state Witness sends. Nothing of the reference 
 here: the wording comes from the user's checkout at run time.
 
 Protocol (JSON lines): argv[1] is the folder that holds bcg_agents.py. The first line out
-is {"ready": true, "python": "3.x.y"} or {"error": "..."}. Then each line in is one request
+is {"ready": true, "python": "3.x.y", "awareness": [...]} or {"error": "..."}. Then each line in is one request
 and each line out its answer, in order: {"system", "user", "schema"} or {"error"}.
 """
+import inspect
 import json
 import os
 import sys
@@ -71,9 +72,14 @@ def _check(bcg, model_config):
 
 
 def _new_agent(bcg, model_config, req):
-    return bcg.create_agent(agent_id=req["id"], is_byzantine=req["role"] == "byzantine",
-                            model_name=model_config.get("model_name", "Qwen/Qwen3-14B"), model_config=model_config,
-                            value_range=tuple(req["range"]), byzantine_awareness=req["awareness"])
+    given = {"agent_id": req["id"], "is_byzantine": req["role"] == "byzantine",
+             "model_name": model_config.get("model_name", "Qwen/Qwen3-14B"), "model_config": model_config,
+             "value_range": tuple(req["range"]), "byzantine_awareness": req["awareness"]}
+    # Older commits of the reference have no awareness variants (their prompts are may_exist's).
+    accepted = inspect.signature(bcg.create_agent).parameters
+    if "byzantine_awareness" not in accepted and req["awareness"] != "may_exist":
+        raise LookupError("this checkout's create_agent takes no byzantine_awareness: it has only the may_exist prompts")
+    return bcg.create_agent(**{k: v for k, v in given.items() if k in accepted or k in ("agent_id", "is_byzantine")})
 
 
 def _agent(bcg, model_config, req):
@@ -132,7 +138,8 @@ def main():
         out.write(json.dumps({"error": "%s: %s" % (type(error).__name__, error)}) + "\n")
         out.flush()
         return 1
-    out.write(json.dumps({"ready": True, "python": sys.version.split()[0]}) + "\n")
+    variants = ["may_exist", "none_exist"] if "byzantine_awareness" in inspect.signature(bcg.create_agent).parameters else ["may_exist"]
+    out.write(json.dumps({"ready": True, "python": sys.version.split()[0], "awareness": variants}) + "\n")
     out.flush()
     for line in sys.stdin:
         if not line.strip():

@@ -120,6 +120,19 @@ describe.skipIf(!hasPython)('prompts from a checkout of the reference', () => {
     expect(error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/cannot be used: .*has no build_vote_prompt/) });
   });
 
+  it('offers only may_exist for a checkout from before the awareness variants, and will not render none_exist', async () => {
+    const copy = mkdtempSync(join(tmpdir(), 'witness-ref-'));
+    cpSync(STANDIN, copy, { recursive: true });
+    const file = join(copy, 'byzantine_consensus_game', 'bcg_agents.py');
+    const text = readFileSync(file, 'utf8').replace(', byzantine_awareness="may_exist"):\n    return BCGAgent(agent_id, is_byzantine, model_name, model_config, value_range, byzantine_awareness)', '):\n    return BCGAgent(agent_id, is_byzantine, model_name, model_config, value_range)');
+    writeFileSync(file, text);
+    const prompts = await open(copy);
+    expect(prompts.awareness).toEqual(['may_exist']);
+    expect((await prompts.render('decide', decideView(view('honest')))).messages[0]!.content).toMatch(/ may_exist /);
+    const none = { ...decideView(view('honest')), rules: { ...view('honest').rules, awareness: 'none_exist' as const } };
+    await expect(prompts.render('decide', none)).rejects.toThrow(/has only the may_exist prompts/);
+  });
+
   it('fails a question whose prompt the checkout could not build, naming it and the reason', async () => {
     const copy = mkdtempSync(join(tmpdir(), 'witness-ref-'));
     cpSync(STANDIN, copy, { recursive: true });
@@ -147,6 +160,16 @@ describe.skipIf(!hasPython)('witness sim --prompts reference:PATH', () => {
     expect(server.requests[0]!.body.messages[0].content).toMatch(/^SYS agent_\d H may_exist init=\d+ R=2 range=\[0, 50\]$/);
     const record = JSON.parse(readFileSync(join(r.io.cwd, 'a.jsonl'), 'utf8').split('\n')[0]!);
     expect(record.llm.prompts).toEqual({ name: 'reference', hash: (await open()).hash });
+  });
+
+  it('refuses a none_exist grid when the checkout has only the may_exist prompts', async () => {
+    const copy = mkdtempSync(join(tmpdir(), 'witness-ref-'));
+    cpSync(STANDIN, copy, { recursive: true });
+    const file = join(copy, 'byzantine_consensus_game', 'bcg_agents.py');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(', byzantine_awareness="may_exist"):\n    return BCGAgent(agent_id, is_byzantine, model_name, model_config, value_range, byzantine_awareness)', '):\n    return BCGAgent(agent_id, is_byzantine, model_name, model_config, value_range)'));
+    const r = await cli(['sim', '--quiet', '--honest', '2', '--runs', '1', '--awareness', 'may_exist,none_exist', '--agents', 'llm', '--model', 'm', '--endpoint', 'http://127.0.0.1:9/v1', '--prompts', `reference:${copy}`]);
+    expect(r.code).toBe(2);
+    expect(r.io.err).toMatch(/has no none_exist prompts \(only may_exist\): run with --awareness may_exist/);
   });
 
   it('refuses extra cues with the reference prompts, which have none', async () => {

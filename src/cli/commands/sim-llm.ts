@@ -175,6 +175,11 @@ async function _prompts(ctx: CliContext, o: LlmCliOptions, experiment: Experimen
     }
   }
   const external = reference === undefined ? undefined : await openReferencePrompts(resolvePath(ctx, reference), { pack });
+  const missing = external && expandCells(experiment).find((c) => !external.awareness.includes(c.awareness));
+  if (missing) {
+    await external.close();
+    throw new WitnessError('USAGE', `The reference checkout at ${external.dir} has no ${missing.awareness} prompts (only ${external.awareness.join(', ')}): run with --awareness ${external.awareness.join(',')}.`);
+  }
   const used = external ?? { name: pack.manifest.name, hash: pack.hash };
   const want = (recorded?.prompts as { hash?: string; name?: string } | undefined)?.hash;
   if (want && want !== used.hash) {

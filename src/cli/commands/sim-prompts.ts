@@ -70,7 +70,7 @@ type _Rendered = { awareness: Awareness; role: Role; stage: 'decide' | 'vote'; r
 /** Every asked-for question of the sample state, rendered by the pack or by the reference checkout. */
 async function _render(o: PromptsOptions, pack: PromptPack, external: ExternalPrompts | undefined): Promise<_Rendered> {
   const rendered: _Rendered = [];
-  for (const awareness of o.awareness ? [o.awareness] : (['may_exist', 'none_exist'] as const)) {
+  for (const awareness of o.awareness ? [o.awareness] : (external?.awareness ?? (['may_exist', 'none_exist'] as const))) {
     const views = sampleViews(awareness, o.range);
     for (const role of o.role ? [o.role] : (['honest', 'byzantine'] as const))
       for (const stage of o.stage ? [o.stage] : (['decide', 'vote'] as const)) {

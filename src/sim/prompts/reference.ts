@@ -17,7 +17,7 @@ import { WitnessError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hash.js';
 import type { ChatRequest, JsonSchema } from '../../llm/types.js';
 import { pyStrip, referenceOrder, summarizeRound } from '../network.js';
-import type { Attempt, DecideView, VoteView } from '../types.js';
+import type { Attempt, Awareness, DecideView, VoteView } from '../types.js';
 import type { PromptPack } from './pack.js';
 import { type PromptStage, sampledRequest } from './render.js';
 
@@ -32,6 +32,8 @@ export interface ExternalPrompts {
   readonly name: string;
   readonly hash: string;
   readonly dir: string;
+  /** The awareness variants the prompts exist for (a checkout older than the variants has only may_exist). */
+  readonly awareness: readonly Awareness[];
   render(stage: PromptStage, view: DecideView | VoteView, attempt?: Attempt): Promise<ChatRequest>;
   close(): Promise<void>;
 }
@@ -58,12 +60,13 @@ export async function openReferencePrompts(path: string, options: ReferencePromp
   const dir = referenceFolder(path);
   const python = options.python ?? process.env.WITNESS_PYTHON ?? 'python3';
   const bridge = new _Bridge(spawn(python, [BRIDGE_SCRIPT, dir], { stdio: ['pipe', 'pipe', 'pipe'] }), python, dir);
-  await bridge.ready;
+  const awareness = await bridge.ready;
   const hash = _hash(dir);
   return {
     name: 'reference',
     hash,
     dir,
+    awareness,
     render: async (stage, view, attempt) => {
       const answer = await bridge.ask(_request(stage, view, attempt), `the ${stage} prompt of ${view.id} in round ${view.round}`);
       return sampledRequest(options.pack, stage, view.role, answer.system, answer.user, answer.schema);
@@ -122,7 +125,8 @@ interface _Waiter {
 
 /** The python3 child: a first line saying ready (or why not), then one answer line per request, in order. */
 class _Bridge {
-  readonly ready: Promise<void>;
+  /** Resolves with the awareness variants the checkout has. */
+  readonly ready: Promise<Awareness[]>;
   private readonly waiting: _Waiter[] = [];
   private failure: WitnessError | undefined;
   private stderr = '';
@@ -136,7 +140,7 @@ class _Bridge {
     this.ready = new Promise((resolveReady, rejectReady) => {
       this.onReady = (line) => {
         const first = _json(line);
-        if (first?.ready === true) resolveReady();
+        if (first?.ready === true) resolveReady(Array.isArray(first.awareness) ? (first.awareness as Awareness[]) : ['may_exist', 'none_exist']);
         else rejectReady(this._fail(`The reference checkout at ${dir} cannot be used: ${first?.error ?? line}. Check that it is the study's code (byzantine_consensus_game/ with bcg_agents.py).`, 'INVALID_INPUT'));
       };
       child.on('error', (error: NodeJS.ErrnoException) => {
