@@ -77,6 +77,15 @@ export function headOf(text: string, limit: number): string {
   return Array.from(text).slice(0, limit).join('');
 }
 
+/** What Python's `str.isspace` calls space: JavaScript's trim adds U+FEFF and lacks U+001C–U+001F and U+0085. */
+const PY_SPACE = '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'g');
+
+/** `text` trimmed like Python's `text.strip()`, which the reference applies to notes, replies and votes. */
+export function pyStrip(text: string): string {
+  return text.replace(PY_STRIP, '');
+}
+
 /**
  * Indices of `ids` in the reference's order: ids compared as strings, so agent_10
  * comes before agent_2 (ref: main.py sorts the agents' ids; it matters from N = 11).

@@ -54,6 +54,17 @@ describe('the default prompt pack and the context rules (consensus.md §2–§3)
     expect(notes.every((m) => m[2]!.length === 400)).toBe(true);
   });
 
+  it("trims notes as Python's str.strip does: a note of Python spaces only is left out, a byte-order mark stays", () => {
+    const v = view('honest', 'may_exist', { notes: 0 });
+    const notes = [
+      { round: 1, text: '\x1f\x85' },
+      { round: 2, text: '\ufeffkeep\x1c' },
+    ];
+    const text = user('decide', { ...v, notes });
+    expect(text).not.toContain('round 1:');
+    expect(text).toContain('round 2: \ufeffkeep\n');
+  });
+
   it('puts the id, the initial value, the range and the deadline in the system prompt, and the current value in the proposal', () => {
     const v = view('honest', 'may_exist');
     expect(system('decide', v)).toMatch(/agent_1/);

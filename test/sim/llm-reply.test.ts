@@ -52,6 +52,13 @@ describe('a proposal', () => {
     expect(honest({ ...good, public_reasoning: '😀😀😀😀😀😀😀😀😀😀' }).value).toBe(12);
   });
 
+  it("trims as Python's str.strip does: control separators and NEL are spaces, a byte-order mark is not", () => {
+    fails(() => honest({ ...good, internal_strategy: '\x1f\x1cab\x85' }));
+    fails(() => honest({ ...good, public_reasoning: '\x1e123456789\x1d' }));
+    expect(honest({ ...good, internal_strategy: '\ufeffab' }).value).toBe(12);
+    fails(() => honest({ ...good, internal_strategy: 'x', public_reasoning: '\x1f\x85' }, SINGLE));
+  });
+
   it('in a single follow-up needs only non-empty fields (honest) or a note and an integer or abstain (Byzantine)', () => {
     expect(honest({ ...good, internal_strategy: 'x', public_reasoning: 'y' }, SINGLE).publicReasoning).toBe('y');
     fails(() => honest({ ...good, public_reasoning: ' ' }, SINGLE));
@@ -97,5 +104,10 @@ describe('a vote', () => {
     expect(readVote({ decision: 'abstain' }, 'byzantine', SINGLE)).toBe('abstain');
     fails(() => readVote({ decision: 'abstain' }, 'honest', SINGLE));
     fails(() => readVote({ decision: 'STOP' }, 'honest', SINGLE));
+  });
+
+  it("in a single follow-up trims as Python's str.strip does: a unit separator is a space, a byte-order mark is not", () => {
+    expect(readVote({ decision: '\x1fstop\x85' }, 'honest', SINGLE)).toBe('stop');
+    fails(() => readVote({ decision: '\ufeffstop' }, 'honest', SINGLE));
   });
 });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type AgentSeat, runGame } from '../../src/sim/game.js';
-import { sealRound, WIRE_REASONING_LIMIT } from '../../src/sim/network.js';
+import { pyStrip, sealRound, WIRE_REASONING_LIMIT } from '../../src/sim/network.js';
 import type { Agent, DecideView, VoteView } from '../../src/sim/types.js';
 import { gameConfig, policyAgents } from './helpers.js';
 
@@ -123,5 +123,20 @@ describe('network: no spoofing, no equivocation, whatever an agent does', () => 
   it('serialises a message with all its fields', () => {
     const sealed = sealRound(2, ['agent_0'], [7], ['why']);
     expect(JSON.parse(JSON.stringify(sealed.messages))).toEqual([{ round: 2, from: 'agent_0', value: 7, reasoning: 'why' }]);
+  });
+});
+
+describe("text as the reference's Python treats it", () => {
+  // Python 3.11: [hex(c) for c in range(0x110000) if chr(c).isspace()]
+  const PYTHON_SPACES = [0x9, 0xa, 0xb, 0xc, 0xd, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000];
+
+  it("strips exactly the characters Python's str.isspace calls space, at both ends only", () => {
+    const stripped: number[] = [];
+    for (let c = 0; c < 0x110000; c++) {
+      if (c >= 0xd800 && c < 0xe000) continue;
+      const ch = String.fromCodePoint(c);
+      if (pyStrip(`${ch}a${ch}b${ch}`) === `a${ch}b`) stripped.push(c);
+    }
+    expect(stripped).toEqual(PYTHON_SPACES);
   });
 });

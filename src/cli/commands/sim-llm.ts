@@ -16,6 +16,7 @@ import { expandCells } from '../../sim/experiment/plan.js';
 import type { AgentsForRun } from '../../sim/experiment/play.js';
 import { type Experiment, type ExperimentInput, parseExperiment } from '../../sim/experiment/schema.js';
 import { loadPromptPack, PROMPT_CUES, type PromptCue, type PromptPack } from '../../sim/prompts/pack.js';
+import { type ExternalPrompts, openReferencePrompts, REFERENCE_PREFIX } from '../../sim/prompts/reference.js';
 import { wholeNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { type AgentSpec, agentSpec, cueList, endpointList, modelList, positiveNumber, samplingValue, temperature } from './sim-llm-args.js';
@@ -72,7 +73,7 @@ export function addLlmOptions(command: Command): Command {
     .option('--top-p <p>', 'top_p sent with every request (default 1, as in the study); off sends none', samplingValue('--top-p', (n) => n > 0 && n <= 1, 'a number above 0 and at most 1'))
     .option('--top-k <k>', 'top_k sent with every request (default -1: no limit, as in the study); off sends none, for servers that refuse the field (OpenAI\'s API)', samplingValue('--top-k', (n) => Number.isInteger(n) && n >= -1, 'a whole number from -1 up'))
     .option('--prompt-cue <cues>', `extra cues the study's prompts do not give, comma list: ${PROMPT_CUES.join(', ')} (default none; docs/fidelity.md)`, cueList)
-    .option('--prompts <dir>', 'prompt pack folder (default: the built-in pack; see docs/prompts.md)')
+    .option('--prompts <dir>', 'prompt pack folder (default: the built-in pack), or reference:PATH for the prompts of a checkout of the study\'s code, built by its own functions through python3 (docs/prompts.md)')
     .option('--record <file>', 'append every model request and reply to this cassette')
     .option('--cassette <file>', 'the cassette --agents replay answers from')
     .option('--context-size <n>', 'embedded: tokens of context (default 8192)', wholeNumber(256), 8192)
@@ -129,14 +130,17 @@ export async function prepareAgents(ctx: CliContext, experiment: Experiment, o: 
   const replay = o.agents === 'replay' ? new ReplayBackend(resolvePath(ctx, o.cassette!)) : undefined;
   const sampling = replay ? ((replay.meta.sampling ?? {}) as SamplingOverrides) : _sampling(o);
   const cues = replay ? ((replay.meta.prompt_cues ?? []) as PromptCue[]) : (o.promptCue ?? []);
-  const pack = _pack(ctx, o, replay?.meta);
+  const { pack, external } = await _prompts(ctx, o, experiment, cues, replay?.meta);
   const backends = new Map<string, ChatBackend>();
-  const recorder = o.record ? openCassetteRecorder(resolvePath(ctx, o.record), { experiment, sampling, prompt_cues: cues, prompts: { name: pack.manifest.name, hash: pack.hash } }) : undefined;
   const closeAll = async () => {
     for (const b of backends.values()) await b.close();
     recorder?.close();
+    await external?.close();
   };
+  let recorder: ReturnType<typeof openCassetteRecorder> | undefined;
   try {
+    const used = external ?? { name: pack.manifest.name, hash: pack.hash };
+    recorder = o.record ? openCassetteRecorder(resolvePath(ctx, o.record), { experiment, sampling, prompt_cues: cues, prompts: { name: used.name, hash: used.hash } }) : undefined;
     for (const { kind, model } of needed) {
       const backend = replay ?? (kind === 'llm' ? _openAi(o, model) : await _embedded(ctx, o, model));
       backends.set(`${kind}\0${model}`, recorder ? recorder.wrap(backend) : backend);
@@ -146,7 +150,7 @@ export async function prepareAgents(ctx: CliContext, experiment: Experiment, o: 
     throw error;
   }
   const backendFor = (kind: 'llm' | 'embedded', model: string) => backends.get(`${kind}\0${model}`)!;
-  return { agentsFor: (run) => createRunAgents(run, { pack, backendFor, sampling, cues, signal }), close: closeAll };
+  return { agentsFor: (run) => createRunAgents(run, { pack, external, backendFor, sampling, cues, signal }), close: closeAll };
 }
 
 function _modelBacked(experiment: Experiment): { kind: 'llm' | 'embedded'; model: string }[] {
@@ -159,13 +163,30 @@ function _modelBacked(experiment: Experiment): { kind: 'llm' | 'embedded'; model
   return [...seen.values()];
 }
 
-function _pack(ctx: CliContext, o: LlmCliOptions, recorded: Record<string, unknown> | undefined): PromptPack {
-  const pack = loadPromptPack(o.prompts ? resolvePath(ctx, o.prompts) : undefined);
-  const want = (recorded?.prompts as { hash?: string; name?: string } | undefined)?.hash;
-  if (want && want !== pack.hash) {
-    throw new WitnessError('USAGE', `The cassette was recorded with another prompt pack ("${(recorded!.prompts as { name?: string }).name}", hash ${want.slice(0, 12)}…); give the same folder with --prompts.`);
+/** The pack, and the reference checkout's renderer when `--prompts reference:PATH` asks for it. */
+async function _prompts(ctx: CliContext, o: LlmCliOptions, experiment: Experiment, cues: PromptCue[], recorded: Record<string, unknown> | undefined): Promise<{ pack: PromptPack; external?: ExternalPrompts }> {
+  const reference = o.prompts?.startsWith(REFERENCE_PREFIX) ? o.prompts.slice(REFERENCE_PREFIX.length) : undefined;
+  const pack = loadPromptPack(o.prompts && reference === undefined ? resolvePath(ctx, o.prompts) : undefined);
+  if (reference !== undefined) {
+    if (!reference) throw new WitnessError('USAGE', '--prompts reference: needs the path of a checkout of the study\'s code, e.g. --prompts reference:./byzantine-consensus-llm-agents.');
+    if (cues.length) throw new WitnessError('USAGE', '--prompt-cue adds cues to our own prompt pack; the reference\'s prompts have none (drop --prompt-cue or --prompts reference:).');
+    if (expandCells(experiment).some((c) => c.decide?.endsWith(':confidence'))) {
+      throw new WitnessError('USAGE', 'The confidence rule needs a confidence field the reference\'s prompts do not ask for; use a prompt pack (not --prompts reference:) with --decide rule:confidence.');
+    }
   }
-  return pack;
+  const external = reference === undefined ? undefined : await openReferencePrompts(resolvePath(ctx, reference), { pack });
+  const missing = external && expandCells(experiment).find((c) => !external.awareness.includes(c.awareness));
+  if (missing) {
+    await external.close();
+    throw new WitnessError('USAGE', `The reference checkout at ${external.dir} has no ${missing.awareness} prompts (only ${external.awareness.join(', ')}): run with --awareness ${external.awareness.join(',')}.`);
+  }
+  const used = external ?? { name: pack.manifest.name, hash: pack.hash };
+  const want = (recorded?.prompts as { hash?: string; name?: string } | undefined)?.hash;
+  if (want && want !== used.hash) {
+    await external?.close();
+    throw new WitnessError('USAGE', `The cassette was recorded with another prompt pack ("${(recorded!.prompts as { name?: string }).name}", hash ${want.slice(0, 12)}…); give the same --prompts (pack folder, or reference:PATH of the same checkout).`);
+  }
+  return external ? { pack, external } : { pack };
 }
 
 function _sampling(o: LlmCliOptions): SamplingOverrides {

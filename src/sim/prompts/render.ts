@@ -11,8 +11,8 @@
  * The limits and phrases come from the pack's manifest.
  */
 import type { ChatMessage, ChatRequest, JsonSchema } from '../../llm/types.js';
-import { headOf, referenceOrder, summarizeRound } from '../network.js';
-import type { Attempt, DecideView, Message, VoteView } from '../types.js';
+import { headOf, pyStrip, referenceOrder, summarizeRound } from '../network.js';
+import type { Attempt, DecideView, Message, Role, VoteView } from '../types.js';
 import type { PromptCue, PromptPack, Stage, TemplateVariable } from './pack.js';
 
 export type PromptStage = 'decide' | 'vote';
@@ -32,12 +32,17 @@ export function renderRequest(pack: PromptPack, stage: PromptStage, view: Decide
   let question = text(stage);
   if (options.attempt?.phase === 'single' && options.attempt.number > 1) question = `${question}\n\n${text(`${stage}-retry`)}`;
   if (stage === 'decide' && rules.confidence) question = `${question}\n${pack.manifest.confidence.instruction}`;
+  return sampledRequest(pack, stage, role, text(stage === 'decide' ? 'system' : 'vote-system'), question, renderSchema(pack, stage, view));
+}
+
+/** A system and a user message and their schema, with the pack's sampling for `stage`. */
+export function sampledRequest(pack: PromptPack, stage: PromptStage, role: Role, system: string, user: string, schema: JsonSchema): ChatRequest {
   const messages: ChatMessage[] = [
-    { role: 'system', content: text(stage === 'decide' ? 'system' : 'vote-system') },
-    { role: 'user', content: question },
+    { role: 'system', content: system },
+    { role: 'user', content: user },
   ];
   const sampling = pack.manifest.sampling[stage];
-  const request: ChatRequest = { messages, schema: renderSchema(pack, stage, view), schemaName: `${stage}_${role}`, temperature: sampling.temperature, maxTokens: sampling.maxTokens };
+  const request: ChatRequest = { messages, schema, schemaName: `${stage}_${role}`, temperature: sampling.temperature, maxTokens: sampling.maxTokens };
   if (sampling.topP !== null) request.topP = sampling.topP;
   if (sampling.topK !== null) request.topK = sampling.topK;
   return request;
@@ -71,7 +76,7 @@ export function promptVariables(pack: PromptPack, stage: PromptStage, view: Deci
   const { limits, empty, phrases, cues } = pack.manifest;
   const { rules } = view;
   const recent = view.history.slice(Math.max(0, view.history.length - limits.historyRounds)).reverse();
-  const kept = view.notes.filter((n) => n.text.trim() !== '');
+  const kept = view.notes.filter((n) => pyStrip(n.text) !== '');
   const notes = limits.noteRounds > 0 ? kept.slice(-limits.noteRounds) : [];
   const proposals = stage === 'vote' && 'proposals' in view ? view.proposals : [];
   const base = {
@@ -94,7 +99,7 @@ export function promptVariables(pack: PromptPack, stage: PromptStage, view: Deci
   const partial = { ...base, current_state: '', history, summary: history, notes: '', proposals: '', cues: '' };
   partial.current_state = fillTemplate(typeof view.currentValue === 'number' ? phrases.currentValue : phrases.noValueYet, partial);
   partial.cues = (options.cues ?? []).map((c) => fillTemplate(cues[c], partial)).join('\n');
-  partial.notes = notes.length ? notes.map((n) => `round ${n.round}: ${headOf(n.text.trim(), limits.noteChars)}`).join('\n') : (empty.notes ?? '');
+  partial.notes = notes.length ? notes.map((n) => `round ${n.round}: ${headOf(pyStrip(n.text), limits.noteChars)}`).join('\n') : (empty.notes ?? '');
   partial.proposals = proposals.length ? _proposalList(view.id, proposals, limits.proposalReasoning, fillTemplate(phrases.noReasoning, partial)) : (empty.proposals ?? '');
   return partial;
 }

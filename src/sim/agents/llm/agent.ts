@@ -10,6 +10,7 @@ import type { ChatBackend, ChatCallKey, ChatReply, ChatRequest } from '../../../
 import { InvalidAnswerError } from '../../answers.js';
 import type { AgentSeat } from '../../game.js';
 import type { PromptCue, PromptPack } from '../../prompts/pack.js';
+import type { ExternalPrompts } from '../../prompts/reference.js';
 import { type PromptStage, renderRequest } from '../../prompts/render.js';
 import type { Agent, Attempt, Decision, DecideView, VoteAnswer, VoteView } from '../../types.js';
 import { parseModelJson, readDecision, readVote } from './reply.js';
@@ -46,6 +47,8 @@ export interface LlmAgentOptions {
   seat: AgentSeat;
   run: string;
   pack: PromptPack;
+  /** Renders the questions instead of the pack (`--prompts reference:PATH`); the pack still gives sampling and phrases. */
+  external?: ExternalPrompts;
   backend: ChatBackend;
   sampling?: SamplingOverrides;
   /** Extra cues the reference's prompts do not give (off by default; docs/fidelity.md). */
@@ -59,7 +62,8 @@ export function createLlmAgent(options: LlmAgentOptions): Agent {
   const attempts = new Map<string, number>();
   const { pack, seat } = options;
   const ask = async <T>(stage: PromptStage, view: DecideView | VoteView, attempt: Attempt, read: (a: Record<string, unknown>) => T): Promise<T> => {
-    const request = _withSampling(renderRequest(pack, stage, view, { attempt, cues: options.cues }), stage, options.sampling);
+    const rendered = options.external ? await options.external.render(stage, view, attempt) : renderRequest(pack, stage, view, { attempt, cues: options.cues });
+    const request = _withSampling(rendered, stage, options.sampling);
     const slot = `${view.round}/${stage}`;
     const n = (attempts.get(slot) ?? 0) + 1;
     attempts.set(slot, n);

@@ -12,6 +12,7 @@ import type { Cell, PlannedRun } from '../../experiment/plan.js';
 import type { RunAgents } from '../../experiment/play.js';
 import { AGENT_KINDS, type AgentKind } from '../../experiment/schema.js';
 import type { PromptCue, PromptPack } from '../../prompts/pack.js';
+import type { ExternalPrompts } from '../../prompts/reference.js';
 import type { Role } from '../../types.js';
 import { createPolicyAgent } from '../policy/index.js';
 import { createLlmAgent, type LlmCallRecord, type SamplingOverrides } from './agent.js';
@@ -34,6 +35,8 @@ export interface LlmRunStats {
 
 export interface LlmPopulationOptions {
   pack: PromptPack;
+  /** Renders the questions instead of the pack (`--prompts reference:PATH`). */
+  external?: ExternalPrompts;
   /** The backend that serves `model` for a model-backed kind (called once per seat). */
   backendFor: (kind: 'llm' | 'embedded', model: string) => ChatBackend;
   sampling?: SamplingOverrides;
@@ -73,7 +76,7 @@ export function createRunAgents(run: PlannedRun, options: LlmPopulationOptions):
         calls.push(call);
         tokens += call.prompt_tokens + call.completion_tokens;
       };
-      return createLlmAgent({ seat, run: run.id, pack: options.pack, backend, sampling: options.sampling, cues: options.cues, signal: options.signal, onCall });
+      return createLlmAgent({ seat, run: run.id, pack: options.pack, external: options.external, backend, sampling: options.sampling, cues: options.cues, signal: options.signal, onCall });
     },
     finish() {
       if (!modelBacked) return {};
@@ -83,7 +86,7 @@ export function createRunAgents(run: PlannedRun, options: LlmPopulationOptions):
       return {
         llm: {
           model: cell.model ?? null,
-          prompts: options.cues?.length ? { name: options.pack.manifest.name, hash: options.pack.hash, cues: [...options.cues] } : { name: options.pack.manifest.name, hash: options.pack.hash },
+          prompts: _promptsUsed(options),
           calls: calls.length,
           prompt_tokens: sum((c) => c.prompt_tokens),
           completion_tokens: sum((c) => c.completion_tokens),
@@ -95,6 +98,12 @@ export function createRunAgents(run: PlannedRun, options: LlmPopulationOptions):
       };
     },
   };
+}
+
+/** The pack, or the outside renderer, that wrote the prompts, and the extra cues when any was on. */
+function _promptsUsed(options: LlmPopulationOptions): LlmRunStats['prompts'] {
+  const used = options.external ?? { name: options.pack.manifest.name, hash: options.pack.hash };
+  return options.cues?.length ? { name: used.name, hash: used.hash, cues: [...options.cues] } : { name: used.name, hash: used.hash };
 }
 
 function _byCall(a: LlmCallRecord, b: LlmCallRecord): number {

@@ -11,11 +11,12 @@
  * retried); a single follow-up also takes a Byzantine abstain.
  */
 import { InvalidAnswerError } from '../../answers.js';
+import { pyStrip } from '../../network.js';
 import type { Attempt, Decision, Role, VoteChoice } from '../../types.js';
 
 /** The JSON object in a model's reply (ref: json.loads of the whole, else brace matching). */
 export function parseModelJson(content: string): Record<string, unknown> {
-  const text = content.trim();
+  const text = pyStrip(content);
   const value = _parse(text) ?? _firstBalancedObject(text);
   if (value === undefined) throw new InvalidAnswerError(`reply is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidAnswerError('reply is JSON but not an object');
@@ -86,8 +87,8 @@ export function readVote(a: Record<string, unknown>, role: Role, attempt: Attemp
     throw new InvalidAnswerError(`vote ${JSON.stringify(d)} is not "stop" or "continue"`);
   }
   const allowed = role === 'byzantine' ? ['stop', 'continue', 'abstain'] : ['stop', 'continue'];
-  if (typeof d !== 'string' || !allowed.includes(d.trim())) throw new InvalidAnswerError(`vote ${JSON.stringify(d)} is not one of ${allowed.join(', ')}`);
-  return d.trim() as VoteChoice;
+  if (typeof d !== 'string' || !allowed.includes(pyStrip(d))) throw new InvalidAnswerError(`vote ${JSON.stringify(d)} is not one of ${allowed.join(', ')}`);
+  return pyStrip(d) as VoteChoice;
 }
 
 /** Ref main.py `_is_valid_decision_response`: a value, a note of 3+ and reasoning of 10+ characters. */
@@ -108,10 +109,10 @@ function _checkSingle(a: Record<string, unknown>, role: Role): void {
   if (_length(a.public_reasoning) < 1) throw new InvalidAnswerError('public_reasoning empty');
 }
 
-/** Characters (code points, as Python counts) after trimming; -1 for a non-string. */
+/** Characters (code points, as Python counts) after Python's strip; -1 for a non-string. */
 function _length(value: unknown): number {
   if (typeof value !== 'string') return -1;
-  return [...value.trim()].length;
+  return [...pyStrip(value)].length;
 }
 
 /** Ref: clamped into range, then cut to a whole number toward zero (Python `int`). */
