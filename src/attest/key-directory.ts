@@ -11,8 +11,9 @@
  * `revoked_at` has passed).
  */
 import type { KeyObject } from 'node:crypto';
-import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { writeFileAtomic } from '../core/atomic-write.js';
 import { publicKeyObject } from '../core/ed25519.js';
 import { WitnessError } from '../core/errors.js';
 import { parseStrictJson } from '../core/strict-json.js';
@@ -99,12 +100,10 @@ export function loadKeyDirectory(path: string): KeyDirectory {
   return new KeyDirectory(readDirectoryFile(path));
 }
 
-/** Writes the directory atomically (temp file + rename), so a reader never sees half a file. */
+/** Writes the directory atomically and durably (core's `writeFileAtomic`): a reader, or a verifier after a crash, never sees half a trust root. */
 export function writeDirectoryFile(path: string, file: DirectoryFile): void {
-  const temp = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(temp, `${JSON.stringify(parseDirectory(file), null, 2)}\n`);
-    renameSync(temp, path);
+    writeFileAtomic(path, `${JSON.stringify(parseDirectory(file), null, 2)}\n`);
   } catch (cause) {
     if (cause instanceof WitnessError) throw cause;
     throw new WitnessError('IO', `Cannot write the key directory ${path}: ${(cause as Error).message}.`, { cause });

@@ -5,8 +5,9 @@
  * the deployer's runtime (the release-boundary signer) loads it; agents never do.
  */
 import { createPublicKey } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { writeFileAtomic } from '../core/atomic-write.js';
 import { generateEd25519KeyPair, keyIdFor, privateKeyObject } from '../core/ed25519.js';
 import { WitnessError } from '../core/errors.js';
 import { checkPrivateFile } from '../core/private-file.js';
@@ -55,8 +56,9 @@ export function writeKeyFile(path: string, key: SigningKey): void {
   if (existsSync(path)) throw new WitnessError('USAGE', `${path} already exists; choose another --out path (an existing key is never overwritten).`);
   const file: KeyFile = { v: 1, ...publicJwk(key), d: key.privateKey };
   try {
-    writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    writeFileAtomic(path, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600, exclusive: true });
   } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'EEXIST') throw new WitnessError('USAGE', `${path} already exists; choose another --out path (an existing key is never overwritten).`);
     throw new WitnessError('IO', `Cannot write the key file ${path}: ${(cause as Error).message}.`, { cause });
   }
 }

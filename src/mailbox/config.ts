@@ -6,8 +6,9 @@
  * (write a temporary file, fsync, rename) so a reader never sees half a file.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { writeFileAtomic } from '../core/atomic-write.js';
 import { WitnessError } from '../core/errors.js';
 import { checkPrivateFile } from '../core/private-file.js';
 import { parseStrictJson } from '../core/strict-json.js';
@@ -138,27 +139,9 @@ export function withAgent(entries: AgentEntry[], name: string, token: string, de
   return [...entries, entry];
 }
 
-/** Writes JSON through a temporary file + fsync + rename, then fsyncs the folder. */
+/** Replaces a mailbox's own JSON file atomically and durably (core's `writeFileAtomic`). */
 export function writeJsonAtomic(path: string, value: unknown): void {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(tmp, 'w', 0o644);
-  try {
-    writeSync(fd, `${JSON.stringify(value, null, 2)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
-  syncDir(join(path, '..'));
-}
-
-export function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o644 });
 }
 
 /** Strict JSON (a repeated key is refused: the file must have one reading). */

@@ -8,9 +8,10 @@
  * the server operator anyway.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { writeFileAtomic } from '../core/atomic-write.js';
 import { decodeBase64urlStrict } from '../core/base64url.js';
 import { generateEd25519KeyPair, keyIdFor, privateKeyObject, publicKeyObject, signEd25519, verifyEd25519 } from '../core/ed25519.js';
 import { WitnessError } from '../core/errors.js';
@@ -53,8 +54,7 @@ export function createKeyFile(path: string, alg: ReceiptAlg): KeyFile {
     key = { alg, kid: `hmac:${sha256Hex(`witness-hmac-kid:${secret}`).slice(0, 16)}`, secret, created: new Date().toISOString() };
   }
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  writeFileSync(path, `${JSON.stringify(key, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-  chmodSync(path, 0o600); // the umask can only remove bits; make it exact
+  writeFileAtomic(path, `${JSON.stringify(key, null, 2)}\n`, { mode: 0o600, exclusive: true });
   return key;
 }
 

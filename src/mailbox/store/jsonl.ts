@@ -13,9 +13,9 @@
  */
 import { fstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { syncFolder } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { type CallEntry, type Message, sealCall } from '../call-log.js';
-import { syncDir } from '../config.js';
 import type { ReceiptSigner } from '../keys.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { acquireLock, type LockHandle } from '../lock.js';
@@ -246,7 +246,7 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
       this.log.size += chunk.length;
     }
     for (const [agent, cursor] of batch.cursors) this.files.writeCursor(agent, cursor);
-    if (batch.cursors.size > 0) syncDir(join(this.dir, 'cursors'));
+    if (batch.cursors.size > 0) syncFolder(join(this.dir, 'cursors'));
   }
 
   private forget(): void {
