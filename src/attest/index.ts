@@ -9,6 +9,8 @@ export { checkCosignatures, createCosigner, delegationGrant } from './ancestry/d
 export type { Cosigner, CosignGrant } from './ancestry/dag.js';
 export { ancestryRoot, inclusionProof, leafHash, MerkleFrontier, merkleRoot, nodeHash, proveAncestor, verifyAncestorProof, verifyInclusion } from './ancestry/merkle.js';
 export type { AncestorProof } from './ancestry/merkle.js';
+export { DOMAIN_TAGS, signedMessage, taggedBytes } from './domain.js';
+export type { DomainTag, RecordKind } from './domain.js';
 export { evidenceOf, readEvidenceFile } from './evidence.js';
 export { receiptJsonSchema } from './json-schema.js';
 export { addKey, emptyDirectory, KeyDirectory, loadKeyDirectory, parseDirectory, readDirectoryFile, revokeKey, rotateKey, writeDirectoryFile } from './key-directory.js';
@@ -20,7 +22,7 @@ export { MemoryNonceStore, SqliteNonceStore } from './nonce-store.js';
 export type { NonceStore } from './nonce-store.js';
 export { REASON_CODES } from './reasons.js';
 export type { Reason, ReasonCode } from './reasons.js';
-export { CONSTRUCTIONS, canonicalForms, DOMAIN_TAGS, evidencePath, isoTime, LATEST_TIME, MAX_DEPTH, parseJsonText, parseReceipt, ReceiptSchema, receiptDigest, SignatureSchema, signingBytes, unsignedRecordProblems } from './receipt.js';
+export { CONSTRUCTIONS, canonicalForms, evidencePath, isoTime, LATEST_TIME, MAX_DEPTH, parseJsonText, parseReceipt, RECEIPT_TAGS, ReceiptSchema, receiptDigest, SignatureSchema, signingBytes, unsignedRecordProblems } from './receipt.js';
 export type { Construction, PreparedReceipt, Receipt, Signature, UnsignedReceipt } from './receipt.js';
 export { createReleaseSigner, MAX_TTL_MS } from './signer.js';
 export type { CosignRequest, ReleaseContext, ReleaseSigner, ReleaseSignerOptions } from './signer.js';

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { canonicalize } from '../core/canonical-json.js';
 import { isWitnessError, WitnessError } from '../core/errors.js';
 import { parseStrictJson } from '../core/strict-json.js';
+import { DOMAIN_TAGS, type DomainTag } from './domain.js';
 import { type Reason, reason } from './reasons.js';
 import { hasReceiptShape } from './receipt-shape.js';
 
@@ -19,10 +20,10 @@ export const CONSTRUCTIONS = ['none', 'chain', 'merkle', 'dag'] as const;
 export type Construction = (typeof CONSTRUCTIONS)[number];
 export type ReceiptType = 'output' | 'edge';
 
-/** Domain-separation tags: a signature over one kind of record never verifies as another. */
-export const DOMAIN_TAGS: Readonly<Record<ReceiptType, string>> = {
-  output: 'witness/receipt/v1\0',
-  edge: 'witness/edge/v1\0',
+/** The domain tag of each receipt type (domain.ts): a signature over one kind of record never verifies as another. */
+export const RECEIPT_TAGS: Readonly<Record<ReceiptType, DomainTag>> = {
+  output: DOMAIN_TAGS.releaseReceipt,
+  edge: DOMAIN_TAGS.delegationEdge,
 };
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -93,7 +94,7 @@ export interface PreparedReceipt {
 
 /** The bytes a deployer signs: domain tag of the record type, then RFC 8785 of the record without signatures. */
 export function signingBytes(record: UnsignedReceipt | Receipt): Buffer {
-  return Buffer.from(DOMAIN_TAGS[record.type] + canonicalForms(record).body, 'utf8');
+  return Buffer.from(RECEIPT_TAGS[record.type] + canonicalForms(record).body, 'utf8');
 }
 
 /** SHA-256 hex of the receipt's canonical JSON, signatures included. */
@@ -142,7 +143,7 @@ export function parseReceipt(input: unknown, index?: number): ParseResult<Prepar
     ok: true,
     value: {
       receipt,
-      signingBytes: Buffer.from(DOMAIN_TAGS[receipt.type] + forms.body, 'utf8'),
+      signingBytes: Buffer.from(RECEIPT_TAGS[receipt.type] + forms.body, 'utf8'),
       // Only a receipt that has a child (or a Merkle commitment) needs its digest: hash on demand.
       get digestBytes() {
         bytes ??= hash('sha256', full, 'buffer');

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalForms, DOMAIN_TAGS, parseReceipt, type Receipt, receiptDigest, signingBytes } from '../../src/attest/receipt.js';
+import { canonicalForms, parseReceipt, RECEIPT_TAGS, type Receipt, receiptDigest, signingBytes } from '../../src/attest/receipt.js';
 import { verifyEvidence } from '../../src/attest/verify.js';
 import { canonicalBytes, canonicalize } from '../../src/core/canonical-json.js';
 import { parseStrictJson } from '../../src/core/strict-json.js';
@@ -34,7 +34,7 @@ describe('receipt bytes', () => {
     expect(signingBytes(receipt).equals(Buffer.concat([Buffer.from('witness/receipt/v1\0'), canonicalBytes(body)]))).toBe(true);
   });
   it('uses a different tag for edge manifests, so one kind of signature never verifies as the other', () => {
-    expect(DOMAIN_TAGS.edge).toBe('witness/edge/v1\0');
+    expect(RECEIPT_TAGS.edge).toBe('witness/edge/v1\0');
     expect(signingBytes({ ...receipt, type: 'edge' }).equals(signingBytes(receipt))).toBe(false);
   });
   it('gives a digest that covers the signatures too', () => {
