@@ -42,12 +42,16 @@ function readLog(mb: Copy): string[] {
 
 /** Replaces the call log with `lines` (row i holds lines[i] in SQLite), as a same-user attacker could. */
 function writeLog(mb: Copy, lines: string[]): void {
-  if (mb.store === 'jsonl') return writeFileSync(join(mb.dir, 'calls.jsonl'), `${lines.join('\n')}\n`);
+  if (mb.store === 'jsonl') {
+    writeFileSync(join(mb.dir, 'calls.jsonl'), `${lines.join('\n')}\n`);
+    return;
+  }
   const db = new Database(join(mb.dir, 'mailbox.sqlite'));
   try {
     db.transaction(() => {
       db.prepare('DELETE FROM calls').run();
-      lines.forEach((text, i) => db.prepare('INSERT INTO calls (seq, text) VALUES (?, ?)').run(i + 1, text));
+      const insert = db.prepare('INSERT INTO calls (seq, text) VALUES (?, ?)');
+      for (const [i, text] of lines.entries()) insert.run(i + 1, text);
     })();
   } finally {
     db.close();
