@@ -19,6 +19,7 @@ import { WitnessError } from '../core/errors.js';
 import { parseStrictJson } from '../core/strict-json.js';
 import { readNamedFile } from './files.js';
 import { type PublicJwk, PublicJwkSchema } from './keys.js';
+import { ed25519Verifier, type Verifier } from './signature.js';
 import { isoTime, TimeSchema } from './receipt.js';
 
 const TIME = TimeSchema;
@@ -31,9 +32,9 @@ export const DirectoryFileSchema = z.strictObject({ v: z.literal(1), keys: z.arr
 export type DirectoryEntry = z.infer<typeof DirectoryEntrySchema>;
 export type DirectoryFile = z.infer<typeof DirectoryFileSchema>;
 
-/** One trusted key, ready for verification (its `KeyObject` built once). */
-export interface TrustedKey {
-  kid: string;
+/** One trusted key, ready for verification: a `Verifier` (its `KeyObject` built once) with its deployer and window. */
+export interface TrustedKey extends Verifier {
+  readonly alg: 'ed25519';
   deployer: string;
   key: KeyObject;
   notBefore: number;
@@ -49,7 +50,8 @@ export class KeyDirectory {
       file.keys.map((e) => [
         e.kid,
         {
-          kid: e.kid,
+          ...ed25519Verifier(e.kid, publicKeyObject(e.x)),
+          alg: 'ed25519' as const,
           deployer: e.deployer,
           key: publicKeyObject(e.x),
           notBefore: Date.parse(e.not_before),
