@@ -24,7 +24,7 @@ export { MemoryNonceStore, SqliteNonceStore } from './nonce-store.js';
 export type { NonceStore } from './nonce-store.js';
 export { REASON_CODES } from './reasons.js';
 export type { Reason, ReasonCode } from './reasons.js';
-export { CONSTRUCTIONS, canonicalForms, evidencePath, isoTime, LATEST_TIME, MAX_DEPTH, parseJsonText, parseReceipt, RECEIPT_TAGS, ReceiptSchema, receiptDigest, SignatureSchema, signingBytes, unsignedRecordProblems } from './receipt.js';
+export { CONSTRUCTIONS, evidencePath, isoTime, LATEST_TIME, MAX_DEPTH, parseJsonText, parseReceipt, RECEIPT_TAGS, ReceiptSchema, receiptDigest, SignatureSchema, signingBytes, unsignedRecordProblems } from './receipt.js';
 export type { Construction, PreparedReceipt, Receipt, Signature, UnsignedReceipt } from './receipt.js';
 export { createReleaseSigner, MAX_TTL_MS } from './signer.js';
 export type { CosignRequest, ReleaseContext, ReleaseSigner, ReleaseSignerOptions } from './signer.js';

@@ -22,6 +22,28 @@ export function canonicalBytes(value: unknown): Buffer {
   return Buffer.from(canonicalize(value), 'utf8');
 }
 
+/**
+ * The canonical text of an object with and without one member, from one pass: what a
+ * signed record needs (its digest covers the whole record, its signatures the record
+ * without the signatures member). JCS sorts members, so the second text is the first
+ * with one member's text left out. Equal to `canonicalize(value)` and to
+ * `canonicalize` of a copy without `key`.
+ * @example canonicalizeWithout({b: 1, sig: 'x'}, 'sig') // {full: '{"b":1,"sig":"x"}', without: '{"b":1}'}
+ */
+export function canonicalizeWithout(value: Record<string, unknown>, key: string): { full: string; without: string } {
+  const record = _plainRecord(value, []);
+  let full = '';
+  let without = '';
+  for (const name of Object.keys(record).sort()) {
+    const item = record[name];
+    if (item === undefined) continue;
+    const text = _member(name, item, []);
+    full += (full ? ',' : '') + text;
+    if (name !== key) without += (without ? ',' : '') + text;
+  }
+  return { full: `{${full}}`, without: `{${without}}` };
+}
+
 // `path` is a stack of keys and indexes, turned into text only for an error message.
 type _Path = (string | number)[];
 
@@ -42,7 +64,11 @@ function _write(value: unknown, path: _Path): string {
   }
 }
 
+// Printable ASCII without '"' and '\\': JSON escapes nothing in it, so the text is its own canonical form.
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 function _string(value: string, path: _Path): string {
+  if (PLAIN.test(value)) return `"${value}"`; // ids, digests, times: most strings of a signed record
   if (LONE_SURROGATE.test(value)) _fail(path, 'string holds a lone UTF-16 surrogate');
   // JSON.stringify's escaping is exactly RFC 8785's once lone surrogates are excluded.
   return JSON.stringify(value);
@@ -60,24 +86,31 @@ function _array(value: readonly unknown[], path: _Path): string {
 }
 
 function _object(value: object, path: _Path): string {
+  const record = _plainRecord(value, path);
+  let out = '{';
+  // Undefined members are absent, as in JSON.stringify: parsed JSON never holds them.
+  for (const key of Object.keys(record).sort()) {
+    const item = record[key];
+    if (item === undefined) continue;
+    out += (out.length > 1 ? ',' : '') + _member(key, item, path);
+  }
+  return `${out}}`;
+}
+
+/** `"key":value`, with `key` on the path while the value is written (for error messages). */
+function _member(key: string, item: unknown, path: _Path): string {
+  path.push(key);
+  const text = `${_string(key, path)}:${_write(item, path)}`;
+  path.pop();
+  return text;
+}
+
+function _plainRecord(value: object, path: _Path): Record<string, unknown> {
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) {
     _fail(path, `a ${value.constructor?.name ?? 'non-plain'} object has no canonical JSON form`);
   }
-  const record = value as Record<string, unknown>;
-  // Undefined members are absent, as in JSON.stringify: parsed JSON never holds them.
-  const keys = Object.keys(record).sort();
-  let out = '{';
-  let first = true;
-  for (const key of keys) {
-    const item = record[key];
-    if (item === undefined) continue;
-    path.push(key);
-    out += `${first ? '' : ','}${_string(key, path)}:${_write(item, path)}`;
-    path.pop();
-    first = false;
-  }
-  return `${out}}`;
+  return value as Record<string, unknown>;
 }
 
 function _fail(path: _Path, reason: string): never {
