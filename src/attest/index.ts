@@ -2,7 +2,9 @@
  * @module
  * Public API of `agent-witness/attest`: release receipts, the verifier's key
  * directory, nonce stores, the three ancestry constructions, the verifier with reason
- * codes, DSSE export and the adversary matrix (attest.md).
+ * codes, DSSE export, key files and the one Signer/Verifier, domain tags (attest.md).
+ * The adversary matrix — code that forges receipts — is not here but in
+ * `agent-witness/attest/testing`.
  */
 export { checkLink, checkRoot } from './ancestry/chain.js';
 export { checkCosignatures, createCosigner, delegationGrant } from './ancestry/dag.js';
@@ -30,8 +32,6 @@ export { createReleaseSigner, MAX_TTL_MS } from './signer.js';
 export type { CosignRequest, ReleaseContext, ReleaseSigner, ReleaseSignerOptions } from './signer.js';
 export { exportDsse, IN_TOTO_PAYLOAD_TYPE, pae, PREDICATE_TYPE, verifyDsse } from './dsse.js';
 export type { DsseEnvelope } from './dsse.js';
-export { formatMatrix, runMatrix } from './matrix.js';
-export type { Attack, MatrixCell } from './matrix.js';
 export { acceptPath, checkPath, MAX_PATH_LENGTH, MAX_REASONS_PER_CODE, MAX_SKEW_MS, verifyEvidence, verifyPath } from './verify.js';
 export type { PathCheck, VerifyOptions, VerifyResult } from './verify.js';
 export { readNamedFile, statNamedFile } from './files.js';

@@ -13,11 +13,10 @@ import {
   createReleaseSigner,
   delegationGrant,
   exportDsse,
-  formatMatrix,
   readKeyFile,
   receiptDigest,
-  runMatrix,
 } from '../../attest/index.js';
+import { formatMatrix, runMatrix } from '../../attest/testing/index.js';
 import { evidenceOf, readEvidenceFile } from '../../attest/evidence.js';
 import { readNamedFile } from '../../attest/files.js';
 import { MAX_TTL_MS } from '../../attest/signer.js';
