@@ -15,6 +15,7 @@
 import { z } from 'zod';
 import { KeyDirectory, parseDirectory } from '../attest/key-directory.js';
 import type { RevocationPolicy } from '../attest/key-status.js';
+import { codesFor } from '../attest/reasons.js';
 import { verifyEvidence } from '../attest/verify.js';
 import { sha256Hex } from '../core/hash.js';
 import { verifyAgentCard } from './card.js';
@@ -45,18 +46,8 @@ const ResultsSchema = z.object({
   summary: z.array(SummarySchema),
 });
 
-/** What can be wrong with an E12 file, by code, with its meaning (docs/a2a.md §3). */
-export const E12_PROBLEM_CODES = {
-  MALFORMED: 'not a complete E12 results file (schema, no trials, a condition short of `config.trials`, forgery entries missing)',
-  TASK_ID_REPEATED: 'two trials share a task id',
-  OUTPUT_MISMATCH: "the recorded SHA-256 is not the output text's",
-  LENGTH_MISMATCH: "the recorded length is not the output text's UTF-8 length",
-  EVIDENCE_INVALID: "a trial's evidence does not verify (the verifier's reason codes follow)",
-  VERDICT_NOT_REPRODUCED: 'the recorded verdict differs from the re-verification',
-  SUMMARY_MISMATCH: "a summary row's `n` or `verified` is not the trials' own count",
-  FORGERY_NOT_REPRODUCED: 'the forgery is not accepted under chain and rejected (`COSIGNATURE_MISSING`) under dag, or not as recorded',
-  CARD_INVALID: "the child's Agent Card does not verify",
-} as const;
+/** What can be wrong with an E12 file, by code, with its meaning (docs/a2a.md §3): attest's one vocabulary. */
+export const E12_PROBLEM_CODES = codesFor(['MALFORMED', 'TASK_ID_REPEATED', 'OUTPUT_MISMATCH', 'LENGTH_MISMATCH', 'EVIDENCE_INVALID', 'VERDICT_NOT_REPRODUCED', 'SUMMARY_MISMATCH', 'FORGERY_NOT_REPRODUCED', 'CARD_INVALID']);
 export type E12ProblemCode = keyof typeof E12_PROBLEM_CODES;
 export interface E12Problem {
   code: E12ProblemCode;

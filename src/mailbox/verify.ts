@@ -13,6 +13,7 @@
  */
 import { existsSync } from 'node:fs';
 import { readKeyFile } from '../attest/keys.js';
+import type { LogCode } from '../attest/reasons.js';
 import { ed25519Verifier, signerFor, type Verifier } from '../attest/signature.js';
 import { WitnessError } from '../core/errors.js';
 import { parseStrictJson } from '../core/strict-json.js';
@@ -22,9 +23,13 @@ import { openEvidence } from './evidence.js';
 import { hasStaleLock } from './lock.js';
 import { CallTable, checkChain } from './verify-chain.js';
 import { checkInboxes, type Receipts } from './verify-inbox.js';
-export type ProblemKind = 'forged' | 'modified' | 'reordered' | 'deleted' | 'corrupt' | 'orphan' | 'skipped';
+/** A problem's kind: a code of attest's log vocabulary (LOG_CODES), in lower case. */
+export type ProblemKind = Lowercase<LogCode>;
 
 export interface VerifyProblem {
+  /** The code in attest's one vocabulary (e.g. FORGED). */
+  code: LogCode;
+  /** The same, in lower case (the field this report has always had). */
   kind: ProblemKind;
   file: string;
   /** 1-based line (JSONL) or row (SQLite); 0 for a whole file (a cursor, a file that is not a regular file). */
@@ -55,7 +60,7 @@ export function verifyMailbox(dir: string, options: MailboxVerifyOptions = {}): 
   const warnings: string[] = [];
   const { signer, source } = _verifier(config, options, warnings);
   const problems: VerifyProblem[] = [];
-  const report = (kind: ProblemKind, file: string, line: number, message: string) => problems.push({ kind, file, line, message });
+  const report = (kind: ProblemKind, file: string, line: number, message: string) => problems.push({ code: kind.toUpperCase() as LogCode, kind, file, line, message });
   const evidence = openEvidence(dir, config.store, _cursorOffset);
   try {
     for (const u of evidence.unreadable) report('corrupt', u.file, 0, u.why);
