@@ -13,7 +13,8 @@ export { ancestryRoot, inclusionProof, leafHash, MerkleFrontier, merkleRoot, nod
 export type { AncestorProof } from './ancestry/merkle.js';
 export { DOMAIN_TAGS, signedMessage, taggedBytes } from './domain.js';
 export type { DomainTag, RecordKind } from './domain.js';
-export { evidenceOf, readEvidenceFile } from './evidence.js';
+export { BUNDLE_TYPE, bundleOf, evidenceOf, readEvidenceFile, verifyBundle } from './evidence.js';
+export type { EvidenceBundle } from './evidence.js';
 export { receiptJsonSchema } from './json-schema.js';
 export { addKey, emptyDirectory, KeyDirectory, loadKeyDirectory, parseDirectory, readDirectoryFile, revokeKey, rotateKey, writeDirectoryFile } from './key-directory.js';
 export type { DirectoryEntry, DirectoryFile, TrustedKey } from './key-directory.js';
@@ -26,7 +27,7 @@ export { MemoryNonceStore, SqliteNonceStore } from './nonce-store.js';
 export type { NonceStore } from './nonce-store.js';
 export { ARCHIVE_CODES, codesFor, EVIDENCE_CODES, LOG_CODES, REASON_CODES } from './reasons.js';
 export type { EvidenceCode, LogCode, Reason, ReasonCode } from './reasons.js';
-export { CONSTRUCTIONS, evidencePath, isoTime, LATEST_TIME, MAX_DEPTH, parseJsonText, parseReceipt, RECEIPT_TAGS, ReceiptSchema, receiptDigest, SignatureSchema, signingBytes, unsignedRecordProblems } from './receipt.js';
+export { CONSTRUCTIONS, evidencePath, PATH_TYPE, isoTime, LATEST_TIME, MAX_DEPTH, parseJsonText, parseReceipt, RECEIPT_TAGS, ReceiptSchema, receiptDigest, SignatureSchema, signingBytes, unsignedRecordProblems } from './receipt.js';
 export type { Construction, PreparedReceipt, Receipt, Signature, UnsignedReceipt } from './receipt.js';
 export { createReleaseSigner, MAX_TTL_MS } from './signer.js';
 export type { CosignRequest, ReleaseContext, ReleaseSigner, ReleaseSignerOptions } from './signer.js';

@@ -196,13 +196,20 @@ export function parseJsonText(text: string | Uint8Array, what: string, index?: n
   }
 }
 
-/** Evidence is one receipt, or `{path: [root, …, leaf]}`; returns the path root → leaf. */
+/** The declared type of a delegation-path evidence file: `{"type": "witness/path", "path": [root, …, leaf]}`. */
+export const PATH_TYPE = 'witness/path';
+
+/**
+ * Evidence is one receipt, or a delegation path `{type: "witness/path", path: [root, …,
+ * leaf]}` — or, as written before paths declared their type, `{path: [...]}` alone
+ * (legacy). Returns the path root → leaf.
+ */
 export function evidencePath(value: unknown): ParseResult<unknown[]> {
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && 'path' in value) {
-    const path = (value as { path: unknown }).path;
-    const keys = Object.keys(value);
-    if (!Array.isArray(path) || path.length === 0 || keys.length !== 1) {
-      return { ok: false, reasons: [reason('MALFORMED', 'Evidence of the form {"path": [...]} must hold only a non-empty array of receipts, root first.')] };
+    const { path, type, ...rest } = value as { path: unknown; type?: unknown };
+    const typed = type === undefined || type === PATH_TYPE;
+    if (!Array.isArray(path) || path.length === 0 || !typed || Object.keys(rest).length > 0) {
+      return { ok: false, reasons: [reason('MALFORMED', `Evidence of the form {"type": "${PATH_TYPE}", "path": [...]} must hold only a non-empty array of receipts, root first.`)] };
     }
     return { ok: true, value: path };
   }

@@ -7,7 +7,7 @@ export { addAgent, recoverMailbox } from './admin.js';
 export type { AddedAgent } from './admin.js';
 export { GENESIS, LEGACY_LINE_VERSION, LINE_VERSION, lineHash, messageDigest, sealCall, signedBytes, TOOL_NAMES, UNKNOWN_TOOL } from './call-log.js';
 export type { CallEntry, CallReceipt, CallRecord, ChainHead, MailboxToolName, Message, ToolName } from './call-log.js';
-export { initMailbox, readAgents, readConfig } from './config.js';
+export { initMailbox, MAILBOX_FORMAT, readAgents, readConfig } from './config.js';
 export type { AgentEntry, InitOptions, MailboxConfig, StoreKind } from './config.js';
 export { serveHttp } from './http.js';
 export type { HttpMailbox, HttpOptions } from './http.js';

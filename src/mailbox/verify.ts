@@ -53,6 +53,8 @@ export interface MailboxVerifyOptions {
   keyPath?: string;
   /** Pin an Ed25519 public key (base64url) instead of trusting any file. */
   publicKey?: string;
+  /** Pin a verifier from the caller's own trust root (e.g. a key directory entry for the mailbox's kid). */
+  verifier?: { verifier: Verifier; source: string };
 }
 
 export function verifyMailbox(dir: string, options: MailboxVerifyOptions = {}): VerifyReport {
@@ -112,7 +114,9 @@ function _learn(r: CallRecord, receipts: Receipts, file: string, line: number): 
 }
 
 function _verifier(config: ReturnType<typeof readConfig>, options: MailboxVerifyOptions, warnings: string[]): { signer: Verifier; source: string } {
-  if (options.publicKey !== undefined && options.keyPath !== undefined) throw new WitnessError('USAGE', 'Give either a key file or a pinned public key, not both: receipts are checked with one key.');
+  const pins = [options.publicKey, options.keyPath, options.verifier].filter((p) => p !== undefined).length;
+  if (pins > 1) throw new WitnessError('USAGE', 'Give either a key file or a pinned public key, not both: receipts are checked with one key.');
+  if (options.verifier) return { signer: options.verifier.verifier, source: options.verifier.source };
   if (options.publicKey !== undefined) return { signer: ed25519Verifier(config.signing.kid, options.publicKey), source: 'pinned public key' };
   const path = options.keyPath ?? config.signing.key_path;
   // A verifier may check with a key others can read (the check holds), but says that any of them could have signed.
