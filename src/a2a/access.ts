@@ -15,6 +15,8 @@ export interface ServerAccessOptions {
   allowedHosts?: string[];
   /** Origins allowed besides loopback ones. */
   allowedOrigins?: string[];
+  /** Largest request body in bytes; a larger one gets a JSON 413 naming the limit (each server has its default). */
+  maxRequestBytes?: number;
 }
 
 /** The guard for a server described by `options`; throws USAGE when it would bind beyond loopback unguarded. */

@@ -13,19 +13,21 @@
  * `agent-witness.dev/timings` (metadata.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { AgentCard, type Message, Role, TaskState } from '@a2a-js/sdk';
-import { AgentEvent, type AgentExecutor, DefaultRequestHandler, type ExecutionEventBus, InMemoryTaskStore, type RequestContext } from '@a2a-js/sdk/server';
+import { AgentEvent, type AgentExecutor, DefaultRequestHandler, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import express from 'express';
 import type { SigningKey } from '../attest/keys.js';
 import { parseReceipt, type Receipt } from '../attest/receipt.js';
 import { createReleaseSigner } from '../attest/signer.js';
 import { WitnessError } from '../core/errors.js';
+import { closeServer, listen, requestLimit, sendJsonRpcError } from '../core/http-server.js';
 import { buildAgentCard, CARD_PATH, type CardJson, JSONRPC_PATH, signAgentCard } from './card.js';
 import { accessGuard, guardMiddleware, type ServerAccessOptions } from './access.js';
+import { jsonFallbacks, jsonRpcFront } from './jsonrpc-front.js';
+import { ChildTaskStore } from './task-store.js';
 import { httpCosign } from './cosign-client.js';
 import { type ChildTimings, DELEGATION_KEY, type Delegation, DelegationSchema, ERROR_KEY, EVIDENCE_KEY, TIMINGS_KEY } from './metadata.js';
 import { connectEvidenceTool, type Evidence, type EvidenceClient } from './tool-server.js';
@@ -67,34 +69,40 @@ export interface ChildAgent {
   close(): Promise<void>;
 }
 
+/** A request body larger than this gets a JSON 413 unless configured: room for a 200 KB task and its delegation. */
+export const DEFAULT_AGENT_MAX_REQUEST_BYTES = 1024 * 1024;
+
 export async function serveChildAgent(options: ChildAgentOptions): Promise<ChildAgent> {
-  const host = options.host ?? '127.0.0.1';
   const guard = accessGuard(options, 'the A2A agent');
+  const limit = requestLimit(options.maxRequestBytes, DEFAULT_AGENT_MAX_REQUEST_BYTES);
   const tool = await connectEvidenceTool(options.toolUrl);
   const app = express();
+  app.disable('x-powered-by');
   app.use(guardMiddleware(guard)); // before the card and JSON-RPC routes, and any body parsing
   let card: CardJson | undefined;
   let rpc: express.RequestHandler | undefined;
+  const notReady = (res: express.Response) => sendJsonRpcError(res, 503, -32603, 'The agent is starting; retry in a moment.');
   // The card is served byte for byte as signed (the SDK's agentCardHandler re-serialises
   // with default values filled in, which a JCS verifier would not reproduce).
-  app.get(CARD_PATH, (_req, res) => {
-    res.type('application/json').send(JSON.stringify(card));
-  });
-  app.use(JSONRPC_PATH, (req, res, next) => (rpc ? rpc(req, res, next) : void res.status(503).end()));
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(options.port ?? 0, host, (error?: Error) => (error ? reject(error) : resolve(s)));
-  });
-  const address = server.address() as AddressInfo;
-  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  app.get(CARD_PATH, (_req, res) => (card ? void res.type('application/json').send(JSON.stringify(card)) : notReady(res)));
+  app.use(JSONRPC_PATH, jsonRpcFront(limit), (req, res, next) => (rpc ? rpc(req, res, next) : notReady(res)));
+  app.use(...jsonFallbacks());
+  const server = createServer(app);
+  let url: string;
+  try {
+    url = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
+  } catch (error) {
+    await tool.close();
+    throw error;
+  }
   card = signAgentCard(buildAgentCard({ baseUrl: url, name: options.name ?? `witness-child-${options.key.deployer}`, deployer: options.key.deployer }), options.key);
-  const handler = new DefaultRequestHandler(AgentCard.fromJSON(card), new InMemoryTaskStore(), _executor(options, tool));
+  const handler = new DefaultRequestHandler(AgentCard.fromJSON(card), new ChildTaskStore(), _executor(options, tool));
   rpc = jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } });
   return {
     url,
     card,
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
       await tool.close();
       await options.backend?.close?.();
     },

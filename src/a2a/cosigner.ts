@@ -16,14 +16,14 @@
  * - `POST /cosign` (Authorization: Bearer COSIGN_TOKEN) `{task_id, edge}` → 200 `{signature}` | 403 refused | 401 no credential | 400 bad body
  */
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { createCosigner } from '../attest/ancestry/dag.js';
 import type { SigningKey } from '../attest/keys.js';
 import { ReceiptSchema, type Signature, type UnsignedReceipt } from '../attest/receipt.js';
 import { WitnessError } from '../core/errors.js';
 import type { requestGuard } from '../core/http-guard.js';
+import { closeServer, INTERNAL_ERROR_MESSAGE, listen, readBody, requestLimit, sendJson, tooLargeMessage } from '../core/http-server.js';
 import { parseStrictJson } from '../core/strict-json.js';
 import { checkWellFormedValue } from '../core/text.js';
 import { accessGuard, type ServerAccessOptions } from './access.js';
@@ -105,42 +105,41 @@ export interface CosignerServer {
   close(): Promise<void>;
 }
 
-const MAX_BODY = 64 * 1024;
+/** Grants and edge manifests are small: a body larger than this gets a JSON 413 unless configured. */
+export const DEFAULT_COSIGNER_MAX_REQUEST_BYTES = 64 * 1024;
 
 /** Serves `service` over HTTP; binds 127.0.0.1 unless told otherwise. */
 export async function serveCosigner(service: CosignService, options: CosignerServerOptions = {}): Promise<CosignerServer> {
-  const host = options.host ?? '127.0.0.1';
   const guard = accessGuard(options, 'the co-signer');
+  const limit = requestLimit(options.maxRequestBytes, DEFAULT_COSIGNER_MAX_REQUEST_BYTES);
   const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
-  const server: Server = createServer((req, res) => {
-    _route(service, adminToken, guard, req, res).catch((error: unknown) => _json(res, 500, { error: { code: 'INTERNAL', message: (error as Error).message } }));
+  const server = createServer((req, res) => {
+    _route({ service, adminToken, guard, limit }, req, res).catch(() => _json(res, 500, { error: { code: 'INTERNAL', message: INTERNAL_ERROR_MESSAGE } }));
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${shown}:${address.port}`,
-    adminToken,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  const url = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
+  return { url, adminToken, close: () => closeServer(server) };
+}
+
+interface _Front {
+  service: CosignService;
+  adminToken: string;
+  guard: ReturnType<typeof requestGuard>;
+  /** Largest request body, bytes. */
+  limit: number;
 }
 
 /** Checks in the order that reveals least to a stranger: Host/Origin, route, credential present, then the body. */
-async function _route(service: CosignService, adminToken: string, guard: ReturnType<typeof requestGuard>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function _route({ service, adminToken, guard, limit }: _Front, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const forbidden = guard(req.headers);
   if (forbidden) return _json(res, 403, { error: { code: 'FORBIDDEN', message: forbidden } });
   if (req.method !== 'POST' || (req.url !== '/cosign' && req.url !== '/grants')) return _json(res, 404, { error: { code: 'NOT_FOUND', message: 'POST /cosign or POST /grants.' } });
   const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
   if (req.url === '/grants' && !_tokenMatches(bearer, adminToken)) return _json(res, 401, { error: { code: 'UNAUTHORIZED', message: 'POST /grants needs "Authorization: Bearer ADMIN_TOKEN".' } });
   if (req.url === '/cosign' && !bearer) return _json(res, 401, { error: { code: 'UNAUTHORIZED', message: 'POST /cosign needs "Authorization: Bearer COSIGN_TOKEN": the credential the parent received with the grant and passed to the child with the delegation.' } });
-  const body = await _readJson(req);
+  const bytes = await readBody(req, limit);
+  if (bytes === undefined) return _json(res, 413, { error: { code: 'TOO_LARGE', message: tooLargeMessage(limit) } });
+  const body = _parseBody(bytes, req.url);
   if (!body.ok) return _json(res, 400, { error: { code: 'BAD_REQUEST', message: body.message } });
   if (req.url === '/grants') {
     const g = GrantBodySchema.safeParse(body.value);
@@ -170,17 +169,10 @@ function _issue(error: z.ZodError): string {
 }
 
 /** The body as strict JSON (no duplicate keys) holding well-formed text only, or why not. */
-async function _readJson(req: IncomingMessage): Promise<{ ok: true; value: unknown } | { ok: false; message: string }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) return { ok: false, message: `The body exceeds ${MAX_BODY} bytes.` };
-    chunks.push(chunk as Buffer);
-  }
+function _parseBody(bytes: Buffer, url: string | undefined): { ok: true; value: unknown } | { ok: false; message: string } {
   try {
-    const value = parseStrictJson(Buffer.concat(chunks).toString('utf8'), { what: 'the body' });
-    checkWellFormedValue(value, req.url === '/grants' ? 'the grant' : 'the co-sign request');
+    const value = parseStrictJson(bytes.toString('utf8'), { what: 'the body' });
+    checkWellFormedValue(value, url === '/grants' ? 'the grant' : 'the co-sign request');
     return { ok: true, value };
   } catch (error) {
     if (!(error instanceof WitnessError)) throw error;
@@ -188,8 +180,4 @@ async function _readJson(req: IncomingMessage): Promise<{ ok: true; value: unkno
   }
 }
 
-function _json(res: ServerResponse, status: number, value: unknown): void {
-  const text = JSON.stringify(value);
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
-}
+const _json = (res: ServerResponse, status: number, value: unknown): void => sendJson(res, status, value);

@@ -1,24 +1,28 @@
 /**
  * @module
  * The MCP tool the child agent calls (the paper's `get_evidence`), over Streamable
- * HTTP, stateless: each POST gets a fresh server and transport, so any number of
- * children can call it without sessions. Bound to 127.0.0.1 by default; Host and Origin
- * are checked as on every Witness server (access.ts). The evidence is a deterministic
- * function of the task text, so E12 outputs are reproducible.
+ * HTTP, stateless: each POST gets a fresh server, so any number of children can call
+ * it without sessions. The HTTP front is the mailbox's (plain node:http, the checks
+ * and status codes of the SDK's transport, JSON-response mode): a GET is answered 405
+ * at once — there is no server-to-client stream to hold open, and a GET the SDK
+ * client sends after `initialize` must not wait for one. Bound to 127.0.0.1 by
+ * default; Host and Origin are checked as on every Witness server; bodies are limited
+ * (`maxRequestBytes`) and every refusal is JSON (core/http-server.ts). The evidence is
+ * a deterministic function of the task text, so E12 outputs are reproducible.
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import express from 'express';
 import { z } from 'zod';
 import { WitnessError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
-import { accessGuard, guardMiddleware, type ServerAccessOptions } from './access.js';
+import { closeServer, INTERNAL_ERROR_MESSAGE, listen, parseErrorMessage, readBody, requestLimit, sendJsonRpcError, tooLargeMessage } from '../core/http-server.js';
+import { answerPost, checkPost, checkProtocolVersion, closedEarly, HttpSession } from '../mailbox/http-session.js';
+import { routeToolCalls, type ToolRoute } from '../mailbox/tools/route.js';
+import { accessGuard, type ServerAccessOptions } from './access.js';
 
-export const EVIDENCE_TOOL = 'get_evidence';
+export const EVIDENCE_TOOL = 'get_evidence' as const;
 
 export interface Evidence {
   task_sha256: string;
@@ -32,26 +36,37 @@ export function evidenceFor(task: string): Evidence {
   return { task_sha256: digest, items };
 }
 
-function _server(): McpServer {
+/** A request body larger than this gets a JSON 413 unless configured: room for a 200 KB task and more. */
+export const DEFAULT_TOOL_MAX_REQUEST_BYTES = 1024 * 1024;
+
+/**
+ * The tool on a fresh `McpServer`. Calls go through the mailbox's router (route.ts), so
+ * an unknown tool or a call without params is a -32602 error as MCP 2025-11-25 lists
+ * it, and bad arguments a one-line tool error; this server keeps no log to write.
+ */
+function _server(maxTaskChars: number): McpServer {
   const server = new McpServer({ name: 'witness-evidence', version: '0.1.0' }, { capabilities: { tools: {} } });
+  const inputSchema = { task: z.string().min(1).max(maxTaskChars) };
+  const run = async ({ task }: { task: string }) => {
+    const evidence = evidenceFor(task);
+    return { content: [{ type: 'text' as const, text: JSON.stringify(evidence) }], structuredContent: { ...evidence } };
+  };
   server.registerTool(
     EVIDENCE_TOOL,
     {
       title: 'Get evidence',
       description: 'Evidence findings for a task (deterministic from the task text).',
-      inputSchema: { task: z.string().min(1).max(10_000) },
+      inputSchema,
       outputSchema: { task_sha256: z.string(), items: z.array(z.string()) },
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
-    ({ task }) => {
-      const evidence = evidenceFor(task);
-      return { content: [{ type: 'text', text: JSON.stringify(evidence) }], structuredContent: { ...evidence } };
-    },
+    run,
   );
+  const route: ToolRoute<typeof EVIDENCE_TOOL> = { tool: EVIDENCE_TOOL, input: z.object(inputSchema), run: (args) => run(args as { task: string }) };
+  routeToolCalls(server, new Map([[EVIDENCE_TOOL, route]]), async () => {});
   return server;
 }
 
-type Req = IncomingMessage & { body?: unknown };
 export interface ToolServer {
   /** The MCP endpoint, e.g. http://127.0.0.1:4200/mcp */
   url: string;
@@ -59,48 +74,44 @@ export interface ToolServer {
 }
 
 export async function serveEvidenceTool(options: ServerAccessOptions = {}): Promise<ToolServer> {
-  const host = options.host ?? '127.0.0.1';
   const guard = accessGuard(options, 'the MCP tool server');
-  // Express as the SDK's createMcpExpressApp builds it, with our Host/Origin check in
-  // place of its Host-only one, before the body parser.
-  const app = express();
-  app.use(guardMiddleware(guard));
-  app.use(express.json());
-  app.all('/mcp', (req, res) => {
-    _handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) {
-        res.writeHead(500, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `Internal error: ${(error as Error).message}` } }));
-      }
-    });
+  const limit = requestLimit(options.maxRequestBytes, DEFAULT_TOOL_MAX_REQUEST_BYTES);
+  const server = createServer((req, res) => {
+    _route(guard, limit, req, res).catch(() => sendJsonRpcError(res, 500, -32603, INTERNAL_ERROR_MESSAGE));
   });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(options.port ?? 0, host, (error) => (error ? reject(error) : resolve(s)));
-  });
-  const address = server.address() as AddressInfo;
-  return {
-    url: `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/mcp`,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  const url = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
+  return { url: `${url}/mcp`, close: () => closeServer(server) };
 }
 
-async function _handle(req: Req, res: ServerResponse): Promise<void> {
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  const server = _server();
-  await server.connect(transport);
-  const headers = new Headers();
-  for (const [key, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
-  const response = await transport.handleRequest(new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/mcp'}`, { method: req.method ?? 'GET', headers }), { parsedBody: req.body });
-  const out: Record<string, string> = {};
-  response.headers.forEach((value, key) => {
-    out[key] = value;
-  });
-  res.writeHead(response.status, out);
-  res.end(Buffer.from(await response.arrayBuffer()));
-  await server.close();
+/** Host/Origin, path, method, body, then the Streamable HTTP checks: in the order that reveals least. */
+async function _route(guard: ReturnType<typeof accessGuard>, limit: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const forbidden = guard(req.headers);
+  if (forbidden) return sendJsonRpcError(res, 403, -32000, forbidden);
+  if ((req.url ?? '/').split('?')[0] !== '/mcp') return sendJsonRpcError(res, 404, -32000, 'Not found: the MCP endpoint is /mcp.');
+  if (req.method !== 'POST') {
+    // Stateless and JSON-only: no SSE stream to open (GET) and no session to end (DELETE); the spec allows 405.
+    return sendJsonRpcError(res, 405, -32000, `Method not allowed: ${req.method}. This stateless server answers POSTs with JSON and offers no SSE stream.`, null, { Allow: 'POST' });
+  }
+  const bytes = await readBody(req, limit);
+  if (bytes === undefined) return sendJsonRpcError(res, 413, -32000, tooLargeMessage(limit));
+  let body: unknown;
+  try {
+    body = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    return sendJsonRpcError(res, 400, -32700, parseErrorMessage(error));
+  }
+  const post = checkPost(req.headers, body);
+  if ('status' in post) return sendJsonRpcError(res, post.status, post.code, post.message);
+  const version = post.initialize ? undefined : checkProtocolVersion(req.headers);
+  if (version) return sendJsonRpcError(res, version.status, version.code, version.message);
+  const transport = new HttpSession();
+  const mcp = _server(limit);
+  await mcp.connect(transport);
+  try {
+    answerPost(res, post, await transport.receive(post, req.headers, closedEarly(res)));
+  } finally {
+    await mcp.close();
+  }
 }
 
 /** A connected MCP client for the evidence tool; reuse it across tasks. */

@@ -20,3 +20,4 @@ export type { StrictJsonOptions } from './strict-json.js';
 export { checkWellFormedText, checkWellFormedValue, loneSurrogateIndex } from './text.js';
 export { hostCheck, isLoopbackOrigin, LOOPBACK_HOSTS, requestGuard } from './http-guard.js';
 export type { RequestGuardOptions } from './http-guard.js';
+export { closeServer, INTERNAL_ERROR_MESSAGE, listen, MAX_REQUEST_BYTES_FLAG, parseErrorMessage, readBody, requestLimit, sendJson, sendJsonRpcError, tooLargeMessage } from './http-server.js';

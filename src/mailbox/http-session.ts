@@ -14,7 +14,7 @@
  * `checkPost` with the same status codes.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   isInitializeRequest,
@@ -58,7 +58,8 @@ export function checkPost(headers: IncomingHttpHeaders, body: unknown): Post | R
   const messages: JSONRPCMessage[] = [];
   for (const item of raw) {
     const parsed = JSONRPCMessageSchema.safeParse(item);
-    if (!parsed.success) return { status: 400, code: -32700, message: 'Parse error: the body is JSON but not a JSON-RPC 2.0 message.' };
+    // JSON-RPC 2.0 §5.1: valid JSON that is not a Request object is an Invalid Request (-32600), as on stdio.
+    if (!parsed.success) return { status: 400, code: -32600, message: 'Invalid Request: the body is JSON but not a JSON-RPC 2.0 message.' };
     messages.push(parsed.data);
   }
   const initialize = messages.some(isInitializeRequest);
@@ -71,6 +72,26 @@ export function checkProtocolVersion(headers: IncomingHttpHeaders): Refusal | un
   const version = headers['mcp-protocol-version'];
   if (version === undefined || (typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return undefined;
   return { status: 400, code: -32000, message: `Bad Request: unsupported protocol version ${String(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}).` };
+}
+
+/** Fires when the connection closes before the answer is written (the client gave up). */
+export function closedEarly(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableEnded) controller.abort();
+  });
+  return controller.signal;
+}
+
+/** Answers one POST: 202 for notifications only; otherwise the replies as JSON (an array for a batch). */
+export function answerPost(res: ServerResponse, post: Post, replies: JSONRPCMessage[]): void {
+  if (replies.length === 0) {
+    res.statusCode = 202;
+    return void res.end();
+  }
+  const text = JSON.stringify(post.batch ? replies : replies[0]);
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
 }
 
 export class HttpSession implements Transport {

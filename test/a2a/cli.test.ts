@@ -155,6 +155,17 @@ describe('witness a2a servers: bad addresses and files are one line with the doc
     expect([missing.code, missing.err]).toEqual([2, expect.stringMatching(/folder .*no-such-folder does not exist/)]);
   });
 
+  it('--max-request-bytes 0: exit 2; --help gives each server its own default', async () => {
+    const defaults: Record<string, string> = { tool: '1048576', cosigner: '65536', serve: '1048576' };
+    for (const args of servers()) {
+      const r = await cli(...args, '--max-request-bytes', '0');
+      expect([r.code, r.err], args.join(' ')).toEqual([2, expect.stringMatching(/--max-request-bytes.*below the minimum of 1/)]);
+      oneLine(r.err);
+      const help = await cli('a2a', args[1]!, '--help');
+      expect(help.out.replace(/\s+/g, ' '), args[1]).toContain(`a larger one gets a JSON 413 (default ${defaults[args[1]!]})`);
+    }
+  });
+
   it('binding beyond loopback without --allowed-host: exit 2', async () => {
     const r = await cli('a2a', 'tool', '--host', '0.0.0.0');
     expect([r.code, r.err]).toEqual([2, expect.stringMatching(/pass --allowed-host NAME/)]);

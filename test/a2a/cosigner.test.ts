@@ -197,6 +197,19 @@ describe('the co-signing service', () => {
     expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/not valid JSON/);
   });
 
+  it('answers a body over 64 KiB with a JSON 413 naming the limit, and takes another limit when given', async () => {
+    const big = await fetch(`${world.cosigner.url}/cosign`, { method: 'POST', headers: { Authorization: `Bearer ${'A'.repeat(43)}` }, body: JSON.stringify({ task_id: 'x', pad: 'x'.repeat(70_000) }) });
+    expect([big.status, big.headers.get('content-type')]).toEqual([413, 'application/json']);
+    expect(((await big.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'TOO_LARGE', message: expect.stringMatching(/the limit is 65536 bytes.*--max-request-bytes/) });
+    const small = await serveCosigner(new CosignService(world.parent), { maxRequestBytes: 100 });
+    try {
+      const refused = await fetch(`${small.url}/cosign`, { method: 'POST', headers: { Authorization: `Bearer ${'A'.repeat(43)}` }, body: JSON.stringify({ task_id: 'x'.repeat(100) }) });
+      expect(refused.status).toBe(413);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('answers a co-sign request without an edge with 400 naming the field', async () => {
     const response = await fetch(`${world.cosigner.url}/cosign`, { method: 'POST', headers: { Authorization: `Bearer ${'A'.repeat(43)}` }, body: JSON.stringify({ task_id: 'x' }) });
     expect(response.status).toBe(400);

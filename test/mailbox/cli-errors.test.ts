@@ -37,6 +37,8 @@ describe('mailbox serve --http', () => {
   it('a port in use says so and how to choose another', () => oneLine(['mailbox', 'serve', '--dir', mb.dir, '--http', '--port', String(busyPort)], 2, new RegExp(`127\\.0\\.0\\.1:${busyPort} is already in use; stop the other server or choose another --port`)));
   it('a malformed --host is a usage error, not a remark about exposure', () => oneLine(['mailbox', 'serve', '--dir', mb.dir, '--http', '--host', 'bad host!'], 2, /"bad host!" is not a host name or IP address/));
   it('a --host that does not resolve says so', () => oneLine(['mailbox', 'serve', '--dir', mb.dir, '--http', '--host', 'nonexistent.invalid', '--allowed-host', 'x'], 2, /nonexistent\.invalid does not resolve/));
+  it('--max-request-bytes 0 is a usage error', () => oneLine(['mailbox', 'serve', '--dir', mb.dir, '--http', '--max-request-bytes', '0'], 2, /below the minimum of 1/));
+  it('--max-request-bytes without --http is refused, not ignored', () => oneLine(['mailbox', 'serve', '--dir', mb.dir, '--agent', 'a', '--max-request-bytes', '5000'], 2, /--max-request-bytes limits HTTP request bodies; add --http/));
   it('after a failed start the mailbox still serves on a free port', async () => {
     await cli(['mailbox', 'serve', '--dir', mb.dir, '--http', '--port', String(busyPort)], 2);
     await oneLine(['mailbox', 'serve', '--dir', mb.dir, '--http', '--port', '65536'], 2, /not a TCP port/);

@@ -147,8 +147,15 @@ describe('mailbox over Streamable HTTP', () => {
       expect(await version.text()).toMatch(/unsupported protocol version 1999-01-01/);
       const shape = await post(headers, { hello: 'world' });
       expect(shape.status).toBe(400);
-      expect(await shape.json()).toMatchObject({ error: { code: -32700 } });
+      expect(await shape.json()).toMatchObject({ error: { code: -32600 } }); // valid JSON, not JSON-RPC: Invalid Request, as on stdio
       expect((await post(headers, [INIT, whoami(4)])).status).toBe(400); // initialize must come alone
+    });
+
+    it('refuses initialize inside an existing session with 400, as the SDK transport does', async () => {
+      const headers = await session();
+      const res = await post(headers, INIT);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ id: null, error: { code: -32600, message: expect.stringMatching(/already initialized/) } });
     });
 
     it('refuses a body over 1 MiB with 413 and stores nothing', async () => {
@@ -221,5 +228,19 @@ describe('mailbox over Streamable HTTP', () => {
       const res = await fetch(server.url.replace(/\/mcp$/, '/other'), { method: 'POST', headers: auth(), body: JSON.stringify(INIT) });
       expect(res.status).toBe(404);
     });
+  });
+
+  it('takes its body limit from --max-request-bytes and names it in a JSON 413', async () => {
+    const small = await startHttp(mb.dir, ['--max-request-bytes', '2000']);
+    try {
+      const headers = { ...MCP_HEADERS, Authorization: `Bearer ${mb.tokens.alice}` };
+      expect((await fetch(small.url, { method: 'POST', headers, body: JSON.stringify(INIT) })).status).toBe(200);
+      const res = await fetch(small.url, { method: 'POST', headers, body: JSON.stringify({ ...INIT, pad: 'x'.repeat(2000) }) });
+      expect(res.status).toBe(413);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { message: expect.stringMatching(/the limit is 2000 bytes.*--max-request-bytes/) } });
+    } finally {
+      await small.stop();
+    }
   });
 });

@@ -78,6 +78,8 @@ describe('arguments that fail the input schema', () => {
     ['no body', 'send_message', { to: 'bob' }, /^Invalid arguments for send_message: body: required\./],
     ['a negative limit', 'check_inbox', { limit: -5 }, /^Invalid arguments for check_inbox: limit: must be at least 1\./],
     ['a fractional limit', 'check_inbox', { limit: 1.5 }, /^Invalid arguments for check_inbox: limit: expected a whole number/],
+    ['a limit above the documented 100', 'check_inbox', { limit: 1000 }, /^Invalid arguments for check_inbox: limit: must be at most 100\./],
+    ['a wait limit above the documented 100', 'wait_for_message', { timeout_ms: 0, limit: 101 }, /^Invalid arguments for wait_for_message: limit: must be at most 100\./],
     ['a string as peek', 'check_inbox', { peek: 'yes' }, /^Invalid arguments for check_inbox: peek: expected a boolean, got a string\./],
     ['no timeout_ms', 'wait_for_message', {}, /^Invalid arguments for wait_for_message: timeout_ms: required\./],
   ];
@@ -147,6 +149,12 @@ describe('calls that name no tool of this server', () => {
 });
 
 describe('after every rejection', () => {
+  it('tools/list shows the read limit as the schema maximum the docs give (100)', async () => {
+    const { tools } = await client.listTools();
+    const limit = (name: string) => (tools.find((t) => t.name === name)?.inputSchema.properties as Record<string, { maximum?: number }> | undefined)?.limit?.maximum;
+    expect([limit('check_inbox'), limit('wait_for_message')]).toEqual([100, 100]);
+  });
+
   it('a good call still works and the mailbox verifies clean', async () => {
     const result = await client.callTool({ name: 'send_message', arguments: { to: 'bob', body: 'fine \ud83d\ude00' } });
     expect(result.isError).toBeFalsy();

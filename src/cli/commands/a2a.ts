@@ -9,12 +9,12 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import type { ServerAccessOptions } from '../../a2a/access.js';
-import { type AgentBackend, policyBackend, serveChildAgent } from '../../a2a/agent.js';
+import { type AgentBackend, DEFAULT_AGENT_MAX_REQUEST_BYTES, policyBackend, serveChildAgent } from '../../a2a/agent.js';
 import { embeddedBackend, openAiCompatibleBackend } from '../../a2a/llm-backend.js';
 import { fetchAgentCard, parseCardText, verifyAgentCard } from '../../a2a/card.js';
-import { CosignService, serveCosigner } from '../../a2a/cosigner.js';
+import { CosignService, DEFAULT_COSIGNER_MAX_REQUEST_BYTES, serveCosigner } from '../../a2a/cosigner.js';
 import { formatE12Summary, runE12 } from '../../a2a/e12.js';
-import { serveEvidenceTool } from '../../a2a/tool-server.js';
+import { DEFAULT_TOOL_MAX_REQUEST_BYTES, serveEvidenceTool } from '../../a2a/tool-server.js';
 import { readNamedFile } from '../../attest/files.js';
 import { loadKeyDirectory, readKeyFile } from '../../attest/index.js';
 import { writeFileAtomic } from '../../core/atomic-write.js';
@@ -58,20 +58,22 @@ interface ServerCliOptions {
   port: number;
   allowedHost: string[];
   allowOrigin: string[];
+  maxRequestBytes?: number;
   json?: boolean;
 }
 
-function _withServerOptions(command: Command): Command {
+function _withServerOptions(command: Command, defaultMaxRequestBytes: number): Command {
   const collect = (v: string, all: string[]) => [...all, v];
   return command
     .option('--host <host>', 'address to bind', hostName, '127.0.0.1')
     .option('--port <port>', 'port (0: any free port)', portNumber, 0)
     .option('--allowed-host <host>', 'Host names clients use, required when binding beyond loopback (repeatable)', collect, [])
-    .option('--allow-origin <origin>', 'also allow this Origin (loopback origins are; repeatable)', collect, []);
+    .option('--allow-origin <origin>', 'also allow this Origin (loopback origins are; repeatable)', collect, [])
+    .option('--max-request-bytes <n>', `largest request body in bytes; a larger one gets a JSON 413 (default ${defaultMaxRequestBytes})`, wholeNumber(1));
 }
 
 function _access(o: ServerCliOptions): ServerAccessOptions {
-  return { host: o.host, port: o.port, allowedHosts: o.allowedHost, allowedOrigins: o.allowOrigin };
+  return { host: o.host, port: o.port, allowedHosts: o.allowedHost, allowedOrigins: o.allowOrigin, ...(o.maxRequestBytes !== undefined ? { maxRequestBytes: o.maxRequestBytes } : {}) };
 }
 
 interface ServeOptions extends ServerCliOptions {
@@ -86,7 +88,7 @@ interface ServeOptions extends ServerCliOptions {
 }
 
 function _serve(ctx: CliContext): Command {
-  return _withServerOptions(new Command('serve'))
+  return _withServerOptions(new Command('serve'), DEFAULT_AGENT_MAX_REQUEST_BYTES)
     .description('Serve the child A2A agent: signed Agent Card at /.well-known/agent-card.json, JSON-RPC SendMessage (v1.0) and message/send (v0.3). Each answer is released through the runtime signer; under dag the parent must co-sign, or the task fails (fail closed). Runs until interrupted.')
     .requiredOption('--key <file>', "the child deployer's key file (the runtime holds it; the agent never sees it)")
     .requiredOption('--tool <url>', 'MCP endpoint of the evidence tool (witness a2a tool)')
@@ -151,7 +153,7 @@ function _readCardFile(path: string): unknown {
 }
 
 function _cosigner(ctx: CliContext): Command {
-  return _withServerOptions(new Command('cosigner'))
+  return _withServerOptions(new Command('cosigner'), DEFAULT_COSIGNER_MAX_REQUEST_BYTES)
     .description("The parent deployer's co-signing service: co-signs a dag edge only for a delegation it issued (a grant: task id, child deployer, parent receipt, expiry), once, for the holder of the grant's credential. POST /grants needs the admin token and answers the grant's cosign_token; POST /cosign needs that token and answers 200 {signature} or 403 refused. Runs until interrupted.")
     .requiredOption('--key <file>', "the parent deployer's key file")
     .option('--admin-token-file <file>', 'file holding the token for POST /grants (default: a random token, printed)')
@@ -176,7 +178,7 @@ function _adminToken(path: string): string {
 }
 
 function _tool(ctx: CliContext): Command {
-  return _withServerOptions(new Command('tool'))
+  return _withServerOptions(new Command('tool'), DEFAULT_TOOL_MAX_REQUEST_BYTES)
     .description('The MCP tool server (Streamable HTTP, stateless) with get_evidence, which the child agent calls. Runs until interrupted.')
     .option('--json', 'print {"url"} as one JSON line when ready')
     .addHelpText('after', '\nExample:\n  $ witness a2a tool --port 4200     # MCP endpoint http://127.0.0.1:4200/mcp')

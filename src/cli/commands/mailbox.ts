@@ -17,7 +17,7 @@ import {
   tailMailbox,
   verifyMailbox,
 } from '../../mailbox/index.js';
-import { hostName, portNumber } from '../args.js';
+import { hostName, portNumber, wholeNumber } from '../args.js';
 import { parseCommandArray, selfCommand } from '../self-command.js';
 import { type CliContext, resolvePath } from '../context.js';
 
@@ -80,6 +80,7 @@ interface ServeOptions {
   rateLimit?: string;
   maxUnreadMessages?: string;
   maxUnreadBytes?: string;
+  maxRequestBytes?: number;
   allowOrigin: string[];
   allowedHost: string[];
 }
@@ -100,6 +101,7 @@ function _serve(ctx: CliContext): Command {
     .option('--rate-limit <n>', 'sends per minute per agent, 0 for none (default 600)')
     .option('--max-unread-messages <n>', 'unread messages one recipient may hold before sends to it are refused, 0 for no limit (default 10000)')
     .option('--max-unread-bytes <n>', 'unread bytes one recipient may hold before sends to it are refused, 0 for no limit (default 67108864: 64 MiB)')
+    .option('--max-request-bytes <n>', 'HTTP: largest request body in bytes; a larger one gets a JSON 413 (default 1048576: 1 MiB)', wholeNumber(1))
     .option('--allow-origin <origin>', 'HTTP: also allow this Origin (repeatable)', collect, [])
     .option('--allowed-host <host>', 'HTTP: allowed Host names when binding beyond loopback (repeatable)', collect, [])
     .addHelpText('after', '\nExamples:\n  $ witness mailbox serve --dir ./mb --agent alice --tool-prefix mailbox_\n  $ witness mailbox serve --dir ./mb --http --port 8765     # prints the URL on stderr')
@@ -107,6 +109,7 @@ function _serve(ctx: CliContext): Command {
       const agent = o.agent ?? process.env.WITNESS_MAILBOX_AGENT;
       if (!o.http && !agent) throw new WitnessError('USAGE', 'Say who this stdio server acts for with --agent NAME (or WITNESS_MAILBOX_AGENT), or serve many agents with --http.');
       if (o.http && o.agent) throw new WitnessError('USAGE', 'Use either --agent (stdio, one agent) or --http (agents identified by their tokens), not both.');
+      if (!o.http && o.maxRequestBytes !== undefined) throw new WitnessError('USAGE', '--max-request-bytes limits HTTP request bodies; add --http, or drop it (stdio has no request body).');
       const runtime = createRuntime({ dir: resolvePath(ctx, o.dir), prefix: o.toolPrefix, limits: _limits(o), ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.store ? { store: o.store } : {}) });
       recoverMailbox(runtime.store.dir);
       if (!o.http) {
@@ -114,7 +117,7 @@ function _serve(ctx: CliContext): Command {
         ctx.io.stderr(`witness mailbox: serving ${agent} over stdio (${runtime.store.dir})\n`);
         return serveStdio(runtime, agent!);
       }
-      const server = await serveHttp(runtime, { host: o.host, port: o.port, allowedOrigins: o.allowOrigin, allowedHosts: o.allowedHost });
+      const server = await serveHttp(runtime, { host: o.host, port: o.port, allowedOrigins: o.allowOrigin, allowedHosts: o.allowedHost, ...(o.maxRequestBytes !== undefined ? { maxRequestBytes: o.maxRequestBytes } : {}) });
       ctx.io.stderr(`witness mailbox: listening on ${server.url}\n`);
       await new Promise<void>((resolve) => {
         const stop = () => resolve();

@@ -12,7 +12,8 @@
  * input schema. Answers follow MCP 2025-11-25 (server/tools, "Error Handling"): an
  * unknown tool or a malformed request is a JSON-RPC error -32602; arguments that
  * fail validation are a tool execution error (`isError`), which a model can read
- * and correct. Messages are one line, never a schema library's dump.
+ * and correct. Messages are one line, never a schema library's dump. The MCP evidence
+ * tool of `witness a2a tool` routes its calls here too, with nothing to log.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -20,19 +21,19 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type * as z from 'zod';
 import { WitnessError } from '../../core/errors.js';
 import { checkWellFormedValue } from '../../core/text.js';
-import { type MailboxToolName, type ToolName, UNKNOWN_TOOL } from '../call-log.js';
+import { type MailboxToolName, UNKNOWN_TOOL } from '../call-log.js';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** A tool as the router sees it: its log name, its input schema and what it does with checked arguments. */
-export interface ToolRoute {
-  tool: MailboxToolName;
+export interface ToolRoute<Name extends string = MailboxToolName> {
+  tool: Name;
   input: z.ZodObject;
   run(args: Record<string, unknown>, extra: ToolExtra): Promise<CallToolResult>;
 }
 
 /** Logs a refused call (an `ok: false` receipt) before it is answered. */
-export type LogRefusal = (tool: ToolName, error: WitnessError) => Promise<void>;
+export type LogRefusal<Name extends string = MailboxToolName> = (tool: Name | typeof UNKNOWN_TOOL, error: WitnessError) => Promise<void>;
 
 /** JSON-RPC error codes (JSON-RPC 2.0 §5.1). */
 const METHOD_NOT_FOUND = -32601;
@@ -53,7 +54,7 @@ class _ProtocolError extends Error {
  * the SDK's own handler is removed, and the Protocol's fallback handler, which gets
  * the raw request, routes the call. Other unknown methods stay "Method not found".
  */
-export function routeToolCalls(server: McpServer, routes: ReadonlyMap<string, ToolRoute>, logRefusal: LogRefusal): void {
+export function routeToolCalls<Name extends string>(server: McpServer, routes: ReadonlyMap<string, ToolRoute<Name>>, logRefusal: LogRefusal<Name>): void {
   const inner = server.server;
   inner.removeRequestHandler('tools/call');
   inner.fallbackRequestHandler = async (request, extra) => {
@@ -62,8 +63,8 @@ export function routeToolCalls(server: McpServer, routes: ReadonlyMap<string, To
   };
 }
 
-async function _route(params: unknown, extra: ToolExtra, routes: ReadonlyMap<string, ToolRoute>, logRefusal: LogRefusal): Promise<CallToolResult> {
-  const refuse = async (tool: ToolName, code: 'INVALID_INPUT' | 'NOT_FOUND', message: string): Promise<never> => {
+async function _route<Name extends string>(params: unknown, extra: ToolExtra, routes: ReadonlyMap<string, ToolRoute<Name>>, logRefusal: LogRefusal<Name>): Promise<CallToolResult> {
+  const refuse = async (tool: Name | typeof UNKNOWN_TOOL, code: 'INVALID_INPUT' | 'NOT_FOUND', message: string): Promise<never> => {
     await logRefusal(tool, new WitnessError(code, message));
     throw new _ProtocolError(INVALID_PARAMS, message);
   };

@@ -5,6 +5,10 @@
  * a schema pattern so a bad name becomes a logged, explained tool error.
  */
 import * as z from 'zod';
+import { DEFAULT_LIMITS } from '../limits.js';
+
+/** Most messages one read returns, as docs/mailbox.md says; tools/list shows it as the schema's maximum. */
+const MAX_FETCH = DEFAULT_LIMITS.maxFetch;
 
 export const messageShape = z.object({
   id: z.string().describe('Message id, unique in this mailbox'),
@@ -31,7 +35,7 @@ export const sendOutput = {
 };
 
 export const checkInput = {
-  limit: z.number().int().min(1).optional().describe('Most messages to return (default 20)'),
+  limit: z.number().int().min(1).max(MAX_FETCH).optional().describe(`Most messages to return (default 20, at most ${MAX_FETCH})`),
   peek: z.boolean().optional().describe('Return messages without marking them read'),
 };
 
@@ -41,7 +45,7 @@ export const messagesOutput = {
 
 export const waitInput = {
   timeout_ms: z.number().int().min(0).describe('How long to wait for mail, in ms (capped by the server)'),
-  limit: z.number().int().min(1).optional(),
+  limit: z.number().int().min(1).max(MAX_FETCH).optional().describe(`Most messages to return (default 20, at most ${MAX_FETCH})`),
 };
 
 export const waitOutput = {
