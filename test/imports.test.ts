@@ -1,7 +1,10 @@
 /**
- * Dependencies point one way (STYLE.md): core ← (attest, mailbox, llm) ← (sim, probe,
- * a2a) ← report ← cli. This test resolves every relative import under src/ and fails
- * on one that points the wrong way.
+ * Dependencies point one way (STYLE.md): core ← attest ← (mailbox, sim, a2a) ←
+ * (probe, report) ← cli. attest is the one evidence layer (signer, key files, domain
+ * tags, reason codes): everything that signs or verifies builds on it, and it builds
+ * on core alone. llm (model clients) needs only core and serves sim and a2a. This
+ * test resolves every relative import under src/ and fails on one that points the
+ * wrong way.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -11,12 +14,12 @@ const SRC = join(import.meta.dirname, '..', 'src');
 const ALLOWED: Record<string, string[]> = {
   core: [],
   attest: ['core'],
-  mailbox: ['core'],
   llm: ['core'],
-  sim: ['core', 'llm'],
-  probe: ['core', 'mailbox'],
+  mailbox: ['core', 'attest'],
+  sim: ['core', 'attest', 'llm'],
   a2a: ['core', 'attest', 'mailbox', 'llm'],
-  report: ['core', 'sim'],
+  probe: ['core', 'attest', 'mailbox'],
+  report: ['core', 'attest', 'sim'],
   cli: ['core', 'attest', 'mailbox', 'llm', 'sim', 'probe', 'a2a', 'report'],
 };
 
@@ -28,6 +31,11 @@ describe('dependency direction', () => {
   it('knows every top-level folder of src/', () => {
     const parts = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
     expect(parts.sort()).toEqual(Object.keys(ALLOWED).sort());
+  });
+  it('puts attest between core and every part that signs or verifies', () => {
+    expect(ALLOWED.attest).toEqual(['core']);
+    for (const part of ['mailbox', 'sim', 'a2a']) expect(ALLOWED[part], part).toContain('attest');
+    for (const part of Object.keys(ALLOWED)) if (part !== 'core') expect(ALLOWED.core).not.toContain(part);
   });
   it('has no import that points against the direction', () => {
     const wrong: string[] = [];

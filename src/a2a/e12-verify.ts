@@ -15,6 +15,7 @@
 import { z } from 'zod';
 import { KeyDirectory, parseDirectory } from '../attest/key-directory.js';
 import type { RevocationPolicy } from '../attest/key-status.js';
+import { codesFor } from '../attest/reasons.js';
 import { verifyEvidence } from '../attest/verify.js';
 import { sha256Hex } from '../core/hash.js';
 import { verifyAgentCard } from './card.js';
@@ -34,7 +35,9 @@ const TrialSchema = z.object({
 const ForgerySchema = z.object({ construction: z.enum(['chain', 'dag']), output_text: z.string(), evidence: z.unknown(), verified_at: z.string(), accepted: z.boolean() });
 const SummarySchema = z.object({ condition: z.enum(CONDITIONS), n: z.number(), verified: z.number() });
 const ResultsSchema = z.object({
-  kind: z.literal(E12_KIND),
+  // `type` since types are declared; `kind` in files written before (legacy). Exactly one.
+  type: z.literal(E12_KIND).optional(),
+  kind: z.literal(E12_KIND).optional(),
   v: z.literal(1),
   created_at: z.string(),
   config: z.object({ trials: z.int().min(1, 'an E12 run has at least one trial per condition') }),
@@ -43,20 +46,10 @@ const ResultsSchema = z.object({
   trials: z.array(TrialSchema).min(1, 'an E12 results file needs at least one trial'),
   forgery: z.array(ForgerySchema).length(2, 'an E12 results file holds the forgery under chain and under dag'),
   summary: z.array(SummarySchema),
-});
+}).refine((r) => (r.type === undefined) !== (r.kind === undefined), { message: 'an E12 results file declares "type" (or, written before, "kind"): exactly one', path: ['type'] });
 
-/** What can be wrong with an E12 file, by code, with its meaning (docs/a2a.md §3). */
-export const E12_PROBLEM_CODES = {
-  MALFORMED: 'not a complete E12 results file (schema, no trials, a condition short of `config.trials`, forgery entries missing)',
-  TASK_ID_REPEATED: 'two trials share a task id',
-  OUTPUT_MISMATCH: "the recorded SHA-256 is not the output text's",
-  LENGTH_MISMATCH: "the recorded length is not the output text's UTF-8 length",
-  EVIDENCE_INVALID: "a trial's evidence does not verify (the verifier's reason codes follow)",
-  VERDICT_NOT_REPRODUCED: 'the recorded verdict differs from the re-verification',
-  SUMMARY_MISMATCH: "a summary row's `n` or `verified` is not the trials' own count",
-  FORGERY_NOT_REPRODUCED: 'the forgery is not accepted under chain and rejected (`COSIGNATURE_MISSING`) under dag, or not as recorded',
-  CARD_INVALID: "the child's Agent Card does not verify",
-} as const;
+/** What can be wrong with an E12 file, by code, with its meaning (docs/a2a.md §3): attest's one vocabulary. */
+export const E12_PROBLEM_CODES = codesFor(['MALFORMED', 'TASK_ID_REPEATED', 'OUTPUT_MISMATCH', 'LENGTH_MISMATCH', 'EVIDENCE_INVALID', 'VERDICT_NOT_REPRODUCED', 'SUMMARY_MISMATCH', 'FORGERY_NOT_REPRODUCED', 'CARD_INVALID']);
 export type E12ProblemCode = keyof typeof E12_PROBLEM_CODES;
 export interface E12Problem {
   code: E12ProblemCode;
@@ -82,9 +75,11 @@ export interface E12VerifyOptions {
   requireCosigners?: readonly string[];
 }
 
-/** True when `value` is an E12 results file (its parsed `kind`), so `witness verify` can route it here. */
+/** True when `value` declares itself an E12 results file (its parsed `type`, or `kind` in files written before). */
 export function isE12Results(value: unknown): boolean {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && (value as { kind?: unknown }).kind === E12_KIND;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const { type, kind } = value as { type?: unknown; kind?: unknown };
+  return (type === E12_KIND) !== (kind === E12_KIND) && (type === undefined || kind === undefined);
 }
 
 export async function verifyE12Results(value: unknown, options: E12VerifyOptions = {}): Promise<E12VerifyResult> {

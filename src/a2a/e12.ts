@@ -28,6 +28,7 @@ import { CosignService, serveCosigner } from './cosigner.js';
 import { CONDITIONS, type Condition } from './metadata.js';
 import { type DelegationResult, delegate, type Latency } from './parent.js';
 
+/** The declared `type` of an E12 results file (files written before declared it as `kind`). */
 export const E12_KIND = 'witness/e12-results';
 export const LATENCY_PARTS = ['discovery_ms', 'a2a_ms', 'tool_ms', 'model_ms', 'sign_ms', 'cosign_ms', 'verify_ms', 'total_ms', 'cpu_ms'] as const;
 
@@ -75,7 +76,7 @@ export interface E12Summary {
 }
 
 export interface E12Results {
-  kind: typeof E12_KIND;
+  type: typeof E12_KIND;
   v: 1;
   created_at: string;
   config: { trials: number; warmup: number; agent: string; node: string; platform: string; cpus: number; /** 1-minute load average at the start and the end of the run. */ load_average: [number, number] };
@@ -136,7 +137,7 @@ export async function runE12(options: E12Options = {}): Promise<E12Results> {
     const summary = CONDITIONS.map((c) => summarise(c, records.filter((r) => r.condition === c)));
     const mean = (c: Condition, part: 'total_ms' | 'cpu_ms' = 'total_ms') => summary.find((s) => s.condition === c)?.mean[part] ?? Number.NaN;
     return {
-      kind: E12_KIND,
+      type: E12_KIND,
       v: 1,
       created_at: new Date(now).toISOString(),
       config: { trials, warmup, agent, node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, load_average: [loadAtStart, loadavg()[0] ?? 0] },

@@ -8,9 +8,9 @@
  * signature from ever verifying as each other.
  */
 import { z } from 'zod';
-import { signEd25519, verifyEd25519 } from '../core/ed25519.js';
 import { WitnessError } from '../core/errors.js';
 import type { SigningKey } from './keys.js';
+import { ed25519Signer } from './signature.js';
 import { parseJsonText, type Receipt } from './receipt.js';
 import { type Reason, reason } from './reasons.js';
 import { acceptPath, checkPath, type VerifyOptions, type VerifyResult } from './verify.js';
@@ -60,7 +60,7 @@ export function exportDsse(path: readonly Receipt[], key: SigningKey, options: {
   return {
     payloadType: IN_TOTO_PAYLOAD_TYPE,
     payload: payload.toString('base64'),
-    signatures: [{ keyid: key.kid, sig: Buffer.from(signEd25519(key.privateKey, pae(IN_TOTO_PAYLOAD_TYPE, payload)), 'base64url').toString('base64') }],
+    signatures: [{ keyid: key.kid, sig: Buffer.from(ed25519Signer(key, 'sign a DSSE envelope').sign(pae(IN_TOTO_PAYLOAD_TYPE, payload)), 'base64url').toString('base64') }],
   };
 }
 
@@ -84,7 +84,7 @@ export async function verifyDsse(envelope: unknown, output: Uint8Array, options:
   const leaf = check.path?.at(-1);
   if (leaf) {
     const key = options.directory.get(leaf.key_id);
-    const signed = env.data.signatures.some((s) => s.keyid === leaf.key_id && key !== undefined && verifyEd25519(key.key, pae(env.data.payloadType, payload), Buffer.from(s.sig, 'base64')));
+    const signed = env.data.signatures.some((s) => s.keyid === leaf.key_id && key !== undefined && key.verify(pae(env.data.payloadType, payload), Buffer.from(s.sig, 'base64')));
     if (!signed) check.reasons.push(reason('BAD_SIGNATURE', `The envelope has no valid DSSE signature by the releasing key ${leaf.key_id}.`));
     if (!statement.subject.some((s) => s.digest.sha256 === leaf.output_sha256)) check.reasons.push(reason('OUTPUT_MISMATCH', "The statement subject's sha256 is not the receipt's output digest."));
   }

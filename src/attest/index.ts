@@ -2,32 +2,37 @@
  * @module
  * Public API of `agent-witness/attest`: release receipts, the verifier's key
  * directory, nonce stores, the three ancestry constructions, the verifier with reason
- * codes, DSSE export and the adversary matrix (attest.md).
+ * codes, DSSE export, key files and the one Signer/Verifier, domain tags (attest.md).
+ * The adversary matrix — code that forges receipts — is not here but in
+ * `agent-witness/attest/testing`.
  */
 export { checkLink, checkRoot } from './ancestry/chain.js';
 export { checkCosignatures, createCosigner, delegationGrant } from './ancestry/dag.js';
 export type { Cosigner, CosignGrant } from './ancestry/dag.js';
 export { ancestryRoot, inclusionProof, leafHash, MerkleFrontier, merkleRoot, nodeHash, proveAncestor, verifyAncestorProof, verifyInclusion } from './ancestry/merkle.js';
 export type { AncestorProof } from './ancestry/merkle.js';
-export { evidenceOf, readEvidenceFile } from './evidence.js';
+export { DOMAIN_TAGS, signedMessage, taggedBytes } from './domain.js';
+export type { DomainTag, RecordKind } from './domain.js';
+export { BUNDLE_TYPE, bundleOf, evidenceOf, readEvidenceFile, verifyBundle } from './evidence.js';
+export type { EvidenceBundle } from './evidence.js';
 export { receiptJsonSchema } from './json-schema.js';
 export { addKey, emptyDirectory, KeyDirectory, loadKeyDirectory, parseDirectory, readDirectoryFile, revokeKey, rotateKey, writeDirectoryFile } from './key-directory.js';
 export type { DirectoryEntry, DirectoryFile, TrustedKey } from './key-directory.js';
 export type { RevocationPolicy } from './key-status.js';
-export { newSigningKey, parseKeyFile, publicJwk, readKeyFile, readPublicJwk, writeKeyFile } from './keys.js';
-export type { PublicJwk, SigningKey } from './keys.js';
+export { hmacKeyId, keyFileOf, newHmacKey, newSigningKey, parseKeyFile, publicJwk, readKeyFile, readPublicJwk, writeKeyFile } from './keys.js';
+export type { HmacKey, KeyFile, KeyMaterial, PublicJwk, ReadKeyOptions, SigningKey } from './keys.js';
+export { ed25519Signer, ed25519Verifier, signerFor } from './signature.js';
+export type { SignatureAlg, Signer, Verifier } from './signature.js';
 export { MemoryNonceStore, SqliteNonceStore } from './nonce-store.js';
 export type { NonceStore } from './nonce-store.js';
-export { REASON_CODES } from './reasons.js';
-export type { Reason, ReasonCode } from './reasons.js';
-export { CONSTRUCTIONS, canonicalForms, DOMAIN_TAGS, evidencePath, isoTime, LATEST_TIME, MAX_DEPTH, parseJsonText, parseReceipt, ReceiptSchema, receiptDigest, SignatureSchema, signingBytes, unsignedRecordProblems } from './receipt.js';
+export { ARCHIVE_CODES, codesFor, EVIDENCE_CODES, LOG_CODES, REASON_CODES } from './reasons.js';
+export type { EvidenceCode, LogCode, Reason, ReasonCode } from './reasons.js';
+export { CONSTRUCTIONS, evidencePath, PATH_TYPE, isoTime, LATEST_TIME, MAX_DEPTH, parseJsonText, parseReceipt, RECEIPT_TAGS, ReceiptSchema, receiptDigest, SignatureSchema, signingBytes, unsignedRecordProblems } from './receipt.js';
 export type { Construction, PreparedReceipt, Receipt, Signature, UnsignedReceipt } from './receipt.js';
 export { createReleaseSigner, MAX_TTL_MS } from './signer.js';
 export type { CosignRequest, ReleaseContext, ReleaseSigner, ReleaseSignerOptions } from './signer.js';
 export { exportDsse, IN_TOTO_PAYLOAD_TYPE, pae, PREDICATE_TYPE, verifyDsse } from './dsse.js';
 export type { DsseEnvelope } from './dsse.js';
-export { formatMatrix, runMatrix } from './matrix.js';
-export type { Attack, MatrixCell } from './matrix.js';
 export { acceptPath, checkPath, MAX_PATH_LENGTH, MAX_REASONS_PER_CODE, MAX_SKEW_MS, verifyEvidence, verifyPath } from './verify.js';
 export type { PathCheck, VerifyOptions, VerifyResult } from './verify.js';
 export { readNamedFile, statNamedFile } from './files.js';

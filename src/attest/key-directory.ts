@@ -11,13 +11,15 @@
  * `revoked_at` has passed).
  */
 import type { KeyObject } from 'node:crypto';
-import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { writeFileAtomic } from '../core/atomic-write.js';
 import { publicKeyObject } from '../core/ed25519.js';
 import { WitnessError } from '../core/errors.js';
 import { parseStrictJson } from '../core/strict-json.js';
 import { readNamedFile } from './files.js';
 import { type PublicJwk, PublicJwkSchema } from './keys.js';
+import { ed25519Verifier, type Verifier } from './signature.js';
 import { isoTime, TimeSchema } from './receipt.js';
 
 const TIME = TimeSchema;
@@ -30,9 +32,9 @@ export const DirectoryFileSchema = z.strictObject({ v: z.literal(1), keys: z.arr
 export type DirectoryEntry = z.infer<typeof DirectoryEntrySchema>;
 export type DirectoryFile = z.infer<typeof DirectoryFileSchema>;
 
-/** One trusted key, ready for verification (its `KeyObject` built once). */
-export interface TrustedKey {
-  kid: string;
+/** One trusted key, ready for verification: a `Verifier` (its `KeyObject` built once) with its deployer and window. */
+export interface TrustedKey extends Verifier {
+  readonly alg: 'ed25519';
   deployer: string;
   key: KeyObject;
   notBefore: number;
@@ -48,7 +50,8 @@ export class KeyDirectory {
       file.keys.map((e) => [
         e.kid,
         {
-          kid: e.kid,
+          ...ed25519Verifier(e.kid, publicKeyObject(e.x)),
+          alg: 'ed25519' as const,
           deployer: e.deployer,
           key: publicKeyObject(e.x),
           notBefore: Date.parse(e.not_before),
@@ -99,12 +102,10 @@ export function loadKeyDirectory(path: string): KeyDirectory {
   return new KeyDirectory(readDirectoryFile(path));
 }
 
-/** Writes the directory atomically (temp file + rename), so a reader never sees half a file. */
+/** Writes the directory atomically and durably (core's `writeFileAtomic`): a reader, or a verifier after a crash, never sees half a trust root. */
 export function writeDirectoryFile(path: string, file: DirectoryFile): void {
-  const temp = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(temp, `${JSON.stringify(parseDirectory(file), null, 2)}\n`);
-    renameSync(temp, path);
+    writeFileAtomic(path, `${JSON.stringify(parseDirectory(file), null, 2)}\n`);
   } catch (cause) {
     if (cause instanceof WitnessError) throw cause;
     throw new WitnessError('IO', `Cannot write the key directory ${path}: ${(cause as Error).message}.`, { cause });

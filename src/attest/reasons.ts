@@ -1,13 +1,17 @@
 /**
  * @module
- * Why a receipt or ancestry path was rejected (attest.md §4). The verifier returns a
- * list of these, never a bare boolean, so a caller can tell a flipped byte from a
- * revoked key from a missing parent co-signature.
+ * The one vocabulary of reason codes (attest.md §3, §8): every code any Witness
+ * verifier reports, with what it means. Verifiers return lists of these, never a bare
+ * boolean, so a caller can tell a flipped byte from a revoked key from a dropped log
+ * line. Each verifier uses its part of the table: receipts and delegation paths
+ * (`REASON_CODES`), hash-chained signed logs such as the mailbox's call log
+ * (`LOG_CODES`), archives that carry their own evidence such as E12 results files
+ * (`ARCHIVE_CODES`). A new kind of evidence adds its codes here, once.
  */
 
-/** Every reason code with what it means; the order is the order checks report them. */
+/** Receipts and delegation paths; the order is the order checks report them. */
 export const REASON_CODES = {
-  MALFORMED: 'the receipt is not valid JSON or does not match the receipt schema',
+  MALFORMED: 'the evidence is not valid JSON or does not match its schema (a receipt, a path, an archive)',
   PATH_TOO_LONG: 'the path holds more receipts than any valid delegation can (at most 4097: depth 0–4096)',
   NON_CANONICAL: 'the receipt has no single canonical reading (duplicate keys, lone surrogates, non-canonical encodings)',
   CONSTRUCTION_MISMATCH: 'the ancestry construction or record type is not the one expected on this path',
@@ -23,12 +27,42 @@ export const REASON_CODES = {
   COSIGNATURE_INVALID: 'a co-signature is present but does not verify over this edge',
   NOT_YET_VALID: 'the receipt is issued in the future, beyond the allowed clock skew',
   EXPIRED: 'the receipt validity window has ended',
-  OUTPUT_MISMATCH: 'the SHA-256 of the output bytes differs from the receipt',
-  LENGTH_MISMATCH: 'the length of the output bytes differs from the receipt',
+  OUTPUT_MISMATCH: 'the SHA-256 of the output bytes differs from the one recorded (in the receipt, or an archived trial)',
+  LENGTH_MISMATCH: 'the length of the output bytes differs from the one recorded (in the receipt, or an archived trial)',
   REPLAY: 'this receipt nonce was already accepted by a verifier sharing the nonce store',
 } as const;
 
+/** Hash-chained logs of signed records (the mailbox call log and what its lines vouch for). */
+export const LOG_CODES = {
+  FORGED: 'a record whose signature does not verify but which the chain accepts (written without the key), or a second copy of a genuine record',
+  MODIFIED: 'a record changed after it was signed, or stored data that differs from the digest a record signed',
+  REORDERED: 'records out of sequence',
+  DELETED: 'a record missing: a gap in the sequence with the record nowhere, or data a signed record vouches for that is not there',
+  CORRUPT: 'a line that is not a record (unparseable, a repeated key, too long), an unterminated last line, or an evidence file that is not a regular file',
+  ORPHAN: 'stored data that no verified record vouches for',
+  SKIPPED: 'data a read cursor was moved past that no signed read delivered',
+} as const;
+
+/** Archives that carry their own outputs and evidence (E12 results files). */
+export const ARCHIVE_CODES = {
+  TASK_ID_REPEATED: 'two trials share a task id',
+  EVIDENCE_INVALID: "a trial's evidence does not verify (the verifier's reason codes follow)",
+  VERDICT_NOT_REPRODUCED: 'the recorded verdict differs from the re-verification',
+  SUMMARY_MISMATCH: "a summary row's `n` or `verified` is not the trials' own count",
+  FORGERY_NOT_REPRODUCED: 'the forgery is not accepted under chain and rejected (`COSIGNATURE_MISSING`) under dag, or not as recorded',
+  CARD_INVALID: "the child's Agent Card does not verify",
+} as const;
+
+/** Every code, with its meaning: the one vocabulary. */
+export const EVIDENCE_CODES = { ...REASON_CODES, ...LOG_CODES, ...ARCHIVE_CODES } as const;
+export type EvidenceCode = keyof typeof EVIDENCE_CODES;
 export type ReasonCode = keyof typeof REASON_CODES;
+export type LogCode = keyof typeof LOG_CODES;
+
+/** The part of the vocabulary one verifier reports, with the same meanings. */
+export function codesFor<const C extends EvidenceCode>(codes: readonly C[]): { readonly [K in C]: (typeof EVIDENCE_CODES)[K] } {
+  return Object.fromEntries(codes.map((c) => [c, EVIDENCE_CODES[c]])) as { [K in C]: (typeof EVIDENCE_CODES)[K] };
+}
 
 export interface Reason {
   code: ReasonCode;

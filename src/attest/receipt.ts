@@ -1,16 +1,20 @@
 /**
  * @module
- * The release record (attest.md §2): its fields, schema, the domain-separated RFC 8785
- * bytes that get signed, and its digest. Signer and verifier both go through
- * `signingBytes` and `receiptDigest`, so they cannot disagree about what was signed.
+ * The release record (attest.md §2): its fields, its one schema (`ReceiptSchema`; the
+ * JSON Schema in docs and the verifier's fast check are generated from it), the
+ * domain-separated RFC 8785 bytes that get signed, and its digest. Signer and verifier
+ * both go through `signingBytes` and `receiptDigest` (core's canonicaliser), so they
+ * cannot disagree about what was signed.
  */
 import { hash } from 'node:crypto';
 import { z } from 'zod';
-import { canonicalize } from '../core/canonical-json.js';
+import { isCanonicalBase64url } from '../core/base64url.js';
+import { canonicalize, canonicalizeWithout } from '../core/canonical-json.js';
 import { isWitnessError, WitnessError } from '../core/errors.js';
 import { parseStrictJson } from '../core/strict-json.js';
+import { DOMAIN_TAGS, type DomainTag } from './domain.js';
 import { type Reason, reason } from './reasons.js';
-import { hasReceiptShape } from './receipt-shape.js';
+import { compileShape } from './shape.js';
 
 export const RECEIPT_VERSION = 1;
 /** The deepest delegation a receipt can record (root = 0): a path holds at most MAX_DEPTH + 1 receipts. */
@@ -19,10 +23,10 @@ export const CONSTRUCTIONS = ['none', 'chain', 'merkle', 'dag'] as const;
 export type Construction = (typeof CONSTRUCTIONS)[number];
 export type ReceiptType = 'output' | 'edge';
 
-/** Domain-separation tags: a signature over one kind of record never verifies as another. */
-export const DOMAIN_TAGS: Readonly<Record<ReceiptType, string>> = {
-  output: 'witness/receipt/v1\0',
-  edge: 'witness/edge/v1\0',
+/** The domain tag of each receipt type (domain.ts): a signature over one kind of record never verifies as another. */
+export const RECEIPT_TAGS: Readonly<Record<ReceiptType, DomainTag>> = {
+  output: DOMAIN_TAGS.releaseReceipt,
+  edge: DOMAIN_TAGS.delegationEdge,
 };
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -73,6 +77,13 @@ export const ReceiptSchema = z.strictObject({
   signatures: z.array(SignatureSchema).min(1, 'at least one signature is required').max(16),
 });
 
+/**
+ * The verifier's fast path, compiled from the JSON Schema zod generates for
+ * `ReceiptSchema` (shape.ts): true only for values the schema accepts unchanged;
+ * false means "ask zod", which says why. bench/attest.ts shows what it saves.
+ */
+export const hasReceiptShape = compileShape(z.toJSONSchema(ReceiptSchema) as Record<string, unknown>) as (value: unknown) => value is Receipt;
+
 export type Signature = z.infer<typeof SignatureSchema>;
 export type Receipt = z.infer<typeof ReceiptSchema>;
 /** A receipt before it is signed: everything the signatures cover. */
@@ -93,12 +104,17 @@ export interface PreparedReceipt {
 
 /** The bytes a deployer signs: domain tag of the record type, then RFC 8785 of the record without signatures. */
 export function signingBytes(record: UnsignedReceipt | Receipt): Buffer {
-  return Buffer.from(DOMAIN_TAGS[record.type] + canonicalForms(record).body, 'utf8');
+  return Buffer.from(RECEIPT_TAGS[record.type] + _forms(record).without, 'utf8');
 }
 
 /** SHA-256 hex of the receipt's canonical JSON, signatures included. */
 export function receiptDigest(receipt: Receipt): string {
-  return _sha256Hex(canonicalForms(receipt).full);
+  return _sha256Hex(canonicalize(receipt));
+}
+
+/** The RFC 8785 text of a record with and without its signatures, from one pass. */
+function _forms(record: UnsignedReceipt | Receipt): { full: string; without: string } {
+  return canonicalizeWithout(record as unknown as Record<string, unknown>, 'signatures');
 }
 
 // One-shot crypto.hash: cheaper than createHash for the small texts of receipts.
@@ -127,9 +143,9 @@ export function parseReceipt(input: unknown, index?: number): ParseResult<Prepar
   const issuedAt = Date.parse(receipt.issued_at);
   const notAfter = Date.parse(receipt.not_after);
   const problems = _semanticProblems(receipt, issuedAt, notAfter, index);
-  let forms: { body: string; full: string } | undefined;
+  let forms: { full: string; without: string } | undefined;
   try {
-    forms = canonicalForms(receipt);
+    forms = _forms(receipt);
   } catch (error) {
     if (!isWitnessError(error)) throw error;
     problems.push(reason('NON_CANONICAL', error.message, index));
@@ -142,7 +158,7 @@ export function parseReceipt(input: unknown, index?: number): ParseResult<Prepar
     ok: true,
     value: {
       receipt,
-      signingBytes: Buffer.from(DOMAIN_TAGS[receipt.type] + forms.body, 'utf8'),
+      signingBytes: Buffer.from(RECEIPT_TAGS[receipt.type] + forms.without, 'utf8'),
       // Only a receipt that has a child (or a Merkle commitment) needs its digest: hash on demand.
       get digestBytes() {
         bytes ??= hash('sha256', full, 'buffer');
@@ -169,66 +185,6 @@ export function unsignedRecordProblems(record: UnsignedReceipt): Reason[] {
   return checked.ok ? [] : checked.reasons;
 }
 
-/**
- * The RFC 8785 text of a receipt with and without `signatures`, from one pass. Signer
- * (`signingBytes`) and verifier (`parseReceipt`) both go through it, and a property
- * test holds it equal to core's `canonicalize`. JCS members are sorted keys, so the
- * signed body is the full record minus one member; it writes the receipt's fixed
- * shape directly (printable-ASCII strings are already canonical as JSON.stringify
- * writes them) and hands anything else to `canonicalize`, so a path costs one pass
- * per receipt.
- */
-export function canonicalForms(record: UnsignedReceipt | Receipt): { body: string; full: string } {
-  const all: string[] = [];
-  const body: string[] = [];
-  const values = record as unknown as Record<string, unknown>;
-  for (const key of RECEIPT_KEYS) {
-    const value = values[key];
-    if (value === undefined) continue;
-    const member = `"${key}":${_member(key, value)}`;
-    all.push(member);
-    if (key !== 'signatures') body.push(member);
-  }
-  // A member outside the receipt's shape: not a receipt, but still one canonical form.
-  if (all.length !== Object.keys(values).filter((k) => values[k] !== undefined).length) return { body: canonicalize(_without(values)), full: canonicalize(values) };
-  return { body: `{${body.join(',')}}`, full: `{${all.join(',')}}` };
-}
-
-// JCS orders members by UTF-16 code units; the receipt's keys are ASCII, so sort() is that order.
-const RECEIPT_KEYS = Object.keys(ReceiptSchema.shape).sort();
-// Printable ASCII without '"' and '\\': JSON needs no escapes, so the text is its own canonical form.
-const _PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-
-function _text(value: string): string {
-  return _PLAIN.test(value) ? `"${value}"` : canonicalize(value);
-}
-
-function _member(key: string, value: unknown): string {
-  if (typeof value === 'string') return _text(value);
-  if (key === 'cosigners' && Array.isArray(value) && value.every(_isString)) return `[${value.map(_text).join(',')}]`;
-  if (key === 'signatures' && Array.isArray(value) && value.every(_isPlainSignature)) return `[${value.map(_signatureText).join(',')}]`;
-  return canonicalize(value);
-}
-
-function _isString(value: unknown): value is string {
-  return typeof value === 'string';
-}
-
-function _signatureText(s: Signature): string {
-  return `{"alg":${_text(s.alg)},"key_id":${_text(s.key_id)},"sig":${_text(s.sig)}}`;
-}
-
-function _isPlainSignature(value: unknown): value is Signature {
-  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return false;
-  const s = value as Record<string, unknown>;
-  return Object.keys(s).length === 3 && typeof s.alg === 'string' && typeof s.key_id === 'string' && typeof s.sig === 'string';
-}
-
-function _without(values: Record<string, unknown>): Record<string, unknown> {
-  const { signatures: _omit, ...rest } = values;
-  return rest;
-}
-
 /** Strict JSON text → value; duplicate keys are NON_CANONICAL, other syntax errors MALFORMED. */
 export function parseJsonText(text: string | Uint8Array, what: string, index?: number): ParseResult<unknown> {
   const source = typeof text === 'string' ? text : Buffer.from(text).toString('utf8');
@@ -240,13 +196,20 @@ export function parseJsonText(text: string | Uint8Array, what: string, index?: n
   }
 }
 
-/** Evidence is one receipt, or `{path: [root, …, leaf]}`; returns the path root → leaf. */
+/** The declared type of a delegation-path evidence file: `{"type": "witness/path", "path": [root, …, leaf]}`. */
+export const PATH_TYPE = 'witness/path';
+
+/**
+ * Evidence is one receipt, or a delegation path `{type: "witness/path", path: [root, …,
+ * leaf]}` — or, as written before paths declared their type, `{path: [...]}` alone
+ * (legacy). Returns the path root → leaf.
+ */
 export function evidencePath(value: unknown): ParseResult<unknown[]> {
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && 'path' in value) {
-    const path = (value as { path: unknown }).path;
-    const keys = Object.keys(value);
-    if (!Array.isArray(path) || path.length === 0 || keys.length !== 1) {
-      return { ok: false, reasons: [reason('MALFORMED', 'Evidence of the form {"path": [...]} must hold only a non-empty array of receipts, root first.')] };
+    const { path, type, ...rest } = value as { path: unknown; type?: unknown };
+    const typed = type === undefined || type === PATH_TYPE;
+    if (!Array.isArray(path) || path.length === 0 || !typed || Object.keys(rest).length > 0) {
+      return { ok: false, reasons: [reason('MALFORMED', `Evidence of the form {"type": "${PATH_TYPE}", "path": [...]} must hold only a non-empty array of receipts, root first.`)] };
     }
     return { ok: true, value: path };
   }
@@ -264,9 +227,9 @@ function _semanticProblems(receipt: Receipt, issuedAt: number, notAfter: number,
   if (sigs.length > 1 && new Set(sigs.map(_keyIdOf)).size !== sigs.length) problems.push(_malformed('signatures', 'the same key_id signs twice; keep one signature per key', index));
   // Base64url with non-zero padding bits decodes to the same bytes as another text:
   // two encodings of one signature would give one receipt two digests.
-  if (!_canonicalBase64url(receipt.nonce)) problems.push(_nonCanonical('nonce', index));
+  if (!isCanonicalBase64url(receipt.nonce)) problems.push(_nonCanonical('nonce', index));
   for (let i = 0; i < sigs.length; i++) {
-    if (!_canonicalBase64url((sigs[i] as Signature).sig)) problems.push(_nonCanonical(`signatures.${i}.sig`, index));
+    if (!isCanonicalBase64url((sigs[i] as Signature).sig)) problems.push(_nonCanonical(`signatures.${i}.sig`, index));
   }
   return problems;
 }
@@ -281,16 +244,6 @@ function _nonCanonical(field: string, index?: number): Reason {
 
 function _keyIdOf(s: Signature): string {
   return s.key_id;
-}
-
-const _B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-
-/** Unpadded base64url whose unused trailing bits are zero (the only encoding of its bytes). */
-function _canonicalBase64url(text: string): boolean {
-  const spare = (text.length * 6) % 8; // bits of the last character that carry no data
-  if (text.length % 4 === 1) return false;
-  const last = _B64.indexOf(text.at(-1) ?? 'A');
-  return last >= 0 && (last & ((1 << spare) - 1)) === 0;
 }
 
 // Date.parse rolls 2026-02-30 over to March; a real time is one that survives the

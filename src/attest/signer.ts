@@ -8,11 +8,11 @@
  * receipt exists; refusal or timeout fails closed (no receipt at all).
  */
 import { randomBytes } from 'node:crypto';
-import { signEd25519 } from '../core/ed25519.js';
 import { WitnessError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
 import { ancestryRoot } from './ancestry/merkle.js';
 import type { SigningKey } from './keys.js';
+import { ed25519Signer } from './signature.js';
 import { type Construction, isoTime, type Receipt, receiptDigest, type Signature, signingBytes, type UnsignedReceipt, unsignedRecordProblems } from './receipt.js';
 
 /** The longest receipt lifetime a signer grants: 100 years of 365 days, ms. */
@@ -60,7 +60,8 @@ export interface ReleaseSigner {
 
 /** A signer whose key lives only in this closure: nothing on the returned object reveals it. */
 export function createReleaseSigner(options: ReleaseSignerOptions): ReleaseSigner {
-  const { privateKey, kid, deployer } = options.key;
+  const { kid, deployer } = options.key;
+  const signer = ed25519Signer(options.key, 'sign release receipts');
   const clock = options.clock ?? Date.now;
   const ttl = options.ttlMs ?? 3_600_000;
   if (!(ttl > 0 && ttl <= MAX_TTL_MS)) throw new WitnessError('USAGE', `The receipt lifetime (ttlMs) must be more than 0 and at most ${MAX_TTL_MS} ms (100 years); got ${ttl}.`);
@@ -97,7 +98,7 @@ export function createReleaseSigner(options: ReleaseSignerOptions): ReleaseSigne
         ...(construction === 'merkle' ? { ancestry_root: ancestryRoot(ancestors) } : {}),
       };
       _assertWellFormed(record);
-      const own: Signature = { key_id: kid, alg: 'Ed25519', sig: signEd25519(privateKey, signingBytes(record)) };
+      const own: Signature = { key_id: kid, alg: 'Ed25519', sig: signer.sign(signingBytes(record)) };
       const cosignatures = isEdge ? await _collectCosignatures(record, options) : [];
       return { ...record, signatures: [own, ...cosignatures] };
     },

@@ -6,7 +6,6 @@
  * own key directory; nothing inside the evidence can add a key.
  */
 import { hash } from 'node:crypto';
-import { verifyEd25519 } from '../core/ed25519.js';
 import { checkLink, checkRoot } from './ancestry/chain.js';
 import { checkCosignatures } from './ancestry/dag.js';
 import { checkAncestryRoot, MerkleFrontier } from './ancestry/merkle.js';
@@ -223,7 +222,7 @@ function _checkSignatures(path: PreparedReceipt[], ctx: _Ctx, reasons: Reason[])
     if (problem) reasons.push(problem);
     let sig: Receipt['signatures'][number] | undefined;
     for (const s of r.signatures) if (s.key_id === r.key_id) sig = s;
-    if (!sig || !verifyEd25519(key.key, p.signingBytes, sig.sig)) {
+    if (!sig || !key.verify(p.signingBytes, sig.sig)) {
       reasons.push(reason('BAD_SIGNATURE', sig ? `Receipt ${i}: the signature of ${r.key_id} does not verify over the receipt bytes.` : `Receipt ${i} has no signature by its own key_id ${r.key_id}.`, index));
     }
   }

@@ -3,13 +3,19 @@
  * The call log (mailbox.md §1): one line per tool call — `seq, ts, agent, tool,
  * message_ids, ok, error?, prev` — never a message body. Each line carries
  * `prev` = SHA-256 of the previous line's exact text (a hash chain: an edit, a
- * deletion or a swap breaks it) and a receipt = the server key's signature over the
- * RFC 8785 form of the line without its receipt. Send lines also carry `to` and a
+ * deletion or a swap breaks it) and a receipt = the server key's signature (attest's
+ * one Signer) over the line without its receipt. Send lines also carry `to` and a
  * digest of each message record, so an edited inbox line is caught too.
+ *
+ * Line formats: `v: 2` (written now) signs attest's call-log domain tag followed by
+ * the RFC 8785 form of the line, so a call-log signature can never pass for a receipt
+ * or any other record the same key signs; `v: 1` (written before, still verified)
+ * signed the RFC 8785 form alone.
  */
-import { canonicalBytes } from '../core/canonical-json.js';
+import { DOMAIN_TAGS, taggedBytes } from '../attest/domain.js';
+import type { SignatureAlg, Signer } from '../attest/signature.js';
+import { canonicalBytes, canonicalize } from '../core/canonical-json.js';
 import { canonicalSha256Hex, sha256Hex } from '../core/hash.js';
-import type { ReceiptAlg, ReceiptSigner } from './keys.js';
 
 export const TOOL_NAMES = ['list_agents', 'send_message', 'check_inbox', 'wait_for_message', 'whoami'] as const;
 export type MailboxToolName = (typeof TOOL_NAMES)[number];
@@ -59,18 +65,23 @@ export interface CallEntry {
   error?: { code: string; message: string };
 }
 
-export interface Receipt {
-  alg: ReceiptAlg;
+/** The line format written now; `LEGACY_LINE_VERSION` lines are still verified. */
+export const LINE_VERSION = 2;
+export const LEGACY_LINE_VERSION = 1;
+
+/** The signature a call-log line carries (outside the signed bytes). */
+export interface CallReceipt {
+  alg: SignatureAlg;
   kid: string;
   sig: string;
 }
 
 export interface CallRecord extends CallEntry {
-  v: 1;
+  v: typeof LINE_VERSION | typeof LEGACY_LINE_VERSION;
   seq: number;
   ts: string;
   prev: string;
-  receipt: Receipt;
+  receipt: CallReceipt;
 }
 
 /** Position in the chain: what the next line continues from. */
@@ -82,9 +93,9 @@ export interface ChainHead {
 export const EMPTY_HEAD: ChainHead = { seq: 0, hash: GENESIS };
 
 /** Seals `entry` after `head`: returns the line's text (no newline) and the new head. */
-export function sealCall(entry: CallEntry, head: ChainHead, signer: ReceiptSigner, ts = new Date().toISOString()): { text: string; record: CallRecord; head: ChainHead } {
-  const unsigned = { v: 1 as const, seq: head.seq + 1, ts, ...entry, prev: head.hash };
-  const receipt: Receipt = { alg: signer.alg, kid: signer.kid, sig: signer.sign(canonicalBytes(unsigned)) };
+export function sealCall(entry: CallEntry, head: ChainHead, signer: Signer, ts = new Date().toISOString()): { text: string; record: CallRecord; head: ChainHead } {
+  const unsigned = { v: LINE_VERSION as typeof LINE_VERSION, seq: head.seq + 1, ts, ...entry, prev: head.hash };
+  const receipt: CallReceipt = { alg: signer.alg, kid: signer.kid, sig: signer.sign(taggedBytes(DOMAIN_TAGS.callLogLine, canonicalize(unsigned))) };
   const record: CallRecord = { ...unsigned, receipt };
   const text = JSON.stringify(record);
   return { text, record, head: { seq: record.seq, hash: lineHash(text) } };
@@ -95,10 +106,14 @@ export function lineHash(text: string): string {
   return sha256Hex(text);
 }
 
-/** The bytes a receipt signs: the canonical line without `receipt`. */
+/**
+ * The bytes a line's receipt signs: the canonical line without `receipt`, behind the
+ * call-log domain tag — except on a `v: 1` line, which signed it untagged. (A line
+ * whose `v` is edited no longer matches either: `v` is inside the signed bytes.)
+ */
 export function signedBytes(record: Record<string, unknown>): Buffer {
   const { receipt: _receipt, ...rest } = record;
-  return canonicalBytes(rest);
+  return rest.v === LEGACY_LINE_VERSION ? canonicalBytes(rest) : taggedBytes(DOMAIN_TAGS.callLogLine, canonicalize(rest));
 }
 
 export function messageDigest(message: Message): string {

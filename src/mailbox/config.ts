@@ -6,13 +6,15 @@
  * (write a temporary file, fsync, rename) so a reader never sees half a file.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { writeFileAtomic } from '../core/atomic-write.js';
 import { WitnessError } from '../core/errors.js';
-import { checkPrivateFile } from '../core/private-file.js';
 import { parseStrictJson } from '../core/strict-json.js';
 import { sha256Hex } from '../core/hash.js';
-import { createKeyFile, defaultKeyDir, type KeyFile, type ReceiptAlg, readKeyFile } from './keys.js';
+import { type KeyMaterial, readKeyFile } from '../attest/keys.js';
+import type { SignatureAlg } from '../attest/signature.js';
+import { createKeyFile, defaultKeyDir } from './keys.js';
 import { agentNameProblem, assertAgentName, sameNameAs } from './names.js';
 
 export const MAILBOX_FORMAT = 'witness-mailbox/1';
@@ -23,7 +25,7 @@ export interface MailboxConfig {
   id: string;
   store: StoreKind;
   created: string;
-  signing: { alg: ReceiptAlg; kid: string; public_key?: string; key_path: string };
+  signing: { alg: SignatureAlg; kid: string; public_key?: string; key_path: string };
 }
 
 export interface AgentEntry {
@@ -37,15 +39,18 @@ export interface AgentEntry {
 export interface InitOptions {
   store?: StoreKind;
   keyPath?: string;
-  alg?: ReceiptAlg;
+  alg?: SignatureAlg;
 }
+
+/** How the mailbox reads its key file (attest's one reader): HMAC allowed, named by its role. */
+export const MAILBOX_KEY = { what: 'mailbox signing key', whenMissing: 'Pass --key with the key created by `witness mailbox init`.', hmac: true } as const;
 
 export function configPath(dir: string): string {
   return join(dir, 'mailbox.json');
 }
 
 /** Creates an empty mailbox in `dir` and its signing key. Refuses to overwrite one. */
-export function initMailbox(dir: string, options: InitOptions = {}): { config: MailboxConfig; key: KeyFile } {
+export function initMailbox(dir: string, options: InitOptions = {}): { config: MailboxConfig; key: KeyMaterial } {
   if (existsSync(configPath(dir))) throw new WitnessError('USAGE', `${dir} already holds a mailbox (mailbox.json exists); nothing was changed.`);
   mkdirSync(join(dir, 'inbox'), { recursive: true });
   mkdirSync(join(dir, 'cursors'), { recursive: true });
@@ -57,7 +62,7 @@ export function initMailbox(dir: string, options: InitOptions = {}): { config: M
     id,
     store: options.store ?? 'jsonl',
     created: new Date().toISOString(),
-    signing: { alg: key.alg, kid: key.kid, ...(key.publicKey ? { public_key: key.publicKey } : {}), key_path: keyPath },
+    signing: { alg: key.alg, kid: key.kid, ...(key.alg === 'ed25519' ? { public_key: key.publicKey } : {}), key_path: keyPath },
   };
   writeJsonAtomic(join(dir, 'agents.json'), { agents: [] });
   writeJsonAtomic(configPath(dir), config);
@@ -81,9 +86,8 @@ export function readConfig(dir: string): MailboxConfig {
  * The signing key for serving: readable by its owner only (whoever can read it can
  * sign receipts) and the one the mailbox was created with.
  */
-export function loadKey(config: MailboxConfig, keyPath?: string): KeyFile {
-  const key = readKeyFile(keyPath ?? config.signing.key_path);
-  checkPrivateFile(keyPath ?? config.signing.key_path, 'The mailbox signing key');
+export function loadKey(config: MailboxConfig, keyPath?: string): KeyMaterial {
+  const key = readKeyFile(keyPath ?? config.signing.key_path, MAILBOX_KEY);
   if (key.kid !== config.signing.kid) {
     throw new WitnessError('INVALID_INPUT', `The key ${keyPath ?? config.signing.key_path} has id ${key.kid} but this mailbox signs with ${config.signing.kid}; pass --key with the right key.`);
   }
@@ -138,27 +142,9 @@ export function withAgent(entries: AgentEntry[], name: string, token: string, de
   return [...entries, entry];
 }
 
-/** Writes JSON through a temporary file + fsync + rename, then fsyncs the folder. */
+/** Replaces a mailbox's own JSON file atomically and durably (core's `writeFileAtomic`). */
 export function writeJsonAtomic(path: string, value: unknown): void {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(tmp, 'w', 0o644);
-  try {
-    writeSync(fd, `${JSON.stringify(value, null, 2)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
-  syncDir(join(path, '..'));
-}
-
-export function syncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o644 });
 }
 
 /** Strict JSON (a repeated key is refused: the file must have one reading). */

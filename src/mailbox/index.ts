@@ -5,16 +5,15 @@
  */
 export { addAgent, recoverMailbox } from './admin.js';
 export type { AddedAgent } from './admin.js';
-export { GENESIS, lineHash, messageDigest, sealCall, signedBytes, TOOL_NAMES, UNKNOWN_TOOL } from './call-log.js';
-export type { CallEntry, CallRecord, ChainHead, MailboxToolName, Message, Receipt, ToolName } from './call-log.js';
-export { initMailbox, readAgents, readConfig } from './config.js';
+export { GENESIS, LEGACY_LINE_VERSION, LINE_VERSION, lineHash, messageDigest, sealCall, signedBytes, TOOL_NAMES, UNKNOWN_TOOL } from './call-log.js';
+export type { CallEntry, CallReceipt, CallRecord, ChainHead, MailboxToolName, Message, ToolName } from './call-log.js';
+export { initMailbox, MAILBOX_FORMAT, readAgents, readConfig } from './config.js';
 export type { AgentEntry, InitOptions, MailboxConfig, StoreKind } from './config.js';
 export { serveHttp } from './http.js';
 export type { HttpMailbox, HttpOptions } from './http.js';
 export { configFile, installMailbox, RUNTIMES } from './install/index.js';
 export type { InstallOptions, InstallResult, Runtime } from './install/index.js';
-export { defaultKeyDir, readKeyFile, signerFor } from './keys.js';
-export type { KeyFile, ReceiptAlg, ReceiptSigner } from './keys.js';
+export { defaultKeyDir, MAILBOX_DEPLOYER } from './keys.js';
 export { DEFAULT_LIMITS } from './limits.js';
 export type { MailboxLimits } from './limits.js';
 export { AGENT_NAME_PATTERN, agentNameProblem, assertAgentName } from './names.js';
@@ -25,4 +24,4 @@ export type { MailboxStore, StoreSnapshot } from './store/index.js';
 export { formatMessage, tailMailbox } from './tail.js';
 export type { TailOptions } from './tail.js';
 export { verifyMailbox } from './verify.js';
-export type { ProblemKind, VerifyOptions, VerifyProblem, VerifyReport } from './verify.js';
+export type { MailboxVerifyOptions, ProblemKind, VerifyProblem, VerifyReport } from './verify.js';

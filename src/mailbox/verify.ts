@@ -12,19 +12,24 @@
  * and per message, so a log or inbox of any size is checked in bounded memory.
  */
 import { existsSync } from 'node:fs';
+import { readKeyFile } from '../attest/keys.js';
+import type { LogCode } from '../attest/reasons.js';
+import { ed25519Verifier, signerFor, type Verifier } from '../attest/signature.js';
 import { WitnessError } from '../core/errors.js';
-import { readableByOthers } from '../core/private-file.js';
 import { parseStrictJson } from '../core/strict-json.js';
-import { type CallRecord, type Receipt, signedBytes } from './call-log.js';
-import { readConfig } from './config.js';
+import { type CallReceipt, type CallRecord, LEGACY_LINE_VERSION, LINE_VERSION, signedBytes } from './call-log.js';
+import { MAILBOX_KEY, readConfig } from './config.js';
 import { openEvidence } from './evidence.js';
-import { publicVerifier, type ReceiptSigner, readKeyFile, signerFor } from './keys.js';
 import { hasStaleLock } from './lock.js';
 import { CallTable, checkChain } from './verify-chain.js';
 import { checkInboxes, type Receipts } from './verify-inbox.js';
-export type ProblemKind = 'forged' | 'modified' | 'reordered' | 'deleted' | 'corrupt' | 'orphan' | 'skipped';
+/** A problem's kind: a code of attest's log vocabulary (LOG_CODES), in lower case. */
+export type ProblemKind = Lowercase<LogCode>;
 
 export interface VerifyProblem {
+  /** The code in attest's one vocabulary (e.g. FORGED). */
+  code: LogCode;
+  /** The same, in lower case (the field this report has always had). */
   kind: ProblemKind;
   file: string;
   /** 1-based line (JSONL) or row (SQLite); 0 for a whole file (a cursor, a file that is not a regular file). */
@@ -43,19 +48,21 @@ export interface VerifyReport {
   warnings: string[];
 }
 
-export interface VerifyOptions {
+export interface MailboxVerifyOptions {
   /** Key file to check receipts with (default: the one mailbox.json names). */
   keyPath?: string;
   /** Pin an Ed25519 public key (base64url) instead of trusting any file. */
   publicKey?: string;
+  /** Pin a verifier from the caller's own trust root (e.g. a key directory entry for the mailbox's kid). */
+  verifier?: { verifier: Verifier; source: string };
 }
 
-export function verifyMailbox(dir: string, options: VerifyOptions = {}): VerifyReport {
+export function verifyMailbox(dir: string, options: MailboxVerifyOptions = {}): VerifyReport {
   const config = readConfig(dir);
   const warnings: string[] = [];
   const { signer, source } = _verifier(config, options, warnings);
   const problems: VerifyProblem[] = [];
-  const report = (kind: ProblemKind, file: string, line: number, message: string) => problems.push({ kind, file, line, message });
+  const report = (kind: ProblemKind, file: string, line: number, message: string) => problems.push({ code: kind.toUpperCase() as LogCode, kind, file, line, message });
   const evidence = openEvidence(dir, config.store, _cursorOffset);
   try {
     for (const u of evidence.unreadable) report('corrupt', u.file, 0, u.why);
@@ -71,7 +78,7 @@ export function verifyMailbox(dir: string, options: VerifyOptions = {}): VerifyR
 }
 
 /** One pass over the log: the chain table, and what the genuine receipts say. */
-function _readLog(lines: Iterable<{ line: number; text?: string; torn?: boolean }>, signer: ReceiptSigner, file: string): { table: CallTable; receipts: Receipts; torn?: number } {
+function _readLog(lines: Iterable<{ line: number; text?: string; torn?: boolean }>, signer: Verifier, file: string): { table: CallTable; receipts: Receipts; torn?: number } {
   const table = new CallTable();
   const receipts: Receipts = { sends: new Map(), reads: [], delivered: new Map() };
   for (const l of lines) {
@@ -106,20 +113,20 @@ function _learn(r: CallRecord, receipts: Receipts, file: string, line: number): 
   receipts.delivered.set(r.agent, delivered);
 }
 
-function _verifier(config: ReturnType<typeof readConfig>, options: VerifyOptions, warnings: string[]): { signer: ReceiptSigner; source: string } {
-  if (options.publicKey !== undefined && options.keyPath !== undefined) throw new WitnessError('USAGE', 'Give either a key file or a pinned public key, not both: receipts are checked with one key.');
-  if (options.publicKey !== undefined) return { signer: publicVerifier(config.signing.kid, options.publicKey), source: 'pinned public key' };
+function _verifier(config: ReturnType<typeof readConfig>, options: MailboxVerifyOptions, warnings: string[]): { signer: Verifier; source: string } {
+  const pins = [options.publicKey, options.keyPath, options.verifier].filter((p) => p !== undefined).length;
+  if (pins > 1) throw new WitnessError('USAGE', 'Give either a key file or a pinned public key, not both: receipts are checked with one key.');
+  if (options.verifier) return { signer: options.verifier.verifier, source: options.verifier.source };
+  if (options.publicKey !== undefined) return { signer: ed25519Verifier(config.signing.kid, options.publicKey), source: 'pinned public key' };
   const path = options.keyPath ?? config.signing.key_path;
-  if (existsSync(path)) {
-    const signer = signerFor(readKeyFile(path));
-    if (readableByOthers(path)) warnings.push(`the key file ${path} can be read by other users, so any of them could have signed these receipts; run: chmod 600 ${path}`);
-    return { signer, source: path };
-  }
+  // A verifier may check with a key others can read (the check holds), but says that any of them could have signed.
+  const read = () => signerFor(readKeyFile(path, { ...MAILBOX_KEY, onShared: (w) => warnings.push(w) }));
+  if (existsSync(path)) return { signer: read(), source: path };
   if (config.signing.alg === 'ed25519' && config.signing.public_key) {
     warnings.push(`key file ${path} not found: trusting the public key written in mailbox.json (pin one with --public-key).`);
-    return { signer: publicVerifier(config.signing.kid, config.signing.public_key), source: 'mailbox.json' };
+    return { signer: ed25519Verifier(config.signing.kid, config.signing.public_key), source: 'mailbox.json' };
   }
-  return { signer: signerFor(readKeyFile(path)), source: path };
+  return { signer: read(), source: path };
 }
 
 /** A call record, parsed strictly, or why the line is not one. */
@@ -131,8 +138,8 @@ function _parseCall(text: string): CallRecord | { reason: string } {
     return { reason: (error as Error).message };
   }
   const shaped =
-    typeof r === 'object' && r !== null && Number.isSafeInteger(r.seq) && typeof r.prev === 'string' && typeof r.agent === 'string' && typeof r.tool === 'string' && typeof r.ok === 'boolean' && Array.isArray(r.message_ids) && r.message_ids.every((id) => typeof id === 'string') && typeof r.receipt === 'object' && r.receipt !== null && typeof r.receipt.sig === 'string';
-  return shaped ? r : { reason: 'missing or mistyped seq, prev, agent, tool, ok, message_ids or receipt' };
+    typeof r === 'object' && r !== null && (r.v === LINE_VERSION || r.v === LEGACY_LINE_VERSION) && Number.isSafeInteger(r.seq) && typeof r.prev === 'string' && typeof r.agent === 'string' && typeof r.tool === 'string' && typeof r.ok === 'boolean' && Array.isArray(r.message_ids) && r.message_ids.every((id) => typeof id === 'string') && typeof r.receipt === 'object' && r.receipt !== null && typeof r.receipt.sig === 'string';
+  return shaped ? r : { reason: `missing or mistyped v (${LEGACY_LINE_VERSION} or ${LINE_VERSION}), seq, prev, agent, tool, ok, message_ids or receipt` };
 }
 
 /** The bytes the receipt signed; a record with a value canonical JSON cannot hold signs nothing. */
@@ -149,7 +156,7 @@ function signedBytesOf(record: CallRecord): Uint8Array {
  * outside the signed bytes, and the newest line has no successor whose `prev` would
  * catch an edit, so they are checked here.
  */
-function _receiptFits(receipt: Receipt, signer: ReceiptSigner): boolean {
+function _receiptFits(receipt: CallReceipt, signer: Verifier): boolean {
   const keys = Object.keys(receipt).sort().join(',');
   return keys === 'alg,kid,sig' && receipt.alg === signer.alg && receipt.kid === signer.kid;
 }

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Records } from './records.js';
-import type { AgentRun, AgentTask, CheckName, Evidence, Verdict } from './types.js';
+import type { AgentRun, AgentTask, CheckName, CheckEvidence, Verdict } from './types.js';
 import { AGENT, PEER } from './workspace.js';
 
 /** A fresh random marker no model can guess. */
@@ -37,14 +37,14 @@ export interface Judgement {
   verdict: Verdict;
   reason: string;
   message_ids: string[];
-  evidence: Evidence;
+  evidence: CheckEvidence;
 }
 
 const READS = new Set(['check_inbox', 'wait_for_message']);
 
 export function judge(check: CheckName, canary: string, during: Records, run: AgentRun, peerMessageId?: string): Judgement {
   const output = `${run.stdout}\n${run.stderr}`;
-  const evidence: Evidence = {
+  const evidence: CheckEvidence = {
     inbox: during.inbox.map((l) => ({ at: l.at, id: l.message.id, from: l.message.from, to: l.message.to, body_has_canary: l.message.body.includes(canary) })),
     receipts: during.log.map((l) => ({ at: l.at, seq: l.record.seq, agent: l.record.agent, tool: l.record.tool, ok: l.record.ok, message_ids: l.record.message_ids, genuine: l.genuine })),
     verify_problems: during.problems,

@@ -10,4 +10,4 @@ export { runProbe } from './probe.js';
 export type { ProbeOptions } from './probe.js';
 export { renderReport } from './render.js';
 export { CHECKS } from './types.js';
-export type { AgentRun, AgentTask, CheckName, CheckResult, Evidence, Preflight, ProbeContext, ProbeReport, RuntimeAdapter, Verdict } from './types.js';
+export type { AgentRun, AgentTask, CheckName, CheckResult, CheckEvidence, Preflight, ProbeContext, ProbeReport, RuntimeAdapter, Verdict } from './types.js';

@@ -5,7 +5,8 @@
  * mailbox's key. A check compares a snapshot taken before the agent ran with one
  * taken after, so only what happened during the check is judged.
  */
-import { type CallRecord, type Message, readKeyFile, readSnapshot, signedBytes, signerFor, verifyMailbox } from '../mailbox/index.js';
+import { readKeyFile, signerFor } from '../attest/index.js';
+import { type CallRecord, type Message, readSnapshot, signedBytes, verifyMailbox } from '../mailbox/index.js';
 
 export interface InboxLine {
   at: string;
@@ -28,7 +29,7 @@ export interface Records {
 }
 
 export function readRecords(mailbox: string, keyPath: string): Records {
-  const signer = signerFor(readKeyFile(keyPath));
+  const signer = signerFor(readKeyFile(keyPath, { what: 'mailbox signing key', hmac: true }));
   const snap = readSnapshot(mailbox);
   const marks = new Map<string, number>();
   const log: LogLine[] = [];

@@ -11,7 +11,7 @@ export type CheckName = (typeof CHECKS)[number];
 /** `undecided` never counts as a pass. */
 export type Verdict = 'pass' | 'fail' | 'undecided';
 
-export interface Evidence {
+export interface CheckEvidence {
   /** Inbox lines relevant to the check, as stored (file:line and the record). */
   inbox: Array<{ at: string; id: string; from: string; to: string; body_has_canary: boolean }>;
   /** Call-log lines written during the check, with whether their receipt verified. */
@@ -32,7 +32,7 @@ export interface CheckResult {
   canary: string;
   /** Message ids involved: the peer's send (receive) or the agent's send (send). */
   message_ids: string[];
-  evidence: Evidence;
+  evidence: CheckEvidence;
   ms: number;
 }
 

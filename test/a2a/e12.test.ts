@@ -130,7 +130,7 @@ describe('witness verify on an E12 results file', () => {
   it('prints the re-verification as JSON with --json', async () => {
     const { code, out } = await cli('verify', file, '--json');
     expect(code).toBe(0);
-    expect(JSON.parse(out)).toMatchObject({ ok: true, trials: 6, trustedKeys: 'file' });
+    expect(JSON.parse(out)).toMatchObject({ ok: true, type: 'witness/e12-results', legacy: false, problems: [], details: { trials: 6, trustedKeys: 'file' } });
   });
 
 });

@@ -45,7 +45,7 @@ describe('bad paths and values are one line with the documented exit status', ()
     await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
     mkdirSync(join(cwd, 'd'));
     const cases: Array<[string[], RegExp]> = [
-      [['verify', 'd', '--output', 'answer.txt', '--keys', 'trusted.json'], /evidence file .*\/d is a directory/],
+      [['verify', 'd', '--output', 'answer.txt', '--keys', 'trusted.json'], /The evidence d is a folder, but not one this verifier knows \(a mailbox folder \(mailbox\.json\)\)/],
       [['verify', 'r.json', '--output', 'd', '--keys', 'trusted.json'], /output file .*\/d is a directory/],
       [['verify', 'r.json', '--output', 'answer.txt', '--keys', 'd'], /key directory .*\/d is a directory/],
       [['attest', 'sign', '--key', 'd', '--output', 'answer.txt'], /key file .*\/d is a directory/],

@@ -60,7 +60,7 @@ describe('witness keys', () => {
   it('names the problem in a damaged key directory (exit 2)', async () => {
     const cwd = await workspace();
     writeFileSync(join(cwd, 'bad.json'), '{"v":1,"keys":[{"kid":"x"}]}');
-    writeFileSync(join(cwd, 'r.json'), '{}');
+    await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
     const r = await cli(cwd, 'verify', 'r.json', '--output', 'answer.txt', '--keys', 'bad.json');
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/bad\.json is not a key directory: keys\.0\./);
@@ -80,7 +80,7 @@ describe('witness attest sign and witness verify', () => {
     writeFileSync(join(cwd, 'answer.txt'), 'the summarY');
     const r = await cli(cwd, 'verify', 'r.json', '--output', 'answer.txt', '--keys', 'trusted.json', '--json');
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.out)).toMatchObject({ ok: false, reasons: [{ code: 'OUTPUT_MISMATCH' }] });
+    expect(JSON.parse(r.out)).toMatchObject({ ok: false, type: 'output', legacy: false, problems: [{ code: 'OUTPUT_MISMATCH' }] });
   });
   it('reports REPLAY for the second verification sharing a --nonces store', async () => {
     const cwd = await workspace();

@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ATTACKS } from '../../src/attest/matrix-attacks.js';
-import { formatMatrix, runMatrix } from '../../src/attest/matrix.js';
+import { ATTACKS, formatMatrix, runMatrix } from '../../src/attest/testing/index.js';
 import { REASON_CODES } from '../../src/attest/reasons.js';
 
 // attest.md §7 as a regression suite: every cell of the adversary matrix, run with
@@ -41,3 +42,13 @@ describe('adversary matrix', () => {
     expect(table.find((l) => l.startsWith('child key only: claims a parent'))).toMatch(/accepted\s+accepted\s+rejected COSIGNATURE_MISSING/);
   });
 });
+
+describe('where the matrix lives', () => {
+  it('is not part of the public agent-witness/attest API, only of agent-witness/attest/testing', async () => {
+    const api = await import('../../src/attest/index.js');
+    expect(Object.keys(api).filter((name) => /matrix|attack|forge/i.test(name))).toEqual([]);
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { exports: Record<string, { default: string }> };
+    expect(pkg.exports['./attest/testing']?.default).toBe('./dist/attest/testing/index.js');
+  });
+});
+

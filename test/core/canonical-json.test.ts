@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalize } from '../../src/core/canonical-json.js';
+import { canonicalize, canonicalizeWithout } from '../../src/core/canonical-json.js';
 import { isWitnessError } from '../../src/core/errors.js';
 
 const vectors = join(import.meta.dirname, '..', 'fixtures', 'vectors', 'jcs');
@@ -74,6 +74,38 @@ describe('canonical form properties', () => {
       fc.property(fc.dictionary(fc.string(), fc.integer()), (dict) => {
         const reversed = Object.fromEntries(Object.entries(dict).reverse());
         expect(canonicalize(reversed)).toBe(canonicalize(dict));
+      }),
+    );
+  });
+});
+
+describe('canonicalizeWithout', () => {
+  const outcome = (f: () => unknown) => {
+    try {
+      return f();
+    } catch (error) {
+      return (error as { code?: string }).code ?? 'threw';
+    }
+  };
+  it('equals canonicalize of the object and of a copy without the key, for any object (lone surrogates and odd keys included)', () => {
+    const text = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary-ascii' }), fc.constant('"\\'));
+    const value = fc.oneof(text, fc.integer(), fc.double(), fc.constant(null), fc.array(text, { maxLength: 3 }), fc.dictionary(text, text, { maxKeys: 3 }));
+    fc.assert(
+      fc.property(fc.dictionary(text, value, { maxKeys: 8 }), fc.oneof(text, fc.constant('signatures')), value, fc.boolean(), (record, key, extra, add) => {
+        const withKey = add ? { ...record, [key]: extra } : record;
+        const { [key]: _omit, ...rest } = withKey;
+        expect(outcome(() => canonicalizeWithout(withKey, key))).toEqual(outcome(() => ({ full: canonicalize(withKey), without: canonicalize(rest) })));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('strings', () => {
+  it('writes every well-formed string exactly as JSON.stringify does (RFC 8785 §3.2.2.2)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary-ascii' }), (a, b) => {
+        expect(canonicalize([a, b])).toBe(JSON.stringify([a, b]));
       }),
     );
   });

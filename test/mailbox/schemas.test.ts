@@ -56,5 +56,9 @@ describe('documented file formats', async () => {
     ]);
     for (const l of reads) expectValid('call', l);
   });
+  it('every line of the v1 fixture mailboxes (written before format v2) matches mailbox-call.schema.json too', () => {
+    const fixtures = join(ROOT, 'test', 'fixtures', 'mailbox-v1');
+    for (const variant of ['jsonl-ed25519', 'jsonl-hmac']) for (const l of jsonl(join(fixtures, variant, 'mailbox', 'calls.jsonl'))) expectValid('call', l);
+  });
   it('verify --json output matches mailbox-verify-report.schema.json', async () => expectValid('verify-report', JSON.parse((await cli(['mailbox', 'verify', mb.dir, '--json'])).out)));
 });

@@ -28,7 +28,7 @@ describe('repeated keys', () => {
     const mb = await threeSends();
     const calls = join(mb.dir, 'calls.jsonl');
     const all = lines(calls);
-    all[2] = all[2]!.replace('{"v":1,', '{"v":1,"agent":"carol",'); // JSON.parse keeps the later, signed "alice"
+    all[2] = all[2]!.replace('{"v":2,', '{"v":2,"agent":"carol",'); // JSON.parse keeps the later, signed "alice"
     write(calls, all);
     const report = verifyMailbox(mb.dir);
     expect(kinds(mb.dir)).toEqual(['calls.jsonl:3:corrupt', 'inbox/bob.jsonl:3:orphan']); // its message has no readable receipt now
@@ -47,7 +47,7 @@ describe('repeated keys', () => {
   it('in a SQLite call row is reported as corrupt', async () => {
     const mb = await threeSends('sqlite');
     const db = new Database(join(mb.dir, 'mailbox.sqlite'));
-    db.prepare('UPDATE calls SET text = replace(text, \'{"v":1,\', \'{"v":1,"agent":"carol",\') WHERE seq = 3').run();
+    db.prepare('UPDATE calls SET text = replace(text, \'{"v":2,\', \'{"v":2,"agent":"carol",\') WHERE seq = 3').run();
     db.close();
     expect(verifyMailbox(mb.dir).problems.map((p) => `${p.file.split('#')[1]}:${p.line}:${p.kind}`)).toEqual(['calls:3:corrupt', 'messages[bob]:3:orphan']);
   });

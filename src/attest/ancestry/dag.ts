@@ -8,11 +8,11 @@
  * The parent deployer must always be in the co-signer policy; the verifier may demand
  * more. If the parent's and child's keys both leak, the guarantee is gone.
  */
-import { signEd25519, verifyEd25519 } from '../../core/ed25519.js';
 import { WitnessError } from '../../core/errors.js';
 import type { KeyDirectory, TrustedKey } from '../key-directory.js';
 import { keyProblem, type RevocationPolicy } from '../key-status.js';
 import type { SigningKey } from '../keys.js';
+import { ed25519Signer } from '../signature.js';
 import { type PreparedReceipt, type Signature, signingBytes, type UnsignedReceipt, unsignedRecordProblems } from '../receipt.js';
 import { type Reason, reason } from '../reasons.js';
 
@@ -55,7 +55,7 @@ function _cosignerProblem(child: PreparedReceipt, deployer: string, index: numbe
   for (const { sig, key } of candidates) {
     const problem =
       keyProblem(key, child.issuedAt, options.now, options.revocation, index) ??
-      (verifyEd25519(key.key, child.signingBytes, sig.sig) ? undefined : reason('COSIGNATURE_INVALID', `Edge ${index}: the co-signature by ${key.kid} (${deployer}) does not verify over this edge.`, index));
+      (key.verify(child.signingBytes, sig.sig) ? undefined : reason('COSIGNATURE_INVALID', `Edge ${index}: the co-signature by ${key.kid} (${deployer}) does not verify over this edge.`, index));
     if (!problem) return undefined;
     first ??= problem;
   }
@@ -78,7 +78,7 @@ export interface Cosigner {
  * accepts (a delegation this parent issued, §5). The key stays inside the closure.
  */
 export function createCosigner(key: SigningKey, grant: CosignGrant): Cosigner {
-  const { privateKey } = key;
+  const signer = ed25519Signer(key, 'co-sign a dag edge');
   return Object.freeze({
     deployer: key.deployer,
     keyId: key.kid,
@@ -93,7 +93,7 @@ export function createCosigner(key: SigningKey, grant: CosignGrant): Cosigner {
               ? `the edge's co-signer policy does not name ${key.deployer}`
               : grant(edge);
       if (refusal !== true) throw new WitnessError('ABORTED', `${key.deployer} refused to co-sign the edge: ${refusal}.`);
-      return { key_id: key.kid, alg: 'Ed25519', sig: signEd25519(privateKey, signingBytes(edge)) };
+      return { key_id: key.kid, alg: 'Ed25519', sig: signer.sign(signingBytes(edge)) };
     },
   });
 }

@@ -5,7 +5,7 @@
  * tool, `card verify` checks a card against your own key directory, and `bench` runs
  * experiment E12. The library is `src/a2a`; this file parses and prints.
  */
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import type { ServerAccessOptions } from '../../a2a/access.js';
@@ -17,6 +17,7 @@ import { formatE12Summary, runE12 } from '../../a2a/e12.js';
 import { DEFAULT_TOOL_MAX_REQUEST_BYTES, serveEvidenceTool } from '../../a2a/tool-server.js';
 import { readNamedFile } from '../../attest/files.js';
 import { loadKeyDirectory, readKeyFile } from '../../attest/index.js';
+import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { hostName, portNumber, wholeNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
@@ -215,7 +216,7 @@ function _bench(ctx: CliContext): Command {
           else if (done === total) ctx.io.stderr(`${done}/${total} trials\n`);
         },
       });
-      writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+      writeFileAtomic(out, `${JSON.stringify(results, null, 2)}\n`); // evidence: all or nothing, durable
       if (o.json) ctx.io.stdout(`${JSON.stringify({ summary: results.summary, forgery: results.forgery.map(({ construction, accepted, reasons }) => ({ construction, accepted, reasons })), overhead_dag_vs_none_ms: results.overhead_dag_vs_none_ms, overhead_dag_vs_none_paired_median_ms: results.overhead_dag_vs_none_paired_median_ms, overhead_dag_vs_none_cpu_ms: results.overhead_dag_vs_none_cpu_ms, overhead_chain_vs_none_ms: results.overhead_chain_vs_none_ms, out }, null, 2)}\n`);
       else ctx.io.stdout(`${ctx.io.isTTY ? '\n' : ''}${formatE12Summary(results)}\nresults: ${out} (check with: witness verify ${o.out})\n`);
       const allVerified = results.summary.every((s) => s.verified === s.n);

@@ -13,12 +13,11 @@ import {
   createReleaseSigner,
   delegationGrant,
   exportDsse,
-  formatMatrix,
   readKeyFile,
   receiptDigest,
-  runMatrix,
 } from '../../attest/index.js';
-import { evidenceOf, readEvidenceFile } from '../../attest/evidence.js';
+import { formatMatrix, runMatrix } from '../../attest/testing/index.js';
+import { bundleOf, evidenceOf, readEvidenceFile } from '../../attest/evidence.js';
 import { readNamedFile } from '../../attest/files.js';
 import { MAX_TTL_MS } from '../../attest/signer.js';
 import { WitnessError } from '../../core/errors.js';
@@ -43,19 +42,21 @@ interface SignOptions {
   cosignKey?: string;
   instance?: string;
   ttl: number;
+  bundle?: boolean;
 }
 
 function _sign(ctx: CliContext): Command {
   return new Command('sign')
-    .description('Hash and sign the exact bytes of --output; print the evidence (a receipt, or {"path": [...]} under a parent) on stdout.')
+    .description('Hash and sign the exact bytes of --output; print the evidence (a receipt, or {"type": "witness/path", "path": [...]} under a parent) on stdout, or with --bundle the evidence together with the output bytes.')
     .requiredOption('--key <file>', 'the releasing deployer key file (from `witness keys new`)')
     .requiredOption('--output <file>', 'the output bytes being released')
     .option('--parent <file>', 'evidence of the delegation this output answers (its receipt or path)')
     .addOption(new Option('--construction <c>', 'ancestry construction (default: chain under a parent, none otherwise)').choices([...CONSTRUCTIONS]))
     .option('--cosign-key <file>', "for dag: the parent deployer's key, co-signing the edge here (in production, its signing service)")
     .option('--instance <id>', 'agent instance id recorded in the receipt', 'cli')
+    .option('--bundle', 'print {"type": "witness/bundle", evidence, output_base64}: the evidence with the output, verifiable with only a key directory')
     .option('--ttl <seconds>', `how long the receipt stays valid (at most ${MAX_TTL_MS / 1000}: 100 years)`, boundedNumber(MAX_TTL_MS / 1000, 'seconds'), 3600)
-    .addHelpText('after', '\nExample:\n  $ witness attest sign --key parent.key.json --output task.txt --construction dag > task.receipt.json\n  $ witness attest sign --key child.key.json --output answer.txt --parent task.receipt.json \\\n      --construction dag --cosign-key parent.key.json > answer.evidence.json')
+    .addHelpText('after', '\nExample:\n  $ witness attest sign --key parent.key.json --output task.txt --construction dag > task.receipt.json\n  $ witness attest sign --key child.key.json --output answer.txt --parent task.receipt.json \\\n      --construction dag --cosign-key parent.key.json > answer.evidence.json\n  $ witness attest sign --key acme.key.json --output report.txt --bundle > report.bundle.json')
     .action(async (o: SignOptions) => {
       const key = readKeyFile(resolvePath(ctx, o.key));
       const bytes = readNamedFile(resolvePath(ctx, o.output), 'output file');
@@ -72,7 +73,8 @@ function _sign(ctx: CliContext): Command {
       }
       const signer = createReleaseSigner({ key, instance: o.instance ?? 'cli', ttlMs, ...(cosigner ? { cosign: (edge) => cosigner.cosign(edge) } : {}) });
       const receipt = await signer.releaseOutput(bytes, { ancestors, construction });
-      ctx.io.stdout(`${JSON.stringify(evidenceOf([...ancestors, receipt]), null, 2)}\n`);
+      const path = [...ancestors, receipt];
+      ctx.io.stdout(`${JSON.stringify(o.bundle ? bundleOf(path, bytes) : evidenceOf(path), null, 2)}\n`);
     });
 }
 

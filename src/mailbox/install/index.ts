@@ -10,10 +10,10 @@
  * An existing entry with the same name and different content is never replaced
  * unless `force` is set; a file that is not plain JSON is never rewritten.
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { assertAgentName } from '../names.js';
 import { lineDiff } from './diff.js';
@@ -125,13 +125,10 @@ function _parse(text: string, file: string): Record<string, unknown> {
 }
 
 function _writeAtomic(file: string, text: string): void {
-  const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(tmp, text);
-    renameSync(tmp, file);
+    writeFileAtomic(file, text);
   } catch (cause) {
-    rmSync(tmp, { force: true });
     throw new WitnessError('IO', `Cannot write ${file}: ${(cause as Error).message}. Nothing was changed.`, { cause });
   }
 }

@@ -7,15 +7,18 @@
  * go through `writeAll` (a short write is never taken for a whole one), and any
  * failure becomes one clear IO error (`writeFailure`).
  */
-import { closeSync, constants, fdatasync, fstatSync, fsyncSync, lstatSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasync, fstatSync, lstatSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { AGENT_NAME_PATTERN } from '../names.js';
 
-const { O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_RDWR, O_WRONLY } = constants;
+const { O_APPEND, O_CREAT, O_NOFOLLOW, O_RDONLY, O_RDWR } = constants;
 export const READ = O_RDONLY;
 export const UPDATE = O_RDWR;
 export const APPEND = O_RDWR | O_APPEND | O_CREAT;
+/** Every byte of a buffer at a descriptor (core's, looping over short writes): what backs an acknowledgement. */
+export { writeAll } from '../../core/atomic-write.js';
 
 /** True for the only relative paths the store writes: calls.jsonl, inbox/NAME.jsonl, cursors/NAME.json. */
 export function isMailboxFile(rel: string): boolean {
@@ -79,16 +82,6 @@ function _notRegular(path: string, what: string): WitnessError {
   return new WitnessError('IO', `Refusing ${path}: it is ${what}; mailbox files must be regular files inside the mailbox folder. Remove it (nothing was written through it); \`witness mailbox verify\` shows what is missing.`);
 }
 
-/** Writes all of `data` at the end of an O_APPEND file, looping over short writes. */
-export function writeAll(fd: number, data: Buffer): void {
-  let done = 0;
-  while (done < data.length) {
-    const n = writeSync(fd, data, done, data.length - done);
-    if (n <= 0) throw Object.assign(new Error(`write stored ${done} of ${data.length} bytes`), { code: 'EIO' });
-    done += n;
-  }
-}
-
 /** One clear IO error for a failed write or sync (disk full above all); WitnessErrors pass through. */
 export function writeFailure(error: unknown, dir: string, path = dir): WitnessError {
   if (error instanceof WitnessError) return error;
@@ -99,22 +92,13 @@ export function writeFailure(error: unknown, dir: string, path = dir): WitnessEr
   return new WitnessError('IO', `Writing the mailbox failed at ${path} (${code || 'error'}: ${(error as Error).message}): this call was not stored. Check the disk and the folder's permissions, then retry.`, { cause: error });
 }
 
-/** Replaces `rel` atomically (temporary file, fsync, rename); the temporary file never follows a planted link. */
-export function replaceFile(dir: string, rel: string, content: string): void {
-  const path = insidePath(dir, rel);
-  const tmp = `${path}.${process.pid}.tmp`;
-  _quietUnlink(tmp); // a leftover, or a symlink planted there: unlink removes the link, never its target
-  const fd = openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
-  try {
-    writeAll(fd, Buffer.from(content));
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(tmp, path);
-  } catch (error) {
-    _quiet(() => closeSync(fd));
-    _quietUnlink(tmp);
-    throw error;
-  }
+/**
+ * Replaces `rel` atomically and durably (core's `writeFileAtomic`: the temporary file
+ * never follows a planted link). `syncFolder: false` when the caller syncs the folder
+ * once for a batch of replacements.
+ */
+export function replaceFile(dir: string, rel: string, content: string, options: { syncFolder?: boolean } = {}): void {
+  writeFileAtomic(insidePath(dir, rel), content, { mode: 0o644, syncFolder: options.syncFolder ?? true });
 }
 
 /** A small file's text, never through a symlink; undefined when missing, '' when over `max` bytes. */
@@ -150,16 +134,4 @@ export function removeInside(dir: string, rel: string): boolean {
 
 export function fdatasyncAsync(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
-}
-
-function _quietUnlink(path: string): void {
-  _quiet(() => unlinkSync(path));
-}
-
-function _quiet(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    // nothing to undo
-  }
 }

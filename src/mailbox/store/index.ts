@@ -5,7 +5,7 @@
  */
 import { WitnessError } from '../../core/errors.js';
 import { loadKey, readConfig, type StoreKind } from '../config.js';
-import { signerFor } from '../keys.js';
+import { signerFor } from '../../attest/signature.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { JsonlStore } from './jsonl.js';
 import type { Quota } from './quota.js';

@@ -70,7 +70,7 @@ export class JsonlFiles {
   }
 
   writeCursor(agent: string, cursor: Cursor): void {
-    replaceFile(this.dir, cursorRel(agent), JSON.stringify(cursor));
+    replaceFile(this.dir, cursorRel(agent), JSON.stringify(cursor), { syncFolder: false }); // the commit syncs cursors/ once
   }
 
   /** Cuts a torn last line (a crash without an intent, e.g. power loss); returns the size. */

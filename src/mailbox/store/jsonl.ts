@@ -13,10 +13,10 @@
  */
 import { fstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { syncFolder } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { type CallEntry, type Message, sealCall } from '../call-log.js';
-import { syncDir } from '../config.js';
-import type { ReceiptSigner } from '../keys.js';
+import type { Signer } from '../../attest/signature.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { acquireLock, type LockHandle } from '../lock.js';
 import { type LockIntent, rollBack } from '../rollback.js';
@@ -51,7 +51,7 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
   /** Set when a failed commit could not be undone: the lock stays held until this process ends, and recovery finishes the undo. */
   private broken: WitnessError | undefined;
 
-  constructor(dir: string, private readonly signer: ReceiptSigner, quota: Quota = DEFAULT_LIMITS) {
+  constructor(dir: string, private readonly signer: Signer, quota: Quota = DEFAULT_LIMITS) {
     super(dir);
     mkdirSync(join(dir, 'inbox'), { recursive: true });
     mkdirSync(join(dir, 'cursors'), { recursive: true });
@@ -246,7 +246,7 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
       this.log.size += chunk.length;
     }
     for (const [agent, cursor] of batch.cursors) this.files.writeCursor(agent, cursor);
-    if (batch.cursors.size > 0) syncDir(join(this.dir, 'cursors'));
+    if (batch.cursors.size > 0) syncFolder(join(this.dir, 'cursors'));
   }
 
   private forget(): void {

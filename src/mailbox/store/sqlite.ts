@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { WitnessError } from '../../core/errors.js';
 import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall } from '../call-log.js';
-import type { ReceiptSigner } from '../keys.js';
+import type { Signer } from '../../attest/signature.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { CommittingStore } from './committing-store.js';
 import { writeFailure } from './files.js';
@@ -51,7 +51,7 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
   /** Applies one operation in a savepoint of the commit's transaction. */
   private readonly inSavepoint: (op: ops.StoreOp) => ops.StoreResult;
 
-  constructor(dir: string, private readonly signer: ReceiptSigner, quota: Quota = DEFAULT_LIMITS) {
+  constructor(dir: string, private readonly signer: Signer, quota: Quota = DEFAULT_LIMITS) {
     super(dir);
     try {
       this.db = new Database(sqlitePath(dir), { timeout: 30_000 });

@@ -7,7 +7,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { type CallRecord, lineHash, type Message, messageDigest, readConfig } from '../../mailbox/index.js';
+import { type CallRecord, LINE_VERSION, lineHash, type Message, messageDigest, readConfig } from '../../mailbox/index.js';
 import { connectMailbox } from '../peer.js';
 import type { AgentTask, ProbeContext } from '../types.js';
 import { AGENT } from '../workspace.js';
@@ -143,6 +143,6 @@ function _appendLog(dir: string, entry: Partial<CallRecord>, genuine?: CallRecor
   }
   const kid = readConfig(dir).signing.kid;
   const receipt = genuine ? genuine.receipt : { alg: 'ed25519' as const, kid, sig: Buffer.alloc(64, 7).toString('base64url') };
-  const record = { v: 1, seq: head.seq + 1, ts: new Date().toISOString(), ...entry, prev: head.hash, receipt };
+  const record = { v: LINE_VERSION, seq: head.seq + 1, ts: new Date().toISOString(), ...entry, prev: head.hash, receipt };
   appendFileSync(join(dir, 'calls.jsonl'), `${JSON.stringify(record)}\n`);
 }

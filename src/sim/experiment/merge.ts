@@ -5,7 +5,7 @@
  * are an error, and the output is in `seq` order — so merging shards 1/n … n/n gives
  * exactly the file an unsharded run writes.
  */
-import { renameSync, writeFileSync } from 'node:fs';
+import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { readJsonl } from '../../core/jsonl.js';
 import { checkRecord } from './record-schema.js';
@@ -32,9 +32,7 @@ export function mergeResults(inputs: readonly string[], out: string): MergeRepor
     }
   }
   const lines = [...byId.values()].sort((a, b) => a.seq - b.seq || (a.raw < b.raw ? -1 : 1));
-  // Write beside the target and rename, so a crash never leaves a half-merged file.
-  const temp = `${out}.tmp-${process.pid}`;
-  writeFileSync(temp, lines.map((l) => `${l.raw}\n`).join(''));
-  renameSync(temp, out);
+  // Atomic and durable: a crash never leaves a half-merged file.
+  writeFileAtomic(out, lines.map((l) => `${l.raw}\n`).join(''));
   return { lines: lines.length, duplicates, problems };
 }

@@ -8,10 +8,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Attack, Expectation } from './matrix.js';
-import type { SigningKey } from './keys.js';
-import { type AncestryConstruction, forge, forgedLeaf, type HonestPath, type MatrixWorld } from './matrix-world.js';
-import { type Receipt, receiptDigest, type Signature, type UnsignedReceipt } from './receipt.js';
-import { MAX_PATH_LENGTH } from './verify.js';
+import type { SigningKey } from '../keys.js';
+import { type AncestryConstruction, forge, forgedLeaf, type HonestPath, type MatrixWorld } from './world.js';
+import { type Receipt, receiptDigest, type Signature, type UnsignedReceipt } from '../receipt.js';
+import { MAX_PATH_LENGTH } from '../verify.js';
 
 type _Mutable = Record<string, unknown> & Receipt;
 

@@ -7,11 +7,11 @@
  * documented limits: chain and Merkle accept a child-key-only forgery; nothing
  * survives a compromise of both parent and child keys.
  */
-import { MemoryNonceStore } from './nonce-store.js';
-import type { ReasonCode } from './reasons.js';
-import { verifyPath, type VerifyOptions } from './verify.js';
-import { type AncestryConstruction, createMatrixWorld, type HonestPath, honestPath, MATRIX_CONSTRUCTIONS, type MatrixWorld } from './matrix-world.js';
-import { ATTACKS } from './matrix-attacks.js';
+import { MemoryNonceStore } from '../nonce-store.js';
+import type { ReasonCode } from '../reasons.js';
+import { verifyPath, type VerifyOptions } from '../verify.js';
+import { type AncestryConstruction, createMatrixWorld, type HonestPath, honestPath, MATRIX_CONSTRUCTIONS, type MatrixWorld } from './world.js';
+import { ATTACKS } from './attacks.js';
 
 /** What an attack hands the verifier. */
 export interface Scenario {

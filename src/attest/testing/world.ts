@@ -5,14 +5,14 @@
  * expired key of C), a fixed clock, and honest three-level paths built through the
  * real release-boundary signer and co-signer for each construction.
  */
-import { signEd25519 } from '../core/ed25519.js';
-import { sha256Hex } from '../core/hash.js';
-import { createCosigner, delegationGrant } from './ancestry/dag.js';
-import { ancestryRoot } from './ancestry/merkle.js';
-import { addKey, type DirectoryFile, emptyDirectory, KeyDirectory, revokeKey } from './key-directory.js';
-import { newSigningKey, publicJwk, type SigningKey } from './keys.js';
-import { type Construction, type Receipt, receiptDigest, type Signature, signingBytes, type UnsignedReceipt } from './receipt.js';
-import { createReleaseSigner } from './signer.js';
+import { sha256Hex } from '../../core/hash.js';
+import { createCosigner, delegationGrant } from '../ancestry/dag.js';
+import { ancestryRoot } from '../ancestry/merkle.js';
+import { addKey, type DirectoryFile, emptyDirectory, KeyDirectory, revokeKey } from '../key-directory.js';
+import { newSigningKey, publicJwk, type SigningKey } from '../keys.js';
+import { type Construction, type Receipt, receiptDigest, type Signature, signingBytes, type UnsignedReceipt } from '../receipt.js';
+import { signerFor } from '../signature.js';
+import { createReleaseSigner } from '../signer.js';
 
 export type AncestryConstruction = Exclude<Construction, 'none'>;
 export const MATRIX_CONSTRUCTIONS: readonly AncestryConstruction[] = ['chain', 'merkle', 'dag'];
@@ -84,7 +84,7 @@ function _signer(world: MatrixWorld, key: SigningKey, instance: string, minutesA
  */
 export function forge(record: UnsignedReceipt, signers: readonly SigningKey[]): Receipt {
   const bytes = signingBytes(record);
-  const signatures: Signature[] = signers.map((k) => ({ key_id: k.kid, alg: 'Ed25519', sig: signEd25519(k.privateKey, bytes) }));
+  const signatures: Signature[] = signers.map((k) => ({ key_id: k.kid, alg: 'Ed25519', sig: signerFor(k).sign(bytes) }));
   return { ...record, signatures };
 }
 

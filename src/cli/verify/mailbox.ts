@@ -1,0 +1,36 @@
+/**
+ * @module
+ * `witness verify DIR` for a mailbox folder: `witness mailbox verify`'s checks (chain,
+ * every receipt, inboxes and cursors against the log), reported in the one outcome
+ * shape. With `--keys`, the call log is checked with the public key your own key
+ * directory holds for the mailbox's key id — the trust root is yours, not the
+ * mailbox's files; without it, with the key the mailbox names (as `mailbox verify`).
+ */
+import { loadKeyDirectory } from '../../attest/index.js';
+import { WitnessError } from '../../core/errors.js';
+import { readConfig, verifyMailbox } from '../../mailbox/index.js';
+import { type CliContext, resolvePath } from '../context.js';
+import type { Artifact, Outcome, VerifyCliOptions } from './types.js';
+
+export async function verifyMailboxFolder(artifact: Artifact, o: VerifyCliOptions, ctx: CliContext): Promise<Outcome> {
+  const config = readConfig(artifact.path);
+  let pinned: Parameters<typeof verifyMailbox>[1] = {};
+  if (o.keys) {
+    if (config.signing.alg !== 'ed25519') throw new WitnessError('USAGE', `${artifact.name} signs its call log with an HMAC key (${config.signing.kid}), which only its secret can check; --keys holds public keys. Drop --keys (the key file mailbox.json names is used), or run: witness mailbox verify ${artifact.name} --key KEY`);
+    const trusted = loadKeyDirectory(resolvePath(ctx, o.keys)).get(config.signing.kid);
+    if (!trusted) {
+      const message = `The mailbox signs with key ${config.signing.kid}, which is not in your key directory ${o.keys}; a key named by the mailbox's own files is not trusted when you give one. Add it with: witness keys add KEY.json --dir ${o.keys}`;
+      return { ok: false, summary: `invalid: mailbox ${artifact.name}, its key is not in your key directory.`, problems: [{ code: 'UNKNOWN_KEY', message }], details: { dir: artifact.path, store: config.store } };
+    }
+    pinned = { verifier: { verifier: trusted, source: `key directory ${o.keys}` } };
+  }
+  const report = verifyMailbox(artifact.path, pinned);
+  const counts = `${report.calls} call receipts, ${report.messages} messages, key ${report.key.kid} (${report.key.source})`;
+  return {
+    ok: report.ok,
+    summary: `${report.ok ? 'valid' : 'invalid'}: mailbox ${artifact.name}, ${counts}${report.ok ? '' : `, ${report.problems.length} problem(s)`}.`,
+    problems: report.problems.map((p) => ({ code: p.code, message: p.message, at: `${p.file.startsWith(report.dir) ? p.file.slice(report.dir.length + 1) : p.file}:${p.line}` })),
+    details: { dir: report.dir, store: report.store, key: report.key, calls: report.calls, messages: report.messages },
+    warnings: report.warnings,
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * @module
+ * Reading what `witness verify` was given, once, and deciding what it is: a folder is
+ * recognised by its manifest (mailbox.json), a file by the type it declares in its
+ * parsed JSON — the whole document, or the first line of a JSONL file — and a file
+ * written before types were declared by its exact shape. Then the options given are
+ * checked against the kind: one that does not apply is a usage error naming it.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { readNamedFile } from '../../attest/files.js';
+import { parseJsonText } from '../../attest/index.js';
+import { WitnessError } from '../../core/errors.js';
+import { parseStrictJson } from '../../core/strict-json.js';
+import { ARTIFACT_KINDS } from './kinds.js';
+import { type Artifact, type ArtifactKind, OPTION_FLAGS, type OptionName, type Outcome } from './types.js';
+
+/** A kind found, with the type the artifact declares (for a legacy artifact, the type its kind declares now), or the outcome of an artifact that is none. */
+export type Recognised = { kind: ArtifactKind; type: string; legacy: boolean; artifact: Artifact } | { outcome: Outcome; artifact?: Artifact };
+
+/** Reads `path` and finds its kind; evidence that cannot be read as JSON, or declares no known type, is an invalid outcome (exit 1). */
+export function recognise(path: string, name: string, kinds: readonly ArtifactKind[] = ARTIFACT_KINDS): Recognised {
+  if (_isFolder(path)) return _folder(path, name, kinds);
+  const text = readNamedFile(path, 'evidence file').toString('utf8');
+  const whole = parseJsonText(text, name);
+  if (!whole.ok) {
+    // Not one JSON document: a JSONL artifact declares its type on its first line.
+    const first = _firstLine(text);
+    if (first !== undefined && kinds.some((k) => k.form === 'jsonl')) return _match({ path, name, form: 'jsonl', value: first }, kinds);
+    return { outcome: { ok: false, summary: 'invalid:', problems: whole.reasons.map((r) => ({ code: r.code, message: r.message })), details: {} } };
+  }
+  return _match({ path, name, form: 'json', value: whole.value }, kinds);
+}
+
+/** Refuses an option given that the kind does not use, and names the ones it needs and lacks (USAGE, exit 2). */
+export function checkOptions(kind: ArtifactKind, given: (name: OptionName) => boolean): void {
+  const names = Object.keys(OPTION_FLAGS) as OptionName[];
+  const refused = names.filter((n) => given(n) && !kind.uses.includes(n));
+  if (refused.length > 0) {
+    const why = [...new Set(refused.map((n) => kind.why?.[n]).filter(Boolean))].join('; ');
+    const uses = [...kind.uses.map((n) => OPTION_FLAGS[n]), '--json'];
+    const one = refused.length === 1;
+    throw new WitnessError('USAGE', `${_list(refused.map((n) => OPTION_FLAGS[n]))} ${one ? 'does' : 'do'} not apply to ${kind.what}${why ? ` (${why})` : ''}; drop ${one ? 'it' : 'them'}. Only ${_list(uses)} do.`);
+  }
+  const missing = (kind.requires ?? []).filter((n) => !given(n));
+  if (missing.length > 0) throw new WitnessError('USAGE', `witness verify needs ${_list(missing.map((n) => `${OPTION_FLAGS[n]} <file>`))} for ${kind.what}.`);
+}
+
+function _match(artifact: Artifact, kinds: readonly ArtifactKind[]): Recognised {
+  const declared = kinds.filter((k) => k.form === artifact.form && _declares(artifact.value, k));
+  const [kind] = declared;
+  if (kind && declared.length === 1) return { kind, type: _declared(artifact.value, kind) as string, legacy: false, artifact };
+  const legacy = declared.length === 0 ? kinds.filter((k) => k.form === artifact.form && k.legacy?.(artifact.value)) : [];
+  const [old] = legacy;
+  if (old && legacy.length === 1) return { kind: old, type: old.declared.values[0] as string, legacy: true, artifact };
+  const known = kinds.filter((k) => k.form === artifact.form).map((k) => `${k.what} (${k.declared.field}: ${k.declared.values.map((v) => JSON.stringify(v)).join(' or ')})`);
+  const message = declared.length > 1 ? `${artifact.name} declares the types of more than one kind of artifact; it must be one.` : `${artifact.name} is not a Witness artifact: it declares none of the types this verifier knows — ${known.join('; ')}.`;
+  return { outcome: { ok: false, summary: 'invalid:', problems: [{ code: 'MALFORMED', message }], details: {} }, artifact };
+}
+
+function _declares(value: unknown, kind: ArtifactKind): boolean {
+  return _declared(value, kind) !== undefined;
+}
+
+/** The type `value` declares in the kind's field, if it is one of the kind's. */
+function _declared(value: unknown, kind: ArtifactKind): string | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const declared = (value as Record<string, unknown>)[kind.declared.field];
+  return typeof declared === 'string' && kind.declared.values.includes(declared) ? declared : undefined;
+}
+
+function _folder(path: string, name: string, kinds: readonly ArtifactKind[]): Recognised {
+  for (const kind of kinds.filter((k) => k.form === 'dir' && k.manifest)) {
+    const manifest = join(path, kind.manifest as string);
+    if (!existsSync(manifest)) continue;
+    let value: unknown;
+    try {
+      value = parseStrictJson(readNamedFile(manifest, 'manifest').toString('utf8'), { what: manifest });
+    } catch (error) {
+      return { outcome: { ok: false, summary: 'invalid:', problems: [{ code: 'CORRUPT', message: (error as Error).message, at: kind.manifest as string }], details: {} } };
+    }
+    const type = _declared(value, kind);
+    if (type !== undefined) return { kind, type, legacy: false, artifact: { path, name, form: 'dir', value } };
+  }
+  const manifests = kinds.filter((k) => k.form === 'dir').map((k) => `${k.what} (${k.manifest})`);
+  throw new WitnessError('USAGE', `The evidence ${name} is a folder, but not one this verifier knows (${manifests.join(', ')}); give an evidence file or such a folder.`);
+}
+
+function _isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // missing or unreadable: readNamedFile says which, naming the role
+  }
+}
+
+/** The first line's JSON object, if the text has more than one line and the first is one. */
+function _firstLine(text: string): unknown {
+  const end = text.indexOf('\n');
+  if (end < 0) return undefined;
+  try {
+    const value = parseStrictJson(text.slice(0, end));
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function _list(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}

@@ -1,0 +1,59 @@
+/**
+ * @module
+ * `witness verify` for attest's evidence: a receipt, a delegation path, a DSSE
+ * envelope (with `--output`), and a bundle that carries its output. Every option of
+ * `verifyEvidence` applies; the nonce store, when given, is pruned by the real clock
+ * after the check (never by `--now`: an audit "as of" another time must not forget the
+ * nonces of receipts some verifier could still accept today).
+ */
+import { loadKeyDirectory, type NonceStore, SqliteNonceStore, type VerifyOptions, type VerifyResult } from '../../attest/index.js';
+import { readNamedFile } from '../../attest/files.js';
+import { WitnessError } from '../../core/errors.js';
+import { type CliContext, resolvePath } from '../context.js';
+import type { Outcome, VerifyCliOptions } from './types.js';
+
+/** Checks a receipt-based artifact with the options given; `output` is the bytes unless the artifact carries them. */
+export async function verifyWithReceiptOptions(ctx: CliContext, o: VerifyCliOptions, check: (options: VerifyOptions, output: Buffer) => Promise<VerifyResult>): Promise<Outcome> {
+  const output = o.output === undefined ? Buffer.alloc(0) : readNamedFile(resolvePath(ctx, o.output), 'output file');
+  const directory = loadKeyDirectory(resolvePath(ctx, o.keys as string));
+  const nonceStore = o.nonces ? _openNonces(resolvePath(ctx, o.nonces)) : undefined;
+  const options: VerifyOptions = {
+    directory,
+    now: o.now ?? Date.now(),
+    skewMs: o.skew * 1000,
+    revocation: o.revocation,
+    requireCosigners: o.requireCosigner,
+    ...(nonceStore ? { nonceStore } : {}),
+    ...(o.construction ? { construction: o.construction } : {}),
+  };
+  try {
+    const result = await check(options, output);
+    await nonceStore?.prune(Date.now());
+    return receiptOutcome(result);
+  } finally {
+    nonceStore?.close();
+  }
+}
+
+/** The outcome of attest's verifier: its reasons as problems (at = the receipt's position on the path). */
+export function receiptOutcome(result: VerifyResult): Outcome {
+  const leaf = result.path?.at(-1);
+  const ancestry = leaf && leaf.depth > 0 ? `, at depth ${leaf.depth} of a ${leaf.construction} path` : '';
+  const summary = result.ok && leaf ? `valid: ${leaf.output_len} bytes (sha256 ${leaf.output_sha256}) released by ${leaf.deployer}/${leaf.instance} with key ${leaf.key_id}${ancestry}.` : 'invalid:';
+  return {
+    ok: result.ok,
+    summary,
+    problems: result.reasons.map((r) => ({ code: r.code, message: r.message, ...(r.index === undefined ? {} : { at: `receipt ${r.index}` }) })),
+    details: { path: result.path ?? null, signatures_checked: result.signaturesChecked },
+  };
+}
+
+/** A nonce store the user named but that cannot be opened is a usage error (exit 2). */
+function _openNonces(path: string): NonceStore {
+  try {
+    return new SqliteNonceStore(path);
+  } catch (error) {
+    if (error instanceof WitnessError && error.code === 'IO') throw new WitnessError('USAGE', `--nonces: ${error.message}`, { cause: error });
+    throw error;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * @module
+ * The one way Witness replaces a file that must survive a crash (a key directory,
+ * mailbox.json, agents.json, a read cursor, a runtime's MCP config, merged results):
+ * write a temporary file in the same folder, write every byte, fsync it, rename it
+ * over the target, fsync the folder. A reader — or the machine after a power loss —
+ * sees the old file or the new one, never half of either, and never an empty file
+ * where the rename reached the disk before the data did.
+ *
+ * The temporary file is created exclusively (O_EXCL) and without following a link
+ * (O_NOFOLLOW), so a link planted at its name cannot redirect the write; `rename`
+ * replaces a link at the target itself, never the file it points to (`exclusive`
+ * links instead of renaming, so an existing file is never replaced). Errors are the
+ * file system's own (with their `code`, e.g. ENOSPC): each caller names the file's
+ * role in its own message; the temporary file is removed on any failure.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, fchmodSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
+const { O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_WRONLY } = constants;
+
+export interface AtomicWriteOptions {
+  /**
+   * Permission bits of the new file. Default: those of the file being replaced when
+   * it is a regular file (a user's 0600 config stays 0600), else 0644.
+   */
+  mode?: number;
+  /**
+   * Fsync the folder after the rename (default true). A caller replacing several
+   * files of one folder in one commit passes false and calls `syncFolder` once.
+   */
+  syncFolder?: boolean;
+  /**
+   * Never replace: fail with EEXIST when `path` exists (a new signing key must not
+   * overwrite an old one). The finished temporary file is hard-linked to `path`,
+   * which the file system refuses atomically when the name is taken.
+   */
+  exclusive?: boolean;
+}
+
+/**
+ * Replaces `path` with `data` atomically and durably (see the module comment).
+ * @example writeFileAtomic('/srv/trusted.json', `${JSON.stringify(directory, null, 2)}\n`, { mode: 0o600 })
+ */
+export function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+  const mode = options.mode ?? _modeOf(path);
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const fd = openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+  let renamed = false; // renamed (or linked) into place
+  try {
+    fchmodSync(fd, mode); // the umask can only remove bits; make them exactly `mode`
+    writeAll(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    fsyncSync(fd);
+    closeSync(fd);
+    if (options.exclusive) linkSync(tmp, path);
+    else renameSync(tmp, path);
+    renamed = true;
+  } finally {
+    if (!renamed) _quiet(() => closeSync(fd));
+    if (!renamed || options.exclusive) _quiet(() => unlinkSync(tmp));
+  }
+  if (options.syncFolder ?? true) syncFolder(dirname(path));
+}
+
+/** Fsyncs a folder, so a rename or a new name in it survives a power loss. */
+export function syncFolder(dir: string): void {
+  const fd = openSync(dir, O_RDONLY);
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes every byte of `data` at the descriptor's position, looping over short writes (a short write is never taken for a whole one). */
+export function writeAll(fd: number, data: Uint8Array): void {
+  let done = 0;
+  while (done < data.length) {
+    const n = writeSync(fd, data, done, data.length - done);
+    if (n <= 0) throw Object.assign(new Error(`write stored ${done} of ${data.length} bytes`), { code: 'EIO' });
+    done += n;
+  }
+}
+
+function _modeOf(path: string): number {
+  try {
+    const stat = lstatSync(path);
+    return stat.isFile() ? stat.mode & 0o777 : 0o644;
+  } catch {
+    return 0o644;
+  }
+}
+
+function _quiet(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // already gone, or never opened: nothing to undo
+  }
+}
