@@ -136,7 +136,7 @@ async function engineRow(url: string, c: number): Promise<string[]> {
   let calls = 0;
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const summary = await runExperiment({ experiment, concurrency: games, agentsFor: (run) => createRunAgents(run, { pack, backendFor: () => backend }) });
+  const summary = await runExperiment({ experiment, concurrency: games, agents: { forRun: (run) => createRunAgents(run, { pack, backendFor: () => backend }) } });
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
   for (const r of summary.records) calls += r.llm!.calls;

@@ -4,15 +4,22 @@
  * the same decisions (same policies, same initial values, same stop rule) with no
  * engine: no views, no network sealing, no validation, no records.
  *
- * Run: npx tsx bench/sim.ts [--runs N]   (goal: ≥ 1,000,000 decisions/s, ratio ≤ 3)
+ * Signing: the same sweep written to a results file unsigned, signed (hash-linked
+ * receipts and signed checkpoints, `--sign`) and signed line by line (`--sign-lines`),
+ * as a throughput ratio to the unsigned file measured in the same run.
+ *
+ * Run: npx tsx bench/sim.ts [--runs N] [--signing: the signing table only]   (goals: ≥ 1,000,000 decisions/s, ratio ≤ 3; signing costs ≤ 10 % of throughput)
  */
-import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { newSigningKey } from '../src/attest/keys.js';
 import { Rng } from '../src/core/rng.js';
 import { HONEST_POLICIES, honestVote } from '../src/sim/agents/policy/policies.js';
 import { planRuns } from '../src/sim/experiment/plan.js';
 import { preset } from '../src/sim/experiment/presets.js';
 import { runExperiment } from '../src/sim/experiment/run.js';
+import { checkpointPath } from '../src/sim/transcript/format.js';
 import { parseExperiment } from '../src/sim/experiment/schema.js';
 import { shouldStop } from '../src/sim/outcome.js';
 import type { GameRules, Proposal, Role } from '../src/sim/types.js';
@@ -124,4 +131,63 @@ async function main() {
   console.log('Single-thread columns use CPU time (robust on a shared machine); the workers column is wall time of the same engine on every core.');
 }
 
-await main();
+const KEY = newSigningKey('bench');
+const SIGNING = [
+  ['file, unsigned', undefined],
+  ['file, signed (--sign)', { key: KEY }],
+  ['file, every line signed (--sign-lines)', { key: KEY, lineSignatures: true }],
+] as const;
+
+/** One fresh sweep into a results file, unsigned or signed; returns the decisions made. */
+async function toFile(experiment: ReturnType<typeof parseExperiment>, sign: (typeof SIGNING)[number][1]): Promise<number> {
+  const out = join(mkdtempSync(join(tmpdir(), 'witness-bench-')), 'r.jsonl');
+  let decisions = 0;
+  try {
+    await runExperiment({ experiment, out, keepRecords: false, sign, onRecord: (r) => {
+        decisions += r.decisions;
+      },
+    });
+  } finally {
+    rmSync(out, { force: true });
+    rmSync(checkpointPath(out), { force: true });
+  }
+  return decisions;
+}
+
+/**
+ * Signing's cost: the same sweep into a file unsigned and signed, alternated, 7 times
+ * each. On a shared machine one run can be slowed by others' work, so the cost is the
+ * median over repetitions of each pair's ratio (runs measured back to back); best/best
+ * is printed beside it.
+ */
+async function signing() {
+  const input = preset('paper-benign');
+  // A long sweep: a signed file's fixed costs (a checkpoint when it opens and closes, fsyncs) are not per-run throughput.
+  const experiment = parseExperiment({ ...input, runs: Math.max(runsPerCell, 2000) });
+  for (const [, sign] of SIGNING) await toFile(parseExperiment({ ...input, runs: 20 }), sign);
+  const times: number[][] = SIGNING.map(() => []);
+  let decisions = 0;
+  for (let rep = 0; rep < 7; rep++) {
+    for (const [i, [, sign]] of SIGNING.entries()) {
+      const m = await measure(() => toFile(experiment, sign));
+      decisions = m.value;
+      times[i]?.push(m.ms);
+    }
+  }
+  const runs = planRuns(experiment).length;
+  console.log(`\nSigning: paper-benign, plurality, ${runs} runs written to a results file (CPU time, 7 repetitions alternated).`);
+  console.log('results file                            | decisions/s (best) | runs/s (best) | throughput vs unsigned: median pair | best/best | signing cost | goal ≤ 10 %');
+  const best = (t: number[]) => Math.min(...t);
+  for (const [i, [name]] of SIGNING.entries()) {
+    const t = times[i] as number[];
+    const pairs = t.map((ms, k) => (times[0]?.[k] as number) / ms).sort((a, b) => a - b);
+    const ratio = pairs[Math.floor(pairs.length / 2)] as number;
+    const cost = i === 0 ? '-' : `${((1 - ratio) * 100).toFixed(1)} %`;
+    const goal = i === 0 ? '-' : 1 - ratio <= 0.1 ? 'yes' : 'no';
+    const rate = (n: number) => Math.round(n / (best(t) / 1000)).toLocaleString('en-US');
+    console.log(`${name.padEnd(39)} | ${rate(decisions).padStart(18)} | ${rate(runs).padStart(13)} | ${ratio.toFixed(3).padStart(35)} | ${(best(times[0] as number[]) / best(t)).toFixed(3).padStart(9)} | ${cost.padStart(12)} | ${goal}`);
+  }
+}
+
+if (!process.argv.includes('--signing')) await main();
+await signing();

@@ -28,6 +28,8 @@ export interface JsonlWriterOptions {
 export interface JsonlWriter {
   /** Append one record as one line. */
   append(record: unknown): void;
+  /** Append one line of JSON text already written (without its newline), in one write. */
+  appendLine(text: string): void;
   /** Flush to disk now (whatever the policy). */
   sync(): void;
   close(): void;
@@ -48,15 +50,16 @@ export function openJsonlWriter(path: string, options: JsonlWriterOptions = {}):
     dirty = false;
     lastSync = Date.now();
   };
+  const appendLine = (text: string) => {
+    if (closed) throw new WitnessError('IO', `Cannot append to ${path}: the writer is closed.`);
+    writeSync(fd, `${text}\n`);
+    dirty = true;
+    if (policy === 'always' || (policy === 'batch' && Date.now() - lastSync >= batchMs)) sync();
+  };
   return {
     repairedBytes,
-    append(record: unknown) {
-      if (closed) throw new WitnessError('IO', `Cannot append to ${path}: the writer is closed.`);
-      const line = `${JSON.stringify(record)}\n`;
-      writeSync(fd, line);
-      dirty = true;
-      if (policy === 'always' || (policy === 'batch' && Date.now() - lastSync >= batchMs)) sync();
-    },
+    append: (record: unknown) => appendLine(JSON.stringify(record)),
+    appendLine,
     sync,
     close() {
       if (closed) return;

@@ -12,6 +12,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { canonicalize } from '../core/canonical-json.js';
 import { WitnessError } from '../core/errors.js';
+import { type ByteDigest, hashFileInto } from '../core/hash.js';
 import { openJsonlWriter, readJsonl } from '../core/jsonl.js';
 import { type ChatBackend, type ChatCallOptions, type ChatReply, type ChatRequest, callKeyText } from './types.js';
 
@@ -25,6 +26,10 @@ interface _Entry {
 export interface CassetteRecorder {
   /** `inner`, with every successful call appended to the cassette. */
   wrap(inner: ChatBackend): ChatBackend;
+  /** SHA-256 and length of the cassette's bytes so far (what a signed transcript names). */
+  digest(): ByteDigest;
+  /** Makes every byte written so far durable. */
+  sync(): void;
   close(): void;
 }
 
@@ -32,16 +37,25 @@ export interface CassetteRecorder {
 export function openCassetteRecorder(path: string, meta: Record<string, unknown>): CassetteRecorder {
   const fresh = !existsSync(path) || statSync(path).size === 0;
   const writer = openJsonlWriter(path, { fsync: 'batch' });
-  if (fresh) writer.append({ cassette: CASSETTE_VERSION, meta });
+  // After the writer cut a torn tail: the bytes already there, then every line appended.
+  const hash = hashFileInto(path);
+  const append = (value: unknown) => {
+    const text = JSON.stringify(value);
+    writer.appendLine(text);
+    hash.update(`${text}\n`);
+  };
+  if (fresh) append({ cassette: CASSETTE_VERSION, meta });
   return {
     wrap: (inner) => ({
       async complete(request: ChatRequest, options: ChatCallOptions): Promise<ChatReply> {
         const reply = await inner.complete(request, options);
-        writer.append({ key: callKeyText(options.key), request, reply });
+        append({ key: callKeyText(options.key), request, reply });
         return reply;
       },
       close: () => inner.close(),
     }),
+    digest: () => hash.digest(),
+    sync: () => writer.sync(),
     close: () => writer.close(),
   };
 }

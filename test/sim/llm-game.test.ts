@@ -22,7 +22,7 @@ async function sweep(grid: Partial<ExperimentInput['grid']>, options: { script?:
   const experiment = parseExperiment({ name: 'llm-test', seed: 7, runs: options.runs ?? 1, grid: { agents: 'llm', model: 'scripted', honest: 3, rounds: 5, ...grid } });
   const model = typeof grid.model === 'string' ? grid.model : 'scripted';
   const backend = new OpenAiCompatibleBackend({ endpoints: [server.url], model, backoffMs: 5, maxBackoffMs: 10, maxRetries: options.maxRetries ?? 2 });
-  const summary = await runExperiment({ experiment, out: options.out, concurrency: 2, signal: options.signal, agentsFor: (run) => createRunAgents(run, { pack, backendFor: () => backend, signal: options.signal }) });
+  const summary = await runExperiment({ experiment, out: options.out, concurrency: 2, signal: options.signal, agents: { forRun: (run) => createRunAgents(run, { pack, backendFor: () => backend, signal: options.signal }) } });
   return { server, summary, records: summary.records };
 }
 

@@ -43,7 +43,7 @@ async function play(model: string) {
   servers.push(server);
   const experiment = parseExperiment({ name: 'reference-mechanics', seed: 11, runs: 1, grid: { agents: 'llm', model, honest: 3, byzantine: 1, rounds: 6 } });
   const backend = new OpenAiCompatibleBackend({ endpoints: [server.url], model });
-  const { records } = await runExperiment({ experiment, concurrency: 1, agentsFor: (run) => createRunAgents(run, { pack, backendFor: () => backend }) });
+  const { records } = await runExperiment({ experiment, concurrency: 1, agents: { forRun: (run) => createRunAgents(run, { pack, backendFor: () => backend }) } });
   return { server, record: records[0]! };
 }
 

@@ -1,22 +1,17 @@
 /**
  * @module
  * The model-backed side of `witness sim` (docs/llm.md): options for LLM, embedded
- * and replayed agents, how they map onto the experiment grid, and setting up the
- * backends (one per kind and model, opened before the first run) with recording.
+ * and replayed agents, how they map onto the experiment grid, and their translation
+ * into `openModelAgents` (src/sim), which opens the backends and records.
  */
-import { setMaxListeners } from 'node:events';
-import { isAbsolute, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { WitnessError } from '../../core/errors.js';
-import { openCassetteRecorder, ReplayBackend } from '../../llm/cassette.js';
-import { OpenAiCompatibleBackend, STRUCTURED_OUTPUT_MODES, type StructuredOutputMode, THINKING_SWITCHES, type ThinkingSwitch } from '../../llm/openai-compatible.js';
-import type { ChatBackend } from '../../llm/types.js';
-import { createRunAgents, type SamplingOverrides } from '../../sim/agents/llm/index.js';
-import { expandCells } from '../../sim/experiment/plan.js';
-import type { AgentsForRun } from '../../sim/experiment/play.js';
-import { type Experiment, type ExperimentInput, parseExperiment } from '../../sim/experiment/schema.js';
-import { loadPromptPack, PROMPT_CUES, type PromptCue, type PromptPack } from '../../sim/prompts/pack.js';
-import { type ExternalPrompts, openReferencePrompts, REFERENCE_PREFIX } from '../../sim/prompts/reference.js';
+import { STRUCTURED_OUTPUT_MODES, type StructuredOutputMode, THINKING_SWITCHES, type ThinkingSwitch } from '../../llm/openai-compatible.js';
+import type { SamplingOverrides } from '../../sim/agents/llm/index.js';
+import { type ModelAgents, modelBackends, openModelAgents, replayExperiment } from '../../sim/agents/llm/model-agents.js';
+import type { Experiment, ExperimentInput } from '../../sim/experiment/schema.js';
+import { PROMPT_CUES, type PromptCue } from '../../sim/prompts/pack.js';
+import { REFERENCE_PREFIX } from '../../sim/prompts/reference.js';
 import { wholeNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { type AgentSpec, agentSpec, cueList, endpointList, modelList, positiveNumber, samplingValue, temperature } from './sim-llm-args.js';
@@ -108,85 +103,35 @@ export function checkAgentOptions(o: LlmCliOptions, file: string | undefined, pr
 }
 
 /** The experiment a replay reproduces, from the cassette's header. */
-export function replayExperiment(ctx: CliContext, o: LlmCliOptions): Experiment {
-  const replay = new ReplayBackend(resolvePath(ctx, o.cassette!));
-  return parseExperiment(replay.meta.experiment, `the experiment recorded in ${o.cassette}`);
+export function replayExperimentOf(ctx: CliContext, o: LlmCliOptions): Experiment {
+  return replayExperiment(resolvePath(ctx, o.cassette!));
 }
 
-export interface PreparedAgents {
-  agentsFor?: AgentsForRun;
-  close(): Promise<void>;
-}
-
-/** Opens every backend the sweep needs (nothing for rule-based sweeps). */
-export async function prepareAgents(ctx: CliContext, experiment: Experiment, o: LlmCliOptions, signal: AbortSignal): Promise<PreparedAgents> {
-  const needed = _modelBacked(experiment);
-  if (needed.length === 0 && o.agents !== 'replay') {
+/** The agent factory of a model-backed sweep (none for a rule-based one), from the flags. */
+export async function prepareAgents(ctx: CliContext, experiment: Experiment, o: LlmCliOptions, signal: AbortSignal): Promise<ModelAgents | undefined> {
+  if (modelBackends(experiment).length === 0 && o.agents !== 'replay') {
     if (o.record) throw new WitnessError('USAGE', '--record needs model-backed agents (--agents llm or embedded); rule-based runs are reproducible from their seed alone.');
-    return { close: async () => {} };
+    return undefined;
   }
-  // Every request in flight listens to the sweep's signal (Ctrl-C cancels them all).
-  setMaxListeners(0, signal);
-  const replay = o.agents === 'replay' ? new ReplayBackend(resolvePath(ctx, o.cassette!)) : undefined;
-  const sampling = replay ? ((replay.meta.sampling ?? {}) as SamplingOverrides) : _sampling(o);
-  const cues = replay ? ((replay.meta.prompt_cues ?? []) as PromptCue[]) : (o.promptCue ?? []);
-  const { pack, external } = await _prompts(ctx, o, experiment, cues, replay?.meta);
-  const backends = new Map<string, ChatBackend>();
-  const closeAll = async () => {
-    for (const b of backends.values()) await b.close();
-    recorder?.close();
-    await external?.close();
-  };
-  let recorder: ReturnType<typeof openCassetteRecorder> | undefined;
-  try {
-    const used = external ?? { name: pack.manifest.name, hash: pack.hash };
-    recorder = o.record ? openCassetteRecorder(resolvePath(ctx, o.record), { experiment, sampling, prompt_cues: cues, prompts: { name: used.name, hash: used.hash } }) : undefined;
-    for (const { kind, model } of needed) {
-      const backend = replay ?? (kind === 'llm' ? _openAi(o, model) : await _embedded(ctx, o, model));
-      backends.set(`${kind}\0${model}`, recorder ? recorder.wrap(backend) : backend);
-    }
-  } catch (error) {
-    await closeAll();
-    throw error;
-  }
-  const backendFor = (kind: 'llm' | 'embedded', model: string) => backends.get(`${kind}\0${model}`)!;
-  return { agentsFor: (run) => createRunAgents(run, { pack, external, backendFor, sampling, cues, signal }), close: closeAll };
-}
-
-function _modelBacked(experiment: Experiment): { kind: 'llm' | 'embedded'; model: string }[] {
-  const seen = new Map<string, { kind: 'llm' | 'embedded'; model: string }>();
-  for (const cell of expandCells(experiment)) {
-    for (const kind of [cell.agents, cell.byzantine > 0 ? (cell.byzantineAgents ?? cell.agents) : 'policy']) {
-      if (kind !== 'policy' && cell.model !== undefined) seen.set(`${kind}\0${cell.model}`, { kind, model: cell.model });
-    }
-  }
-  return [...seen.values()];
-}
-
-/** The pack, and the reference checkout's renderer when `--prompts reference:PATH` asks for it. */
-async function _prompts(ctx: CliContext, o: LlmCliOptions, experiment: Experiment, cues: PromptCue[], recorded: Record<string, unknown> | undefined): Promise<{ pack: PromptPack; external?: ExternalPrompts }> {
-  const reference = o.prompts?.startsWith(REFERENCE_PREFIX) ? o.prompts.slice(REFERENCE_PREFIX.length) : undefined;
-  const pack = loadPromptPack(o.prompts && reference === undefined ? resolvePath(ctx, o.prompts) : undefined);
-  if (reference !== undefined) {
-    if (!reference) throw new WitnessError('USAGE', '--prompts reference: needs the path of a checkout of the study\'s code, e.g. --prompts reference:./byzantine-consensus-llm-agents.');
-    if (cues.length) throw new WitnessError('USAGE', '--prompt-cue adds cues to our own prompt pack; the reference\'s prompts have none (drop --prompt-cue or --prompts reference:).');
-    if (expandCells(experiment).some((c) => c.decide?.endsWith(':confidence'))) {
-      throw new WitnessError('USAGE', 'The confidence rule needs a confidence field the reference\'s prompts do not ask for; use a prompt pack (not --prompts reference:) with --decide rule:confidence.');
-    }
-  }
-  const external = reference === undefined ? undefined : await openReferencePrompts(resolvePath(ctx, reference), { pack });
-  const missing = external && expandCells(experiment).find((c) => !external.awareness.includes(c.awareness));
-  if (missing) {
-    await external.close();
-    throw new WitnessError('USAGE', `The reference checkout at ${external.dir} has no ${missing.awareness} prompts (only ${external.awareness.join(', ')}): run with --awareness ${external.awareness.join(',')}.`);
-  }
-  const used = external ?? { name: pack.manifest.name, hash: pack.hash };
-  const want = (recorded?.prompts as { hash?: string; name?: string } | undefined)?.hash;
-  if (want && want !== used.hash) {
-    await external?.close();
-    throw new WitnessError('USAGE', `The cassette was recorded with another prompt pack ("${(recorded!.prompts as { name?: string }).name}", hash ${want.slice(0, 12)}…); give the same --prompts (pack folder, or reference:PATH of the same checkout).`);
-  }
-  return external ? { pack, external } : { pack };
+  const replaying = o.agents === 'replay';
+  return openModelAgents(experiment, {
+    endpoints: o.endpoint,
+    apiKey: process.env[o.apiKeyEnv],
+    structuredOutput: o.structuredOutput,
+    thinking: o.thinkingOff,
+    perEndpointConcurrency: o.endpointConcurrency,
+    timeoutMs: Math.round(o.requestTimeout * 1000),
+    maxRetries: o.maxRetries,
+    embedded: { contextSize: o.contextSize, threads: o.threads, sequences: o.sequences },
+    baseDir: ctx.io.cwd,
+    sampling: _sampling(o),
+    cues: o.promptCue,
+    // `reference:PATH` is resolved against baseDir by openModelAgents.
+    prompts: o.prompts && !o.prompts.startsWith(REFERENCE_PREFIX) ? resolvePath(ctx, o.prompts) : o.prompts,
+    record: o.record ? resolvePath(ctx, o.record) : undefined,
+    replay: replaying ? resolvePath(ctx, o.cassette!) : undefined,
+    signal,
+  });
 }
 
 function _sampling(o: LlmCliOptions): SamplingOverrides {
@@ -200,24 +145,4 @@ function _sampling(o: LlmCliOptions): SamplingOverrides {
 
 function _defined<T extends Record<string, unknown>>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
-function _openAi(o: LlmCliOptions, model: string): ChatBackend {
-  if (!o.endpoint?.length) throw new WitnessError('USAGE', 'LLM agents need --endpoint URL (an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1).');
-  return new OpenAiCompatibleBackend({
-    endpoints: o.endpoint,
-    model,
-    apiKey: process.env[o.apiKeyEnv],
-    perEndpointConcurrency: o.endpointConcurrency,
-    structuredOutput: o.structuredOutput,
-    thinking: o.thinkingOff,
-    timeoutMs: Math.round(o.requestTimeout * 1000),
-    maxRetries: o.maxRetries,
-  });
-}
-
-async function _embedded(ctx: CliContext, o: LlmCliOptions, model: string): Promise<ChatBackend> {
-  const { EmbeddedBackend } = await import('../../llm/embedded.js');
-  const modelPath = isAbsolute(model) ? model : resolve(ctx.io.cwd, model);
-  return EmbeddedBackend.open({ modelPath, contextSize: o.contextSize, threads: o.threads, sequences: o.sequences, thinking: o.thinkingOff });
 }

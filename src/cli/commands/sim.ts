@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { Command } from 'commander';
+import { readKeyFile } from '../../attest/keys.js';
 import { WitnessError } from '../../core/errors.js';
 import { renderOutcomeTable } from '../../report/table.js';
 import { BYZANTINE_STRATEGIES, HONEST_POLICIES } from '../../sim/agents/policy/policies.js';
@@ -17,12 +18,13 @@ import { mergeResults } from '../../sim/experiment/merge.js';
 import { parseShard, planRuns, type Shard } from '../../sim/experiment/plan.js';
 import { PRESETS, preset } from '../../sim/experiment/presets.js';
 import { readResults, runExperiment } from '../../sim/experiment/run.js';
+import { checkpointPath } from '../../sim/transcript/format.js';
 import { type Experiment, type ExperimentInput, parseExperiment } from '../../sim/experiment/schema.js';
 import { summarizeCells } from '../../sim/stats.js';
 import { nameList, numberList, positiveNumber, valueRange, wholeNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { progressPrinter } from '../progress.js';
-import { addLlmOptions, applyAgentOptions, checkAgentOptions, type LlmCliOptions, prepareAgents, replayExperiment } from './sim-llm.js';
+import { addLlmOptions, applyAgentOptions, checkAgentOptions, type LlmCliOptions, prepareAgents, replayExperimentOf } from './sim-llm.js';
 import { promptsCommand } from './sim-prompts.js';
 
 interface SimOptions extends LlmCliOptions {
@@ -48,6 +50,8 @@ interface SimOptions extends LlmCliOptions {
   shard?: string;
   json?: boolean;
   quiet?: boolean;
+  sign?: string;
+  signLines?: boolean;
 }
 
 export function simCommand(ctx: CliContext): Command {
@@ -77,6 +81,8 @@ export function simCommand(ctx: CliContext): Command {
     .option('-c, --concurrency <C>', 'games in flight at once (for model-backed agents)', wholeNumber(1), 1)
     .option('-w, --workers <W>', `threads for rule-based agents (this machine has ${availableParallelism()} cores)`, wholeNumber(1), 1)
     .option('--shard <i/n>', 'run only shard i of n (join the files with `witness sim merge`)')
+    .option('--sign <key>', 'sign the results file with this key file (`witness keys new`): hash-linked receipts per line and a signed checkpoint beside the file (verify with `witness verify FILE --keys DIR.json`)')
+    .option('--sign-lines', 'with --sign: also sign every line on its own (one Ed25519 signature per run; costs more than a rule-based game)')
     .option('--json', 'print the summary as JSON on stdout')
     .option('-q, --quiet', 'no progress lines')
     .addHelpText(
@@ -86,6 +92,7 @@ Examples:
   $ witness sim                                   # smoke preset, rule-based agents
   $ witness sim --preset paper-byzantine --byzantine-strategy split,stall
   $ witness sim my-grid.yaml --shard 1/4 --out part1.jsonl
+  $ witness sim --preset paper-benign --sign acme.key.json --out signed.jsonl   # then: witness verify signed.jsonl --keys trusted.json
   $ witness sim --preset paper-benign --runs 2000 --workers 2
   $ witness sim --preset paper-byzantine --decide vote,rule:trimmed-mean,hybrid:median --after 2 --budget-rounds 20
   $ witness sim --preset paper-benign --json > summary.json
@@ -112,7 +119,9 @@ Exit status: 0 finished, 1 failed, 2 bad usage or experiment file, 130 interrupt
 async function _runSim(ctx: CliContext, file: string | undefined, options: SimOptions): Promise<void> {
   if (file && options.preset) throw new WitnessError('USAGE', 'Give an experiment file or --preset, not both.');
   checkAgentOptions(options, file, options.preset, options.out);
-  const experiment = options.agents === 'replay' ? replayExperiment(ctx, options) : _experiment(ctx, file, options);
+  if (options.signLines && !options.sign) throw new WitnessError('USAGE', '--sign-lines needs --sign KEY (the key that signs the lines).');
+  const sign = options.sign ? { key: readKeyFile(resolvePath(ctx, options.sign)), lineSignatures: options.signLines ?? false } : undefined;
+  const experiment = options.agents === 'replay' ? replayExperimentOf(ctx, options) : _experiment(ctx, file, options);
   const shard: Shard | undefined = options.shard ? parseShard(options.shard) : undefined;
   const out = resolvePath(ctx, options.out ?? _defaultOut(experiment, shard));
   mkdirSync(dirname(out), { recursive: true });
@@ -122,11 +131,11 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   const progress = progressPrinter(ctx.io, { quiet: options.quiet });
   let summary: Awaited<ReturnType<typeof runExperiment>>;
   try {
-    const { agentsFor, close } = await prepareAgents(ctx, experiment, options, controller.signal);
+    const agents = await prepareAgents(ctx, experiment, options, controller.signal);
     try {
-      summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p), agentsFor, keepRecords: false });
+      summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p), agents, keepRecords: false, sign });
     } finally {
-      await close();
+      await agents?.close();
     }
   } finally {
     process.removeListener('SIGINT', onSignal);
@@ -143,6 +152,7 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   }
   if (summary.repairedBytes) ctx.io.stderr(`Cut a torn last line (${summary.repairedBytes} bytes) left by an earlier crash from ${out}.\n`);
   ctx.io.stderr(`Results: ${out} (${records.length} runs; ${summary.ran} new, ${summary.skipped} already there).\n`);
+  if (sign) ctx.io.stderr(`Signed with key ${sign.key.kid}${sign.lineSignatures ? ', every line' : ''}; checkpoint: ${checkpointPath(out)}. Check it with: witness verify ${options.out ?? out} --keys DIR.json\n`);
   if (summary.aborted) {
     ctx.io.stderr('Interrupted: rerun the same command to resume where it stopped.\n');
     ctx.exitCode = 130;
@@ -198,7 +208,7 @@ function _mergeCommand(ctx: CliContext): Command {
       );
       for (const p of report.problems) ctx.io.stderr(`${p.file}:${p.line}: skipped: ${p.message}\n`);
       if (options.json) ctx.io.stdout(`${JSON.stringify(report)}\n`);
-      else ctx.io.stdout(`Merged ${report.lines} runs into ${options.out} (${report.duplicates} duplicates dropped, ${report.problems.length} bad lines skipped).\n`);
+      else ctx.io.stdout(`Merged ${report.lines} runs into ${options.out} (${report.duplicates} duplicates dropped, ${report.problems.length} bad lines skipped${report.signed ? `; signed: the shards' checkpoints are in ${options.out}.checkpoint.json` : ''}).\n`);
     });
 }
 

@@ -21,9 +21,9 @@ const MAX_SKEW_S = MAX_SKEW_MS / 1000;
 
 export function verifyCommand(ctx: CliContext): Command {
   return new Command('verify')
-    .summary('verify any Witness artifact: a receipt, path, envelope, bundle, E12 results file or mailbox folder')
+    .summary('verify any Witness artifact: a receipt, path, envelope, bundle, E12 results file, mailbox folder or signed simulation results')
     .description(
-      'Check a Witness artifact, recognised by the type it declares: a release receipt or delegation path (against --output, trusting only --keys), a DSSE envelope, an evidence bundle that carries its output, an E12 results file, or a mailbox folder. Prints the problems, each with its reason code, when invalid. An option that does not apply to the artifact given is a usage error. Exit 0 valid, 1 invalid, 2 usage error.',
+      'Check a Witness artifact, recognised by the type it declares: a release receipt or delegation path (against --output, trusting only --keys), a DSSE envelope, an evidence bundle that carries its output, an E12 results file, a mailbox folder, or signed simulation results (witness sim --sign). Prints the problems, each with its reason code, when invalid. An option that does not apply to the artifact given is a usage error. Exit 0 valid, 1 invalid, 2 usage error.',
     )
     .argument('<artifact>', 'an evidence file (receipt, path, DSSE envelope, bundle, E12 results) or a mailbox folder')
     .option('--output <file>', 'the output bytes a receipt, path or envelope claims (a bundle or an E12 file carries its own)')
@@ -34,10 +34,12 @@ export function verifyCommand(ctx: CliContext): Command {
     .option('--now <time>', 'verify as of this time instead of now, e.g. 2026-01-31T12:00:00Z', (text: string) => parseTime(text, '--now'))
     .addOption(new Option('--revocation <policy>', 'from-revoked-at: refuse receipts issued after revocation; all: refuse every receipt of a revoked key').choices(['from-revoked-at', 'all']).default('from-revoked-at'))
     .option('--require-cosigner <deployer...>', 'deployers that must co-sign every delegation (only dag edges carry co-signatures)', [])
+    .option('--checkpoint <file>', 'signed results only: their checkpoint file (default: RESULTS.checkpoint.json beside them)')
+    .option('--cassette <file>', 'signed results only: check this cassette against the digest their checkpoint signed (--record, or a replay)')
     .option('--json', 'print {ok, type, legacy, summary, problems, details} as JSON')
     .addHelpText(
       'after',
-      '\nExample:\n  $ witness verify answer.evidence.json --output answer.txt --keys trusted.json --nonces nonces.db --construction dag\n  $ witness verify receipt.json --output report.txt --keys trusted.json --json\n  $ witness verify answer.bundle.json --keys trusted.json   # evidence with its output\n  $ witness verify results.json                  # an E12 results file (witness a2a bench)\n  $ witness verify ./mb --keys trusted.json      # a mailbox folder, its key pinned by your directory',
+      '\nExample:\n  $ witness verify answer.evidence.json --output answer.txt --keys trusted.json --nonces nonces.db --construction dag\n  $ witness verify receipt.json --output report.txt --keys trusted.json --json\n  $ witness verify answer.bundle.json --keys trusted.json   # evidence with its output\n  $ witness verify results.json                  # an E12 results file (witness a2a bench)\n  $ witness verify ./mb --keys trusted.json      # a mailbox folder, its key pinned by your directory\n  $ witness verify sweep.jsonl --keys trusted.json   # signed simulation results (witness sim --sign)',
     )
     .action(async (file: string, o: VerifyCliOptions, command: Command) => {
       const found = recognise(resolvePath(ctx, file), file);

@@ -12,6 +12,7 @@ import { MAILBOX_FORMAT } from '../../mailbox/index.js';
 import { NOT_FOR_E12, verifyE12File } from './e12.js';
 import { verifyMailboxFolder } from './mailbox.js';
 import { verifyWithReceiptOptions } from './receipts.js';
+import { RESULTS_KINDS } from './results.js';
 import type { ArtifactKind, OptionName } from './types.js';
 
 /** Every option of attest's verifier: receipts, paths, envelopes and bundles use them all. */
@@ -74,9 +75,6 @@ export const ARTIFACT_KINDS: readonly ArtifactKind[] = [
     why: { output: 'a mailbox holds its own records' },
     verify: verifyMailboxFolder,
   },
-  // ── Registration point: signed simulation results (`witness sim --sign`) ──
-  // A JSONL kind is recognised by the `declared.field` of its first line, e.g.
-  //   { what: 'a signed results file', form: 'jsonl', declared: { field: 'type', values: [RESULTS_TYPE] },
-  //     uses: ['keys'], requires: ['keys'], verify: verifySignedResults },
-  // where verifySignedResults(artifact, options, ctx) reads artifact.path and returns an Outcome.
+  // Signed simulation results (`witness sim --sign`): the results file and its checkpoint file.
+  ...RESULTS_KINDS,
 ];

@@ -65,7 +65,8 @@ function _declares(value: unknown, kind: ArtifactKind): boolean {
 /** The type `value` declares in the kind's field, if it is one of the kind's. */
 function _declared(value: unknown, kind: ArtifactKind): string | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const declared = (value as Record<string, unknown>)[kind.declared.field];
+  // `receipt.type`: a signed results line declares its type in its receipt.
+  const declared = kind.declared.field.split('.').reduce<unknown>((v, key) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined), value);
   return typeof declared === 'string' && kind.declared.values.includes(declared) ? declared : undefined;
 }
 

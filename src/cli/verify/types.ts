@@ -17,10 +17,12 @@ export interface VerifyCliOptions {
   revocation: RevocationPolicy;
   requireCosigner: string[];
   json?: boolean;
+  checkpoint?: string;
+  cassette?: string;
 }
 
 /** The options an artifact kind may use (`--json` applies to every kind). */
-export type OptionName = 'output' | 'keys' | 'nonces' | 'construction' | 'skew' | 'now' | 'revocation' | 'requireCosigner';
+export type OptionName = 'output' | 'keys' | 'nonces' | 'construction' | 'skew' | 'now' | 'revocation' | 'requireCosigner' | 'checkpoint' | 'cassette';
 
 /** Command-line spelling of each option, in the order messages list them. */
 export const OPTION_FLAGS: Readonly<Record<OptionName, string>> = {
@@ -32,6 +34,8 @@ export const OPTION_FLAGS: Readonly<Record<OptionName, string>> = {
   now: '--now',
   revocation: '--revocation',
   requireCosigner: '--require-cosigner',
+  checkpoint: '--checkpoint',
+  cassette: '--cassette',
 };
 
 /** An artifact as read: one JSON document, the first line of a JSONL file, or a folder's manifest. */
@@ -70,7 +74,7 @@ export interface ArtifactKind {
   /** What it is, in messages: "an E12 results file". */
   what: string;
   form: Artifact['form'];
-  /** The field that declares the type (of the document, the first line, or the folder's manifest) and its values. */
+  /** The field that declares the type (of the document, the first line, or the folder's manifest; `a.b` for a member of a member) and its values. */
   declared: { field: string; values: readonly string[] };
   /** dir kinds: the file in the folder whose `declared.field` declares its type. */
   manifest?: string;

@@ -4,6 +4,7 @@
  * code validates with, so the documents cannot drift from the code.
  */
 import { z } from 'zod';
+import { CheckpointsFileSchema } from '../transcript/format.js';
 import { RunRecordSchema } from './record-schema.js';
 import { ExperimentSchema } from './schema.js';
 
@@ -11,5 +12,6 @@ export function simJsonSchemas(): Record<string, unknown> {
   return {
     'results-line.schema.json': z.toJSONSchema(RunRecordSchema),
     'experiment.schema.json': z.toJSONSchema(ExperimentSchema, { io: 'input', unrepresentable: 'any' }),
+    'results-checkpoint.schema.json': z.toJSONSchema(CheckpointsFileSchema, { unrepresentable: 'any' }),
   };
 }

@@ -3,26 +3,38 @@
  * Joining results files (the shards of one sweep, or reruns): lines are kept byte
  * for byte, duplicates of the same run collapse, two different lines for one run id
  * are an error, and the output is in `seq` order — so merging shards 1/n … n/n gives
- * exactly the file an unsharded run writes.
+ * exactly the file an unsharded run writes. Signed shards keep their own chains and
+ * checkpoints (src/sim/transcript/merge.ts).
  */
+import { rmSync } from 'node:fs';
 import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { readJsonl } from '../../core/jsonl.js';
+import { checkpointPath } from '../transcript/format.js';
+import { mergedCheckpoints, writeMergedCheckpoints } from '../transcript/merge.js';
 import { checkRecord } from './record-schema.js';
 
 export interface MergeReport {
   lines: number;
   duplicates: number;
+  /** The inputs were signed shards: the merged file carries their checkpoints (RESULTS.checkpoint.json). */
+  signed: boolean;
   problems: { file: string; line: number; message: string }[];
 }
 
 export function mergeResults(inputs: readonly string[], out: string): MergeReport {
   if (inputs.length === 0) throw new WitnessError('USAGE', 'Name at least one results file to merge.');
+  const contentsOf = new Map(inputs.map((file) => [file, readJsonl(file, checkRecord)]));
+  const signed = mergedCheckpoints(inputs, (file) => {
+    const c = contentsOf.get(file)!;
+    if (c.problems.length > 0) throw new WitnessError('INVALID_INPUT', `${file}:${c.problems[0]!.line} is not a results line (${c.problems[0]!.message}); a signed merge keeps every line: check the file with witness verify ${file} --keys DIR.json.`);
+    return c.records.length + (c.tornTail ? 1 : 0);
+  });
   const byId = new Map<string, { seq: number; raw: string; where: string }>();
   const problems: MergeReport['problems'] = [];
   let duplicates = 0;
   for (const file of inputs) {
-    const contents = readJsonl(file, checkRecord);
+    const contents = contentsOf.get(file)!;
     for (const p of contents.problems) problems.push({ file, ...p });
     for (const { value, raw, line } of contents.records) {
       const seen = byId.get(value.id);
@@ -34,5 +46,8 @@ export function mergeResults(inputs: readonly string[], out: string): MergeRepor
   const lines = [...byId.values()].sort((a, b) => a.seq - b.seq || (a.raw < b.raw ? -1 : 1));
   // Atomic and durable: a crash never leaves a half-merged file.
   writeFileAtomic(out, lines.map((l) => `${l.raw}\n`).join(''));
-  return { lines: lines.length, duplicates, problems };
+  // The merged file's checkpoints are the shards' own; a plain merge leaves none (not a stale one).
+  if (signed) writeMergedCheckpoints(out, signed);
+  else rmSync(checkpointPath(out), { force: true });
+  return { lines: lines.length, duplicates, problems, signed: signed !== undefined };
 }

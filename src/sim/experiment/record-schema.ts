@@ -5,6 +5,7 @@
  * which only write records, do not load zod.
  */
 import { z } from 'zod';
+import { LineReceiptSchema } from '../transcript/format.js';
 import type { RunRecord } from './record.js';
 
 const _proposal = z.union([z.number().int(), z.literal('abstain')]);
@@ -92,6 +93,7 @@ export const RunRecordSchema = z
       })
       .optional()
       .describe('present when model-backed agents played: tokens, latency, retries and endpoint per call'),
+    receipt: LineReceiptSchema.optional().describe('signed results only (witness sim --sign), always the last member: what the line is, hash-linked to the line before (docs/results-format.md, "Signed results")'),
   })
   .describe('One run of the consensus game: one line of a Witness results file (JSONL).');
 

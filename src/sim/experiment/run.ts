@@ -7,14 +7,15 @@
  * flight or waiting, so a killed sweep loses at most those.
  */
 import { WitnessError } from '../../core/errors.js';
-import { openJsonlWriter, readJsonl } from '../../core/jsonl.js';
-import type { AgentSeat } from '../game.js';
-import type { Agent, Outcome } from '../types.js';
-import { type Cell, type PlannedRun, planRuns, type Shard } from './plan.js';
-import { type AgentsForRun, playRun } from './play.js';
+import { readJsonl } from '../../core/jsonl.js';
+import type { SignResultsOptions } from '../transcript/writer.js';
+import type { Outcome } from '../types.js';
+import { type PlannedRun, planRuns, type Shard } from './plan.js';
+import { type AgentFactory, playRun } from './play.js';
 import { playInWorkers } from './pool.js';
 import type { RunRecord } from './record.js';
 import { checkRecord } from './record-schema.js';
+import { openResultsSink } from './sink.js';
 import type { Experiment } from './schema.js';
 
 export interface ExperimentProgress {
@@ -35,16 +36,17 @@ export interface RunExperimentOptions {
   concurrency?: number;
   /**
    * Worker threads for rule-based agents (default 1: play in this thread). Ignored
-   * with a custom `createAgent`, whose agents cannot cross threads.
+   * with an agent factory, whose agents cannot cross threads.
    */
   workers?: number;
   signal?: AbortSignal;
   onProgress?: (progress: ExperimentProgress) => void;
   /**
-   * Builds each run's agents and adds to its record (LLM agents, docs/llm.md); wins
-   * over `createAgent`. Such runs play in this thread.
+   * Who plays: builds each run's agents and adds to its record (model-backed agents
+   * from `openModelAgents`, docs/llm.md, or your own). Default: the cell's rule-based
+   * policy and strategy. Runs with a factory play in this thread.
    */
-  agentsFor?: AgentsForRun;
+  agents?: AgentFactory;
   /**
    * Keep every new record in the returned summary (default true). A long sweep that
    * writes to `out` should say false: holding millions of records costs memory and
@@ -53,8 +55,11 @@ export interface RunExperimentOptions {
   keepRecords?: boolean;
   /** Called with each new record, in `seq` order, as it is written. */
   onRecord?: (record: RunRecord) => void;
-  /** Builds agents; default: rule-based agents with the cell's policy and strategy. */
-  createAgent?: (seat: AgentSeat, cell: Cell) => Agent;
+  /**
+   * Sign the results file (needs `out`): every line carries a hash-linked receipt and
+   * a signed checkpoint sits beside the file (docs/results-format.md, "Signed results").
+   */
+  sign?: SignResultsOptions;
 }
 
 export interface ExperimentRunSummary {
@@ -73,24 +78,25 @@ export interface ExperimentRunSummary {
 export async function runExperiment(options: RunExperimentOptions): Promise<ExperimentRunSummary> {
   const { experiment } = options;
   const planned = planRuns(experiment, options.shard);
-  const finished = options.out ? _finishedIds(options.out) : new Set<string>();
+  if (options.sign && !options.out) throw new WitnessError('USAGE', 'Signing needs a results file: give `out` (--out FILE).');
+  const sink = options.out ? openResultsSink(options.out, { experiment, shard: options.shard, planned, sign: options.sign, provenance: options.agents?.provenance }) : undefined;
+  const finished = sink?.finished ?? new Set<string>();
   const todo = planned.filter((run) => !finished.has(run.id));
-  const writer = options.out ? openJsonlWriter(options.out, { fsync: 'batch' }) : undefined;
   const progress = _progressTracker(planned.length, planned.length - todo.length, options.onProgress);
   const records: RunRecord[] = [];
   const keep = options.keepRecords ?? true;
   let ran = 0;
   try {
     const aborted = await _play(todo, options, (record) => {
-      writer?.append(record);
+      sink?.write(record);
       if (keep) records.push(record);
       ran++;
       options.onRecord?.(record);
       progress.add(record.outcome);
     });
-    return { records, ran, planned: planned.length, skipped: planned.length - todo.length, aborted, repairedBytes: writer?.repairedBytes ?? 0 };
+    return { records, ran, planned: planned.length, skipped: planned.length - todo.length, aborted, repairedBytes: sink?.repairedBytes ?? 0 };
   } finally {
-    writer?.close();
+    sink?.close();
   }
 }
 
@@ -105,7 +111,7 @@ async function _play(todo: PlannedRun[], options: RunExperimentOptions, emit: (r
       done.delete(written++);
     }
   };
-  if ((options.workers ?? 1) > 1 && !options.createAgent && !options.agentsFor) {
+  if ((options.workers ?? 1) > 1 && !options.agents) {
     await playInWorkers(todo, options.experiment, { workers: options.workers!, signal: options.signal }, onRecord);
   } else {
     await _playHere(todo, options, onRecord, () => written);
@@ -127,7 +133,7 @@ async function _playHere(todo: PlannedRun[], options: RunExperimentOptions, onRe
     while (next < todo.length && next < written() + 2 * window && failure === undefined && !options.signal?.aborted) {
       const position = next++;
       try {
-        onRecord(position, await playRun(todo[position]!, options.experiment, options.createAgent, options.agentsFor));
+        onRecord(position, await playRun(todo[position]!, options.experiment, options.agents));
       } catch (error) {
         // A run cut short by the signal (its LLM requests cancelled) is not a failure: it replays on resume.
         if (!options.signal?.aborted) failure ??= error;
@@ -138,14 +144,6 @@ async function _playHere(todo: PlannedRun[], options: RunExperimentOptions, onRe
     await Promise.all(Array.from({ length: Math.min(window, todo.length - next) }, lane));
   }
   if (failure !== undefined) throw failure;
-}
-
-function _finishedIds(path: string): Set<string> {
-  const ids = new Set<string>();
-  for (const { value } of readJsonl(path).records) {
-    if (typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string') ids.add((value as { id: string }).id);
-  }
-  return ids;
 }
 
 function _progressTracker(total: number, skipped: number, onProgress: RunExperimentOptions['onProgress']) {

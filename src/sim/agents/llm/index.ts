@@ -7,3 +7,5 @@ export { createLlmAgent, parseModelJson } from './agent.js';
 export type { LlmAgentOptions, LlmCallRecord, SamplingOverrides } from './agent.js';
 export { AGENT_KINDS, agentKindFor, createRunAgents } from './population.js';
 export type { AgentKind, LlmPopulationOptions, LlmRunAgents, LlmRunStats } from './population.js';
+export { modelBackends, openModelAgents, replayExperiment } from './model-agents.js';
+export type { ModelAgents, ModelAgentsOptions } from './model-agents.js';

@@ -1,0 +1,68 @@
+/**
+ * @module
+ * `witness verify RESULTS.jsonl --keys DIR.json` for signed simulation results
+ * (`witness sim --sign`, docs/results-format.md): every line, every chain, every
+ * checkpoint, and the set of runs against the plan, each problem by line. Two entries
+ * of the kinds table: the results file (its first line's receipt declares
+ * `witness/sim-record`) and its checkpoint file (`witness/sim-checkpoints`), which
+ * stands for the results beside it.
+ */
+import { loadKeyDirectory } from '../../attest/index.js';
+import { WitnessError } from '../../core/errors.js';
+import { CHECKPOINTS_FILE_TYPE, RECORD_TYPE } from '../../sim/transcript/format.js';
+import { verifyResults } from '../../sim/transcript/verify.js';
+import { type CliContext, resolvePath } from '../context.js';
+import type { Artifact, ArtifactKind, OptionName, Outcome, VerifyCliOptions } from './types.js';
+
+const USES: readonly OptionName[] = ['keys', 'checkpoint', 'cassette', 'revocation', 'now'];
+const WHY: ArtifactKind['why'] = {
+  output: 'a results file carries its own content',
+  nonces: 'results lines carry no nonces (their chain and plan catch a replayed line)',
+  construction: 'results have no delegation ancestry',
+  skew: 'results have no validity window',
+  requireCosigner: 'results carry no co-signatures',
+};
+const SUFFIX = '.checkpoint.json';
+
+const RESULTS: Omit<ArtifactKind, 'form'> = { what: 'a signed results file', declared: { field: 'receipt.type', values: [RECORD_TYPE] }, uses: USES, requires: ['keys'], why: WHY, verify: (a, o, ctx) => _verify(a.path, o, ctx) };
+
+export const RESULTS_KINDS: readonly ArtifactKind[] = [
+  { ...RESULTS, form: 'jsonl' },
+  // A results file of one line reads as one JSON document.
+  { ...RESULTS, form: 'json' },
+  {
+    what: 'a results checkpoint file',
+    form: 'json',
+    declared: { field: 'type', values: [CHECKPOINTS_FILE_TYPE] },
+    uses: USES.filter((n) => n !== 'checkpoint'),
+    requires: ['keys'],
+    why: { ...WHY, checkpoint: 'the file given is the checkpoint file' },
+    verify: (a, o, ctx) => _verifyCheckpointFile(a, o, ctx),
+  },
+];
+
+/** The results beside a checkpoint file named RESULTS.checkpoint.json. */
+function _verifyCheckpointFile(a: Artifact, o: VerifyCliOptions, ctx: CliContext): Promise<Outcome> {
+  if (!a.path.endsWith(SUFFIX)) throw new WitnessError('USAGE', `${a.name} is a results checkpoint not named RESULTS${SUFFIX}; verify the results file and give this one with --checkpoint.`);
+  return _verify(a.path.slice(0, -SUFFIX.length), { ...o, checkpoint: a.path }, ctx);
+}
+
+async function _verify(results: string, o: VerifyCliOptions, ctx: CliContext): Promise<Outcome> {
+  const result = verifyResults(results, {
+    directory: loadKeyDirectory(resolvePath(ctx, o.keys as string)),
+    ...(o.checkpoint ? { checkpoints: resolvePath(ctx, o.checkpoint) } : {}),
+    ...(o.cassette ? { cassette: resolvePath(ctx, o.cassette) } : {}),
+    revocation: o.revocation,
+    now: o.now ?? Date.now(),
+  });
+  const { ok, problems, ...details } = result;
+  const signatures = `${result.signatures} signature${result.signatures === 1 ? '' : 's'} verified`;
+  const shards = result.shards ? `, shards ${result.shards.present.join(', ')} of ${result.shards.count}` : '';
+  const what = result.experiment === null ? `${result.lines} lines; the plan could not be rebuilt` : `${result.runs} of ${result.planned} planned runs of experiment ${JSON.stringify(result.experiment)}${shards} on ${result.lines} lines, ${signatures}, trusting your key directory`;
+  return {
+    ok,
+    summary: `${ok ? 'valid' : 'invalid'}: results ${results}: ${what}.`,
+    problems: problems.map((p) => (p.line === undefined ? { code: p.code, message: p.message } : { code: p.code, message: p.message, at: `line ${p.line}` })),
+    details,
+  };
+}

@@ -1,0 +1,175 @@
+/**
+ * @module
+ * The signed transcript's formats (docs/results-format.md, "Signed results"): the
+ * receipt each results line carries, and the signed checkpoint beside the file.
+ *
+ * A signed line is the unsigned line — `JSON.stringify` of the record, byte for byte —
+ * with one member appended last: `"receipt": {…}` in RFC 8785 form. The receipt names
+ * the run (id, seq, seed, cell), the SHA-256 of the unsigned line (its content), the
+ * engine and prompt-pack hash, the signing key, and `prev`: the digest of the previous
+ * line's receipt in the same chain (null first). A receipt's digest is SHA-256 of the
+ * `sim-record` domain tag + its canonical text without `sig`, so the chain covers every
+ * line's content. The checkpoint signs the chain's length and head.
+ */
+import { z } from 'zod';
+import { DOMAIN_TAGS, signedMessage } from '../../attest/domain.js';
+import { TimeSchema } from '../../attest/receipt.js';
+import { canonicalize } from '../../core/canonical-json.js';
+import { WitnessError } from '../../core/errors.js';
+import { sha256Hex } from '../../core/hash.js';
+
+export const RECORD_TYPE = 'witness/sim-record';
+export const CHECKPOINT_TYPE = 'witness/sim-checkpoint';
+export const CHECKPOINTS_FILE_TYPE = 'witness/sim-checkpoints';
+
+const HEX64 = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex digits (a SHA-256 digest)');
+const KEY_ID = z.string().regex(/^ed25519:[0-9a-f]{16}$/, 'expected ed25519: and 16 hex digits');
+const SIG = z.string().regex(/^[A-Za-z0-9_-]{86}$/, 'expected a 64-byte Ed25519 signature in unpadded base64url (86 characters)');
+
+export const LineReceiptSchema = z.strictObject({
+  v: z.literal(1),
+  type: z.literal(RECORD_TYPE),
+  run: z.string().min(1).describe('the run id, as in the line'),
+  seq: z.int().nonnegative().describe("the run's position in the plan"),
+  seed: z.int().describe("the run's seed"),
+  cell: z.string().min(1).describe('the cell label'),
+  content_sha256: HEX64.describe('SHA-256 of the line without its receipt member (the unsigned line)'),
+  engine: z.string().min(1).describe('the engine that played the run, e.g. agent-witness@0.1.0'),
+  prompts: z.string().nullable().describe('hash of the prompt pack model-backed agents were given; null for rule-based runs'),
+  key_id: KEY_ID.describe('the key that signs this line (with --sign-lines) or the checkpoint covering it'),
+  prev: HEX64.nullable().describe("digest of the previous line's receipt in this chain (the shard's), null for its first line"),
+  signed_at: TimeSchema.optional().describe('with --sign-lines: when this line was signed'),
+  sig: SIG.optional().describe('with --sign-lines: Ed25519 over the sim-record tag and the receipt without sig'),
+});
+export type LineReceipt = z.infer<typeof LineReceiptSchema>;
+
+const ShardSchema = z.strictObject({ index: z.int().min(1), count: z.int().min(1) }).refine((s) => s.index <= s.count, { message: 'shard index must be at most the count' });
+
+export const CheckpointSchema = z.strictObject({
+  v: z.literal(1),
+  type: z.literal(CHECKPOINT_TYPE),
+  experiment: z.record(z.string(), z.unknown()).describe('the experiment as run (its plan is rebuilt from it)'),
+  shard: ShardSchema.nullable().describe('the shard this chain holds; null for a whole sweep'),
+  engine: z.string().min(1),
+  prompts: z.strictObject({ name: z.string(), hash: z.string(), cues: z.array(z.string()).optional() }).nullable().describe('the prompt pack of model-backed agents'),
+  cassette: z
+    .strictObject({ role: z.enum(['recorded', 'replayed']), sha256: HEX64, bytes: z.int().nonnegative() })
+    .nullable()
+    .describe('the cassette recorded into (its first `bytes` bytes) or replayed from (all of it)'),
+  line_signatures: z.boolean().describe('every line carries its own signature'),
+  count: z.int().nonnegative().describe('lines of this chain the checkpoint covers'),
+  head: HEX64.nullable().describe("digest of the receipt of the chain's last covered line; null when count is 0"),
+  key_id: KEY_ID,
+  deployer: z.string().regex(/^[\x21-\x7e]{1,128}$/),
+  signed_at: TimeSchema,
+  sig: SIG,
+});
+export type Checkpoint = z.infer<typeof CheckpointSchema>;
+export type UnsignedCheckpoint = Omit<Checkpoint, 'sig'>;
+
+export const CheckpointsFileSchema = z
+  .strictObject({
+    v: z.literal(1),
+    type: z.literal(CHECKPOINTS_FILE_TYPE),
+    checkpoints: z.array(CheckpointSchema).min(1).max(4096).describe('one per chain: one for a sweep, one per shard after a merge'),
+  })
+  .describe('The signed checkpoints of a Witness results file (RESULTS.checkpoint.json).');
+export type CheckpointsFile = z.infer<typeof CheckpointsFileSchema>;
+
+/** Where a results file's checkpoints live. */
+export function checkpointPath(results: string): string {
+  return `${results}.checkpoint.json`;
+}
+
+/** The bytes a line signature covers and whose SHA-256 is the line's digest: tag + receipt text without `sig`. */
+export function receiptSigningText(receiptWithoutSig: string): string {
+  return DOMAIN_TAGS.simulationRecord + receiptWithoutSig;
+}
+
+/** SHA-256 (hex) of a receipt's signing text: what the next line's `prev` and the checkpoint's `head` name. */
+export function receiptDigest(receiptWithoutSig: string): string {
+  return sha256Hex(receiptSigningText(receiptWithoutSig));
+}
+
+/** The bytes a checkpoint signature covers: its domain tag and RFC 8785 of it without `sig`. */
+export function checkpointSigningBytes(checkpoint: UnsignedCheckpoint | Checkpoint): Buffer {
+  const { sig: _sig, ...rest } = checkpoint as Checkpoint;
+  return signedMessage('resultsCheckpoint', rest);
+}
+
+/** What the writer knows about a line before its receipt is built. */
+export interface ReceiptFields {
+  run: string;
+  seq: number;
+  seed: number;
+  /** Canonical JSON text of the cell label (computed once per cell). */
+  cellText: string;
+  contentSha256: string;
+  prompts: string | null;
+  prev: string | null;
+  signedAt?: string;
+}
+
+/**
+ * Builds receipt texts directly in RFC 8785 key order (a sweep writes a million of
+ * these; canonicalize() on each would cost more than the game), with what is the same
+ * for every line of a sweep — engine, key — written once.
+ * test/sim/transcript-format.test.ts checks the texts equal canonicalize() of themselves.
+ */
+export class ReceiptBuilder {
+  readonly #middle: string;
+  constructor(engine: string, keyId: string) {
+    this.#middle = `","engine":${canonicalize(engine)},"key_id":${canonicalize(keyId)},"prev":`;
+  }
+
+  /** The domain tag + the receipt's canonical text without `sig`: what a line signature covers, and whose SHA-256 is the line's digest. */
+  signingText(f: ReceiptFields): string {
+    const prev = f.prev === null ? 'null' : `"${f.prev}"`;
+    const prompts = f.prompts === null ? 'null' : JSON.stringify(f.prompts);
+    const signedAt = f.signedAt === undefined ? '' : `,"signed_at":"${f.signedAt}"`;
+    return `${DOMAIN_TAGS.simulationRecord}{"cell":${f.cellText},"content_sha256":"${f.contentSha256}${this.#middle}${prev},"prompts":${prompts},"run":${JSON.stringify(f.run)},"seed":${f.seed},"seq":${f.seq}${signedAt},"type":"${RECORD_TYPE}","v":1}`;
+  }
+
+  /** The receipt as written in the line: the signing text without its tag, with `sig` (placed in key order) when given. */
+  static receipt(signingText: string, sig?: string): string {
+    const text = signingText.slice(DOMAIN_TAGS.simulationRecord.length);
+    if (sig === undefined) return text;
+    const at = text.lastIndexOf(',"signed_at":');
+    if (at < 0) throw new WitnessError('INTERNAL', 'A signed receipt has a signed_at member.');
+    return `${text.slice(0, at)},"sig":"${sig}"${text.slice(at)}`;
+  }
+}
+
+/** A signed line from its unsigned text and its receipt's text. */
+export function signedLine(content: string, receipt: string): string {
+  if (!content.endsWith('}') || content.length <= 2) throw new WitnessError('INTERNAL', 'A results line is a JSON object with members.');
+  return `${content.slice(0, -1)}${MARK}${receipt}}`;
+}
+
+/** A line taken apart: its unsigned text and its parsed receipt (the caller validates both). */
+export interface SplitLine {
+  content: string;
+  receipt: unknown;
+  /** The receipt as written; must equal canonicalize(receipt). */
+  receiptText: string;
+}
+
+const MARK = ',"receipt":';
+
+/**
+ * Undoes `signedLine`: the receipt is the last member, written canonically, so the
+ * unsigned text is everything before it. Returns undefined for a line with no receipt
+ * member in that place (an unsigned line, or one rewritten by another tool).
+ */
+export function splitSignedLine(raw: string, parsed: Record<string, unknown>): SplitLine | undefined {
+  if (!('receipt' in parsed)) return undefined;
+  let text: string;
+  try {
+    text = canonicalize(parsed.receipt);
+  } catch {
+    return undefined;
+  }
+  const suffix = `${MARK}${text}}`;
+  if (!raw.endsWith(suffix)) return undefined;
+  return { content: `${raw.slice(0, raw.length - suffix.length)}}`, receipt: parsed.receipt, receiptText: text };
+}

@@ -1,0 +1,266 @@
+/**
+ * @module
+ * `verifyResults`: is this signed results file exactly what its signers wrote? The
+ * checkpoints (verify-checkpoints.ts) give the plan and one chain per shard; then
+ * every line is checked alone (content digest, receipt = line), in its chain (prev,
+ * key, its own signature when lines are signed, covered by the checkpoint), and
+ * against the plan (in it, once, in plan order); finally every planned run must have
+ * a line and every chain must end where its checkpoint says. Each problem names its
+ * line and has its own reason code (reasons.ts).
+ */
+import type { KeyDirectory } from '../../attest/key-directory.js';
+import type { RevocationPolicy } from '../../attest/key-status.js';
+import { existsSync } from 'node:fs';
+import { readNamedFile } from '../../attest/files.js';
+import { canonicalizeWithout } from '../../core/canonical-json.js';
+import { hashFileInto } from '../../core/hash.js';
+import type { PlannedRun } from '../experiment/plan.js';
+import { parseCheckpoints } from './checkpoint.js';
+import { type Checkpoint, checkpointPath, type LineReceipt, receiptDigest, receiptSigningText } from './format.js';
+import { readLines, readSignedLine, type SignedLine } from './lines.js';
+import { planMismatch } from './plan-check.js';
+import { problem, RESULTS_REASON_CODES, type ResultsProblem, type ResultsReasonCode } from './reasons.js';
+import { type CheckedCheckpoints, checkCheckpoints, checkSignature, type KeyCheckOptions } from './verify-checkpoints.js';
+
+/** At most this many problems of one code are listed; one more line counts the rest. */
+export const MAX_PROBLEMS_PER_CODE = 20;
+
+export interface VerifyResultsOptions {
+  /** Your own key directory: the only keys trusted. */
+  directory: KeyDirectory;
+  /** The checkpoints file (default: RESULTS.checkpoint.json beside the results). */
+  checkpoints?: string;
+  /** A cassette to check against the digest a checkpoint signed (recorded or replayed). */
+  cassette?: string;
+  revocation?: RevocationPolicy;
+  /** Time of the verification, ms (default now): matters for `revocation: 'all'`. */
+  now?: number;
+}
+
+export interface ResultsVerifyResult {
+  ok: boolean;
+  type: 'sim-results';
+  file: string;
+  checkpoints: string;
+  experiment: string | null;
+  /** Shards the file holds, of how many; null for a whole sweep. */
+  shards: { count: number; present: number[] } | null;
+  lines: number;
+  /** Planned runs (of the declared shards) and those with a line. */
+  planned: number;
+  runs: number;
+  /** Signatures verified (checkpoints, and lines when signed). */
+  signatures: number;
+  problems: ResultsProblem[];
+}
+
+interface _Chain {
+  checkpoint: Checkpoint;
+  count: number;
+  head: string | null;
+  uncovered: number;
+  firstUncovered?: number;
+}
+
+/** Verifies a signed results file against your key directory (docs/results-format.md, "Verifying"). */
+export function verifyResults(file: string, options: VerifyResultsOptions): ResultsVerifyResult {
+  const cpFile = options.checkpoints ?? checkpointPath(file);
+  const problems: ResultsProblem[] = [];
+  const base = { type: 'sim-results' as const, file, checkpoints: cpFile };
+  const keys: KeyCheckOptions = { directory: options.directory, revocation: options.revocation ?? 'from-revoked-at', now: options.now ?? Date.now() };
+  const { lines, tornTail } = readLines(file, 'results file');
+  if (!options.checkpoints && !existsSync(cpFile)) return _result(base, { problems: _unsignedFile(cpFile, lines), lines: lines.length });
+  const read = parseCheckpoints(readNamedFile(cpFile, 'results checkpoint', { whenMissing: 'A signed sweep (witness sim --sign KEY) writes it beside the results.' }).toString('utf8'), cpFile);
+  if (!read.ok) return _result(base, { problems: [problem(read.code, read.message)], lines: lines.length });
+  const checked = checkCheckpoints(read.file.checkpoints, keys, problems);
+  const state = new _LineChecker(checked, keys, problems);
+  for (const { line, raw } of lines) state.check(line, raw);
+  if (tornTail) problems.push(problem('MALFORMED', 'the last line is cut off (a write torn by a crash): rerun the sweep to repair and finish it', (lines.at(-1)?.line ?? 0) + 1));
+  state.finish();
+  if (options.cassette) _checkCassette(options.cassette, read.file.checkpoints, problems);
+  const present = [...checked.chains.keys()].sort((a, b) => a - b);
+  const shards = read.file.checkpoints[0]?.shard ? { count: checked.shardCount, present } : null;
+  return _result(base, { problems, lines: lines.length, experiment: checked.experiment?.name ?? null, shards, planned: checked.plan.size, runs: state.seenPlanned, signatures: checked.signatures + state.signatures });
+}
+
+/** No checkpoint: nothing vouches for the file; each line is still read alone, so an unsigned file says so. */
+function _unsignedFile(cpFile: string, lines: readonly { line: number; raw: string }[]): ResultsProblem[] {
+  const problems = [problem('CHECKPOINT_MISSING', `${cpFile} does not exist: nothing signed this file (a signed sweep, witness sim --sign KEY, writes it beside the results; give it with --checkpoint if it was moved)`)];
+  for (const { line, raw } of lines) {
+    const read = readSignedLine(raw, line);
+    if (!read.ok) problems.push(read.problem);
+  }
+  return problems;
+}
+
+function _result(base: Pick<ResultsVerifyResult, 'type' | 'file' | 'checkpoints'>, r: Partial<ResultsVerifyResult> & { problems: ResultsProblem[] }): ResultsVerifyResult {
+  const problems = _capped(r.problems);
+  return { ok: problems.length === 0, ...base, experiment: r.experiment ?? null, shards: r.shards ?? null, lines: r.lines ?? 0, planned: r.planned ?? 0, runs: r.runs ?? 0, signatures: r.signatures ?? 0, problems };
+}
+
+/** Lines in file order, then file-level problems; at most MAX_PROBLEMS_PER_CODE of each code. */
+function _capped(problems: ResultsProblem[]): ResultsProblem[] {
+  const sorted = [...problems].sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
+  const counts = new Map<ResultsReasonCode, number>();
+  const out: ResultsProblem[] = [];
+  for (const p of sorted) {
+    const n = (counts.get(p.code) ?? 0) + 1;
+    counts.set(p.code, n);
+    if (n <= MAX_PROBLEMS_PER_CODE) out.push(p);
+  }
+  for (const [code, n] of counts) if (n > MAX_PROBLEMS_PER_CODE) out.push(problem(code, `and ${n - MAX_PROBLEMS_PER_CODE} more lines with this problem (${RESULTS_REASON_CODES[code]})`));
+  return out;
+}
+
+/** The per-line checks, with the state they need: each chain's head, the runs seen, the last seq. */
+class _LineChecker {
+  readonly #chains = new Map<number, _Chain>();
+  readonly #seen = new Map<string, number>();
+  readonly #order: { seq: number; line: number }[] = [];
+  #lastSeq = -1;
+  signatures = 0;
+  seenPlanned = 0;
+
+  constructor(
+    private readonly checked: CheckedCheckpoints,
+    private readonly keys: KeyCheckOptions,
+    private readonly problems: ResultsProblem[],
+  ) {
+    for (const [shard, checkpoint] of checked.chains) this.#chains.set(shard, { checkpoint, count: 0, head: null, uncovered: 0 });
+  }
+
+  check(line: number, raw: string): void {
+    const read = readSignedLine(raw, line);
+    if (!read.ok) {
+      this.problems.push(read.problem);
+      const id = read.receipt?.run ?? read.id;
+      if (id !== undefined && !this.#seen.has(id)) this.#markSeen(id, line);
+      // A readable receipt keeps the chain going, so one edited line is one problem.
+      if (read.receipt) this.#link(line, read.receipt, _digestOf(read.receipt), this.#ownKey(line, read.receipt));
+      return;
+    }
+    const inPlan = this.#checkPlan(read.value);
+    const ownKey = this.#ownKey(line, read.value.receipt, read.value);
+    this.#link(line, read.value.receipt, read.value.digest, inPlan && ownKey);
+  }
+
+  #markSeen(id: string, line: number): void {
+    this.#seen.set(id, line);
+    const planned = this.checked.plan.get(id);
+    if (planned) {
+      this.seenPlanned++;
+      this.#order.push({ seq: planned.seq, line });
+    }
+  }
+
+  /** False for a line that does not belong here at all (another plan's run, or a run already seen). */
+  #checkPlan({ record, line }: SignedLine): boolean {
+    const planned = this.checked.plan.get(record.id);
+    const other = this.#seen.get(record.id);
+    if (other !== undefined) {
+      this.problems.push(problem('DUPLICATE_RUN', `run ${record.id} (seq ${record.seq}) is already on line ${other}`, line));
+      return false;
+    }
+    this.#markSeen(record.id, line);
+    if (!this.checked.experiment) return true; // no plan to compare with (reported once, from the checkpoints)
+    const outside = planMismatch(record, planned, this.checked.experiment.name);
+    if (outside) {
+      this.problems.push(problem('NOT_IN_PLAN', outside, line));
+      return false;
+    }
+    if (record.seq < this.#lastSeq) this.problems.push(problem('OUT_OF_ORDER', `run ${record.id} (seq ${record.seq}) comes after seq ${this.#lastSeq}; lines are in plan order`, line));
+    this.#lastSeq = Math.max(this.#lastSeq, record.seq);
+    return true;
+  }
+
+  /**
+   * Adds the line to its shard's chain: prev must be the chain's head, and the
+   * checkpoint must cover it. A line that does not belong (`fits` false: another
+   * plan's, a duplicate, another key's) is left out of the chain unless its prev
+   * fits, so an inserted line is one problem, not a broken chain from there on.
+   */
+  #link(line: number, receipt: LineReceipt, digest: string, fits: boolean): void {
+    const chain = this.#chainOf(line, receipt);
+    if (!chain) return;
+    if (receipt.prev !== chain.head) {
+      if (!fits) return;
+      this.problems.push(problem('CHAIN_BROKEN', `the receipt's prev is not the digest of the line before it in its chain${chain.count === 0 ? ' (the first line of a chain has prev null)' : ''}: a line was removed, inserted or moved here`, line));
+    }
+    chain.count++;
+    chain.head = digest;
+    if (chain.count === chain.checkpoint.count && digest !== chain.checkpoint.head) {
+      this.problems.push(problem('CHECKPOINT_MISMATCH', `the chain's line ${chain.count} is the last one its checkpoint signed, and its digest is not the signed head`, line));
+    }
+    if (chain.count > chain.checkpoint.count && chain.uncovered++ === 0) chain.firstUncovered = line;
+  }
+
+  #chainOf(line: number, receipt: LineReceipt): _Chain | undefined {
+    const shard = (receipt.seq % this.checked.shardCount) + 1;
+    const chain = this.#chains.get(shard);
+    if (!chain && this.checked.experiment) {
+      this.problems.push(problem('CHECKPOINT_MISSING', `run ${receipt.run} (seq ${receipt.seq}) belongs to shard ${shard}/${this.checked.shardCount}, which no checkpoint of this file covers`, line));
+    }
+    return chain;
+  }
+
+  /** The line's key is its chain's (and its own signature verifies, when lines are signed); false for a stranger's key. */
+  #ownKey(line: number, receipt: LineReceipt, whole?: SignedLine): boolean {
+    const checkpoint = this.#chains.get((receipt.seq % this.checked.shardCount) + 1)?.checkpoint;
+    if (!checkpoint) return false;
+    if (!this.keys.directory.get(receipt.key_id)) {
+      this.problems.push(problem('UNKNOWN_KEY', `the line is signed by key ${receipt.key_id}, which is not in your key directory`, line));
+      return false;
+    }
+    if (receipt.key_id !== checkpoint.key_id) {
+      this.problems.push(problem('WRONG_KEY', `the line names key ${receipt.key_id}; its chain's checkpoint was signed by ${checkpoint.key_id}`, line));
+      return false;
+    }
+    if (!checkpoint.line_signatures && receipt.sig === undefined) return true;
+    if (receipt.sig === undefined || receipt.signed_at === undefined) {
+      this.problems.push(problem('SIGNATURE_MISSING', 'the checkpoint says every line is signed; this one carries no sig and signed_at', line));
+      return true;
+    }
+    // A line that failed its own checks: its signature would vouch for nothing more.
+    if (!whole) return true;
+    const message = Buffer.from(receiptSigningText(whole.unsignedReceipt), 'utf8');
+    if (checkSignature(receipt.key_id, checkpoint.deployer, Date.parse(receipt.signed_at), message, receipt.sig, this.keys, this.problems, 'the line', line)) this.signatures++;
+    return true;
+  }
+
+  finish(): void {
+    for (const [shard, chain] of this.#chains) {
+      const label = this.checked.shardCount > 1 ? ` of shard ${shard}/${this.checked.shardCount}` : '';
+      if (chain.count < chain.checkpoint.count) this.problems.push(problem('CHECKPOINT_MISMATCH', `the checkpoint${label} signed ${chain.checkpoint.count} lines; the file holds ${chain.count} of that chain`));
+      if (chain.uncovered > 0) this.problems.push(problem('NOT_COVERED', `this line and ${chain.uncovered - 1} after it${label} come after the last signed checkpoint (${chain.checkpoint.count} lines): the sweep was killed before it signed them; rerun the same command to resume and sign them`, chain.firstUncovered));
+    }
+    this.#reportMissing();
+  }
+
+  /** Planned runs with no line, each named at the line where it belongs. */
+  #reportMissing(): void {
+    const order = [...this.#order].sort((a, b) => a.seq - b.seq);
+    let k = 0;
+    const missing: PlannedRun[] = [...this.checked.plan.values()].filter((run) => !this.#seen.has(run.id)).sort((a, b) => a.seq - b.seq);
+    for (const run of missing) {
+      while (k < order.length && (order[k] as { seq: number }).seq < run.seq) k++;
+      const before = order[k]?.line;
+      const where = before === undefined ? 'after the last line' : `before line ${before}`;
+      this.problems.push(problem('RUN_MISSING', `run ${run.id} (seq ${run.seq}, ${run.cellKey}, index ${run.index}) has no line; it belongs ${where}`, before ?? (this.#order.at(-1)?.line ?? 0) + 1));
+    }
+  }
+}
+
+function _digestOf(receipt: LineReceipt): string {
+  return receiptDigest(canonicalizeWithout(receipt, 'sig').without);
+}
+
+function _checkCassette(path: string, checkpoints: readonly Checkpoint[], problems: ResultsProblem[]): void {
+  const signed = checkpoints.filter((cp) => cp.cassette !== null);
+  if (signed.length === 0) return void problems.push(problem('CASSETTE_MISMATCH', 'no checkpoint of this file signs a cassette: it was not recorded with --record nor replayed from a cassette'));
+  const matches = signed.some((cp) => {
+    const want = cp.cassette as NonNullable<Checkpoint['cassette']>;
+    const got = hashFileInto(path, undefined, want.bytes).digest();
+    return got.bytes === want.bytes && got.sha256 === want.sha256 && (want.role === 'recorded' || hashFileInto(path).digest().bytes === want.bytes);
+  });
+  if (!matches) problems.push(problem('CASSETTE_MISMATCH', `${path} is not the cassette a checkpoint signed: ${signed.map((cp) => `${cp.cassette?.role} ${cp.cassette?.bytes} bytes, sha256 ${cp.cassette?.sha256.slice(0, 12)}…`).join('; ')}`));
+}

@@ -1,0 +1,118 @@
+/**
+ * `witness sim --sign` and `witness verify RESULTS.jsonl` in process: the options a
+ * results file takes, the ones it refuses (never ignores), and what is printed.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import { cli, sign, workspace } from '../attest/cli-helpers.js';
+
+const validate = new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'schemas', 'verify-report.schema.json'), 'utf8')) as object);
+
+/** A workspace with a signed smoke sweep in r.jsonl, signed by child.key.json (trusted). */
+async function signedSweep(...extra: string[]) {
+  const cwd = await workspace();
+  const r = await cli(cwd, 'sim', '--quiet', '--runs', '2', '--out', 'r.jsonl', '--sign', 'child.key.json', ...extra);
+  expect(r.code, r.err).toBe(0);
+  return cwd;
+}
+
+describe('witness sim --sign', () => {
+  it('says which key signed the file and where its checkpoint is', async () => {
+    const cwd = await workspace();
+    const r = await cli(cwd, 'sim', '--quiet', '--runs', '2', '--out', 'r.jsonl', '--sign', 'child.key.json');
+    expect(r.err).toMatch(/Signed with key ed25519:[0-9a-f]{16}; checkpoint: .*r\.jsonl\.checkpoint\.json/);
+  });
+  it('writes the same signed bytes with worker threads as in one thread', async () => {
+    const cwd = await workspace();
+    for (const [out, workers] of [['one.jsonl', '1'], ['two.jsonl', '2']]) {
+      expect((await cli(cwd, 'sim', '--quiet', '--runs', '30', '--out', out as string, '--workers', workers as string, '--sign', 'child.key.json')).code).toBe(0);
+    }
+    expect(readFileSync(join(cwd, 'two.jsonl'), 'utf8')).toBe(readFileSync(join(cwd, 'one.jsonl'), 'utf8'));
+    expect((await cli(cwd, 'verify', 'two.jsonl', '--keys', 'trusted.json')).code).toBe(0);
+  });
+  it('leaves a signed file readable by witness report', async () => {
+    const cwd = await signedSweep();
+    const r = await cli(cwd, 'report', 'r.jsonl', '--json');
+    expect([r.code, JSON.parse(r.out).runs, r.err]).toEqual([0, 8, '']);
+  });
+  it('refuses --sign-lines without --sign', async () => {
+    const r = await cli(await workspace(), 'sim', '--quiet', '--sign-lines');
+    expect([r.code, r.err.trim()]).toEqual([2, expect.stringMatching(/^witness: --sign-lines needs --sign KEY/)]);
+  });
+  it('refuses a key file that is not one, in one line', async () => {
+    const cwd = await workspace();
+    const r = await cli(cwd, 'sim', '--quiet', '--sign', 'answer.txt');
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+  });
+  it('refuses to resume a signed file without --sign', async () => {
+    const cwd = await signedSweep();
+    const r = await cli(cwd, 'sim', '--quiet', '--runs', '2', '--out', 'r.jsonl');
+    expect([r.code, r.err]).toEqual([2, expect.stringMatching(/is a signed results file .* resume it with --sign/)]);
+  });
+});
+
+describe('witness verify RESULTS.jsonl', () => {
+  it('prints valid with what it checked, exit 0', async () => {
+    const cwd = await signedSweep();
+    const r = await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json');
+    expect([r.code, r.out]).toEqual([0, expect.stringMatching(/^valid: results .*r\.jsonl: 8 of 8 planned runs of experiment "smoke" on 8 lines, 1 signature verified/)]);
+  });
+  it('accepts the checkpoint file in place of the results', async () => {
+    const cwd = await signedSweep();
+    expect((await cli(cwd, 'verify', 'r.jsonl.checkpoint.json', '--keys', 'trusted.json')).code).toBe(0);
+  });
+  it('lists each problem with its line and code, exit 1; --json gives the same as data', async () => {
+    const cwd = await signedSweep();
+    const lines = readFileSync(join(cwd, 'r.jsonl'), 'utf8').split('\n');
+    lines[2] = (lines[2] as string).replace(/"decisions":(\d+)/, (_, n) => `"decisions":${Number(n) + 1}`);
+    writeFileSync(join(cwd, 'r.jsonl'), lines.join('\n'));
+    const text = await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json');
+    expect([text.code, text.out]).toEqual([1, expect.stringMatching(/^invalid: [^\n]*\n {2}CONTENT_MISMATCH +\[line 3\] the line's content/)]);
+    const json = JSON.parse((await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json', '--json')).out);
+    expect(json).toMatchObject({ ok: false, type: 'witness/sim-record', problems: [{ code: 'CONTENT_MISMATCH', at: 'line 3' }] });
+    expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
+  });
+  it('with --sign-lines, verifies every line signature too', async () => {
+    const cwd = await signedSweep('--sign-lines');
+    const r = await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json', '--json');
+    expect(JSON.parse(r.out)).toMatchObject({ ok: true, details: { signatures: 9 } });
+  });
+  it('needs --keys', async () => {
+    const cwd = await signedSweep();
+    const r = await cli(cwd, 'verify', 'r.jsonl');
+    expect([r.code, r.err]).toEqual([2, expect.stringMatching(/needs --keys <file> for a signed results file/)]);
+  });
+  it('refuses the options that do not apply to a results file, naming each', async () => {
+    const cwd = await signedSweep();
+    const r = await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json', '--output', 'answer.txt', '--skew', '5');
+    expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--output and --skew do not apply to a signed results file \(a results file carries its own content; results have no validity window\)/)]);
+  });
+  it('refuses --cassette and --checkpoint for a receipt', async () => {
+    const cwd = await workspace();
+    await sign(cwd, 'receipt.json', '--key', 'child.key.json', '--output', 'answer.txt');
+    const r = await cli(cwd, 'verify', 'receipt.json', '--output', 'answer.txt', '--keys', 'trusted.json', '--cassette', 'answer.txt');
+    expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--cassette does not apply to a release receipt/)]);
+  });
+  it('says an unsigned results file declares no type it could verify, exit 1', async () => {
+    const cwd = await workspace();
+    await cli(cwd, 'sim', '--quiet', '--runs', '1', '--out', 'plain.jsonl');
+    const r = await cli(cwd, 'verify', 'plain.jsonl', '--keys', 'trusted.json', '--json');
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.out).problems).toEqual([{ code: 'MALFORMED', message: expect.stringMatching(/a signed results file \(receipt\.type: "witness\/sim-record"\)/) }]);
+  });
+  it('verifies a results file of one line (one JSON document)', async () => {
+    const cwd = await workspace();
+    expect((await cli(cwd, 'sim', '--quiet', '--runs', '1', '--honest', '3', '--byzantine', '0', '--honest-policy', 'plurality', '--out', 'one.jsonl', '--sign', 'child.key.json')).code).toBe(0);
+    const r = await cli(cwd, 'verify', 'one.jsonl', '--keys', 'trusted.json', '--json');
+    expect([r.code, JSON.parse(r.out).details.lines]).toEqual([0, 1]);
+  });
+  it('a missing --checkpoint file is a usage error naming it', async () => {
+    const cwd = await signedSweep();
+    const r = await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json', '--checkpoint', 'nope.json');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/nope\.json/);
+  });
+});
