@@ -23,8 +23,13 @@ export interface ProbeRun {
   ms: number;
 }
 
+/** Per runtime command: OpenCode alone has taken 46–58 s to start on a loaded 2-core machine. */
+export const RUNTIME_TIMEOUT_S = 120;
+/** A test's own limit: the probe's deadline plus time to start and stop the servers. */
+export const PROBE_TEST_MS = (RUNTIME_TIMEOUT_S + 60) * 1000;
+
 /** `witness probe RUNTIME --json` against a scripted model; runtime commands get `timeoutS` each. */
-export async function probeWith(runtime: string, bin: string, policy: ModelPolicy, extra: string[] = [], timeoutS = 50): Promise<ProbeRun> {
+export async function probeWith(runtime: string, bin: string, policy: ModelPolicy, extra: string[] = [], timeoutS = RUNTIME_TIMEOUT_S): Promise<ProbeRun> {
   const model = await startToolModel(policy);
   const started = Date.now();
   try {
