@@ -12,6 +12,7 @@
 import { AgentCard, canonicalizeAgentCard } from '@a2a-js/sdk';
 import type { KeyDirectory } from '../attest/key-directory.js';
 import type { SigningKey } from '../attest/keys.js';
+import { decodeBase64urlStrict } from '../core/base64url.js';
 import { canonicalize } from '../core/canonical-json.js';
 import { signEd25519, verifyEd25519 } from '../core/ed25519.js';
 import { WitnessError } from '../core/errors.js';
@@ -143,8 +144,10 @@ function _signatureProblem(sig: unknown, i: number, payload: string, organizatio
   const s = sig as Partial<CardSignature> | null;
   if (!s || typeof s.protected !== 'string' || typeof s.signature !== 'string') return `signatures[${i}] is not {protected, signature, header?}.`;
   let header: Record<string, unknown>;
+  const headerBytes = decodeBase64urlStrict(s.protected); // one text per header, as for every signature Witness checks
+  if (!headerBytes) return `signatures[${i}].protected is not unpadded base64url in its one canonical spelling.`;
   try {
-    header = parseStrictJson(Buffer.from(s.protected, 'base64url').toString('utf8'), { what: `signatures[${i}].protected` }) as Record<string, unknown>;
+    header = parseStrictJson(headerBytes.toString('utf8'), { what: `signatures[${i}].protected` }) as Record<string, unknown>;
   } catch (error) {
     return `signatures[${i}].protected is not base64url JSON: ${(error as Error).message}`;
   }

@@ -72,6 +72,16 @@ describe('a signed Agent Card', () => {
     expect(verifyAgentCard(served, revoked).reasons.map((r) => r.code)).toEqual(['CARD_KEY_NOT_VALID']);
   });
 
+  it('refuses a protected header in another base64url spelling of the same bytes (padding or stray low bits)', () => {
+    const card = signAgentCard(buildAgentCard({ baseUrl: 'http://127.0.0.1:1', name: 'x', deployer: 'org-child' }), world.child);
+    const sig = card.signatures![0]!;
+    for (const spelling of [`${sig.protected}=`, `${sig.protected}+`]) {
+      const result = verifyAgentCard({ ...card, signatures: [{ ...sig, protected: spelling }] }, world.directory);
+      expect(result.ok).toBe(false);
+      expect(result.reasons[0]!.message).toMatch(/canonical spelling/);
+    }
+  });
+
   it('is rejected with CARD_UNSIGNED when it carries no signatures', () => {
     const { signatures: _s, ...unsigned } = served;
     expect(verifyAgentCard(unsigned, world.directory).reasons.map((r) => r.code)).toEqual(['CARD_UNSIGNED']);
