@@ -7,7 +7,10 @@
  */
 import type { RunRecord } from '../sim/experiment/record.js';
 import { type CellSummary, convergenceRound, GroupedSummaries, OUTCOMES, type RunsSummary, summarizeCells } from '../sim/stats.js';
+import { shortLabels } from './labels.js';
 import { type GroupSummary, groupLabel, type PoolField, poolRuns } from './pool.js';
+
+export { shortLabels } from './labels.js';
 
 export interface OutcomeRow {
   cell: string;
@@ -147,17 +150,6 @@ function _convergenceRow(c: CellSummary): ConvergenceRow {
 function _pooled(records: readonly RunRecord[], by: readonly PoolField[]): PooledData {
   const groups = poolRuns(records, by);
   return { by: [...by], groups, outcomes: _outcomeRows(groups.map((g) => [groupLabel(g.group), g])) };
-}
-
-/**
- * Cell labels without the words all of them share (e.g. `may_exist [0,50] R=50`), so
- * charts show what differs; the shared words are returned to be shown once.
- */
-export function shortLabels(labels: readonly string[]): { short: Map<string, string>; common: string } {
-  const split = labels.map((l) => l.split(' '));
-  const shared = (split[0] ?? []).filter((word) => split.every((words) => words.includes(word)));
-  const short = new Map(labels.map((l, i) => [l, split[i]!.filter((w) => !shared.includes(w)).join(' ') || l]));
-  return { short, common: labels.length > 1 ? shared.join(' ') : '' };
 }
 
 /** Runs worth looking at: one per cell, longest first (short games show little), up to `count`. */
