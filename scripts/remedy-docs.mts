@@ -36,7 +36,7 @@ for (const strategy of [...new Set(records.filter((r) => r.byzantine > 0).map((r
 }
 const header = ['strategy', 'decide', 'valid', 'in range', 'none', 'timeout', 'escalated', `valid b=${f + 1}`, 'in range', 'none', 'timeout', 'escalated'];
 const compact = renderTable(header, rows);
-const full = renderOutcomeTable(summarizeCells(records), { wide: true });
+const full = renderOutcomeTable(summarizeCells(records));
 writeFileSync(
   join(docs, 'remedy.md'),
   `# Decision layers side by side: the \`remedy\` preset
