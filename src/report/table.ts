@@ -65,12 +65,13 @@ function _columns(rows: readonly RunsSummary[], { inRange, wide }: _Layout, same
   const columns: _Column[] = [
     { header: 'runs', show: wide || !sameRuns, cell: (c) => String(c.runs) },
     { header: 'valid', show: true, cell: (c) => formatRate(c.outcomes.valid) },
+    // Beside valid: a rule's value can be strictly invalid and still in range.
+    { header: 'in range', show: inRange, cell: (c) => formatRate(c.range_valid) },
     { header: 'invalid', show: true, cell: (c) => formatRate(c.outcomes.invalid) },
     { header: 'none', show: wide, cell: (c) => formatRate(c.outcomes.none) },
     { header: 'timeout', show: wide, cell: (c) => formatRate(c.outcomes.timeout) },
     { header: 'escalated', show: escalated, cell: (c) => formatRate(c.outcomes.escalated) },
     { header: 'no consensus', show: true, cell: (c) => formatRate(c.no_consensus) },
-    { header: 'in range', show: inRange, cell: (c) => formatRate(c.range_valid) },
     { header: wide ? 'rounds mean' : 'rounds', show: true, cell: (c) => c.rounds.mean.toFixed(1) },
     { header: 'median', show: wide, cell: (c) => String(c.rounds.median) },
     { header: wide ? 'converged' : 'conv', show: true, cell: (c) => String(c.convergence.count) },
