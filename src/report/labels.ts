@@ -51,10 +51,11 @@ export interface ShortLabels {
  */
 function _factorOut(split: string[][]): { split: string[][]; extra: string[] } {
   const extra: string[] = [];
+  if (split.length < 2) return { split, extra };
   const num = (words: readonly string[], re: RegExp) => Number(words.map((w) => re.exec(w)?.[1]).find((x) => x !== undefined) ?? Number.NaN);
   const totals = split.map((w) => num(w, /^h=(\d+)$/) + num(w, /^b=(\d+)/));
   const hs = new Set(split.map((w) => num(w, /^h=(\d+)$/)));
-  if (split.length > 1 && hs.size > 1 && totals.every((t) => !Number.isNaN(t) && t === totals[0])) {
+  if (hs.size > 1 && totals.every((t) => !Number.isNaN(t) && t === totals[0])) {
     split = split.map((w) => w.filter((x) => !/^h=\d+$/.test(x)));
     extra.push(`N=${totals[0]}`);
   }

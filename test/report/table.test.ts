@@ -62,6 +62,13 @@ describe('cell labels', () => {
   });
 });
 
+describe('a single cell label', () => {
+  it('is kept whole, with nothing shared', () => {
+    const label = 'policy:plurality h=7 b=0 may_exist [0,50] R=50 rule:median@3';
+    expect(shortLabels([label])).toEqual({ short: new Map([[label, label]]), common: '' });
+  });
+});
+
 describe('the outcome table', () => {
   const cells = ['policy:plurality h=6 b=0 may_exist [0,50] R=20', 'policy:plurality h=6 b=2:split may_exist [0,50] R=20'].map((c) => cellOf(c, 10, 4));
   it('prints the settings every cell shares once, above the table, and only what differs in each row', () => {
