@@ -13,11 +13,18 @@ type PlotLib = any;
 /** The little of the DOM this code touches (the project compiles without DOM types). */
 interface _Element {
   querySelector(selector: string): _Element | null;
+  querySelectorAll(selector: string): Iterable<_Element>;
   append(...nodes: unknown[]): void;
   setAttribute(name: string, value: string): void;
+  getAttribute(name: string): string | null;
+  removeAttribute(name: string): void;
+  addEventListener(type: string, listener: () => void): void;
+  readonly children: ArrayLike<_Element>;
+  readonly textContent: string | null;
 }
 interface _Document {
   getElementById(id: string): _Element | null;
+  querySelectorAll(selector: string): Iterable<_Element>;
   readonly body: _Element;
 }
 
@@ -37,25 +44,28 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
     const domain = allOutcomes.filter((o) => drawn.includes(o));
     return { legend: true, domain, range: domain.map((o) => allColours[allOutcomes.indexOf(o)]) };
   };
-  // Rate bars with Wilson whiskers, one facet per outcome: for cells and for pooled groups.
-  const rateBars = (rows: ReportData['outcomes']) =>
-    Plot.plot({
-      width: 1100,
-      height: Math.max(140, 26 * distinct(rows as never, 'cell') + 70),
-      marginLeft: 300,
-      x: { domain: [0, 1], tickFormat: pct, label: 'rate (95% Wilson interval)' },
-      y: { label: null },
-      fx: { label: null, domain: outcomeColours(rows.map((r) => r.outcome)).domain },
-      color: outcomeColours(rows.filter((r) => r.count > 0).map((r) => r.outcome)),
-      marks: [
-        Plot.barX(rows, { x: 'rate', y: 'cell', fx: 'outcome', fill: 'outcome', sort: { y: null }, tip: true }),
-        Plot.ruleY(rows, { x1: 'low', x2: 'high', y: 'cell', fx: 'outcome', stroke: '#222' }),
-        Plot.ruleX([0]),
-      ],
+  // Click a header to sort its table by that column (again: the other way; a third time: plan order).
+  for (const table of doc.querySelectorAll('table[data-sortable]')) {
+    const body = table.querySelector('tbody')!;
+    const heads = [...table.querySelectorAll('thead th')];
+    heads.forEach((th, column) => {
+      th.addEventListener('click', () => {
+        const state = th.getAttribute('data-sorted');
+        const next = state === null ? '▼' : state === '▼' ? '▲' : null;
+        for (const h of heads) h.removeAttribute('data-sorted');
+        if (next) th.setAttribute('data-sorted', next);
+        const numeric = th.getAttribute('data-sort') === 'num';
+        const key = (row: _Element) => (numeric ? Number(row.children[column]!.getAttribute('data-v')) : (row.children[column]!.textContent ?? ''));
+        const rows = [...body.querySelectorAll('tr')].sort((a, b) => {
+          if (!next) return Number(a.getAttribute('data-order')) - Number(b.getAttribute('data-order'));
+          const [x, y] = [key(a), key(b)];
+          const order = x < y ? -1 : x > y ? 1 : 0;
+          return next === '▼' ? -order : order;
+        });
+        body.append(...rows);
+      });
     });
-
-  if (data.pooled) mount('pooled', rateBars(data.pooled.outcomes), distinct(data.pooled.outcomes as never, 'outcome'));
-  mount('outcomes', rateBars(data.outcomes), distinct(data.outcomes as never, 'outcome'));
+  }
 
   if (data.firstRounds.length) {
     const converged = data.convergence.filter((c) => c.mean !== null);
@@ -68,7 +78,8 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
         marginLeft: 300,
         marginRight: 30,
         // Whole rounds only: as many ticks as rounds, up to 10.
-        x: { label: 'first round at which all honest agents held the same honest initial value', domain: [0, last], ticks: Math.min(last, 10), tickFormat: 'd', grid: true },
+        // Axes above and below: the rows are read from either end.
+        x: { label: 'first round at which all honest agents held the same honest initial value', domain: [0, last], ticks: Math.min(last, 10), tickFormat: 'd', grid: true, axis: 'both' },
         y: { label: null, domain: data.convergence.map((c) => c.cell) },
         r: { range: [2, 10] },
         marks: [
@@ -132,10 +143,12 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
         width: 1100,
         height: 200 * distinct(data.modes as never, 'measure') + 60,
         marginRight: 80,
-        x: { label: 'Byzantine agents b', tickFormat: 'd' },
+        // Every b is a tick: each small multiple is read at every count of Byzantine agents.
+        x: { label: 'Byzantine agents b', ticks: [...new Set(data.modes.map((m) => m.byzantine))], tickFormat: 'd' },
         y: { domain: [0, 1], tickFormat: pct, grid: true, label: 'rate' },
         fx: { label: 'Byzantine strategy' },
-        fy: { label: null },
+        // valid beside in range: a rule's value can be strictly invalid and still in range.
+        fy: { label: null, domain: ['valid', 'in range', 'timeout', 'escalated'].filter((m) => data.modes.some((r) => r.measure === m)) },
         color: { legend: true },
         marks: [
           Plot.lineY(data.modes, { x: 'byzantine', y: 'rate', stroke: 'mode', fx: 'strategy', fy: 'measure', marker: 'dot', tip: true }),

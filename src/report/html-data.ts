@@ -7,7 +7,10 @@
  */
 import type { RunRecord } from '../sim/experiment/record.js';
 import { type CellSummary, convergenceRound, GroupedSummaries, OUTCOMES, type RunsSummary, summarizeCells } from '../sim/stats.js';
+import { shortLabels } from './labels.js';
 import { type GroupSummary, groupLabel, type PoolField, poolRuns } from './pool.js';
+
+export { shortLabels } from './labels.js';
 
 export interface OutcomeRow {
   cell: string;
@@ -89,8 +92,17 @@ export interface ReportData {
   votes: VotePoint[];
   rounds: RoundsPoint[];
   modes: ModeRow[];
-  /** The distinct cell settings, for the footer. */
-  configs: unknown[];
+  /** The cell settings: what every cell shares once, and per cell only what differs. */
+  settings: Settings;
+}
+
+export interface Settings {
+  /** Settings every cell has with the same value, as `key: JSON value`. */
+  common: [string, string][];
+  /** The settings whose values differ between cells. */
+  differing: string[];
+  /** Per cell (short label), the values of the differing settings (`–` where a cell has none). */
+  cells: { cell: string; values: string[] }[];
 }
 
 export interface ReportDataOptions {
@@ -123,7 +135,7 @@ export function buildReportData(records: readonly RunRecord[], options: ReportDa
     votes: chosen.flatMap(_votes),
     rounds: records.map((r) => ({ cell: r.cell, outcome: r.outcome, rounds: r.rounds })),
     modes: _modes(records),
-    configs: [...new Map(records.map((r) => [r.cell, r.config])).values()],
+    settings: _settings(records),
   };
 }
 
@@ -149,15 +161,17 @@ function _pooled(records: readonly RunRecord[], by: readonly PoolField[]): Poole
   return { by: [...by], groups, outcomes: _outcomeRows(groups.map((g) => [groupLabel(g.group), g])) };
 }
 
-/**
- * Cell labels without the words all of them share (e.g. `may_exist [0,50] R=50`), so
- * charts show what differs; the shared words are returned to be shown once.
- */
-export function shortLabels(labels: readonly string[]): { short: Map<string, string>; common: string } {
-  const split = labels.map((l) => l.split(' '));
-  const shared = (split[0] ?? []).filter((word) => split.every((words) => words.includes(word)));
-  const short = new Map(labels.map((l, i) => [l, split[i]!.filter((w) => !shared.includes(w)).join(' ') || l]));
-  return { short, common: labels.length > 1 ? shared.join(' ') : '' };
+function _settings(records: readonly RunRecord[]): Settings {
+  const configs = [...new Map(records.map((r) => [r.cell, r.config as unknown as Record<string, unknown>])).entries()];
+  const keys = [...new Set(configs.flatMap(([, c]) => Object.keys(c)))];
+  const value = (c: Record<string, unknown>, k: string) => (Object.hasOwn(c, k) && c[k] !== undefined ? JSON.stringify(c[k]) : '–');
+  const differing = keys.filter((k) => new Set(configs.map(([, c]) => value(c, k))).size > 1);
+  const first = configs[0]?.[1] ?? {};
+  return {
+    common: keys.filter((k) => !differing.includes(k)).map((k) => [k, value(first, k)]),
+    differing,
+    cells: configs.map(([cell, c]) => ({ cell, values: differing.map((k) => value(c, k)) })),
+  };
 }
 
 /** Runs worth looking at: one per cell, longest first (short games show little), up to `count`. */

@@ -13,7 +13,12 @@ import { WitnessError } from '../core/errors.js';
 import type { RunRecord } from '../sim/experiment/record.js';
 import { drawReport } from './html-client.js';
 import { buildReportData, type ReportData } from './html-data.js';
+import { formatPercent } from './format.js';
+import { CELL_TABLE_STYLE, escapeHtml as _esc, renderCellTable } from './html-table.js';
 import { groupLabel, type PoolField } from './pool.js';
+
+/** Above this many cells the per-cell convergence dots would be a page tall: the table has the figures. */
+const _MAX_DOT_ROWS = 40;
 
 export interface HtmlReportOptions {
   title?: string;
@@ -53,14 +58,14 @@ export function renderHtmlReport(records: readonly RunRecord[], options: HtmlRep
 <style>${STYLE}</style></head>
 <body>
 <header><h1>${_esc(data.title)}</h1><p>${data.runs} runs in ${data.cells.length} cells${options.source ? ` from <code>${_esc(options.source)}</code>` : ''}${data.common ? `; every cell: <code>${_esc(data.common)}</code>` : ''}. An agent's claim is not evidence: every number here comes from the simulator's own game state.</p></header>
-${data.pooled ? _figure('pooled', `Pooled by ${data.pooled.by.join(', ')}`, 'Runs of all cells with the same values of these fields, pooled: share per outcome with 95% Wilson intervals. no_consensus = none + timeout.', _pooledTable(data)) : ''}
-${_figure('outcomes', 'Outcome rates per cell', 'Share of runs per outcome with 95% Wilson intervals. valid = decided, honest agents agree on an honest initial value; no_consensus = none + timeout, the paper\'s "no consensus".', _outcomeTable(data))}
+${data.pooled ? _pooledSection(data) : ''}
+${_cellsSection(data)}
 ${_convergenceSection(data)}
 ${data.trajectories.length ? _figure('trajectories', "Honest agents' values by round", 'The longest run of each of a few cells: one line per honest agent.', _trajectoryTable(data)) : ''}
 ${data.votes.length ? _figure('votes', 'Stop votes by round', 'Stop votes per round for the same runs; the dashed line is the 2N/3 threshold.', _votesTable(data)) : ''}
 ${_figure('rounds', 'Rounds to decision', 'How many rounds runs took, coloured by outcome.', _roundsTable(data))}
-${data.modes.length ? _figure('modes', 'Decision modes compared', 'Rates per decision mode against the number and strategy of Byzantine agents, with 95% Wilson intervals.', _modesTable(data)) : ''}
-<footer><h2>Settings</h2><pre>${_esc(JSON.stringify(data.configs, null, 1))}</pre><p>${_esc(versions)}</p></footer>
+${data.modes.length ? _figure('modes', 'Decision modes compared', 'Rates per decision mode against the number and strategy of Byzantine agents, with 95% Wilson intervals. in range: the honest agents agree on a value within their initial min..max, what a trimmed mean or median guarantees even when the value is no agent\'s initial one (then it counts as invalid).', _modesTable(data)) : ''}
+<footer>${_settingsSection(data)}<p>${_esc(versions)}</p></footer>
 <script>${d3.code}</script>
 <script>${plot.code}</script>
 <script type="application/json" id="report-data">${json}</script>
@@ -76,7 +81,8 @@ const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-wid
 h1{font-size:1.6rem}h2{font-size:1.15rem;margin-top:2.2rem}figure{margin:0}
 table{border-collapse:collapse;margin:.6rem 0 1rem;font-size:12px}td,th{border-bottom:1px solid #e4e4e4;padding:2px 8px;text-align:right}
 td:first-child,th:first-child{text-align:left}details{margin-bottom:1rem}pre{background:#f6f6f6;padding:.6rem;overflow:auto;max-height:20rem;font-size:11px}
-footer{color:#555;border-top:1px solid #ddd;margin-top:2rem}`;
+p.caption{color:#444;font-size:13px;margin:.3rem 0 .6rem}h3{font-size:1rem}footer{color:#555;border-top:1px solid #ddd;margin-top:2rem}
+${CELL_TABLE_STYLE}`;
 
 function _figure(id: string, title: string, caption: string, table: string): string {
   return `<section><h2>${_esc(title)}</h2><figure id="${id}" data-chart="${id}"><div class="chart"></div><figcaption>${_esc(caption)}</figcaption></figure>
@@ -89,7 +95,7 @@ function _table(header: readonly string[], rows: readonly (readonly (string | nu
   return `<table><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table>`;
 }
 
-const _pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+const _pct = formatPercent;
 
 function _outcomeTable(data: ReportData): string {
   return _table(
@@ -111,6 +117,31 @@ function _pooledTable(data: ReportData): string {
   );
 }
 
+const _inRange = (data: ReportData) => data.cells.some((c) => /(^| )(rule|hybrid):/.test(c.cell)) || data.common.includes('rule:') || data.common.includes('hybrid:');
+
+const _RATES_CAPTION =
+  'Share of runs with 95% Wilson intervals (bar: rate, black line: interval; hover for counts); click a column to sort. valid: decided, honest agents agree on an honest initial value. in range: they agree on a value within their initial min..max — a rule that averages (trimmed mean, median) can decide a value no agent started with, strictly invalid yet in range, with no Byzantine agent at all. no consensus = none + timeout, the paper\'s measure. converged: in some round every honest agent held the same honest initial value.';
+
+function _cellsSection(data: ReportData): string {
+  const rows = data.cells.map((c) => ({ label: c.cell, summary: c }));
+  return `<section id="outcomes"><h2>Outcome rates per cell</h2>${renderCellTable('outcomes', 'cell', rows, { inRange: _inRange(data) })}<p class="caption">${_esc(_RATES_CAPTION)}</p>
+<details><summary>Every rate with its interval, as a list</summary>${_outcomeTable(data)}</details></section>`;
+}
+
+function _pooledSection(data: ReportData): string {
+  const pooled = data.pooled!;
+  const rows = pooled.groups.map((g) => ({ label: groupLabel(g.group), summary: g }));
+  return `<section id="pooled"><h2>${_esc(`Pooled by ${pooled.by.join(', ')}`)}</h2>${renderCellTable('pooled', 'group', rows, { inRange: _inRange(data) })}<p class="caption">Runs of all cells with the same values of these fields, pooled. ${_esc(_RATES_CAPTION)}</p>
+<details><summary>Table</summary>${_pooledTable(data)}</details></section>`;
+}
+
+function _settingsSection(data: ReportData): string {
+  const { common, differing, cells } = data.settings;
+  const shared = _table(['setting', 'every cell'], common.map(([k, v]) => [k, v]));
+  const per = differing.length ? `<h3>Per cell, what differs</h3><div class="scroll">${_table(['cell', ...differing], cells.map((c) => [c.cell, ...c.values]))}</div>` : '';
+  return `<h2>Settings</h2>${shared}${per}`;
+}
+
 function _convergenceSection(data: ReportData): string {
   const caption =
     'Where each run first converged: the first round at which every honest agent held the same honest initial value (the reference\'s convergence_speed); dot size = runs, black tick = mean over the runs that converged.';
@@ -118,7 +149,8 @@ function _convergenceSection(data: ReportData): string {
     ['cell', 'runs', 'converged', 'rate', '95% CI', 'first round mean', 'median', 'mean over valid runs'],
     data.convergence.map((c) => [c.cell, c.runs, c.converged, _pct(c.rate), `${_pct(c.low)}–${_pct(c.high)}`, c.mean?.toFixed(1) ?? '-', c.median ?? '-', c.validMean?.toFixed(1) ?? '-']),
   );
-  if (data.firstRounds.length) return _figure('convergence', 'Convergence', caption, table);
+  if (data.firstRounds.length && data.cells.length <= _MAX_DOT_ROWS) return _figure('convergence', 'Convergence', caption, table);
+  if (data.firstRounds.length) return `<section><h2>Convergence</h2><p>${data.cells.length} cells: the share of runs that converged and their mean first round are columns of the table of outcome rates above, sortable.</p><details><summary>Table</summary>${table}</details></section>`;
   return `<section><h2>Convergence</h2><p>No run converged: in no round did every honest agent hold the same honest initial value.</p>${table}</section>`;
 }
 
@@ -142,8 +174,4 @@ function _modesTable(data: ReportData): string {
     ['mode', 'strategy', 'b', 'measure', 'rate', '95% CI'],
     data.modes.map((m) => [m.mode, m.strategy, m.byzantine, m.measure, _pct(m.rate), `${_pct(m.low)}–${_pct(m.high)}`]),
   );
-}
-
-function _esc(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }

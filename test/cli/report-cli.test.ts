@@ -41,7 +41,7 @@ beforeAll(async () => {
 
 describe('witness report --by', () => {
   it('prints one row per group with a column per field and no consensus = none + timeout', async () => {
-    const r = await cli(['report', 'r.jsonl', '--by', 'policy,byzantine'], dir);
+    const r = await cli(['report', 'r.jsonl', '--by', 'policy,byzantine', '--wide'], dir);
     expect(r.code).toBe(0);
     const lines = r.out.split('\n');
     expect(lines[0]).toMatch(/^policy\s+byzantine\s+runs\s+valid\s+invalid\s+none\s+timeout\s+no consensus\s/);
@@ -51,7 +51,7 @@ describe('witness report --by', () => {
     for (const [i, row] of rows.entries()) {
       const g = json.groups[i]!;
       const pct = (x: number) => Math.round(x * 100);
-      expect(row[7]).toBe(`${pct(g.no_consensus.rate)}% (${pct(g.no_consensus.ci.low)}–${pct(g.no_consensus.ci.high)})`);
+      expect(row[7]).toBe(`${pct(g.no_consensus.rate)} (${pct(g.no_consensus.ci.low)}–${pct(g.no_consensus.ci.high)})`);
     }
     expect(lines.join('\n')).toContain('no consensus: none + timeout');
   });
@@ -88,8 +88,11 @@ describe('witness report --by', () => {
     expect(report.cells.find((c) => c.cell.startsWith('policy:stubborn h=4 b=0'))!.convergence).toMatchObject({ count: 0, mean_round: null });
     expect(keysOf(report).filter((k) => !/^[a-z][a-z0-9_]*$/.test(k))).toEqual([]);
   });
-  it('shows no consensus and convergence in the per-cell table too', async () => {
-    const r = await cli(['report', 'r.jsonl'], dir);
+  it('shows no consensus and convergence in the per-cell table too, and every column with --wide', async () => {
+    const compact = await cli(['report', 'r.jsonl'], dir);
+    expect(compact.out.split('\n')[0]).toBe('every cell: 6 runs, h=4 may_exist [0,50] R=10');
+    expect(compact.out.split('\n')[1]).toMatch(/^cell\s+valid\s+invalid\s+no consensus\s+rounds\s+conv$/);
+    const r = await cli(['report', 'r.jsonl', '--wide'], dir);
     expect(r.out.split('\n')[0]).toMatch(/^cell\s+runs\s+valid\s+invalid\s+none\s+timeout\s+no consensus\s+rounds mean\s+median\s+converged\s+first round$/);
   });
   it('refuses an unknown field with exit 2, naming it and every valid field', async () => {

@@ -19,9 +19,15 @@ describe('witness sim', () => {
   it('runs the smoke preset by default, prints the table and says where the results are', async () => {
     const r = await cli(['sim', '--quiet']);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/cell\s+runs\s+valid\s+invalid\s+none\s+timeout/);
+    expect(r.out).toMatch(/^every cell: 10 runs, h=6 may_exist \[0,50\] R=20\ncell\s+valid\s+invalid\s+no consensus/);
+    expect(Math.max(...r.out.split('\n').map((l) => l.length))).toBeLessThanOrEqual(120);
     expect(r.err).toContain('results/smoke.jsonl');
     expect(existsSync(join(r.cwd, 'results', 'smoke.jsonl'))).toBe(true);
+  });
+  it('prints full labels and every column with --wide', async () => {
+    const r = await cli(['sim', '--quiet', '--wide']);
+    expect(r.out).toMatch(/^cell\s+runs\s+valid\s+invalid\s+none\s+timeout/);
+    expect(r.out).toContain('policy:plurality h=6 b=2:split may_exist [0,50] R=20 ');
   });
   it('skips finished runs when the same command runs again', async () => {
     const first = await cli(['sim', '--quiet']);

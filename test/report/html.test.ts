@@ -7,6 +7,7 @@ import { renderHtmlReport } from '../../src/report/html.js';
 import type { RunRecord } from '../../src/sim/experiment/record.js';
 import { convergenceRound } from '../../src/sim/stats.js';
 import { runExperiment } from '../../src/sim/experiment/run.js';
+import { preset } from '../../src/sim/experiment/presets.js';
 import { parseExperiment } from '../../src/sim/experiment/schema.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -98,6 +99,25 @@ describe('HTML report data', () => {
   });
 });
 
+/** A cell table as the page shows it: header texts, and per row the label and each bar's rate and drawn width. */
+// biome-ignore lint/suspicious/noExplicitAny: a playwright page.
+async function _table(page: any, selector: string): Promise<{ heads: string[]; rows: { label: string; bars: { rate: number; width: number }[] }[] }> {
+  return page.evaluate((sel: string) => {
+    // biome-ignore lint/suspicious/noExplicitAny: runs in the page; the project compiles without DOM types.
+    const table: any = (globalThis as any).document.querySelector(sel);
+    return {
+      // biome-ignore lint/suspicious/noExplicitAny: DOM elements.
+      heads: [...table.querySelectorAll('thead th')].map((th: any) => th.firstChild.textContent.trim()),
+      // biome-ignore lint/suspicious/noExplicitAny: DOM elements.
+      rows: [...table.querySelectorAll('tbody tr')].map((tr: any) => ({
+        label: tr.children[0].textContent,
+        // biome-ignore lint/suspicious/noExplicitAny: DOM elements.
+        bars: [...tr.querySelectorAll('td.bar')].map((td: any) => ({ rate: Number(td.dataset.v), width: td.querySelector('.fill').getBoundingClientRect().width })),
+      })),
+    };
+  }, selector);
+}
+
 describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
   it('draws every chart with the expected number of series and saves a screenshot', async () => {
     mkdirSync(outDir, { recursive: true });
@@ -135,22 +155,83 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
           };
         }),
       );
-      expect(charts.map((c) => c.id)).toEqual(['pooled', 'outcomes', 'convergence', 'trajectories', 'votes', 'rounds', 'modes']);
+      expect(charts.map((c) => c.id)).toEqual(['convergence', 'trajectories', 'votes', 'rounds', 'modes']);
       for (const c of charts) expect(c.marks, `${c.id} drew nothing`).toBeGreaterThan(0);
       const byId = Object.fromEntries(charts.map((c) => [c.id, c]));
-      expect(byId.outcomes!.bars).toBe(new Set(data.outcomes.filter((o) => o.count > 0).map((o) => o.outcome)).size);
-      expect(byId.outcomes!.bars).toBeGreaterThan(new Set(data.outcomes.filter((o) => o.count > 0 && o.outcome !== 'no_consensus').map((o) => o.outcome)).size);
-      expect(byId.pooled!.bars).toBe(new Set(data.pooled!.outcomes.filter((o) => o.count > 0).map((o) => o.outcome)).size);
       expect(byId.convergence!.dots).toBe(new Set(data.firstRounds.map((p) => `${p.cell}\0${p.round}`)).size);
       // A legend lists only what its chart draws.
-      expect(byId.outcomes!.legend).toEqual(['valid', 'invalid', 'none', 'timeout', 'escalated', 'no_consensus']);
       expect(byId.rounds!.legend).toEqual(['valid', 'invalid', 'none', 'timeout', 'escalated']);
       expect(byId.rounds!.bars).toBe(new Set(data.rounds.map((r) => r.outcome)).size);
       expect(byId.trajectories!.lines).toBe(new Set(data.trajectories.map((t) => t.agent)).size);
       expect(byId.votes!.lines).toBe(new Set(data.votes.map((v) => v.run)).size);
       expect(byId.modes!.lines).toBe(new Set(data.modes.map((m) => m.mode)).size);
+      expect(byId.modes!.legend.sort()).toEqual([...new Set(data.modes.map((m) => m.mode))].sort());
+      // The per-cell and pooled views are tables with a bar per measure, "in range" beside valid.
+      const cellsTable = await _table(page, '#outcomes-table');
+      expect(cellsTable.heads.slice(0, 5)).toEqual(['cell', 'runs', 'valid', 'in range', 'invalid']);
+      expect(cellsTable.rows).toHaveLength(data.cells.length);
+      for (const row of cellsTable.rows) expect(row.label, 'every cell label says its mode').toMatch(/(^| )(vote|rule:\S+|hybrid:\S+)( |$)/);
+      expect(cellsTable.rows.filter((r) => / vote( |$)|^vote/.test(r.label)).length).toBeGreaterThan(0);
+      for (const row of cellsTable.rows) for (const bar of row.bars) expect(bar.width).toBeCloseTo(bar.rate * 64, 0);
+      const pooledTable = await _table(page, '#pooled-table');
+      expect(pooledTable.rows.map((r) => r.label)).toEqual(data.pooled!.groups.map((g) => `decide=${g.group.decide} byzantine=${g.group.byzantine}`));
+      // Small multiples label every b.
+      const ticks = await page.evaluate(() =>
+        // biome-ignore lint/suspicious/noExplicitAny: runs in the page.
+        [...(globalThis as any).document.querySelectorAll('#modes g[aria-label="x-axis tick label"] text')].map((t: any) => t.textContent),
+      );
+      for (const b of ['0', '1', '2']) expect(ticks).toContain(b);
+      // A click sorts by the column, highest first; a second click lowest first.
+      await page.click('#outcomes-table th:nth-child(3)');
+      const sorted = (await _table(page, '#outcomes-table')).rows.map((r) => r.bars[0]!.rate);
+      expect(sorted).toEqual([...sorted].sort((a, b) => b - a));
+      await page.click('#outcomes-table th:nth-child(3)');
+      const ascending = (await _table(page, '#outcomes-table')).rows.map((r) => r.bars[0]!.rate);
+      expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
+      // Settings once, and per cell only what differs.
+      const settings = await page.evaluate(() =>
+        // biome-ignore lint/suspicious/noExplicitAny: runs in the page.
+        [...(globalThis as any).document.querySelectorAll('footer table')].map((t: any) => [...t.querySelectorAll('thead th')].map((th: any) => th.textContent)),
+      );
+      expect(settings[0]).toEqual(['setting', 'every cell']);
+      expect(settings[1]).toEqual(['cell', ...data.settings.differing]);
+      expect(data.settings.differing).toContain('decide');
+      expect(data.settings.common.map(([k]) => k)).toContain('range');
       await page.screenshot({ path: join(outDir, 'report.png'), fullPage: true });
       expect(existsSync(join(outDir, 'report.png'))).toBe(true);
+    } finally {
+      await browser.close();
+    }
+  });
+  it('keeps the per-cell view of 100+ cells in one scrolling table whose header, with its scale, stays in view', async () => {
+    const experiment = parseExperiment({ ...preset('remedy'), runs: 2 });
+    const many = (await runExperiment({ experiment })).records;
+    const file = join(outDir, 'report-many.html');
+    mkdirSync(outDir, { recursive: true });
+    writeFileSync(file, renderHtmlReport(many, { title: 'many cells' }));
+    const cells = new Set(many.map((r) => r.cell)).size;
+    expect(cells).toBeGreaterThanOrEqual(100);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      await page.goto(`file://${file}`);
+      await page.waitForSelector('body[data-rendered="true"]', { timeout: 30_000 });
+      const view = await page.evaluate(() => {
+        // biome-ignore lint/suspicious/noExplicitAny: runs in the page.
+        const doc = (globalThis as any).document;
+        const box = doc.querySelector('#outcomes .scroll');
+        const rows = doc.querySelectorAll('#outcomes-table tbody tr').length;
+        const height = box.getBoundingClientRect().height;
+        box.scrollTop = box.scrollHeight / 2;
+        const head = doc.querySelector('#outcomes-table thead th.bar');
+        const stuck = Math.abs(head.getBoundingClientRect().top - box.getBoundingClientRect().top) < 2;
+        return { rows, height, stuck, axis: head.querySelector('.axis')?.textContent, dots: doc.querySelectorAll('#convergence').length };
+      });
+      expect(view.rows).toBe(cells);
+      expect(view.height).toBeLessThanOrEqual(760);
+      expect(view.stuck, 'the header stays at the top of the scrolled table').toBe(true);
+      expect(view.axis).toBe('050100%');
+      expect(view.dots, 'no page-tall dot chart of 114 rows').toBe(0);
     } finally {
       await browser.close();
     }

@@ -73,7 +73,7 @@ describe('poolRuns on a results file of real rule-based runs', () => {
       { model: null, strategy: 'split' },
       { model: null, strategy: null },
     ]);
-    expect(renderGroupTable(groups, ['model', 'strategy']).split('\n')[4]).toMatch(/^none\s+none\s+40\s/);
+    expect(renderGroupTable(groups, ['model', 'strategy'], { wide: true }).split('\n')[4]).toMatch(/^none\s+none\s+40\s/);
   });
   it('summarises convergence per group from the runs\' trajectories', () => {
     const [plurality, stubborn] = poolRuns(records, ['policy']);
@@ -88,7 +88,7 @@ describe('poolRuns on a results file of real rule-based runs', () => {
     expect(poolRuns(records, ['cell']).length).toBe(new Set(records.map((r) => r.cell)).size);
   });
   it('prints one column per field and a no consensus column', () => {
-    const table = renderGroupTable(poolRuns(records, ['awareness', 'byzantine']), ['awareness', 'byzantine']);
+    const table = renderGroupTable(poolRuns(records, ['awareness', 'byzantine']), ['awareness', 'byzantine'], { wide: true });
     const [header, , first] = table.split('\n');
     expect(header).toMatch(/^awareness\s+byzantine\s+runs\s+valid\s+invalid\s+none\s+timeout\s+no consensus\s+rounds mean\s+median\s+converged\s+first round$/);
     expect(first).toMatch(/^may_exist\s+0\s+20\s/);

@@ -16,6 +16,7 @@ import { VERSION } from '../version.js';
 
 interface ReportOptions {
   json?: boolean;
+  wide?: boolean;
   html?: string;
   title?: string;
   by?: PoolField[];
@@ -31,11 +32,12 @@ export function reportCommand(ctx: CliContext): Command {
     .argument('<file>', 'results file')
     .option('--by <fields>', 'pool runs across cells by these fields (comma-separated), e.g. model,n', _byOption)
     .option('--json', 'print the summary as JSON (snake_case keys, like the results file)')
+    .option('--wide', 'print the table with full cell labels and every column (none, timeout, median rounds, first round); by default it fits 120 columns')
     .option('--html <file>', 'also write a self-contained HTML report with charts (with --by, a pooled section too)')
     .option('--title <text>', 'title of the HTML report')
     .addHelpText(
       'after',
-      `\nFields for --by:\n${fields}\n\nExamples:\n  $ witness report results/smoke.jsonl\n  $ witness report results/paper-benign.jsonl --by model          # the paper's rate per model\n  $ witness report results/paper-benign.jsonl --by model,awareness\n  $ witness report results/paper-byzantine.jsonl --by byzantine --json | jq ".groups[].no_consensus"\n  $ witness report results/remedy.jsonl --html remedy.html --by decide,byzantine\n  $ witness report results/smoke.jsonl --json | jq ".cells[0].outcomes.valid"`,
+      `\nFields for --by:\n${fields}\n\nExamples:\n  $ witness report results/smoke.jsonl\n  $ witness report results/smoke.jsonl --wide                     # full labels, every column\n  $ witness report results/paper-benign.jsonl --by model          # the paper's rate per model\n  $ witness report results/paper-benign.jsonl --by model,awareness\n  $ witness report results/paper-byzantine.jsonl --by byzantine --json | jq ".groups[].no_consensus"\n  $ witness report results/remedy.jsonl --html remedy.html --by decide,byzantine\n  $ witness report results/smoke.jsonl --json | jq ".cells[0].outcomes.valid"`,
     )
     .action((file: string, options: ReportOptions) => _report(ctx, file, options));
 }
@@ -60,11 +62,11 @@ function _report(ctx: CliContext, file: string, options: ReportOptions): void {
     const groups = poolRuns(records, options.by);
     const inRange = records.some((r) => r.config.decide !== undefined);
     if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, by: options.by, groups }, null, 2)}\n`);
-    else ctx.io.stdout(`${renderGroupTable(groups, options.by, { inRange })}\n`);
+    else ctx.io.stdout(`${renderGroupTable(groups, options.by, { inRange, wide: options.wide })}\n`);
   } else {
     const cells = summarizeCells(records);
     if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, cells }, null, 2)}\n`);
-    else ctx.io.stdout(`${renderOutcomeTable(cells)}\n`);
+    else ctx.io.stdout(`${renderOutcomeTable(cells, { wide: options.wide })}\n`);
   }
   if (options.html) {
     const out = resolvePath(ctx, options.html);

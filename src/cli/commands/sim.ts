@@ -49,6 +49,7 @@ interface SimOptions extends LlmCliOptions {
   workers: number;
   shard?: string;
   json?: boolean;
+  wide?: boolean;
   quiet?: boolean;
   sign?: string;
   signLines?: boolean;
@@ -84,6 +85,7 @@ export function simCommand(ctx: CliContext): Command {
     .option('--sign <key>', 'sign the results file with this key file (`witness keys new`): hash-linked receipts per line and a signed checkpoint beside the file (verify with `witness verify FILE --keys DIR.json`)')
     .option('--sign-lines', 'with --sign: also sign every line on its own (one Ed25519 signature per run; costs more than a rule-based game)')
     .option('--json', 'print the summary as JSON on stdout')
+    .option('--wide', 'print the table with full cell labels and every column (none, timeout, median rounds, first round); by default it fits 120 columns')
     .option('-q, --quiet', 'no progress lines')
     .addHelpText(
       'after',
@@ -148,7 +150,7 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   if (options.json) {
     ctx.io.stdout(`${JSON.stringify({ experiment: experiment.name, file: out, planned: summary.planned, skipped: summary.skipped, ran: summary.ran, aborted: summary.aborted, cells }, null, 2)}\n`);
   } else {
-    ctx.io.stdout(`${renderOutcomeTable(cells)}\n`);
+    ctx.io.stdout(`${renderOutcomeTable(cells, { wide: options.wide })}\n`);
   }
   if (summary.repairedBytes) ctx.io.stderr(`Cut a torn last line (${summary.repairedBytes} bytes) left by an earlier crash from ${out}.\n`);
   ctx.io.stderr(`Results: ${out} (${records.length} runs; ${summary.ran} new, ${summary.skipped} already there).\n`);
