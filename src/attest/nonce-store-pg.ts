@@ -26,7 +26,7 @@ export class PostgresNonceStore implements NonceStore {
 
   /** Connects, creates or migrates the table, and returns the store. */
   static async open(url: string): Promise<PostgresNonceStore> {
-    const pool = await openPool(url, { purpose: 'nonce store', max: 2 });
+    const pool = await openPool(url, { purpose: 'nonce store', max: 8 });
     try {
       await migrate(pool, 'nonces', NONCE_MIGRATIONS);
     } catch (error) {

@@ -13,6 +13,22 @@ import { keysFor, NOW, signerAt, trust } from './helpers.js';
 const run = promisify(execFile);
 const fresh = () => mkdtempSync(join(tmpdir(), 'witness-nonce-'));
 
+/**
+ * A signed receipt in a fresh folder and a function that verifies it in a new process
+ * against the nonce store `nonces` names (default: a SQLite file in that folder).
+ */
+async function childVerifier(nonces?: string) {
+  const dir = fresh();
+  const [key] = keysFor('org-a');
+  if (!key) throw new Error('no key');
+  writeDirectoryFile(join(dir, 'keys.json'), trust([key]).file);
+  const output = Buffer.from('the released output');
+  writeFileSync(join(dir, 'out.bin'), output);
+  writeFileSync(join(dir, 'receipt.json'), JSON.stringify(await signerAt(key, NOW).releaseOutput(output)));
+  const args = [join(import.meta.dirname, '..', 'fixtures', 'attest', 'verify-process.ts'), join(dir, 'receipt.json'), join(dir, 'out.bin'), join(dir, 'keys.json'), nonces ?? join(dir, 'nonces.db'), String(NOW)];
+  return async () => JSON.parse((await run(process.execPath, ['--import', 'tsx', ...args], { cwd: join(import.meta.dirname, '..', '..') })).stdout) as { pid: number; ok: boolean; codes: string[] };
+}
+
 // One database for this file's contract cases; each case empties the table first.
 let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
 beforeAll(async () => {
@@ -76,21 +92,8 @@ describe('SqliteNonceStore across restarts and processes', () => {
     expect(() => new SqliteNonceStore(join(fresh(), 'missing-dir', 'x.db'))).toThrow(/Cannot open the nonce store .* writable SQLite file/);
   });
 
-  async function setup() {
-    const dir = fresh();
-    const [key] = keysFor('org-a');
-    if (!key) throw new Error('no key');
-    writeDirectoryFile(join(dir, 'keys.json'), trust([key]).file);
-    const output = Buffer.from('the released output');
-    writeFileSync(join(dir, 'out.bin'), output);
-    writeFileSync(join(dir, 'receipt.json'), JSON.stringify(await signerAt(key, NOW).releaseOutput(output)));
-    const args = [join(import.meta.dirname, '..', 'fixtures', 'attest', 'verify-process.ts'), join(dir, 'receipt.json'), join(dir, 'out.bin'), join(dir, 'keys.json'), join(dir, 'nonces.db'), String(NOW)];
-    const verifyInChild = async () => JSON.parse((await run(process.execPath, ['--import', 'tsx', ...args], { cwd: join(import.meta.dirname, '..', '..') })).stdout) as { pid: number; ok: boolean; codes: string[] };
-    return { dir, verifyInChild };
-  }
-
   it('refuses in a second verifier process a receipt the first process accepted, and again after both exited', async () => {
-    const { verifyInChild } = await setup();
+    const verifyInChild = await childVerifier();
     const first = await verifyInChild();
     const second = await verifyInChild();
     expect(first).toMatchObject({ ok: true, codes: [] });
@@ -100,7 +103,7 @@ describe('SqliteNonceStore across restarts and processes', () => {
     expect(await verifyInChild()).toMatchObject({ ok: false, codes: ['REPLAY'] });
   });
   it('lets exactly one of two processes racing on the same receipt accept it', async () => {
-    const { verifyInChild } = await setup();
+    const verifyInChild = await childVerifier();
     const results = await Promise.all([verifyInChild(), verifyInChild()]);
     expect(results.map((r) => r.ok).sort()).toEqual([false, true]);
     expect(results.find((r) => !r.ok)?.codes).toEqual(['REPLAY']);
@@ -117,18 +120,6 @@ describe('PostgresNonceStore across verifier processes', () => {
       await db.drop();
     }
   }
-  async function childVerifier(url: string) {
-    const dir = fresh();
-    const [key] = keysFor('org-a');
-    if (!key) throw new Error('no key');
-    writeDirectoryFile(join(dir, 'keys.json'), trust([key]).file);
-    const output = Buffer.from('the released output');
-    writeFileSync(join(dir, 'out.bin'), output);
-    writeFileSync(join(dir, 'receipt.json'), JSON.stringify(await signerAt(key, NOW).releaseOutput(output)));
-    const args = [join(import.meta.dirname, '..', 'fixtures', 'attest', 'verify-process.ts'), join(dir, 'receipt.json'), join(dir, 'out.bin'), join(dir, 'keys.json'), url, String(NOW)];
-    return async () => JSON.parse((await run(process.execPath, ['--import', 'tsx', ...args], { cwd: join(import.meta.dirname, '..', '..') })).stdout) as { pid: number; ok: boolean; codes: string[] };
-  }
-
   it('refuses in a second verifier process a receipt the first accepted (REPLAY)', async () => {
     await withDatabase(async (url) => {
       const verify = await childVerifier(url);
