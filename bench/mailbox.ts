@@ -83,7 +83,7 @@ async function main(): Promise<void> {
 
   const last = rows[rows.length - 1]!;
   const base = (rows[0]!.sends / rows[0]!.seconds + last.sends / last.seconds) / 2;
-  const report = verifyMailbox(dir);
+  const report = await verifyMailbox(dir);
   print(rows, base, lineBytes);
   console.log(`\nverify: ${report.ok ? 'clean' : 'FAILED'} (${report.calls} receipts, ${report.messages} messages)`);
   if (!report.ok) process.exitCode = 1;

@@ -23,7 +23,9 @@ export { hmacKeyId, keyFileOf, newHmacKey, newSigningKey, parseKeyFile, publicJw
 export type { HmacKey, KeyFile, KeyMaterial, PublicJwk, ReadKeyOptions, SigningKey } from './keys.js';
 export { ed25519Signer, ed25519Verifier, signerFor } from './signature.js';
 export type { SignatureAlg, Signer, Verifier } from './signature.js';
-export { MemoryNonceStore, SqliteNonceStore } from './nonce-store.js';
+export { MemoryNonceStore, openNonceStore, SqliteNonceStore } from './nonce-store.js';
+export { NONCE_MIGRATIONS, PostgresNonceStore } from './nonce-store-pg.js';
+export { DATABASE_URL_ENV, isPostgresUrl, redactUrl, resolveDatabaseUrl } from './postgres.js';
 export type { NonceStore } from './nonce-store.js';
 export { ARCHIVE_CODES, codesFor, EVIDENCE_CODES, LOG_CODES, REASON_CODES } from './reasons.js';
 export type { EvidenceCode, LogCode, Reason, ReasonCode } from './reasons.js';

@@ -8,6 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import { WitnessError } from '../core/errors.js';
+import { isPostgresUrl } from './postgres.js';
 
 export interface NonceStore {
   /**
@@ -17,7 +18,21 @@ export interface NonceStore {
   claim(id: string, expiresAt: number): boolean | Promise<boolean>;
   /** Forgets entries that expired before `now`; returns how many were removed. */
   prune(now: number): number | Promise<number>;
-  close(): void;
+  /** Releases the file or connections; await it before exiting. */
+  close(): void | Promise<void>;
+}
+
+/**
+ * Opens the nonce store a user named: a `postgres://` URL for verifiers on several
+ * machines, otherwise a SQLite file path for processes of one machine. Every verifier
+ * path (CLI, tests' child verifiers) opens its store here.
+ */
+export async function openNonceStore(urlOrPath: string): Promise<NonceStore> {
+  if (isPostgresUrl(urlOrPath)) {
+    const { PostgresNonceStore } = await import('./nonce-store-pg.js');
+    return PostgresNonceStore.open(urlOrPath);
+  }
+  return new SqliteNonceStore(urlOrPath);
 }
 
 /** One process only; forgets everything on exit. For tests and single-shot tools. */

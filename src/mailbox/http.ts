@@ -97,7 +97,7 @@ async function _route(front: _Front, req: Req, res: Res): Promise<void> {
   if (forbidden) return _jsonRpcError(res, 403, -32000, forbidden);
   const path = (req.url ?? '/').split('?')[0];
   if (path !== '/mcp') return _jsonRpcError(res, 404, -32000, 'Not found: the MCP endpoint is /mcp.');
-  const agent = _authenticate(front.runtime, req);
+  const agent = await _authenticate(front.runtime, req);
   if (!agent) {
     res.setHeader('WWW-Authenticate', 'Bearer realm="witness-mailbox"');
     return _jsonRpcError(res, 401, -32001, 'Unauthorized: send "Authorization: Bearer <token>" with the token printed by `witness mailbox add-agent`.');
@@ -161,12 +161,12 @@ async function _initialize(runtime: MailboxRuntime, sessions: Map<string, Sessio
   answerPost(res, post, await transport.receive(post, req.headers, closedEarly(res)));
 }
 
-function _authenticate(runtime: MailboxRuntime, req: Req): string | undefined {
+async function _authenticate(runtime: MailboxRuntime, req: Req): Promise<string | undefined> {
   const header = req.headers.authorization ?? '';
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   if (!match?.[1]) return undefined;
   const hash = tokenHash(match[1]);
-  return runtime.store.agents().find((a) => a.token_sha256 === hash)?.name;
+  return (await runtime.store.agents()).find((a) => a.token_sha256 === hash)?.name;
 }
 
 const _jsonRpcError = (res: Res, status: number, code: number, message: string): void => sendJsonRpcError(res, status, code, message);

@@ -42,13 +42,13 @@ export interface RuntimeOptions {
   limits?: Partial<MailboxLimits>;
 }
 
-export function createRuntime(options: RuntimeOptions): MailboxRuntime {
+export async function createRuntime(options: RuntimeOptions): Promise<MailboxRuntime> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const prefix = options.prefix ?? '';
   if (prefix !== '' && !/^[A-Za-z0-9_-]{1,32}$/.test(prefix)) {
     throw new WitnessError('USAGE', `--tool-prefix ${JSON.stringify(prefix)} must be 1–32 letters, digits, "_" or "-" (for example mailbox_).`);
   }
-  const store = openStore(options.dir, { limits, ...(options.keyPath ? { keyPath: options.keyPath } : {}), ...(options.store ? { kind: options.store } : {}) });
+  const store = await openStore(options.dir, { limits, ...(options.keyPath ? { keyPath: options.keyPath } : {}), ...(options.store ? { kind: options.store } : {}) });
   return { store, limits, rate: new RateLimiter(limits.sendsPerMinute), mailSignal: new MailSignal(), prefix, closing: new AbortController() };
 }
 
@@ -60,9 +60,9 @@ export function createMailboxServer(runtime: MailboxRuntime, agent: string): Mcp
 }
 
 /** Checks that `agent` is registered: an unknown identity fails at start, not as "no mail". */
-export function assertRegistered(runtime: MailboxRuntime, agent: string): void {
+export async function assertRegistered(runtime: MailboxRuntime, agent: string): Promise<void> {
   assertAgentName(agent, '--agent');
-  if (!runtime.store.agents().some((a) => a.name === agent)) {
+  if (!(await runtime.store.agents()).some((a) => a.name === agent)) {
     throw new WitnessError('NOT_FOUND', `The agent "${agent}" is not registered in ${runtime.store.dir}. Register it first: witness mailbox add-agent ${runtime.store.dir} ${agent}`);
   }
 }
@@ -74,7 +74,7 @@ export function assertRegistered(runtime: MailboxRuntime, agent: string): void {
  * request when the server closes, so the server closes only once they are answered).
  */
 export async function serveStdio(runtime: MailboxRuntime, agent: string): Promise<void> {
-  assertRegistered(runtime, agent);
+  await assertRegistered(runtime, agent);
   const server = createMailboxServer(runtime, agent);
   const transport = new StdioServerTransport();
   // The SDK drops a line it cannot parse; answer it as JSON-RPC says (parse error /

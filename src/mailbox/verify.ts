@@ -57,7 +57,7 @@ export interface MailboxVerifyOptions {
   verifier?: { verifier: Verifier; source: string };
 }
 
-export function verifyMailbox(dir: string, options: MailboxVerifyOptions = {}): VerifyReport {
+export async function verifyMailbox(dir: string, options: MailboxVerifyOptions = {}): Promise<VerifyReport> {
   const config = readConfig(dir);
   const warnings: string[] = [];
   const { signer, source } = _verifier(config, options, warnings);

@@ -114,11 +114,11 @@ function _shadowWarnings(adapter: RuntimeAdapter, prefix: string): string[] {
 async function _runCheck(adapter: RuntimeAdapter, ctx: ProbeContext, check: CheckName, preflight: Preflight, peer?: Peer): Promise<CheckResult> {
   const started = Date.now();
   const canary = newCanary();
-  const before = readRecords(ctx.ws.mailbox, ctx.ws.keyPath);
+  const before = await readRecords(ctx.ws.mailbox, ctx.ws.keyPath);
   const peerMessageId = check === 'receive' && peer ? await peer.send(AGENT, canary) : undefined;
   const task = taskFor(check, ctx.toolPrefix, ctx.serverName, canary);
   const run = await adapter.run(ctx, task);
-  const during = recordsSince(before, readRecords(ctx.ws.mailbox, ctx.ws.keyPath));
+  const during = recordsSince(before, await readRecords(ctx.ws.mailbox, ctx.ws.keyPath));
   const j = judge(check, canary, during, run, peerMessageId);
   let { verdict, reason } = j;
   const agentCalls = during.log.filter((l) => l.record.agent === AGENT).length;

@@ -28,7 +28,7 @@ export interface Records {
   marks: Map<string, number>;
 }
 
-export function readRecords(mailbox: string, keyPath: string): Records {
+export async function readRecords(mailbox: string, keyPath: string): Promise<Records> {
   const signer = signerFor(readKeyFile(keyPath, { what: 'mailbox signing key', hmac: true }));
   const snap = readSnapshot(mailbox);
   const marks = new Map<string, number>();
@@ -53,7 +53,7 @@ export function readRecords(mailbox: string, keyPath: string): Records {
       if (message && typeof message.id === 'string' && typeof message.body === 'string') inbox.push({ at: `${box.file}:${l.line}`, message });
     }
   }
-  const report = verifyMailbox(mailbox, { keyPath });
+  const report = await verifyMailbox(mailbox, { keyPath });
   return { inbox, log, problems: report.problems.map((p) => `${p.file}:${p.line}: ${p.kind}: ${p.message}`), marks };
 }
 

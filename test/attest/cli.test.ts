@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli, sign, workspace } from './cli-helpers.js';
+import { freshDatabase } from './postgres.js';
 
 describe('witness keys', () => {
   it('writes the key file readable by its owner only', async () => {
@@ -106,6 +107,29 @@ describe('witness attest sign and witness verify', () => {
     await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
     const r = await cli(cwd, 'verify', 'r.json', '--output', 'answer.txt', '--keys', 'trusted.json', '--nonces', 'no-such-dir/n.db');
     expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--nonces: Cannot open the nonce store/)]);
+  });
+  it('reports REPLAY for the second verification sharing a PostgreSQL --nonces store, named by URL or by WITNESS_DATABASE_URL', async () => {
+    const db = await freshDatabase('cli');
+    const saved = process.env.WITNESS_DATABASE_URL;
+    try {
+      const cwd = await workspace();
+      await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
+      const args = ['verify', 'r.json', '--output', 'answer.txt', '--keys', 'trusted.json', '--nonces'];
+      const first = await cli(cwd, ...args, db.url);
+      expect([first.code, first.err]).toEqual([0, '']);
+      process.env.WITNESS_DATABASE_URL = db.url;
+      const again = await cli(cwd, ...args, 'postgres');
+      expect([again.code, again.out]).toEqual([1, expect.stringMatching(/REPLAY/)]);
+      delete process.env.WITNESS_DATABASE_URL;
+      const unset = await cli(cwd, ...args, 'postgres');
+      expect([unset.code, unset.err]).toEqual([2, expect.stringMatching(/--nonces postgres reads the database URL from WITNESS_DATABASE_URL, which is not set/)]);
+      const down = await cli(cwd, ...args, 'postgres://127.0.0.1:1/none');
+      expect([down.code, down.err]).toEqual([2, expect.stringMatching(/--nonces: Cannot reach the nonce store at postgres:\/\/127\.0\.0\.1:1\/none/)]);
+    } finally {
+      if (saved === undefined) delete process.env.WITNESS_DATABASE_URL;
+      else process.env.WITNESS_DATABASE_URL = saved;
+      await db.drop();
+    }
   });
   it('builds and verifies a dag delegation with the parent co-signature', async () => {
     const cwd = await workspace();

@@ -28,7 +28,7 @@ beforeAll(async () => {
   cosigner = await serveCosigner(new CosignService(newSigningKey('org-parent')), { maxRequestBytes: LIMIT, adminToken: 'admin-token-0123456789' });
   const mb = await makeMailbox(['alice', 'bob']);
   token = mb.tokens.alice!;
-  mailbox = await serveHttp(createRuntime({ dir: mb.dir }), { maxRequestBytes: LIMIT });
+  mailbox = await serveHttp(await createRuntime({ dir: mb.dir }), { maxRequestBytes: LIMIT });
 });
 afterAll(async () => {
   await mailbox?.close();

@@ -122,9 +122,9 @@ describe('bad input', () => {
     }
   });
 
-  it('after all of it, the earlier message is intact and verify is clean', () => {
+  it('after all of it, the earlier message is intact and verify is clean', async () => {
     const lines = readFileSync(join(mb.dir, 'inbox', 'bob.jsonl'), 'utf8').trim().split('\n');
     expect(lines.map((l) => (JSON.parse(l) as { body: string }).body)).toEqual(['stored before the bad input']);
-    expect(verifyMailbox(mb.dir).problems).toEqual([]);
+    expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 });

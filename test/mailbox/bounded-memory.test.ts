@@ -26,7 +26,7 @@ const rssMb = () => process.memoryUsage().rss / 1024 / 1024;
 describe('bounded memory', () => {
   it('check_inbox with limit 1 works on a 600 MB inbox, and the huge line is skipped as damaged', async () => {
     const mb = await makeMailbox(['a', 'b']);
-    const store = openStore(mb.dir, { keyPath: mb.keyPath, limits: NO_QUOTA });
+    const store = await openStore(mb.dir, { keyPath: mb.keyPath, limits: NO_QUOTA });
     const first = await store.send('a', { to: 'b', body: 'first' });
     appendHugeLine(join(mb.dir, 'inbox', 'b.jsonl'), BIG);
     const last = await store.send('a', { to: 'b', body: 'last' });
@@ -45,7 +45,7 @@ describe('bounded memory', () => {
 
   it('an in-process read of a 600 MB inbox costs memory independent of its size', async () => {
     const mb = await makeMailbox(['a', 'b']);
-    const store = openStore(mb.dir, { keyPath: mb.keyPath, limits: NO_QUOTA });
+    const store = await openStore(mb.dir, { keyPath: mb.keyPath, limits: NO_QUOTA });
     try {
       await store.send('a', { to: 'b', body: 'first' });
       appendHugeLine(join(mb.dir, 'inbox', 'b.jsonl'), BIG);
@@ -58,17 +58,17 @@ describe('bounded memory', () => {
     } finally {
       await store.close();
     }
-    const report = verifyMailbox(mb.dir);
+    const report = await verifyMailbox(mb.dir);
     expect(report.problems.map((p) => [p.kind, p.line])).toEqual([['corrupt', 2]]);
   }, 120_000);
 
   it('a server opens a mailbox whose call log holds a 600 MB line, and its receipts chain on', async () => {
     const mb = await makeMailbox(['a', 'b']);
-    const store = openStore(mb.dir, { keyPath: mb.keyPath });
+    const store = await openStore(mb.dir, { keyPath: mb.keyPath });
     await store.send('a', { to: 'b', body: 'before' });
     await store.close();
     appendHugeLine(join(mb.dir, 'calls.jsonl'), BIG);
-    const reopened = openStore(mb.dir, { keyPath: mb.keyPath });
+    const reopened = await openStore(mb.dir, { keyPath: mb.keyPath });
     try {
       const before = rssMb();
       await reopened.send('a', { to: 'b', body: 'after' });
@@ -76,7 +76,7 @@ describe('bounded memory', () => {
     } finally {
       await reopened.close();
     }
-    const report = verifyMailbox(mb.dir);
+    const report = await verifyMailbox(mb.dir);
     expect(report.problems.map((p) => [p.kind, p.line])).toEqual([['corrupt', 2]]);
   }, 120_000);
 });

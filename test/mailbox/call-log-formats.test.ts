@@ -71,8 +71,8 @@ function writeLog(mb: Copy, lines: string[]): void {
   }
 }
 
-function problems(mb: Copy): string[] {
-  return verifyMailbox(mb.dir, { keyPath: mb.keyPath }).problems.map((p) => `${p.line}:${p.kind}`);
+async function problems(mb: Copy): Promise<string[]> {
+  return (await verifyMailbox(mb.dir, { keyPath: mb.keyPath })).problems.map((p) => `${p.line}:${p.kind}`);
 }
 
 for (const [format, version, from] of [
@@ -80,43 +80,43 @@ for (const [format, version, from] of [
   ['v2 (written now)', 2, FRESH],
 ] as const) {
   describe.each(VARIANTS)(`a ${format} mailbox, %s`, (variant) => {
-    it('verifies clean: every receipt, the chain, inboxes and cursors', () => {
+    it('verifies clean: every receipt, the chain, inboxes and cursors', async () => {
       const mb = copy(from, variant);
-      const report = verifyMailbox(mb.dir, { keyPath: mb.keyPath });
+      const report = await verifyMailbox(mb.dir, { keyPath: mb.keyPath });
       expect(report.problems).toEqual([]);
       expect(report).toMatchObject({ ok: true, calls: 16, messages: 4 });
       expect(readLog(mb).every((l) => JSON.parse(l).v === version)).toBe(true);
     });
 
-    it('reports an edited line as modified at its position', () => {
+    it('reports an edited line as modified at its position', async () => {
       const mb = copy(from, variant);
       const lines = readLog(mb);
       lines[1] = lines[1]!.replace('"agent":"alice"', '"agent":"bob"');
       writeLog(mb, lines);
-      expect(problems(mb)).toEqual(['2:modified']);
+      expect(await problems(mb)).toEqual(['2:modified']);
     });
 
-    it('reports a dropped line as deleted where the gap is', () => {
+    it('reports a dropped line as deleted where the gap is', async () => {
       const mb = copy(from, variant);
       const lines = readLog(mb);
       lines.splice(8, 1); // seq 9: bob's wait that timed out
       writeLog(mb, lines);
-      expect(problems(mb)).toEqual(['9:deleted']);
+      expect(await problems(mb)).toEqual(['9:deleted']);
     });
 
-    it('reports two swapped lines as reordered', () => {
+    it('reports two swapped lines as reordered', async () => {
       const mb = copy(from, variant);
       const lines = readLog(mb);
       [lines[0], lines[1]] = [lines[1]!, lines[0]!];
       writeLog(mb, lines);
-      expect(problems(mb)).toEqual(['1:reordered', '2:reordered']);
+      expect(await problems(mb)).toEqual(['1:reordered', '2:reordered']);
     });
 
-    it('reports an appended line that chains but was signed with another key as forged', () => {
+    it('reports an appended line that chains but was signed with another key as forged', async () => {
       const mb = copy(from, variant);
       const lines = readLog(mb);
       writeLog(mb, [...lines, forgedCallLine(lines.at(-1)!, { agent: 'alice', tool: 'whoami', ok: true, message_ids: [] }, version)]);
-      expect(problems(mb)).toEqual(['17:forged']);
+      expect(await problems(mb)).toEqual(['17:forged']);
     });
   });
 }
@@ -133,19 +133,19 @@ describe('the v2 domain tag', () => {
     return mb;
   }
 
-  it.each(VARIANTS)('refuses a v2 line signed by the right key over its untagged form (what a v1 server signed), %s', (variant) => {
-    expect(problems(resignNewest(variant, (u) => canonicalBytes(u)))).toEqual(['16:forged']);
+  it.each(VARIANTS)('refuses a v2 line signed by the right key over its untagged form (what a v1 server signed), %s', async (variant) => {
+    expect(await problems(resignNewest(variant, (u) => canonicalBytes(u)))).toEqual(['16:forged']);
   });
 
-  it.each(VARIANTS)('refuses a v2 line signed by the right key under another record kind’s tag, %s', (variant) => {
-    expect(problems(resignNewest(variant, (u) => Buffer.concat([Buffer.from(DOMAIN_TAGS.releaseReceipt), canonicalBytes(u)])))).toEqual(['16:forged']);
+  it.each(VARIANTS)('refuses a v2 line signed by the right key under another record kind’s tag, %s', async (variant) => {
+    expect(await problems(resignNewest(variant, (u) => Buffer.concat([Buffer.from(DOMAIN_TAGS.releaseReceipt), canonicalBytes(u)])))).toEqual(['16:forged']);
   });
 
-  it('reports a v2 line relabelled v1 (keeping its signature) as modified', () => {
+  it('reports a v2 line relabelled v1 (keeping its signature) as modified', async () => {
     const mb = copy(FRESH, 'jsonl-ed25519');
     const lines = readLog(mb);
     lines[1] = lines[1]!.replace('{"v":2,', '{"v":1,');
     writeLog(mb, lines);
-    expect(problems(mb)).toEqual(['2:modified']);
+    expect(await problems(mb)).toEqual(['2:modified']);
   });
 });

@@ -37,7 +37,7 @@ describe('witness mailbox CLI', () => {
 
   it('init with --alg hmac-sha256 gives a mailbox whose receipts verify', async () => {
     const mb = await makeMailbox(['a', 'b'], { alg: 'hmac-sha256' });
-    const store = openStore(mb.dir);
+    const store = await openStore(mb.dir);
     await store.send('a', { to: 'b', body: 'x' });
     await store.close();
     const report = JSON.parse((await cli(['mailbox', 'verify', mb.dir, '--json'])).out) as { ok: boolean; key: { alg: string } };
@@ -80,7 +80,7 @@ describe('witness mailbox CLI', () => {
     proc.stdout.on('data', (d: Buffer) => {
       out += d.toString();
     });
-    const store = openStore(mb.dir);
+    const store = await openStore(mb.dir);
     try {
       // tail starts with what is already there and shows only newer messages; keep sending until one shows.
       const sent: string[] = [];

@@ -45,7 +45,7 @@ describe('several server processes on one directory', () => {
     const messages = lines.map((l) => JSON.parse(l) as { id: string; from: string });
     expect(new Set(messages.map((m) => m.id)).size).toBe(2000);
     for (const w of writers) expect(messages.filter((m) => m.from === w)).toHaveLength(500);
-    const report = verifyMailbox(mb.dir);
+    const report = await verifyMailbox(mb.dir);
     expect(report.problems).toEqual([]);
     expect(report).toMatchObject({ ok: true, messages: 2000, calls: 2000 });
   }, 180_000);
@@ -66,7 +66,7 @@ describe('several server processes on one directory', () => {
     const stored = new Set(inboxLines(mb.dir, 'sink').map((l) => (JSON.parse(l) as { id: string }).id));
     for (const id of [...acked, ...victimAcked]) expect(stored.has(id)).toBe(true);
     expect(readFileSync(join(mb.dir, 'calls.jsonl'), 'utf8').endsWith('\n')).toBe(true);
-    expect(verifyMailbox(mb.dir).problems).toEqual([]);
+    expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   }, 180_000);
 
   it('a torn last line (a write cut off by a crash) is cut before the next append and verify is clean', async () => {
@@ -76,13 +76,13 @@ describe('several server processes on one directory', () => {
       await call(a.client, 'send_message', { to: 'b', body: 'before' });
       appendFileSync(join(mb.dir, 'inbox', 'b.jsonl'), '{"id":"msg_torn","from":"a","to":"b","bo');
       appendFileSync(join(mb.dir, 'calls.jsonl'), '{"v":1,"seq":2,"ts":"20');
-      expect(verifyMailbox(mb.dir).problems.map((p) => p.kind)).toEqual(['corrupt', 'corrupt']);
+      expect((await verifyMailbox(mb.dir)).problems.map((p) => p.kind)).toEqual(['corrupt', 'corrupt']);
       await call(a.client, 'send_message', { to: 'b', body: 'after' });
     } finally {
       await a.close();
     }
     expect(inboxLines(mb.dir, 'b').map((l) => (JSON.parse(l) as { body: string }).body)).toEqual(['before', 'after']);
-    expect(verifyMailbox(mb.dir).problems).toEqual([]);
+    expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 
   it('the unfinished write of a writer that died holding the lock is rolled back', async () => {
@@ -97,9 +97,9 @@ describe('several server processes on one directory', () => {
     const owner = { pid: dead, host: hostname(), boot: '', start: '1', nonce: 'dead', since: Date.now() };
     writeFileSync(join(mb.dir, '.lock'), `${JSON.stringify(owner)}\n${JSON.stringify({ intent })}\n`); // as lock.ts writes it
     appendFileSync(inbox, `${JSON.stringify({ id: 'msg_unacked', from: 'a', to: 'b', body: 'never acknowledged', sent_at: new Date().toISOString() })}\n`);
-    expect(verifyMailbox(mb.dir).problems.map((p) => p.kind)).toEqual(['orphan']);
+    expect((await verifyMailbox(mb.dir)).problems.map((p) => p.kind)).toEqual(['orphan']);
     expect((await cli(['mailbox', 'recover', mb.dir, '--json'])).out).toBe('{"recovered":true}\n');
     expect(inboxLines(mb.dir, 'b')).toHaveLength(1);
-    expect(verifyMailbox(mb.dir).problems).toEqual([]);
+    expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 });

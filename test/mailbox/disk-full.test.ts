@@ -38,7 +38,7 @@ describe.skipIf(TMPFS_UNAVAILABLE !== undefined)('a full disk', () => {
         const fs = mountTmpfs(2 * 1024 * 1024);
         try {
           const mb = await makeMailboxOn(fs, ['a', 'b'], kind);
-          const store = openStore(mb.dir, { keyPath: mb.keyPath });
+          const store = await openStore(mb.dir, { keyPath: mb.keyPath });
           try {
             await store.send('a', { to: 'b', body: 'before' }); // files exist; the disk then fills up
             const filler = fillDisk(mb.dir, 24 * 1024);
@@ -52,12 +52,12 @@ describe.skipIf(TMPFS_UNAVAILABLE !== undefined)('a full disk', () => {
             if (fetchError instanceof Error) expect(isWitnessError(fetchError, 'IO')).toBe(true);
             const stored = storedIds(mb.dir);
             expect(acked.filter((id) => !stored.has(id))).toEqual([]);
-            expect(verifyMailbox(mb.dir, { keyPath: mb.keyPath }).problems).toEqual([]);
+            expect((await verifyMailbox(mb.dir, { keyPath: mb.keyPath })).problems).toEqual([]);
 
             rmSync(filler);
             const after = await store.send('a', { to: 'b', body: 'after' });
             expect(storedIds(mb.dir).has(after.id)).toBe(true);
-            const report = verifyMailbox(mb.dir, { keyPath: mb.keyPath });
+            const report = await verifyMailbox(mb.dir, { keyPath: mb.keyPath });
             expect(report.problems).toEqual([]);
             const read = new Set((await store.fetch('b', { limit: 100, peek: false, tool: 'check_inbox' })).map((m) => m.id));
             const more = new Set((await store.fetch('b', { limit: 100, peek: false, tool: 'check_inbox' })).map((m) => m.id));

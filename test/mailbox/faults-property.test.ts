@@ -148,7 +148,7 @@ describe.skipIf(TMPFS_UNAVAILABLE !== undefined)('faults property', () => {
         expect([...w.acked].filter((id) => !stored.has(id))).toEqual([]);
         expect(w.delivered.filter((id) => !stored.has(id))).toEqual([]);
         expect(new Set(w.delivered).size).toBe(w.delivered.length);
-        expect(verifyMailbox(mb.dir, { keyPath: mb.keyPath }).problems).toEqual([]);
+        expect((await verifyMailbox(mb.dir, { keyPath: mb.keyPath })).problems).toEqual([]);
         rmSync(mb.dir, { recursive: true, force: true });
       }),
       { seed, numRuns: 6, endOnFailure: true },

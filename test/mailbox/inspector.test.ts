@@ -37,7 +37,7 @@ describe.skipIf(!hasInspector)('MCP Inspector CLI', () => {
     const sent = inspector([...serve(mb.dir, 'alice'), '--method', 'tools/call', '--tool-name', 'send_message', '--tool-arg', 'to=bob', 'body=from the inspector']) as { structuredContent: { id: string } };
     const read = inspector([...serve(mb.dir, 'bob'), '--method', 'tools/call', '--tool-name', 'check_inbox']) as { structuredContent: { messages: Array<{ id: string; from: string; body: string }> } };
     expect(read.structuredContent.messages).toEqual([expect.objectContaining({ id: sent.structuredContent.id, from: 'alice', body: 'from the inspector' })]);
-    expect(verifyMailbox(mb.dir).problems).toEqual([]);
+    expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   }, 120_000);
 
   it('calls whoami over Streamable HTTP with a bearer token', async () => {

@@ -13,7 +13,7 @@ describe('signing key permissions', () => {
     it(`serving refuses a key with mode ${mode.toString(8)}, naming chmod 600`, async () => {
       const mb = await makeMailbox(['a']);
       chmodSync(mb.keyPath, mode);
-      expect(() => createRuntime({ dir: mb.dir })).toThrow(`chmod 600 ${mb.keyPath}`);
+      await expect(createRuntime({ dir: mb.dir })).rejects.toThrow(`chmod 600 ${mb.keyPath}`);
     });
   }
 
@@ -26,13 +26,13 @@ describe('signing key permissions', () => {
 
   it('serves with a 0600 key', async () => {
     const mb = await makeMailbox(['a']);
-    await createRuntime({ dir: mb.dir }).store.close();
+    await (await createRuntime({ dir: mb.dir })).store.close();
   });
 
   it('verify still checks receipts with a loose key, and warns that it vouches for less', async () => {
     const mb = await makeMailbox(['a']);
     chmodSync(mb.keyPath, 0o644);
-    const report = verifyMailbox(mb.dir);
+    const report = await verifyMailbox(mb.dir);
     expect(report.ok).toBe(true);
     expect(report.warnings.join('\n')).toMatch(/can be read by other users.*chmod 600/);
   });

@@ -41,7 +41,7 @@ describe('mailbox over Streamable HTTP', () => {
     } finally {
       await Promise.all([alice.close(), bob.close()]);
     }
-    expect(verifyMailbox(mb.dir).problems).toEqual([]);
+    expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 
   it('refuses a request without a bearer token with 401', async () => {
@@ -159,12 +159,12 @@ describe('mailbox over Streamable HTTP', () => {
     });
 
     it('refuses a body over 1 MiB with 413 and stores nothing', async () => {
-      const before = verifyMailbox(mb.dir).calls;
+      const before = (await verifyMailbox(mb.dir)).calls;
       const big = { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'send_message', arguments: { to: 'bob', body: 'x'.repeat(1_100_000) } } };
       const res = await post(await session(), big);
       expect(res.status).toBe(413);
       expect(await res.text()).toMatch(/Request body too large/);
-      expect(verifyMailbox(mb.dir).calls).toBe(before);
+      expect((await verifyMailbox(mb.dir)).calls).toBe(before);
     });
 
     it('answers a request whose id is still in flight in the session with an error, not a mixed-up reply', async () => {
@@ -221,7 +221,7 @@ describe('mailbox over Streamable HTTP', () => {
       const typed = (await (await post(headers, { jsonrpc: '2.0', id: 13, method: 'tools/call', params: { name: 'send_message', arguments: { to: 'bob', body: 123 } } })).json()) as { result: { isError: boolean; content: Array<{ text: string }> } };
       expect(typed.result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^Invalid arguments for send_message: body: expected a string, got a number\./) }] });
       expect(calls().slice(before).map((c) => `${c.agent} ${c.tool} ${c.ok}`)).toEqual(['alice unknown_tool false', 'alice unknown_tool false', 'alice send_message false']);
-      expect(verifyMailbox(mb.dir).problems).toEqual([]);
+      expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
     });
 
     it('answers 404 off the /mcp path', async () => {

@@ -101,7 +101,7 @@ describe('mailbox over stdio', () => {
     expect(lines.map((l) => l.seq)).toEqual(lines.map((_, i) => i + 1));
     expect(lines.some((l) => l.tool === 'send_message' && !l.ok && l.error.code === 'NOT_FOUND')).toBe(true);
     expect(lines.every((l) => !('body' in l))).toBe(true);
-    expect(verifyMailbox(mb.dir).problems).toEqual([]);
+    expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 });
 
@@ -132,6 +132,6 @@ describe('mailbox over stdio with the SQLite store', () => {
     } finally {
       await Promise.all([s1.close(), s2.close()]);
     }
-    expect(verifyMailbox(mb.dir)).toMatchObject({ ok: true, store: 'sqlite', messages: 1 });
+    expect(await verifyMailbox(mb.dir)).toMatchObject({ ok: true, store: 'sqlite', messages: 1 });
   });
 });

@@ -27,7 +27,7 @@ describe('agent names', () => {
     const file = JSON.parse(readFileSync(agentsFile(mb.dir), 'utf8')) as { agents: Array<{ name: string }> };
     file.agents.push({ ...file.agents[0]!, name: 'Alice' });
     writeFileSync(agentsFile(mb.dir), JSON.stringify(file));
-    expect(() => createRuntime({ dir: mb.dir }).store.agents()).toThrow(`${agentsFile(mb.dir)} registers both alice and Alice; agent names must differ regardless of case (they are file names). Remove or rename one.`);
+    await expect((await createRuntime({ dir: mb.dir })).store.agents()).rejects.toThrow(`${agentsFile(mb.dir)} registers both alice and Alice; agent names must differ regardless of case (they are file names). Remove or rename one.`);
     expect((await cli(['mailbox', 'add-agent', mb.dir, 'carol'], 2)).err).toMatch(/registers both alice and Alice/);
   });
 

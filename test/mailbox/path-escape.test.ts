@@ -53,7 +53,7 @@ describe('nothing outside the mailbox directory is touched', () => {
   ] as const) {
     it(`recover with a crafted stale .lock whose owner ${when} refuses its ../ paths`, async () => {
       const mb = await makeMailbox(['a', 'b']);
-      const store = openStore(mb.dir, { keyPath: mb.keyPath });
+      const store = await openStore(mb.dir, { keyPath: mb.keyPath });
       await store.send('a', { to: 'b', body: 'kept' });
       await store.close();
       const files = victims(mb);
@@ -92,7 +92,7 @@ describe('nothing outside the mailbox directory is touched', () => {
     const mb = await makeMailbox(['a', 'b']);
     const files = victims(mb);
     symlinkSync(join(dirname(mb.dir), 'victim.txt'), join(mb.dir, 'inbox', 'b.jsonl'));
-    const store = openStore(mb.dir, { keyPath: mb.keyPath });
+    const store = await openStore(mb.dir, { keyPath: mb.keyPath });
     try {
       const error = await store.send('a', { to: 'b', body: 'x' }).catch((e: unknown) => e);
       expect(isWitnessError(error, 'IO')).toBe(true);
@@ -110,7 +110,7 @@ describe('nothing outside the mailbox directory is touched', () => {
     mkdirSync(elsewhere);
     renameSync(join(mb.dir, 'inbox'), join(mb.dir, 'inbox.old'));
     symlinkSync(elsewhere, join(mb.dir, 'inbox'));
-    const store = openStore(mb.dir, { keyPath: mb.keyPath });
+    const store = await openStore(mb.dir, { keyPath: mb.keyPath });
     try {
       const error = await store.send('a', { to: 'b', body: 'x' }).catch((e: unknown) => e);
       expect(isWitnessError(error, 'IO')).toBe(true);
@@ -124,7 +124,7 @@ describe('nothing outside the mailbox directory is touched', () => {
   it('a symlinked cursor file or cursor temporary file is neither read through nor written through', async () => {
     const mb = await makeMailbox(['a', 'b']);
     const files = victims(mb);
-    const store = openStore(mb.dir, { keyPath: mb.keyPath });
+    const store = await openStore(mb.dir, { keyPath: mb.keyPath });
     try {
       await store.send('a', { to: 'b', body: 'one' });
       symlinkSync(join(dirname(mb.dir), 'victim.json'), join(mb.dir, 'cursors', `b.json.${process.pid}.tmp`));

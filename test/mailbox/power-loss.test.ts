@@ -24,7 +24,7 @@ function leaveLock(mb: TestMailbox, files: Record<string, number>, boot: string)
 }
 
 async function send(mb: TestMailbox, body: string): Promise<void> {
-  const store = openStore(mb.dir, { keyPath: mb.keyPath });
+  const store = await openStore(mb.dir, { keyPath: mb.keyPath });
   await store.send('a', { to: 'b', body });
   await store.close();
 }
@@ -40,7 +40,7 @@ describe('recovering a writer that died with the machine', () => {
     leaveLock(mb, before, 'an-earlier-boot');
     expect((await cli(['mailbox', 'recover', mb.dir, '--json'])).out).toBe('{"recovered":true}\n');
     expect(bodies(mb)).toEqual(['first', 'second (acknowledged)']);
-    expect(verifyMailbox(mb.dir).problems).toEqual([]);
+    expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 
   it('the same lock from a process that died in this boot is rolled back (nothing of it was acknowledged)', async () => {
@@ -51,7 +51,7 @@ describe('recovering a writer that died with the machine', () => {
     leaveLock(mb, before, readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim());
     await cli(['mailbox', 'recover', mb.dir]);
     expect(bodies(mb)).toEqual(['first']);
-    expect(verifyMailbox(mb.dir).problems).toEqual([]);
+    expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 
   it('cuts an inbox line whose receipt never landed', async () => {
@@ -59,10 +59,10 @@ describe('recovering a writer that died with the machine', () => {
     await send(mb, 'first');
     leaveLock(mb, sizes(mb), 'an-earlier-boot');
     appendFileSync(join(mb.dir, 'inbox', 'b.jsonl'), `${JSON.stringify({ id: 'msg_unreceipted', from: 'a', to: 'b', body: 'no receipt', sent_at: new Date().toISOString() })}\n`);
-    expect(verifyMailbox(mb.dir).problems.map((p) => p.kind)).toEqual(['orphan']);
+    expect((await verifyMailbox(mb.dir)).problems.map((p) => p.kind)).toEqual(['orphan']);
     await cli(['mailbox', 'recover', mb.dir]);
     expect(bodies(mb)).toEqual(['first']);
-    expect(verifyMailbox(mb.dir).problems).toEqual([]);
+    expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 
   it('cuts a torn receipt and the inbox line it was for', async () => {
@@ -75,7 +75,7 @@ describe('recovering a writer that died with the machine', () => {
     await cli(['mailbox', 'recover', mb.dir]);
     expect(bodies(mb)).toEqual(['first']);
     expect(readFileSync(join(mb.dir, 'calls.jsonl'), 'utf8').endsWith('\n')).toBe(true);
-    expect(verifyMailbox(mb.dir).problems).toEqual([]);
+    expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 
   it('stops at a garbled receipt (pages landed out of order) and cuts the inbox line it was for', async () => {
@@ -89,7 +89,7 @@ describe('recovering a writer that died with the machine', () => {
     leaveLock(mb, before, 'an-earlier-boot');
     await cli(['mailbox', 'recover', mb.dir]);
     expect(bodies(mb)).toEqual(['first']);
-    expect(verifyMailbox(mb.dir).problems).toEqual([]);
+    expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 
   it('with the lock file\'s content lost too, cuts inbox lines at the end that have no receipt', async () => {
@@ -101,6 +101,6 @@ describe('recovering a writer that died with the machine', () => {
     utimesSync(lock, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
     expect((await cli(['mailbox', 'recover', mb.dir, '--json'])).out).toBe('{"recovered":true}\n');
     expect(bodies(mb)).toEqual(['first']);
-    expect(verifyMailbox(mb.dir).problems).toEqual([]);
+    expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 });

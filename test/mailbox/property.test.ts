@@ -26,7 +26,7 @@ describe('mailbox properties', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { maxLength: 25 }), async (ops) => {
         const mb = await makeMailbox(['a', 'b']);
-        const stores = [openStore(mb.dir), openStore(mb.dir)] as const;
+        const stores = [await openStore(mb.dir), (await openStore(mb.dir))] as const;
         const pending: Record<'a' | 'b', string[]> = { a: [], b: [] };
         const delivered: Record<'a' | 'b', string[]> = { a: [], b: [] };
         try {
@@ -45,7 +45,7 @@ describe('mailbox properties', () => {
         } finally {
           await Promise.all(stores.map((s) => s.close()));
         }
-        expect(verifyMailbox(mb.dir).problems).toEqual([]);
+        expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
       }),
       { numRuns: 15, verbose: true },
     );
@@ -53,7 +53,7 @@ describe('mailbox properties', () => {
 
   it('any single edit, swap or non-final deletion of a stored line is reported', async () => {
     const mb = await makeMailbox(['a', 'b']);
-    const store = openStore(mb.dir);
+    const store = await openStore(mb.dir);
     for (let i = 0; i < 4; i++) await store.send(i % 2 ? 'a' : 'b', { to: i % 2 ? 'b' : 'a', body: `m${i}` });
     await store.fetch('b', { limit: 1, peek: false, tool: 'check_inbox' });
     await store.record('a', 'whoami', { ok: true });
@@ -61,8 +61,8 @@ describe('mailbox properties', () => {
     const files = ['calls.jsonl', 'inbox/a.jsonl', 'inbox/b.jsonl'].map((f) => join(mb.dir, f));
     const original = files.map((f) => readFileSync(f, 'utf8'));
     const mutation = fc.record({ file: fc.integer({ min: 0, max: 2 }), kind: fc.constantFrom('edit', 'swap', 'delete'), at: fc.nat(), char: fc.nat(), to: fc.constantFrom('0', 'x', '"', '}', ' ') });
-    fc.assert(
-      fc.property(mutation, (m) => {
+    await fc.assert(
+      fc.asyncProperty(mutation, async (m) => {
         const lines = original[m.file]!.split('\n').slice(0, -1);
         const i = m.at % lines.length;
         if (m.kind === 'edit') {
@@ -80,7 +80,7 @@ describe('mailbox properties', () => {
         }
         writeFileSync(files[m.file]!, lines.length ? `${lines.join('\n')}\n` : '');
         try {
-          expect(verifyMailbox(mb.dir).problems.length).toBeGreaterThan(0);
+          expect((await verifyMailbox(mb.dir)).problems.length).toBeGreaterThan(0);
         } finally {
           writeFileSync(files[m.file]!, original[m.file]!);
         }

@@ -26,7 +26,7 @@ describe('per-recipient quota', () => {
     }
     const sends = readFileSync(join(mb.dir, 'calls.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { tool: string; ok: boolean });
     expect(sends.filter((c) => c.tool === 'send_message').map((c) => c.ok)).toEqual([true, true, false, true]);
-    expect(verifyMailbox(mb.dir).problems).toEqual([]);
+    expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 
   it('serve --max-unread-bytes refuses a message that would pass it', async () => {

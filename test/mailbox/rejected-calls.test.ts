@@ -60,7 +60,7 @@ async function rejectedWithReceipt(params: unknown): Promise<{ text: string; rec
 
 beforeAll(async () => {
   mb = await makeMailbox(['alice', 'bob']);
-  runtime = createRuntime({ dir: mb.dir });
+  runtime = await createRuntime({ dir: mb.dir });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await createMailboxServer(runtime, 'alice').connect(serverSide);
   client = new Client({ name: 'witness-test', version: '0.0.0' });
@@ -159,7 +159,7 @@ describe('after every rejection', () => {
     const result = await client.callTool({ name: 'send_message', arguments: { to: 'bob', body: 'fine \ud83d\ude00' } });
     expect(result.isError).toBeFalsy();
     expect(inboxLines('bob')).toBe(1);
-    const report = verifyMailbox(mb.dir);
+    const report = await verifyMailbox(mb.dir);
     expect(report.problems).toEqual([]);
     expect(report.ok).toBe(true);
   });

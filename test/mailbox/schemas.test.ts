@@ -21,7 +21,7 @@ function expectValid(name: string, value: unknown): void {
 
 describe('documented file formats', async () => {
   const mb = await makeMailbox(['a', 'b']);
-  const store = openStore(mb.dir);
+  const store = await openStore(mb.dir);
   await store.send('a', { to: 'b', body: 'hello', idempotencyKey: 'k' });
   await store.send('a', { to: 'b', body: 'hello', idempotencyKey: 'k' });
   await store.send('a', { to: 'nobody', body: 'x' }).catch(() => undefined);
@@ -44,7 +44,7 @@ describe('documented file formats', async () => {
   it('a read receipt that skipped damaged records, and a peek, match mailbox-call.schema.json', async () => {
     const other = await makeMailbox(['a', 'b']);
     appendFileSync(join(other.dir, 'inbox', 'b.jsonl'), 'null\n');
-    const s = openStore(other.dir);
+    const s = await openStore(other.dir);
     await s.send('a', { to: 'b', body: 'after a damaged line' });
     await s.fetch('b', { limit: 10, peek: true, tool: 'check_inbox' });
     await s.fetch('b', { limit: 10, peek: false, tool: 'check_inbox' });

@@ -39,7 +39,7 @@ describe('stdin closed right after the requests', () => {
     const { replies, code } = await runToEnd(mb.dir, 'alice', [tool(1, 'send_message', { to: 'bob', body: 'last words' })]);
     expect(code).toBe(0);
     expect(replies).toEqual([{ jsonrpc: '2.0', id: 1, result: expect.objectContaining({ structuredContent: expect.objectContaining({ to: 'bob', deduplicated: false }) }) }]);
-    expect(verifyMailbox(mb.dir)).toMatchObject({ ok: true, messages: 1 });
+    expect(await verifyMailbox(mb.dir)).toMatchObject({ ok: true, messages: 1 });
   }, 60_000);
 
   it('every one of several requests is answered', async () => {
@@ -48,7 +48,7 @@ describe('stdin closed right after the requests', () => {
     const { replies } = await runToEnd(mb.dir, 'alice', [...requests, tool(9, 'whoami', {})]);
     expect(replies.map((r) => r.id).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(replies.every((r) => r.result && !r.result.isError)).toBe(true);
-    expect(verifyMailbox(mb.dir)).toMatchObject({ ok: true, messages: 8 });
+    expect(await verifyMailbox(mb.dir)).toMatchObject({ ok: true, messages: 8 });
   }, 60_000);
 
   it('a pending wait_for_message is answered at once (empty, timed out) rather than after its timeout', async () => {
@@ -56,6 +56,6 @@ describe('stdin closed right after the requests', () => {
     const { replies, ms } = await runToEnd(mb.dir, 'bob', [tool(1, 'wait_for_message', { timeout_ms: 120_000 })]);
     expect(replies).toEqual([{ jsonrpc: '2.0', id: 1, result: expect.objectContaining({ structuredContent: { messages: [], timed_out: true } }) }]);
     expect(ms).toBeLessThan(60_000);
-    expect(verifyMailbox(mb.dir)).toMatchObject({ ok: true, calls: 1 });
+    expect(await verifyMailbox(mb.dir)).toMatchObject({ ok: true, calls: 1 });
   }, 90_000);
 });

@@ -21,7 +21,7 @@ type Kind = 'jsonl' | 'sqlite';
 
 async function withStore(kind: Kind, limits: Partial<MailboxLimits>, fn: (store: MailboxStore, dir: string) => Promise<void>): Promise<void> {
   const mb = await makeMailbox(['a', 'b'], { store: kind });
-  const store = openStore(mb.dir, { keyPath: mb.keyPath, limits });
+  const store = await openStore(mb.dir, { keyPath: mb.keyPath, limits });
   try {
     await fn(store, mb.dir);
   } finally {
@@ -63,7 +63,7 @@ export function runStoreFaultsSuite(kind: Kind): void {
           expect(isWitnessError(error)).toBe(true);
           expect(await store.fetch('b', fetchOpts())).toEqual([]);
           expect(calls(dir).filter((c) => c.tool === 'send_message').map((c) => c.ok)).toEqual([false]);
-          const report = verifyMailbox(dir);
+          const report = await verifyMailbox(dir);
           expect(report.problems).toEqual([]);
           expect(report.messages).toBe(0);
         });
@@ -109,7 +109,7 @@ export function runStoreFaultsSuite(kind: Kind): void {
         await store.fetch('b', fetchOpts(2));
         await store.send('a', { to: 'b', body: 'fits again' });
         expect((await store.fetch('b', fetchOpts())).map((m) => m.body)).toEqual(['m2', 'fits again']);
-        expect(verifyMailbox(dir).problems).toEqual([]);
+        expect((await verifyMailbox(dir)).problems).toEqual([]);
       });
     });
 

@@ -13,7 +13,7 @@ const fetchOpts = (limit = 20, peek = false) => ({ limit, peek, tool: 'check_inb
 
 async function withStore(kind: 'jsonl' | 'sqlite', agents: string[], fn: (store: MailboxStore, dir: string, keyPath: string) => Promise<void>): Promise<void> {
   const mb = await makeMailbox(agents, { store: kind });
-  const store = openStore(mb.dir, { keyPath: mb.keyPath });
+  const store = await openStore(mb.dir, { keyPath: mb.keyPath });
   try {
     await fn(store, mb.dir, mb.keyPath);
   } finally {
@@ -61,7 +61,7 @@ export function runStoreSuite(kind: 'jsonl' | 'sqlite'): void {
         expect(isWitnessError(error, 'NOT_FOUND')).toBe(true);
         expect((error as Error).message).toMatch(/known agents: a, b/);
         expect(await store.fetch('zed', fetchOpts())).toEqual([]);
-        const report = verifyMailbox(dir);
+        const report = await verifyMailbox(dir);
         expect(report.problems).toEqual([]);
         expect(report.messages).toBe(0);
       });
@@ -79,7 +79,7 @@ export function runStoreSuite(kind: 'jsonl' | 'sqlite'): void {
     it('idempotency keys hold across two store instances (two server processes) on one directory', async () => {
       await withStore(kind, ['a', 'b'], async (store, dir, keyPath) => {
         const first = await store.send('a', { to: 'b', body: 'x', idempotencyKey: 'shared' });
-        const other = openStore(dir, { keyPath });
+        const other = await openStore(dir, { keyPath });
         try {
           expect((await other.send('a', { to: 'b', body: 'x', idempotencyKey: 'shared' })).id).toBe(first.id);
         } finally {
@@ -98,7 +98,7 @@ export function runStoreSuite(kind: 'jsonl' | 'sqlite'): void {
 
     it('concurrent sends from two instances lose nothing and keep one valid chain', async () => {
       await withStore(kind, ['a', 'b', 'c'], async (store, dir, keyPath) => {
-        const other = openStore(dir, { keyPath });
+        const other = await openStore(dir, { keyPath });
         try {
           const sends = [];
           for (let i = 0; i < 60; i++) {
@@ -112,7 +112,7 @@ export function runStoreSuite(kind: 'jsonl' | 'sqlite'): void {
         } finally {
           await other.close();
         }
-        const report = verifyMailbox(dir);
+        const report = await verifyMailbox(dir);
         expect(report.problems).toEqual([]);
         expect(report.messages).toBe(120);
       });
@@ -124,7 +124,7 @@ export function runStoreSuite(kind: 'jsonl' | 'sqlite'): void {
         await store.send('a', { to: 'b', body: 'unread' });
         await store.fetch('b', fetchOpts(1));
         await store.close();
-        const reopened = openStore(dir, { keyPath });
+        const reopened = await openStore(dir, { keyPath });
         try {
           expect((await reopened.fetch('b', fetchOpts())).map((m) => m.body)).toEqual(['unread']);
         } finally {
@@ -138,7 +138,7 @@ export function runStoreSuite(kind: 'jsonl' | 'sqlite'): void {
         await store.send('a', { to: 'b', body: 'x' });
         await store.record('b', 'whoami', { ok: true });
         await store.fetch('b', fetchOpts());
-        const report = verifyMailbox(dir);
+        const report = await verifyMailbox(dir);
         expect(report).toMatchObject({ ok: true, calls: 3, messages: 1, problems: [] });
       });
     });

@@ -13,7 +13,7 @@ import { makeMailbox, waitFor } from './helpers.js';
 describe('tail', () => {
   it('follows an inbox with damaged records and a 600 MB line, showing each real message once', async () => {
     const mb = await makeMailbox(['a', 'b']);
-    const store = openStore(mb.dir, { keyPath: mb.keyPath, limits: { maxUnreadBytes: 0 } });
+    const store = await openStore(mb.dir, { keyPath: mb.keyPath, limits: { maxUnreadBytes: 0 } });
     const inbox = join(mb.dir, 'inbox', 'b.jsonl');
     const shown: Message[] = [];
     const controller = new AbortController();
@@ -38,7 +38,7 @@ describe('tail', () => {
 
   it('without fromStart shows only messages stored after it started (sqlite)', async () => {
     const mb = await makeMailbox(['a', 'b'], { store: 'sqlite' });
-    const store = openStore(mb.dir, { keyPath: mb.keyPath });
+    const store = await openStore(mb.dir, { keyPath: mb.keyPath });
     const shown: Message[] = [];
     const controller = new AbortController();
     let tail: Promise<void> | undefined;

@@ -17,11 +17,11 @@ let inbox: string;
 
 const read = (path: string) => readFileSync(path, 'utf8').split('\n').slice(0, -1);
 const write = (path: string, lines: string[]) => writeFileSync(path, `${lines.join('\n')}\n`);
-const kinds = () => verifyMailbox(mb.dir).problems.map((p) => `${p.file.slice(mb.dir.length + 1)}:${p.line}:${p.kind}`);
+const kinds = async () => (await verifyMailbox(mb.dir)).problems.map((p) => `${p.file.slice(mb.dir.length + 1)}:${p.line}:${p.kind}`);
 
 beforeEach(async () => {
   mb = await makeMailbox(['a', 'b']);
-  const store = openStore(mb.dir);
+  const store = await openStore(mb.dir);
   for (const body of ['one', 'two', 'three']) await store.send('a', { to: 'b', body }); // calls 1-3
   await store.record('a', 'whoami', { ok: true }); // 4
   await store.record('b', 'list_agents', { ok: true }); // 5
@@ -34,40 +34,40 @@ beforeEach(async () => {
 
 describe('verify', () => {
   it('passes an untouched mailbox and exits 0', async () => {
-    expect(kinds()).toEqual([]);
+    expect(await kinds()).toEqual([]);
     expect((await cli(['mailbox', 'verify', mb.dir])).out).toMatch(/^OK: 7 call receipts, 3 messages, 0 problem/m);
   });
 
-  it('reports an edited call-log line as modified at its line', () => {
+  it('reports an edited call-log line as modified at its line', async () => {
     const lines = read(calls);
     lines[3] = lines[3]!.replace('"agent":"a"', '"agent":"b"');
     write(calls, lines);
-    expect(kinds()).toEqual(['calls.jsonl:4:modified']);
+    expect(await kinds()).toEqual(['calls.jsonl:4:modified']);
   });
 
-  it('reports an edit to the newest line\'s receipt fields (outside the signed bytes, no successor to chain it) as forged', () => {
+  it('reports an edit to the newest line\'s receipt fields (outside the signed bytes, no successor to chain it) as forged', async () => {
     const lines = read(calls);
     for (const edit of [(l: string) => l.replace('"alg":"ed25519"', '"alg":"ed25518"'), (l: string) => l.replace('"alg":', '"0lg":')]) {
       write(calls, [...lines.slice(0, -1), edit(lines[6]!)]);
-      expect(kinds()).toEqual(['calls.jsonl:7:forged']);
+      expect(await kinds()).toEqual(['calls.jsonl:7:forged']);
     }
   });
 
-  it('reports a deleted call-log line as deleted where the gap is', () => {
+  it('reports a deleted call-log line as deleted where the gap is', async () => {
     const lines = read(calls);
     lines.splice(4, 1); // seq 5
     write(calls, lines);
-    expect(kinds()).toEqual(['calls.jsonl:5:deleted']);
+    expect(await kinds()).toEqual(['calls.jsonl:5:deleted']);
   });
 
-  it('reports two swapped call-log lines as reordered', () => {
+  it('reports two swapped call-log lines as reordered', async () => {
     const lines = read(calls);
     [lines[3], lines[4]] = [lines[4]!, lines[3]!];
     write(calls, lines);
-    expect(kinds()).toEqual(['calls.jsonl:4:reordered', 'calls.jsonl:5:reordered']);
+    expect(await kinds()).toEqual(['calls.jsonl:4:reordered', 'calls.jsonl:5:reordered']);
   });
 
-  it('reports a hand-appended send with a plausible receipt as forged, and its inbox line as an orphan', () => {
+  it('reports a hand-appended send with a plausible receipt as forged, and its inbox line as an orphan', async () => {
     const lines = read(calls);
     const last = JSON.parse(lines[lines.length - 1]!) as { seq: number; receipt: { kid: string } };
     const message = { id: 'msg_forged', from: 'a', to: 'b', body: 'I was never sent', sent_at: new Date().toISOString() };
@@ -76,41 +76,41 @@ describe('verify', () => {
     const forged = { ...unsigned, receipt: { alg: 'ed25519', kid: last.receipt.kid, sig: signEd25519(attacker.privateKey, signedBytes(unsigned)) } };
     write(calls, [...lines, JSON.stringify(forged)]);
     write(inbox, [...read(inbox), JSON.stringify(message)]);
-    expect(kinds()).toEqual(['calls.jsonl:8:forged', 'inbox/b.jsonl:4:orphan']);
+    expect(await kinds()).toEqual(['calls.jsonl:8:forged', 'inbox/b.jsonl:4:orphan']);
   });
 
-  it('reports a replayed copy of a genuine receipt as forged', () => {
+  it('reports a replayed copy of a genuine receipt as forged', async () => {
     const lines = read(calls);
     write(calls, [...lines, lines[0]!]);
-    expect(kinds()).toEqual(['calls.jsonl:8:forged']);
+    expect(await kinds()).toEqual(['calls.jsonl:8:forged']);
   });
 
-  it('reports an inbox line whose body was edited as modified', () => {
+  it('reports an inbox line whose body was edited as modified', async () => {
     const lines = read(inbox);
     lines[1] = lines[1]!.replace('"body":"two"', '"body":"TWO"');
     write(inbox, lines);
-    expect(kinds()).toEqual(['inbox/b.jsonl:2:modified']);
+    expect(await kinds()).toEqual(['inbox/b.jsonl:2:modified']);
   });
 
-  it('reports a deleted inbox line at the receipt that acknowledged it', () => {
+  it('reports a deleted inbox line at the receipt that acknowledged it', async () => {
     const lines = read(inbox);
     lines.splice(2, 1);
     write(inbox, lines);
-    expect(kinds()).toEqual(['calls.jsonl:3:deleted']);
+    expect(await kinds()).toEqual(['calls.jsonl:3:deleted']);
   });
 
-  it('reports an inbox line written without the server as an orphan', () => {
+  it('reports an inbox line written without the server as an orphan', async () => {
     const fake = { id: 'msg_fake', from: 'a', to: 'b', body: 'hand-written', sent_at: new Date().toISOString() };
     write(inbox, [...read(inbox), JSON.stringify(fake)]);
-    expect(kinds()).toEqual(['inbox/b.jsonl:4:orphan']);
+    expect(await kinds()).toEqual(['inbox/b.jsonl:4:orphan']);
   });
 
-  it('reports a damaged line as corrupt and still checks the lines after it', () => {
+  it('reports a damaged line as corrupt and still checks the lines after it', async () => {
     const lines = read(calls);
     lines[1] = '{"v":1,"seq":2,"ts": garbage';
     lines[5] = lines[5]!.replace('"agent":"b"', '"agent":"a"');
     write(calls, lines);
-    const found = kinds();
+    const found = (await kinds());
     expect(found).toContain('calls.jsonl:2:corrupt');
     expect(found).toContain('calls.jsonl:6:modified');
   });
@@ -136,7 +136,7 @@ describe('verify', () => {
 describe('verify on the SQLite store', () => {
   it('reports an edited message row and a deleted call row by position', async () => {
     const sq = await makeMailbox(['a', 'b'], { store: 'sqlite' });
-    const store = openStore(sq.dir);
+    const store = await openStore(sq.dir);
     for (const body of ['one', 'two', 'three']) await store.send('a', { to: 'b', body });
     await store.record('a', 'whoami', { ok: true });
     await store.record('a', 'whoami', { ok: true });
@@ -145,7 +145,7 @@ describe('verify on the SQLite store', () => {
     db.prepare("UPDATE messages SET text = replace(text, '\"body\":\"two\"', '\"body\":\"TWO\"')").run();
     db.prepare('DELETE FROM calls WHERE seq = 4').run();
     db.close();
-    const problems = verifyMailbox(sq.dir).problems.map((p) => `${p.file.split('#')[1]}:${p.line}:${p.kind}`);
+    const problems = (await verifyMailbox(sq.dir)).problems.map((p) => `${p.file.split('#')[1]}:${p.line}:${p.kind}`);
     expect(problems).toEqual(['calls:4:deleted', 'messages[b]:2:modified']);
   });
 });

@@ -13,13 +13,13 @@ import { makeMailbox, type TestMailbox } from './helpers.js';
 
 async function threeSends(store: 'jsonl' | 'sqlite' = 'jsonl'): Promise<TestMailbox> {
   const mb = await makeMailbox(['alice', 'bob', 'carol'], { store });
-  const s = openStore(mb.dir);
+  const s = await openStore(mb.dir);
   for (const body of ['one', 'two', 'three']) await s.send('alice', { to: 'bob', body });
   await s.close();
   return mb;
 }
 
-const kinds = (dir: string) => verifyMailbox(dir).problems.map((p) => `${p.file.slice(dir.length + 1)}:${p.line}:${p.kind}`);
+const kinds = async (dir: string) => (await verifyMailbox(dir)).problems.map((p) => `${p.file.slice(dir.length + 1)}:${p.line}:${p.kind}`);
 const lines = (path: string) => readFileSync(path, 'utf8').split('\n').slice(0, -1);
 const write = (path: string, all: string[]) => writeFileSync(path, `${all.join('\n')}\n`);
 
@@ -30,8 +30,8 @@ describe('repeated keys', () => {
     const all = lines(calls);
     all[2] = all[2]!.replace('{"v":2,', '{"v":2,"agent":"carol",'); // JSON.parse keeps the later, signed "alice"
     write(calls, all);
-    const report = verifyMailbox(mb.dir);
-    expect(kinds(mb.dir)).toEqual(['calls.jsonl:3:corrupt', 'inbox/bob.jsonl:3:orphan']); // its message has no readable receipt now
+    const report = await verifyMailbox(mb.dir);
+    expect(await kinds(mb.dir)).toEqual(['calls.jsonl:3:corrupt', 'inbox/bob.jsonl:3:orphan']); // its message has no readable receipt now
     expect(report.problems[0]!.message).toMatch(/duplicate key "agent"/);
   });
 
@@ -41,7 +41,7 @@ describe('repeated keys', () => {
     const all = lines(inbox);
     all[1] = all[1]!.replace('{"id":', '{"body":"pay mallory","id":');
     write(inbox, all);
-    expect(kinds(mb.dir)).toEqual(['inbox/bob.jsonl:2:corrupt', 'calls.jsonl:2:deleted']);
+    expect(await kinds(mb.dir)).toEqual(['inbox/bob.jsonl:2:corrupt', 'calls.jsonl:2:deleted']);
   });
 
   it('in a SQLite call row is reported as corrupt', async () => {
@@ -49,7 +49,7 @@ describe('repeated keys', () => {
     const db = new Database(join(mb.dir, 'mailbox.sqlite'));
     db.prepare('UPDATE calls SET text = replace(text, \'{"v":2,\', \'{"v":2,"agent":"carol",\') WHERE seq = 3').run();
     db.close();
-    expect(verifyMailbox(mb.dir).problems.map((p) => `${p.file.split('#')[1]}:${p.line}:${p.kind}`)).toEqual(['calls:3:corrupt', 'messages[bob]:3:orphan']);
+    expect((await verifyMailbox(mb.dir)).problems.map((p) => `${p.file.split('#')[1]}:${p.line}:${p.kind}`)).toEqual(['calls:3:corrupt', 'messages[bob]:3:orphan']);
   });
 });
 
@@ -59,12 +59,12 @@ describe('evidence files that are not regular files', () => {
     const inbox = join(mb.dir, 'inbox', 'bob.jsonl');
     renameSync(inbox, `${mb.dir}.elsewhere`);
     symlinkSync(`${mb.dir}.elsewhere`, inbox);
-    expect(kinds(mb.dir)).toEqual(['inbox/bob.jsonl:0:corrupt', 'calls.jsonl:1:deleted', 'calls.jsonl:2:deleted', 'calls.jsonl:3:deleted']);
-    expect(verifyMailbox(mb.dir).problems[0]!.message).toMatch(/not a regular file \(a symbolic link\)/);
+    expect(await kinds(mb.dir)).toEqual(['inbox/bob.jsonl:0:corrupt', 'calls.jsonl:1:deleted', 'calls.jsonl:2:deleted', 'calls.jsonl:3:deleted']);
+    expect((await verifyMailbox(mb.dir)).problems[0]!.message).toMatch(/not a regular file \(a symbolic link\)/);
     const calls = join(mb.dir, 'calls.jsonl');
     rmSync(calls);
     mkdirSync(calls);
-    expect(kinds(mb.dir)).toContain('calls.jsonl:0:corrupt');
+    expect(await kinds(mb.dir)).toContain('calls.jsonl:0:corrupt');
   });
 });
 
@@ -86,7 +86,7 @@ describe('evidence larger than a string can hold (512 MiB)', () => {
     const mb = await threeSends();
     appendHuge(join(mb.dir, 'calls.jsonl'), HUGE);
     const peak = process.resourceUsage().maxRSS;
-    const report = verifyMailbox(mb.dir);
+    const report = await verifyMailbox(mb.dir);
     const grownMiB = (process.resourceUsage().maxRSS - peak) / 1024;
     console.log(`verify of a ${(HUGE / 2 ** 20).toFixed(0)} MiB call log: peak RSS grew ${grownMiB.toFixed(0)} MiB`);
     expect(report.problems).toEqual([expect.objectContaining({ kind: 'corrupt', line: 4, message: expect.stringMatching(/more than 64 MiB/) })]);
@@ -100,7 +100,7 @@ describe('evidence larger than a string can hold (512 MiB)', () => {
     const first = lines(inbox)[0]!;
     appendHuge(inbox, HUGE, `${first}\n`);
     const peak = process.resourceUsage().maxRSS;
-    const found = kinds(mb.dir);
+    const found = await kinds(mb.dir);
     const grownMiB = (process.resourceUsage().maxRSS - peak) / 1024;
     console.log(`verify of a ${(HUGE / 2 ** 20).toFixed(0)} MiB inbox: peak RSS grew ${grownMiB.toFixed(0)} MiB`);
     expect(found).toEqual(['inbox/bob.jsonl:4:corrupt', 'inbox/bob.jsonl:5:forged']);

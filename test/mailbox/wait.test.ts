@@ -59,6 +59,6 @@ describe('wait_for_message', () => {
     expect(got.messages.map((m) => m.id)).toEqual([sent.id]);
     const mine = waits(mb).slice(before);
     expect(mine.map((c) => c.message_ids)).toEqual([[sent.id]]);
-    expect(verifyMailbox(mb.dir).problems.map((p) => p.kind).every((k) => k === 'corrupt')).toBe(true); // the hand-written damaged lines
+    expect((await verifyMailbox(mb.dir)).problems.map((p) => p.kind).every((k) => k === 'corrupt')).toBe(true); // the hand-written damaged lines
   });
 });

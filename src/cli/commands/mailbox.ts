@@ -110,10 +110,10 @@ function _serve(ctx: CliContext): Command {
       if (!o.http && !agent) throw new WitnessError('USAGE', 'Say who this stdio server acts for with --agent NAME (or WITNESS_MAILBOX_AGENT), or serve many agents with --http.');
       if (o.http && o.agent) throw new WitnessError('USAGE', 'Use either --agent (stdio, one agent) or --http (agents identified by their tokens), not both.');
       if (!o.http && o.maxRequestBytes !== undefined) throw new WitnessError('USAGE', '--max-request-bytes limits HTTP request bodies; add --http, or drop it (stdio has no request body).');
-      const runtime = createRuntime({ dir: resolvePath(ctx, o.dir), prefix: o.toolPrefix, limits: _limits(o), ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.store ? { store: o.store } : {}) });
+      const runtime = await createRuntime({ dir: resolvePath(ctx, o.dir), prefix: o.toolPrefix, limits: _limits(o), ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.store ? { store: o.store } : {}) });
       recoverMailbox(runtime.store.dir);
       if (!o.http) {
-        assertRegistered(runtime, agent!);
+        await assertRegistered(runtime, agent!);
         ctx.io.stderr(`witness mailbox: serving ${agent} over stdio (${runtime.store.dir})\n`);
         return serveStdio(runtime, agent!);
       }
@@ -157,9 +157,9 @@ function _verify(ctx: CliContext): Command {
     .option('--public-key <base64url>', 'pin the Ed25519 public key instead of trusting any file')
     .option('--json', 'print the report as JSON')
     .addHelpText('after', '\nExample:\n  $ witness mailbox verify ./mb --json | jq ".problems"')
-    .action((dir: string, o: { key?: string; publicKey?: string; json?: boolean }) => {
+    .action(async (dir: string, o: { key?: string; publicKey?: string; json?: boolean }) => {
       if (o.key !== undefined && o.publicKey !== undefined) throw new WitnessError('USAGE', 'Give either --key or --public-key, not both: receipts are checked with one key.');
-      const report = verifyMailbox(resolvePath(ctx, dir), { ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.publicKey !== undefined ? { publicKey: o.publicKey } : {}) });
+      const report = await verifyMailbox(resolvePath(ctx, dir), { ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.publicKey !== undefined ? { publicKey: o.publicKey } : {}) });
       if (!report.ok) ctx.exitCode = 1;
       if (o.json) return ctx.io.stdout(`${JSON.stringify(report, null, 2)}\n`);
       for (const p of report.problems) ctx.io.stdout(`${p.file}:${p.line}: ${p.kind}: ${p.message}\n`);

@@ -28,7 +28,7 @@ export function verifyCommand(ctx: CliContext): Command {
     .argument('<artifact>', 'an evidence file (receipt, path, DSSE envelope, bundle, E12 results) or a mailbox folder')
     .option('--output <file>', 'the output bytes a receipt, path or envelope claims (a bundle or an E12 file carries its own)')
     .option('--keys <file>', 'your own key directory (`witness keys add`); keys inside the evidence are never used (required for receipts, paths, envelopes and bundles)')
-    .option('--nonces <db>', 'SQLite nonce store shared by verifiers: a second verification of the same receipt is REPLAY')
+    .option('--nonces <db>', 'nonce store shared by verifiers — a SQLite file (one machine), a postgres:// URL (any number of machines) or `postgres` for $WITNESS_DATABASE_URL: a second verification of the same receipt is REPLAY')
     .addOption(new Option('--construction <c>', 'require this ancestry construction (pin dag to refuse downgrades)').choices(CONSTRUCTIONS.filter((c) => c !== 'none')))
     .option('--skew <seconds>', `clock skew tolerated on validity windows (0 to ${MAX_SKEW_S})`, _skewSeconds, 0)
     .option('--now <time>', 'verify as of this time instead of now, e.g. 2026-01-31T12:00:00Z', (text: string) => parseTime(text, '--now'))
@@ -39,7 +39,7 @@ export function verifyCommand(ctx: CliContext): Command {
     .option('--json', 'print {ok, type, legacy, summary, problems, details} as JSON')
     .addHelpText(
       'after',
-      '\nExample:\n  $ witness verify answer.evidence.json --output answer.txt --keys trusted.json --nonces nonces.db --construction dag\n  $ witness verify receipt.json --output report.txt --keys trusted.json --json\n  $ witness verify answer.bundle.json --keys trusted.json   # evidence with its output\n  $ witness verify results.json                  # an E12 results file (witness a2a bench)\n  $ witness verify ./mb --keys trusted.json      # a mailbox folder, its key pinned by your directory\n  $ witness verify sweep.jsonl --keys trusted.json   # signed simulation results (witness sim --sign)',
+      '\nExample:\n  $ witness verify answer.evidence.json --output answer.txt --keys trusted.json --nonces nonces.db --construction dag\n  $ witness verify receipt.json --output report.txt --keys trusted.json --json\n  $ witness verify receipt.json --output report.txt --keys trusted.json --nonces postgres://verifier@db.internal/witness\n  $ witness verify answer.bundle.json --keys trusted.json   # evidence with its output\n  $ witness verify results.json                  # an E12 results file (witness a2a bench)\n  $ witness verify ./mb --keys trusted.json      # a mailbox folder, its key pinned by your directory\n  $ witness verify sweep.jsonl --keys trusted.json   # signed simulation results (witness sim --sign)',
     )
     .action(async (file: string, o: VerifyCliOptions, command: Command) => {
       const found = recognise(resolvePath(ctx, file), file);

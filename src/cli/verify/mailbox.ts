@@ -24,7 +24,7 @@ export async function verifyMailboxFolder(artifact: Artifact, o: VerifyCliOption
     }
     pinned = { verifier: { verifier: trusted, source: `key directory ${o.keys}` } };
   }
-  const report = verifyMailbox(artifact.path, pinned);
+  const report = await verifyMailbox(artifact.path, pinned);
   const counts = `${report.calls} call receipts, ${report.messages} messages, key ${report.key.kid} (${report.key.source})`;
   return {
     ok: report.ok,

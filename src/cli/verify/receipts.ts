@@ -6,7 +6,7 @@
  * after the check (never by `--now`: an audit "as of" another time must not forget the
  * nonces of receipts some verifier could still accept today).
  */
-import { loadKeyDirectory, type NonceStore, SqliteNonceStore, type VerifyOptions, type VerifyResult } from '../../attest/index.js';
+import { isPostgresUrl, loadKeyDirectory, type NonceStore, openNonceStore, resolveDatabaseUrl, type VerifyOptions, type VerifyResult } from '../../attest/index.js';
 import { readNamedFile } from '../../attest/files.js';
 import { WitnessError } from '../../core/errors.js';
 import { type CliContext, resolvePath } from '../context.js';
@@ -16,7 +16,7 @@ import type { Outcome, VerifyCliOptions } from './types.js';
 export async function verifyWithReceiptOptions(ctx: CliContext, o: VerifyCliOptions, check: (options: VerifyOptions, output: Buffer) => Promise<VerifyResult>): Promise<Outcome> {
   const output = o.output === undefined ? Buffer.alloc(0) : readNamedFile(resolvePath(ctx, o.output), 'output file');
   const directory = loadKeyDirectory(resolvePath(ctx, o.keys as string));
-  const nonceStore = o.nonces ? _openNonces(resolvePath(ctx, o.nonces)) : undefined;
+  const nonceStore = o.nonces ? await _openNonces(ctx, o.nonces) : undefined;
   const options: VerifyOptions = {
     directory,
     now: o.now ?? Date.now(),
@@ -31,7 +31,7 @@ export async function verifyWithReceiptOptions(ctx: CliContext, o: VerifyCliOpti
     await nonceStore?.prune(Date.now());
     return receiptOutcome(result);
   } finally {
-    nonceStore?.close();
+    await nonceStore?.close();
   }
 }
 
@@ -48,10 +48,14 @@ export function receiptOutcome(result: VerifyResult): Outcome {
   };
 }
 
-/** A nonce store the user named but that cannot be opened is a usage error (exit 2). */
-function _openNonces(path: string): NonceStore {
+/**
+ * A nonce store the user named but that cannot be opened is a usage error (exit 2):
+ * a `postgres://` URL (or `postgres` for WITNESS_DATABASE_URL), else a SQLite path.
+ */
+async function _openNonces(ctx: CliContext, given: string): Promise<NonceStore> {
+  const url = resolveDatabaseUrl(given, '--nonces');
   try {
-    return new SqliteNonceStore(path);
+    return await openNonceStore(isPostgresUrl(url) ? url : resolvePath(ctx, url));
   } catch (error) {
     if (error instanceof WitnessError && error.code === 'IO') throw new WitnessError('USAGE', `--nonces: ${error.message}`, { cause: error });
     throw error;

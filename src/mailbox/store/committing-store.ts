@@ -21,8 +21,12 @@ export abstract class CommittingStore {
   /** Applies one group of operations durably and settles each of them. */
   protected abstract commit(group: Pending<ops.StoreOp, ops.StoreResult>[]): void | Promise<void>;
 
-  /** Registered agents, re-read only when agents.json changed. */
-  agents(): AgentEntry[] {
+  async agents(): Promise<AgentEntry[]> {
+    return this.agentsNow();
+  }
+
+  /** Registered agents, re-read only when agents.json changed (synchronously: commits run under a file lock). */
+  protected agentsNow(): AgentEntry[] {
     const stamp = agentsStamp(this.dir);
     if (stamp !== this.stamp) {
       this.agentList = readAgents(this.dir);

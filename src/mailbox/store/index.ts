@@ -21,7 +21,8 @@ export interface OpenStoreOptions {
   limits?: Partial<Quota>;
 }
 
-export function openStore(dir: string, options: OpenStoreOptions = {}): MailboxStore {
+/** Opens the store `mailbox.json` names (async: a networked store connects first). */
+export async function openStore(dir: string, options: OpenStoreOptions = {}): Promise<MailboxStore> {
   const config = readConfig(dir);
   if (options.kind && options.kind !== config.store) {
     throw new WitnessError('USAGE', `${dir} was created with --store ${config.store}; it cannot be served as --store ${options.kind}. Drop --store or create a new mailbox.`);

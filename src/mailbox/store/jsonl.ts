@@ -88,7 +88,7 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
 
   private async commitLocked(group: Pending<ops.StoreOp, ops.StoreResult>[], lock: LockHandle): Promise<Array<() => void>> {
     this.files.newCommit();
-    this.agents();
+    this.agentsNow();
     this.log.catchUp(this.files.fd(LOG));
     const batch: Batch = { inbox: new Map(), log: [], cursors: new Map(), seen: new Map(), pending: new Map() };
     const settle: Array<() => void> = [];

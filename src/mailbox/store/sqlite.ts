@@ -78,7 +78,7 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
   }
 
   protected commit(group: Pending<ops.StoreOp, ops.StoreResult>[]): void {
-    this.agents();
+    this.agentsNow();
     const settle: Array<() => void> = [];
     const run = this.db.transaction(() => {
       settle.length = 0;

@@ -43,8 +43,8 @@ export interface CallOutcome {
 export interface MailboxStore {
   readonly kind: StoreKind;
   readonly dir: string;
-  /** Registered agents (re-read when agents.json changes). */
-  agents(): AgentEntry[];
+  /** Registered agents (re-read when agents.json changes; a networked store asks its database). */
+  agents(): Promise<AgentEntry[]>;
   /** Appends a message and its send receipt. Unknown recipient → NOT_FOUND (and a failed-call receipt). */
   send(from: string, input: SendInput): Promise<SendResult>;
   /** Unread messages for `agent`, oldest first, with a receipt listing their ids. */

@@ -76,7 +76,7 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
     { title: 'List agents', description: 'Every agent you can send messages to.', inputSchema: {}, outputSchema: s.listAgentsOutput, annotations: { title: 'List agents', ...READ_ONLY } },
     () =>
       guarded(async () => {
-        const agents = store.agents().map((a) => ({ name: a.name, ...(a.description ? { description: a.description } : {}), you: a.name === agent }));
+        const agents = (await store.agents()).map((a) => ({ name: a.name, ...(a.description ? { description: a.description } : {}), you: a.name === agent }));
         await store.record(agent, 'list_agents', { ok: true });
         return { agents };
       }),

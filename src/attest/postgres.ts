@@ -1,0 +1,125 @@
+/**
+ * @module
+ * The one way Witness reaches PostgreSQL (the nonce store here, the mailbox store
+ * above it): URL checks, a pool with a connect timeout, one-line errors, and schema
+ * migrations recorded in a version table. `pg` is loaded on first use so a user who
+ * never names a database pays nothing for it.
+ */
+import { existsSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import type { Pool, PoolClient, PoolConfig } from 'pg';
+import { WitnessError } from '../core/errors.js';
+
+/** True for `postgres://…` and `postgresql://…` (the forms libpq and `pg` accept). */
+export function isPostgresUrl(text: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(text);
+}
+
+/** `postgres://user:secret@host/db` → `postgres://user:***@host/db`, for messages and reports. */
+export function redactUrl(url: string): string {
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
+}
+
+export interface OpenPoolOptions {
+  /** Largest number of connections this process holds (default 4). */
+  max?: number;
+  /** What the database is for, in error messages ("nonce store", "mailbox"). */
+  purpose: string;
+}
+
+/** Opens a pool and checks it reaches the server now, so a wrong URL fails at once and clearly. */
+export async function openPool(url: string, options: OpenPoolOptions): Promise<Pool> {
+  if (!isPostgresUrl(url)) throw new WitnessError('USAGE', `The ${options.purpose} URL ${redactUrl(url)} is not a PostgreSQL URL; write postgres://USER@HOST:PORT/DB (or postgres:///DB for the local socket).`);
+  const { default: pg } = await import('pg');
+  _libpqDefaults(pg.defaults);
+  const config: PoolConfig = {
+    connectionString: url,
+    max: options.max ?? 4,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 10_000,
+  };
+  const pool = new pg.Pool(config);
+  // An idle connection dropped by the server must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  try {
+    const client = await pool.connect();
+    client.release();
+  } catch (cause) {
+    await pool.end().catch(() => {});
+    throw new WitnessError('IO', `Cannot reach the ${options.purpose} at ${redactUrl(url)}: ${(cause as Error).message}. Check the server runs and the URL names an existing database.`, { cause });
+  }
+  return pool;
+}
+
+/**
+ * What a URL leaves out means what it means to libpq (psql): the OS user, and the local
+ * socket — so `postgres:///db` works as in psql. pg's own defaults are $USER (unset
+ * under many service managers) and TCP localhost. Set once, only where pg has none.
+ */
+function _libpqDefaults(defaults: { user?: string | undefined; host?: string | undefined }): void {
+  defaults.user ||= process.env.PGUSER || userInfo().username;
+  if (!process.env.PGHOST && defaults.host === 'localhost' && existsSync('/var/run/postgresql')) defaults.host = '/var/run/postgresql';
+}
+
+/** Runs `work` in one transaction on one connection: COMMIT when it returns, ROLLBACK when it throws. */
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** A schema step: applied once, in order; `version` counts from 1. */
+export interface Migration {
+  version: number;
+  sql: string;
+}
+
+// One fixed key for every migration: schema changes of all components are serialised,
+// so two processes starting together never both run CREATE TABLE (PostgreSQL's
+// IF NOT EXISTS is not safe under concurrency: both may pass the check).
+const _MIGRATION_LOCK = 0x5749_544e; // "WITN"
+
+/**
+ * Brings `component`'s tables to the newest version in `migrations`; returns the
+ * version found before. A database at a newer version than this build knows is
+ * refused: an old binary must not write rows a newer schema expects otherwise.
+ */
+export async function migrate(pool: Pool, component: string, migrations: readonly Migration[]): Promise<number> {
+  const newest = migrations.at(-1)?.version ?? 0;
+  return inTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [_MIGRATION_LOCK]);
+    await client.query('CREATE TABLE IF NOT EXISTS witness_schema (component text PRIMARY KEY, version integer NOT NULL)');
+    const found = await client.query<{ version: number }>('SELECT version FROM witness_schema WHERE component = $1', [component]);
+    const current = found.rows[0]?.version ?? 0;
+    if (current > newest) throw new WitnessError('INVALID_INPUT', `The database's ${component} schema is version ${current}, newer than this Witness knows (${newest}); upgrade Witness.`);
+    for (const step of migrations) {
+      if (step.version > current) await client.query(step.sql);
+    }
+    await client.query('INSERT INTO witness_schema (component, version) VALUES ($1, $2) ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version', [component, newest]);
+    return current;
+  });
+}
+
+/** The environment variable a bare `postgres` (instead of a URL) stands for. */
+export const DATABASE_URL_ENV = 'WITNESS_DATABASE_URL';
+
+/**
+ * `postgres` alone means "the database in WITNESS_DATABASE_URL" (so a URL with a
+ * password need not appear in a command line or shell history); anything else is
+ * returned as given. `option` names the flag in the error.
+ */
+export function resolveDatabaseUrl(value: string, option: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (value !== 'postgres') return value;
+  const url = env[DATABASE_URL_ENV];
+  if (!url) throw new WitnessError('USAGE', `${option} postgres reads the database URL from ${DATABASE_URL_ENV}, which is not set; set it (e.g. postgres:///witness) or give the URL itself.`);
+  return url;
+}
