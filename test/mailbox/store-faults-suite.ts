@@ -84,7 +84,10 @@ function forgeIdempotency(kind: Kind, dir: string, key: string, withMessage: boo
 
 /** Removes every stored message of b's, as an agent editing the store could. */
 function emptyInbox(kind: Kind, dir: string): void {
-  if (kind === 'jsonl') return truncateSync(join(dir, 'inbox', 'b.jsonl'), 0);
+  if (kind === 'jsonl') {
+    truncateSync(join(dir, 'inbox', 'b.jsonl'), 0);
+    return;
+  }
   const db = new Database(join(dir, 'mailbox.sqlite'));
   try {
     db.prepare("DELETE FROM messages WHERE recipient = 'b'").run();
