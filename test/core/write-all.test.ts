@@ -60,21 +60,25 @@ describe.skipIf(TMPFS_UNAVAILABLE !== undefined)('writes on a full disk', () => 
     const filler = fillDisk(dir, 24 * 1024, 'results-filler');
     const acked: number[] = [];
     const errors: unknown[] = [];
-    for (let i = 0; i < 200; i++) {
-      try {
-        writer.append({ run: i, pad: 'x'.repeat(700) });
-        acked.push(i);
-      } catch (error) {
-        errors.push(error);
+    try {
+      for (let i = 0; i < 200; i++) {
+        try {
+          writer.append({ run: i, pad: 'x'.repeat(700) });
+          acked.push(i);
+        } catch (error) {
+          errors.push(error);
+        }
       }
+      expect(errors.length).toBeGreaterThan(0);
+      for (const e of errors) expect(isWitnessError(e, 'IO'), String(e)).toBe(true);
+      const text = readFileSync(path, 'utf8');
+      expect(text === '' || text.endsWith('\n')).toBe(true); // no torn line left for the next append to be glued to
+      rmSync(filler);
+      writer.append({ run: 'after' });
+    } finally {
+      rmSync(filler, { force: true });
+      writer.close(); // also on failure, or the tmpfs stays busy and cannot be unmounted
     }
-    expect(errors.length).toBeGreaterThan(0);
-    for (const e of errors) expect(isWitnessError(e, 'IO'), String(e)).toBe(true);
-    const text = readFileSync(path, 'utf8');
-    expect(text === '' || text.endsWith('\n')).toBe(true); // no torn line left for the next append to be glued to
-    rmSync(filler);
-    writer.append({ run: 'after' });
-    writer.close();
     const read = readJsonl<{ run: number | string }>(path);
     expect(read.problems).toEqual([]);
     expect(read.tornTail).toBe(false);
