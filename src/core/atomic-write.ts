@@ -15,7 +15,7 @@
  * role in its own message; the temporary file is removed on any failure.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fdatasyncSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 const { O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_WRONLY } = constants;
@@ -50,8 +50,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
   let renamed = false; // renamed (or linked) into place
   try {
     fchmodSync(fd, mode); // the umask can only remove bits; make them exactly `mode`
-    writeAll(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
-    fsyncSync(fd);
+    writeAll(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data, { sync: 'full' });
     closeSync(fd);
     if (options.exclusive) linkSync(tmp, path);
     else renameSync(tmp, path);
@@ -73,14 +72,32 @@ export function syncFolder(dir: string): void {
   }
 }
 
-/** Writes every byte of `data` at the descriptor's position, looping over short writes (a short write is never taken for a whole one). */
-export function writeAll(fd: number, data: Uint8Array): void {
+export interface WriteAllOptions {
+  /**
+   * After the last byte: `full` fsyncs (data and metadata), `data` fdatasyncs (data
+   * and size, the mtime may wait). Default: no sync, for a caller that syncs several
+   * files at once (the mailbox's group commit) or batches syncs (results files).
+   */
+  sync?: 'full' | 'data';
+}
+
+/**
+ * Writes every byte of `data` at the descriptor's position (O_APPEND: at the end),
+ * looping over short writes — a short write is never taken for a whole one — and
+ * failing (EIO) when a write stores nothing; then syncs if asked. Any error is the
+ * file system's own (ENOSPC…): nothing may be acknowledged, and the caller cuts the
+ * file back to its last good size. The one write under every acknowledgement.
+ * @example writeAll(fd, Buffer.from(`${line}\n`), { sync: 'data' })
+ */
+export function writeAll(fd: number, data: Uint8Array, options: WriteAllOptions = {}): void {
   let done = 0;
   while (done < data.length) {
     const n = writeSync(fd, data, done, data.length - done);
     if (n <= 0) throw Object.assign(new Error(`write stored ${done} of ${data.length} bytes`), { code: 'EIO' });
     done += n;
   }
+  if (options.sync === 'full') fsyncSync(fd);
+  else if (options.sync === 'data') fdatasyncSync(fd);
 }
 
 function _modeOf(path: string): number {

@@ -3,7 +3,7 @@
  * Public API of `agent-witness/core`: the primitives every part of Witness shares.
  */
 export { syncFolder, writeAll, writeFileAtomic } from './atomic-write.js';
-export type { AtomicWriteOptions } from './atomic-write.js';
+export type { AtomicWriteOptions, WriteAllOptions } from './atomic-write.js';
 export { decodeBase64urlStrict } from './base64url.js';
 export { canonicalBytes, canonicalize } from './canonical-json.js';
 export { ERROR_CODES, exitCodeFor, isWitnessError, WitnessError } from './errors.js';

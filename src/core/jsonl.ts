@@ -3,9 +3,12 @@
  * Durable append-only JSON Lines files.
  *
  * Rules:
- * - A record is written as ONE `write` of `<json>\n` to a file opened with O_APPEND,
- *   so a complete line is in the kernel before `append` returns, and a process killed
- *   afterwards (even by SIGKILL) does not lose it.
+ * - A record is written as `<json>\n` to a file opened with O_APPEND through core's
+ *   `writeAll` (a short write is finished or failed, never taken as whole), so a
+ *   complete line is in the kernel before `append` returns, and a process killed
+ *   afterwards (even by SIGKILL) does not lose it. A failed append (disk full) cuts
+ *   the file back to its last complete line and throws: nothing half-written stays
+ *   for the next line to be glued to.
  * - fsync policy: `always` (fsync after each append: survives power loss, slow),
  *   `batch` (fsync at most every `batchMs` and on close: the default for results) or
  *   `never` (leave it to the OS).
@@ -14,7 +17,8 @@
  *   appending, and reports the bytes it cut. Readers skip a torn tail and report
  *   corrupt lines with their line numbers instead of failing the whole file.
  */
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync } from 'node:fs';
+import { writeAll } from './atomic-write.js';
 import { WitnessError } from './errors.js';
 
 export type FsyncPolicy = 'always' | 'batch' | 'never';
@@ -42,6 +46,7 @@ export function openJsonlWriter(path: string, options: JsonlWriterOptions = {}):
   const batchMs = options.batchMs ?? 1000;
   const fd = _open(path);
   const repairedBytes = _cutTornTail(fd);
+  let size = fstatSync(fd).size; // the end of the last complete line
   let dirty = false;
   let lastSync = Date.now();
   let closed = false;
@@ -52,9 +57,16 @@ export function openJsonlWriter(path: string, options: JsonlWriterOptions = {}):
   };
   const appendLine = (text: string) => {
     if (closed) throw new WitnessError('IO', `Cannot append to ${path}: the writer is closed.`);
-    writeSync(fd, `${text}\n`);
-    dirty = true;
-    if (policy === 'always' || (policy === 'batch' && Date.now() - lastSync >= batchMs)) sync();
+    const bytes = Buffer.from(`${text}\n`, 'utf8');
+    try {
+      writeAll(fd, bytes, policy === 'always' ? { sync: 'full' } : {});
+    } catch (cause) {
+      _cutBack(fd, size);
+      throw new WitnessError('IO', `Cannot append to ${path}: ${(cause as Error).message}. The line was not stored (the file ends with its last complete line); free space or check the disk, then resume.`, { cause });
+    }
+    size += bytes.length;
+    dirty = policy !== 'always'; // `always` synced inside writeAll
+    if (policy === 'batch' && Date.now() - lastSync >= batchMs) sync();
   };
   return {
     repairedBytes,
@@ -75,6 +87,15 @@ function _open(path: string): number {
     return openSync(path, 'a+');
   } catch (cause) {
     throw new WitnessError('IO', `Cannot open ${path} for appending: ${(cause as Error).message}. Check the folder exists and is writable.`, { cause });
+  }
+}
+
+/** Undoes a partial append; if even that fails, the torn tail is cut when the file is next opened. */
+function _cutBack(fd: number, size: number): void {
+  try {
+    ftruncateSync(fd, size);
+  } catch {
+    // the next open cuts the unterminated tail (_cutTornTail)
   }
 }
 

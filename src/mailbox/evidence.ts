@@ -9,7 +9,7 @@
  */
 import { closeSync, constants, existsSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openMailboxDatabase, sqlitePath } from './store/sqlite-file.js';
 import type { StoreKind } from './config.js';
 
 /** A line longer than this is not a record of ours (a message body is at most a few MiB). */
@@ -163,8 +163,8 @@ function _jsonlEvidence(dir: string, parseCursor: (text: string, file: string) =
 }
 
 function _sqliteEvidence(dir: string): Evidence {
-  const path = join(dir, 'mailbox.sqlite');
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const path = sqlitePath(dir);
+  const db = openMailboxDatabase(dir, { readonly: true }); // never through a planted link
   return {
     kind: 'sqlite',
     callsFile: `${path}#calls`,

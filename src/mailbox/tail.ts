@@ -10,14 +10,14 @@
 import { closeSync, existsSync, fstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Database from 'better-sqlite3';
 import type { Message } from './call-log.js';
 import { readConfig } from './config.js';
 import { isMailboxFile, openInside, READ } from './store/files.js';
 import { afterLastNewline } from './store/jsonl-files.js';
 import { scanLines } from './store/lines.js';
 import { parseMessage } from './store/ops.js';
-import { CAPPED_TEXT, sqlitePath } from './store/sqlite.js';
+import { CAPPED_TEXT } from './store/sqlite.js';
+import { openMailboxDatabase } from './store/sqlite-file.js';
 
 export interface TailOptions {
   /** Start with messages already stored (default: only new ones). */
@@ -85,7 +85,7 @@ function _jsonl(dir: string, agent?: string): (skip: boolean) => Message[] {
 function _sqlite(dir: string, agent?: string): (skip: boolean) => Message[] {
   let last = 0;
   return (skip) => {
-    const db = new Database(sqlitePath(dir), { readonly: true, fileMustExist: true });
+    const db = openMailboxDatabase(dir, { readonly: true });
     try {
       if (skip) {
         last = (db.prepare('SELECT coalesce(max(pos), 0) AS last FROM messages').get() as { last: number }).last;

@@ -17,7 +17,8 @@ import type { LogCode } from '../attest/reasons.js';
 import { ed25519Verifier, signerFor, type Verifier } from '../attest/signature.js';
 import { WitnessError } from '../core/errors.js';
 import { parseStrictJson } from '../core/strict-json.js';
-import { type CallReceipt, type CallRecord, LEGACY_LINE_VERSION, LINE_VERSION, signedBytes } from './call-log.js';
+import type { CallRecord } from './call-log.js';
+import { isGenuineCall, parseCallRecord } from './call-check.js';
 import { MAILBOX_KEY, readConfig } from './config.js';
 import { openEvidence } from './evidence.js';
 import { hasStaleLock } from './lock.js';
@@ -84,12 +85,12 @@ function _readLog(lines: Iterable<{ line: number; text?: string; torn?: boolean 
   for (const l of lines) {
     if (l.torn) return { table, receipts, torn: l.line };
     if (l.text === '') continue;
-    const parsed = l.text === undefined ? { reason: 'a line of more than 64 MiB' } : _parseCall(l.text);
+    const parsed = l.text === undefined ? { reason: 'a line of more than 64 MiB' } : parseCallRecord(l.text);
     if ('reason' in parsed) {
       table.add(l.line, l.text, parsed);
       continue;
     }
-    const genuine = _receiptFits(parsed.receipt, signer) && signer.verify(signedBytesOf(parsed), parsed.receipt.sig);
+    const genuine = isGenuineCall(parsed, signer);
     table.add(l.line, l.text, { seq: parsed.seq, prev: parsed.prev, genuine });
     if (genuine && parsed.ok) _learn(parsed, receipts, file, l.line);
   }
@@ -127,38 +128,6 @@ function _verifier(config: ReturnType<typeof readConfig>, options: MailboxVerify
     return { signer: ed25519Verifier(config.signing.kid, config.signing.public_key), source: 'mailbox.json' };
   }
   return { signer: read(), source: path };
-}
-
-/** A call record, parsed strictly, or why the line is not one. */
-function _parseCall(text: string): CallRecord | { reason: string } {
-  let r: CallRecord;
-  try {
-    r = parseStrictJson(text, { what: 'the line' }) as CallRecord;
-  } catch (error) {
-    return { reason: (error as Error).message };
-  }
-  const shaped =
-    typeof r === 'object' && r !== null && (r.v === LINE_VERSION || r.v === LEGACY_LINE_VERSION) && Number.isSafeInteger(r.seq) && typeof r.prev === 'string' && typeof r.agent === 'string' && typeof r.tool === 'string' && typeof r.ok === 'boolean' && Array.isArray(r.message_ids) && r.message_ids.every((id) => typeof id === 'string') && typeof r.receipt === 'object' && r.receipt !== null && typeof r.receipt.sig === 'string';
-  return shaped ? r : { reason: `missing or mistyped v (${LEGACY_LINE_VERSION} or ${LINE_VERSION}), seq, prev, agent, tool, ok, message_ids or receipt` };
-}
-
-/** The bytes the receipt signed; a record with a value canonical JSON cannot hold signs nothing. */
-function signedBytesOf(record: CallRecord): Uint8Array {
-  try {
-    return signedBytes(record as unknown as Record<string, unknown>);
-  } catch {
-    return new Uint8Array(0);
-  }
-}
-
-/**
- * The receipt names this key and algorithm and holds nothing else. Its fields are
- * outside the signed bytes, and the newest line has no successor whose `prev` would
- * catch an edit, so they are checked here.
- */
-function _receiptFits(receipt: CallReceipt, signer: Verifier): boolean {
-  const keys = Object.keys(receipt).sort().join(',');
-  return keys === 'alg,kid,sig' && receipt.alg === signer.alg && receipt.kid === signer.kid;
 }
 
 /** The byte offset a JSONL cursor file records; throws when the file is not a cursor. */

@@ -2,9 +2,12 @@
  * The issue-13 property, checked with fast-check (seed printed; replay with
  * FC_SEED=…): random interleavings of sends (several in flight), reads, waits,
  * SIGKILLs of the real HTTP server process in the middle of a burst of sends, and a
- * full disk (a tmpfs filled by another file, then freed), on both stores. After
- * recovery, every acknowledged send is stored, no acknowledged read delivered a
- * message twice or one that is not stored, and `verify` is clean.
+ * full disk (a tmpfs filled by another file, then freed), on both stores. Every run
+ * meets the full disk at least once, not only by chance: each sequence holds one
+ * `flood` (fill the disk, then send until a send is refused for it), and the run
+ * asserts that a send was refused for a full disk. After recovery, every
+ * acknowledged send is stored, no acknowledged read delivered a message twice or
+ * one that is not stored, and `verify` is clean.
  */
 import { rmSync } from 'node:fs';
 import fc from 'fast-check';
@@ -20,7 +23,13 @@ type Op =
   | { kind: 'wait'; who: Agent; timeoutMs: number }
   | { kind: 'kill'; count: number; after: number }
   | { kind: 'full'; leave: number }
+  | { kind: 'flood'; leave: number; inFlight: number }
   | { kind: 'free' };
+
+/** Sends of one flood at most: far more than a few KiB of free space holds. */
+const FLOOD_MAX = 400;
+/** What the server answers a send that did not fit (store/files.ts writeFailure). */
+const DISK_FULL = /disk .*is full/i;
 
 /** A call the server does not answer in this time counts as not acknowledged (a stuck lock, say). */
 const CALL = { timeout: 20_000 };
@@ -34,6 +43,13 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('full' as const), leave: fc.integer({ min: 0, max: 12_000 }) }), weight: 1 },
   { arbitrary: fc.constant({ kind: 'free' as const }), weight: 1 },
 );
+const floodArb: fc.Arbitrary<Op> = fc.record({ kind: fc.constant('flood' as const), leave: fc.integer({ min: 0, max: 8_000 }), inFlight: fc.constantFrom(1, 8) });
+/** A random sequence with one flood at a random place: every run meets a full disk. */
+const opsArb: fc.Arbitrary<Op[]> = fc.tuple(fc.array(opArb, { minLength: 3, maxLength: 13 }), floodArb, fc.nat()).map(([ops, flood, at]) => {
+  const copy = [...ops];
+  copy.splice(at % (ops.length + 1), 0, flood);
+  return copy;
+});
 
 /** One run's mailbox, its server process and what the clients were told. */
 class World {
@@ -42,6 +58,8 @@ class World {
   filler: string | undefined;
   readonly acked = new Set<string>();
   readonly delivered: string[] = [];
+  /** Sends refused because the disk was full. */
+  diskFull = 0;
 
   constructor(readonly mb: TestMailbox) {}
 
@@ -66,7 +84,10 @@ class World {
   async send(from: Agent, to: Agent, body: string): Promise<string | undefined> {
     try {
       const r = await this.clients[from]!.client.callTool({ name: 'send_message', arguments: { to, body } }, undefined, CALL);
-      if (r.isError) return undefined;
+      if (r.isError) {
+        if ((r.content as Array<{ text?: string }>).some((c) => DISK_FULL.test(c.text ?? ''))) this.diskFull++;
+        return undefined;
+      }
       const id = (r.structuredContent as { id: string }).id;
       this.acked.add(id);
       return id;
@@ -114,6 +135,14 @@ async function run(w: World, op: Op, step: number): Promise<void> {
     }
     case 'full':
       return w.fill(op.leave);
+    case 'flood': {
+      w.fill(op.leave);
+      const before = w.diskFull;
+      for (let sent = 0; w.diskFull === before && sent < FLOOD_MAX; sent += op.inFlight) {
+        await Promise.all(Array.from({ length: op.inFlight }, (_, i) => w.send('a', 'b', `f${step}.${sent + i} ${'x'.repeat(200)}`)));
+      }
+      return;
+    }
     case 'free':
       return w.free();
   }
@@ -131,7 +160,7 @@ describe.skipIf(TMPFS_UNAVAILABLE !== undefined)('faults property', () => {
     console.log(`faults property: seed ${seed} (replay with FC_SEED=${seed})`);
     let n = 0;
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('jsonl' as const, 'sqlite' as const), fc.array(opArb, { minLength: 4, maxLength: 14 }), async (store, ops) => {
+      fc.asyncProperty(fc.constantFrom('jsonl' as const, 'sqlite' as const), opsArb, async (store, ops) => {
         const mb = await makeMailboxOn(fs, ['a', 'b'], store, `mb${n++}`);
         const w = new World(mb);
         try {
@@ -143,6 +172,8 @@ describe.skipIf(TMPFS_UNAVAILABLE !== undefined)('faults property', () => {
           w.kill();
           w.free();
         }
+        console.log(`faults property: ${store}, ${ops.length} steps: ${w.acked.size} sends acknowledged, ${w.diskFull} refused for a full disk`);
+        expect(w.diskFull, 'sends refused for a full disk in this run').toBeGreaterThan(0);
         await cli(['mailbox', 'recover', mb.dir]);
         const stored = storedIds(mb.dir);
         expect([...w.acked].filter((id) => !stored.has(id))).toEqual([]);

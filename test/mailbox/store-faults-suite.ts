@@ -4,7 +4,8 @@
  * skipped and counted, never fatal; a recipient's unread quota refuses further sends
  * with a clear error and a failure receipt.
  */
-import { appendFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { appendFileSync, readFileSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +14,8 @@ import { openStore, verifyMailbox } from '../../src/mailbox/index.js';
 import type { MailboxLimits } from '../../src/mailbox/limits.js';
 import { readSnapshot } from '../../src/mailbox/store/index.js';
 import type { MailboxStore } from '../../src/mailbox/store/types.js';
+import { canonicalSha256Hex } from '../../src/core/hash.js';
+import { forgedCallLine } from './forge.js';
 import { makeMailbox } from './helpers.js';
 
 const fetchOpts = (limit = 20, peek = false) => ({ limit, peek, tool: 'check_inbox' as const });
@@ -44,6 +47,50 @@ function damageInbox(kind: Kind, dir: string, lines: string[]): void {
   try {
     const insert = db.prepare('INSERT INTO messages (id, recipient, text) VALUES (?, ?, ?)');
     for (const [i, text] of lines.entries()) insert.run(`junk${i}`, 'b', text);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * What an attacker who can write the store (not its key) plants so that a keyed send
+ * of a's to b under `key` would be answered "duplicate": an idempotency record — a
+ * send line signed by a stranger's key (JSONL), an idempotency row and such a line
+ * (SQLite) — naming a message id, and with `withMessage` that message too. Returns
+ * the forged id.
+ */
+function forgeIdempotency(kind: Kind, dir: string, key: string, withMessage: boolean): string {
+  const id = `msg_${randomUUID()}`;
+  const sentAt = new Date().toISOString();
+  const message = { id, from: 'a', to: 'b', body: 'never sent', sent_at: sentAt, idempotency_key: key };
+  const entry = { ts: sentAt, agent: 'a', tool: 'send_message', ok: true, message_ids: [id], to: ['b'], digests: [canonicalSha256Hex(message)], idempotency_key: key };
+  if (kind === 'jsonl') {
+    const last = readFileSync(join(dir, 'calls.jsonl'), 'utf8').trimEnd().split('\n').at(-1)!;
+    if (withMessage) appendFileSync(join(dir, 'inbox', 'b.jsonl'), `${JSON.stringify(message)}\n`);
+    appendFileSync(join(dir, 'calls.jsonl'), `${forgedCallLine(last, entry, 2)}\n`);
+    return id;
+  }
+  const db = new Database(join(dir, 'mailbox.sqlite'));
+  try {
+    const last = db.prepare('SELECT seq, text FROM calls ORDER BY seq DESC LIMIT 1').get() as { seq: number; text: string };
+    db.prepare('INSERT INTO calls (seq, text) VALUES (?, ?)').run(last.seq + 1, forgedCallLine(last.text, entry, 2));
+    db.prepare('INSERT INTO idempotency VALUES (?, ?, ?, ?, ?)').run('a', key, id, 'b', sentAt);
+    if (withMessage) db.prepare('INSERT INTO messages (id, recipient, text) VALUES (?, ?, ?)').run(id, 'b', JSON.stringify(message));
+  } finally {
+    db.close();
+  }
+  return id;
+}
+
+/** Removes every stored message of b's, as an agent editing the store could. */
+function emptyInbox(kind: Kind, dir: string): void {
+  if (kind === 'jsonl') {
+    truncateSync(join(dir, 'inbox', 'b.jsonl'), 0);
+    return;
+  }
+  const db = new Database(join(dir, 'mailbox.sqlite'));
+  try {
+    db.prepare("DELETE FROM messages WHERE recipient = 'b'").run();
   } finally {
     db.close();
   }
@@ -84,6 +131,35 @@ export function runStoreFaultsSuite(kind: Kind): void {
           [[last.id], DAMAGED.length],
           [[], undefined],
         ]);
+      });
+    });
+
+    for (const withMessage of [false, true]) {
+      it(`a forged idempotency record (${withMessage ? 'with a planted message' : 'naming no stored message'}) does not make a keyed send "duplicate": the send is stored and delivered`, async () => {
+        await withStore(kind, {}, async (store, dir) => {
+          await store.send('a', { to: 'b', body: 'first' });
+          const forged = forgeIdempotency(kind, dir, 'k', withMessage);
+          const sent = await store.send('a', { to: 'b', body: 'real', idempotencyKey: 'k' });
+          expect(sent.deduplicated).toBe(false);
+          expect(sent.id).not.toBe(forged);
+          expect(await store.send('a', { to: 'b', body: 'real', idempotencyKey: 'k' })).toMatchObject({ id: sent.id, deduplicated: true });
+          expect((await store.fetch('b', fetchOpts())).filter((m) => m.body === 'real').map((m) => m.id)).toEqual([sent.id]);
+          // verify reports the planted evidence, and nothing about the real send
+          const problems = (await verifyMailbox(dir)).problems;
+          expect(problems.length).toBeGreaterThan(0);
+          expect(problems.filter((p) => p.message.includes(sent.id))).toEqual([]);
+        });
+      });
+    }
+
+    it('a keyed send whose message was removed from the store is stored again on retry, not answered "duplicate"', async () => {
+      await withStore(kind, {}, async (store, dir) => {
+        const first = await store.send('a', { to: 'b', body: 'lost', idempotencyKey: 'k1' });
+        emptyInbox(kind, dir);
+        const again = await store.send('a', { to: 'b', body: 'lost', idempotencyKey: 'k1' });
+        expect(again.deduplicated).toBe(false);
+        expect(again.id).not.toBe(first.id);
+        expect((await store.fetch('b', fetchOpts())).map((m) => m.id)).toEqual([again.id]);
       });
     });
 

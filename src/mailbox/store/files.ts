@@ -55,12 +55,13 @@ export function openInside(dir: string, rel: string, flags: number, mode = 0o644
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && !(flags & O_CREAT)) return undefined;
-    if (code === 'ELOOP') throw _notRegular(path, 'a symbolic link');
+    if (code === 'ELOOP') throw notRegularFile(path, 'a symbolic link');
+    if (code === 'EISDIR') throw notRegularFile(path, 'a folder, not a regular file');
     throw writeFailure(error, dir, path);
   }
   if (!fstatSync(fd).isFile()) {
     closeSync(fd);
-    throw _notRegular(path, 'not a regular file');
+    throw notRegularFile(path, 'not a regular file');
   }
   return fd;
 }
@@ -78,7 +79,8 @@ function _assertRealFolder(dir: string, rel: string): void {
   }
 }
 
-function _notRegular(path: string, what: string): WitnessError {
+/** The one refusal of a mailbox file that is a link or not a regular file (both stores). */
+export function notRegularFile(path: string, what: string): WitnessError {
   return new WitnessError('IO', `Refusing ${path}: it is ${what}; mailbox files must be regular files inside the mailbox folder. Remove it (nothing was written through it); \`witness mailbox verify\` shows what is missing.`);
 }
 

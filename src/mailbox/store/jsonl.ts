@@ -15,7 +15,8 @@ import { fstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { syncFolder } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
-import { type CallEntry, type Message, sealCall } from '../call-log.js';
+import { genuineCall } from '../call-check.js';
+import { type CallEntry, type Message, messageDigest, sealCall } from '../call-log.js';
 import type { Signer } from '../../attest/signature.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { acquireLock, type LockHandle } from '../lock.js';
@@ -140,9 +141,11 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
     ops.checkRecipient(this.agentList, input.to);
     if (input.idempotencyKey !== undefined) {
       const earlier = this.log.idempotency.get(ops.idempotencyIndexKey(from, input.idempotencyKey));
-      if (earlier) {
+      // Only a stored message with a genuine receipt makes this a duplicate; a forged
+      // or orphaned index entry is passed over and the message stored (it never was).
+      if (earlier && this.backs(from, input.idempotencyKey, earlier, batch)) {
         this.append(batch, ops.dedupEntry(from, earlier, input.idempotencyKey));
-        return { ...earlier, deduplicated: true };
+        return { id: earlier.id, to: earlier.to, sent_at: earlier.sent_at, deduplicated: true };
       }
     }
     const sentAt = new Date().toISOString();
@@ -158,6 +161,27 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
     batch.pending.set(message.to, { messages: pending.messages + 1, bytes: pending.bytes + prepared.bytes });
     this.push(batch, sealed);
     return { id: message.id, to: message.to, sent_at: message.sent_at, deduplicated: false };
+  }
+
+  /** The earlier send is stored (on disk or in this batch) and its receipt genuine (ops.storedDedup, ops.receiptBacks). */
+  private backs(from: string, key: string, earlier: ops.IdempotentSend, batch: Batch): boolean {
+    let stored: Message | undefined;
+    const find = (text: string | undefined) => {
+      if (text?.includes(earlier.id)) stored = ops.storedDedup(from, key, earlier, text);
+      return stored === undefined;
+    };
+    for (const text of batch.inbox.get(earlier.to) ?? []) if (!find(text)) break;
+    if (!stored) scanLines(this.files.fd(inboxRel(earlier.to)), 0, (line) => find(line.text));
+    if (!stored) return false;
+    if (earlier.digest !== undefined) return earlier.digest === messageDigest(stored); // sealed by this process
+    if (earlier.at === undefined) return false;
+    let text: string | undefined;
+    scanLines(this.files.fd(LOG), earlier.at, (line) => {
+      text = line.text;
+      return false;
+    });
+    const record = genuineCall(text, this.signer);
+    return record !== undefined && ops.receiptBacks(record, stored);
   }
 
   private checkQuota(batch: Batch, to: string, bytes: number): void {

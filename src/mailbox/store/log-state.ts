@@ -28,7 +28,7 @@ export class LogState {
         const record = _parseRecord(line.text);
         // A damaged line is chained over as stored (its hash), as verify does.
         this.head = { seq: typeof record?.seq === 'number' ? record.seq : this.head.seq + 1, hash: line.hash ?? lineHash(line.text ?? '') };
-        if (record) learnIdempotency(this.idempotency, record);
+        if (record) learnIdempotency(this.idempotency, record, { at: line.start });
       },
       { hashLong: true },
     );
@@ -39,7 +39,7 @@ export class LogState {
   /** Takes a line sealed after the current head as the new head. */
   advance(sealed: ReturnType<typeof sealCall>): void {
     this.head = sealed.head;
-    learnIdempotency(this.idempotency, sealed.record);
+    learnIdempotency(this.idempotency, sealed.record, { sealed: true });
   }
 
   /** Forgets everything: the next catchUp reads the log from the start. */

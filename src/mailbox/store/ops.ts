@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { WitnessError } from '../../core/errors.js';
 import { parseStrictJson } from '../../core/strict-json.js';
 import { checkWellFormedText } from '../../core/text.js';
-import { type CallEntry, type Message, messageDigest, type ToolName } from '../call-log.js';
+import { type CallEntry, type CallRecord, type Message, messageDigest, type ToolName } from '../call-log.js';
 import type { AgentEntry } from '../config.js';
 import type { CallOutcome, FetchOptions, SendInput, SendResult } from './types.js';
 
@@ -20,11 +20,20 @@ export type StoreOp =
 
 export type StoreResult = SendResult | Message[] | undefined;
 
-/** A send already committed under an idempotency key. */
+/**
+ * A send committed under an idempotency key, as the store's index remembers it. The
+ * index is only a pointer: agents may be able to write the store, so a retry is
+ * answered as a duplicate only once `storedDedup` finds the message and a genuine
+ * receipt backs it (`receiptBacks`); otherwise the retry is stored as a new send.
+ */
 export interface IdempotentSend {
   id: string;
   to: string;
   sent_at: string;
+  /** JSONL: where the send's line starts in calls.jsonl, for a line this process did not seal (checked when used). */
+  at?: number;
+  /** The digest the receipt signed, for a line this process sealed itself (nothing to check but the message). */
+  digest?: string;
 }
 
 export function idempotencyIndexKey(from: string, key: string): string {
@@ -120,11 +129,42 @@ export function recordEntry(agent: string, tool: ToolName, outcome: CallOutcome)
   return { agent, tool, ok: outcome.ok, message_ids: outcome.message_ids ?? [], ...(outcome.error ? { error: outcome.error } : {}) };
 }
 
-/** Learns idempotency keys from a committed send line (ours or another process's). */
-export function learnIdempotency(index: Map<string, IdempotentSend>, record: Partial<CallEntry> & { ts?: string }): void {
-  if (record.tool !== 'send_message' || !record.ok || record.deduplicated || record.idempotency_key === undefined) return;
+/**
+ * Learns idempotency keys from a send line: one this process sealed (`where.sealed`:
+ * its digest is known good), or one read from the file at byte `where.at` (another
+ * process's, or anyone's: checked when a retry uses it).
+ */
+export function learnIdempotency(index: Map<string, IdempotentSend>, record: Partial<CallEntry> & { ts?: string }, where: { sealed: true } | { at: number }): void {
+  if (record.tool !== 'send_message' || !record.ok || record.deduplicated || typeof record.idempotency_key !== 'string') return;
   const id = record.message_ids?.[0];
   const to = record.to?.[0];
-  if (typeof record.agent !== 'string' || !id || !to || typeof record.ts !== 'string') return;
-  index.set(idempotencyIndexKey(record.agent, record.idempotency_key), { id, to, sent_at: record.ts });
+  if (typeof record.agent !== 'string' || typeof id !== 'string' || typeof to !== 'string' || typeof record.ts !== 'string') return;
+  const digest = record.digests?.[0];
+  const known = 'sealed' in where ? (typeof digest === 'string' ? { digest } : undefined) : { at: where.at };
+  if (known) index.set(idempotencyIndexKey(record.agent, record.idempotency_key), { id, to, sent_at: record.ts, ...known });
+}
+
+/**
+ * The stored record of an earlier keyed send, read back, when it is the message the
+ * index names (same id, recipient, time, sender and key); undefined when the
+ * message is gone or the index entry was forged.
+ */
+export function storedDedup(from: string, key: string, earlier: IdempotentSend, text: string | undefined): Message | undefined {
+  const m = parseMessage(text);
+  return m && m.id === earlier.id && m.to === earlier.to && m.sent_at === earlier.sent_at && m.from === from && m.idempotency_key === key ? m : undefined;
+}
+
+/** A genuine call record (the caller checked its signature) is the send receipt of exactly `m`, as verify would match them. */
+export function receiptBacks(record: CallRecord, m: Message): boolean {
+  return (
+    record.tool === 'send_message' &&
+    record.ok &&
+    record.deduplicated !== true &&
+    record.agent === m.from &&
+    record.idempotency_key === m.idempotency_key &&
+    record.message_ids.length === 1 &&
+    record.message_ids[0] === m.id &&
+    record.to?.[0] === m.to &&
+    record.digests?.[0] === messageDigest(m)
+  );
 }

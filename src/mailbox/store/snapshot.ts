@@ -7,11 +7,11 @@
  */
 import { closeSync, existsSync, fstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { readConfig } from '../config.js';
 import { openInside, READ } from './files.js';
 import { scanLines } from './lines.js';
 import { CAPPED_TEXT, sqlitePath } from './sqlite.js';
+import { openMailboxDatabase } from './sqlite-file.js';
 import type { StoreSnapshot } from './types.js';
 
 export function readSnapshot(dir: string): StoreSnapshot {
@@ -55,7 +55,7 @@ function _lines(dir: string, rel: string): { lines: Array<{ line: number; text: 
 }
 
 function _sqliteSnapshot(dir: string): StoreSnapshot {
-  const db = new Database(sqlitePath(dir), { readonly: true, fileMustExist: true });
+  const db = openMailboxDatabase(dir, { readonly: true });
   try {
     const file = sqlitePath(dir);
     const calls = (db.prepare(`SELECT seq, ${CAPPED_TEXT} AS text, octet_length(text) AS bytes FROM calls ORDER BY rowid`).all() as Array<{ text: string | null; bytes: number }>).map((r, i) => ({

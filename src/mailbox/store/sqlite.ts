@@ -10,14 +10,15 @@
  * would have, and the call log keeps each line's exact text, so receipts and the
  * hash chain are checked the same way for both stores.
  */
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { WitnessError } from '../../core/errors.js';
+import { genuineCall } from '../call-check.js';
 import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall } from '../call-log.js';
 import type { Signer } from '../../attest/signature.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { CommittingStore } from './committing-store.js';
 import { writeFailure } from './files.js';
+import { openMailboxDatabase, sqlitePath } from './sqlite-file.js';
 import type { Pending } from './group-commit.js';
 import { MAX_LINE } from './lines.js';
 import * as ops from './ops.js';
@@ -37,9 +38,7 @@ export const CAPPED_TEXT = `CASE WHEN octet_length(text) <= ${MAX_LINE} THEN tex
 /** Unread messages after the cursor, oldest first, read row by row. */
 const UNREAD = `SELECT pos, ${CAPPED_TEXT} AS text FROM messages WHERE recipient = ? AND pos > ? ORDER BY pos`;
 
-export function sqlitePath(dir: string): string {
-  return join(dir, 'mailbox.sqlite');
-}
+export { sqlitePath } from './sqlite-file.js';
 
 export class SqliteStore extends CommittingStore implements MailboxStore {
   readonly kind = 'sqlite' as const;
@@ -53,11 +52,7 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
 
   constructor(dir: string, private readonly signer: Signer, quota: Quota = DEFAULT_LIMITS) {
     super(dir);
-    try {
-      this.db = new Database(sqlitePath(dir), { timeout: 30_000 });
-    } catch (cause) {
-      throw new WitnessError('IO', `Cannot open ${sqlitePath(dir)}: ${(cause as Error).message}.`, { cause });
-    }
+    this.db = openMailboxDatabase(dir); // a regular file, never through a planted link
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.exec(SCHEMA);
@@ -117,9 +112,11 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
     ops.checkRecipient(this.agentList, input.to);
     if (input.idempotencyKey !== undefined) {
       const earlier = this.sql('SELECT id, recipient AS "to", sent_at FROM idempotency WHERE sender = ? AND key = ?').get(from, input.idempotencyKey) as ops.IdempotentSend | undefined;
-      if (earlier) {
+      // The idempotency row is only a pointer: a row written by someone else, or whose
+      // message is gone, is replaced below and the message stored (it never was).
+      if (earlier && this.backs(from, input.idempotencyKey, earlier)) {
         this.log(ops.dedupEntry(from, earlier, input.idempotencyKey));
-        return { ...earlier, deduplicated: true };
+        return { id: earlier.id, to: earlier.to, sent_at: earlier.sent_at, deduplicated: true };
       }
     }
     const sentAt = new Date().toISOString();
@@ -127,10 +124,27 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
     this.checkQuota(message.to, bytes);
     this.sql('INSERT INTO messages (id, recipient, text) VALUES (?, ?, ?)').run(message.id, message.to, text);
     if (input.idempotencyKey !== undefined) {
-      this.sql('INSERT INTO idempotency VALUES (?, ?, ?, ?, ?)').run(from, input.idempotencyKey, message.id, message.to, sentAt);
+      this.sql('INSERT OR REPLACE INTO idempotency VALUES (?, ?, ?, ?, ?)').run(from, input.idempotencyKey, message.id, message.to, sentAt);
     }
     this.log(entry, sentAt);
     return { id: message.id, to: message.to, sent_at: sentAt, deduplicated: false };
+  }
+
+  /**
+   * The earlier send's message is stored and a genuine send receipt backs it
+   * (ops.storedDedup, ops.receiptBacks). The receipt is found by its id in the line's
+   * text, newest first (a retry follows its send closely); only retries pay this.
+   */
+  private backs(from: string, key: string, earlier: ops.IdempotentSend): boolean {
+    const row = this.sql('SELECT text FROM messages WHERE id = ? AND recipient = ?').get(earlier.id, earlier.to) as { text: string } | undefined;
+    const stored = ops.storedDedup(from, key, earlier, row?.text);
+    if (!stored) return false;
+    const needle = `"message_ids":[${JSON.stringify(stored.id)}]`;
+    for (const call of this.sql('SELECT text FROM calls WHERE instr(text, ?) > 0 ORDER BY seq DESC').iterate(needle) as Iterable<{ text: string }>) {
+      const record = genuineCall(call.text, this.signer);
+      if (record && ops.receiptBacks(record, stored)) return true;
+    }
+    return false;
   }
 
   private checkQuota(to: string, bytes: number): void {
