@@ -15,7 +15,7 @@ import { renderOutcomeTable } from '../../report/table.js';
 import { BYZANTINE_STRATEGIES, HONEST_POLICIES } from '../../sim/agents/policy/policies.js';
 import { loadExperimentFile } from '../../sim/experiment/load.js';
 import { mergeResults } from '../../sim/experiment/merge.js';
-import { parseShard, planRuns, type Shard } from '../../sim/experiment/plan.js';
+import { parseShard, type Shard } from '../../sim/experiment/plan.js';
 import { PRESETS, preset } from '../../sim/experiment/presets.js';
 import { readResults, runExperiment } from '../../sim/experiment/run.js';
 import { checkpointPath } from '../../sim/transcript/format.js';
@@ -142,7 +142,7 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
     progress.finish();
   }
   // The table covers every run of this experiment in the file, including resumed ones.
-  const planned = new Set(planRuns(experiment, shard).map((r) => r.id));
+  const planned = summary.plannedIds;
   const records = readResults(out).records.filter((r) => planned.has(r.id));
   const cells = summarizeCells(records);
   if (options.json) {

@@ -73,6 +73,8 @@ export interface ExperimentRunSummary {
   aborted: boolean;
   /** Bytes of a torn last line cut from the results file before appending. */
   repairedBytes: number;
+  /** Ids of the planned runs (of this shard), so a caller need not plan again. */
+  plannedIds: ReadonlySet<string>;
 }
 
 export async function runExperiment(options: RunExperimentOptions): Promise<ExperimentRunSummary> {
@@ -94,7 +96,8 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
       options.onRecord?.(record);
       progress.add(record.outcome);
     });
-    return { records, ran, planned: planned.length, skipped: planned.length - todo.length, aborted, repairedBytes: sink?.repairedBytes ?? 0 };
+    const plannedIds = new Set(planned.map((r) => r.id));
+    return { records, ran, planned: planned.length, skipped: planned.length - todo.length, aborted, repairedBytes: sink?.repairedBytes ?? 0, plannedIds };
   } finally {
     sink?.close();
   }
@@ -129,8 +132,16 @@ async function _playHere(todo: PlannedRun[], options: RunExperimentOptions, onRe
   const window = Math.max(1, options.concurrency ?? 1);
   let next = 0;
   let failure: unknown;
+  let lastYield = Date.now();
   const lane = async () => {
     while (next < todo.length && next < written() + 2 * window && failure === undefined && !options.signal?.aborted) {
+      // A rule-based game resolves only microtasks, so without this the loop never lets
+      // the event loop run a SIGINT handler (or a timer): yield every 20 ms of play.
+      if (Date.now() - lastYield >= YIELD_EVERY_MS) {
+        await yieldToEventLoop();
+        lastYield = Date.now();
+        if (options.signal?.aborted) break;
+      }
       const position = next++;
       try {
         onRecord(position, await playRun(todo[position]!, options.experiment, options.agents));
@@ -144,6 +155,14 @@ async function _playHere(todo: PlannedRun[], options: RunExperimentOptions, onRe
     await Promise.all(Array.from({ length: Math.min(window, todo.length - next) }, lane));
   }
   if (failure !== undefined) throw failure;
+}
+
+/** The longest stretch, in ms, a sweep plays without letting signals and timers run. */
+export const YIELD_EVERY_MS = 20;
+
+/** Lets pending I/O, timers and signal handlers run (a macrotask turn, not a microtask). */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function _progressTracker(total: number, skipped: number, onProgress: RunExperimentOptions['onProgress']) {
