@@ -18,7 +18,8 @@ import { mergeResults } from '../../sim/experiment/merge.js';
 import { planRuns, type Shard } from '../../sim/experiment/plan.js';
 import { resolveShard } from '../../sim/experiment/shard-env.js';
 import { PRESETS, preset } from '../../sim/experiment/presets.js';
-import { readResults, runExperiment } from '../../sim/experiment/run.js';
+import { runExperiment } from '../../sim/experiment/run.js';
+import { emptyScan, recordsOf } from '../../sim/experiment/results-stream.js';
 import { checkpointPath } from '../../sim/transcript/format.js';
 import { type Experiment, type ExperimentInput, parseExperiment } from '../../sim/experiment/schema.js';
 import { summarizeCells } from '../../sim/stats.js';
@@ -146,15 +147,16 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   }
   // The table covers every run of this experiment in the file, including resumed ones.
   const planned = summary.plannedIds;
-  const records = readResults(out).records.filter((r) => planned.has(r.id));
-  const cells = summarizeCells(records);
+  const scan = emptyScan();
+  const cells = summarizeCells(recordsOf(out, scan, (r) => planned.has(r.id)));
+  const inFile = cells.reduce((n, c) => n + c.runs, 0);
   if (options.json) {
     ctx.io.stdout(`${JSON.stringify({ experiment: experiment.name, file: out, planned: summary.planned, skipped: summary.skipped, ran: summary.ran, aborted: summary.aborted, cells }, null, 2)}\n`);
   } else {
     ctx.io.stdout(`${renderOutcomeTable(cells)}\n`);
   }
   if (summary.repairedBytes) ctx.io.stderr(`Cut a torn last line (${summary.repairedBytes} bytes) left by an earlier crash from ${out}.\n`);
-  ctx.io.stderr(`Results: ${out} (${records.length} runs; ${summary.ran} new, ${summary.skipped} already there).\n`);
+  ctx.io.stderr(`Results: ${out} (${inFile} runs; ${summary.ran} new, ${summary.skipped} already there).\n`);
   if (sign) ctx.io.stderr(`Signed with key ${sign.key.kid}${sign.lineSignatures ? ', every line' : ''}; checkpoint: ${checkpointPath(out)}. Check it with: witness verify ${options.out ?? out} --keys DIR.json\n`);
   if (summary.aborted) {
     ctx.io.stderr('Interrupted: rerun the same command to resume where it stopped.\n');

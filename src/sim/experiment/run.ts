@@ -7,14 +7,13 @@
  * flight or waiting, so a killed sweep loses at most those.
  */
 import { WitnessError } from '../../core/errors.js';
-import { readJsonl } from '../../core/jsonl.js';
 import type { SignResultsOptions } from '../transcript/writer.js';
 import type { Outcome } from '../types.js';
 import { type PlannedRun, planRuns, type Shard } from './plan.js';
 import { type AgentFactory, playRun } from './play.js';
 import { playInWorkers } from './pool.js';
 import type { RunRecord } from './record.js';
-import { checkRecord } from './record-schema.js';
+import { emptyScan, recordsOf } from './results-stream.js';
 import { openResultsSink } from './sink.js';
 import type { Experiment } from './schema.js';
 
@@ -180,11 +179,13 @@ function _progressTracker(total: number, skipped: number, onProgress: RunExperim
   };
 }
 
-/** Reads a results file: valid records, and problems with line numbers for the rest. */
+/**
+ * Reads a results file into memory: valid records, and problems with line numbers for
+ * the rest (the first 100). Prefer `recordsOf` (results-stream.ts) where an iterable
+ * will do: this holds every record.
+ */
 export function readResults(path: string): { records: RunRecord[]; problems: { line: number; message: string }[]; tornTail: boolean } {
-  const contents = readJsonl(path, checkRecord);
-  if (contents.records.length === 0 && contents.problems.length === 0 && !contents.tornTail) {
-    throw new WitnessError('NOT_FOUND', `${path} has no results (missing or empty). Run \`witness sim --out ${path}\` first.`);
-  }
-  return { records: contents.records.map((r) => r.value), problems: contents.problems, tornTail: contents.tornTail };
+  const scan = emptyScan();
+  const records = [...recordsOf(path, scan)];
+  return { records, problems: scan.problems, tornTail: scan.tornTail };
 }
