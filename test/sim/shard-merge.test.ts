@@ -80,3 +80,18 @@ describe('witness sim merge', () => {
     expect(r.out).not.toContain('Merged');
   });
 });
+
+describe("a preset's default results file", () => {
+  it('refuses (exit 2, naming --out) a run whose plan differs from the runs already in it', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'witness-default-'));
+    expect((await cli(['sim', '--quiet'], cwd)).code).toBe(0);
+    const before = readFileSync(join(cwd, 'results', 'smoke.jsonl'), 'utf8');
+    const other = await cli(['sim', '--quiet', '--budget-rounds', '20'], cwd);
+    expect(other.code).toBe(2);
+    expect(other.err).toMatch(/results\/smoke\.jsonl holds \d+ runs of another experiment.*--out FILE/);
+    expect(readFileSync(join(cwd, 'results', 'smoke.jsonl'), 'utf8')).toBe(before);
+    // The same experiment resumes; more runs of it extend the file; --out writes elsewhere.
+    expect((await cli(['sim', '--quiet'], cwd)).code).toBe(0);
+    expect((await cli(['sim', '--quiet', '--budget-rounds', '20', '--out', 'budget.jsonl'], cwd)).code).toBe(0);
+  });
+});

@@ -52,6 +52,12 @@ export interface RunExperimentOptions {
    * garbage-collector time.
    */
   keepRecords?: boolean;
+  /**
+   * The results file belongs to this experiment alone (a preset's default file): when
+   * it holds runs outside this plan, refuse with this hint (e.g. "give --out FILE")
+   * instead of mixing two experiments in one file.
+   */
+  exclusive?: { hint: string };
   /** Called with each new record, in `seq` order, as it is written. */
   onRecord?: (record: RunRecord) => void;
   /**
@@ -82,6 +88,15 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
   if (options.sign && !options.out) throw new WitnessError('USAGE', 'Signing needs a results file: give `out` (--out FILE).');
   const sink = options.out ? openResultsSink(options.out, { experiment, shard: options.shard, planned, sign: options.sign, provenance: options.agents?.provenance }) : undefined;
   const finished = sink?.finished ?? new Set<string>();
+  if (options.exclusive && sink) {
+    const ids = new Set(planned.map((r) => r.id));
+    let foreign = 0;
+    for (const id of finished) if (!ids.has(id)) foreign++;
+    if (foreign > 0) {
+      sink.close();
+      throw new WitnessError('USAGE', `${options.out} holds ${foreign} runs of another experiment (a different grid, --runs, --seed or budget than this one); ${options.exclusive.hint}.`);
+    }
+  }
   const todo = planned.filter((run) => !finished.has(run.id));
   const progress = _progressTracker(planned.length, planned.length - todo.length, options.onProgress);
   const records: RunRecord[] = [];
