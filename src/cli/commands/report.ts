@@ -9,6 +9,8 @@ import { isWitnessError } from '../../core/errors.js';
 import { renderHtmlReport } from '../../report/html.js';
 import { POOL_FIELDS, type PoolField, parsePoolFields, poolRuns } from '../../report/pool.js';
 import { renderGroupTable, renderOutcomeTable } from '../../report/table.js';
+import type { RunRecord } from '../../sim/experiment/record.js';
+import { emptyScan, recordsOf } from '../../sim/experiment/results-stream.js';
 import { readResults } from '../../sim/experiment/run.js';
 import { summarizeCells } from '../../sim/stats.js';
 import { type CliContext, resolvePath } from '../context.js';
@@ -54,23 +56,44 @@ function _byOption(text: string): PoolField[] {
 
 function _report(ctx: CliContext, file: string, options: ReportOptions): void {
   const path = resolvePath(ctx, file);
-  const { records, problems, tornTail } = readResults(path);
+  // Streamed unless the HTML report needs every record: memory is the cells', not the runs'.
+  const held = options.html ? readResults(path) : undefined;
+  const scan = emptyScan();
+  const records = (): Iterable<RunRecord> => held?.records ?? recordsOf(path, scan);
+  const tables = _tables(records(), options);
+  const problems = held?.problems ?? scan.problems;
+  const tornTail = held?.tornTail ?? scan.tornTail;
+  const runs = held?.records.length ?? scan.runs;
   for (const p of problems) ctx.io.stderr(`${file}:${p.line}: skipped: ${p.message}\n`);
+  if (scan.problemCount > problems.length) ctx.io.stderr(`${file}: ${scan.problemCount - problems.length} more damaged lines skipped.\n`);
   if (tornTail) ctx.io.stderr(`${file}: the last line is incomplete (a write was cut off) and was skipped.\n`);
-  const head = { file: path, runs: records.length, problems, torn_tail: tornTail };
-  if (options.by) {
-    const groups = poolRuns(records, options.by);
-    const inRange = records.some((r) => r.config.decide !== undefined);
-    if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, by: options.by, groups }, null, 2)}\n`);
-    else ctx.io.stdout(`${renderGroupTable(groups, options.by, { inRange, wide: options.wide })}\n`);
+  const head = { file: path, runs, problems, torn_tail: tornTail };
+  if (tables.groups) {
+    if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, by: options.by, groups: tables.groups }, null, 2)}\n`);
+    else ctx.io.stdout(`${renderGroupTable(tables.groups, options.by!, { inRange: tables.inRange, wide: options.wide })}\n`);
   } else {
-    const cells = summarizeCells(records);
-    if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, cells }, null, 2)}\n`);
-    else ctx.io.stdout(`${renderOutcomeTable(cells, { wide: options.wide })}\n`);
+    if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, cells: tables.cells }, null, 2)}\n`);
+    else ctx.io.stdout(`${renderOutcomeTable(tables.cells!, { wide: options.wide })}\n`);
   }
-  if (options.html) {
+  if (options.html && held) {
     const out = resolvePath(ctx, options.html);
-    writeFileSync(out, renderHtmlReport(records, { title: options.title, source: file, version: VERSION, by: options.by }));
+    writeFileSync(out, renderHtmlReport(held.records, { title: options.title, source: file, version: VERSION, by: options.by }));
     ctx.io.stderr(`HTML report: ${out}\n`);
   }
+}
+
+/** The summaries, in one pass over the records (which may be a stream of the file). */
+function _tables(records: Iterable<RunRecord>, options: ReportOptions): { cells?: ReturnType<typeof summarizeCells>; groups?: ReturnType<typeof poolRuns>; inRange: boolean } {
+  if (!options.by) return { cells: summarizeCells(records), inRange: false };
+  let inRange = false;
+  const groups = poolRuns(
+    (function* () {
+      for (const r of records) {
+        if (r.config.decide !== undefined) inRange = true;
+        yield r;
+      }
+    })(),
+    options.by,
+  );
+  return { groups, inRange };
 }

@@ -15,9 +15,11 @@ import { renderOutcomeTable } from '../../report/table.js';
 import { BYZANTINE_STRATEGIES, HONEST_POLICIES } from '../../sim/agents/policy/policies.js';
 import { loadExperimentFile } from '../../sim/experiment/load.js';
 import { mergeResults } from '../../sim/experiment/merge.js';
-import { parseShard, planRuns, type Shard } from '../../sim/experiment/plan.js';
+import { planRuns, type Shard } from '../../sim/experiment/plan.js';
+import { resolveShard } from '../../sim/experiment/shard-env.js';
 import { PRESETS, preset } from '../../sim/experiment/presets.js';
-import { readResults, runExperiment } from '../../sim/experiment/run.js';
+import { runExperiment } from '../../sim/experiment/run.js';
+import { emptyScan, recordsOf } from '../../sim/experiment/results-stream.js';
 import { checkpointPath } from '../../sim/transcript/format.js';
 import { type Experiment, type ExperimentInput, parseExperiment } from '../../sim/experiment/schema.js';
 import { summarizeCells } from '../../sim/stats.js';
@@ -81,7 +83,7 @@ export function simCommand(ctx: CliContext): Command {
     .option('-o, --out <file>', 'results file (JSONL); default results/<experiment>.jsonl')
     .option('-c, --concurrency <C>', 'games in flight at once (for model-backed agents)', wholeNumber(1), 1)
     .option('-w, --workers <W>', `threads for rule-based agents (this machine has ${availableParallelism()} cores)`, wholeNumber(1), 1)
-    .option('--shard <i/n>', 'run only shard i of n (join the files with `witness sim merge`)')
+    .option('--shard <i/n>', 'run only shard i of n (join the files with `witness sim merge`); auto: from a SLURM array; auto/N: from a Kubernetes Indexed Job of N completions (docs/scale.md)')
     .option('--sign <key>', 'sign the results file with this key file (`witness keys new`): hash-linked receipts per line and a signed checkpoint beside the file (verify with `witness verify FILE --keys DIR.json`)')
     .option('--sign-lines', 'with --sign: also sign every line on its own (one Ed25519 signature per run; costs more than a rule-based game)')
     .option('--json', 'print the summary as JSON on stdout')
@@ -94,6 +96,8 @@ Examples:
   $ witness sim                                   # smoke preset, rule-based agents
   $ witness sim --preset paper-byzantine --byzantine-strategy split,stall
   $ witness sim my-grid.yaml --shard 1/4 --out part1.jsonl
+  $ witness sim my-grid.yaml --shard auto/8 --out /shared/part-$JOB_COMPLETION_INDEX.jsonl   # Kubernetes Indexed Job
+  $ witness sim my-grid.yaml --shard auto --out /shared/part-$SLURM_ARRAY_TASK_ID.jsonl      # SLURM array
   $ witness sim --preset paper-benign --sign acme.key.json --out signed.jsonl   # then: witness verify signed.jsonl --keys trusted.json
   $ witness sim --preset paper-benign --runs 2000 --workers 2
   $ witness sim --preset paper-byzantine --decide vote,rule:trimmed-mean,hybrid:median --after 2 --budget-rounds 20
@@ -124,7 +128,7 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   if (options.signLines && !options.sign) throw new WitnessError('USAGE', '--sign-lines needs --sign KEY (the key that signs the lines).');
   const sign = options.sign ? { key: readKeyFile(resolvePath(ctx, options.sign)), lineSignatures: options.signLines ?? false } : undefined;
   const experiment = options.agents === 'replay' ? replayExperimentOf(ctx, options) : _experiment(ctx, file, options);
-  const shard: Shard | undefined = options.shard ? parseShard(options.shard) : undefined;
+  const shard: Shard | undefined = options.shard ? resolveShard(options.shard) : undefined;
   const out = resolvePath(ctx, options.out ?? _defaultOut(experiment, shard));
   mkdirSync(dirname(out), { recursive: true });
   const controller = new AbortController();
@@ -135,7 +139,7 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   try {
     const agents = await prepareAgents(ctx, experiment, options, controller.signal);
     try {
-      summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p), agents, keepRecords: false, sign });
+      summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p), agents, keepRecords: false, sign, exclusive: options.out === undefined ? { hint: 'to keep both, write this one elsewhere with --out FILE (or remove the old file)' } : undefined });
     } finally {
       await agents?.close();
     }
@@ -144,16 +148,17 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
     progress.finish();
   }
   // The table covers every run of this experiment in the file, including resumed ones.
-  const planned = new Set(planRuns(experiment, shard).map((r) => r.id));
-  const records = readResults(out).records.filter((r) => planned.has(r.id));
-  const cells = summarizeCells(records);
+  const planned = summary.plannedIds;
+  const scan = emptyScan();
+  const cells = summarizeCells(recordsOf(out, scan, (r) => planned.has(r.id)));
+  const inFile = cells.reduce((n, c) => n + c.runs, 0);
   if (options.json) {
     ctx.io.stdout(`${JSON.stringify({ experiment: experiment.name, file: out, planned: summary.planned, skipped: summary.skipped, ran: summary.ran, aborted: summary.aborted, cells }, null, 2)}\n`);
   } else {
     ctx.io.stdout(`${renderOutcomeTable(cells, { wide: options.wide })}\n`);
   }
   if (summary.repairedBytes) ctx.io.stderr(`Cut a torn last line (${summary.repairedBytes} bytes) left by an earlier crash from ${out}.\n`);
-  ctx.io.stderr(`Results: ${out} (${records.length} runs; ${summary.ran} new, ${summary.skipped} already there).\n`);
+  ctx.io.stderr(`Results: ${out} (${inFile} runs; ${summary.ran} new, ${summary.skipped} already there).\n`);
   if (sign) ctx.io.stderr(`Signed with key ${sign.key.kid}${sign.lineSignatures ? ', every line' : ''}; checkpoint: ${checkpointPath(out)}. Check it with: witness verify ${options.out ?? out} --keys DIR.json\n`);
   if (summary.aborted) {
     ctx.io.stderr('Interrupted: rerun the same command to resume where it stopped.\n');
@@ -198,19 +203,32 @@ function _defaultOut(experiment: Experiment, shard: Shard | undefined): string {
 
 function _mergeCommand(ctx: CliContext): Command {
   return new Command('merge')
-    .description('join results files (e.g. the shards of one sweep) into one, in run order, without duplicates')
+    .description('join results files (e.g. the shards of one sweep) into one, in run order, without duplicates; with the sweep\'s experiment (a file or --preset, --runs), name the runs of its plan that no file holds and exit 1 until none is missing')
     .argument('<files...>', 'results files to join')
     .requiredOption('-o, --out <file>', 'the merged results file (replaced if it exists)')
+    .option('--plan <file>', 'the experiment file (YAML or JSON) the shards ran: check every planned run is there')
+    .option('-p, --preset <name>', `or the built-in experiment the shards ran: ${Object.keys(PRESETS).join(', ')}`)
+    .option('--runs <N>', 'with --plan or --preset: the --runs the shards were given', wholeNumber(1))
+    .option('--seed <S>', 'with --plan or --preset: the --seed the shards were given')
     .option('--json', 'print counts as JSON')
-    .addHelpText('after', '\nExample:\n  $ witness sim merge part1.jsonl part2.jsonl -o all.jsonl')
-    .action((files: string[], options: { out: string; json?: boolean }) => {
+    .addHelpText('after', '\nExamples:\n  $ witness sim merge part1.jsonl part2.jsonl -o all.jsonl\n  $ witness sim merge /shared/part-*.jsonl --preset paper-benign --runs 2000 -o all.jsonl   # exit 1 and the missing runs until every shard is in\n\nExit status: 0 merged (and complete, with a plan), 1 runs of the plan missing, 2 bad usage or a missing or mixed input.')
+    .action((files: string[], options: { out: string; plan?: string; preset?: string; runs?: number; seed?: string; json?: boolean }) => {
+      if (options.plan && options.preset) throw new WitnessError('USAGE', 'Give --plan FILE or --preset NAME, not both.');
+      const plan = options.plan || options.preset ? planRuns(_experiment(ctx, options.plan, { preset: options.preset, runs: options.runs, seed: options.seed } as SimOptions)) : undefined;
       const report = mergeResults(
         files.map((f) => resolvePath(ctx, f)),
         resolvePath(ctx, options.out),
+        plan,
       );
       for (const p of report.problems) ctx.io.stderr(`${p.file}:${p.line}: skipped: ${p.message}\n`);
       if (options.json) ctx.io.stdout(`${JSON.stringify(report)}\n`);
       else ctx.io.stdout(`Merged ${report.lines} runs into ${options.out} (${report.duplicates} duplicates dropped, ${report.problems.length} bad lines skipped${report.signed ? `; signed: the shards' checkpoints are in ${options.out}.checkpoint.json` : ''}).\n`);
+      if (report.missing.length > 0) {
+        const shown = report.missing.slice(0, 10).map((m) => `  seq ${m.seq} ${m.id} ${m.cell}`).join('\n');
+        const more = report.missing.length > 10 ? `\n  … and ${report.missing.length - 10} more (--json lists all)` : '';
+        ctx.io.stderr(`Incomplete: ${report.missing.length} of the plan's ${plan!.length} runs are in no input file:\n${shown}${more}\nRun or rerun the shards that hold them (same command, same --out: finished runs are skipped), then merge again.\n`);
+        ctx.exitCode = 1;
+      }
     });
 }
 

@@ -6,7 +6,7 @@
  * exactly the file an unsharded run writes. Signed shards keep their own chains and
  * checkpoints (src/sim/transcript/merge.ts).
  */
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { readJsonl } from '../../core/jsonl.js';
@@ -20,10 +20,17 @@ export interface MergeReport {
   /** The inputs were signed shards: the merged file carries their checkpoints (RESULTS.checkpoint.json). */
   signed: boolean;
   problems: { file: string; line: number; message: string }[];
+  /** With a plan: its runs that no input holds, in `seq` order (the merge is incomplete while any is). */
+  missing: { id: string; seq: number; cell: string }[];
 }
 
-export function mergeResults(inputs: readonly string[], out: string): MergeReport {
+/** The runs a merge should hold (`planRuns` of the sweep's experiment). */
+export type MergePlan = readonly { id: string; seq: number; cellKey: string }[];
+
+export function mergeResults(inputs: readonly string[], out: string, plan?: MergePlan): MergeReport {
   if (inputs.length === 0) throw new WitnessError('USAGE', 'Name at least one results file to merge.');
+  // A shard file that is not there is a shard not merged, not an empty one.
+  for (const file of inputs) if (!existsSync(file)) throw new WitnessError('NOT_FOUND', `${file} does not exist; name only results files that are there (a shard still running, or a wrong path?).`);
   const contentsOf = new Map(inputs.map((file) => [file, readJsonl(file, checkRecord)]));
   const signed = mergedCheckpoints(inputs, (file) => {
     const c = contentsOf.get(file)!;
@@ -49,5 +56,6 @@ export function mergeResults(inputs: readonly string[], out: string): MergeRepor
   // The merged file's checkpoints are the shards' own; a plain merge leaves none (not a stale one).
   if (signed) writeMergedCheckpoints(out, signed);
   else rmSync(checkpointPath(out), { force: true });
-  return { lines: lines.length, duplicates, problems, signed: signed !== undefined };
+  const missing = (plan ?? []).filter((r) => !byId.has(r.id)).map((r) => ({ id: r.id, seq: r.seq, cell: r.cellKey }));
+  return { lines: lines.length, duplicates, problems, signed: signed !== undefined, missing };
 }

@@ -131,7 +131,7 @@ export function parseShard(text: string): Shard {
   const index = m ? Number(m[1]) : Number.NaN;
   const count = m ? Number(m[2]) : Number.NaN;
   if (!m || count < 1 || index < 1 || index > count) {
-    throw new WitnessError('USAGE', `--shard "${text}" is not of the form i/n with 1 ≤ i ≤ n, e.g. --shard 2/4.`);
+    throw new WitnessError('USAGE', `--shard "${text}" is not of the form i/n with 1 ≤ i ≤ n (e.g. --shard 2/4), auto (a SLURM array) or auto/N (a Kubernetes Indexed Job of N completions).`);
   }
   return { index, count };
 }

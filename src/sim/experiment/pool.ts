@@ -32,12 +32,19 @@ export async function playInWorkers(
   const threads = Array.from({ length: Math.min(options.workers, Math.ceil(todo.length / chunk)) }, _spawn);
   let next = 0;
   let failure: unknown;
+  // On abort, stop waiting for chunks in flight (their runs replay on resume): the
+  // threads are terminated below, so SIGINT ends a sweep at once, not after a chunk.
+  const stopped = new Promise<null>((resolve) => {
+    if (options.signal?.aborted) resolve(null);
+    options.signal?.addEventListener('abort', () => resolve(null), { once: true });
+  });
   const drive = async (worker: Worker) => {
     while (next < todo.length && failure === undefined && !options.signal?.aborted) {
       const start = next;
       next = Math.min(todo.length, next + chunk);
       try {
-        const records = await _request(worker, { id: start, experiment, runs: todo.slice(start, next) });
+        const records = await Promise.race([_request(worker, { id: start, experiment, runs: todo.slice(start, next) }), stopped]);
+        if (records === null) return;
         for (let i = 0; i < records.length; i++) onRecord(start + i, records[i]!);
       } catch (error) {
         failure ??= error;

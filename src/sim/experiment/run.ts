@@ -7,14 +7,13 @@
  * flight or waiting, so a killed sweep loses at most those.
  */
 import { WitnessError } from '../../core/errors.js';
-import { readJsonl } from '../../core/jsonl.js';
 import type { SignResultsOptions } from '../transcript/writer.js';
 import type { Outcome } from '../types.js';
 import { type PlannedRun, planRuns, type Shard } from './plan.js';
 import { type AgentFactory, playRun } from './play.js';
 import { playInWorkers } from './pool.js';
 import type { RunRecord } from './record.js';
-import { checkRecord } from './record-schema.js';
+import { emptyScan, recordsOf } from './results-stream.js';
 import { openResultsSink } from './sink.js';
 import type { Experiment } from './schema.js';
 
@@ -53,6 +52,12 @@ export interface RunExperimentOptions {
    * garbage-collector time.
    */
   keepRecords?: boolean;
+  /**
+   * The results file belongs to this experiment alone (a preset's default file): when
+   * it holds runs outside this plan, refuse with this hint (e.g. "give --out FILE")
+   * instead of mixing two experiments in one file.
+   */
+  exclusive?: { hint: string };
   /** Called with each new record, in `seq` order, as it is written. */
   onRecord?: (record: RunRecord) => void;
   /**
@@ -73,6 +78,8 @@ export interface ExperimentRunSummary {
   aborted: boolean;
   /** Bytes of a torn last line cut from the results file before appending. */
   repairedBytes: number;
+  /** Ids of the planned runs (of this shard), so a caller need not plan again. */
+  plannedIds: ReadonlySet<string>;
 }
 
 export async function runExperiment(options: RunExperimentOptions): Promise<ExperimentRunSummary> {
@@ -81,6 +88,15 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
   if (options.sign && !options.out) throw new WitnessError('USAGE', 'Signing needs a results file: give `out` (--out FILE).');
   const sink = options.out ? openResultsSink(options.out, { experiment, shard: options.shard, planned, sign: options.sign, provenance: options.agents?.provenance }) : undefined;
   const finished = sink?.finished ?? new Set<string>();
+  if (options.exclusive && sink) {
+    const ids = new Set(planned.map((r) => r.id));
+    let foreign = 0;
+    for (const id of finished) if (!ids.has(id)) foreign++;
+    if (foreign > 0) {
+      sink.close();
+      throw new WitnessError('USAGE', `${options.out} holds ${foreign} runs of another experiment (a different grid, --runs, --seed or budget than this one); ${options.exclusive.hint}.`);
+    }
+  }
   const todo = planned.filter((run) => !finished.has(run.id));
   const progress = _progressTracker(planned.length, planned.length - todo.length, options.onProgress);
   const records: RunRecord[] = [];
@@ -94,7 +110,8 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
       options.onRecord?.(record);
       progress.add(record.outcome);
     });
-    return { records, ran, planned: planned.length, skipped: planned.length - todo.length, aborted, repairedBytes: sink?.repairedBytes ?? 0 };
+    const plannedIds = new Set(planned.map((r) => r.id));
+    return { records, ran, planned: planned.length, skipped: planned.length - todo.length, aborted, repairedBytes: sink?.repairedBytes ?? 0, plannedIds };
   } finally {
     sink?.close();
   }
@@ -129,8 +146,16 @@ async function _playHere(todo: PlannedRun[], options: RunExperimentOptions, onRe
   const window = Math.max(1, options.concurrency ?? 1);
   let next = 0;
   let failure: unknown;
+  let lastYield = Date.now();
   const lane = async () => {
     while (next < todo.length && next < written() + 2 * window && failure === undefined && !options.signal?.aborted) {
+      // A rule-based game resolves only microtasks, so without this the loop never lets
+      // the event loop run a SIGINT handler (or a timer): yield every 20 ms of play.
+      if (Date.now() - lastYield >= YIELD_EVERY_MS) {
+        await yieldToEventLoop();
+        lastYield = Date.now();
+        if (options.signal?.aborted) break;
+      }
       const position = next++;
       try {
         onRecord(position, await playRun(todo[position]!, options.experiment, options.agents));
@@ -144,6 +169,14 @@ async function _playHere(todo: PlannedRun[], options: RunExperimentOptions, onRe
     await Promise.all(Array.from({ length: Math.min(window, todo.length - next) }, lane));
   }
   if (failure !== undefined) throw failure;
+}
+
+/** The longest stretch, in ms, a sweep plays without letting signals and timers run. */
+export const YIELD_EVERY_MS = 20;
+
+/** Lets pending I/O, timers and signal handlers run (a macrotask turn, not a microtask). */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function _progressTracker(total: number, skipped: number, onProgress: RunExperimentOptions['onProgress']) {
@@ -161,11 +194,13 @@ function _progressTracker(total: number, skipped: number, onProgress: RunExperim
   };
 }
 
-/** Reads a results file: valid records, and problems with line numbers for the rest. */
+/**
+ * Reads a results file into memory: valid records, and problems with line numbers for
+ * the rest (the first 100). Prefer `recordsOf` (results-stream.ts) where an iterable
+ * will do: this holds every record.
+ */
 export function readResults(path: string): { records: RunRecord[]; problems: { line: number; message: string }[]; tornTail: boolean } {
-  const contents = readJsonl(path, checkRecord);
-  if (contents.records.length === 0 && contents.problems.length === 0 && !contents.tornTail) {
-    throw new WitnessError('NOT_FOUND', `${path} has no results (missing or empty). Run \`witness sim --out ${path}\` first.`);
-  }
-  return { records: contents.records.map((r) => r.value), problems: contents.problems, tornTail: contents.tornTail };
+  const scan = emptyScan();
+  const records = [...recordsOf(path, scan)];
+  return { records, problems: scan.problems, tornTail: scan.tornTail };
 }

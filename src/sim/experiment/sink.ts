@@ -7,10 +7,11 @@
  */
 import { existsSync } from 'node:fs';
 import { WitnessError } from '../../core/errors.js';
-import { openJsonlWriter, readJsonl } from '../../core/jsonl.js';
+import { openJsonlWriter } from '../../core/jsonl.js';
 import { checkpointPath } from '../transcript/format.js';
 import { openSignedResults, type ResultsSink, type SignedResultsOptions } from '../transcript/writer.js';
 import type { RunRecord } from './record.js';
+import { fileLines } from './results-stream.js';
 
 export type { ResultsSink };
 
@@ -32,7 +33,15 @@ function _finishedIds(path: string): Set<string> {
   const signed = () => new WitnessError('USAGE', `${path} is a signed results file (${checkpointPath(path)}): resume it with --sign and the key that signed it, or write to another --out.`);
   if (existsSync(checkpointPath(path))) throw signed();
   const ids = new Set<string>();
-  for (const { value } of readJsonl(path).records) {
+  if (!existsSync(path)) return ids;
+  // Streamed: resuming a 2-million-run file holds its ids, not its text.
+  for (const { raw } of fileLines(path)) {
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      continue; // a damaged line is not a finished run: it replays
+    }
     if (typeof value !== 'object' || value === null) continue;
     if ('receipt' in value) throw signed();
     if (typeof (value as { id?: unknown }).id === 'string') ids.add((value as { id: string }).id);
