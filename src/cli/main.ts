@@ -16,6 +16,7 @@ import { keysCommand } from './commands/keys.js';
 import { mailboxCommand } from './commands/mailbox.js';
 import { probeCommand } from './commands/probe.js';
 import { reportCommand } from './commands/report.js';
+import { setupCommand } from './commands/setup.js';
 import { simCommand } from './commands/sim.js';
 import { verifyCommand } from './commands/verify.js';
 import type { CliContext } from './context.js';
@@ -24,7 +25,7 @@ import { systemErrorExitCode, systemErrorMessage } from './system-error.js';
 import { VERSION } from './version.js';
 
 /** Every top-level command; each file in commands/ exports one factory. */
-const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [simCommand, reportCommand, mailboxCommand, attestCommand, verifyCommand, keysCommand, a2aCommand, probeCommand];
+const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [simCommand, reportCommand, mailboxCommand, attestCommand, verifyCommand, keysCommand, a2aCommand, probeCommand, setupCommand];
 
 export function buildProgram(ctx: CliContext): Command {
   const { io } = ctx;
