@@ -31,7 +31,7 @@ export function buildProgram(ctx: CliContext): Command {
   const { io } = ctx;
   const program = new Command('witness')
     .description('Witness: checkable evidence for multi-agent AI systems. An agent\'s claim is not evidence.')
-    .version(VERSION, '-V, --version')
+    .version(VERSION, '-V, --version', 'output the version number (also -v)')
     // Options belong to the command they follow, so `sim list --json` reaches `list`.
     .enablePositionalOptions()
     .addHelpText('after', '\nExample:\n  $ witness sim                 # the smoke preset with rule-based agents\n  $ witness sim --help          # every option of the simulator');
@@ -44,8 +44,15 @@ export function buildProgram(ctx: CliContext): Command {
 export async function runMain(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const ctx: CliContext = { io, exitCode: 0 };
   const program = buildProgram(ctx);
+  // Bare `witness` is a request for help, not a mistake: the help on stdout, exit 0.
+  if (argv.length === 0) {
+    program.outputHelp();
+    return 0;
+  }
+  // `-v` is what most people type for the version (`-V` stays, as commander spells it).
+  const args = argv.length === 1 && argv[0] === '-v' ? ['--version'] : [...argv];
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(args, { from: 'user' });
     return ctx.exitCode;
   } catch (error) {
     return _report(error, io);
