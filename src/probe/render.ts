@@ -28,7 +28,7 @@ export function renderReport(report: ProbeReport): string {
     out.push(`    output:       ${JSON.stringify(e.output_excerpt.slice(-200))}`);
   }
   const passed = report.checks.filter((c) => c.verdict === 'pass').length;
-  out.push('', `${report.ok ? 'PASS' : 'NOT PASSED'}: ${passed}/${report.checks.length} checks passed in ${(report.ms / 1000).toFixed(1)} s${report.workspace ? `; workspace kept at ${report.workspace}` : ''}`);
+  out.push('', `${report.ok ? 'PASS' : 'NOT PASSED'}: ${passed}/${report.checks.length} checks passed in ${(report.ms / 1000).toFixed(1)} s${report.workspace ? `; workspace kept at ${report.workspace}` : out.some((l) => l.includes('<workspace>')) ? '; <workspace> was a temporary folder, now deleted (--keep keeps it)' : ''}`);
   return `${out.join('\n')}\n`;
 }
 
