@@ -3,9 +3,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { unlinkNode22 } from './unlink-node.mjs';
-
-unlinkNode22(); // so vitest runs on the Node this project supports, not the suite's Node 22
 
 const outDir = 'test-output';
 mkdirSync(outDir, { recursive: true });

@@ -16,6 +16,7 @@ import { keysCommand } from './commands/keys.js';
 import { mailboxCommand } from './commands/mailbox.js';
 import { probeCommand } from './commands/probe.js';
 import { reportCommand } from './commands/report.js';
+import { setupCommand } from './commands/setup.js';
 import { simCommand } from './commands/sim.js';
 import { verifyCommand } from './commands/verify.js';
 import type { CliContext } from './context.js';
@@ -24,13 +25,13 @@ import { systemErrorExitCode, systemErrorMessage } from './system-error.js';
 import { VERSION } from './version.js';
 
 /** Every top-level command; each file in commands/ exports one factory. */
-const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [simCommand, reportCommand, mailboxCommand, attestCommand, verifyCommand, keysCommand, a2aCommand, probeCommand];
+const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [simCommand, reportCommand, mailboxCommand, attestCommand, verifyCommand, keysCommand, a2aCommand, probeCommand, setupCommand];
 
 export function buildProgram(ctx: CliContext): Command {
   const { io } = ctx;
   const program = new Command('witness')
     .description('Witness: checkable evidence for multi-agent AI systems. An agent\'s claim is not evidence.')
-    .version(VERSION, '-V, --version')
+    .version(VERSION, '-V, --version', 'output the version number (also -v)')
     // Options belong to the command they follow, so `sim list --json` reaches `list`.
     .enablePositionalOptions()
     .addHelpText('after', '\nExample:\n  $ witness sim                 # the smoke preset with rule-based agents\n  $ witness sim --help          # every option of the simulator');
@@ -43,8 +44,15 @@ export function buildProgram(ctx: CliContext): Command {
 export async function runMain(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const ctx: CliContext = { io, exitCode: 0 };
   const program = buildProgram(ctx);
+  // Bare `witness` is a request for help, not a mistake: the help on stdout, exit 0.
+  if (argv.length === 0) {
+    program.outputHelp();
+    return 0;
+  }
+  // `-v` is what most people type for the version (`-V` stays, as commander spells it).
+  const args = argv.length === 1 && argv[0] === '-v' ? ['--version'] : [...argv];
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(args, { from: 'user' });
     return ctx.exitCode;
   } catch (error) {
     return _report(error, io);

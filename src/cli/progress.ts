@@ -3,6 +3,7 @@
  * Progress of a sweep on stderr: one line redrawn in place on a terminal, or a
  * plain line every few seconds when stderr is a file or pipe (CI logs).
  */
+import { formatWaiting, type LlmActivity, llmActivity } from '../llm/activity.js';
 import type { ExperimentProgress } from '../sim/experiment/run.js';
 import type { CliIo } from './io.js';
 
@@ -11,26 +12,45 @@ export interface ProgressPrinter {
   finish(): void;
 }
 
-export function progressPrinter(io: CliIo, options: { quiet?: boolean; plainEveryMs?: number } = {}): ProgressPrinter {
+export interface ProgressOptions {
+  quiet?: boolean;
+  /** Between plain lines when stderr is not a terminal (default 5000 ms). */
+  plainEveryMs?: number;
+  /** What the LLM backends wait for (default: this process's); injectable for tests. */
+  activity?: () => LlmActivity;
+}
+
+export function progressPrinter(io: CliIo, options: ProgressOptions = {}): ProgressPrinter {
   if (options.quiet) return { update() {}, finish() {} };
   const every = io.isTTY ? 100 : (options.plainEveryMs ?? 5000);
+  const activity = options.activity ?? llmActivity;
   let lastShown = 0;
   let last: ExperimentProgress | undefined;
+  let shownText = '';
   let drawn = false;
-  const show = (p: ExperimentProgress) => {
-    const text = formatProgress(p);
+  const show = (p: ExperimentProgress | undefined, waiting?: string) => {
+    const text = [p ? formatProgress(p) : '', waiting ?? ''].filter(Boolean).join('  ');
     if (io.isTTY) io.stderr(`\r\x1b[2K${text}`);
     else io.stderr(`${text}\n`);
     drawn = true;
+    shownText = text;
     lastShown = Date.now();
   };
+  // A call that hangs produces no update: a timer says what is awaited (endpoint, retries).
+  const timer = setInterval(() => {
+    const waiting = formatWaiting(activity());
+    if (waiting && Date.now() - lastShown >= every) show(last, waiting);
+  }, Math.min(every, 1000));
+  timer.unref();
   return {
     update(p) {
       last = p;
       if (Date.now() - lastShown >= every) show(p);
     },
     finish() {
-      if (last && (io.isTTY || last.done !== last.skipped)) show(last);
+      clearInterval(timer);
+      // The last state once: not again when the line already on screen says it.
+      if (last && (io.isTTY || last.done !== last.skipped) && formatProgress(last) !== shownText) show(last);
       if (io.isTTY && drawn) io.stderr('\n');
     },
   };

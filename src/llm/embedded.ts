@@ -1,7 +1,7 @@
 /**
  * @module
- * A local GGUF model through node-llama-cpp (an optional dependency, imported only
- * when this backend is used). Every answer is constrained by a grammar built from the
+ * A local GGUF model through node-llama-cpp (installed on demand by `witness setup
+ * embedded`, imported only when this backend is used). Every answer is constrained by a grammar built from the
  * request's JSON schema, so even a tiny model returns schema-valid JSON. Threads
  * default to every core: node-llama-cpp's own default of 4 threads is hundreds of
  * times slower on a 2-core machine (dependencies.md).
@@ -9,6 +9,7 @@
 import { availableParallelism } from 'node:os';
 import { basename, resolve } from 'node:path';
 import { WitnessError } from '../core/errors.js';
+import { importNodeLlamaCpp, type Llama, type LlamaContext, type LlamaContextSequence, type LlamaGrammar, type LlamaModel, type NodeLlamaCpp } from './node-llama-cpp.js';
 import { type ThinkingSwitch, thinkingFor, withNoThinkSuffix } from './thinking.js';
 import type { ChatBackend, ChatCallOptions, ChatReply, ChatRequest } from './types.js';
 
@@ -27,22 +28,9 @@ export interface EmbeddedOptions {
   thinking?: ThinkingSwitch;
 }
 
-type _Llama = typeof import('node-llama-cpp');
-type _Sequence = import('node-llama-cpp').LlamaContextSequence;
-type _Grammar = import('node-llama-cpp').LlamaGrammar;
-
-/** Imports node-llama-cpp, or explains how to get it. */
-export async function importNodeLlamaCpp(): Promise<_Llama> {
-  try {
-    return await import('node-llama-cpp');
-  } catch (error) {
-    throw new WitnessError(
-      'NOT_FOUND',
-      'Embedded models need the optional package node-llama-cpp, which is not installed. Install it with `npm install node-llama-cpp@3.21.1` (about 730 MB of prebuilt binaries), or use --agents llm with a server.',
-      { cause: error },
-    );
-  }
-}
+type _Llama = NodeLlamaCpp;
+type _Sequence = LlamaContextSequence;
+type _Grammar = LlamaGrammar;
 
 export class EmbeddedBackend implements ChatBackend {
   private readonly free: _Sequence[];
@@ -52,9 +40,9 @@ export class EmbeddedBackend implements ChatBackend {
 
   private constructor(
     private readonly lib: _Llama,
-    private readonly llama: import('node-llama-cpp').Llama,
-    private readonly model: import('node-llama-cpp').LlamaModel,
-    private readonly context: import('node-llama-cpp').LlamaContext,
+    private readonly llama: Llama,
+    private readonly model: LlamaModel,
+    private readonly context: LlamaContext,
     modelPath: string,
     thinking: ThinkingSwitch,
   ) {
@@ -71,7 +59,7 @@ export class EmbeddedBackend implements ChatBackend {
     const modelPath = resolve(options.modelPath);
     const threads = options.threads ?? availableParallelism();
     const llama = await lib.getLlama({ gpu: options.gpu ? 'auto' : false, build: 'never', maxThreads: threads, logLevel: lib.LlamaLogLevel.error });
-    let model: import('node-llama-cpp').LlamaModel;
+    let model: LlamaModel;
     try {
       model = await llama.loadModel({ modelPath });
     } catch (error) {

@@ -5,7 +5,8 @@
  */
 export { CASSETTE_VERSION, openCassetteRecorder, ReplayBackend, readCassetteMeta } from './cassette.js';
 export type { CassetteRecorder } from './cassette.js';
-export { EmbeddedBackend, importNodeLlamaCpp, toGrammarSchema } from './embedded.js';
+export { EmbeddedBackend, toGrammarSchema } from './embedded.js';
+export { importNodeLlamaCpp, NODE_LLAMA_CPP_VERSION } from './node-llama-cpp.js';
 export type { EmbeddedOptions } from './embedded.js';
 export { EndpointPool } from './endpoint-pool.js';
 export { checkJson } from './json-check.js';

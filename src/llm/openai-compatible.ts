@@ -11,6 +11,7 @@
  */
 import { APIError, APIConnectionTimeoutError, APIUserAbortError, OpenAI } from 'openai';
 import { WitnessError } from '../core/errors.js';
+import { trackCall } from './activity.js';
 import { EndpointPool, type PooledEndpoint } from './endpoint-pool.js';
 import { createNodeFetch } from './node-fetch.js';
 import { type ThinkingSwitch, thinkingFor, withNoThinkSuffix } from './thinking.js';
@@ -102,35 +103,43 @@ export class OpenAiCompatibleBackend implements ChatBackend {
     const body = this.body(request);
     let lastError: unknown;
     let failed: PooledEndpoint<OpenAI> | undefined;
-    for (let retry = 0; retry <= this.o.maxRetries; retry++) {
-      const endpoint = await this._acquire(signal, failed);
-      const started = performance.now();
-      try {
-        const completion = await endpoint.client.chat.completions.create(body as never, { signal });
-        const latencyMs = Math.round(performance.now() - started);
-        const choice = (completion as OpenAI.ChatCompletion).choices?.[0];
-        const usage = (completion as OpenAI.ChatCompletion).usage;
-        this.pool.succeeded(endpoint);
-        return {
-          content: choice?.message?.content ?? '',
-          usage: { promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0 },
-          latencyMs,
-          retries: retry,
-          endpoint: endpoint.url,
-        };
-      } catch (error) {
-        if (signal?.aborted || error instanceof APIUserAbortError) throw _aborted(signal);
-        const wait = _retryDelay(error, retry, this.o.backoffMs, this.o.maxBackoffMs);
-        if (wait === undefined) throw _fatal(error, endpoint.url);
-        lastError = error;
-        failed = endpoint;
-        this.pool.failed(endpoint, Date.now() + wait, this.o.backoffMs, this.o.maxBackoffMs);
-        if (retry < this.o.maxRetries) await _sleep(wait, signal);
-      } finally {
-        this.pool.release(endpoint);
+    const call = trackCall(this.o.endpoints[0] as string); // what the progress line says it waits for
+    try {
+      for (let retry = 0; retry <= this.o.maxRetries; retry++) {
+        const endpoint = await this._acquire(signal, failed);
+        call.endpoint = endpoint.url;
+        const started = performance.now();
+        try {
+          const completion = await endpoint.client.chat.completions.create(body as never, { signal });
+          const latencyMs = Math.round(performance.now() - started);
+          const choice = (completion as OpenAI.ChatCompletion).choices?.[0];
+          const usage = (completion as OpenAI.ChatCompletion).usage;
+          this.pool.succeeded(endpoint);
+          return {
+            content: choice?.message?.content ?? '',
+            usage: { promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0 },
+            latencyMs,
+            retries: retry,
+            endpoint: endpoint.url,
+          };
+        } catch (error) {
+          if (signal?.aborted || error instanceof APIUserAbortError) throw _aborted(signal);
+          const wait = _retryDelay(error, retry, this.o.backoffMs, this.o.maxBackoffMs);
+          if (wait === undefined) throw _fatal(error, endpoint.url);
+          lastError = error;
+          failed = endpoint;
+          call.retries = retry + 1;
+          call.lastError = _describe(error);
+          this.pool.failed(endpoint, Date.now() + wait, this.o.backoffMs, this.o.maxBackoffMs);
+          if (retry < this.o.maxRetries) await _sleep(wait, signal);
+        } finally {
+          this.pool.release(endpoint);
+        }
       }
+      throw new WitnessError('IO', `The LLM endpoint${this.o.endpoints.length > 1 ? 's' : ''} ${this.o.endpoints.join(', ')} failed ${this.o.maxRetries + 1} times in a row (last: ${_describe(lastError)}). Check that the server is up and serves model "${this.o.model}", then rerun to resume.`, { cause: lastError });
+    } finally {
+      call.end();
     }
-    throw new WitnessError('IO', `The LLM endpoint${this.o.endpoints.length > 1 ? 's' : ''} ${this.o.endpoints.join(', ')} failed ${this.o.maxRetries + 1} times in a row (last: ${_describe(lastError)}). Check that the server is up and serves model "${this.o.model}", then rerun to resume.`, { cause: lastError });
   }
 
   async close(): Promise<void> {

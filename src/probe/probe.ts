@@ -66,7 +66,7 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
       if (check === 'receive') peer ??= await startPeer(ws);
       results.push(await _runCheck(adapter, ctx, check, preflight, peer));
     }
-    return {
+    const report: ProbeReport = {
       format: 'witness-probe/1',
       runtime: adapter.name,
       ...(preflight.runtime.version ? { version: preflight.runtime.version } : {}),
@@ -79,6 +79,7 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
       ok: results.length > 0 && results.every((r) => r.verdict === 'pass'),
       ...(options.keep ? { workspace: ws.root } : {}),
     };
+    return options.keep ? report : _withoutWorkspacePaths(report, ws.root);
   } finally {
     await peer?.close().catch(() => undefined);
     if (!options.keep) ws.remove();
@@ -133,4 +134,13 @@ async function _runCheck(adapter: RuntimeAdapter, ctx: ProbeContext, check: Chec
 
 function _undecided(check: CheckName, reason: string): CheckResult {
   return { check, verdict: 'undecided', reason, canary: '', message_ids: [], evidence: { inbox: [], receipts: [], verify_problems: [], canary_in_output: false, output_excerpt: '' }, ms: 0 };
+}
+
+/**
+ * The workspace is deleted when the probe ends (without --keep), so a path into it in a
+ * verdict or evidence would point at nothing: it is written `<workspace>/…` instead.
+ */
+function _withoutWorkspacePaths(report: ProbeReport, root: string): ProbeReport {
+  const inJson = JSON.stringify(root).slice(1, -1);
+  return JSON.parse(JSON.stringify(report).split(`${inJson}/`).join('<workspace>/').split(inJson).join('<workspace>')) as ProbeReport;
 }

@@ -15,7 +15,7 @@ export function renderReport(report: ProbeReport): string {
   for (const w of p.warnings) out.push(`  WARNING     ${w}`);
   out.push('');
   out.push(`  ${'check'.padEnd(8)} ${'verdict'.padEnd(10)} reason`);
-  for (const c of report.checks) out.push(`  ${c.check.padEnd(8)} ${c.verdict.toUpperCase().padEnd(10)} ${c.reason}`);
+  for (const c of report.checks) out.push(`  ${c.check.padEnd(8)} ${c.verdict.toUpperCase().padEnd(10)} ${_short(c.reason, report)}`);
   for (const c of report.checks) {
     if (c.verdict === 'pass' || c.canary === '') continue;
     const e = c.evidence;
@@ -28,6 +28,16 @@ export function renderReport(report: ProbeReport): string {
     out.push(`    output:       ${JSON.stringify(e.output_excerpt.slice(-200))}`);
   }
   const passed = report.checks.filter((c) => c.verdict === 'pass').length;
-  out.push('', `${report.ok ? 'PASS' : 'NOT PASSED'}: ${passed}/${report.checks.length} checks passed in ${(report.ms / 1000).toFixed(1)} s${report.workspace ? `; workspace kept at ${report.workspace}` : ''}`);
+  out.push('', `${report.ok ? 'PASS' : 'NOT PASSED'}: ${passed}/${report.checks.length} checks passed in ${(report.ms / 1000).toFixed(1)} s${report.workspace ? `; workspace kept at ${report.workspace}` : out.some((l) => l.includes('<workspace>')) ? '; <workspace> was a temporary folder, now deleted (--keep keeps it)' : ''}`);
   return `${out.join('\n')}\n`;
+}
+
+/** A check's reason without the preflight's own words (a missing runtime's install hint, a failed connection's cause), which the lines above already say once. */
+function _short(reason: string, report: ProbeReport): string {
+  const p = report.preflight;
+  let out = reason;
+  for (const said of [p.runtime.found ? undefined : p.runtime.reason, p.connection.status === 'failed' ? p.connection.detail : undefined]) {
+    if (said && said.length > 20 && out.endsWith(said) && out.length > said.length) out = `${out.slice(0, -said.length).replace(/[:\s]+$/, '')} (see above)`;
+  }
+  return out;
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -145,6 +145,19 @@ describe('witness a2a servers: bad addresses and files are one line with the doc
     oneLine(token.err);
     const key = await cli('a2a', 'cosigner', '--key', 'a-dir');
     expect([key.code, key.err]).toEqual([2, expect.stringMatching(/key file .*a-dir is a directory/)]);
+  });
+
+  it('a missing admin token file is created (mode 0600, a random token) and named on stderr; an existing one is read, never replaced', async () => {
+    const port = new URL(world.tool.url).port; // in use: the server stops after the token file is settled
+    const first = await cli('a2a', 'cosigner', '--key', 'parent.key.json', '--admin-token-file', 'new-grants.token', '--port', port);
+    expect(first.err).toMatch(/Created the admin token file .*new-grants\.token \(mode 0600\)/);
+    const path = join(dir, 'new-grants.token');
+    const token = readFileSync(path, 'utf8');
+    expect(token).toMatch(/^[A-Za-z0-9_-]{32}\n$/);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const second = await cli('a2a', 'cosigner', '--key', 'parent.key.json', '--admin-token-file', 'new-grants.token', '--port', port);
+    expect(second.err).not.toMatch(/Created/);
+    expect(readFileSync(path, 'utf8')).toBe(token);
   });
 
   it('a2a bench --out naming a directory or a missing folder: exit 2 before any trial runs', async () => {

@@ -26,6 +26,21 @@ describe('witness keys', () => {
       ['org-child', 'active'],
     ]);
   });
+  it('keys public writes the key file without its secret, which keys add trusts and a signature made with the key verifies against', async () => {
+    const cwd = await workspace();
+    const wrote = await cli(cwd, 'keys', 'public', 'child.key.json', '-o', 'child.pub.json');
+    expect([wrote.code, wrote.err]).toEqual([0, '']);
+    const key = JSON.parse(readFileSync(join(cwd, 'child.key.json'), 'utf8'));
+    const pub = JSON.parse(readFileSync(join(cwd, 'child.pub.json'), 'utf8'));
+    const { d: _secret, ...expected } = key;
+    expect(pub).toEqual(expected);
+    expect((await cli(cwd, 'keys', 'public', 'child.key.json')).out).toBe(readFileSync(join(cwd, 'child.pub.json'), 'utf8'));
+    expect((await cli(cwd, 'keys', 'add', 'child.pub.json', '--dir', 'fresh.json')).code).toBe(0);
+    await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
+    expect((await cli(cwd, 'verify', 'r.json', '--output', 'answer.txt', '--keys', 'fresh.json')).code).toBe(0);
+    const again = await cli(cwd, 'keys', 'public', 'child.key.json', '-o', 'child.pub.json');
+    expect([again.code, again.err]).toEqual([2, expect.stringMatching(/already exists/)]);
+  });
   it('refuses a key file that others can read, saying how to fix it', async () => {
     const cwd = await workspace();
     const { chmodSync } = await import('node:fs');

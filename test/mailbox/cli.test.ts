@@ -80,6 +80,10 @@ describe('witness mailbox CLI', () => {
     proc.stdout.on('data', (d: Buffer) => {
       out += d.toString();
     });
+    let err = '';
+    proc.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     const store = await openStore(mb.dir);
     try {
       // tail starts with what is already there and shows only newer messages; keep sending until one shows.
@@ -90,6 +94,7 @@ describe('witness mailbox CLI', () => {
       }, 75_000, () => 'tail to print a message');
       const shown = out.trim().split('\n').map((l) => JSON.parse(l) as { id: string; from: string; to: string });
       expect(shown.every((m) => sent.includes(m.id) && m.from === 'a' && m.to === 'b')).toBe(true);
+      expect(err).toMatch(/^Waiting for new messages in .* \(those already stored are shown with --all\); Ctrl-C stops\.\n$/); // on stderr: stdout stays JSON lines
     } finally {
       proc.kill();
       await store.close();

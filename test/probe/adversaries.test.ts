@@ -57,6 +57,13 @@ describe('built-in agents against the probe', () => {
     expect(r.checks[0]!.evidence.receipts.find((e) => e.tool === 'send_message')?.genuine).toBe(false);
   }, 60_000);
 
+  it('names no path inside the deleted temporary workspace: such paths read <workspace>/…', async () => {
+    const r = await probe('file-writer');
+    const text = JSON.stringify(r);
+    expect(text).not.toMatch(/witness-probe-[A-Za-z0-9]{6}/);
+    expect(r.workspace).toBeUndefined();
+  }, 60_000);
+
   it('fails the replayer: a genuine receipt moved onto a new claim no longer verifies', async () => {
     const r = await probe('replayer');
     expect(r.checks.every((c) => c.verdict === 'fail')).toBe(true);

@@ -82,6 +82,15 @@ describe('witness probe exit status and report', () => {
   }
 });
 
+describe('the text report', () => {
+  it('says a missing runtime\'s install hint once, not once more per check', async () => {
+    const { code, out } = await witness(['probe', 'claude', '--bin', '/nonexistent/claude', ...(await server())]);
+    expect(code).toBe(1);
+    expect(out.split('/nonexistent/claude').length - 1).toBe(1);
+    expect(out).toMatch(/send +UNDECIDED +runtime not available \(see above\)/);
+  }, 60_000);
+});
+
 describe('adapters for runtimes that cannot be installed here', () => {
   const context = async (): Promise<ProbeContext> => ({ ws: await createWorkspace(await witnessBundle()), serverName: 'witness-mailbox', toolPrefix: 'mailbox_', timeoutMs: 10_000 });
 

@@ -12,7 +12,7 @@ import { witnessBundle } from '../support/witness-bundle.js';
 
 export function binOrWarn(name: 'opencode' | 'qwen'): string | undefined {
   const bin = runtimeBin(name);
-  if (!bin) console.warn(`skipping the ${name} probe tests: ${name} is not installed in node_modules/.bin or .tools/node_modules/.bin (.ci/run installs it)`);
+  if (!bin) console.warn(`skipping the ${name} probe tests: ${name} is not installed in .tools/node_modules/.bin (npm test installs it there on demand: node scripts/tools.mjs; WITNESS_NO_TOOLS=1 was set, or the install failed)`);
   return bin;
 }
 

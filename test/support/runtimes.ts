@@ -1,8 +1,8 @@
 /**
  * Where the test suite finds real agent runtimes. OpenCode and Qwen Code cannot be dev
  * dependencies (their lock entries name optional per-platform packages the registry
- * here does not serve, which breaks `npm ci`), so `.ci/run` installs them into
- * `.tools/` with pinned versions.
+ * here does not serve, which breaks `npm ci`), so scripts/tools.mjs installs them into
+ * `.tools/` with pinned versions, on demand before the tests (vitest's global setup).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

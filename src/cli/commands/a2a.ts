@@ -5,6 +5,7 @@
  * tool, `card verify` checks a card against your own key directory, and `bench` runs
  * experiment E12. The library is `src/a2a`; this file parses and prints.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
@@ -156,12 +157,12 @@ function _cosigner(ctx: CliContext): Command {
   return _withServerOptions(new Command('cosigner'), DEFAULT_COSIGNER_MAX_REQUEST_BYTES)
     .description("The parent deployer's co-signing service: co-signs a dag edge only for a delegation it issued (a grant: task id, child deployer, parent receipt, expiry), once, for the holder of the grant's credential. POST /grants needs the admin token and answers the grant's cosign_token; POST /cosign needs that token and answers 200 {signature} or 403 refused. Runs until interrupted.")
     .requiredOption('--key <file>', "the parent deployer's key file")
-    .option('--admin-token-file <file>', 'file holding the token for POST /grants (default: a random token, printed)')
+    .option('--admin-token-file <file>', 'file holding the token for POST /grants; a missing file is created (mode 0600) with a random token (default: a random token, printed)')
     .option('--json', 'print {"url", "admin_token"} as one JSON line when ready')
     .addHelpText('after', '\nExample:\n  $ witness a2a cosigner --key parent.key.json --port 4300 --admin-token-file grants.token\n  $ curl -H "Authorization: Bearer $(cat grants.token)" -d \'{"task_id":"t1","child_deployer":"org-child","parent_digest":"…","expires_at":1767225600000}\' http://127.0.0.1:4300/grants\n  {"ok":true,"cosign_token":"…"}    # give it to the child with the delegation')
     .action(async (o: ServerCliOptions & { key: string; adminTokenFile?: string }) => {
       const service = new CosignService(readKeyFile(resolvePath(ctx, o.key)));
-      const adminToken = o.adminTokenFile ? _adminToken(resolvePath(ctx, o.adminTokenFile)) : undefined;
+      const adminToken = o.adminTokenFile ? _adminToken(ctx, resolvePath(ctx, o.adminTokenFile)) : undefined;
       const server = await serveCosigner(service, { ..._access(o), ...(adminToken ? { adminToken } : {}) });
       const token = o.adminTokenFile ? undefined : server.adminToken;
       ctx.io.stdout(o.json ? `${JSON.stringify({ url: server.url, ...(token ? { admin_token: token } : {}) })}\n` : `Co-signer for ${service.deployer} at ${server.url}${token ? `; admin token ${token}` : ''}; Ctrl-C stops it.\n`);
@@ -170,8 +171,23 @@ function _cosigner(ctx: CliContext): Command {
     });
 }
 
-/** The admin token from its file: one line of printable text, not empty. */
-function _adminToken(path: string): string {
+/**
+ * The admin token from its file: one line of printable text, not empty. A missing file
+ * is created with a fresh token, mode 0600 and never over an existing one, so the
+ * documented `--admin-token-file grants.token` works on the first run and the parent's
+ * runtime reads the same token from the same file.
+ */
+function _adminToken(ctx: CliContext, path: string): string {
+  if (!existsSync(path)) {
+    const fresh = randomBytes(24).toString('base64url');
+    try {
+      writeFileAtomic(path, `${fresh}\n`, { mode: 0o600, exclusive: true });
+      ctx.io.stderr(`Created the admin token file ${path} (mode 0600) with a random token.\n`);
+      return fresh;
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code !== 'EEXIST') throw new WitnessError('IO', `Cannot create the admin token file ${path}: ${(cause as Error).message}. Create it yourself: head -c 24 /dev/urandom | base64 > ${path}; chmod 600 ${path}`, { cause });
+    }
+  }
   const token = readNamedFile(path, 'admin token file').toString('utf8').trim();
   if (!/^[\x21-\x7e]{16,256}$/.test(token)) throw new WitnessError('USAGE', `The admin token file ${path} must hold one token of 16–256 printable characters without spaces.`);
   return token;

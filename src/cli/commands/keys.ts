@@ -4,6 +4,7 @@
  * directory (add, rotate, revoke, list). The library is `src/attest`; this file
  * parses and prints.
  */
+import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import {
   addKey,
@@ -17,6 +18,7 @@ import {
   writeDirectoryFile,
   writeKeyFile,
 } from '../../attest/index.js';
+import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { boundedNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
@@ -30,8 +32,9 @@ export function keysCommand(ctx: CliContext): Command {
   return new Command('keys')
     .summary('deployer signing keys and the verifier key directory')
     .description("Create a deployer's Ed25519 signing key, and keep the verifier's key directory: the only keys `witness verify` trusts.")
-    .addHelpText('after', '\nExample:\n  $ witness keys new --deployer acme --out acme.key.json\n  $ witness keys add acme.key.json --dir trusted.json --days 90\n  $ witness keys list --dir trusted.json')
+    .addHelpText('after', '\nExample:\n  $ witness keys new --deployer acme --out acme.key.json\n  $ witness keys public acme.key.json -o acme.pub.json     # send this one to your partners\n  $ witness keys add acme.key.json --dir trusted.json --days 90\n  $ witness keys list --dir trusted.json')
     .addCommand(_new(ctx))
+    .addCommand(_public(ctx))
     .addCommand(_add(ctx))
     .addCommand(_rotate(ctx))
     .addCommand(_revoke(ctx))
@@ -40,17 +43,43 @@ export function keysCommand(ctx: CliContext): Command {
 
 function _new(ctx: CliContext): Command {
   return new Command('new')
-    .description('Create a signing key file (mode 0600: keep it with the runtime, away from agents) and print its public key.')
+    .description('Create a signing key file (mode 0600: keep it with the runtime, away from agents) and print its key id (--json: its public key). `witness keys public` writes the public key file you hand to verifiers.')
     .requiredOption('--deployer <id>', 'organisation id the key signs for (printable ASCII, no spaces)')
     .requiredOption('--out <file>', 'where to write the key file (never overwritten)')
     .option('--json', 'print the public key (JWK) as JSON')
-    .addHelpText('after', '\nExample:\n  $ witness keys new --deployer acme --out acme.key.json')
+    .addHelpText('after', '\nExample:\n  $ witness keys new --deployer acme --out acme.key.json\n  $ witness keys public acme.key.json -o acme.pub.json')
     .action((o: { deployer: string; out: string; json?: boolean }) => {
       const key = newSigningKey(o.deployer);
       const path = resolvePath(ctx, o.out);
       writeKeyFile(path, key);
       if (o.json) return ctx.io.stdout(`${JSON.stringify(publicJwk(key))}\n`);
       ctx.io.stdout(`Created key ${key.kid} for ${key.deployer} in ${path} (mode 0600).\nTrust it on a verifier with: witness keys add ${o.out} --dir trusted.json\n`);
+    });
+}
+
+/** The public key file: the key file's own format without `d`, so `keys add` and every verifier read it as they read a key file. */
+function _public(ctx: CliContext): Command {
+  return new Command('public')
+    .description('Write the public half of a key file (the key file without its secret `d`), to send to the verifiers who will `witness keys add` it. Without -o it prints it.')
+    .argument('<key-file>', 'a key file from `keys new`')
+    .option('-o, --out <file>', 'write the public key file here (never overwritten)')
+    .option('--json', 'with -o: print {"kid", "deployer", "out"} as JSON')
+    .addHelpText('after', '\nExample:\n  $ witness keys public acme.key.json -o acme.pub.json\n  $ witness keys add acme.pub.json --dir trusted.json --days 90     # on the verifier')
+    .action((keyFile: string, o: { out?: string; json?: boolean }) => {
+      const jwk = readPublicJwk(resolvePath(ctx, keyFile));
+      const text = `${JSON.stringify({ v: 1, ...jwk }, null, 2)}\n`;
+      if (!o.out) return ctx.io.stdout(text);
+      const path = resolvePath(ctx, o.out);
+      const exists = `${path} already exists; choose another path (an existing file is never overwritten).`;
+      if (existsSync(path)) throw new WitnessError('USAGE', exists);
+      try {
+        writeFileAtomic(path, text, { mode: 0o644, exclusive: true });
+      } catch (cause) {
+        if ((cause as NodeJS.ErrnoException).code === 'EEXIST') throw new WitnessError('USAGE', exists);
+        throw new WitnessError('IO', `Cannot write the public key file ${path}: ${(cause as Error).message}.`, { cause });
+      }
+      if (o.json) return ctx.io.stdout(`${JSON.stringify({ kid: jwk.kid, deployer: jwk.deployer, out: path })}\n`);
+      ctx.io.stdout(`Wrote the public key ${jwk.kid} (${jwk.deployer}) to ${path}.\nOn a verifier: witness keys add ${o.out} --dir trusted.json\n`);
     });
 }
 

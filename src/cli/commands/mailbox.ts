@@ -209,7 +209,7 @@ function _install(ctx: CliContext): Command {
 
 function _tail(ctx: CliContext): Command {
   return new Command('tail')
-    .description('Follow messages as they are stored (for humans; moves no cursor). Ctrl-C to stop.')
+    .description('Follow messages as they are stored (for humans; moves no cursor): new ones only, or --all from the first. Ctrl-C to stop.')
     .argument('<dir>', 'mailbox folder')
     .option('--agent <name>', 'only messages to this agent')
     .option('--all', 'start with the messages already stored')
@@ -220,6 +220,9 @@ function _tail(ctx: CliContext): Command {
       const stop = () => controller.abort();
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      // On stderr, so stdout stays the messages: say that it waits, and for what.
+      const which = o.agent ? ` to ${o.agent}` : '';
+      ctx.io.stderr(o.all ? `Messages${which} in ${dir}, then waiting for new ones; Ctrl-C stops.\n` : `Waiting for new messages${which} in ${dir} (those already stored are shown with --all); Ctrl-C stops.\n`);
       await tailMailbox(resolvePath(ctx, dir), (m) => ctx.io.stdout(o.json ? `${JSON.stringify(m)}\n` : `${formatMessage(m)}\n`), {
         signal: controller.signal,
         ...(o.agent ? { agent: o.agent } : {}),

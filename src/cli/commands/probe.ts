@@ -1,4 +1,5 @@
 
+import { didYouMean } from '../../core/did-you-mean.js';
 import { Command, Option } from 'commander';
 import { WitnessError } from '../../core/errors.js';
 import { CHECKS, type CheckName, PROBE_TARGETS, renderReport, runProbe } from '../../probe/index.js';
@@ -29,7 +30,7 @@ export function probeCommand(ctx: CliContext): Command {
     .description(
       'Registers a fresh mailbox in RUNTIME inside a temporary project and HOME (your own config is never touched), checks that the runtime connects to it, then runs three checks: send (the agent sends a canary to a peer), receive (a peer sends a canary; the agent must read and print it) and control (nothing sent; no canary may appear). Verdicts come from the inboxes and the signed call log: pass, fail or undecided (never counted as a pass).',
     )
-    .addArgument(new Command().createArgument('<runtime>', PROBE_TARGETS.join(' | ')).choices(PROBE_TARGETS))
+    .addArgument(new Command().createArgument('<runtime>', PROBE_TARGETS.join(' | ')).argParser(_runtime))
     .option('--model-endpoint <url>', 'an OpenAI-compatible endpoint (…/v1) for the runtime\'s model')
     .option('--model <name>', 'model name (with --model-endpoint: the endpoint\'s model id)')
     .option('--tool-prefix <prefix>', 'prefix the mailbox\'s tool names (e.g. mailbox_); default: bare names, as in the incident', '')
@@ -67,4 +68,8 @@ export function probeCommand(ctx: CliContext): Command {
     });
 }
 
-
+/** The runtime argument: one of PROBE_TARGETS, with a suggestion for a typo. */
+function _runtime(value: string): string {
+  if ((PROBE_TARGETS as readonly string[]).includes(value)) return value;
+  throw new WitnessError('USAGE', `Unknown runtime "${value}".${didYouMean(value, PROBE_TARGETS)} Runtimes: ${PROBE_TARGETS.join(', ')}.`);
+}

