@@ -22,6 +22,7 @@ import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { hostName, portNumber, wholeNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
+import { untilStopped } from '../signals.js';
 
 const AGENTS = ['policy', 'llm', 'embedded'] as const;
 
@@ -113,8 +114,9 @@ function _serve(ctx: CliContext): Command {
         ...(o.name ? { name: o.name } : {}),
       });
       const cardUrl = `${agent.url}/.well-known/agent-card.json`;
+      const stopped = untilStopped(ctx); // listening before it says it is ready, so a signal right after the line is not missed
       ctx.io.stdout(o.json ? `${JSON.stringify({ url: agent.url, card_url: cardUrl })}\n` : `A2A agent ${agent.url} (card ${cardUrl}); Ctrl-C stops it.\n`);
-      await _untilSignal();
+      await stopped;
       await agent.close();
     });
 }
@@ -165,8 +167,9 @@ function _cosigner(ctx: CliContext): Command {
       const adminToken = o.adminTokenFile ? _adminToken(ctx, resolvePath(ctx, o.adminTokenFile)) : undefined;
       const server = await serveCosigner(service, { ..._access(o), ...(adminToken ? { adminToken } : {}) });
       const token = o.adminTokenFile ? undefined : server.adminToken;
+      const stopped = untilStopped(ctx); // listening before it says it is ready, so a signal right after the line is not missed
       ctx.io.stdout(o.json ? `${JSON.stringify({ url: server.url, ...(token ? { admin_token: token } : {}) })}\n` : `Co-signer for ${service.deployer} at ${server.url}${token ? `; admin token ${token}` : ''}; Ctrl-C stops it.\n`);
-      await _untilSignal();
+      await stopped;
       await server.close();
     });
 }
@@ -200,8 +203,9 @@ function _tool(ctx: CliContext): Command {
     .addHelpText('after', '\nExample:\n  $ witness a2a tool --port 4200     # MCP endpoint http://127.0.0.1:4200/mcp')
     .action(async (o: ServerCliOptions) => {
       const server = await serveEvidenceTool(_access(o));
+      const stopped = untilStopped(ctx); // listening before it says it is ready, so a signal right after the line is not missed
       ctx.io.stdout(o.json ? `${JSON.stringify({ url: server.url })}\n` : `MCP tool server ${server.url}; Ctrl-C stops it.\n`);
-      await _untilSignal();
+      await stopped;
       await server.close();
     });
 }
@@ -248,15 +252,3 @@ function _checkWritable(path: string): void {
   if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new WitnessError('NOT_FOUND', `--out ${path}: the folder ${folder} does not exist.`);
 }
 
-/** Resolves on SIGINT or SIGTERM, so a server command ends cleanly. */
-function _untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-}

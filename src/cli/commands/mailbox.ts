@@ -20,6 +20,7 @@ import {
 import { hostName, portNumber, wholeNumber } from '../args.js';
 import { parseCommandArray, selfCommand } from '../self-command.js';
 import { type CliContext, resolvePath } from '../context.js';
+import { untilStopped } from '../signals.js';
 
 export function mailboxCommand(ctx: CliContext): Command {
   return new Command('mailbox')
@@ -118,12 +119,9 @@ function _serve(ctx: CliContext): Command {
         return serveStdio(runtime, agent!);
       }
       const server = await serveHttp(runtime, { host: o.host, port: o.port, allowedOrigins: o.allowOrigin, allowedHosts: o.allowedHost, ...(o.maxRequestBytes !== undefined ? { maxRequestBytes: o.maxRequestBytes } : {}) });
+      const stopped = untilStopped(ctx); // listening before it says it is ready, so a signal right after the line is not missed
       ctx.io.stderr(`witness mailbox: listening on ${server.url}\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await stopped;
       await server.close();
     });
 }
@@ -217,9 +215,7 @@ function _tail(ctx: CliContext): Command {
     .addHelpText('after', '\nExample:\n  $ witness mailbox tail ./mb --all')
     .action(async (dir: string, o: { agent?: string; all?: boolean; json?: boolean }) => {
       const controller = new AbortController();
-      const stop = () => controller.abort();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      void untilStopped(ctx).then(() => controller.abort());
       // On stderr, so stdout stays the messages: say that it waits, and for what.
       const which = o.agent ? ` to ${o.agent}` : '';
       ctx.io.stderr(o.all ? `Messages${which} in ${dir}, then waiting for new ones; Ctrl-C stops.\n` : `Waiting for new messages${which} in ${dir} (those already stored are shown with --all); Ctrl-C stops.\n`);
