@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveEvidenceTool, type ToolServer } from '../../src/a2a/tool-server.js';
+import { serveEvidenceTool } from '../../src/a2a/tool-server.js';
 import { witnessBundle } from '../support/witness-bundle.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'witness-server-sigint-'));
