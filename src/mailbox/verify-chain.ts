@@ -4,7 +4,8 @@
  * only its number, its `seq`, whether its receipt verified and whether its `prev`
  * names the line before (or the one before that) — never the text. Verify fills
  * the table while streaming the log, so the check needs a few numbers per line
- * whatever the log's size. Kinds: forged, modified, reordered, deleted, corrupt.
+ * whatever the log's size. Kinds: forged, modified, reordered, deleted, corrupt. A
+ * legacy (`v: 1`) line after a line in today's format is forged: servers only move forward.
  */
 import { GENESIS, lineHash } from './call-log.js';
 
@@ -16,6 +17,8 @@ const GENUINE = 1;
 const LINKS_BACK = 2;
 /** `prev` is the hash of the line two before (GENESIS for the second line). */
 const LINKS_TWO_BACK = 4;
+/** Written in the legacy line format (`v: 1`, signed without the domain tag). */
+const LEGACY = 8;
 
 /** What the chain check keeps of each call-log line, in file order. */
 export class CallTable {
@@ -29,7 +32,7 @@ export class CallTable {
   private back2: string | undefined;
 
   /** Adds the next line: its text (undefined when too long to read), its parsed `seq`/`prev` if any. */
-  add(line: number, text: string | undefined, record: { seq: number; prev: string; genuine: boolean } | { reason: string }): void {
+  add(line: number, text: string | undefined, record: { seq: number; prev: string; genuine: boolean; legacy?: boolean } | { reason: string }): void {
     const i = this.lines.length;
     this.lines.push(line);
     if ('reason' in record) {
@@ -38,7 +41,7 @@ export class CallTable {
       this.reasons.set(i, record.reason);
     } else {
       this.seqs.push(record.seq);
-      this.flags.push((record.genuine ? GENUINE : 0) | (record.prev === this.back1 ? LINKS_BACK : 0) | (record.prev === this.back2 ? LINKS_TWO_BACK : 0));
+      this.flags.push((record.genuine ? GENUINE : 0) | (record.prev === this.back1 ? LINKS_BACK : 0) | (record.prev === this.back2 ? LINKS_TWO_BACK : 0) | (record.legacy ? LEGACY : 0));
     }
     this.back2 = this.back1;
     this.back1 = text === undefined ? undefined : lineHash(text); // an unread line's hash is unknown: nothing chains to it
@@ -63,6 +66,10 @@ export class CallTable {
   linksTwoBack(i: number): boolean {
     return (this.flags[i]! & LINKS_TWO_BACK) !== 0;
   }
+
+  legacy(i: number): boolean {
+    return (this.flags[i]! & LEGACY) !== 0;
+  }
 }
 
 /** Reports every break in the chain by line, as the lines stand in the file. */
@@ -71,6 +78,7 @@ export function checkChain(t: CallTable, report: ChainReport): void {
   let maxSeq = 0;
   let prevFlagged = false;
   let unreadable = 0; // a line that cannot be read occupies one unknown seq
+  let current = -1; // the first genuine line in today's format: no server writes the legacy one after it
   for (let i = 0; i < t.size; i++) {
     const line = t.lines[i]!;
     const flag = (kind: ChainProblemKind, message: string) => {
@@ -86,6 +94,11 @@ export function checkChain(t: CallTable, report: ChainReport): void {
     if (!t.genuine(i)) {
       const chainAccepts = i + 1 >= t.size || !t.readable(i + 1) || t.linksBack(i + 1) || t.linksTwoBack(i + 1);
       flag(chainAccepts ? 'forged' : 'modified', chainAccepts ? `the receipt on seq ${seq} does not verify with this mailbox's key, yet the chain accepts the line: written without the server` : `seq ${seq} was changed after it was signed (its receipt no longer verifies)`);
+      continue;
+    }
+    if (!t.legacy(i) && current < 0) current = i;
+    if (t.legacy(i) && current >= 0) {
+      flag('forged', `seq ${seq} is in the legacy line format (v 1, signed without the call-log domain tag) after line ${t.lines[current]} in today's: a server that writes v 2 never goes back, so the line was made elsewhere from the key's signature over untagged bytes (a downgrade), or an older Witness served this mailbox again`);
       continue;
     }
     const first = index.firstGenuine(seq);

@@ -17,7 +17,7 @@ import type { LogCode } from '../attest/reasons.js';
 import { ed25519Verifier, signerFor, type Verifier } from '../attest/signature.js';
 import { WitnessError } from '../core/errors.js';
 import { parseStrictJson } from '../core/strict-json.js';
-import type { CallRecord } from './call-log.js';
+import { type CallRecord, LEGACY_LINE_VERSION } from './call-log.js';
 import { isGenuineCall, parseCallRecord } from './call-check.js';
 import { MAILBOX_KEY, readConfig } from './config.js';
 import { openEvidence } from './evidence.js';
@@ -91,7 +91,7 @@ function _readLog(lines: Iterable<{ line: number; text?: string; torn?: boolean 
       continue;
     }
     const genuine = isGenuineCall(parsed, signer);
-    table.add(l.line, l.text, { seq: parsed.seq, prev: parsed.prev, genuine });
+    table.add(l.line, l.text, { seq: parsed.seq, prev: parsed.prev, genuine, legacy: parsed.v === LEGACY_LINE_VERSION });
     if (genuine && parsed.ok) _learn(parsed, receipts, file, l.line);
   }
   return { table, receipts };

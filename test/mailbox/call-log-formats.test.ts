@@ -14,7 +14,7 @@ import { DOMAIN_TAGS } from '../../src/attest/domain.js';
 import { readKeyFile } from '../../src/attest/keys.js';
 import { signerFor } from '../../src/attest/signature.js';
 import { canonicalBytes } from '../../src/core/canonical-json.js';
-import { verifyMailbox } from '../../src/mailbox/index.js';
+import { openStore, verifyMailbox } from '../../src/mailbox/index.js';
 import { make } from '../fixtures/mailbox-v1/make.js';
 import { forgedCallLine } from './forge.js';
 import { tempDir } from './helpers.js';
@@ -139,6 +139,28 @@ describe('the v2 domain tag', () => {
 
   it.each(VARIANTS)('refuses a v2 line signed by the right key under another record kind’s tag, %s', async (variant) => {
     expect(await problems(resignNewest(variant, (u) => Buffer.concat([Buffer.from(DOMAIN_TAGS.releaseReceipt), canonicalBytes(u)])))).toEqual(['16:forged']);
+  });
+
+  it.each(VARIANTS)('refuses a v1 line after v2 lines even when the right key signed it (a downgrade), %s', async (variant) => {
+    const mb = resignNewest(variant, (u) => canonicalBytes({ ...u, v: 1 }));
+    const lines = readLog(mb);
+    const { receipt, ...unsigned } = JSON.parse(lines.at(-1)!) as Record<string, unknown> & { receipt: Record<string, unknown> };
+    lines[lines.length - 1] = JSON.stringify({ ...unsigned, v: 1, receipt }); // the v1 form its signature covers
+    writeLog(mb, lines);
+    expect(await problems(mb)).toEqual(['16:forged']);
+  });
+
+  it.each(VARIANTS)('accepts a v1 mailbox that today’s server goes on writing (v1 lines, then v2), %s', async (variant) => {
+    const mb = copy(FIXTURES, variant);
+    const store = await openStore(mb.dir, { keyPath: mb.keyPath });
+    try {
+      await store.send('alice', { to: 'bob', body: 'after the upgrade' });
+    } finally {
+      await store.close();
+    }
+    const versions = readLog(mb).map((l) => JSON.parse(l).v);
+    expect(versions.slice(0, 16).every((v) => v === 1) && versions.slice(16).length > 0 && versions.slice(16).every((v) => v === 2)).toBe(true);
+    expect(await problems(mb)).toEqual([]);
   });
 
   it('reports a v2 line relabelled v1 (keeping its signature) as modified', async () => {
