@@ -108,7 +108,14 @@ export function cellKey(cell: Cell): string {
 
 /** All runs of the experiment (or of one shard of it), in `seq` order. */
 export function planRuns(experiment: Experiment, shard?: Shard): PlannedRun[] {
-  const runs: PlannedRun[] = [];
+  return [...eachPlannedRun(experiment, shard)];
+}
+
+/**
+ * The same runs as `planRuns`, one at a time: a caller that only walks the plan (a
+ * merge naming missing runs, a resume) holds one run, not 2 million.
+ */
+export function* eachPlannedRun(experiment: Experiment, shard?: Shard): Generator<PlannedRun> {
   let seq = 0;
   const seed = canonicalize(experiment.seed);
   for (const cell of expandCells(experiment)) {
@@ -119,10 +126,9 @@ export function planRuns(experiment: Experiment, shard?: Shard): PlannedRun[] {
       // Exactly canonicalize({ cell, index, seed }) (keys in order), with the cell written once.
       const digest = sha256Hex(`witness/run/v1\0{"cell":${cellJson},"index":${index},"seed":${seed}}`);
       // The run's own seed: 48 bits of the same digest, so one run can be replayed alone.
-      runs.push({ id: `r-${digest.slice(0, 16)}`, seq, cell, cellKey: key, index, seed: Number.parseInt(digest.slice(16, 28), 16) });
+      yield { id: `r-${digest.slice(0, 16)}`, seq, cell, cellKey: key, index, seed: Number.parseInt(digest.slice(16, 28), 16) };
     }
   }
-  return runs;
 }
 
 /** Parses `i/n` (1 ≤ i ≤ n). */
