@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -92,6 +92,28 @@ describe('runExperiment', () => {
     const [first, ...rest] = readFileSync(join(dir, 'a.jsonl'), 'utf8').split('\n');
     writeFileSync(join(dir, 'b.jsonl'), `${first!.replace('"rounds":', '"rounds":1,"x":')}\n${rest.join('\n')}`);
     expect(() => mergeResults([join(dir, 'a.jsonl'), join(dir, 'b.jsonl')], join(dir, 'm.jsonl'))).toThrow(/differs between/);
+  });
+  it('merges an input out of seq order and collapses duplicates within and across inputs', async () => {
+    const dir = tempDir();
+    const e = smallExperiment();
+    await runExperiment({ experiment: e, out: join(dir, 'all.jsonl') });
+    const all = readFileSync(join(dir, 'all.jsonl'), 'utf8').split('\n').filter(Boolean);
+    // Reversed (not a sweep's order), one line twice in it, and three lines again in another file.
+    writeFileSync(join(dir, 'rev.jsonl'), `${[...all].reverse().join('\n')}\n${all[4]}\n`);
+    writeFileSync(join(dir, 'some.jsonl'), `${all.slice(0, 3).join('\n')}\n`);
+    const report = mergeResults([join(dir, 'some.jsonl'), join(dir, 'rev.jsonl')], join(dir, 'm.jsonl'), planRuns(e));
+    expect(report).toMatchObject({ lines: all.length, duplicates: 4, missing: [], planned: all.length });
+    expect(readFileSync(join(dir, 'm.jsonl'), 'utf8')).toBe(readFileSync(join(dir, 'all.jsonl'), 'utf8'));
+  });
+  it('refuses one run id at two seqs, and leaves no merged file', async () => {
+    const dir = tempDir();
+    await runExperiment({ experiment: smallExperiment(), out: join(dir, 'a.jsonl') });
+    const lines = readFileSync(join(dir, 'a.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const moved = lines[0]!.replace(/"seq":0\b/, '"seq":9999');
+    expect(moved).not.toBe(lines[0]);
+    writeFileSync(join(dir, 'b.jsonl'), `${moved}\n`);
+    expect(() => mergeResults([join(dir, 'a.jsonl'), join(dir, 'b.jsonl')], join(dir, 'm.jsonl'))).toThrow(/differs between .*a\.jsonl:1 and .*b\.jsonl:1/);
+    expect(existsSync(join(dir, 'm.jsonl'))).toBe(false);
   });
   it('resumes: a rerun plays only the runs that are missing', async () => {
     const dir = tempDir();
