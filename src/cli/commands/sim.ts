@@ -148,9 +148,8 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
     progress.finish();
   }
   // The table covers every run of this experiment in the file, including resumed ones.
-  const planned = summary.plannedIds;
   const scan = emptyScan();
-  const cells = summarizeCells(recordsOf(out, scan, (r) => planned.has(r.id)));
+  const cells = summarizeCells(recordsOf(out, scan, (r) => summary.inPlan(r)));
   const inFile = cells.reduce((n, c) => n + c.runs, 0);
   if (options.json) {
     ctx.io.stdout(`${JSON.stringify({ experiment: experiment.name, file: out, planned: summary.planned, skipped: summary.skipped, ran: summary.ran, aborted: summary.aborted, cells }, null, 2)}\n`);
