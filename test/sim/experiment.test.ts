@@ -7,7 +7,7 @@ import { sha256Hex } from '../../src/core/hash.js';
 import { mergeResults } from '../../src/sim/experiment/merge.js';
 import { expandCells, planRuns } from '../../src/sim/experiment/plan.js';
 import { preset } from '../../src/sim/experiment/presets.js';
-import { readResults, runExperiment } from '../../src/sim/experiment/run.js';
+import { type ExperimentProgress, readResults, runExperiment } from '../../src/sim/experiment/run.js';
 import { parseExperiment } from '../../src/sim/experiment/schema.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'witness-sim-'));
@@ -128,6 +128,19 @@ describe('runExperiment', () => {
     const ids = readResults(out).records.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.length).toBe(full.records.length);
+  });
+  it('counts the runs already in the file in the tally, as the table does (#18 item 16)', async () => {
+    const dir = tempDir();
+    const out = join(dir, 't.jsonl');
+    const e = smallExperiment();
+    const full = await runExperiment({ experiment: e, out });
+    const want = { valid: 0, invalid: 0, none: 0, timeout: 0, escalated: 0 };
+    for (const r of full.records) want[r.outcome]++;
+    const seen: ExperimentProgress[] = [];
+    const again = await runExperiment({ experiment: e, out, onProgress: (p) => seen.push(p) });
+    expect(again.ran).toBe(0);
+    expect(seen.at(-1)).toMatchObject({ done: full.records.length, skipped: full.records.length, outcomes: want });
+    expect(Object.values(want).reduce((a, b) => a + b, 0)).toBe(full.records.length);
   });
   it('stops taking new runs when aborted and says so', async () => {
     const controller = new AbortController();

@@ -22,6 +22,7 @@ export interface ExperimentProgress {
   done: number;
   total: number;
   skipped: number;
+  /** Outcomes of the `done` runs, the skipped ones included (they are in the final table too). */
   outcomes: Record<Outcome, number>;
   elapsedMs: number;
 }
@@ -95,7 +96,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
   }
   const todo: PlannedRun[] = [];
   for (const run of plan) if (!opened?.finished.has(run)) todo.push(run);
-  const progress = _progressTracker(plan.length, plan.length - todo.length, options.onProgress);
+  const progress = _progressTracker(plan.length, plan.length - todo.length, options.onProgress, opened?.finished.outcomes);
   const records: RunRecord[] = [];
   const keep = options.keepRecords ?? true;
   let ran = 0;
@@ -151,7 +152,8 @@ async function _playHere(todo: PlannedRun[], options: RunExperimentOptions, onRe
       if (Date.now() - lastYield >= YIELD_EVERY_MS) {
         await yieldToEventLoop();
         lastYield = Date.now();
-        if (options.signal?.aborted) break;
+        // Other lanes ran meanwhile: they may have taken the last runs, or the signal come.
+        continue;
       }
       const position = next++;
       try {
@@ -176,9 +178,10 @@ export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-function _progressTracker(total: number, skipped: number, onProgress: RunExperimentOptions['onProgress']) {
+/** `already`: the outcomes of the runs skipped as done, so the tally counts what the final table shows. */
+function _progressTracker(total: number, skipped: number, onProgress: RunExperimentOptions['onProgress'], already?: Record<Outcome, number>) {
   const started = Date.now();
-  const outcomes: Record<Outcome, number> = { valid: 0, invalid: 0, none: 0, timeout: 0, escalated: 0 };
+  const outcomes: Record<Outcome, number> = { valid: 0, invalid: 0, none: 0, timeout: 0, escalated: 0, ...already };
   let done = skipped;
   const emit = () => onProgress?.({ done, total, skipped, outcomes: { ...outcomes }, elapsedMs: Date.now() - started });
   emit();

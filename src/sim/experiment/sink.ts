@@ -14,6 +14,7 @@ import { WitnessError } from '../../core/errors.js';
 import { openJsonlWriter } from '../../core/jsonl.js';
 import { checkpointPath } from '../transcript/format.js';
 import { openSignedResults, type ResultsSink, type SignedResultsOptions } from '../transcript/writer.js';
+import type { Outcome } from '../types.js';
 import type { Plan, PlannedRun } from './plan.js';
 import type { RunRecord } from './record.js';
 import { fileLines } from './results-stream.js';
@@ -29,6 +30,14 @@ export interface FinishedRuns {
   count: number;
   /** Runs in the file that are not in the plan (another experiment's, or another shard's). */
   foreign: number;
+  /** Outcomes of the planned runs the file holds, so a resumed sweep's tally counts what its table shows (#18 item 16). */
+  outcomes: Record<Outcome, number>;
+}
+
+const _noOutcomes = (): Record<Outcome, number> => ({ valid: 0, invalid: 0, none: 0, timeout: 0, escalated: 0 });
+
+function _countOutcome(outcomes: Record<Outcome, number>, outcome: unknown): void {
+  if (typeof outcome === 'string' && Object.hasOwn(outcomes, outcome)) outcomes[outcome as Outcome]++;
 }
 
 export interface OpenedSink {
@@ -44,7 +53,14 @@ export function openResultsSink(path: string, options: SinkOptions): OpenedSink 
     const ids = new Set(planned.map((r) => r.id));
     let foreign = 0;
     for (const id of sink.finished) if (!ids.has(id)) foreign++;
-    return { sink, finished: { has: (run) => sink.finished.has(run.id), count: sink.finished.size - foreign, foreign } };
+    const outcomes = _noOutcomes();
+    if (sink.finished.size > 0) {
+      for (const { raw } of fileLines(path)) {
+        const value = _parsed(raw);
+        if (value && typeof value.id === 'string' && ids.has(value.id) && sink.finished.has(value.id)) _countOutcome(outcomes, value.outcome);
+      }
+    }
+    return { sink, finished: { has: (run) => sink.finished.has(run.id), count: sink.finished.size - foreign, foreign, outcomes } };
   }
   const finished = _finishedRuns(path, options.plan);
   const writer = openJsonlWriter(path, { fsync: 'batch' });
@@ -65,6 +81,7 @@ function _finishedRuns(path: string, plan: Plan): FinishedRuns {
   const last = plan.end - 1;
   const bits = new Uint8Array((plan.end + 7) >> 3);
   const runs = { count: 0, foreign: 0 };
+  const outcomes = _noOutcomes();
   const isSet = (seq: number) => seq >= 0 && seq <= last && (bits[seq >> 3]! & (1 << (seq & 7))) !== 0;
   const finished: FinishedRuns = {
     has: (run) => isSet(run.seq),
@@ -74,26 +91,32 @@ function _finishedRuns(path: string, plan: Plan): FinishedRuns {
     get foreign() {
       return runs.foreign;
     },
+    outcomes,
   };
   if (!existsSync(path)) return finished;
   // Streamed: resuming a 2-million-run file holds its bits, not its text.
   for (const { raw } of fileLines(path)) {
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      continue; // a damaged line is not a finished run: it replays
-    }
-    if (typeof value !== 'object' || value === null) continue;
+    const value = _parsed(raw);
+    if (!value) continue; // a damaged line is not a finished run: it replays
     if ('receipt' in value) throw signed();
-    const { id, seq } = value as { id?: unknown; seq?: unknown };
+    const { id, seq } = value;
     if (typeof id !== 'string') continue;
     const run = typeof seq === 'number' ? plan.at(seq) : undefined;
     if (run?.id !== id) runs.foreign++;
     else if (!isSet(run.seq)) {
       bits[run.seq >> 3]! |= 1 << (run.seq & 7);
       runs.count++;
+      _countOutcome(outcomes, value.outcome);
     }
   }
   return finished;
+}
+
+function _parsed(raw: string): { id?: unknown; seq?: unknown; outcome?: unknown; receipt?: unknown } | undefined {
+  try {
+    const value: unknown = JSON.parse(raw);
+    return typeof value === 'object' && value !== null ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
