@@ -25,6 +25,34 @@ describe('writeFileAtomic', () => {
     expect(readdirSync(dir)).toEqual(['a.json']);
   });
 
+  it('writes chunks (strings and bytes, from a generator) in order, as one file', () => {
+    const dir = folder();
+    const file = join(dir, 'chunks.jsonl');
+    writeFileSync(file, 'old');
+    writeFileAtomic(file, (function* () {
+      yield 'a\n';
+      yield Buffer.from('b\n');
+      yield '';
+      yield 'é\n';
+    })());
+    expect(readFileSync(file, 'utf8')).toBe('a\nb\né\n');
+    expect(readdirSync(dir)).toEqual(['chunks.jsonl']);
+  });
+
+  it('keeps the old file and no temporary file when the chunk source throws midway', () => {
+    const dir = folder();
+    const file = join(dir, 'kept.jsonl');
+    writeFileSync(file, 'old');
+    expect(() =>
+      writeFileAtomic(file, (function* () {
+        yield 'half\n';
+        throw new Error('source failed');
+      })()),
+    ).toThrow('source failed');
+    expect(readFileSync(file, 'utf8')).toBe('old');
+    expect(readdirSync(dir)).toEqual(['kept.jsonl']);
+  });
+
   it('replaces a symbolic link at the target instead of writing through it', () => {
     const dir = folder();
     const victim = join(dir, 'victim.txt');

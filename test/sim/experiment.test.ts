@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { sha256Hex } from '../../src/core/hash.js';
 import { mergeResults } from '../../src/sim/experiment/merge.js';
 import { expandCells, planRuns } from '../../src/sim/experiment/plan.js';
 import { preset } from '../../src/sim/experiment/presets.js';
-import { readResults, runExperiment } from '../../src/sim/experiment/run.js';
+import { type ExperimentProgress, readResults, runExperiment } from '../../src/sim/experiment/run.js';
 import { parseExperiment } from '../../src/sim/experiment/schema.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'witness-sim-'));
@@ -93,6 +93,28 @@ describe('runExperiment', () => {
     writeFileSync(join(dir, 'b.jsonl'), `${first!.replace('"rounds":', '"rounds":1,"x":')}\n${rest.join('\n')}`);
     expect(() => mergeResults([join(dir, 'a.jsonl'), join(dir, 'b.jsonl')], join(dir, 'm.jsonl'))).toThrow(/differs between/);
   });
+  it('merges an input out of seq order and collapses duplicates within and across inputs', async () => {
+    const dir = tempDir();
+    const e = smallExperiment();
+    await runExperiment({ experiment: e, out: join(dir, 'all.jsonl') });
+    const all = readFileSync(join(dir, 'all.jsonl'), 'utf8').split('\n').filter(Boolean);
+    // Reversed (not a sweep's order), one line twice in it, and three lines again in another file.
+    writeFileSync(join(dir, 'rev.jsonl'), `${[...all].reverse().join('\n')}\n${all[4]}\n`);
+    writeFileSync(join(dir, 'some.jsonl'), `${all.slice(0, 3).join('\n')}\n`);
+    const report = mergeResults([join(dir, 'some.jsonl'), join(dir, 'rev.jsonl')], join(dir, 'm.jsonl'), planRuns(e));
+    expect(report).toMatchObject({ lines: all.length, duplicates: 4, missing: [], planned: all.length });
+    expect(readFileSync(join(dir, 'm.jsonl'), 'utf8')).toBe(readFileSync(join(dir, 'all.jsonl'), 'utf8'));
+  });
+  it('refuses one run id at two seqs, and leaves no merged file', async () => {
+    const dir = tempDir();
+    await runExperiment({ experiment: smallExperiment(), out: join(dir, 'a.jsonl') });
+    const lines = readFileSync(join(dir, 'a.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const moved = lines[0]!.replace(/"seq":0\b/, '"seq":9999');
+    expect(moved).not.toBe(lines[0]);
+    writeFileSync(join(dir, 'b.jsonl'), `${moved}\n`);
+    expect(() => mergeResults([join(dir, 'a.jsonl'), join(dir, 'b.jsonl')], join(dir, 'm.jsonl'))).toThrow(/differs between .*a\.jsonl:1 and .*b\.jsonl:1/);
+    expect(existsSync(join(dir, 'm.jsonl'))).toBe(false);
+  });
   it('resumes: a rerun plays only the runs that are missing', async () => {
     const dir = tempDir();
     const out = join(dir, 'r.jsonl');
@@ -106,6 +128,19 @@ describe('runExperiment', () => {
     const ids = readResults(out).records.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.length).toBe(full.records.length);
+  });
+  it('counts the runs already in the file in the tally, as the table does (#18 item 16)', async () => {
+    const dir = tempDir();
+    const out = join(dir, 't.jsonl');
+    const e = smallExperiment();
+    const full = await runExperiment({ experiment: e, out });
+    const want = { valid: 0, invalid: 0, none: 0, timeout: 0, escalated: 0 };
+    for (const r of full.records) want[r.outcome]++;
+    const seen: ExperimentProgress[] = [];
+    const again = await runExperiment({ experiment: e, out, onProgress: (p) => seen.push(p) });
+    expect(again.ran).toBe(0);
+    expect(seen.at(-1)).toMatchObject({ done: full.records.length, skipped: full.records.length, outcomes: want });
+    expect(Object.values(want).reduce((a, b) => a + b, 0)).toBe(full.records.length);
   });
   it('stops taking new runs when aborted and says so', async () => {
     const controller = new AbortController();

@@ -15,7 +15,7 @@ import { renderOutcomeTable } from '../../report/table.js';
 import { BYZANTINE_STRATEGIES, HONEST_POLICIES } from '../../sim/agents/policy/policies.js';
 import { loadExperimentFile } from '../../sim/experiment/load.js';
 import { mergeResults } from '../../sim/experiment/merge.js';
-import { planRuns, type Shard } from '../../sim/experiment/plan.js';
+import { eachPlannedRun, type Shard } from '../../sim/experiment/plan.js';
 import { resolveShard } from '../../sim/experiment/shard-env.js';
 import { PRESETS, preset } from '../../sim/experiment/presets.js';
 import { runExperiment } from '../../sim/experiment/run.js';
@@ -148,9 +148,8 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
     progress.finish();
   }
   // The table covers every run of this experiment in the file, including resumed ones.
-  const planned = summary.plannedIds;
   const scan = emptyScan();
-  const cells = summarizeCells(recordsOf(out, scan, (r) => planned.has(r.id)));
+  const cells = summarizeCells(recordsOf(out, scan, (r) => summary.inPlan(r)));
   const inFile = cells.reduce((n, c) => n + c.runs, 0);
   if (options.json) {
     ctx.io.stdout(`${JSON.stringify({ experiment: experiment.name, file: out, planned: summary.planned, skipped: summary.skipped, ran: summary.ran, aborted: summary.aborted, cells }, null, 2)}\n`);
@@ -214,7 +213,7 @@ function _mergeCommand(ctx: CliContext): Command {
     .addHelpText('after', '\nExamples:\n  $ witness sim merge part1.jsonl part2.jsonl -o all.jsonl\n  $ witness sim merge /shared/part-*.jsonl --preset paper-benign --runs 2000 -o all.jsonl   # exit 1 and the missing runs until every shard is in\n\nExit status: 0 merged (and complete, with a plan), 1 runs of the plan missing, 2 bad usage or a missing or mixed input.')
     .action((files: string[], options: { out: string; plan?: string; preset?: string; runs?: number; seed?: string; json?: boolean }) => {
       if (options.plan && options.preset) throw new WitnessError('USAGE', 'Give --plan FILE or --preset NAME, not both.');
-      const plan = options.plan || options.preset ? planRuns(_experiment(ctx, options.plan, { preset: options.preset, runs: options.runs, seed: options.seed } as SimOptions)) : undefined;
+      const plan = options.plan || options.preset ? eachPlannedRun(_experiment(ctx, options.plan, { preset: options.preset, runs: options.runs, seed: options.seed } as SimOptions)) : undefined;
       const report = mergeResults(
         files.map((f) => resolvePath(ctx, f)),
         resolvePath(ctx, options.out),
@@ -226,7 +225,7 @@ function _mergeCommand(ctx: CliContext): Command {
       if (report.missing.length > 0) {
         const shown = report.missing.slice(0, 10).map((m) => `  seq ${m.seq} ${m.id} ${m.cell}`).join('\n');
         const more = report.missing.length > 10 ? `\n  … and ${report.missing.length - 10} more (--json lists all)` : '';
-        ctx.io.stderr(`Incomplete: ${report.missing.length} of the plan's ${plan!.length} runs are in no input file:\n${shown}${more}\nRun or rerun the shards that hold them (same command, same --out: finished runs are skipped), then merge again.\n`);
+        ctx.io.stderr(`Incomplete: ${report.missing.length} of the plan's ${report.planned} runs are in no input file:\n${shown}${more}\nRun or rerun the shards that hold them (same command, same --out: finished runs are skipped), then merge again.\n`);
         ctx.exitCode = 1;
       }
     });

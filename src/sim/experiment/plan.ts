@@ -108,21 +108,54 @@ export function cellKey(cell: Cell): string {
 
 /** All runs of the experiment (or of one shard of it), in `seq` order. */
 export function planRuns(experiment: Experiment, shard?: Shard): PlannedRun[] {
-  const runs: PlannedRun[] = [];
-  let seq = 0;
+  return [...eachPlannedRun(experiment, shard)];
+}
+
+/**
+ * The same runs as `planRuns`, one at a time: a caller that only walks the plan (a
+ * merge naming missing runs, a resume) holds one run, not 2 million.
+ */
+export function* eachPlannedRun(experiment: Experiment, shard?: Shard): Generator<PlannedRun> {
+  yield* lazyPlan(experiment, shard);
+}
+
+/**
+ * A plan that computes its runs when asked (a run is a hash of its cell, index and
+ * seed, so the run at any `seq` is known without the others): resuming or checking a
+ * 2-million-run sweep costs its cells, not its runs (issue 18 item 5).
+ */
+export interface Plan extends Iterable<PlannedRun> {
+  /** Runs in the plan (of this shard). */
+  readonly length: number;
+  /** Every seq of the plan is below this (the unsharded plan's length). */
+  readonly end: number;
+  /** The run at `seq`, or undefined when no run of this plan (or shard) has it. */
+  at(seq: number): PlannedRun | undefined;
+}
+
+export function lazyPlan(experiment: Experiment, shard?: Shard): Plan {
   const seed = canonicalize(experiment.seed);
-  for (const cell of expandCells(experiment)) {
-    const key = cellKey(cell);
-    const cellJson = canonicalize(cell);
-    for (let index = 0; index < experiment.runs; index++, seq++) {
-      if (shard && seq % shard.count !== shard.index - 1) continue;
-      // Exactly canonicalize({ cell, index, seed }) (keys in order), with the cell written once.
-      const digest = sha256Hex(`witness/run/v1\0{"cell":${cellJson},"index":${index},"seed":${seed}}`);
-      // The run's own seed: 48 bits of the same digest, so one run can be replayed alone.
-      runs.push({ id: `r-${digest.slice(0, 16)}`, seq, cell, cellKey: key, index, seed: Number.parseInt(digest.slice(16, 28), 16) });
-    }
-  }
-  return runs;
+  const cells = expandCells(experiment).map((cell) => ({ cell, key: cellKey(cell), json: canonicalize(cell) }));
+  const runs = experiment.runs;
+  const total = cells.length * runs;
+  const first = shard ? shard.index - 1 : 0;
+  const step = shard ? shard.count : 1;
+  const make = (seq: number): PlannedRun => {
+    const c = cells[Math.floor(seq / runs)]!;
+    const index = seq % runs;
+    // Exactly canonicalize({ cell, index, seed }) (keys in order), with the cell written once.
+    const digest = sha256Hex(`witness/run/v1\0{"cell":${c.json},"index":${index},"seed":${seed}}`);
+    // The run's own seed: 48 bits of the same digest, so one run can be replayed alone.
+    return { id: `r-${digest.slice(0, 16)}`, seq, cell: c.cell, cellKey: c.key, index, seed: Number.parseInt(digest.slice(16, 28), 16) };
+  };
+  return {
+    length: total > first ? Math.ceil((total - first) / step) : 0,
+    end: total,
+    at: (seq) => (Number.isInteger(seq) && seq >= 0 && seq < total && seq % step === first ? make(seq) : undefined),
+    *[Symbol.iterator]() {
+      for (let seq = first; seq < total; seq += step) yield make(seq);
+    },
+  };
 }
 
 /** Parses `i/n` (1 ≤ i ≤ n). */

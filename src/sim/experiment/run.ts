@@ -9,7 +9,7 @@
 import { WitnessError } from '../../core/errors.js';
 import type { SignResultsOptions } from '../transcript/writer.js';
 import type { Outcome } from '../types.js';
-import { type PlannedRun, planRuns, type Shard } from './plan.js';
+import { lazyPlan, type PlannedRun, type Shard } from './plan.js';
 import { type AgentFactory, playRun } from './play.js';
 import { playInWorkers } from './pool.js';
 import type { RunRecord } from './record.js';
@@ -22,6 +22,7 @@ export interface ExperimentProgress {
   done: number;
   total: number;
   skipped: number;
+  /** Outcomes of the `done` runs, the skipped ones included (they are in the final table too). */
   outcomes: Record<Outcome, number>;
   elapsedMs: number;
 }
@@ -78,27 +79,24 @@ export interface ExperimentRunSummary {
   aborted: boolean;
   /** Bytes of a torn last line cut from the results file before appending. */
   repairedBytes: number;
-  /** Ids of the planned runs (of this shard), so a caller need not plan again. */
-  plannedIds: ReadonlySet<string>;
+  /** Whether a record is a run of this plan (of this shard): its id is the plan's at its seq. No need to plan again. */
+  inPlan(record: { id: string; seq: number }): boolean;
 }
 
 export async function runExperiment(options: RunExperimentOptions): Promise<ExperimentRunSummary> {
   const { experiment } = options;
-  const planned = planRuns(experiment, options.shard);
+  // Lazy: the runs are computed from their seq, so a resume holds its cells and the runs left to play, not every run.
+  const plan = lazyPlan(experiment, options.shard);
   if (options.sign && !options.out) throw new WitnessError('USAGE', 'Signing needs a results file: give `out` (--out FILE).');
-  const sink = options.out ? openResultsSink(options.out, { experiment, shard: options.shard, planned, sign: options.sign, provenance: options.agents?.provenance }) : undefined;
-  const finished = sink?.finished ?? new Set<string>();
-  if (options.exclusive && sink) {
-    const ids = new Set(planned.map((r) => r.id));
-    let foreign = 0;
-    for (const id of finished) if (!ids.has(id)) foreign++;
-    if (foreign > 0) {
-      sink.close();
-      throw new WitnessError('USAGE', `${options.out} holds ${foreign} runs of another experiment (a different grid, --runs, --seed or budget than this one); ${options.exclusive.hint}.`);
-    }
+  const opened = options.out ? openResultsSink(options.out, { experiment, shard: options.shard, plan, sign: options.sign, provenance: options.agents?.provenance }) : undefined;
+  const sink = opened?.sink;
+  if (options.exclusive && opened && opened.finished.foreign > 0) {
+    sink!.close();
+    throw new WitnessError('USAGE', `${options.out} holds ${opened.finished.foreign} runs of another experiment (a different grid, --runs, --seed or budget than this one); ${options.exclusive.hint}.`);
   }
-  const todo = planned.filter((run) => !finished.has(run.id));
-  const progress = _progressTracker(planned.length, planned.length - todo.length, options.onProgress);
+  const todo: PlannedRun[] = [];
+  for (const run of plan) if (!opened?.finished.has(run)) todo.push(run);
+  const progress = _progressTracker(plan.length, plan.length - todo.length, options.onProgress, opened?.finished.outcomes);
   const records: RunRecord[] = [];
   const keep = options.keepRecords ?? true;
   let ran = 0;
@@ -110,8 +108,8 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
       options.onRecord?.(record);
       progress.add(record.outcome);
     });
-    const plannedIds = new Set(planned.map((r) => r.id));
-    return { records, ran, planned: planned.length, skipped: planned.length - todo.length, aborted, repairedBytes: sink?.repairedBytes ?? 0, plannedIds };
+    const inPlan = (record: { id: string; seq: number }) => plan.at(record.seq)?.id === record.id;
+    return { records, ran, planned: plan.length, skipped: plan.length - todo.length, aborted, repairedBytes: sink?.repairedBytes ?? 0, inPlan };
   } finally {
     sink?.close();
   }
@@ -154,7 +152,8 @@ async function _playHere(todo: PlannedRun[], options: RunExperimentOptions, onRe
       if (Date.now() - lastYield >= YIELD_EVERY_MS) {
         await yieldToEventLoop();
         lastYield = Date.now();
-        if (options.signal?.aborted) break;
+        // Other lanes ran meanwhile: they may have taken the last runs, or the signal come.
+        continue;
       }
       const position = next++;
       try {
@@ -179,9 +178,10 @@ export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-function _progressTracker(total: number, skipped: number, onProgress: RunExperimentOptions['onProgress']) {
+/** `already`: the outcomes of the runs skipped as done, so the tally counts what the final table shows. */
+function _progressTracker(total: number, skipped: number, onProgress: RunExperimentOptions['onProgress'], already?: Record<Outcome, number>) {
   const started = Date.now();
-  const outcomes: Record<Outcome, number> = { valid: 0, invalid: 0, none: 0, timeout: 0, escalated: 0 };
+  const outcomes: Record<Outcome, number> = { valid: 0, invalid: 0, none: 0, timeout: 0, escalated: 0, ...already };
   let done = skipped;
   const emit = () => onProgress?.({ done, total, skipped, outcomes: { ...outcomes }, elapsedMs: Date.now() - started });
   emit();
