@@ -12,6 +12,7 @@ import { checkAncestryRoot, MerkleFrontier } from './ancestry/merkle.js';
 import type { KeyDirectory } from './key-directory.js';
 import { keyProblem, type RevocationPolicy } from './key-status.js';
 import type { NonceStore } from './nonce-store.js';
+import { capPerCode } from '../core/cap-per-code.js';
 import { WitnessError } from '../core/errors.js';
 import { type Construction, evidencePath, MAX_DEPTH, type PreparedReceipt, parseJsonText, parseReceipt, type Receipt } from './receipt.js';
 import { type Reason, reason } from './reasons.js';
@@ -142,17 +143,7 @@ export async function acceptPath(check: PathCheck, options: Pick<VerifyOptions, 
  * a long broken path says what is wrong without repeating it thousands of times.
  */
 export function boundReasons(reasons: Reason[]): Reason[] {
-  const seen = new Map<string, number>();
-  const out: Reason[] = [];
-  for (const r of reasons) {
-    const n = (seen.get(r.code) ?? 0) + 1;
-    seen.set(r.code, n);
-    if (n <= MAX_REASONS_PER_CODE) out.push(r);
-  }
-  for (const [code, n] of seen) {
-    if (n > MAX_REASONS_PER_CODE) out.push(reason(code as Reason['code'], `…and ${n - MAX_REASONS_PER_CODE} more ${code} reasons on this path (the first ${MAX_REASONS_PER_CODE} are listed).`));
-  }
-  return out;
+  return capPerCode(reasons, MAX_REASONS_PER_CODE, (code, more) => reason(code, `…and ${more} more ${code} reasons on this path (the first ${MAX_REASONS_PER_CODE} are listed).`));
 }
 
 interface _Ctx {

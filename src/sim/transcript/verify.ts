@@ -12,6 +12,7 @@ import type { KeyDirectory } from '../../attest/key-directory.js';
 import type { RevocationPolicy } from '../../attest/key-status.js';
 import { existsSync } from 'node:fs';
 import { readNamedFile } from '../../attest/files.js';
+import { capPerCode } from '../../core/cap-per-code.js';
 import { canonicalizeWithout } from '../../core/canonical-json.js';
 import { hashFileInto } from '../../core/hash.js';
 import type { PlannedRun } from '../experiment/plan.js';
@@ -19,7 +20,7 @@ import { parseCheckpoints } from './checkpoint.js';
 import { type Checkpoint, checkpointPath, type LineReceipt, receiptDigest, receiptSigningText } from './format.js';
 import { readLines, readSignedLine, type SignedLine } from './lines.js';
 import { planMismatch } from './plan-check.js';
-import { problem, RESULTS_REASON_CODES, type ResultsProblem, type ResultsReasonCode } from './reasons.js';
+import { problem, RESULTS_REASON_CODES, type ResultsProblem } from './reasons.js';
 import { type CheckedCheckpoints, checkCheckpoints, checkSignature, type KeyCheckOptions } from './verify-checkpoints.js';
 
 /** At most this many problems of one code are listed; one more line counts the rest. */
@@ -101,15 +102,7 @@ function _result(base: Pick<ResultsVerifyResult, 'type' | 'file' | 'checkpoints'
 /** Lines in file order, then file-level problems; at most MAX_PROBLEMS_PER_CODE of each code. */
 function _capped(problems: ResultsProblem[]): ResultsProblem[] {
   const sorted = [...problems].sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
-  const counts = new Map<ResultsReasonCode, number>();
-  const out: ResultsProblem[] = [];
-  for (const p of sorted) {
-    const n = (counts.get(p.code) ?? 0) + 1;
-    counts.set(p.code, n);
-    if (n <= MAX_PROBLEMS_PER_CODE) out.push(p);
-  }
-  for (const [code, n] of counts) if (n > MAX_PROBLEMS_PER_CODE) out.push(problem(code, `and ${n - MAX_PROBLEMS_PER_CODE} more lines with this problem (${RESULTS_REASON_CODES[code]})`));
-  return out;
+  return capPerCode(sorted, MAX_PROBLEMS_PER_CODE, (code, more) => problem(code, `and ${more} more lines with this problem (${RESULTS_REASON_CODES[code]})`));
 }
 
 /** The per-line checks, with the state they need: each chain's head, the runs seen, the last seq. */
