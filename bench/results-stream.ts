@@ -108,7 +108,7 @@ async function synthesise(experiment: Experiment): Promise<number> {
   appendFile(even!.fd, at('odd.jsonl'));
   even!.close();
   rmSync(at('odd.jsonl'));
-  const base = { v: 1 as const, type: CHECKPOINT_TYPE, experiment: experiment as unknown as Record<string, unknown>, shard: null, engine: ENGINE, prompts: null, cassette: null, line_signatures: false };
+  const base = { v: 1 as const, type: CHECKPOINT_TYPE as typeof CHECKPOINT_TYPE, experiment: experiment as unknown as Record<string, unknown>, shard: null, engine: ENGINE, prompts: null, cassette: null, line_signatures: false };
   writeCheckpoints(checkpointPath(at('signed.jsonl')), [signCheckpoint({ ...base, count, head, key_id: key.kid, deployer: key.deployer, signed_at: isoTime(Date.now()) }, signer)]);
   return count + LEFT;
 }

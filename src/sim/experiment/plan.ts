@@ -158,6 +158,41 @@ export function lazyPlan(experiment: Experiment, shard?: Shard): Plan {
   };
 }
 
+/**
+ * The runs a sweep has left to play, handed out one at a time in plan order: a fresh
+ * 2-million-run sweep holds the runs in flight, not a list of every run (issue 18).
+ */
+export interface RunQueue {
+  /** Runs the queue hands out in all. */
+  readonly length: number;
+  /** The next run left to play, or undefined once all were taken. */
+  take(): PlannedRun | undefined;
+}
+
+/**
+ * The plan's runs minus those `done` holds. `done.count` must be how many runs of this
+ * plan it holds (the results file's finished runs are counted so), so that `length` is
+ * known before the walk, as the progress line needs.
+ */
+export function runQueue(plan: Plan, done?: { has(run: PlannedRun): boolean; readonly count: number }): RunQueue {
+  const runs = plan[Symbol.iterator]();
+  const length = plan.length - (done?.count ?? 0);
+  let taken = 0;
+  return {
+    length,
+    take() {
+      for (let next = runs.next(); !next.done; next = runs.next()) {
+        if (done?.has(next.value)) continue;
+        taken++;
+        return next.value;
+      }
+      // A miscount would stop a sweep short and call it interrupted: say it is a bug instead.
+      if (taken < length) throw new WitnessError('INTERNAL', `The plan has ${taken} runs left to play, not the ${length} counted: the finished runs were miscounted.`);
+      return undefined;
+    },
+  };
+}
+
 /** Parses `i/n` (1 ≤ i ≤ n). */
 export function parseShard(text: string): Shard {
   const m = /^(\d+)\/(\d+)$/.exec(text.trim());

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { WitnessError } from '../../core/errors.js';
-import type { PlannedRun } from './plan.js';
+import type { PlannedRun, RunQueue } from './plan.js';
 import type { RunRecord } from './record.js';
 import type { Experiment } from './schema.js';
 import type { ChunkRequest } from './worker.js';
@@ -21,9 +21,9 @@ export interface PoolOptions {
   signal?: AbortSignal;
 }
 
-/** Plays `todo` on worker threads; `onRecord` gets each record with its position in `todo`. */
+/** Plays the runs of `todo` on worker threads; `onRecord` gets each record with its position in `todo`. */
 export async function playInWorkers(
-  todo: readonly PlannedRun[],
+  todo: RunQueue,
   experiment: Experiment,
   options: PoolOptions,
   onRecord: (position: number, record: RunRecord) => void,
@@ -41,9 +41,12 @@ export async function playInWorkers(
   const drive = async (worker: Worker) => {
     while (next < todo.length && failure === undefined && !options.signal?.aborted) {
       const start = next;
-      next = Math.min(todo.length, next + chunk);
+      // Taken from the queue as a chunk is sent: only the chunks in flight are held.
+      const runs = _take(todo, chunk);
+      next += runs.length;
+      if (runs.length === 0) return;
       try {
-        const records = await Promise.race([_request(worker, { id: start, experiment, runs: todo.slice(start, next) }), stopped]);
+        const records = await Promise.race([_request(worker, { id: start, experiment, runs }), stopped]);
         if (records === null) return;
         for (let i = 0; i < records.length; i++) onRecord(start + i, records[i]!);
       } catch (error) {
@@ -57,6 +60,16 @@ export async function playInWorkers(
     await Promise.all(threads.map((t) => t.terminate()));
   }
   if (failure !== undefined) throw failure;
+}
+
+function _take(todo: RunQueue, n: number): PlannedRun[] {
+  const runs: PlannedRun[] = [];
+  while (runs.length < n) {
+    const run = todo.take();
+    if (!run) break;
+    runs.push(run);
+  }
+  return runs;
 }
 
 function _spawn(): Worker {

@@ -9,7 +9,7 @@
 import { WitnessError } from '../../core/errors.js';
 import type { SignResultsOptions } from '../transcript/writer.js';
 import type { Outcome } from '../types.js';
-import { lazyPlan, type PlannedRun, type Shard } from './plan.js';
+import { lazyPlan, type PlannedRun, type RunQueue, runQueue, type Shard } from './plan.js';
 import { type AgentFactory, playRun } from './play.js';
 import { playInWorkers } from './pool.js';
 import type { RunRecord } from './record.js';
@@ -85,7 +85,7 @@ export interface ExperimentRunSummary {
 
 export async function runExperiment(options: RunExperimentOptions): Promise<ExperimentRunSummary> {
   const { experiment } = options;
-  // Lazy: the runs are computed from their seq, so a resume holds its cells and the runs left to play, not every run.
+  // Lazy: the runs are computed from their seq, so a sweep holds its cells and the runs in flight, not every run.
   const plan = lazyPlan(experiment, options.shard);
   if (options.sign && !options.out) throw new WitnessError('USAGE', 'Signing needs a results file: give `out` (--out FILE).');
   const opened = options.out ? openResultsSink(options.out, { experiment, shard: options.shard, plan, sign: options.sign, provenance: options.agents?.provenance }) : undefined;
@@ -94,8 +94,8 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
     sink!.close();
     throw new WitnessError('USAGE', `${options.out} holds ${opened.finished.foreign} runs of another experiment (a different grid, --runs, --seed or budget than this one); ${options.exclusive.hint}.`);
   }
-  const todo: PlannedRun[] = [];
-  for (const run of plan) if (!opened?.finished.has(run)) todo.push(run);
+  // Walked as the runs start: a fresh sweep holds the runs in flight, not every run left.
+  const todo = runQueue(plan, opened?.finished);
   const progress = _progressTracker(plan.length, plan.length - todo.length, options.onProgress, opened?.finished.outcomes);
   const records: RunRecord[] = [];
   const keep = options.keepRecords ?? true;
@@ -116,7 +116,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
 }
 
 /** Plays runs and hands records to `emit` in `seq` order; true when stopped early. */
-async function _play(todo: PlannedRun[], options: RunExperimentOptions, emit: (record: RunRecord) => void): Promise<boolean> {
+async function _play(todo: RunQueue, options: RunExperimentOptions, emit: (record: RunRecord) => void): Promise<boolean> {
   const done = new Map<number, RunRecord>();
   let written = 0;
   const onRecord = (position: number, record: RunRecord) => {
@@ -140,7 +140,7 @@ async function _play(todo: PlannedRun[], options: RunExperimentOptions, emit: (r
  * starve the others (LLM games differ in length), and finished runs waiting for an
  * earlier one stay few — a kill loses at most those and the runs in flight.
  */
-async function _playHere(todo: PlannedRun[], options: RunExperimentOptions, onRecord: (position: number, record: RunRecord) => void, written: () => number): Promise<void> {
+async function _playHere(todo: RunQueue, options: RunExperimentOptions, onRecord: (position: number, record: RunRecord) => void, written: () => number): Promise<void> {
   const window = Math.max(1, options.concurrency ?? 1);
   let next = 0;
   let failure: unknown;
@@ -156,8 +156,10 @@ async function _playHere(todo: PlannedRun[], options: RunExperimentOptions, onRe
         continue;
       }
       const position = next++;
+      // Taken with its position, in the same synchronous step: positions follow plan order.
+      const run = todo.take() as PlannedRun; // one of `length`: the loop's condition
       try {
-        onRecord(position, await playRun(todo[position]!, options.experiment, options.agents));
+        onRecord(position, await playRun(run, options.experiment, options.agents));
       } catch (error) {
         // A run cut short by the signal (its LLM requests cancelled) is not a failure: it replays on resume.
         if (!options.signal?.aborted) failure ??= error;
