@@ -22,13 +22,15 @@ import { WitnessError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hash.js';
 import { type JsonlWriter, openJsonlWriter } from '../../core/jsonl.js';
 import { ENGINE } from '../../core/version.js';
-import type { PlannedRun, Shard } from '../experiment/plan.js';
+import { FinishedRuns } from '../experiment/finished.js';
+import type { Plan, Shard } from '../experiment/plan.js';
 import type { AgentProvenance } from '../experiment/play.js';
 import type { RunRecord } from '../experiment/record.js';
 import type { Experiment } from '../experiment/schema.js';
 import { readCheckpoints, signCheckpoint, writeCheckpoints } from './checkpoint.js';
 import { CHECKPOINT_TYPE, type Checkpoint, checkpointPath, checkpointSigningBytes, ReceiptBuilder, receiptSigningText, signedLine, type UnsignedCheckpoint } from './format.js';
-import { readLines, readSignedLine } from './lines.js';
+import { fileLines } from '../experiment/results-stream.js';
+import { readSignedLine } from './lines.js';
 import { planMismatch } from './plan-check.js';
 
 export interface SignResultsOptions {
@@ -42,7 +44,7 @@ export interface SignResultsOptions {
 
 /** Where a sweep's records go: the lines already there (to skip) and an append. */
 export interface ResultsSink {
-  readonly finished: ReadonlySet<string>;
+  readonly finished: FinishedRuns;
   /** Bytes of a torn last line cut before appending. */
   readonly repairedBytes: number;
   write(record: RunRecord): void;
@@ -52,8 +54,8 @@ export interface ResultsSink {
 export interface SignedResultsOptions {
   experiment: Experiment;
   shard?: Shard;
-  /** The runs of this sweep (its shard), in plan order. */
-  planned: readonly PlannedRun[];
+  /** The runs of this sweep (its shard): the lazy plan, so a resume holds its cells, not its runs. */
+  plan: Plan;
   sign: SignResultsOptions;
   provenance?: AgentProvenance;
 }
@@ -64,18 +66,16 @@ type _Signer = Signer & { deployer: string };
 interface _Chain {
   count: number;
   head: string | null;
-  /** Position in `planned` of the last line, and its run id. */
-  position: number;
-  last?: string;
+  /** The seq of the last line (-1 before the first): lines are in plan order. */
+  seq: number;
 }
 
 export function openSignedResults(path: string, options: SignedResultsOptions): ResultsSink {
   const signer: _Signer = { ...ed25519Signer(options.sign.key, 'sign a results file'), deployer: options.sign.key.deployer };
   const lineSignatures = options.sign.lineSignatures ?? false;
   const base = _baseCheckpoint(options, signer, lineSignatures);
-  const positions = new Map(options.planned.map((run, i) => [run.id, i]));
-  const finished = new Set<string>();
-  const chain = _resume(path, checkpointPath(path), base, signer, options, positions, finished);
+  const finished = new FinishedRuns(options.plan);
+  const chain = _resume(path, checkpointPath(path), base, signer, options, finished);
   return new _SignedSink(path, finished, chain, base, signer, options);
 }
 
@@ -91,7 +91,7 @@ class _SignedSink implements ResultsSink {
 
   constructor(
     path: string,
-    readonly finished: ReadonlySet<string>,
+    readonly finished: FinishedRuns,
     private readonly chain: _Chain,
     private readonly base: ReturnType<typeof _baseCheckpoint>,
     private readonly signer: _Signer,
@@ -189,42 +189,48 @@ function _baseCheckpoint(options: SignedResultsOptions, signer: _Signer, lineSig
  * cannot vouch for: another sweep's file, another key, a checkpoint it did not sign,
  * a line that fails its own checks. Returns the chain to continue.
  */
-function _resume(path: string, cpPath: string, base: ReturnType<typeof _baseCheckpoint>, signer: _Signer, options: SignedResultsOptions, positions: Map<string, number>, finished: Set<string>): _Chain {
-  const chain: _Chain = { count: 0, head: null, position: -1 };
-  const lines = existsSync(path) ? readLines(path, 'results file').lines : [];
+function _resume(path: string, cpPath: string, base: ReturnType<typeof _baseCheckpoint>, signer: _Signer, options: SignedResultsOptions, finished: FinishedRuns): _Chain {
+  const chain: _Chain = { count: 0, head: null, seq: -1 };
   const existing = readCheckpoints(cpPath);
   if (!existing) {
-    if (lines.length > 0) throw new WitnessError('USAGE', `${path} already holds results but has no checkpoint (${cpPath}): it was not written with --sign, or its checkpoint was removed. Sign a new file (--out NEW.jsonl).`);
+    if (_lines(path).next().done === false) throw new WitnessError('USAGE', `${path} already holds results but has no checkpoint (${cpPath}): it was not written with --sign, or its checkpoint was removed. Sign a new file (--out NEW.jsonl).`);
     return chain;
   }
   const previous = _sameSweep(existing.checkpoints, base, signer, cpPath);
-  for (const { line, raw } of lines) {
-    const problem = _continueWith(chain, raw, line, signer, options, positions, base.line_signatures);
-    if (!problem && chain.count === previous.count && chain.head !== previous.head) _refuseLine(path, line, `the chain's head here is not the one its checkpoint signed (${previous.count} lines)`);
-    if (problem) _refuseLine(path, line, problem);
-    finished.add(chain.last as string);
+  // Streamed, one line at a time: a resume holds the plan's bits, not the file (issue 18).
+  for (const { line, raw } of _lines(path)) {
+    const record = _continueWith(chain, raw, line, signer, options, base.line_signatures);
+    if (typeof record === 'string') _refuseLine(path, line, record);
+    if (chain.count === previous.count && chain.head !== previous.head) _refuseLine(path, line, `the chain's head here is not the one its checkpoint signed (${previous.count} lines)`);
+    finished.mark(record.seq, record.outcome);
   }
   if (chain.count < previous.count) throw new WitnessError('INVALID_INPUT', `${path} has ${chain.count} lines, and its checkpoint signed ${previous.count}: lines were removed. Check it with: witness verify ${path} --keys DIR.json`);
   return chain;
 }
 
-/** Checks one line read back and extends `chain` with it; returns what is wrong instead. */
-function _continueWith(chain: _Chain, raw: string, line: number, signer: _Signer, options: SignedResultsOptions, positions: Map<string, number>, lineSignatures: boolean): string | undefined {
+/** The complete, non-empty lines of a results file (none when there is no file), read as a stream. */
+function* _lines(path: string): Generator<{ line: number; raw: string }> {
+  if (!existsSync(path)) return;
+  for (const l of fileLines(path)) if (l.raw !== '') yield l;
+}
+
+/** Checks one line read back and extends `chain` with it; returns its record, or what is wrong instead. */
+function _continueWith(chain: _Chain, raw: string, line: number, signer: _Signer, options: SignedResultsOptions, lineSignatures: boolean): RunRecord | string {
   const read = readSignedLine(raw, line);
   if (!read.ok) return `${read.problem.code}: ${read.problem.message}`;
   const { record, receipt, unsignedReceipt, digest } = read.value;
   if (receipt.key_id !== signer.kid) return `the line names key ${receipt.key_id}, not ${signer.kid}`;
   if (receipt.prev !== chain.head) return 'its prev is not the digest of the line before (CHAIN_BROKEN)';
-  const position = positions.get(record.id);
-  const outside = planMismatch(record, position === undefined ? undefined : options.planned[position], options.experiment.name);
-  if (outside !== undefined || position === undefined) return outside;
-  if (position <= chain.position) return `run ${record.id} is a duplicate or out of plan order`;
+  // A run's id is a hash of its cell, index and seed: the plan's run at this seq is the only one it can be.
+  const planned = options.plan.at(record.seq);
+  const outside = planMismatch(record, planned?.id === record.id ? planned : undefined, options.experiment.name);
+  if (outside !== undefined) return outside;
+  if (record.seq <= chain.seq) return `run ${record.id} is a duplicate or out of plan order`;
   if (lineSignatures && !signer.verify(Buffer.from(receiptSigningText(unsignedReceipt), 'utf8'), receipt.sig ?? '')) return 'its signature does not verify';
   chain.count++;
   chain.head = digest;
-  chain.position = position;
-  chain.last = record.id;
-  return undefined;
+  chain.seq = record.seq;
+  return record;
 }
 
 function _refuseLine(path: string, line: number, message: string): never {

@@ -1,0 +1,101 @@
+/**
+ * A signed resume refuses what it cannot vouch for even when every receipt links and
+ * the checkpoint verifies — a file the key's own holder rewrote and re-chained: a run
+ * of another plan, a run twice, two runs swapped, lines removed, a head the checkpoint
+ * did not sign. The resume reads the plan lazily and the file as a stream (issue 18);
+ * these are the plan checks it must keep. Tampering by anyone else (an edited value, a
+ * broken chain, another key) is in transcript.test.ts.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isoTime } from '../../src/attest/receipt.js';
+import { newSigningKey } from '../../src/attest/keys.js';
+import { ed25519Signer } from '../../src/attest/signature.js';
+import { canonicalize } from '../../src/core/canonical-json.js';
+import { sha256Hex } from '../../src/core/hash.js';
+import { ENGINE } from '../../src/core/version.js';
+import { preset } from '../../src/sim/experiment/presets.js';
+import { runExperiment } from '../../src/sim/experiment/run.js';
+import { type Experiment, parseExperiment } from '../../src/sim/experiment/schema.js';
+import { signCheckpoint, writeCheckpoints } from '../../src/sim/transcript/checkpoint.js';
+import { CHECKPOINT_TYPE, checkpointPath, ReceiptBuilder, signedLine } from '../../src/sim/transcript/format.js';
+
+const lab = newSigningKey('lab');
+const smoke = (overrides: Partial<Experiment> = {}) => parseExperiment({ ...preset('smoke'), runs: 3, ...overrides });
+const unsigned = (line: string) => line.replace(/,"receipt":\{[^{}]*\}\}$/, '}');
+
+/** Unsigned lines of a sweep of `experiment`. */
+async function plainLines(experiment: Experiment): Promise<string[]> {
+  const out = join(mkdtempSync(join(tmpdir(), 'witness-resume-')), 'plain.jsonl');
+  await runExperiment({ experiment, out });
+  return readFileSync(out, 'utf8').split('\n').filter(Boolean);
+}
+
+/** Writes `lines` as a signed file of `experiment` by `lab`: receipts chained in this order, a checkpoint over the first `covered`. */
+function rechained(lines: readonly string[], experiment: Experiment, covered = lines.length): string {
+  const out = join(mkdtempSync(join(tmpdir(), 'witness-resume-')), 'signed.jsonl');
+  const receipts = new ReceiptBuilder(ENGINE, lab.kid);
+  let head: string | null = null;
+  let signedHead: string | null = null;
+  const signed = lines.map((content, i) => {
+    const r = JSON.parse(content) as { id: string; seq: number; seed: number; cell: string };
+    const signing = receipts.signingText({ run: r.id, seq: r.seq, seed: r.seed, cellText: canonicalize(r.cell), contentSha256: sha256Hex(content), prompts: null, prev: head });
+    head = sha256Hex(signing);
+    if (i === covered - 1) signedHead = head;
+    return signedLine(content, ReceiptBuilder.receipt(signing));
+  });
+  writeFileSync(out, signed.map((l) => `${l}\n`).join(''));
+  const base = { v: 1 as const, type: CHECKPOINT_TYPE as typeof CHECKPOINT_TYPE, experiment: experiment as unknown as Record<string, unknown>, shard: null, engine: ENGINE, prompts: null, cassette: null, line_signatures: false };
+  const checkpoint = { ...base, count: covered, head: signedHead, key_id: lab.kid, deployer: lab.deployer, signed_at: isoTime(Date.now()) };
+  writeCheckpoints(checkpointPath(out), [signCheckpoint(checkpoint, ed25519Signer(lab, 'sign the test file'))]);
+  return out;
+}
+
+const resume = (out: string, experiment: Experiment) => runExperiment({ experiment, out, sign: { key: lab } });
+
+describe('a signed resume of a re-chained file', () => {
+  it('continues a file of the sweep own lines, re-chained as the writer chains them', async () => {
+    const e = smoke();
+    const lines = await plainLines(e);
+    const out = rechained(lines.slice(0, 5), e);
+    const summary = await resume(out, e);
+    expect(summary).toMatchObject({ skipped: 5, ran: lines.length - 5 });
+    expect(readFileSync(out, 'utf8').split('\n').filter(Boolean).map(unsigned)).toEqual(lines);
+  });
+  it('refuses a run of another plan, naming its line', async () => {
+    const e = smoke();
+    const [mine, other] = [await plainLines(e), await plainLines(smoke({ seed: 2 }))];
+    const out = rechained([...mine.slice(0, 3), other[3]!], e);
+    await expect(resume(out, e)).rejects.toThrow(/line 4: run r-[0-9a-f]{16} \(seq 3, .*\) is not in the plan of experiment "smoke"/);
+  });
+  it('refuses a run twice', async () => {
+    const e = smoke();
+    const lines = await plainLines(e);
+    const out = rechained([...lines.slice(0, 4), lines[2]!], e);
+    await expect(resume(out, e)).rejects.toThrow(/line 5: run r-[0-9a-f]{16} is a duplicate or out of plan order/);
+  });
+  it('refuses two runs swapped', async () => {
+    const e = smoke();
+    const lines = await plainLines(e);
+    const out = rechained([lines[0]!, lines[2]!, lines[1]!], e);
+    await expect(resume(out, e)).rejects.toThrow(/line 3: run r-[0-9a-f]{16} is a duplicate or out of plan order/);
+  });
+  it('refuses a file with fewer lines than its checkpoint signed', async () => {
+    const e = smoke();
+    const lines = await plainLines(e);
+    const out = rechained(lines.slice(0, 6), e);
+    writeFileSync(out, readFileSync(out, 'utf8').split('\n').slice(0, 4).map((l) => `${l}\n`).join(''));
+    await expect(resume(out, e)).rejects.toThrow(/has 4 lines, and its checkpoint signed 6: lines were removed/);
+  });
+  it('refuses a chain whose head at the signed count is not the signed head', async () => {
+    const e = smoke();
+    const lines = await plainLines(e);
+    const out = rechained(lines.slice(0, 6), e, 4);
+    const other = rechained([...lines.slice(0, 3), lines[4]!, lines[5]!], e);
+    // The checkpoint signed lines 1–4; the file now holds a different line 4, re-chained.
+    writeFileSync(checkpointPath(other), readFileSync(checkpointPath(out)));
+    await expect(resume(other, e)).rejects.toThrow(/line 4: the chain's head here is not the one its checkpoint signed \(4 lines\)/);
+  });
+});
