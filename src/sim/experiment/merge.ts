@@ -11,8 +11,9 @@
  * core's chunked atomic write. Lines of one `seq` meet at the merge head, where
  * duplicates collapse and conflicts are caught; the one thing kept per run is 8 bytes
  * of its id (sorted at the end: the same id at two `seq`s is a conflict too, and the
- * plan's runs are looked up there). An input out of `seq` order (hand-edited, or a
- * resume that replayed a damaged line) is read into memory and sorted, as before.
+ * plan's runs are looked up there). An input out of `seq` order (hand-edited,
+ * concatenated shards, or a resume that replayed a damaged line) is sorted first
+ * through temporary files beside the output (merge-sort.ts), in bounded memory.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
@@ -21,6 +22,7 @@ import { WitnessError } from '../../core/errors.js';
 import { checkpointPath } from '../transcript/format.js';
 import { mergedCheckpoints, writeMergedCheckpoints } from '../transcript/merge.js';
 import { checkRecord } from './record-schema.js';
+import { type Line, linesBySeq, SortFolder, type SortLimits } from './merge-sort.js';
 import { fileLines } from './results-stream.js';
 
 export interface MergeReport {
@@ -38,17 +40,15 @@ export interface MergeReport {
 /** The runs a merge should hold (`eachPlannedRun` or `planRuns` of the sweep's experiment), in `seq` order. */
 export type MergePlan = Iterable<{ id: string; seq: number; cellKey: string }>;
 
-interface Line {
-  id: string;
-  seq: number;
-  raw: string;
-  where: string;
-}
-
 /** Bytes gathered before one write: few syscalls, bounded memory. */
 const WRITE_CHUNK = 1 << 20;
 
-export function mergeResults(inputs: readonly string[], out: string, plan?: MergePlan): MergeReport {
+export interface MergeOptions {
+  /** Limits of the sort of an input out of seq order (default ~32 MB in memory, 64 runs at once); tests make them small. */
+  sort?: SortLimits;
+}
+
+export function mergeResults(inputs: readonly string[], out: string, plan?: MergePlan, options: MergeOptions = {}): MergeReport {
   if (inputs.length === 0) throw new WitnessError('USAGE', 'Name at least one results file to merge.');
   // A shard file that is not there is a shard not merged, not an empty one.
   for (const file of inputs) if (!existsSync(file)) throw new WitnessError('NOT_FOUND', `${file} does not exist; name only results files that are there (a shard still running, or a wrong path?).`);
@@ -63,9 +63,12 @@ export function mergeResults(inputs: readonly string[], out: string, plan?: Merg
   const ids = new IdKeys();
   let lines = 0;
   let duplicates = 0;
+  const sorting = new SortFolder(out, options.sort);
   function* chunks(): Generator<string> {
     let batch = '';
-    for (const group of _bySeq(inputs.map((file) => (scans.get(file)!.ordered ? _lines(file) : _sorted(file))))) {
+    // Inside the write: an input that cannot be sorted leaves no merged file.
+    const sources = inputs.flatMap((file) => (scans.get(file)!.ordered ? [_lines(file)] : sorting.sorted(file, _lines(file))));
+    for (const group of linesBySeq(sources)) {
       const byId = new Map<string, Line>();
       for (const l of group) {
         const seen = byId.get(l.id);
@@ -90,7 +93,11 @@ export function mergeResults(inputs: readonly string[], out: string, plan?: Merg
     if (twice.size > 0) _checkRepeats(inputs, twice);
   }
   // Atomic and durable: a crash never leaves a half-merged file.
-  writeFileAtomic(out, chunks());
+  try {
+    writeFileAtomic(out, chunks());
+  } finally {
+    sorting.remove();
+  }
   // The merged file's checkpoints are the shards' own; a plain merge leaves none (not a stale one).
   if (signed) writeMergedCheckpoints(out, signed);
   else rmSync(checkpointPath(out), { force: true });
@@ -154,55 +161,6 @@ function* _parsed(file: string, problems?: { line: number; message: string }[]):
 
 function* _lines(file: string): Generator<Line> {
   yield* _parsed(file);
-}
-
-function _sorted(file: string): Iterator<Line> {
-  return [..._lines(file)].sort((a, b) => a.seq - b.seq)[Symbol.iterator]();
-}
-
-/** The inputs' lines merged by seq, in groups of one seq (a binary heap of the inputs' heads). */
-function* _bySeq(sources: Iterator<Line>[]): Generator<Line[]> {
-  const heads: { line: Line; source: Iterator<Line> }[] = [];
-  const push = (source: Iterator<Line>) => {
-    const next = source.next();
-    if (next.done) return;
-    heads.push({ line: next.value, source });
-    for (let i = heads.length - 1; i > 0; ) {
-      const up = (i - 1) >> 1;
-      if (heads[up]!.line.seq <= heads[i]!.line.seq) break;
-      [heads[up], heads[i]] = [heads[i]!, heads[up]!];
-      i = up;
-    }
-  };
-  const pop = () => {
-    const top = heads[0]!;
-    const last = heads.pop()!;
-    if (heads.length > 0) {
-      heads[0] = last;
-      for (let i = 0; ; ) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < heads.length && heads[l]!.line.seq < heads[m]!.line.seq) m = l;
-        if (r < heads.length && heads[r]!.line.seq < heads[m]!.line.seq) m = r;
-        if (m === i) break;
-        [heads[m], heads[i]] = [heads[i]!, heads[m]!];
-        i = m;
-      }
-    }
-    return top;
-  };
-  for (const s of sources) push(s);
-  while (heads.length > 0) {
-    const seq = heads[0]!.line.seq;
-    const group: Line[] = [];
-    while (heads.length > 0 && heads[0]!.line.seq === seq) {
-      const { line, source } = pop();
-      group.push(line);
-      push(source);
-    }
-    yield group;
-  }
 }
 
 /**

@@ -25,20 +25,20 @@ export interface ResultsScan {
   tornTail: boolean;
 }
 
-/** Every complete line of a file, without its newline, with its 1-based number. */
-export function* fileLines(path: string): Generator<{ line: number; raw: string }, { tornTail: boolean }> {
+/** Every complete line of a file, without its newline, with its 1-based number; `chunk`: bytes read at once. */
+export function* fileLines(path: string, chunk = CHUNK): Generator<{ line: number; raw: string }, { tornTail: boolean }> {
   let fd: number;
   try {
     fd = openSync(path, 'r');
   } catch (cause) {
     throw new WitnessError('IO', `Cannot read ${path}: ${(cause as Error).message}.`, { cause });
   }
-  const buffer = Buffer.alloc(CHUNK);
+  const buffer = Buffer.alloc(chunk);
   let carry: Buffer[] = [];
   let line = 0;
   try {
     for (;;) {
-      const n = readSync(fd, buffer, 0, CHUNK, null);
+      const n = readSync(fd, buffer, 0, chunk, null);
       if (n === 0) break;
       let start = 0;
       for (let at = buffer.indexOf(0x0a, 0); at >= 0 && at < n; at = buffer.indexOf(0x0a, start)) {
