@@ -37,6 +37,6 @@ export type { AgentSeat, RunGameOptions } from './game.js';
 export { sealRound, summarizeRound } from './network.js';
 export { classifyOutcome, shouldStop } from './outcome.js';
 export type { OutcomeInput } from './outcome.js';
-export { convergenceRound, GroupedSummaries, normalQuantile, OUTCOMES, SummaryAccumulator, summarizeCells, summarizeGroups, wilsonInterval } from './stats.js';
+export { CellSummaries, convergenceRound, GroupedSummaries, normalQuantile, OUTCOMES, SummaryAccumulator, summarizeCells, summarizeGroups, wilsonInterval } from './stats.js';
 export type { CellSummary, ConvergenceInput, ConvergenceSummary, Interval, RateSummary, RunsSummary, SummaryInput } from './stats.js';
 export type * from './types.js';

@@ -231,7 +231,20 @@ export function summarizeGroups<T extends SummaryInput>(runs: Iterable<T>, keyOf
   return groups.finish(confidence);
 }
 
+/** One summary per cell of runs added one at a time, cells in the order they first appear (a sweep's table, tallied as it runs). */
+export class CellSummaries extends GroupedSummaries<SummaryInput & { cell: string }> {
+  constructor() {
+    super((r) => r.cell);
+  }
+
+  cells(confidence = 0.95): CellSummary[] {
+    return [...this.finish(confidence)].map(([cell, summary]) => ({ cell, ...summary }));
+  }
+}
+
 /** One summary per cell, cells in the order they first appear. */
 export function summarizeCells(runs: Iterable<SummaryInput & { cell: string }>, confidence = 0.95): CellSummary[] {
-  return [...summarizeGroups(runs, (r) => r.cell, confidence)].map(([cell, summary]) => ({ cell, ...summary }));
+  const cells = new CellSummaries();
+  for (const run of runs) cells.add(run);
+  return cells.cells(confidence);
 }

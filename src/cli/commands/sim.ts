@@ -19,10 +19,9 @@ import { eachPlannedRun, type Shard } from '../../sim/experiment/plan.js';
 import { resolveShard } from '../../sim/experiment/shard-env.js';
 import { PRESETS, preset } from '../../sim/experiment/presets.js';
 import { runExperiment } from '../../sim/experiment/run.js';
-import { emptyScan, recordsOf } from '../../sim/experiment/results-stream.js';
 import { checkpointPath } from '../../sim/transcript/format.js';
 import { type Experiment, type ExperimentInput, parseExperiment } from '../../sim/experiment/schema.js';
-import { summarizeCells } from '../../sim/stats.js';
+import { CellSummaries } from '../../sim/stats.js';
 import { nameList, numberList, positiveNumber, valueRange, wholeNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { progressPrinter } from '../progress.js';
@@ -135,11 +134,14 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
   const progress = progressPrinter(ctx.io, { quiet: options.quiet });
+  // The table covers every run of this experiment in the file, including resumed ones:
+  // tallied as the resume reads the file and as records are written, not read back after.
+  const tally = new CellSummaries();
   let summary: Awaited<ReturnType<typeof runExperiment>>;
   try {
     const agents = await prepareAgents(ctx, experiment, options, controller.signal);
     try {
-      summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p), agents, keepRecords: false, sign, exclusive: options.out === undefined ? { hint: 'to keep both, write this one elsewhere with --out FILE (or remove the old file)' } : undefined });
+      summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p), agents, keepRecords: false, onFileRecord: (r) => tally.add(r), sign, exclusive: options.out === undefined ? { hint: 'to keep both, write this one elsewhere with --out FILE (or remove the old file)' } : undefined });
     } finally {
       await agents?.close();
     }
@@ -147,9 +149,7 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
     process.removeListener('SIGINT', onSignal);
     progress.finish();
   }
-  // The table covers every run of this experiment in the file, including resumed ones.
-  const scan = emptyScan();
-  const cells = summarizeCells(recordsOf(out, scan, (r) => summary.inPlan(r)));
+  const cells = tally.cells();
   const inFile = cells.reduce((n, c) => n + c.runs, 0);
   if (options.json) {
     ctx.io.stdout(`${JSON.stringify({ experiment: experiment.name, file: out, planned: summary.planned, skipped: summary.skipped, ran: summary.ran, aborted: summary.aborted, cells }, null, 2)}\n`);

@@ -97,6 +97,12 @@ export const RunRecordSchema = z
   })
   .describe('One run of the consensus game: one line of a Witness results file (JSONL).');
 
+/** The parsed line as a record, or undefined when `checkRecord` would throw (a line readers skip). */
+export function asRecord(value: unknown): RunRecord | undefined {
+  const result = RunRecordSchema.safeParse(value);
+  return result.success ? (result.data as RunRecord) : undefined;
+}
+
 /** Validates one parsed line; throws with the field that is wrong. */
 export function checkRecord(value: unknown): RunRecord {
   const result = RunRecordSchema.safeParse(value);

@@ -62,6 +62,13 @@ export interface RunExperimentOptions {
   /** Called with each new record, in `seq` order, as it is written. */
   onRecord?: (record: RunRecord) => void;
   /**
+   * Called with every run of this plan the results file holds once the sweep ends, in
+   * file order: the valid records already there (as the resume reads the file), then
+   * each new one as it is written (without `out`: the new ones). A summary tallied from
+   * these equals one read back from the file, without the second read (issue 18).
+   */
+  onFileRecord?: (record: RunRecord) => void;
+  /**
    * Sign the results file (needs `out`): every line carries a hash-linked receipt and
    * a signed checkpoint sits beside the file (docs/results-format.md, "Signed results").
    */
@@ -88,7 +95,8 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
   // Lazy: the runs are computed from their seq, so a sweep holds its cells and the runs in flight, not every run.
   const plan = lazyPlan(experiment, options.shard);
   if (options.sign && !options.out) throw new WitnessError('USAGE', 'Signing needs a results file: give `out` (--out FILE).');
-  const opened = options.out ? openResultsSink(options.out, { experiment, shard: options.shard, plan, sign: options.sign, provenance: options.agents?.provenance }) : undefined;
+  const onExisting = options.onFileRecord;
+  const opened = options.out ? openResultsSink(options.out, { experiment, shard: options.shard, plan, sign: options.sign, provenance: options.agents?.provenance, onExisting }) : undefined;
   const sink = opened?.sink;
   if (options.exclusive && opened && opened.finished.foreign > 0) {
     sink!.close();
@@ -106,6 +114,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
       if (keep) records.push(record);
       ran++;
       options.onRecord?.(record);
+      options.onFileRecord?.(record);
       progress.add(record.outcome);
     });
     const inPlan = (record: { id: string; seq: number }) => plan.at(record.seq)?.id === record.id;

@@ -17,6 +17,7 @@ import { openSignedResults, type ResultsSink, type SignedResultsOptions } from '
 import { FinishedRuns } from './finished.js';
 import type { Plan } from './plan.js';
 import type { RunRecord } from './record.js';
+import { asRecord } from './record-schema.js';
 import { fileLines } from './results-stream.js';
 
 export type { ResultsSink };
@@ -34,7 +35,7 @@ export function openResultsSink(path: string, options: SinkOptions): OpenedSink 
     const sink = openSignedResults(path, { ...options, sign: options.sign });
     return { sink, finished: sink.finished };
   }
-  const finished = _finishedRuns(path, options.plan);
+  const finished = _finishedRuns(path, options.plan, options.onExisting);
   const writer = openJsonlWriter(path, { fsync: 'batch' });
   return {
     finished,
@@ -46,7 +47,7 @@ export function openResultsSink(path: string, options: SinkOptions): OpenedSink 
   };
 }
 
-function _finishedRuns(path: string, plan: Plan): FinishedRuns {
+function _finishedRuns(path: string, plan: Plan, onExisting?: (record: RunRecord) => void): FinishedRuns {
   const signed = () => new WitnessError('USAGE', `${path} is a signed results file (${checkpointPath(path)}): resume it with --sign and the key that signed it, or write to another --out.`);
   if (existsSync(checkpointPath(path))) throw signed();
   const finished = new FinishedRuns(plan);
@@ -59,8 +60,14 @@ function _finishedRuns(path: string, plan: Plan): FinishedRuns {
     const { id, seq } = value;
     if (typeof id !== 'string') continue;
     const run = typeof seq === 'number' ? plan.at(seq) : undefined;
-    if (run?.id !== id) finished.foreign++;
-    else finished.mark(run.seq, value.outcome);
+    if (run?.id !== id) {
+      finished.foreign++;
+      continue;
+    }
+    finished.mark(run.seq, value.outcome);
+    // Every valid line of the plan, a repeated run too: what `witness report` of the file counts.
+    const valid = onExisting && asRecord(value);
+    if (valid) onExisting?.(valid);
   }
   return finished;
 }

@@ -26,6 +26,7 @@ import { FinishedRuns } from '../experiment/finished.js';
 import type { Plan, Shard } from '../experiment/plan.js';
 import type { AgentProvenance } from '../experiment/play.js';
 import type { RunRecord } from '../experiment/record.js';
+import { asRecord } from '../experiment/record-schema.js';
 import type { Experiment } from '../experiment/schema.js';
 import { readCheckpoints, signCheckpoint, writeCheckpoints } from './checkpoint.js';
 import { CHECKPOINT_TYPE, type Checkpoint, checkpointPath, checkpointSigningBytes, ReceiptBuilder, receiptSigningText, signedLine, type UnsignedCheckpoint } from './format.js';
@@ -58,6 +59,8 @@ export interface SignedResultsOptions {
   plan: Plan;
   sign: SignResultsOptions;
   provenance?: AgentProvenance;
+  /** Called with the record of each line already in the file, in file order, as the resume reads it. */
+  onExisting?: (record: RunRecord) => void;
 }
 
 /** attest's one Signer, with the deployer the checkpoint names. */
@@ -203,6 +206,9 @@ function _resume(path: string, cpPath: string, base: ReturnType<typeof _baseChec
     if (typeof record === 'string') _refuseLine(path, line, record);
     if (chain.count === previous.count && chain.head !== previous.head) _refuseLine(path, line, `the chain's head here is not the one its checkpoint signed (${previous.count} lines)`);
     finished.mark(record.seq, record.outcome);
+    // A reader of results (the summary, `witness report`) takes the line only as a valid record.
+    const valid = options.onExisting && asRecord(record);
+    if (valid) options.onExisting?.(valid);
   }
   if (chain.count < previous.count) throw new WitnessError('INVALID_INPUT', `${path} has ${chain.count} lines, and its checkpoint signed ${previous.count}: lines were removed. Check it with: witness verify ${path} --keys DIR.json`);
   return chain;
