@@ -7,7 +7,10 @@
  * the time from that redraw until the command exited (the summary included, since the
  * user waits for it too). Error = (ETA − real) / real: negative is optimistic.
  *
- * Run: nice npx tsx bench/eta.ts [--runs 50000] [--repeat 3] [--cli dist/cli/main.js]
+ * `--trace` also prints the runs done at each tenth of the time the runs took, to see
+ * where the rate changes.
+ *
+ * Run: nice npx tsx bench/eta.ts [--runs 50000] [--repeat 3] [--cli dist/cli/main.js] [--trace]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -72,5 +75,10 @@ for (let r = 1; r <= repeat; r++) {
     const real = (ended - s.at) / 1000;
     const error = (s.eta! - real) / real;
     console.log(`${String(r).padEnd(4)} ${`${share * 100}%`.padStart(4)} ${String(s.eta).padStart(6)} ${real.toFixed(1).padStart(7)} ${`${(error * 100).toFixed(0)} %`.padStart(7)}   ${share === 0.25 ? tail : ''}`);
+  }
+  if (process.argv.includes('--trace') && last) {
+    const first = samples[0]!.at;
+    const tenths = Array.from({ length: 10 }, (_, k) => samples.find((x) => x.at - first >= ((k + 1) / 10) * (last.at - first))!);
+    console.log(`     runs done at each tenth of ${((last.at - first) / 1000).toFixed(1)} s: ${tenths.map((x) => `${((x.done / x.total) * 100).toFixed(0)}%`).join(' ')}`);
   }
 }

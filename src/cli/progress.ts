@@ -59,7 +59,9 @@ export function progressPrinter(io: CliIo, options: ProgressOptions = {}): Progr
 export function formatProgress(p: ExperimentProgress): string {
   const ran = p.done - p.skipped;
   const left = p.total - p.done;
-  const eta = ran > 0 && left > 0 ? ` ETA ${_duration((p.elapsedMs / ran) * left)}` : '';
+  // The sweep's own estimate (cells differ in cost), else the average so far.
+  const ms = p.etaMs ?? (ran > 0 ? (p.elapsedMs / ran) * left : undefined);
+  const eta = ms !== undefined && left > 0 ? ` ETA ${_duration(ms)}` : '';
   const o = p.outcomes;
   const resumed = p.skipped ? ` (${p.skipped} already done)` : '';
   const escalated = o.escalated ? `  escalated ${o.escalated}` : '';

@@ -12,6 +12,9 @@ describe('progress', () => {
   it('shows runs done of total, an ETA and outcome counts', () => {
     expect(formatProgress(progress(25))).toBe('runs 25/100 ETA 3s  valid 25  invalid 0  none 0  timeout 0');
   });
+  it("shows the sweep's own estimate of the time left when it gives one (cells differ in cost)", () => {
+    expect(formatProgress({ ...progress(25), etaMs: 61_000 })).toContain(' ETA 1m01s ');
+  });
   it('says how many runs a resumed sweep found already done', () => {
     expect(formatProgress(progress(60, 50))).toContain('(50 already done)');
   });

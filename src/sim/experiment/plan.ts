@@ -131,6 +131,8 @@ export interface Plan extends Iterable<PlannedRun> {
   readonly end: number;
   /** The run at `seq`, or undefined when no run of this plan (or shard) has it. */
   at(seq: number): PlannedRun | undefined;
+  /** The cell of the run at `seq`, without computing the run (no hash); undefined as for `at`. */
+  cellAt(seq: number): Cell | undefined;
 }
 
 export function lazyPlan(experiment: Experiment, shard?: Shard): Plan {
@@ -148,10 +150,12 @@ export function lazyPlan(experiment: Experiment, shard?: Shard): Plan {
     // The run's own seed: 48 bits of the same digest, so one run can be replayed alone.
     return { id: `r-${digest.slice(0, 16)}`, seq, cell: c.cell, cellKey: c.key, index, seed: Number.parseInt(digest.slice(16, 28), 16) };
   };
+  const inPlan = (seq: number) => Number.isInteger(seq) && seq >= 0 && seq < total && seq % step === first;
   return {
     length: total > first ? Math.ceil((total - first) / step) : 0,
     end: total,
-    at: (seq) => (Number.isInteger(seq) && seq >= 0 && seq < total && seq % step === first ? make(seq) : undefined),
+    at: (seq) => (inPlan(seq) ? make(seq) : undefined),
+    cellAt: (seq) => (inPlan(seq) ? cells[Math.floor(seq / runs)]!.cell : undefined),
     *[Symbol.iterator]() {
       for (let seq = first; seq < total; seq += step) yield make(seq);
     },

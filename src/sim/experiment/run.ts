@@ -15,6 +15,7 @@ import { playInWorkers } from './pool.js';
 import type { RunRecord } from './record.js';
 import { emptyScan, recordsOf } from './results-stream.js';
 import { openResultsSink } from './sink.js';
+import { TimeLeft } from './time-left.js';
 import type { Experiment } from './schema.js';
 
 export interface ExperimentProgress {
@@ -25,6 +26,8 @@ export interface ExperimentProgress {
   /** Outcomes of the `done` runs, the skipped ones included (they are in the final table too). */
   outcomes: Record<Outcome, number>;
   elapsedMs: number;
+  /** Estimated time left, ms (time-left.ts); absent until a run of this session finished. */
+  etaMs?: number;
 }
 
 export interface RunExperimentOptions {
@@ -104,7 +107,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
   }
   // Walked as the runs start: a fresh sweep holds the runs in flight, not every run left.
   const todo = runQueue(plan, opened?.finished);
-  const progress = _progressTracker(plan.length, plan.length - todo.length, options.onProgress, opened?.finished.outcomes);
+  const progress = _progressTracker(plan.length, plan.length - todo.length, options.onProgress, opened?.finished.outcomes, options.onProgress && new TimeLeft(plan, opened?.finished));
   const records: RunRecord[] = [];
   const keep = options.keepRecords ?? true;
   let ran = 0;
@@ -115,7 +118,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
       ran++;
       options.onRecord?.(record);
       options.onFileRecord?.(record);
-      progress.add(record.outcome);
+      progress.add(record);
     });
     const inPlan = (record: { id: string; seq: number }) => plan.at(record.seq)?.id === record.id;
     return { records, ran, planned: plan.length, skipped: plan.length - todo.length, aborted, repairedBytes: sink?.repairedBytes ?? 0, inPlan };
@@ -190,16 +193,20 @@ export function yieldToEventLoop(): Promise<void> {
 }
 
 /** `already`: the outcomes of the runs skipped as done, so the tally counts what the final table shows. */
-function _progressTracker(total: number, skipped: number, onProgress: RunExperimentOptions['onProgress'], already?: Record<Outcome, number>) {
+function _progressTracker(total: number, skipped: number, onProgress: RunExperimentOptions['onProgress'], already?: Record<Outcome, number>, left?: TimeLeft) {
   const started = Date.now();
   const outcomes: Record<Outcome, number> = { valid: 0, invalid: 0, none: 0, timeout: 0, escalated: 0, ...already };
   let done = skipped;
-  const emit = () => onProgress?.({ done, total, skipped, outcomes: { ...outcomes }, elapsedMs: Date.now() - started });
+  const emit = () => {
+    const etaMs = left?.estimateMs();
+    onProgress?.({ done, total, skipped, outcomes: { ...outcomes }, elapsedMs: Date.now() - started, ...(etaMs !== undefined ? { etaMs } : {}) });
+  };
   emit();
   return {
-    add(outcome: Outcome) {
-      outcomes[outcome]++;
+    add(record: RunRecord) {
+      outcomes[record.outcome]++;
       done++;
+      left?.played(record.honest + record.byzantine);
       emit();
     },
   };

@@ -1,0 +1,57 @@
+/**
+ * The progress line's estimate of the time left (time-left.ts): the time per run as
+ * a + b × agents, fitted on the runs played, applied to the runs left of each size.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { lazyPlan } from '../../src/sim/experiment/plan.js';
+import { parseExperiment } from '../../src/sim/experiment/schema.js';
+import { TimeLeft } from '../../src/sim/experiment/time-left.js';
+
+/** Cells of 4, 8 and 16 honest agents, `runs` each, in that order. */
+const plan = (runs: number) => lazyPlan(parseExperiment({ name: 'eta', seed: 1, runs, grid: { honest: [4, 8, 16], byzantine: 0 } }));
+
+/** Plays the plan's runs in order, each taking `cost(agents)` ms, until `until` runs were played; returns the estimate then. */
+function estimateAfter(until: number, cost: (agents: number) => number, runs = 10, done?: Set<number>): number | undefined {
+  const p = plan(runs);
+  let now = 0;
+  const left = new TimeLeft(p, done && { has: (r) => done.has(r.seq) }, now);
+  let played = 0;
+  for (let seq = 0; seq < p.end && played < until; seq++) {
+    if (done?.has(seq)) continue;
+    const agents = p.cellAt(seq)!.honest;
+    now += cost(agents);
+    left.played(agents, now);
+    played++;
+  }
+  return left.estimateMs();
+}
+
+describe('TimeLeft', () => {
+  it('has no estimate before a run finished', () => {
+    expect(estimateAfter(0, () => 5)).toBeUndefined();
+  });
+  it('is the average so far times the runs left while one cell size was played', () => {
+    // 5 of the 4-agent runs at 3 ms: 25 runs left.
+    expect(estimateAfter(5, () => 3)).toBe(75);
+  });
+  it('is exact for the cells not yet played when the cost is linear in the agents', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 0, max: 20 }), fc.integer({ min: 11, max: 20 }), (a, b, played) => {
+        const cost = (agents: number) => a + b * agents;
+        // After all 10 runs of 4 agents and some of 8: 20 − (played − 10) runs of 8 and 16 left.
+        const want = (20 - played) * cost(8) + 10 * cost(16);
+        expect(estimateAfter(played, cost)).toBeCloseTo(want, 6);
+      }),
+    );
+  });
+  it('falls back to the average when bigger cells were cheaper', () => {
+    // 10 runs of 4 agents at 9 ms, 5 of 8 at 3 ms: 105 / 15 = 7 ms a run, 15 runs left.
+    expect(estimateAfter(15, (agents) => (agents === 4 ? 9 : 3))).toBeCloseTo(105, 6);
+  });
+  it('counts only the runs left, not those already in the file', () => {
+    // Every run of 16 agents is done: after the 4-agent cell, the 8-agent one is all that is left.
+    const done = new Set(Array.from({ length: 10 }, (_, i) => 20 + i));
+    expect(estimateAfter(10, () => 2, 10, done)).toBe(20);
+  });
+});
