@@ -4,6 +4,7 @@
  * a sweep's file is byte for byte what it was when the runs left were an array — the
  * digests below were taken from the commit before the walk (3d0940e), with that code.
  */
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +42,14 @@ describe('runQueue', () => {
     expect(() => {
       for (let i = 0; i <= queue.length; i++) queue.take();
     }).toThrow(/runs left to play, not the .* counted/);
+  });
+});
+
+describe('worker threads', () => {
+  it('leave nothing attached to the sweep signal once it ends (it once kept every chunk of records reachable)', async () => {
+    const controller = new AbortController();
+    await runExperiment({ experiment: experiment(), workers: 2, keepRecords: false, signal: controller.signal });
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 });
 

@@ -32,12 +32,6 @@ export async function playInWorkers(
   const threads = Array.from({ length: Math.min(options.workers, Math.ceil(todo.length / chunk)) }, _spawn);
   let next = 0;
   let failure: unknown;
-  // On abort, stop waiting for chunks in flight (their runs replay on resume): the
-  // threads are terminated below, so SIGINT ends a sweep at once, not after a chunk.
-  const stopped = new Promise<null>((resolve) => {
-    if (options.signal?.aborted) resolve(null);
-    options.signal?.addEventListener('abort', () => resolve(null), { once: true });
-  });
   const drive = async (worker: Worker) => {
     while (next < todo.length && failure === undefined && !options.signal?.aborted) {
       const start = next;
@@ -46,7 +40,7 @@ export async function playInWorkers(
       next += runs.length;
       if (runs.length === 0) return;
       try {
-        const records = await Promise.race([_request(worker, { id: start, experiment, runs }), stopped]);
+        const records = await _request(worker, { id: start, experiment, runs }, options.signal);
         if (records === null) return;
         for (let i = 0; i < records.length; i++) onRecord(start + i, records[i]!);
       } catch (error) {
@@ -82,8 +76,20 @@ function _spawn(): Worker {
   return new Worker(code, { eval: true });
 }
 
-function _request(worker: Worker, request: ChunkRequest): Promise<RunRecord[]> {
+/**
+ * One chunk's records, or null once the signal aborts: the sweep stops waiting for
+ * chunks in flight (their runs replay on resume) and the threads are terminated, so
+ * SIGINT ends a sweep at once, not after a chunk. Not a race with one promise that
+ * settles on abort: each race left a reaction on it holding the chunk's records until
+ * the sweep ended — 3 KB a run, out of memory after 1.5 million runs (issue 18).
+ */
+function _request(worker: Worker, request: ChunkRequest, signal?: AbortSignal): Promise<RunRecord[] | null> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return resolve(null);
+    const onAbort = () => {
+      cleanup();
+      resolve(null);
+    };
     const onMessage = (reply: { id: number; records?: RunRecord[]; error?: string }) => {
       if (reply.id !== request.id) return;
       cleanup();
@@ -97,9 +103,11 @@ function _request(worker: Worker, request: ChunkRequest): Promise<RunRecord[]> {
     const cleanup = () => {
       worker.off('message', onMessage);
       worker.off('error', onError);
+      signal?.removeEventListener('abort', onAbort);
     };
     worker.on('message', onMessage);
     worker.on('error', onError);
+    signal?.addEventListener('abort', onAbort, { once: true });
     worker.postMessage(request);
   });
 }

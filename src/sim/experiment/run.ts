@@ -98,8 +98,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
   // Lazy: the runs are computed from their seq, so a sweep holds its cells and the runs in flight, not every run.
   const plan = lazyPlan(experiment, options.shard);
   if (options.sign && !options.out) throw new WitnessError('USAGE', 'Signing needs a results file: give `out` (--out FILE).');
-  const onExisting = options.onFileRecord;
-  const opened = options.out ? openResultsSink(options.out, { experiment, shard: options.shard, plan, sign: options.sign, provenance: options.agents?.provenance, onExisting }) : undefined;
+  const opened = options.out ? openResultsSink(options.out, { experiment, shard: options.shard, plan, sign: options.sign, provenance: options.agents?.provenance, onExisting: options.onFileRecord }) : undefined;
   const sink = opened?.sink;
   if (options.exclusive && opened && opened.finished.foreign > 0) {
     sink!.close();
