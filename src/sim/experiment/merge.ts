@@ -44,7 +44,7 @@ export type MergePlan = Iterable<{ id: string; seq: number; cellKey: string }>;
 const WRITE_CHUNK = 1 << 20;
 
 export interface MergeOptions {
-  /** Limits of the sort of an input out of seq order (default ~32 MB in memory, 64 runs at once); tests make them small. */
+  /** Limits of the sort of an input out of seq order (default 8 MiB of lines in memory, 128 runs merged at once); tests make them small. */
   sort?: SortLimits;
 }
 
