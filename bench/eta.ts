@@ -1,6 +1,6 @@
 /**
  * Bench: how far the progress line's ETA is from the time the command really took
- * (issue 18 item 5). Runs `witness sim --preset paper-benign --runs N` (rule-based, one
+ * (issue 18 item 5). Runs `witness sim --preset paper-benign --runs N` (or another preset; rule-based, one
  * thread) in a pseudo-terminal (`script`), so the progress line is redrawn every
  * 100 ms, and stamps each redraw with the time it arrived. At the first redraw past
  * 25 % and past 50 % of the runs it compares the ETA shown with what was really left:
@@ -10,7 +10,7 @@
  * `--trace` also prints the runs done at each tenth of the time the runs took, to see
  * where the rate changes.
  *
- * Run: nice npx tsx bench/eta.ts [--runs 50000] [--repeat 3] [--cli dist/cli/main.js] [--trace]
+ * Run: nice npx tsx bench/eta.ts [--runs 50000] [--preset paper-benign] [--repeat 3] [--cli dist/cli/main.js] [--trace]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,6 +22,7 @@ const arg = (name: string, fallback: string) => {
   return i > 0 ? (process.argv[i + 1] as string) : fallback;
 };
 const runs = arg('--runs', '50000');
+const presetName = arg('--preset', 'paper-benign');
 const repeat = Number(arg('--repeat', '3'));
 const cli = resolve(arg('--cli', join(import.meta.dirname, '../dist/cli/main.js')));
 
@@ -41,7 +42,7 @@ function seconds(text: string): number {
 
 async function once(): Promise<{ samples: Sample[]; started: number; ended: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'witness-bench-eta-'));
-  const command = [process.execPath, cli, 'sim', '--preset', 'paper-benign', '--runs', runs, '--out', join(dir, 'r.jsonl')].map((a) => `'${a}'`).join(' ');
+  const command = [process.execPath, cli, 'sim', '--preset', presetName, '--runs', runs, '--out', join(dir, 'r.jsonl')].map((a) => `'${a}'`).join(' ');
   const started = performance.now();
   const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const samples: Sample[] = [];
@@ -63,7 +64,7 @@ async function once(): Promise<{ samples: Sample[]; started: number; ended: numb
   return { samples, started, ended };
 }
 
-console.log(`witness sim --preset paper-benign --runs ${runs} (${cli})`);
+console.log(`witness sim --preset ${presetName} --runs ${runs} (${cli})`);
 console.log(`${'run'.padEnd(4)} ${'at'.padStart(4)} ${'ETA s'.padStart(6)} ${'real s'.padStart(7)} ${'error'.padStart(7)}   last run → exit`);
 for (let r = 1; r <= repeat; r++) {
   const { samples, started, ended } = await once();

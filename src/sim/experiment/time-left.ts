@@ -5,11 +5,28 @@
  * 4 (bench/eta.ts), so the average so far, the old estimate, was 20–30 % short once the
  * bigger cells came last. Here the time per run is fitted as a + b × agents over the
  * runs played so far (least squares on each size's mean, weighted by its runs) and
- * applied to the runs left of each size. With one size played, or bigger cells cheaper
- * (b < 0), b is 0: the plain average. A cost quadratic in the agents was tried before
- * and was 80 % too long (NOTES.md): the messages of a round are not what a run costs.
+ * applied to the runs left of each size. A size enters the fit once its runs took
+ * MIN_FIT_MS: the first runs of a new size last a few milliseconds, and one pause (a
+ * collection, a sync, a checkpoint) among them made a slope from nothing — paper-byzantine's
+ * ETA once read 181 % long. While fewer than two sizes are in the fit the time is
+ * taken as proportional to agents + PRIOR_AGENTS (see there). When
+ * bigger cells were cheaper (b < 0), b is 0: the plain average. A cost quadratic in the
+ * agents was tried before and was 80 % too long (NOTES.md): the messages of a round are
+ * not what a run costs.
  */
 import type { Plan } from './plan.js';
+
+/**
+ * With one cell size played: the time per run taken as ∝ agents + 12. Measured with
+ * rule-based agents (paper-benign, bench/eta.ts --trace, a quiet machine): a run of 8
+ * agents took 1.3× one of 4, of 16 agents 1.7×; agents + 12 gives 1.25× and 1.75×.
+ * Model-backed agents cost closer to ∝ agents (a call per agent per round), so for them
+ * this is still short, but less than the plain average.
+ */
+const PRIOR_AGENTS = 12;
+
+/** Play time a cell size needs before its mean enters the fit: a 100 ms pause then moves it 5 % at most. */
+const MIN_FIT_MS = 2000;
 
 export class TimeLeft {
   /** Runs left to play, by the number of agents in their cell. */
@@ -50,26 +67,39 @@ export class TimeLeft {
     return ms;
   }
 
-  /** Weighted least squares of ms per run on agents; b ≥ 0 (see the module comment). */
+  /**
+   * Weighted least squares of ms per run on agents over the sizes played long enough,
+   * b ≥ 0; with fewer than two such sizes, the prior (see the module comment). Called
+   * for every record: no allocation.
+   */
   #fit(): { a: number; b: number } | undefined {
-    let runs = 0;
-    let agents = 0;
-    let ms = 0;
+    const all = { runs: 0, agents: 0, ms: 0 };
+    const fit = { runs: 0, agents: 0, ms: 0, sizes: 0 };
     for (const [n, p] of this.#played) {
-      runs += p.runs;
-      agents += p.runs * n;
-      ms += p.ms;
+      all.runs += p.runs;
+      all.agents += p.runs * n;
+      all.ms += p.ms;
+      if (p.ms < MIN_FIT_MS) continue;
+      fit.runs += p.runs;
+      fit.agents += p.runs * n;
+      fit.ms += p.ms;
+      fit.sizes++;
     }
-    if (runs === 0) return undefined;
-    const meanAgents = agents / runs;
-    const meanMs = ms / runs;
+    if (all.runs === 0) return undefined;
+    if (fit.sizes < 2) {
+      const b = all.ms / all.runs / (all.agents / all.runs + PRIOR_AGENTS);
+      return { a: (all.ms - b * all.agents) / all.runs, b };
+    }
+    const meanAgents = fit.agents / fit.runs;
+    const meanMs = fit.ms / fit.runs;
     let sxx = 0;
     let sxy = 0;
     for (const [n, p] of this.#played) {
+      if (p.ms < MIN_FIT_MS) continue;
       sxx += p.runs * (n - meanAgents) ** 2;
       sxy += (n - meanAgents) * (p.ms - p.runs * meanMs);
     }
-    const b = sxx > 0 ? Math.max(0, sxy / sxx) : 0;
+    const b = Math.max(0, sxy / sxx);
     return { a: meanMs - b * meanAgents, b };
   }
 }
