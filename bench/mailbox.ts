@@ -65,7 +65,7 @@ interface Row {
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'witness-bench-'));
   const dir = join(work, 'mb');
-  initMailbox(dir, { keyPath: join(work, 'key.json') });
+  await initMailbox(dir, { keyPath: join(work, 'key.json') });
   const tokens: Record<string, string> = {};
   for (const a of ['sink', ...AGENTS]) tokens[a] = (await addAgent(dir, a)).token;
   const lineBytes = Buffer.byteLength(`${JSON.stringify({ id: `msg_${'0'.repeat(36)}`, from: 'agent0', to: 'sink', body: BODY, sent_at: new Date().toISOString() })}\n`);

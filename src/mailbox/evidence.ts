@@ -4,16 +4,18 @@
  * line grouped by recipient, and each agent's read cursor, for either store. Files
  * are read in 1 MiB chunks and never held whole, so a log or inbox of any size is
  * checked in bounded memory (a line longer than `MAX_LINE_BYTES` is reported as
- * such, never built); SQLite rows are iterated, never loaded all at once. Nothing
+ * such, never built); SQLite rows are iterated, PostgreSQL rows fetched a page at a
+ * time through a cursor, never loaded all at once. Nothing
  * here follows a symbolic link: the server never writes one, so one is reported.
  */
 import { closeSync, constants, existsSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
+import { MAX_LINE_BYTES } from './store/lines.js';
 import { openMailboxDatabase, sqlitePath } from './store/sqlite-file.js';
-import type { StoreKind } from './config.js';
+import type { MailboxConfig, StoreKind } from './config.js';
+import { openPostgresEvidence } from './store/postgres-evidence.js';
 
-/** A line longer than this is not a record of ours (a message body is at most a few MiB). */
-export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+export { MAX_LINE_BYTES } from './store/lines.js';
 const CHUNK_BYTES = 1024 * 1024;
 
 /** One line of evidence and where it is. */
@@ -48,20 +50,29 @@ export interface Unreadable {
   why: string;
 }
 
+/** Read positions and the cursor records that are not readable. */
+export interface Cursors {
+  cursors: Map<string, Cursor>;
+  unreadable: Unreadable[];
+}
+
+/** What verify reads; a networked store's lines come asynchronously, a file's synchronously. */
 export interface Evidence {
   kind: StoreKind;
   callsFile: string;
-  calls(): Iterable<EvidenceLine>;
-  inboxLines(): Iterable<InboxLine>;
+  calls(): Iterable<EvidenceLine> | AsyncIterable<EvidenceLine>;
+  inboxLines(): Iterable<InboxLine> | AsyncIterable<InboxLine>;
   /** Every cursor, by agent, and the cursor records that are not readable. */
-  cursors(): { cursors: Map<string, Cursor>; unreadable: Unreadable[] };
+  cursors(): Cursors | Promise<Cursors>;
   /** Evidence files found unreadable while listing (a symlink, a folder). */
   unreadable: Unreadable[];
-  close(): void;
+  close(): void | Promise<void>;
 }
 
-export function openEvidence(dir: string, kind: StoreKind, parseCursor: (text: string, file: string) => number): Evidence {
-  return kind === 'sqlite' ? _sqliteEvidence(dir) : _jsonlEvidence(dir, parseCursor);
+/** The evidence of a mailbox, whichever store `config` names (PostgreSQL: one consistent snapshot of the database). */
+export async function openEvidence(dir: string, config: MailboxConfig, parseCursor: (text: string, file: string) => number): Promise<Evidence> {
+  if (config.store === 'postgres') return openPostgresEvidence(config);
+  return config.store === 'sqlite' ? _sqliteEvidence(dir) : _jsonlEvidence(dir, parseCursor);
 }
 
 /** The lines of a file, read in chunks; the last item is marked `torn` when it has no newline. */
@@ -187,6 +198,8 @@ function _sqliteEvidence(dir: string): Evidence {
       }
       return { cursors, unreadable: [] };
     },
-    close: () => db.close(),
+    close: () => {
+      db.close();
+    },
   };
 }

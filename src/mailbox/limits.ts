@@ -1,7 +1,8 @@
 /**
  * @module
  * Server-side limits (mailbox.md §1 "Limits and bad input"): body size, key length,
- * batch size, wait time, a per-agent send rate (a token bucket, per server process)
+ * batch size, wait time, a per-agent send rate (a token bucket, per server process, or shared by every
+ * process of a PostgreSQL mailbox)
  * and a per-recipient quota of unread messages and bytes (enforced by the store when
  * it applies a send: store/quota.ts). Every rejection is a tool error that says
  * which limit and what to do.
@@ -50,8 +51,13 @@ export function checkIdempotencyKey(key: string | undefined, limits: MailboxLimi
   }
 }
 
-/** Per-agent token buckets. */
-export class RateLimiter {
+/** Takes one send from an agent's allowance, or refuses it (ABORTED, with retry_after_ms). */
+export interface SendRate {
+  take(agent: string): void | Promise<void>;
+}
+
+/** Per-agent token buckets, in this process (a store shared by hosts keeps them in its database instead). */
+export class RateLimiter implements SendRate {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
   constructor(private readonly perMinute: number, private readonly now: () => number = Date.now) {}
@@ -64,10 +70,15 @@ export class RateLimiter {
     bucket.at = t;
     if (bucket.tokens < 1) {
       this.buckets.set(agent, bucket);
-      const waitMs = Math.ceil(((1 - bucket.tokens) * 60_000) / this.perMinute);
-      throw new WitnessError('ABORTED', `Rate limit: ${agent} may send ${this.perMinute} messages per minute. Try again in ${waitMs} ms.`, { data: { retry_after_ms: waitMs } });
+      throw rateLimitError(agent, this.perMinute, bucket.tokens);
     }
     bucket.tokens -= 1;
     this.buckets.set(agent, bucket);
   }
+}
+
+/** The refusal of a send when `agent`'s bucket holds `tokens` (< 1) of `perMinute`. */
+export function rateLimitError(agent: string, perMinute: number, tokens: number): WitnessError {
+  const waitMs = Math.ceil(((1 - tokens) * 60_000) / perMinute);
+  return new WitnessError('ABORTED', `Rate limit: ${agent} may send ${perMinute} messages per minute. Try again in ${waitMs} ms.`, { data: { retry_after_ms: waitMs } });
 }

@@ -9,7 +9,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { WitnessError } from '../core/errors.js';
-import { DEFAULT_LIMITS, type MailboxLimits, RateLimiter } from './limits.js';
+import type { StoreKind } from './config.js';
+import { DEFAULT_LIMITS, type MailboxLimits, RateLimiter, type SendRate } from './limits.js';
 import { assertAgentName } from './names.js';
 import { openStore } from './store/index.js';
 import type { MailboxStore } from './store/types.js';
@@ -27,7 +28,7 @@ const INSTRUCTIONS =
 export interface MailboxRuntime {
   store: MailboxStore;
   limits: MailboxLimits;
-  rate: RateLimiter;
+  rate: SendRate;
   mailSignal: MailSignal;
   prefix: string;
   /** Aborted when the server shuts down: pending waits end at once with their (empty) answer. */
@@ -37,7 +38,7 @@ export interface MailboxRuntime {
 export interface RuntimeOptions {
   dir: string;
   keyPath?: string;
-  store?: 'jsonl' | 'sqlite';
+  store?: StoreKind;
   prefix?: string;
   limits?: Partial<MailboxLimits>;
 }
@@ -49,7 +50,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<MailboxRun
     throw new WitnessError('USAGE', `--tool-prefix ${JSON.stringify(prefix)} must be 1–32 letters, digits, "_" or "-" (for example mailbox_).`);
   }
   const store = await openStore(options.dir, { limits, ...(options.keyPath ? { keyPath: options.keyPath } : {}), ...(options.store ? { kind: options.store } : {}) });
-  return { store, limits, rate: new RateLimiter(limits.sendsPerMinute), mailSignal: new MailSignal(), prefix, closing: new AbortController() };
+  const mailSignal = new MailSignal();
+  store.onMail?.((agent) => mailSignal.notify(agent)); // mail committed by other processes, where the store hears of it
+  const rate = store.sendRate?.(limits.sendsPerMinute) ?? new RateLimiter(limits.sendsPerMinute);
+  return { store, limits, rate, mailSignal, prefix, closing: new AbortController() };
 }
 
 /** An MCP server whose every call acts as `agent`. */

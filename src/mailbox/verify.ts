@@ -20,7 +20,7 @@ import { parseStrictJson } from '../core/strict-json.js';
 import { type CallRecord, LEGACY_LINE_VERSION } from './call-log.js';
 import { isGenuineCall, parseCallRecord } from './call-check.js';
 import { MAILBOX_KEY, readConfig } from './config.js';
-import { openEvidence } from './evidence.js';
+import { type EvidenceLine, openEvidence } from './evidence.js';
 import { hasStaleLock } from './lock.js';
 import { CallTable, checkChain } from './verify-chain.js';
 import { checkInboxes, type Receipts } from './verify-inbox.js';
@@ -64,25 +64,25 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
   const { signer, source } = _verifier(config, options, warnings);
   const problems: VerifyProblem[] = [];
   const report = (kind: ProblemKind, file: string, line: number, message: string) => problems.push({ code: kind.toUpperCase() as LogCode, kind, file, line, message });
-  const evidence = openEvidence(dir, config.store, _cursorOffset);
+  const evidence = await openEvidence(dir, config, _cursorOffset);
   try {
     for (const u of evidence.unreadable) report('corrupt', u.file, 0, u.why);
-    const { table, receipts, torn } = _readLog(evidence.calls(), signer, evidence.callsFile);
+    const { table, receipts, torn } = await _readLog(evidence.calls(), signer, evidence.callsFile);
     checkChain(table, (kind, line, message) => report(kind, evidence.callsFile, line, message));
     if (torn !== undefined) report('corrupt', evidence.callsFile, torn, 'unterminated last line (an interrupted write); starting a server or `witness mailbox recover` cuts it');
-    const messages = checkInboxes(evidence, receipts, report, (w) => warnings.push(w));
-    if (hasStaleLock(dir)) warnings.push('a writer died holding the lock; its unfinished write is rolled back by the next server start or `witness mailbox recover`.');
+    const messages = await checkInboxes(evidence, receipts, report, (w) => warnings.push(w));
+    if (config.store !== 'postgres' && hasStaleLock(dir)) warnings.push('a writer died holding the lock; its unfinished write is rolled back by the next server start or `witness mailbox recover`.');
     return { ok: problems.length === 0, dir, store: config.store, key: { alg: signer.alg, kid: signer.kid, source }, calls: table.size, messages, problems, warnings };
   } finally {
-    evidence.close();
+    await evidence.close();
   }
 }
 
 /** One pass over the log: the chain table, and what the genuine receipts say. */
-function _readLog(lines: Iterable<{ line: number; text?: string; torn?: boolean }>, signer: Verifier, file: string): { table: CallTable; receipts: Receipts; torn?: number } {
+async function _readLog(lines: Iterable<EvidenceLine> | AsyncIterable<EvidenceLine>, signer: Verifier, file: string): Promise<{ table: CallTable; receipts: Receipts; torn?: number }> {
   const table = new CallTable();
   const receipts: Receipts = { sends: new Map(), reads: [], delivered: new Map() };
-  for (const l of lines) {
+  for await (const l of lines) {
     if (l.torn) return { table, receipts, torn: l.line };
     if (l.text === '') continue;
     const parsed = l.text === undefined ? { reason: 'a line of more than 64 MiB' } : parseCallRecord(l.text);

@@ -1,27 +1,31 @@
 /**
- * One behavioural suite for every MailboxStore implementation (JSONL files and
- * SQLite), run against real stores on a real disk. `store.test.ts` runs it once per
- * kind.
+ * One behavioural suite for every MailboxStore implementation (JSONL files, SQLite
+ * and PostgreSQL), run against real stores on a real disk and a real database
+ * server. `store.test.ts` runs it once per kind.
  */
 import { describe, expect, it } from 'vitest';
 import { isWitnessError } from '../../src/core/errors.js';
 import { openStore, verifyMailbox } from '../../src/mailbox/index.js';
 import type { MailboxStore } from '../../src/mailbox/store/types.js';
-import { makeMailbox } from './helpers.js';
+import { makeMailbox, type TestStore } from './helpers.js';
 
 const fetchOpts = (limit = 20, peek = false) => ({ limit, peek, tool: 'check_inbox' as const });
 
-async function withStore(kind: 'jsonl' | 'sqlite', agents: string[], fn: (store: MailboxStore, dir: string, keyPath: string) => Promise<void>): Promise<void> {
+async function withStore(kind: TestStore, agents: string[], fn: (store: MailboxStore, dir: string, keyPath: string) => Promise<void>): Promise<void> {
   const mb = await makeMailbox(agents, { store: kind });
-  const store = await openStore(mb.dir, { keyPath: mb.keyPath });
   try {
-    await fn(store, mb.dir, mb.keyPath);
+    const store = await openStore(mb.dir, { keyPath: mb.keyPath });
+    try {
+      await fn(store, mb.dir, mb.keyPath);
+    } finally {
+      await store.close();
+    }
   } finally {
-    await store.close();
+    await mb.cleanup();
   }
 }
 
-export function runStoreSuite(kind: 'jsonl' | 'sqlite'): void {
+export function runStoreSuite(kind: TestStore): void {
   describe(`${kind} store`, () => {
     it('delivers a sent message once, oldest first, with its sender and time', async () => {
       await withStore(kind, ['a', 'b'], async (store) => {

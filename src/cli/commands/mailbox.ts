@@ -1,5 +1,6 @@
 
 import { Command, Option } from 'commander';
+import { isPostgresUrl } from '../../attest/postgres.js';
 import { WitnessError } from '../../core/errors.js';
 import {
   addAgent,
@@ -11,6 +12,7 @@ import {
   type MailboxLimits,
   RUNTIMES,
   type Runtime,
+  type StoreKind,
   recoverMailbox,
   serveHttp,
   serveStdio,
@@ -38,18 +40,26 @@ export function mailboxCommand(ctx: CliContext): Command {
 
 function _init(ctx: CliContext): Command {
   return new Command('init')
-    .description('Create an empty mailbox in DIR and the server\'s signing key (mode 0600; by default under $XDG_CONFIG_HOME/witness/keys, outside DIR, where agents are not pointed).')
+    .description('Create an empty mailbox in DIR and the server\'s signing key (mode 0600; by default under $XDG_CONFIG_HOME/witness/keys, outside DIR, where agents are not pointed). With --store postgres://… the messages, agents and call log live in that database, which every server of the mailbox, on any host, shares; DIR then holds only mailbox.json.')
     .argument('<dir>', 'mailbox folder')
     .option('--key <path>', 'where to create the signing key')
-    .addOption(new Option('--store <kind>', 'storage').choices(['jsonl', 'sqlite']).default('jsonl'))
+    .option('--store <store>', 'jsonl, sqlite, a PostgreSQL URL (postgres://USER@HOST/DB, no password), or postgres for the URL in WITNESS_DATABASE_URL', 'jsonl')
     .addOption(new Option('--alg <alg>', 'receipt algorithm').choices(['ed25519', 'hmac-sha256']).default('ed25519'))
     .option('--json', 'print the result as JSON')
-    .addHelpText('after', '\nExample:\n  $ witness mailbox init ./mb --store sqlite --key ./secrets/mailbox.key')
-    .action((dir: string, o: { key?: string; store: 'jsonl' | 'sqlite'; alg: 'ed25519' | 'hmac-sha256'; json?: boolean }) => {
-      const { config } = initMailbox(resolvePath(ctx, dir), { store: o.store, alg: o.alg, ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}) });
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox init ./mb --store sqlite --key ./secrets/mailbox.key\n  $ witness mailbox init ./mb --store postgres:///witness     # one database per mailbox')
+    .action(async (dir: string, o: { key?: string; store: string; alg: 'ed25519' | 'hmac-sha256'; json?: boolean }) => {
+      const { config } = await initMailbox(resolvePath(ctx, dir), { ...storeOption(o.store), alg: o.alg, ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}) });
       if (o.json) return ctx.io.stdout(`${JSON.stringify(config, null, 2)}\n`);
-      ctx.io.stdout(`Created mailbox ${resolvePath(ctx, dir)} (${config.store}); receipts signed with ${config.signing.alg} key ${config.signing.kid}\nKey file: ${config.signing.key_path} (keep it away from agents)\n`);
+      const where = config.store === 'postgres' ? `postgres, database ${config.database === 'postgres' ? '$WITNESS_DATABASE_URL' : config.database}` : config.store;
+      ctx.io.stdout(`Created mailbox ${resolvePath(ctx, dir)} (${where}); receipts signed with ${config.signing.alg} key ${config.signing.kid}\nKey file: ${config.signing.key_path} (keep it away from agents)\n`);
     });
+}
+
+/** A --store value: a kind, or a PostgreSQL URL (which means postgres). */
+function storeOption(value: string): { store: StoreKind; database?: string } {
+  if (value === 'jsonl' || value === 'sqlite') return { store: value };
+  if (value === 'postgres' || isPostgresUrl(value)) return { store: 'postgres', database: value };
+  throw new WitnessError('USAGE', `--store ${JSON.stringify(value)} is not a store: give jsonl, sqlite, a PostgreSQL URL (postgres://USER@HOST/DB) or postgres (the URL in WITNESS_DATABASE_URL).`);
 }
 
 function _addAgent(ctx: CliContext): Command {
@@ -76,7 +86,7 @@ interface ServeOptions {
   port: number;
   toolPrefix: string;
   key?: string;
-  store?: 'jsonl' | 'sqlite';
+  store?: string;
   maxBodyBytes?: string;
   rateLimit?: string;
   maxUnreadMessages?: string;
@@ -97,7 +107,7 @@ function _serve(ctx: CliContext): Command {
     .option('--port <port>', 'HTTP port (0: any free port)', portNumber, 0)
     .option('--tool-prefix <prefix>', 'prefix every tool name (e.g. mailbox_) to avoid runtimes\' built-ins', '')
     .option('--key <path>', 'signing key file (default: the one mailbox.json names)')
-    .addOption(new Option('--store <kind>', 'must match the mailbox').choices(['jsonl', 'sqlite']))
+    .option('--store <kind>', 'jsonl, sqlite or postgres: must match the mailbox')
     .option('--max-body-bytes <n>', 'largest message body in bytes (default 65536)')
     .option('--rate-limit <n>', 'sends per minute per agent, 0 for none (default 600)')
     .option('--max-unread-messages <n>', 'unread messages one recipient may hold before sends to it are refused, 0 for no limit (default 10000)')
@@ -111,7 +121,7 @@ function _serve(ctx: CliContext): Command {
       if (!o.http && !agent) throw new WitnessError('USAGE', 'Say who this stdio server acts for with --agent NAME (or WITNESS_MAILBOX_AGENT), or serve many agents with --http.');
       if (o.http && o.agent) throw new WitnessError('USAGE', 'Use either --agent (stdio, one agent) or --http (agents identified by their tokens), not both.');
       if (!o.http && o.maxRequestBytes !== undefined) throw new WitnessError('USAGE', '--max-request-bytes limits HTTP request bodies; add --http, or drop it (stdio has no request body).');
-      const runtime = await createRuntime({ dir: resolvePath(ctx, o.dir), prefix: o.toolPrefix, limits: _limits(o), ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.store ? { store: o.store } : {}) });
+      const runtime = await createRuntime({ dir: resolvePath(ctx, o.dir), prefix: o.toolPrefix, limits: _limits(o), ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.store ? { store: storeOption(o.store).store } : {}) });
       recoverMailbox(runtime.store.dir);
       if (!o.http) {
         await assertRegistered(runtime, agent!);

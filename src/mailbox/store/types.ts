@@ -7,6 +7,7 @@
  */
 import type { CallRecord, Message, ToolName } from '../call-log.js';
 import type { AgentEntry, StoreKind } from '../config.js';
+import type { SendRate } from '../limits.js';
 
 export interface SendInput {
   to: string;
@@ -53,6 +54,16 @@ export interface MailboxStore {
   record(agent: string, tool: ToolName, outcome: CallOutcome): Promise<void>;
   /** Are there unread messages for `agent`? Counts only complete, readable records (a torn or damaged line is no mail). */
   hasUnread(agent: string): Promise<boolean>;
+  /**
+   * A store shared by processes that can tell each other of new mail (PostgreSQL's
+   * LISTEN/NOTIFY) calls `wake` when mail is committed for an agent by any process
+   * (undefined: anyone may have mail). Returns a function that stops the calls.
+   */
+  onMail?(wake: (agent: string | undefined) => void): () => void;
+  /** A send rate shared by every process of the store (default: one bucket per agent per process). */
+  sendRate?(perMinute: number): SendRate;
+  /** How often a waiter polls `hasUnread` for mail sent by other processes (default 50 ms). */
+  readonly pollMs?: number;
   close(): Promise<void>;
 }
 

@@ -11,7 +11,7 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import * as z from 'zod';
 import { WitnessError } from '../../core/errors.js';
 import type { MailboxToolName, Message, ToolName } from '../call-log.js';
-import { checkBody, checkIdempotencyKey, type MailboxLimits, type RateLimiter } from '../limits.js';
+import { checkBody, checkIdempotencyKey, type MailboxLimits, type SendRate } from '../limits.js';
 import { agentNameProblem, AGENT_NAME_RULE } from '../names.js';
 import type { MailboxStore } from '../store/types.js';
 import { routeToolCalls, type ToolRoute } from './route.js';
@@ -23,7 +23,7 @@ export interface ToolContext {
   agent: string;
   prefix: string;
   limits: MailboxLimits;
-  rate: RateLimiter;
+  rate: SendRate;
   /** Wakes wait_for_message callers in this process when a send reaches them. */
   mailSignal: MailSignal;
   /** Aborted when the server shuts down: a pending wait ends with its empty answer. */
@@ -98,7 +98,7 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
           if (problem) throw new WitnessError('INVALID_INPUT', `Invalid recipient: ${problem}. Call list_agents for the valid names.`);
           checkBody(args.body, ctx.limits);
           checkIdempotencyKey(args.idempotency_key, ctx.limits);
-          ctx.rate.take(agent);
+          await ctx.rate.take(agent);
         } catch (error) {
           return rejectAndLog('send_message', error as WitnessError);
         }

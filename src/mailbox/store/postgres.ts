@@ -1,0 +1,277 @@
+/**
+ * @module
+ * The PostgreSQL store (`--store postgres://…`, issue 16): the same interface as the
+ * file stores, for mailbox servers on several hosts. A group of operations is one
+ * transaction that first takes the chain lock (a transaction-scoped advisory lock),
+ * so a message, its cursor move and its call-log receipt commit together, and the
+ * call log's hash chain has one total order across every server process — measured
+ * faster than a head row locked FOR UPDATE (NOTES.md, bench/pg-chain-lock.ts).
+ * Idempotency keys are unique per sender in the database; the per-agent send rate is
+ * a row there too (postgres-rate.ts). Commits are synchronous (postgres-db.ts): a send
+ * is answered only once its transaction is durable. Mail wakes waiters in every
+ * process through LISTEN/NOTIFY (postgres-listen.ts), with polling as the fallback.
+ */
+import type { Pool, PoolClient } from 'pg';
+import type { Signer } from '../../attest/signature.js';
+import { WitnessError } from '../../core/errors.js';
+import { genuineCall } from '../call-check.js';
+import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall } from '../call-log.js';
+import type { AgentEntry, MailboxConfig } from '../config.js';
+import { DEFAULT_LIMITS, type SendRate } from '../limits.js';
+import { CommittingStore } from './committing-store.js';
+import type { Pending } from './group-commit.js';
+import { MAX_LINE } from './lines.js';
+import * as ops from './ops.js';
+import { assertSameMailbox, databaseFailure, MAIL_CHANNEL, mailboxDatabaseUrl, openMailboxPool } from './postgres-db.js';
+import { PostgresSendRate } from './postgres-rate.js';
+import { MailListener } from './postgres-listen.js';
+import { checkQuota, type Count, type Quota, UnreadTracker } from './quota.js';
+import type { FetchOptions, MailboxStore, SendInput, SendResult } from './types.js';
+
+/** The chain lock: one advisory key (in the two-key space, apart from attest's migration lock). */
+export const CHAIN_LOCK = [0x5749_544e, 1] as const;
+
+/** A stored text, or NULL when it is too long to read into memory (then it counts as damaged). */
+const CAPPED_TEXT = `CASE WHEN octet_length(text) <= ${MAX_LINE} THEN text END`;
+/** Unread rows after a position, oldest first, a page at a time. */
+const UNREAD = `SELECT pos, ${CAPPED_TEXT} AS text FROM mailbox_messages WHERE recipient = $1 AND pos > $2 ORDER BY pos LIMIT $3`;
+const PAGE = 256;
+
+type Db = Pool | PoolClient;
+
+export class PostgresStore extends CommittingStore implements MailboxStore {
+  readonly kind = 'postgres' as const;
+  private readonly unread: UnreadTracker;
+  /** The chain's head, valid inside a commit's transaction. */
+  private head: ChainHead = EMPTY_HEAD;
+  /** The agents as last read, and the version they were read at (undefined: read again). */
+  private agentsCache: { version: string; list: AgentEntry[] } | undefined;
+  private readonly wake = new Set<(agent: string | undefined) => void>();
+  private closed = false;
+
+  private constructor(
+    dir: string,
+    readonly pool: Pool,
+    private readonly signer: Signer,
+    quota: Quota,
+    private readonly listener: MailListener,
+  ) {
+    super(dir);
+    this.unread = new UnreadTracker(quota);
+    listener.onMail = (agent) => {
+      for (const w of this.wake) w(agent);
+    };
+    listener.onAgents = () => {
+      this.agentsCache = undefined;
+    };
+  }
+
+  /** Connects (a pool and a listening connection), migrates, and checks the database holds this mailbox. */
+  static async open(dir: string, config: MailboxConfig, signer: Signer, quota: Quota = DEFAULT_LIMITS): Promise<PostgresStore> {
+    const url = mailboxDatabaseUrl(config);
+    const pool = await openMailboxPool(url);
+    try {
+      await assertSameMailbox(pool, config, url);
+      const listener = await MailListener.start(url);
+      return new PostgresStore(dir, pool, signer, quota, listener);
+    } catch (error) {
+      await pool.end().catch(() => {});
+      throw error;
+    }
+  }
+
+  /** Mail for an agent was committed by any server process (LISTEN/NOTIFY); undefined: anyone may have mail. */
+  onMail(wake: (agent: string | undefined) => void): () => void {
+    this.wake.add(wake);
+    return () => this.wake.delete(wake);
+  }
+
+  /** The per-agent send rate, shared by every process of this mailbox. */
+  sendRate(perMinute: number): SendRate {
+    return new PostgresSendRate(this.pool, perMinute);
+  }
+
+  /** How often a waiter should poll: rarely while notifications arrive, often while they may be lost. */
+  get pollMs(): number {
+    return this.listener.listening ? 1000 : 50;
+  }
+
+  override async agents(): Promise<AgentEntry[]> {
+    // Cached only while the listener would hear of a change.
+    if (this.agentsCache && this.listener.listening) return this.agentsCache.list;
+    return this.readAgents(this.pool);
+  }
+
+  async hasUnread(agent: string): Promise<boolean> {
+    let after = await this.cursorOf(this.pool, agent).then((c) => c.pos);
+    for (;;) {
+      const rows = (await this.pool.query<{ pos: string; text: string | null }>(UNREAD, [agent, after, PAGE])).rows;
+      if (rows.some((r) => ops.parseMessage(r.text ?? undefined))) return true;
+      if (rows.length < PAGE) return false;
+      after = Number(rows.at(-1)!.pos);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.committer.flushed();
+    if (this.closed) return;
+    this.closed = true;
+    await this.listener.stop();
+    await this.pool.end();
+  }
+
+  protected async commit(group: Pending<ops.StoreOp, ops.StoreResult>[]): Promise<void> {
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw databaseFailure(error);
+    });
+    const settle: Array<() => void> = [];
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1, $2)', [...CHAIN_LOCK]);
+      await this.readHead(client);
+      for (const p of group) {
+        try {
+          const result = await this.apply(client, p.op);
+          settle.push(() => p.resolve(result));
+        } catch (error) {
+          // Our checks throw before an operation writes anything; anything else fails the group.
+          if (!(error instanceof WitnessError)) throw error;
+          const failed = ops.failedCall(p.op, error);
+          if (failed) await this.log(client, failed);
+          settle.push(() => p.reject(error));
+        }
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      this.unread.forget();
+      await client.query('ROLLBACK').catch(() => {});
+      throw databaseFailure(error);
+    } finally {
+      client.release();
+    }
+    for (const s of settle) s();
+  }
+
+  /** The chain's head and, when it changed, the agent list: one round trip under the lock. */
+  private async readHead(client: PoolClient): Promise<void> {
+    const row = (
+      await client.query<{ version: string; seq: string | null; text: string | null }>(
+        'SELECT m.agents_version::text AS version, c.seq::text AS seq, c.text FROM mailbox_meta m LEFT JOIN LATERAL (SELECT seq, text FROM mailbox_calls ORDER BY seq DESC LIMIT 1) c ON true',
+      )
+    ).rows[0];
+    if (!row) throw new WitnessError('CORRUPT', 'The mailbox database has lost its mailbox_meta row; restore it from a backup.');
+    this.head = row.seq !== null && row.text !== null ? { seq: Number(row.seq), hash: lineHash(row.text) } : EMPTY_HEAD;
+    if (this.agentsCache?.version !== row.version) await this.readAgents(client);
+    this.agentList = this.agentsCache!.list;
+  }
+
+  private async readAgents(db: Db): Promise<AgentEntry[]> {
+    const result = await db.query<{ version: string; name: string; description: string | null; created: string; token_sha256: string | null }>(
+      'SELECT m.agents_version::text AS version, a.name, a.description, a.created, a.token_sha256 FROM mailbox_meta m LEFT JOIN mailbox_agents a ON true ORDER BY a.position',
+    );
+    const list = result.rows
+      .filter((r) => r.name !== null)
+      .map((r) => ({ name: r.name, created: r.created, ...(r.description !== null ? { description: r.description } : {}), ...(r.token_sha256 !== null ? { token_sha256: r.token_sha256 } : {}) }));
+    this.agentsCache = { version: result.rows[0]?.version ?? '0', list };
+    return list;
+  }
+
+  private apply(client: PoolClient, op: ops.StoreOp): Promise<ops.StoreResult> {
+    if (op.kind === 'record') return this.log(client, ops.recordEntry(op.agent, op.tool, op.outcome)).then(() => undefined);
+    if (op.kind === 'fetch') return this.applyFetch(client, op.agent, op.options);
+    return this.applySend(client, op.from, op.input);
+  }
+
+  private async applySend(client: PoolClient, from: string, input: SendInput): Promise<SendResult> {
+    ops.checkRecipient(this.agentList, input.to);
+    if (input.idempotencyKey !== undefined) {
+      const earlier = (await client.query<ops.IdempotentSend>('SELECT id, recipient AS "to", sent_at FROM mailbox_idempotency WHERE sender = $1 AND key = $2', [from, input.idempotencyKey])).rows[0];
+      // The row is only a pointer: one written by someone else, or whose message is gone, is replaced below.
+      if (earlier && (await this.backs(client, from, input.idempotencyKey, earlier))) {
+        await this.log(client, ops.dedupEntry(from, earlier, input.idempotencyKey));
+        return { id: earlier.id, to: earlier.to, sent_at: earlier.sent_at, deduplicated: true };
+      }
+    }
+    const sentAt = new Date().toISOString();
+    const { message, text, bytes, entry } = ops.prepareSend(from, input, sentAt);
+    await this.checkQuota(client, message.to, bytes);
+    await client.query('INSERT INTO mailbox_messages (id, recipient, text) VALUES ($1, $2, $3)', [message.id, message.to, text]);
+    if (input.idempotencyKey !== undefined) {
+      await client.query(
+        'INSERT INTO mailbox_idempotency VALUES ($1, $2, $3, $4, $5) ON CONFLICT (sender, key) DO UPDATE SET id = EXCLUDED.id, recipient = EXCLUDED.recipient, sent_at = EXCLUDED.sent_at',
+        [from, input.idempotencyKey, message.id, message.to, sentAt],
+      );
+    }
+    await this.log(client, entry, sentAt);
+    // Delivered to every listening process when the transaction commits, not before.
+    await client.query('SELECT pg_notify($1, $2)', [MAIL_CHANNEL, message.to]);
+    return { id: message.id, to: message.to, sent_at: sentAt, deduplicated: false };
+  }
+
+  /** The earlier send's message is stored and a genuine send receipt backs it (ops.storedDedup, ops.receiptBacks). */
+  private async backs(client: PoolClient, from: string, key: string, earlier: ops.IdempotentSend): Promise<boolean> {
+    const row = (await client.query<{ text: string }>('SELECT text FROM mailbox_messages WHERE id = $1 AND recipient = $2', [earlier.id, earlier.to])).rows[0];
+    const stored = ops.storedDedup(from, key, earlier, row?.text);
+    if (!stored) return false;
+    const needle = `"message_ids":[${JSON.stringify(stored.id)}]`;
+    const calls = await client.query<{ text: string }>('SELECT text FROM mailbox_calls WHERE strpos(text, $1) > 0 ORDER BY seq DESC', [needle]);
+    return calls.rows.some((c) => {
+      const record = genuineCall(c.text, this.signer);
+      return record !== undefined && ops.receiptBacks(record, stored);
+    });
+  }
+
+  private async checkQuota(client: PoolClient, to: string, bytes: number): Promise<void> {
+    if (!this.unread.active) return;
+    const cursor = (await this.cursorOf(client, to)).pos;
+    const end = Number((await client.query<{ end: string | null }>('SELECT max(pos) AS end FROM mailbox_messages WHERE recipient = $1', [to])).rows[0]?.end ?? cursor);
+    const count = async (after: number, upTo: number): Promise<Count> => {
+      const r = (
+        await client.query<{ messages: string; bytes: string }>(
+          'SELECT count(*) AS messages, coalesce(sum(octet_length(text) + 1), 0) AS bytes FROM mailbox_messages WHERE recipient = $1 AND pos > $2 AND pos <= $3',
+          [to, after, upTo],
+        )
+      ).rows[0]!;
+      return { messages: Number(r.messages), bytes: Number(r.bytes) };
+    };
+    checkQuota(this.unread.quota, to, await this.unread.unreadAsync(to, cursor, Math.max(end, cursor), count), bytes);
+  }
+
+  private async applyFetch(client: PoolClient, agent: string, options: FetchOptions): Promise<Message[]> {
+    const cursor = await this.cursorOf(client, agent);
+    const messages: Message[] = [];
+    let skipped = 0;
+    let last = cursor.pos;
+    while (messages.length < options.limit) {
+      const rows = (await client.query<{ pos: string; text: string | null }>(UNREAD, [agent, last, Math.min(PAGE, options.limit - messages.length + 8)])).rows;
+      for (const row of rows) {
+        const m = ops.parseMessage(row.text ?? undefined);
+        if (m) messages.push(m);
+        else skipped++; // damaged: skipped, counted in the receipt, and reported by verify
+        last = Number(row.pos);
+        if (messages.length >= options.limit) break;
+      }
+      if (rows.length === 0 || messages.length >= options.limit) break;
+    }
+    if (options.quietIfEmpty && messages.length === 0) return messages;
+    await this.log(client, ops.fetchEntry(agent, options.tool, messages, skipped, options.peek));
+    if (!options.peek && last !== cursor.pos) {
+      await client.query(
+        'INSERT INTO mailbox_cursors (agent, pos, delivered, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT (agent) DO UPDATE SET pos = EXCLUDED.pos, delivered = EXCLUDED.delivered, updated_at = EXCLUDED.updated_at',
+        [agent, last, cursor.delivered + messages.length, new Date().toISOString()],
+      );
+    }
+    return messages;
+  }
+
+  private async cursorOf(db: Db, agent: string): Promise<{ pos: number; delivered: number }> {
+    const row = (await db.query<{ pos: string; delivered: string }>('SELECT pos, delivered FROM mailbox_cursors WHERE agent = $1', [agent])).rows[0];
+    return row ? { pos: Number(row.pos), delivered: Number(row.delivered) } : { pos: 0, delivered: 0 };
+  }
+
+  private async log(client: PoolClient, entry: CallEntry, ts?: string): Promise<void> {
+    const sealed = sealCall(entry, this.head, this.signer, ts);
+    await client.query('INSERT INTO mailbox_calls (seq, text) VALUES ($1, $2)', [sealed.record.seq, sealed.text]);
+    this.head = sealed.head;
+  }
+}
