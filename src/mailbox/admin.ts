@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KeyMaterial } from '../attest/keys.js';
-import { inTransaction } from '../attest/postgres.js';
+import { inTransaction, resolveDatabaseUrl } from '../attest/postgres.js';
 import { WitnessError } from '../core/errors.js';
 import { assertNoMailbox, type InitOptions, type MailboxConfig, newMailboxConfig, newMailboxKey, newToken, readAgents, readConfig, withAgent, writeJsonAtomic, writeMailboxFiles } from './config.js';
 import { acquireLock, breakIfStale, hasStaleLock } from './lock.js';
@@ -37,7 +37,7 @@ export async function initMailbox(dir: string, options: InitOptions = {}): Promi
     return { config, key };
   }
   const database = databaseSetting(options.database ?? 'postgres');
-  const url = mailboxDatabaseUrl({ database });
+  const url = resolveDatabaseUrl(database, '--store');
   const pool = await openMailboxPool(url, 1);
   try {
     await assertDatabaseFree(pool, url);

@@ -12,7 +12,9 @@ import { closeSync, constants, existsSync, lstatSync, openSync, readdirSync, rea
 import { join } from 'node:path';
 import { MAX_LINE_BYTES } from './store/lines.js';
 import { openMailboxDatabase, sqlitePath } from './store/sqlite-file.js';
-import type { MailboxConfig, StoreKind } from './config.js';
+import { WitnessError } from '../core/errors.js';
+import { parseStrictJson } from '../core/strict-json.js';
+import { type AgentEntry, type MailboxConfig, readAgents, type StoreKind } from './config.js';
 import { openPostgresEvidence } from './store/postgres-evidence.js';
 
 export { MAX_LINE_BYTES } from './store/lines.js';
@@ -66,13 +68,15 @@ export interface Evidence {
   cursors(): Cursors | Promise<Cursors>;
   /** Evidence files found unreadable while listing (a symlink, a folder). */
   unreadable: Unreadable[];
+  /** The registered agents, from the same snapshot (for export). */
+  agents(): AgentEntry[] | Promise<AgentEntry[]>;
   close(): void | Promise<void>;
 }
 
 /** The evidence of a mailbox, whichever store `config` names (PostgreSQL: one consistent snapshot of the database). */
-export async function openEvidence(dir: string, config: MailboxConfig, parseCursor: (text: string, file: string) => number): Promise<Evidence> {
+export async function openEvidence(dir: string, config: MailboxConfig): Promise<Evidence> {
   if (config.store === 'postgres') return openPostgresEvidence(config);
-  return config.store === 'sqlite' ? _sqliteEvidence(dir) : _jsonlEvidence(dir, parseCursor);
+  return config.store === 'sqlite' ? _sqliteEvidence(dir) : _jsonlEvidence(dir);
 }
 
 /** The lines of a file, read in chunks; the last item is marked `torn` when it has no newline. */
@@ -130,7 +134,7 @@ class _Pending {
   }
 }
 
-function _jsonlEvidence(dir: string, parseCursor: (text: string, file: string) => number): Evidence {
+function _jsonlEvidence(dir: string): Evidence {
   const callsFile = join(dir, 'calls.jsonl');
   const unreadable: Unreadable[] = [];
   const regular = (file: string, problems = unreadable) => {
@@ -147,6 +151,7 @@ function _jsonlEvidence(dir: string, parseCursor: (text: string, file: string) =
     kind: 'jsonl',
     callsFile,
     unreadable,
+    agents: () => readAgents(dir),
     calls: () => (callsReadable ? fileLines(callsFile) : []),
     *inboxLines() {
       for (const f of inboxes) {
@@ -162,7 +167,7 @@ function _jsonlEvidence(dir: string, parseCursor: (text: string, file: string) =
         if (!regular(file, bad)) continue;
         try {
           const text = [...fileLines(file)].map((l) => l.text ?? '').join('\n');
-          cursors.set(f.slice(0, -'.json'.length), { file, at: parseCursor(text, file), unit: 'byte' });
+          cursors.set(f.slice(0, -'.json'.length), { file, at: _cursorOffset(text, file), unit: 'byte' });
         } catch (error) {
           bad.push({ file, why: (error as Error).message });
         }
@@ -180,6 +185,7 @@ function _sqliteEvidence(dir: string): Evidence {
     kind: 'sqlite',
     callsFile: `${path}#calls`,
     unreadable: [],
+    agents: () => readAgents(dir),
     *calls() {
       let line = 0;
       for (const row of db.prepare('SELECT text FROM calls ORDER BY rowid').iterate() as Iterable<{ text: unknown }>) {
@@ -202,4 +208,11 @@ function _sqliteEvidence(dir: string): Evidence {
       db.close();
     },
   };
+}
+
+/** The byte offset a JSONL cursor file records; throws when the file is not a cursor. */
+function _cursorOffset(text: string, file: string): number {
+  const c = parseStrictJson(text, { what: file }) as { offset?: unknown } | null;
+  if (typeof c !== 'object' || c === null || !Number.isSafeInteger(c.offset) || (c.offset as number) < 0) throw new WitnessError('CORRUPT', 'no whole, non-negative offset');
+  return c.offset as number;
 }

@@ -24,4 +24,8 @@ export type { MailboxStore, StoreSnapshot } from './store/index.js';
 export { formatMessage, tailMailbox } from './tail.js';
 export type { TailOptions } from './tail.js';
 export { verifyMailbox } from './verify.js';
+export { exportMailbox } from './transfer/export.js';
+export { importMailbox } from './transfer/import.js';
+export type { ImportOptions, ImportResult } from './transfer/import.js';
+export { EXPORT_FORMAT } from './transfer/format.js';
 export type { MailboxVerifyOptions, ProblemKind, VerifyProblem, VerifyReport } from './verify.js';

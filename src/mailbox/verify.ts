@@ -16,7 +16,6 @@ import { readKeyFile } from '../attest/keys.js';
 import type { LogCode } from '../attest/reasons.js';
 import { ed25519Verifier, signerFor, type Verifier } from '../attest/signature.js';
 import { WitnessError } from '../core/errors.js';
-import { parseStrictJson } from '../core/strict-json.js';
 import { type CallRecord, LEGACY_LINE_VERSION } from './call-log.js';
 import { isGenuineCall, parseCallRecord } from './call-check.js';
 import { MAILBOX_KEY, readConfig } from './config.js';
@@ -64,7 +63,7 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
   const { signer, source } = _verifier(config, options, warnings);
   const problems: VerifyProblem[] = [];
   const report = (kind: ProblemKind, file: string, line: number, message: string) => problems.push({ code: kind.toUpperCase() as LogCode, kind, file, line, message });
-  const evidence = await openEvidence(dir, config, _cursorOffset);
+  const evidence = await openEvidence(dir, config);
   try {
     for (const u of evidence.unreadable) report('corrupt', u.file, 0, u.why);
     const { table, receipts, torn } = await _readLog(evidence.calls(), signer, evidence.callsFile);
@@ -128,11 +127,4 @@ function _verifier(config: ReturnType<typeof readConfig>, options: MailboxVerify
     return { signer: ed25519Verifier(config.signing.kid, config.signing.public_key), source: 'mailbox.json' };
   }
   return { signer: read(), source: path };
-}
-
-/** The byte offset a JSONL cursor file records; throws when the file is not a cursor. */
-function _cursorOffset(text: string, file: string): number {
-  const c = parseStrictJson(text, { what: file }) as { offset?: unknown } | null;
-  if (typeof c !== 'object' || c === null || !Number.isSafeInteger(c.offset) || (c.offset as number) < 0) throw new WitnessError('CORRUPT', 'no whole, non-negative offset');
-  return c.offset as number;
 }

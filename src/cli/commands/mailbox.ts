@@ -1,6 +1,5 @@
 
 import { Command, Option } from 'commander';
-import { isPostgresUrl } from '../../attest/postgres.js';
 import { WitnessError } from '../../core/errors.js';
 import {
   addAgent,
@@ -12,7 +11,6 @@ import {
   type MailboxLimits,
   RUNTIMES,
   type Runtime,
-  type StoreKind,
   recoverMailbox,
   serveHttp,
   serveStdio,
@@ -23,6 +21,8 @@ import { hostName, portNumber, wholeNumber } from '../args.js';
 import { parseCommandArray, selfCommand } from '../self-command.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { untilStopped } from '../signals.js';
+import { storeOption } from './mailbox-store.js';
+import { exportCommand, importCommand } from './mailbox-transfer.js';
 
 export function mailboxCommand(ctx: CliContext): Command {
   return new Command('mailbox')
@@ -35,7 +35,9 @@ export function mailboxCommand(ctx: CliContext): Command {
     .addCommand(_verify(ctx))
     .addCommand(_install(ctx))
     .addCommand(_tail(ctx))
-    .addCommand(_recover(ctx));
+    .addCommand(_recover(ctx))
+    .addCommand(exportCommand(ctx))
+    .addCommand(importCommand(ctx));
 }
 
 function _init(ctx: CliContext): Command {
@@ -53,13 +55,6 @@ function _init(ctx: CliContext): Command {
       const where = config.store === 'postgres' ? `postgres, database ${config.database === 'postgres' ? '$WITNESS_DATABASE_URL' : config.database}` : config.store;
       ctx.io.stdout(`Created mailbox ${resolvePath(ctx, dir)} (${where}); receipts signed with ${config.signing.alg} key ${config.signing.kid}\nKey file: ${config.signing.key_path} (keep it away from agents)\n`);
     });
-}
-
-/** A --store value: a kind, or a PostgreSQL URL (which means postgres). */
-function storeOption(value: string): { store: StoreKind; database?: string } {
-  if (value === 'jsonl' || value === 'sqlite') return { store: value };
-  if (value === 'postgres' || isPostgresUrl(value)) return { store: 'postgres', database: value };
-  throw new WitnessError('USAGE', `--store ${JSON.stringify(value)} is not a store: give jsonl, sqlite, a PostgreSQL URL (postgres://USER@HOST/DB) or postgres (the URL in WITNESS_DATABASE_URL).`);
 }
 
 function _addAgent(ctx: CliContext): Command {

@@ -7,9 +7,9 @@
  * The connection itself is attest's (`openPool`): one way to reach PostgreSQL.
  */
 import type { Pool, PoolClient } from 'pg';
-import { type Migration, migrate, openPool, redactUrl, resolveDatabaseUrl } from '../../attest/postgres.js';
+import { DATABASE_URL_ENV, type Migration, migrate, openPool, redactUrl, resolveDatabaseUrl } from '../../attest/postgres.js';
 import { WitnessError } from '../../core/errors.js';
-import type { MailboxConfig } from '../config.js';
+import type { AgentEntry, MailboxConfig } from '../config.js';
 
 /**
  * The mailbox's tables, oldest step first. Messages and call-log lines keep the exact
@@ -41,7 +41,10 @@ export const AGENTS_CHANNEL = 'witness_mailbox_agents';
 /** The database URL a mailbox.json names (`postgres` alone: $WITNESS_DATABASE_URL). */
 export function mailboxDatabaseUrl(config: Pick<MailboxConfig, 'database'>): string {
   if (config.database === undefined) throw new WitnessError('INVALID_INPUT', 'This mailbox names no database; it is not a PostgreSQL mailbox.');
-  return resolveDatabaseUrl(config.database, 'The mailbox database');
+  if (config.database === 'postgres' && !process.env[DATABASE_URL_ENV]) {
+    throw new WitnessError('USAGE', `This mailbox's database is the one in ${DATABASE_URL_ENV} (mailbox.json says "database": "postgres"), which is not set here; set it to the mailbox's database URL (e.g. postgres://USER@HOST/DB).`);
+  }
+  return resolveDatabaseUrl(config.database, '--store');
 }
 
 /**
@@ -93,7 +96,7 @@ export async function assertSameMailbox(pool: Pool, config: MailboxConfig, url: 
 }
 
 /** Records a new mailbox in an empty database; refuses one that already holds a mailbox. */
-export async function claimDatabase(pool: Pool, config: MailboxConfig, url: string): Promise<void> {
+export async function claimDatabase(pool: Pool | PoolClient, config: MailboxConfig, url: string): Promise<void> {
   const inserted = await pool.query('INSERT INTO mailbox_meta (id, kid, created) VALUES ($1, $2, $3) ON CONFLICT (singleton) DO NOTHING', [config.id, config.signing.kid, config.created]);
   if (inserted.rowCount === 1) return;
   const found = await mailboxInDatabase(pool);
@@ -104,6 +107,20 @@ export async function claimDatabase(pool: Pool, config: MailboxConfig, url: stri
 export async function assertDatabaseFree(pool: Pool, url: string): Promise<void> {
   const found = await mailboxInDatabase(pool);
   if (found) throw new WitnessError('USAGE', `The database ${redactUrl(url)} already holds mailbox ${found.id}; nothing was changed. Give another database (one per mailbox), or copy that mailbox's mailbox.json to serve it from this host.`);
+}
+
+/** An agent as its row holds it (the columns AGENT_COLUMNS names). */
+export interface AgentRow {
+  name: string;
+  description: string | null;
+  created: string;
+  token_sha256: string | null;
+}
+
+export const AGENT_COLUMNS = 'a.name, a.description, a.created, a.token_sha256';
+
+export function agentFromRow(r: AgentRow): AgentEntry {
+  return { name: r.name, created: r.created, ...(r.description !== null ? { description: r.description } : {}), ...(r.token_sha256 !== null ? { token_sha256: r.token_sha256 } : {}) };
 }
 
 /** One clear error for a database failure: nothing of the call was stored or acknowledged. */

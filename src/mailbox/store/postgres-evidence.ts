@@ -13,7 +13,7 @@ import { WitnessError } from '../../core/errors.js';
 import type { MailboxConfig } from '../config.js';
 import type { Cursor, Evidence, EvidenceLine, InboxLine } from '../evidence.js';
 import { MAX_LINE_BYTES } from './lines.js';
-import { assertSameMailbox, mailboxDatabaseUrl } from './postgres-db.js';
+import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, mailboxDatabaseUrl } from './postgres-db.js';
 
 const PAGE = 1000;
 const TEXT = `CASE WHEN octet_length(text) <= ${MAX_LINE_BYTES} THEN text END AS text`;
@@ -48,6 +48,9 @@ function _evidence(client: PoolClient, where: string, close: () => Promise<void>
     kind: 'postgres',
     callsFile: `${where}#calls`,
     unreadable: [],
+    async agents() {
+      return (await client.query<AgentRow>(`SELECT ${AGENT_COLUMNS} FROM mailbox_agents a ORDER BY a.position`)).rows.map(agentFromRow);
+    },
     async *calls(): AsyncGenerator<EvidenceLine> {
       let line = 0;
       for await (const row of rows<{ text: string | null }>(`SELECT ${TEXT} FROM mailbox_calls ORDER BY seq`)) {

@@ -20,9 +20,9 @@ import type { AgentEntry, MailboxConfig } from '../config.js';
 import { DEFAULT_LIMITS, type SendRate } from '../limits.js';
 import { CommittingStore } from './committing-store.js';
 import type { Pending } from './group-commit.js';
-import { MAX_LINE } from './lines.js';
+import { CAPPED_TEXT } from './lines.js';
 import * as ops from './ops.js';
-import { assertSameMailbox, databaseFailure, MAIL_CHANNEL, mailboxDatabaseUrl, openMailboxPool } from './postgres-db.js';
+import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, databaseFailure, MAIL_CHANNEL, mailboxDatabaseUrl, openMailboxPool } from './postgres-db.js';
 import { PostgresSendRate } from './postgres-rate.js';
 import { MailListener } from './postgres-listen.js';
 import { checkQuota, type Count, type Quota, UnreadTracker } from './quota.js';
@@ -31,8 +31,6 @@ import type { FetchOptions, MailboxStore, SendInput, SendResult } from './types.
 /** The chain lock: one advisory key (in the two-key space, apart from attest's migration lock). */
 export const CHAIN_LOCK = [0x5749_544e, 1] as const;
 
-/** A stored text, or NULL when it is too long to read into memory (then it counts as damaged). */
-const CAPPED_TEXT = `CASE WHEN octet_length(text) <= ${MAX_LINE} THEN text END`;
 /** Unread rows after a position, oldest first, a page at a time. */
 const UNREAD = `SELECT pos, ${CAPPED_TEXT} AS text FROM mailbox_messages WHERE recipient = $1 AND pos > $2 ORDER BY pos LIMIT $3`;
 const PAGE = 256;
@@ -166,12 +164,8 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
   }
 
   private async readAgents(db: Db): Promise<AgentEntry[]> {
-    const result = await db.query<{ version: string; name: string; description: string | null; created: string; token_sha256: string | null }>(
-      'SELECT m.agents_version::text AS version, a.name, a.description, a.created, a.token_sha256 FROM mailbox_meta m LEFT JOIN mailbox_agents a ON true ORDER BY a.position',
-    );
-    const list = result.rows
-      .filter((r) => r.name !== null)
-      .map((r) => ({ name: r.name, created: r.created, ...(r.description !== null ? { description: r.description } : {}), ...(r.token_sha256 !== null ? { token_sha256: r.token_sha256 } : {}) }));
+    const result = await db.query<AgentRow & { version: string }>(`SELECT m.agents_version::text AS version, ${AGENT_COLUMNS} FROM mailbox_meta m LEFT JOIN mailbox_agents a ON true ORDER BY a.position`);
+    const list = result.rows.filter((r) => r.name !== null).map(agentFromRow);
     this.agentsCache = { version: result.rows[0]?.version ?? '0', list };
     return list;
   }

@@ -12,7 +12,7 @@ import type { StoreSnapshot } from './types.js';
 
 export async function readSnapshot(dir: string): Promise<StoreSnapshot> {
   const config = readConfig(dir);
-  const evidence = await openEvidence(dir, config, () => 0);
+  const evidence = await openEvidence(dir, config);
   try {
     const snapshot: StoreSnapshot = { kind: config.store, calls: [], callsTornTail: false, inboxes: [] };
     for await (const l of evidence.calls()) {

@@ -20,12 +20,12 @@ import { CommittingStore } from './committing-store.js';
 import { writeFailure } from './files.js';
 import { openMailboxDatabase, sqlitePath } from './sqlite-file.js';
 import type { Pending } from './group-commit.js';
-import { MAX_LINE } from './lines.js';
+import { CAPPED_TEXT } from './lines.js';
 import * as ops from './ops.js';
 import { checkQuota, type Count, type Quota, UnreadTracker } from './quota.js';
 import type { FetchOptions, MailboxStore, SendInput, SendResult } from './types.js';
 
-const SCHEMA = `
+export const SQLITE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS messages (pos INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, recipient TEXT NOT NULL, text TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS messages_recipient ON messages (recipient, pos);
 CREATE TABLE IF NOT EXISTS calls (seq INTEGER PRIMARY KEY, text TEXT NOT NULL);
@@ -33,8 +33,6 @@ CREATE TABLE IF NOT EXISTS cursors (agent TEXT PRIMARY KEY, pos INTEGER NOT NULL
 CREATE TABLE IF NOT EXISTS idempotency (sender TEXT NOT NULL, key TEXT NOT NULL, id TEXT NOT NULL, recipient TEXT NOT NULL, sent_at TEXT NOT NULL, PRIMARY KEY (sender, key));
 `;
 
-/** A stored text, or NULL when it is too long to read into memory (then it counts as damaged). */
-export const CAPPED_TEXT = `CASE WHEN octet_length(text) <= ${MAX_LINE} THEN text END`;
 /** Unread messages after the cursor, oldest first, read row by row. */
 const UNREAD = `SELECT pos, ${CAPPED_TEXT} AS text FROM messages WHERE recipient = ? AND pos > ? ORDER BY pos`;
 
@@ -55,7 +53,7 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
     this.db = openMailboxDatabase(dir); // a regular file, never through a planted link
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
-    this.db.exec(SCHEMA);
+    this.db.exec(SQLITE_SCHEMA);
     this.unread = new UnreadTracker(quota);
     this.inSavepoint = this.db.transaction((op: ops.StoreOp) => this.apply(op));
   }
