@@ -40,13 +40,12 @@ export async function openPool(url: string, options: OpenPoolOptions): Promise<P
     max: options.max ?? 4,
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 10_000,
+    // pg-pool waits for this before it hands the connection out, and fails the connect if it fails.
+    ...(options.sessionSql !== undefined ? { onConnect: _runFirst(options.sessionSql) } : {}),
   };
   const pool = new pg.Pool(config);
   // An idle connection dropped by the server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  const sessionSql = options.sessionSql;
-  // pg queues a connection's queries, so this runs before anything the pool's user sends on it.
-  if (sessionSql !== undefined) pool.on('connect', (client) => void client.query(sessionSql).catch(() => {}));
   try {
     const client = await pool.connect();
     client.release();
@@ -72,6 +71,12 @@ export async function openClient(url: string, purpose: string, onError: (error: 
     throw _unreachable(url, purpose, cause);
   }
   return client;
+}
+
+function _runFirst(sql: string): (client: { query(sql: string): Promise<unknown> }) => Promise<void> {
+  return async (client) => {
+    await client.query(sql);
+  };
 }
 
 /** The pg module, loaded on first use with libpq's defaults, once `url` is checked to be a PostgreSQL URL. */

@@ -40,6 +40,6 @@ export async function withTables<T>(kind: 'sqlite' | 'postgres', dir: string, wo
 /** SQLite's spelling to PostgreSQL's: prefixed table names, numbered parameters. */
 export function toPostgres(text: string): string {
   let n = 0;
-  const tables = new RegExp(`\\b(FROM|INTO|UPDATE|JOIN)\\s+(${TABLES.join('|')})\\b`, 'g');
+  const tables = new RegExp(`\\b(FROM|INTO|UPDATE|JOIN|TABLE)\\s+(${TABLES.join('|')})\\b`, 'g');
   return text.replace(tables, '$1 mailbox_$2').replace(/\?/g, () => `$${++n}`);
 }
