@@ -87,10 +87,13 @@ export interface HttpServerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `witness mailbox serve --http` and waits for the URL it prints. */
-export async function startHttp(dir: string, extra: string[] = []): Promise<HttpServerProcess> {
-  const [command, ...args] = witnessCommand();
-  const proc = spawn(command!, [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `witness mailbox serve --http` and waits for the URL it prints; `wrap` runs
+ * it inside another command (e.g. `ip netns exec NS`), with `env` added.
+ */
+export async function startHttp(dir: string, extra: string[] = [], options: { wrap?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<HttpServerProcess> {
+  const [command, ...args] = [...(options.wrap ?? []), ...witnessCommand()];
+  const proc = spawn(command!, [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => {
     err += d.toString();

@@ -22,8 +22,9 @@ import { CommittingStore } from './committing-store.js';
 import type { Pending } from './group-commit.js';
 import { CAPPED_TEXT } from './lines.js';
 import * as ops from './ops.js';
-import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, databaseFailure, MAIL_CHANNEL, mailboxDatabaseUrl, openMailboxPool } from './postgres-db.js';
+import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, databaseFailure, mailboxDatabaseUrl, openMailboxPool } from './postgres-db.js';
 import { PostgresSendRate } from './postgres-rate.js';
+import { GroupWrites } from './postgres-group.js';
 import { MailListener } from './postgres-listen.js';
 import { checkQuota, type Count, type Quota, UnreadTracker } from './quota.js';
 import type { FetchOptions, MailboxStore, SendInput, SendResult } from './types.js';
@@ -123,22 +124,22 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
       throw databaseFailure(error);
     });
     const settle: Array<() => void> = [];
+    const writes = new GroupWrites();
     try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1, $2)', [...CHAIN_LOCK]);
-      await this.readHead(client);
+      await this.begin(client);
       for (const p of group) {
         try {
-          const result = await this.apply(client, p.op);
+          const result = await this.apply(client, writes, p.op);
           settle.push(() => p.resolve(result));
         } catch (error) {
-          // Our checks throw before an operation writes anything; anything else fails the group.
+          // Our checks throw before an operation keeps anything to write; anything else fails the group.
           if (!(error instanceof WitnessError)) throw error;
           const failed = ops.failedCall(p.op, error);
-          if (failed) await this.log(client, failed);
+          if (failed) this.log(writes, failed);
           settle.push(() => p.reject(error));
         }
       }
+      await writes.finish(client);
       await client.query('COMMIT');
     } catch (error) {
       this.unread.forget();
@@ -150,13 +151,15 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
     for (const s of settle) s();
   }
 
-  /** The chain's head and, when it changed, the agent list: one round trip under the lock. */
-  private async readHead(client: PoolClient): Promise<void> {
-    const row = (
-      await client.query<{ version: string; seq: string | null; text: string | null }>(
-        'SELECT m.agents_version::text AS version, c.seq::text AS seq, c.text FROM mailbox_meta m LEFT JOIN LATERAL (SELECT seq, text FROM mailbox_calls ORDER BY seq DESC LIMIT 1) c ON true',
-      )
-    ).rows[0];
+  /**
+   * Opens the group's transaction, takes the chain lock, and reads the chain's head
+   * and (when it changed) the agent list: one round trip for the three statements.
+   */
+  private async begin(client: PoolClient): Promise<void> {
+    const results = (await client.query(
+      `BEGIN; SELECT pg_advisory_xact_lock(${CHAIN_LOCK[0]}, ${CHAIN_LOCK[1]}); SELECT m.agents_version::text AS version, c.seq::text AS seq, c.text FROM mailbox_meta m LEFT JOIN LATERAL (SELECT seq, text FROM mailbox_calls ORDER BY seq DESC LIMIT 1) c ON true`,
+    )) as unknown as Array<{ rows: Array<{ version: string; seq: string | null; text: string | null }> }>;
+    const row = results[2]?.rows[0];
     if (!row) throw new WitnessError('CORRUPT', 'The mailbox database has lost its mailbox_meta row; restore it from a backup.');
     this.head = row.seq !== null && row.text !== null ? { seq: Number(row.seq), hash: lineHash(row.text) } : EMPTY_HEAD;
     if (this.agentsCache?.version !== row.version) await this.readAgents(client);
@@ -170,36 +173,38 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
     return list;
   }
 
-  private apply(client: PoolClient, op: ops.StoreOp): Promise<ops.StoreResult> {
-    if (op.kind === 'record') return this.log(client, ops.recordEntry(op.agent, op.tool, op.outcome)).then(() => undefined);
-    if (op.kind === 'fetch') return this.applyFetch(client, op.agent, op.options);
-    return this.applySend(client, op.from, op.input);
+  private async apply(client: PoolClient, writes: GroupWrites, op: ops.StoreOp): Promise<ops.StoreResult> {
+    if (op.kind === 'record') return void this.log(writes, ops.recordEntry(op.agent, op.tool, op.outcome));
+    if (op.kind === 'fetch') return this.applyFetch(client, writes, op.agent, op.options);
+    return this.applySend(client, writes, op.from, op.input);
   }
 
-  private async applySend(client: PoolClient, from: string, input: SendInput): Promise<SendResult> {
+  private async applySend(client: PoolClient, writes: GroupWrites, from: string, input: SendInput): Promise<SendResult> {
     ops.checkRecipient(this.agentList, input.to);
-    if (input.idempotencyKey !== undefined) {
-      const earlier = (await client.query<ops.IdempotentSend>('SELECT id, recipient AS "to", sent_at FROM mailbox_idempotency WHERE sender = $1 AND key = $2', [from, input.idempotencyKey])).rows[0];
-      // The row is only a pointer: one written by someone else, or whose message is gone, is replaced below.
-      if (earlier && (await this.backs(client, from, input.idempotencyKey, earlier))) {
-        await this.log(client, ops.dedupEntry(from, earlier, input.idempotencyKey));
+    const key = input.idempotencyKey;
+    if (key !== undefined) {
+      const earlier = writes.keyedSend(from, key) ?? (await this.backedSend(client, from, key));
+      if (earlier) {
+        this.log(writes, ops.dedupEntry(from, earlier, key));
         return { id: earlier.id, to: earlier.to, sent_at: earlier.sent_at, deduplicated: true };
       }
     }
     const sentAt = new Date().toISOString();
     const { message, text, bytes, entry } = ops.prepareSend(from, input, sentAt);
-    await this.checkQuota(client, message.to, bytes);
-    await client.query('INSERT INTO mailbox_messages (id, recipient, text) VALUES ($1, $2, $3)', [message.id, message.to, text]);
-    if (input.idempotencyKey !== undefined) {
-      await client.query(
-        'INSERT INTO mailbox_idempotency VALUES ($1, $2, $3, $4, $5) ON CONFLICT (sender, key) DO UPDATE SET id = EXCLUDED.id, recipient = EXCLUDED.recipient, sent_at = EXCLUDED.sent_at',
-        [from, input.idempotencyKey, message.id, message.to, sentAt],
-      );
-    }
-    await this.log(client, entry, sentAt);
-    // Delivered to every listening process when the transaction commits, not before.
-    await client.query('SELECT pg_notify($1, $2)', [MAIL_CHANNEL, message.to]);
+    await this.checkQuota(client, writes, message.to, bytes);
+    writes.addMessage(message, text, bytes);
+    this.log(writes, entry, sentAt);
     return { id: message.id, to: message.to, sent_at: sentAt, deduplicated: false };
+  }
+
+  /**
+   * The earlier send under this key, from an earlier commit, when its message is
+   * stored and a genuine receipt backs it. The row is only a pointer: one written by
+   * someone else, or whose message is gone, is replaced when the send is stored.
+   */
+  private async backedSend(client: PoolClient, from: string, key: string): Promise<ops.IdempotentSend | undefined> {
+    const earlier = (await client.query<ops.IdempotentSend>('SELECT id, recipient AS "to", sent_at FROM mailbox_idempotency WHERE sender = $1 AND key = $2', [from, key])).rows[0];
+    return earlier && (await this.backs(client, from, key, earlier)) ? earlier : undefined;
   }
 
   /** The earlier send's message is stored and a genuine send receipt backs it (ops.storedDedup, ops.receiptBacks). */
@@ -215,10 +220,24 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
     });
   }
 
-  private async checkQuota(client: PoolClient, to: string, bytes: number): Promise<void> {
+  /** Refuses a send that would pass the recipient's quota, counting this group's earlier sends (GroupWrites). */
+  private async checkQuota(client: PoolClient, writes: GroupWrites, to: string, bytes: number): Promise<void> {
     if (!this.unread.active) return;
-    const cursor = (await this.cursorOf(client, to)).pos;
-    const end = Number((await client.query<{ end: string | null }>('SELECT max(pos) AS end FROM mailbox_messages WHERE recipient = $1', [to])).rows[0]?.end ?? cursor);
+    let unread = writes.unreadOf(to);
+    if (!unread) {
+      unread = await this.unreadInDatabase(client, to);
+      writes.setUnread(to, unread);
+    }
+    checkQuota(this.unread.quota, to, unread, bytes);
+  }
+
+  /** What `to` has unread in the database: the cursor and the inbox's end in one round trip, the count from what changed (quota.ts). */
+  private async unreadInDatabase(client: PoolClient, to: string): Promise<Count> {
+    const row = (
+      await client.query<{ cursor: string | null; end: string | null }>('SELECT (SELECT pos FROM mailbox_cursors WHERE agent = $1) AS cursor, (SELECT max(pos) FROM mailbox_messages WHERE recipient = $1) AS end', [to])
+    ).rows[0];
+    const cursor = Number(row?.cursor ?? 0);
+    const end = Number(row?.end ?? cursor);
     const count = async (after: number, upTo: number): Promise<Count> => {
       const r = (
         await client.query<{ messages: string; bytes: string }>(
@@ -228,10 +247,11 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
       ).rows[0]!;
       return { messages: Number(r.messages), bytes: Number(r.bytes) };
     };
-    checkQuota(this.unread.quota, to, await this.unread.unreadAsync(to, cursor, Math.max(end, cursor), count), bytes);
+    return this.unread.unreadAsync(to, cursor, Math.max(end, cursor), count);
   }
 
-  private async applyFetch(client: PoolClient, agent: string, options: FetchOptions): Promise<Message[]> {
+  private async applyFetch(client: PoolClient, writes: GroupWrites, agent: string, options: FetchOptions): Promise<Message[]> {
+    await writes.flush(client); // a read sees every message sent before it
     const cursor = await this.cursorOf(client, agent);
     const messages: Message[] = [];
     let skipped = 0;
@@ -248,8 +268,9 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
       if (rows.length === 0 || messages.length >= options.limit) break;
     }
     if (options.quietIfEmpty && messages.length === 0) return messages;
-    await this.log(client, ops.fetchEntry(agent, options.tool, messages, skipped, options.peek));
+    this.log(writes, ops.fetchEntry(agent, options.tool, messages, skipped, options.peek));
     if (!options.peek && last !== cursor.pos) {
+      writes.forgetUnread(agent);
       await client.query(
         'INSERT INTO mailbox_cursors (agent, pos, delivered, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT (agent) DO UPDATE SET pos = EXCLUDED.pos, delivered = EXCLUDED.delivered, updated_at = EXCLUDED.updated_at',
         [agent, last, cursor.delivered + messages.length, new Date().toISOString()],
@@ -263,9 +284,9 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
     return row ? { pos: Number(row.pos), delivered: Number(row.delivered) } : { pos: 0, delivered: 0 };
   }
 
-  private async log(client: PoolClient, entry: CallEntry, ts?: string): Promise<void> {
+  private log(writes: GroupWrites, entry: CallEntry, ts?: string): void {
     const sealed = sealCall(entry, this.head, this.signer, ts);
-    await client.query('INSERT INTO mailbox_calls (seq, text) VALUES ($1, $2)', [sealed.record.seq, sealed.text]);
+    writes.addCall(sealed.record.seq, sealed.text);
     this.head = sealed.head;
   }
 }
