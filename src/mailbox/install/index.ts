@@ -15,6 +15,8 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
+import { DATABASE_URL_ENV } from '../../attest/postgres.js';
+import { readConfig } from '../config.js';
 import { assertAgentName } from '../names.js';
 import { lineDiff } from './diff.js';
 
@@ -72,9 +74,19 @@ export function installMailbox(options: InstallOptions): InstallResult {
   }
   const after = `${JSON.stringify({ ...config, [key]: { ...section, [name]: entry } }, null, 2)}\n`;
   const diff = lineDiff(before, after, file);
+  if (_databaseFromEnvironment(options.dir)) notes.push(`This mailbox reads its database URL from ${DATABASE_URL_ENV}: set it in the environment the runtime starts servers with (it is not written into ${file}, which the agent can read).`);
   if (options.runtime === 'qwen' && (options.scope ?? 'project') === 'project') notes.push(`Qwen Code asks before it trusts a project's servers: run \`qwen mcp approve ${name}\` in ${options.project} (or use --scope user).`);
   if (!options.dryRun) _writeAtomic(file, after);
   return { file, changed: true, diff, written: !options.dryRun, notes };
+}
+
+/** A PostgreSQL mailbox whose URL is the environment's, not mailbox.json's. */
+function _databaseFromEnvironment(dir: string): boolean {
+  try {
+    return readConfig(dir).database === 'postgres';
+  } catch {
+    return false; // not a mailbox (yet): the server says so when it starts
+  }
 }
 
 export function configFile(options: Pick<InstallOptions, 'runtime' | 'project' | 'home' | 'scope'>): string {
