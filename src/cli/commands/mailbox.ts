@@ -22,6 +22,7 @@ import { parseCommandArray, selfCommand } from '../self-command.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { untilStopped } from '../signals.js';
 import { storeOption } from './mailbox-store.js';
+import { formatExplanation, statusCommand } from './mailbox-status.js';
 import { exportCommand, importCommand } from './mailbox-transfer.js';
 
 export function mailboxCommand(ctx: CliContext): Command {
@@ -36,6 +37,7 @@ export function mailboxCommand(ctx: CliContext): Command {
     .addCommand(_install(ctx))
     .addCommand(_tail(ctx))
     .addCommand(_recover(ctx))
+    .addCommand(statusCommand(ctx))
     .addCommand(exportCommand(ctx))
     .addCommand(importCommand(ctx));
 }
@@ -158,13 +160,16 @@ function _verify(ctx: CliContext): Command {
     .argument('<dir>', 'mailbox folder')
     .option('--key <path>', 'key file to check receipts with')
     .option('--public-key <base64url>', 'pin the Ed25519 public key instead of trusting any file')
+    .option('--explain <id>', 'also trace one message: where it is stored and every receipt that names it')
     .option('--json', 'print the report as JSON')
-    .addHelpText('after', '\nExample:\n  $ witness mailbox verify ./mb --json | jq ".problems"')
-    .action(async (dir: string, o: { key?: string; publicKey?: string; json?: boolean }) => {
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox verify ./mb --json | jq ".problems"\n  $ witness mailbox verify ./mb --explain msg_0b9c…')
+    .action(async (dir: string, o: { key?: string; publicKey?: string; explain?: string; json?: boolean }) => {
       if (o.key !== undefined && o.publicKey !== undefined) throw new WitnessError('USAGE', 'Give either --key or --public-key, not both: receipts are checked with one key.');
-      const report = await verifyMailbox(resolvePath(ctx, dir), { ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.publicKey !== undefined ? { publicKey: o.publicKey } : {}) });
+      if (o.explain !== undefined && o.explain.trim() === '') throw new WitnessError('USAGE', '--explain is empty; give a message id (msg_…).');
+      const report = await verifyMailbox(resolvePath(ctx, dir), { ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.publicKey !== undefined ? { publicKey: o.publicKey } : {}), ...(o.explain !== undefined ? { explain: o.explain } : {}) });
       if (!report.ok) ctx.exitCode = 1;
       if (o.json) return ctx.io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+      if (report.explain) ctx.io.stdout(`${formatExplanation(report.explain)}\n`);
       for (const p of report.problems) ctx.io.stdout(`${p.file}:${p.line}: ${p.kind}: ${p.message}\n`);
       for (const w of report.warnings) ctx.io.stderr(`warning: ${w}\n`);
       ctx.io.stdout(`${report.ok ? 'OK' : 'FAILED'}: ${report.calls} call receipts, ${report.messages} messages, ${report.problems.length} problem(s); key ${report.key.kid} (${report.key.source})\n`);
