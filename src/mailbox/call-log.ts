@@ -26,8 +26,10 @@ export type MailboxToolName = (typeof TOOL_NAMES)[number];
  */
 export const SERVER_EVENTS = ['read_resource', 'channel_push'] as const;
 export type ServerEvent = (typeof SERVER_EVENTS)[number];
-/** The tools whose receipts deliver messages (a read, unless it is a peek). */
+/** The receipts that show messages to their recipient: a message they list was read (a peek too). */
 export const READ_TOOLS: readonly string[] = ['check_inbox', 'wait_for_message', ...SERVER_EVENTS];
+/** The reads that move the read cursor past what they list (unless they are a peek). */
+export const CURSOR_TOOLS: readonly string[] = ['check_inbox', 'wait_for_message'];
 /**
  * The `tool` of a call that named no tool of this server (an unknown name, or a
  * `tools/call` without one): such a call is refused and logged like any other, and

@@ -16,7 +16,7 @@ import { readKeyFile } from '../attest/keys.js';
 import type { LogCode } from '../attest/reasons.js';
 import { ed25519Verifier, signerFor, type Verifier } from '../attest/signature.js';
 import { WitnessError } from '../core/errors.js';
-import { type CallRecord, LEGACY_LINE_VERSION, READ_TOOLS } from './call-log.js';
+import { type CallRecord, CURSOR_TOOLS, LEGACY_LINE_VERSION } from './call-log.js';
 import { isGenuineCall, parseCallRecord } from './call-check.js';
 import { MAILBOX_KEY, readConfig } from './config.js';
 import { type EvidenceLine, openEvidence } from './evidence.js';
@@ -116,7 +116,7 @@ function _learn(r: CallRecord, receipts: Receipts, file: string, line: number): 
   receipts.reads.push({ ids: r.message_ids, agent: r.agent, file, line });
   // Only reads deliver (a status query or an acknowledgement names a message, moves nothing).
   // A peek leaves the cursor where it was. Logs from before `peek` was recorded count every read as a delivery.
-  if (!READ_TOOLS.includes(r.tool) || r.peek === true) return;
+  if (!CURSOR_TOOLS.includes(r.tool) || r.peek === true) return;
   const delivered = receipts.delivered.get(r.agent) ?? new Map<string, string>();
   for (const id of r.message_ids) delivered.set(id, `${file}:${line}`);
   receipts.delivered.set(r.agent, delivered);

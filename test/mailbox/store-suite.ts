@@ -141,11 +141,13 @@ export function runStoreSuite(kind: TestStore): void {
       await withStore(kind, ['a', 'b'], async (store, dir) => {
         const sent = await store.send('a', { to: 'b', body: 'do the thing' });
         expect(await store.status(sent.id)).toMatchObject({ id: sent.id, from: 'a', to: 'b', state: 'stored' });
-        await store.fetch('b', fetchOpts(20, true)); // a peek is not a read
+        await store.fetch('a', fetchOpts()); // another agent's read shows nothing of it
         expect((await store.status(sent.id))?.state).toBe('stored');
-        await store.fetch('b', fetchOpts());
+        await store.fetch('b', fetchOpts(20, true)); // a peek shows it to the recipient: read
         const read = await store.status(sent.id);
         expect(read?.state).toBe('read');
+        await store.fetch('b', fetchOpts());
+        expect((await store.status(sent.id))?.read).toEqual(read?.read); // the first read is the one that counts
         expect(read?.read?.line).toBeDefined(); // a read of this message alone: its line is shown
         expect(await store.acknowledged('b', [sent.id])).toEqual(new Set());
         const ack = await store.ack('b', sent.id, 'done ✓');

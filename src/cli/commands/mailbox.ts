@@ -91,6 +91,7 @@ interface ServeOptions {
   maxRequestBytes?: number;
   allowOrigin: string[];
   allowedHost: string[];
+  channel?: boolean;
 }
 
 function _serve(ctx: CliContext): Command {
@@ -112,13 +113,14 @@ function _serve(ctx: CliContext): Command {
     .option('--max-request-bytes <n>', 'HTTP: largest request body in bytes; a larger one gets a JSON 413 (default 1048576: 1 MiB)', wholeNumber(1))
     .option('--allow-origin <origin>', 'HTTP: also allow this Origin (repeatable)', collect, [])
     .option('--allowed-host <host>', 'HTTP: allowed Host names when binding beyond loopback (repeatable)', collect, [])
-    .addHelpText('after', '\nExamples:\n  $ witness mailbox serve --dir ./mb --agent alice --tool-prefix mailbox_\n  $ witness mailbox serve --dir ./mb --http --port 8765     # prints the URL on stderr')
+    .option('--channel', 'push each new message from a registered agent into the session as a Claude Code channel event (notifications/claude/channel)')
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox serve --dir ./mb --agent alice --tool-prefix mailbox_\n  $ witness mailbox serve --dir ./mb --http --port 8765     # prints the URL on stderr\n  $ witness mailbox serve --dir ./mb --agent alice --channel  # for Claude Code: see `witness mailbox install claude --channel`')
     .action(async (o: ServeOptions) => {
       const agent = o.agent ?? process.env.WITNESS_MAILBOX_AGENT;
       if (!o.http && !agent) throw new WitnessError('USAGE', 'Say who this stdio server acts for with --agent NAME (or WITNESS_MAILBOX_AGENT), or serve many agents with --http.');
       if (o.http && o.agent) throw new WitnessError('USAGE', 'Use either --agent (stdio, one agent) or --http (agents identified by their tokens), not both.');
       if (!o.http && o.maxRequestBytes !== undefined) throw new WitnessError('USAGE', '--max-request-bytes limits HTTP request bodies; add --http, or drop it (stdio has no request body).');
-      const runtime = await createRuntime({ dir: resolvePath(ctx, o.dir), prefix: o.toolPrefix, limits: _limits(o), ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.store ? { store: storeOption(o.store).store } : {}) });
+      const runtime = await createRuntime({ dir: resolvePath(ctx, o.dir), prefix: o.toolPrefix, limits: _limits(o), ...(o.channel ? { channel: true } : {}), ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.store ? { store: storeOption(o.store).store } : {}) });
       recoverMailbox(runtime.store.dir);
       if (!o.http) {
         await assertRegistered(runtime, agent!);
@@ -189,10 +191,11 @@ function _install(ctx: CliContext): Command {
     .option('--key <path>', 'signing key file, if not where mailbox.json says')
     .option('--server-command <json>', 'how to start witness, as a JSON array (default: this witness)')
     .option('--force', 'replace an existing entry with the same name')
+    .option('--channel', 'claude only: push new mail into the session as channel events (prints the launch flag)')
     .option('--dry-run', 'print the diff without writing')
     .option('--json', 'print the result as JSON')
-    .addHelpText('after', '\nExamples:\n  $ witness mailbox install opencode --dir ./mb --agent alice --dry-run\n  $ witness mailbox install qwen --dir ./mb --agent bob --scope user')
-    .action((runtime: Runtime, o: { dir: string; agent: string; project?: string; scope: 'project' | 'user'; name: string; toolPrefix: string; key?: string; serverCommand?: string; force?: boolean; dryRun?: boolean; json?: boolean }) => {
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox install opencode --dir ./mb --agent alice --dry-run\n  $ witness mailbox install qwen --dir ./mb --agent bob --scope user\n  $ witness mailbox install claude --dir ./mb --agent carol --channel')
+    .action((runtime: Runtime, o: { dir: string; agent: string; project?: string; scope: 'project' | 'user'; name: string; toolPrefix: string; key?: string; serverCommand?: string; force?: boolean; channel?: boolean; dryRun?: boolean; json?: boolean }) => {
       const result = installMailbox({
         runtime,
         dir: resolvePath(ctx, o.dir),
@@ -204,6 +207,7 @@ function _install(ctx: CliContext): Command {
         serverCommand: o.serverCommand ? parseCommandArray(o.serverCommand) : selfCommand(),
         ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}),
         ...(o.force ? { force: true } : {}),
+        ...(o.channel ? { channel: true } : {}),
         ...(o.dryRun ? { dryRun: true } : {}),
       });
       if (o.json) return ctx.io.stdout(`${JSON.stringify(result, null, 2)}\n`);

@@ -1,8 +1,9 @@
 /**
  * @module
  * A message's delivery state, read from the call log and nothing else (issue 17):
- * `stored` (its send receipt), `read` (the first receipt of a read by its recipient
- * that listed it and moved the cursor), `acknowledged` (the recipient's ack_message
+ * `stored` (its send receipt), `read` (the first receipt that showed it to its
+ * recipient: a read, a peek, a read of the inbox resource, a channel push),
+ * `acknowledged` (the recipient's ack_message
  * receipt, with its reply). Only genuine lines count — parsed strictly, signed by
  * the mailbox's key — so an edited store cannot make a message look read. Each state
  * carries the receipt that proves it: its seq, time and the SHA-256 of its exact
@@ -51,7 +52,7 @@ export function deliveryOf(id: string, lines: Iterable<string>, verifier: Verifi
       continue;
     }
     if (r.agent !== status.to) continue; // only the recipient reads or acknowledges
-    if (!status.read && READ_TOOLS.includes(r.tool) && r.peek !== true) status.read = _receipt(r, text, r.message_ids.length === 1);
+    if (!status.read && READ_TOOLS.includes(r.tool)) status.read = _receipt(r, text, r.message_ids.length === 1);
     if (!status.acknowledged && isAckOf(r, id)) status.acknowledged = { ..._receipt(r, text, true), ...(r.reply !== undefined ? { reply: r.reply } : {}) };
   }
   if (status) status.state = status.acknowledged ? 'acknowledged' : status.read ? 'read' : 'stored';

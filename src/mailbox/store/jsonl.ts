@@ -25,6 +25,7 @@ import { acquireLock, type LockHandle } from '../lock.js';
 import { type LockIntent, rollBack } from '../rollback.js';
 import { CommittingStore } from './committing-store.js';
 import { fdatasyncAsync, openInside, READ, writeAll, writeFailure } from './files.js';
+import { FolderWatch } from './file-watch.js';
 import type { Pending } from './group-commit.js';
 import { type Cursor, cursorRel, hasMessageAfter, inboxRel, JsonlFiles, LOG } from './jsonl-files.js';
 import { countLines, scanLines } from './lines.js';
@@ -51,6 +52,7 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
   private readonly log = new LogState();
   private readonly files: JsonlFiles;
   private readonly unread: UnreadTracker;
+  private readonly inboxWatch: FolderWatch;
   /** Set when a failed commit could not be undone: the lock stays held until this process ends, and recovery finishes the undo. */
   private broken: WitnessError | undefined;
 
@@ -60,6 +62,7 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
     mkdirSync(join(dir, 'cursors'), { recursive: true });
     this.files = new JsonlFiles(dir);
     this.unread = new UnreadTracker(quota);
+    this.inboxWatch = new FolderWatch(join(dir, 'inbox'));
   }
 
   async hasUnread(agent: string): Promise<boolean> {
@@ -94,8 +97,30 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
     return String(statSync(join(this.dir, inboxRel(agent)), { throwIfNoEntry: false })?.size ?? 0);
   }
 
+  async inboxSince(agent: string, mark: string, limit: number): Promise<{ messages: Message[]; mark: string }> {
+    const fd = openInside(this.dir, inboxRel(agent), READ);
+    if (fd === undefined) return { messages: [], mark };
+    try {
+      const messages: Message[] = [];
+      const end = scanLines(fd, Number(mark), (line) => {
+        const m = ops.parseMessage(line.text);
+        if (m) messages.push(m);
+        return messages.length < limit;
+      });
+      return { messages, mark: String(end) };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** A send to `agent` by any process on this machine changes inbox/<agent>.jsonl: that wakes its waiters here. */
+  onMail(wake: (agent: string | undefined) => void): () => void {
+    return this.inboxWatch.listen((file) => wake(file?.endsWith('.jsonl') ? file.slice(0, -'.jsonl'.length) : undefined));
+  }
+
   async close(): Promise<void> {
     await this.committer.flushed();
+    this.inboxWatch.stop();
     this.files.close();
   }
 

@@ -122,6 +122,12 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
     return new Set((await this.acksIn(this.pool, agent, ids)).keys());
   }
 
+  async inboxSince(agent: string, mark: string, limit: number): Promise<{ messages: Message[]; mark: string }> {
+    const rows = (await this.pool.query<{ pos: string; text: string | null }>(UNREAD, [agent, mark, limit])).rows;
+    const messages = rows.map((r) => ops.parseMessage(r.text ?? undefined)).filter((m): m is Message => m !== undefined);
+    return { messages, mark: rows.at(-1)?.pos ?? mark };
+  }
+
   async inboxMark(agent: string): Promise<string> {
     return (await this.pool.query<{ mark: string }>('SELECT coalesce(max(pos), 0)::text AS mark FROM mailbox_messages WHERE recipient = $1', [agent])).rows[0]!.mark;
   }

@@ -20,7 +20,8 @@ import type { Signer } from '../../attest/signature.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { CommittingStore } from './committing-store.js';
 import { writeFailure } from './files.js';
-import { openMailboxDatabase, sqlitePath } from './sqlite-file.js';
+import { openMailboxDatabase, SQLITE_FILE, sqlitePath } from './sqlite-file.js';
+import { FolderWatch } from './file-watch.js';
 import type { Pending } from './group-commit.js';
 import { CAPPED_TEXT } from './lines.js';
 import * as ops from './ops.js';
@@ -46,6 +47,7 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly unread: UnreadTracker;
+  private readonly folderWatch: FolderWatch;
   /** The chain's head, valid inside a commit's transaction. */
   private head: ChainHead = EMPTY_HEAD;
   /** Applies one operation in a savepoint of the commit's transaction. */
@@ -58,6 +60,7 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
     this.db.pragma('synchronous = FULL');
     this.db.exec(SQLITE_SCHEMA);
     this.unread = new UnreadTracker(quota);
+    this.folderWatch = new FolderWatch(dir);
     this.inSavepoint = this.db.transaction((op: ops.StoreOp) => this.apply(op));
   }
 
@@ -81,8 +84,28 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
     return String((this.sql('SELECT coalesce(max(pos), 0) AS mark FROM messages WHERE recipient = ?').get(agent) as { mark: number }).mark);
   }
 
+  async inboxSince(agent: string, mark: string, limit: number): Promise<{ messages: Message[]; mark: string }> {
+    const messages: Message[] = [];
+    let last = Number(mark);
+    for (const row of this.sql(UNREAD).iterate(agent, last) as Iterable<{ pos: number; text: string | null }>) {
+      const m = ops.parseMessage(row.text ?? undefined);
+      if (m) messages.push(m);
+      last = row.pos;
+      if (messages.length >= limit) break;
+    }
+    return { messages, mark: String(last) };
+  }
+
+  /** A commit by any process on this machine writes the database's WAL: it wakes everyone here, who look. */
+  onMail(wake: (agent: string | undefined) => void): () => void {
+    return this.folderWatch.listen((file) => {
+      if (file === undefined || file.startsWith(SQLITE_FILE)) wake(undefined);
+    });
+  }
+
   async close(): Promise<void> {
     await this.committer.flushed();
+    this.folderWatch.stop();
     this.db.close();
   }
 

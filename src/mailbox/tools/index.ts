@@ -10,12 +10,13 @@ import type { McpServer, ToolCallback } from '@modelcontextprotocol/sdk/server/m
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { WitnessError } from '../../core/errors.js';
-import type { MailboxToolName, Message, ToolName } from '../call-log.js';
+import type { MailboxToolName, ToolName } from '../call-log.js';
 import { checkBody, checkIdempotencyKey, checkReply, type MailboxLimits, type SendRate } from '../limits.js';
 import { agentNameProblem, AGENT_NAME_RULE } from '../names.js';
 import type { MailboxStore } from '../store/types.js';
 import { routeToolCalls, type ToolRoute } from './route.js';
 import * as s from './schemas.js';
+import { withAcks } from './messages.js';
 import { type MailSignal, waitForMail } from './wait.js';
 
 export interface ToolContext {
@@ -121,7 +122,7 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
       guarded(async () => {
         const limit = Math.min(args.limit ?? 20, ctx.limits.maxFetch);
         const messages = await store.fetch(agent, { limit, peek: args.peek ?? false, tool: 'check_inbox', ...(args.thread !== undefined ? { thread: args.thread } : {}) });
-        return { messages: await _withAcks(ctx, messages) };
+        return { messages: await withAcks(ctx, messages) };
       }),
   );
 
@@ -139,7 +140,7 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
         const limit = Math.min(args.limit ?? 20, ctx.limits.maxFetch);
         const timeout = Math.min(args.timeout_ms, ctx.limits.maxWaitMs);
         const messages = await waitForMail(ctx, limit, timeout, AbortSignal.any([extra.signal, ctx.closing]));
-        return { messages: await _withAcks(ctx, messages), timed_out: messages.length === 0 };
+        return { messages: await withAcks(ctx, messages), timed_out: messages.length === 0 };
       }),
   );
 
@@ -185,20 +186,6 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
   );
 
   routeToolCalls(server, routes, logRefusal);
-}
-
-/** Messages as a tool returns them, each saying whether the caller already acknowledged it. */
-async function _withAcks(ctx: ToolContext, messages: Message[]): Promise<Array<Record<string, unknown>>> {
-  const acked = messages.length === 0 ? new Set<string>() : await ctx.store.acknowledged(ctx.agent, messages.map((m) => m.id));
-  return messages.map((m) => ({
-    id: m.id,
-    from: m.from,
-    body: m.body,
-    sent_at: m.sent_at,
-    ...(m.thread !== undefined ? { thread: m.thread } : {}),
-    ...(m.reply_to !== undefined ? { reply_to: m.reply_to } : {}),
-    acknowledged: acked.has(m.id),
-  }));
 }
 
 function _ok(value: Record<string, unknown>): CallToolResult {
