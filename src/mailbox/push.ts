@@ -25,6 +25,14 @@ export const CHANNEL_CAPABILITY = 'claude/channel';
 export const CHANNEL_NOTIFICATION = 'notifications/claude/channel';
 /** How often a subscription looks anyway, in case no wake-up reaches this process. */
 const SAFETY_POLL_MS = 1000;
+/**
+ * A file store writes a message's inbox line before its receipt (so a durable receipt
+ * always has its line), so a channel may see a message a moment before it can be
+ * checked: such a message is looked at again every RECHECK_MS, for up to
+ * UNBACKED_GIVE_UP_MS; one still without a genuine receipt then was planted, not sent.
+ */
+const RECHECK_MS = 25;
+const UNBACKED_GIVE_UP_MS = 10_000;
 
 /** The inbox resource and its subscriptions on one session's server; returns what stops them. */
 export function registerInbox(server: McpServer, ctx: ToolContext): () => void {
@@ -50,35 +58,52 @@ export function registerInbox(server: McpServer, ctx: ToolContext): () => void {
   return () => stop?.();
 }
 
-/** Claude Code channel events for one stdio session: every message stored from now on, gated by sender. */
+/** Claude Code channel events for one session: its unread mail when it starts, then each message as it is stored, gated by sender. */
 export function registerChannel(server: McpServer, ctx: ToolContext): () => void {
   server.server.registerCapabilities({ experimental: { [CHANNEL_CAPABILITY]: {} } });
-  let from: string | undefined;
+  let from = ''; // the read cursor: the session starts with the agent's unread mail
   let stop: (() => void) | undefined;
   let stopped = false;
+  let recheck: NodeJS.Timeout | undefined;
+  /** Messages seen without a genuine receipt yet, oldest first, with when to give up on each. */
+  let unbacked: Array<{ message: Message; until: number }> = [];
   // Events start once the client has initialized: one sent before would be lost.
   const initialized = server.server.oninitialized;
   server.server.oninitialized = () => {
     initialized?.();
-    if (!stopped) stop ??= watchInbox(ctx, push);
+    if (stopped || stop) return;
+    stop = watchInbox(ctx, () => push());
+    void push().catch(() => undefined);
   };
-  const push = async (mark: { before: string }): Promise<void> => {
-    from ??= mark.before;
+  // One round at a time (wake-ups and rechecks both start rounds), so nothing is pushed twice.
+  let rounds = Promise.resolve();
+  const push = (): Promise<void> => {
+    rounds = rounds.catch(() => undefined).then(round);
+    return rounds;
+  };
+  const round = async (): Promise<void> => {
     for (;;) {
       const { messages, mark: next } = await ctx.store.inboxSince(ctx.agent, from, ctx.limits.maxFetch);
       from = next;
-      const pushed: string[] = [];
-      for (const m of messages) {
-        if (!(await _sentByRegisteredAgent(ctx, m))) continue;
-        await server.server.notification({ method: CHANNEL_NOTIFICATION, params: channelEvent(m) });
-        pushed.push(m.id);
-      }
-      if (pushed.length > 0) await ctx.store.record(ctx.agent, 'channel_push', { ok: true, message_ids: pushed });
-      if (messages.length < ctx.limits.maxFetch) return;
+      unbacked.push(...messages.map((message) => ({ message, until: Date.now() + UNBACKED_GIVE_UP_MS })));
+      if (messages.length < ctx.limits.maxFetch) break;
     }
+    const pushed: string[] = [];
+    const waiting: typeof unbacked = [];
+    for (const u of unbacked) {
+      if (await _sentByRegisteredAgent(ctx, u.message)) {
+        await server.server.notification({ method: CHANNEL_NOTIFICATION, params: channelEvent(u.message) });
+        pushed.push(u.message.id);
+      } else if (Date.now() < u.until) waiting.push(u);
+    }
+    unbacked = waiting;
+    if (pushed.length > 0) await ctx.store.record(ctx.agent, 'channel_push', { ok: true, message_ids: pushed });
+    clearTimeout(recheck);
+    if (unbacked.length > 0 && !stopped) recheck = setTimeout(() => void push().catch(() => undefined), RECHECK_MS).unref();
   };
   return () => {
     stopped = true;
+    clearTimeout(recheck);
     stop?.();
   };
 }

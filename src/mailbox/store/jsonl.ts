@@ -102,7 +102,7 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
     if (fd === undefined) return { messages: [], mark };
     try {
       const messages: Message[] = [];
-      const end = scanLines(fd, Number(mark), (line) => {
+      const end = scanLines(fd, mark === '' ? this.files.readCursor(agent).offset : Number(mark), (line) => {
         const m = ops.parseMessage(line.text);
         if (m) messages.push(m);
         return messages.length < limit;

@@ -123,9 +123,10 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
   }
 
   async inboxSince(agent: string, mark: string, limit: number): Promise<{ messages: Message[]; mark: string }> {
-    const rows = (await this.pool.query<{ pos: string; text: string | null }>(UNREAD, [agent, mark, limit])).rows;
+    const after = mark === '' ? String((await this.cursorOf(this.pool, agent)).pos) : mark;
+    const rows = (await this.pool.query<{ pos: string; text: string | null }>(UNREAD, [agent, after, limit])).rows;
     const messages = rows.map((r) => ops.parseMessage(r.text ?? undefined)).filter((m): m is Message => m !== undefined);
-    return { messages, mark: rows.at(-1)?.pos ?? mark };
+    return { messages, mark: rows.at(-1)?.pos ?? after };
   }
 
   async inboxMark(agent: string): Promise<string> {

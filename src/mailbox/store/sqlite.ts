@@ -86,7 +86,7 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
 
   async inboxSince(agent: string, mark: string, limit: number): Promise<{ messages: Message[]; mark: string }> {
     const messages: Message[] = [];
-    let last = Number(mark);
+    let last = mark === '' ? this.cursor(agent).pos : Number(mark);
     for (const row of this.sql(UNREAD).iterate(agent, last) as Iterable<{ pos: number; text: string | null }>) {
       const m = ops.parseMessage(row.text ?? undefined);
       if (m) messages.push(m);

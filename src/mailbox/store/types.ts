@@ -81,8 +81,8 @@ export interface MailboxStore {
   /** Something that changes whenever mail is stored for `agent` (e.g. its inbox's size): push notices compare it. */
   inboxMark(agent: string): Promise<string>;
   /**
-   * `agent`'s messages stored after `mark` (from `inboxMark` or an earlier call), at
-   * most `limit`, and the mark after them; reads only: no receipt, no cursor move
+   * `agent`'s messages stored after `mark` (from `inboxMark` or an earlier call; `''`:
+   * after its read cursor, i.e. its unread mail), at most `limit`, and the mark after them; reads only: no receipt, no cursor move
    * (a channel push logs its own receipt). Damaged records are passed over.
    */
   inboxSince(agent: string, mark: string, limit: number): Promise<{ messages: Message[]; mark: string }>;
