@@ -122,7 +122,10 @@ export function watchInbox(ctx: ToolContext, onChange: (mark: { before: string; 
   let running = false;
   let again = false;
   const check = async (): Promise<void> => {
-    if (running) return void (again = true);
+    if (running) {
+      again = true;
+      return;
+    }
     running = true;
     try {
       do {
