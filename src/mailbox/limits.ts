@@ -23,6 +23,8 @@ export interface MailboxLimits {
   maxUnreadMessages: number;
   /** Unread bytes (as stored) one recipient may have before sends to it are refused (0: unlimited). */
   maxUnreadBytes: number;
+  /** Largest ack_message reply in UTF-8 bytes (it is kept in the signed call log). */
+  maxReplyBytes: number;
 }
 
 export const DEFAULT_LIMITS: MailboxLimits = {
@@ -35,12 +37,21 @@ export const DEFAULT_LIMITS: MailboxLimits = {
   // readable: 64 MiB is ~1,000 maximum-size bodies, or 10,000 messages of 6 KiB.
   maxUnreadMessages: 10_000,
   maxUnreadBytes: 64 * 1024 * 1024,
+  maxReplyBytes: 1024,
 };
 
 export function checkBody(body: string, limits: MailboxLimits): void {
   const bytes = Buffer.byteLength(body, 'utf8');
   if (bytes > limits.maxBodyBytes) {
     throw new WitnessError('INVALID_INPUT', `The message body is ${bytes} bytes; the limit is ${limits.maxBodyBytes}. Send a shorter body (or a path/URL to the content).`);
+  }
+}
+
+export function checkReply(reply: string | undefined, limits: MailboxLimits): void {
+  if (reply === undefined) return;
+  const bytes = Buffer.byteLength(reply, 'utf8');
+  if (bytes > limits.maxReplyBytes) {
+    throw new WitnessError('INVALID_INPUT', `The reply is ${bytes} bytes; the limit is ${limits.maxReplyBytes}. Keep it short (it is kept in the signed call log), or send a message with reply_to instead.`);
   }
 }
 

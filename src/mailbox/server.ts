@@ -14,15 +14,13 @@ import { DEFAULT_LIMITS, type MailboxLimits, RateLimiter, type SendRate } from '
 import { assertAgentName } from './names.js';
 import { openStore } from './store/index.js';
 import type { MailboxStore } from './store/types.js';
+import { CHANNEL_INSTRUCTIONS, INSTRUCTIONS } from './instructions.js';
+import { registerChannel, registerInbox } from './push.js';
 import { registerMailboxTools } from './tools/index.js';
 import { MailSignal } from './tools/wait.js';
 
 export const SERVER_NAME = 'witness-mailbox';
 const VERSION = '0.1.0';
-
-const INSTRUCTIONS =
-  'A mailbox shared by several agents. Use list_agents to find recipients, send_message to send, check_inbox or wait_for_message to read. ' +
-  'Your identity is fixed by the server; whoami tells you who you are. If these tools are missing, report that the mailbox server is not configured — never substitute a similarly named tool.';
 
 /** What every server process shares across its sessions. */
 export interface MailboxRuntime {
@@ -33,6 +31,8 @@ export interface MailboxRuntime {
   prefix: string;
   /** Aborted when the server shuts down: pending waits end at once with their (empty) answer. */
   closing: AbortController;
+  /** Push each new message to the session as a Claude Code channel event (`serve --channel`). */
+  channel: boolean;
 }
 
 export interface RuntimeOptions {
@@ -41,6 +41,8 @@ export interface RuntimeOptions {
   store?: StoreKind;
   prefix?: string;
   limits?: Partial<MailboxLimits>;
+  /** Claude Code channel events (see MailboxRuntime.channel). */
+  channel?: boolean;
 }
 
 export async function createRuntime(options: RuntimeOptions): Promise<MailboxRuntime> {
@@ -53,13 +55,20 @@ export async function createRuntime(options: RuntimeOptions): Promise<MailboxRun
   const mailSignal = new MailSignal();
   store.onMail?.((agent) => mailSignal.notify(agent)); // mail committed by other processes, where the store hears of it
   const rate = store.sendRate?.(limits.sendsPerMinute) ?? new RateLimiter(limits.sendsPerMinute);
-  return { store, limits, rate, mailSignal, prefix, closing: new AbortController() };
+  return { store, limits, rate, mailSignal, prefix, closing: new AbortController(), channel: options.channel ?? false };
 }
 
 /** An MCP server whose every call acts as `agent`. */
 export function createMailboxServer(runtime: MailboxRuntime, agent: string): McpServer {
-  const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
-  registerMailboxTools(server, { ...runtime, agent, closing: runtime.closing.signal });
+  const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions: INSTRUCTIONS + (runtime.channel ? CHANNEL_INSTRUCTIONS : ''), capabilities: { tools: {} } });
+  const ctx = { ...runtime, agent, closing: runtime.closing.signal };
+  registerMailboxTools(server, ctx);
+  const stops = [registerInbox(server, ctx), ...(runtime.channel ? [registerChannel(server, ctx)] : [])];
+  const onclose = server.server.onclose;
+  server.server.onclose = () => {
+    for (const stop of stops) stop();
+    onclose?.();
+  };
   return server;
 }
 

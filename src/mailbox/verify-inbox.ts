@@ -25,7 +25,7 @@ export interface Receipts {
 }
 
 /** Checks every inbox line and cursor; returns how many message lines there are. */
-export async function checkInboxes(evidence: Evidence, receipts: Receipts, report: InboxReport, warn: (warning: string) => void): Promise<number> {
+export async function checkInboxes(evidence: Evidence, receipts: Receipts, report: InboxReport, warn: (warning: string) => void, watch?: (l: InboxLine, m: Message) => void): Promise<number> {
   const { cursors, unreadable } = await evidence.cursors();
   for (const u of unreadable) report('corrupt', u.file, 0, `not a read cursor (${u.why})`);
   const stored = new Map<string, string>();
@@ -48,6 +48,7 @@ export async function checkInboxes(evidence: Evidence, receipts: Receipts, repor
     if (l.text === '') continue;
     count++;
     const m = _message(l, report);
+    if (m && watch) watch(l, m);
     inbox.see(l, m, stored, receipts, report);
   }
   finish();

@@ -16,10 +16,11 @@ import { readKeyFile } from '../attest/keys.js';
 import type { LogCode } from '../attest/reasons.js';
 import { ed25519Verifier, signerFor, type Verifier } from '../attest/signature.js';
 import { WitnessError } from '../core/errors.js';
-import { type CallRecord, LEGACY_LINE_VERSION } from './call-log.js';
+import { type CallRecord, CURSOR_TOOLS, LEGACY_LINE_VERSION } from './call-log.js';
 import { isGenuineCall, parseCallRecord } from './call-check.js';
 import { MAILBOX_KEY, readConfig } from './config.js';
 import { type EvidenceLine, openEvidence } from './evidence.js';
+import { type Explanation, Tracer } from './verify-explain.js';
 import { hasStaleLock } from './lock.js';
 import { CallTable, checkChain } from './verify-chain.js';
 import { checkInboxes, type Receipts } from './verify-inbox.js';
@@ -46,6 +47,8 @@ export interface VerifyReport {
   messages: number;
   problems: VerifyProblem[];
   warnings: string[];
+  /** With `explain`: the message's life, each state traced to its receipt. */
+  explain?: Explanation;
 }
 
 export interface MailboxVerifyOptions {
@@ -55,6 +58,8 @@ export interface MailboxVerifyOptions {
   publicKey?: string;
   /** Pin a verifier from the caller's own trust root (e.g. a key directory entry for the mailbox's kid). */
   verifier?: { verifier: Verifier; source: string };
+  /** Also trace one message: where it is stored and every receipt that names it (`explain` in the report). */
+  explain?: string;
 }
 
 export async function verifyMailbox(dir: string, options: MailboxVerifyOptions = {}): Promise<VerifyReport> {
@@ -66,24 +71,27 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
   const evidence = await openEvidence(dir, config);
   try {
     for (const u of evidence.unreadable) report('corrupt', u.file, 0, u.why);
-    const { table, receipts, torn } = await _readLog(evidence.calls(), signer, evidence.callsFile);
+    const tracer = options.explain === undefined ? undefined : new Tracer(options.explain, evidence.callsFile);
+    const { table, receipts, torn } = await _readLog(evidence.calls(), signer, evidence.callsFile, tracer);
     checkChain(table, (kind, line, message) => report(kind, evidence.callsFile, line, message));
     if (torn !== undefined) report('corrupt', evidence.callsFile, torn, 'unterminated last line (an interrupted write); starting a server or `witness mailbox recover` cuts it');
-    const messages = await checkInboxes(evidence, receipts, report, (w) => warnings.push(w));
+    const messages = await checkInboxes(evidence, receipts, report, (w) => warnings.push(w), tracer?.watchInbox);
     if (config.store !== 'postgres' && hasStaleLock(dir)) warnings.push('a writer died holding the lock; its unfinished write is rolled back by the next server start or `witness mailbox recover`.');
-    return { ok: problems.length === 0, dir, store: config.store, key: { alg: signer.alg, kid: signer.kid, source }, calls: table.size, messages, problems, warnings };
+    const explain = tracer?.explain(signer, problems);
+    return { ok: problems.length === 0, dir, store: config.store, key: { alg: signer.alg, kid: signer.kid, source }, calls: table.size, messages, problems, warnings, ...(explain ? { explain } : {}) };
   } finally {
     await evidence.close();
   }
 }
 
 /** One pass over the log: the chain table, and what the genuine receipts say. */
-async function _readLog(lines: Iterable<EvidenceLine> | AsyncIterable<EvidenceLine>, signer: Verifier, file: string): Promise<{ table: CallTable; receipts: Receipts; torn?: number }> {
+async function _readLog(lines: Iterable<EvidenceLine> | AsyncIterable<EvidenceLine>, signer: Verifier, file: string, tracer?: Tracer): Promise<{ table: CallTable; receipts: Receipts; torn?: number }> {
   const table = new CallTable();
   const receipts: Receipts = { sends: new Map(), reads: [], delivered: new Map() };
   for await (const l of lines) {
     if (l.torn) return { table, receipts, torn: l.line };
     if (l.text === '') continue;
+    tracer?.see(l);
     const parsed = l.text === undefined ? { reason: 'a line of more than 64 MiB' } : parseCallRecord(l.text);
     if ('reason' in parsed) {
       table.add(l.line, l.text, parsed);
@@ -106,8 +114,9 @@ function _learn(r: CallRecord, receipts: Receipts, file: string, line: number): 
   }
   if (r.message_ids.length === 0) return;
   receipts.reads.push({ ids: r.message_ids, agent: r.agent, file, line });
+  // Only reads deliver (a status query or an acknowledgement names a message, moves nothing).
   // A peek leaves the cursor where it was. Logs from before `peek` was recorded count every read as a delivery.
-  if (r.peek === true) return;
+  if (!CURSOR_TOOLS.includes(r.tool) || r.peek === true) return;
   const delivered = receipts.delivered.get(r.agent) ?? new Map<string, string>();
   for (const id of r.message_ids) delivered.set(id, `${file}:${line}`);
   receipts.delivered.set(r.agent, delivered);

@@ -91,11 +91,28 @@ describe('witness mailbox init --store postgres', () => {
     expect((await cli(['mailbox', 'verify', one.dir], 2)).err).toMatch(/holds mailbox/);
   });
 
+  it('a database at the previous schema version (1) is migrated on open, and its existing receipts are indexed for message_status', async () => {
+    const mb = await mailbox();
+    const store = await openStore(mb.dir, { keyPath: mb.keyPath });
+    const sent = await store.send('a', { to: 'b', body: 'before the upgrade' });
+    await store.fetch('b', fetchOpts);
+    await store.close();
+    // As a version-1 database was: no index of mentions, and the version table says 1.
+    await withTables('postgres', mb.dir, (sql) => sql("DROP TABLE mailbox_mentions; UPDATE witness_schema SET version = 1 WHERE component = 'mailbox'"));
+    const upgraded = await openStore(mb.dir, { keyPath: mb.keyPath });
+    try {
+      expect(await upgraded.status(sent.id)).toMatchObject({ id: sent.id, from: 'a', to: 'b', state: 'read' });
+      expect((await withTables('postgres', mb.dir, (sql) => sql("SELECT version FROM witness_schema WHERE component = 'mailbox'")))[0]).toEqual({ version: 2 });
+    } finally {
+      await upgraded.close();
+    }
+  });
+
   it('a database whose mailbox schema is newer than this build is refused', async () => {
     const mb = await mailbox();
     await withTables('postgres', mb.dir, (sql) => sql("UPDATE witness_schema SET version = 99 WHERE component = 'mailbox'"));
     const error = await openStore(mb.dir, { keyPath: mb.keyPath }).catch((e: unknown) => e);
-    expect(isWitnessError(error, 'INVALID_INPUT') && error.message).toMatch(/mailbox schema is version 99, newer than this Witness knows \(1\)/);
+    expect(isWitnessError(error, 'INVALID_INPUT') && error.message).toMatch(/mailbox schema is version 99, newer than this Witness knows \(2\)/);
   });
 });
 
@@ -243,7 +260,7 @@ describe('a fresh database per mailbox', () => {
       expect(mailboxDatabaseUrl(readConfig(dir))).toBe(db.url);
       const pool = await openPool(db.url, { purpose: 'test' });
       try {
-        expect((await pool.query("SELECT version FROM witness_schema WHERE component = 'mailbox'")).rows).toEqual([{ version: 1 }]);
+        expect((await pool.query("SELECT version FROM witness_schema WHERE component = 'mailbox'")).rows).toEqual([{ version: 2 }]);
       } finally {
         await pool.end();
       }

@@ -32,6 +32,28 @@ CREATE TABLE mailbox_idempotency (sender text NOT NULL, key text NOT NULL, id te
 CREATE TABLE mailbox_rate (agent text PRIMARY KEY, tokens double precision NOT NULL, at_ms double precision NOT NULL, taken boolean NOT NULL);
 `,
   },
+  {
+    // Delivery states (issue 17): which call-log lines name which message, so a
+    // message's receipts are found by an index, not a scan of the log. Lines already
+    // there are indexed too; one that is not JSON names nothing.
+    version: 2,
+    sql: `
+CREATE TABLE mailbox_mentions (message_id text NOT NULL, seq bigint NOT NULL, tool text NOT NULL, agent text NOT NULL, PRIMARY KEY (message_id, seq));
+DO $$
+DECLARE r record;
+BEGIN
+  FOR r IN SELECT seq, text FROM mailbox_calls LOOP
+    BEGIN
+      INSERT INTO mailbox_mentions (message_id, seq, tool, agent)
+        SELECT DISTINCT m, r.seq, r.text::jsonb ->> 'tool', r.text::jsonb ->> 'agent'
+        FROM jsonb_array_elements_text(r.text::jsonb -> 'message_ids') AS m
+        WHERE r.text::jsonb ->> 'tool' IS NOT NULL AND r.text::jsonb ->> 'agent' IS NOT NULL;
+    EXCEPTION WHEN others THEN NULL;
+    END;
+  END LOOP;
+END $$;
+`,
+  },
 ];
 
 /** The notification channels: a recipient's name on mail, anything on an agent change. */

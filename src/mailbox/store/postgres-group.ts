@@ -8,18 +8,22 @@
  * group flushes first, so it sees every message sent before it.
  */
 import type { PoolClient } from 'pg';
-import type { Message } from '../call-log.js';
-import { idempotencyIndexKey, type IdempotentSend } from './ops.js';
+import type { CallRecord, Message } from '../call-log.js';
+import { isAckOf } from './delivery.js';
+import { idempotencyIndexKey } from './ops.js';
 import { MAIL_CHANNEL } from './postgres-db.js';
 import type { Count } from './quota.js';
 
 export class GroupWrites {
   private messages = { id: [] as string[], recipient: [] as string[], text: [] as string[] };
   private calls = { seq: [] as number[], text: [] as string[] };
+  private mentions = { id: [] as string[], seq: [] as number[], tool: [] as string[], agent: [] as string[] };
+  /** This group's first acknowledgements, by message id. */
+  private readonly acks = new Map<string, { agent: string; ts: string; reply?: string }>();
   private keys = { sender: [] as string[], key: [] as string[], id: [] as string[], recipient: [] as string[], sentAt: [] as string[] };
   private readonly recipients = new Set<string>();
   /** This group's keyed sends, by sender and key: sealed here, so a retry needs no receipt check. */
-  private readonly keyed = new Map<string, IdempotentSend>();
+  private readonly keyed = new Map<string, Message>();
   /** Unread mail per recipient as of now: the database's at first use, plus this group's sends. */
   private readonly unread = new Map<string, Count>();
 
@@ -31,17 +35,28 @@ export class GroupWrites {
     const unread = this.unread.get(message.to);
     if (unread) this.unread.set(message.to, { messages: unread.messages + 1, bytes: unread.bytes + bytes });
     if (message.idempotency_key === undefined) return;
-    const send = { id: message.id, to: message.to, sent_at: message.sent_at };
-    this.keyed.set(idempotencyIndexKey(message.from, message.idempotency_key), send);
-    for (const [column, value] of [['sender', message.from], ['key', message.idempotency_key], ['id', send.id], ['recipient', send.to], ['sentAt', send.sent_at]] as const) this.keys[column].push(value);
+    this.keyed.set(idempotencyIndexKey(message.from, message.idempotency_key), message);
+    for (const [column, value] of [['sender', message.from], ['key', message.idempotency_key], ['id', message.id], ['recipient', message.to], ['sentAt', message.sent_at]] as const) this.keys[column].push(value);
   }
 
-  addCall(seq: number, text: string): void {
-    this.calls.seq.push(seq);
+  addCall(record: CallRecord, text: string): void {
+    this.calls.seq.push(record.seq);
     this.calls.text.push(text);
+    for (const id of new Set(record.message_ids)) {
+      this.mentions.id.push(id);
+      this.mentions.seq.push(record.seq);
+      this.mentions.tool.push(record.tool);
+      this.mentions.agent.push(record.agent);
+    }
+    if (isAckOf(record, record.message_ids[0] ?? '')) this.acks.set(record.message_ids[0]!, { agent: record.agent, ts: record.ts, ...(record.reply !== undefined ? { reply: record.reply } : {}) });
   }
 
-  keyedSend(from: string, key: string): IdempotentSend | undefined {
+  /** An acknowledgement of `id` made in this group. */
+  ackOf(id: string): { agent: string; ts: string; reply?: string } | undefined {
+    return this.acks.get(id);
+  }
+
+  keyedSend(from: string, key: string): Message | undefined {
     return this.keyed.get(idempotencyIndexKey(from, key));
   }
 
@@ -74,6 +89,11 @@ export class GroupWrites {
     if (this.calls.seq.length > 0) {
       await client.query('INSERT INTO mailbox_calls (seq, text) SELECT * FROM unnest($1::bigint[], $2::text[])', [this.calls.seq, this.calls.text]);
       this.calls = { seq: [], text: [] };
+    }
+    if (this.mentions.id.length > 0) {
+      const m = this.mentions;
+      await client.query('INSERT INTO mailbox_mentions (message_id, seq, tool, agent) SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[])', [m.id, m.seq, m.tool, m.agent]);
+      this.mentions = { id: [], seq: [], tool: [], agent: [] };
     }
   }
 

@@ -15,7 +15,9 @@ import type { Pool, PoolClient } from 'pg';
 import type { Signer } from '../../attest/signature.js';
 import { WitnessError } from '../../core/errors.js';
 import { genuineCall } from '../call-check.js';
-import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall } from '../call-log.js';
+import { type CallEntry, type CallRecord, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall } from '../call-log.js';
+import { checkWellFormedText } from '../../core/text.js';
+import { type DeliveryStatus, deliveryOf, isAckOf } from './delivery.js';
 import type { AgentEntry, MailboxConfig } from '../config.js';
 import { DEFAULT_LIMITS, type SendRate } from '../limits.js';
 import { CommittingStore } from './committing-store.js';
@@ -27,7 +29,7 @@ import { PostgresSendRate } from './postgres-rate.js';
 import { GroupWrites } from './postgres-group.js';
 import { MailListener } from './postgres-listen.js';
 import { checkQuota, type Count, type Quota, UnreadTracker } from './quota.js';
-import type { FetchOptions, MailboxStore, SendInput, SendResult } from './types.js';
+import type { AckResult, FetchOptions, MailboxStore, SendInput, SendResult } from './types.js';
 
 /** The chain lock: one advisory key (in the two-key space, apart from attest's migration lock). */
 export const CHAIN_LOCK = [0x5749_544e, 1] as const;
@@ -111,6 +113,40 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
     }
   }
 
+  async status(id: string): Promise<DeliveryStatus | undefined> {
+    const rows = await this.pool.query<{ text: string }>('SELECT c.text FROM mailbox_mentions m JOIN mailbox_calls c ON c.seq = m.seq WHERE m.message_id = $1 ORDER BY m.seq', [id]);
+    return deliveryOf(id, rows.rows.map((r) => r.text), this.signer);
+  }
+
+  async acknowledged(agent: string, ids: string[]): Promise<Set<string>> {
+    return new Set((await this.acksIn(this.pool, agent, ids)).keys());
+  }
+
+  async inboxSince(agent: string, mark: string, limit: number): Promise<{ messages: Message[]; mark: string }> {
+    const after = mark === '' ? String((await this.cursorOf(this.pool, agent)).pos) : mark;
+    const rows = (await this.pool.query<{ pos: string; text: string | null }>(UNREAD, [agent, after, limit])).rows;
+    const messages = rows.map((r) => ops.parseMessage(r.text ?? undefined)).filter((m): m is Message => m !== undefined);
+    return { messages, mark: rows.at(-1)?.pos ?? after };
+  }
+
+  async inboxMark(agent: string): Promise<string> {
+    return (await this.pool.query<{ mark: string }>('SELECT coalesce(max(pos), 0)::text AS mark FROM mailbox_messages WHERE recipient = $1', [agent])).rows[0]!.mark;
+  }
+
+  /** `agent`'s acknowledgements of `ids` in the database, each checked against its genuine receipt. */
+  private async acksIn(db: Db, agent: string, ids: string[]): Promise<Map<string, CallRecord>> {
+    const rows = await db.query<{ id: string; text: string }>(
+      "SELECT m.message_id AS id, c.text FROM mailbox_mentions m JOIN mailbox_calls c ON c.seq = m.seq WHERE m.message_id = ANY($1) AND m.agent = $2 AND m.tool = 'ack_message' ORDER BY m.seq",
+      [ids, agent],
+    );
+    const acks = new Map<string, CallRecord>();
+    for (const row of rows.rows) {
+      const record = genuineCall(row.text, this.signer);
+      if (record && isAckOf(record, row.id) && record.agent === agent && !acks.has(row.id)) acks.set(row.id, record);
+    }
+    return acks;
+  }
+
   async close(): Promise<void> {
     await this.committer.flushed();
     if (this.closed) return;
@@ -175,6 +211,7 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
 
   private async apply(client: PoolClient, writes: GroupWrites, op: ops.StoreOp): Promise<ops.StoreResult> {
     if (op.kind === 'record') return void this.log(writes, ops.recordEntry(op.agent, op.tool, op.outcome));
+    if (op.kind === 'ack') return this.applyAck(client, writes, op.agent, op.id, op.reply);
     if (op.kind === 'fetch') return this.applyFetch(client, writes, op.agent, op.options);
     return this.applySend(client, writes, op.from, op.input);
   }
@@ -185,16 +222,34 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
     if (key !== undefined) {
       const earlier = writes.keyedSend(from, key) ?? (await this.backedSend(client, from, key));
       if (earlier) {
-        this.log(writes, ops.dedupEntry(from, earlier, key));
-        return { id: earlier.id, to: earlier.to, sent_at: earlier.sent_at, deduplicated: true };
+        this.log(writes, ops.dedupEntry(from, { id: earlier.id, to: earlier.to, sent_at: earlier.sent_at }, key));
+        return ops.dedupResult(earlier);
       }
     }
+    const parent = input.replyTo === undefined ? undefined : ops.receivedOrRefuse(await this.received(client, writes, from, input.replyTo), from, input.replyTo, 'reply_to');
     const sentAt = new Date().toISOString();
-    const { message, text, bytes, entry } = ops.prepareSend(from, input, sentAt);
+    const { message, text, bytes, entry } = ops.prepareSend(from, input, sentAt, parent);
     await this.checkQuota(client, writes, message.to, bytes);
     writes.addMessage(message, text, bytes);
     this.log(writes, entry, sentAt);
-    return { id: message.id, to: message.to, sent_at: sentAt, deduplicated: false };
+    return { id: message.id, to: message.to, sent_at: sentAt, ...(message.thread ? { thread: message.thread } : {}), deduplicated: false };
+  }
+
+  private async applyAck(client: PoolClient, writes: GroupWrites, agent: string, id: string, reply: string | undefined): Promise<AckResult> {
+    ops.receivedOrRefuse(await this.received(client, writes, agent, id), agent, id, 'message_id');
+    if (reply !== undefined) checkWellFormedText(reply, 'The reply');
+    const inGroup = writes.ackOf(id);
+    const earlier = inGroup?.agent === agent ? inGroup : (await this.acksIn(client, agent, [id])).get(id);
+    const sealed = this.log(writes, ops.ackEntry(agent, id, reply, earlier !== undefined));
+    if (earlier) return { id, acknowledged_at: earlier.ts, ...(earlier.reply !== undefined ? { reply: earlier.reply } : {}), deduplicated: true };
+    return { id, acknowledged_at: sealed.record.ts, ...(reply !== undefined ? { reply } : {}), deduplicated: false };
+  }
+
+  /** The message `id` in `agent`'s inbox (this group's sends included), if it is there. */
+  private async received(client: PoolClient, writes: GroupWrites, agent: string, id: string): Promise<Message | undefined> {
+    await writes.flush(client);
+    const row = (await client.query<{ text: string | null }>(`SELECT ${CAPPED_TEXT} AS text FROM mailbox_messages WHERE id = $1 AND recipient = $2`, [id, agent])).rows[0];
+    return ops.recordIs(row?.text ?? undefined, id);
   }
 
   /**
@@ -202,22 +257,22 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
    * stored and a genuine receipt backs it. The row is only a pointer: one written by
    * someone else, or whose message is gone, is replaced when the send is stored.
    */
-  private async backedSend(client: PoolClient, from: string, key: string): Promise<ops.IdempotentSend | undefined> {
+  private async backedSend(client: PoolClient, from: string, key: string): Promise<Message | undefined> {
     const earlier = (await client.query<ops.IdempotentSend>('SELECT id, recipient AS "to", sent_at FROM mailbox_idempotency WHERE sender = $1 AND key = $2', [from, key])).rows[0];
-    return earlier && (await this.backs(client, from, key, earlier)) ? earlier : undefined;
+    return earlier && (await this.backs(client, from, key, earlier));
   }
 
-  /** The earlier send's message is stored and a genuine send receipt backs it (ops.storedDedup, ops.receiptBacks). */
-  private async backs(client: PoolClient, from: string, key: string, earlier: ops.IdempotentSend): Promise<boolean> {
+  /** The earlier send's message, when it is stored and a genuine send receipt backs it (ops.storedDedup, ops.receiptBacks). */
+  private async backs(client: PoolClient, from: string, key: string, earlier: ops.IdempotentSend): Promise<Message | undefined> {
     const row = (await client.query<{ text: string }>('SELECT text FROM mailbox_messages WHERE id = $1 AND recipient = $2', [earlier.id, earlier.to])).rows[0];
     const stored = ops.storedDedup(from, key, earlier, row?.text);
-    if (!stored) return false;
-    const needle = `"message_ids":[${JSON.stringify(stored.id)}]`;
-    const calls = await client.query<{ text: string }>('SELECT text FROM mailbox_calls WHERE strpos(text, $1) > 0 ORDER BY seq DESC', [needle]);
-    return calls.rows.some((c) => {
+    if (!stored) return undefined;
+    const calls = await client.query<{ text: string }>("SELECT c.text FROM mailbox_mentions m JOIN mailbox_calls c ON c.seq = m.seq WHERE m.message_id = $1 AND m.tool = 'send_message' ORDER BY m.seq DESC", [stored.id]);
+    const backed = calls.rows.some((c) => {
       const record = genuineCall(c.text, this.signer);
       return record !== undefined && ops.receiptBacks(record, stored);
     });
+    return backed ? stored : undefined;
   }
 
   /** Refuses a send that would pass the recipient's quota, counting this group's earlier sends (GroupWrites). */
@@ -252,6 +307,7 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
 
   private async applyFetch(client: PoolClient, writes: GroupWrites, agent: string, options: FetchOptions): Promise<Message[]> {
     await writes.flush(client); // a read sees every message sent before it
+    if (options.thread !== undefined) return this.applyThreadRead(client, writes, agent, options, options.thread);
     const cursor = await this.cursorOf(client, agent);
     const messages: Message[] = [];
     let skipped = 0;
@@ -279,14 +335,27 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
     return messages;
   }
 
+  /** Every message of `agent`'s inbox in one conversation, read or not; a peek (nothing moves). */
+  private async applyThreadRead(client: PoolClient, writes: GroupWrites, agent: string, options: FetchOptions, thread: string): Promise<Message[]> {
+    const rows = await client.query<{ text: string | null }>(`SELECT ${CAPPED_TEXT} AS text FROM mailbox_messages WHERE recipient = $1 AND strpos(text, $2) > 0 ORDER BY pos`, [agent, thread]);
+    const messages: Message[] = [];
+    for (const row of rows.rows) {
+      const m = ops.parseMessage(row.text ?? undefined);
+      if (m && ops.threadOf(m) === thread && messages.length < options.limit) messages.push(m);
+    }
+    this.log(writes, ops.fetchEntry(agent, options.tool, messages, 0, true));
+    return messages;
+  }
+
   private async cursorOf(db: Db, agent: string): Promise<{ pos: number; delivered: number }> {
     const row = (await db.query<{ pos: string; delivered: string }>('SELECT pos, delivered FROM mailbox_cursors WHERE agent = $1', [agent])).rows[0];
     return row ? { pos: Number(row.pos), delivered: Number(row.delivered) } : { pos: 0, delivered: 0 };
   }
 
-  private log(writes: GroupWrites, entry: CallEntry, ts?: string): void {
+  private log(writes: GroupWrites, entry: CallEntry, ts?: string): ReturnType<typeof sealCall> {
     const sealed = sealCall(entry, this.head, this.signer, ts);
-    writes.addCall(sealed.record.seq, sealed.text);
+    writes.addCall(sealed.record, sealed.text);
     this.head = sealed.head;
+    return sealed;
   }
 }

@@ -40,15 +40,28 @@ export class MailSignal {
   private readonly counts = new Map<string, number>();
   private everyone = 0;
 
+  private readonly listeners = new Map<string, Set<() => void>>();
+
   /** Mail for `agent`; undefined: anyone may have mail (e.g. notifications were lost). */
   notify(agent: string | undefined): void {
     if (agent === undefined) {
       this.everyone++;
-      for (const set of this.waiters.values()) for (const wake of set) wake();
+      for (const set of [...this.waiters.values(), ...this.listeners.values()]) for (const wake of set) wake();
       return;
     }
     this.counts.set(agent, (this.counts.get(agent) ?? 0) + 1);
-    for (const wake of this.waiters.get(agent) ?? []) wake();
+    for (const wake of [...(this.waiters.get(agent) ?? []), ...(this.listeners.get(agent) ?? [])]) wake();
+  }
+
+  /** Calls `wake` on every wake-up of `agent` until the returned function is called (push subscriptions). */
+  listen(agent: string, wake: () => void): () => void {
+    const set = this.listeners.get(agent) ?? new Set();
+    this.listeners.set(agent, set);
+    set.add(wake);
+    return () => {
+      set.delete(wake);
+      if (set.size === 0 && this.listeners.get(agent) === set) this.listeners.delete(agent);
+    };
   }
 
   /** A number that changes whenever `agent` is woken. */

@@ -10,7 +10,7 @@ import { WitnessError } from '../../core/errors.js';
 import { type AgentEntry, type MailboxConfig, writeMailboxFiles } from '../config.js';
 import { assertDatabaseFree, claimDatabase, mailboxDatabaseUrl, openMailboxPool } from '../store/postgres-db.js';
 import { CHAIN_LOCK } from '../store/postgres.js';
-import { callSeq, IdempotencyIndex, type ImportTarget, UniqueIds } from './targets.js';
+import { callSeq, type ImportTarget, LogIndex, UniqueIds } from './targets.js';
 
 const BATCH = 500;
 
@@ -35,7 +35,7 @@ export async function openPostgresTarget(dir: string, config: MailboxConfig): Pr
 
 class _PostgresTarget implements ImportTarget {
   private readonly batches = new Map<string, { columns: string[]; rows: unknown[][] }>();
-  private readonly index = new IdempotencyIndex();
+  private readonly index = new LogIndex();
   private readonly ids = new UniqueIds();
   private done = false;
 
@@ -45,9 +45,12 @@ class _PostgresTarget implements ImportTarget {
     return this.add('mailbox_agents', ['name', 'description', 'created', 'token_sha256'], [entry.name, entry.description ?? null, entry.created, entry.token_sha256 ?? null]);
   }
 
-  call(text: string): Promise<void> {
-    this.index.learn(text);
-    return this.add('mailbox_calls', ['seq', 'text'], [callSeq(text, 'postgres'), text]);
+  async call(text: string): Promise<void> {
+    const seq = callSeq(text, 'postgres');
+    const r = this.index.learn(text);
+    await this.add('mailbox_calls', ['seq', 'text'], [seq, text]);
+    if (typeof r?.tool !== 'string' || typeof r.agent !== 'string' || !Array.isArray(r.message_ids)) return;
+    for (const id of new Set(r.message_ids)) if (typeof id === 'string') await this.add('mailbox_mentions', ['message_id', 'seq', 'tool', 'agent'], [id, seq, r.tool, r.agent]);
   }
 
   message(to: string, text: string): Promise<void> {

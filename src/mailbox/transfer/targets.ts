@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { syncFolder } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
+import type { CallRecord } from '../call-log.js';
 import { type AgentEntry, configPath, type MailboxConfig, writeJsonAtomic } from '../config.js';
 import { APPEND, openInside, READ, replaceFile, writeAll } from '../store/files.js';
 import { cursorRel, inboxRel, LOG } from '../store/jsonl-files.js';
@@ -44,18 +45,30 @@ export async function openTarget(dir: string, config: MailboxConfig): Promise<Im
   return config.store === 'sqlite' ? new _SqliteTarget(dir, config, remove) : new _JsonlTarget(dir, config, remove);
 }
 
-/** The sends the log names under an idempotency key, newest per sender and key (what the stores' index holds). */
-export class IdempotencyIndex {
+/**
+ * What a database store indexes of its call log, rebuilt from the imported lines:
+ * the sends under an idempotency key (newest per sender and key) and the first
+ * acknowledgement of each message. The stores check each against its genuine
+ * receipt when they use it, as they do for their own rows.
+ */
+export class LogIndex {
   readonly sends = new Map<string, IdempotentSend>();
+  readonly acks = new Map<string, { agent: string; seq: number }>();
 
-  learn(text: string): void {
+  /** Learns from one line; returns it parsed (undefined for a damaged line, which keys nothing). */
+  learn(text: string): (Partial<CallRecord> & { ts?: string }) | undefined {
     let record: unknown;
     try {
       record = JSON.parse(text);
     } catch {
-      return; // a damaged line keys nothing
+      return undefined;
     }
-    if (typeof record === 'object' && record !== null) learnIdempotency(this.sends, record as Parameters<typeof learnIdempotency>[1], { at: 0 });
+    if (typeof record !== 'object' || record === null) return undefined;
+    const r = record as Partial<CallRecord> & { ts?: string };
+    learnIdempotency(this.sends, r, { at: 0 });
+    const id = r.message_ids?.[0];
+    if (r.tool === 'ack_message' && r.ok && !r.deduplicated && typeof id === 'string' && typeof r.agent === 'string' && typeof r.seq === 'number' && !this.acks.has(id)) this.acks.set(id, { agent: r.agent, seq: r.seq });
+    return r;
   }
 
   /** [sender, key, send] for each entry. */
@@ -143,7 +156,7 @@ class _JsonlTarget implements ImportTarget {
 
 class _SqliteTarget implements ImportTarget {
   private readonly db: Database.Database;
-  private readonly index = new IdempotencyIndex();
+  private readonly index = new LogIndex();
   private readonly agents: AgentEntry[] = [];
   private readonly ids = new UniqueIds();
 
@@ -178,6 +191,8 @@ class _SqliteTarget implements ImportTarget {
   finish(): void {
     const insert = this.db.prepare('INSERT INTO idempotency VALUES (?, ?, ?, ?, ?)');
     for (const [sender, key, send] of this.index.entries()) insert.run(sender, key, send.id, send.to, send.sent_at);
+    const ack = this.db.prepare('INSERT INTO acks (message_id, agent, seq) VALUES (?, ?, ?)');
+    for (const [id, a] of this.index.acks) ack.run(id, a.agent, a.seq);
     this.db.exec('COMMIT');
     this.db.close();
     writeJsonAtomic(join(this.dir, 'agents.json'), { agents: this.agents });
