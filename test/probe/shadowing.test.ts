@@ -46,8 +46,16 @@ describe('the shadowing test, per spelling, against the mailbox tools', () => {
     }
   });
 
+  it('covers mailbox tools outside the action table by their words: MessageStatus and AckMessage shadow message_status and ack_message', () => {
+    const clashes = findClashes(['MessageStatus', 'mailbox-ack-message', 'message_state'], served('mailbox_'), { serverName: SERVER, toolPrefix: 'mailbox_' });
+    expect(clashes.map((c) => [c.tool, c.shadows, c.action])).toEqual([
+      ['MessageStatus', 'mailbox_message_status', 'messagestatus'],
+      ['mailbox-ack-message', 'mailbox_ack_message', 'ackmessage'],
+    ]);
+  });
+
   it('finds no clash for unrelated tools, for send_email, or for a bare verb without a namespace', () => {
-    const unrelated = ['send_email', 'SendEmail', 'list_files', 'list', 'send', 'read_file', 'ReadFile', 'task_list', 'Task', 'team_create', 'cron_list', 'TodoWrite', 'web_fetch', 'read_mcp_resource', 'message_status', 'mailbox', 'mailbox_list'];
+    const unrelated = ['send_email', 'SendEmail', 'list_files', 'list', 'send', 'read_file', 'ReadFile', 'task_list', 'Task', 'team_create', 'cron_list', 'TodoWrite', 'web_fetch', 'read_mcp_resource', 'message', 'mailbox', 'mailbox_list'];
     for (const prefix of ['', 'mailbox_']) expect(findClashes(unrelated, served(prefix), { serverName: SERVER, toolPrefix: prefix })).toEqual([]);
   });
 });
