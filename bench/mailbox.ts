@@ -12,6 +12,9 @@
  *   node:http fetch, and plain JSON-RPC POSTs (what the server sustains when clients
  *   cost little: the 8 clients share this machine's cores with the server), and the
  *   same POSTs to an echo server that does nothing: the HTTP floor here.
+ * - stdio, 8 in flight, with the recipient subscribed to `mailbox://inbox` in its own
+ *   server process (issue 17: a subscription must not slow sends down); the row says
+ *   how many notices the subscriber got.
  * - PostgreSQL (issue 16): the same stdio (8 in flight) and HTTP rows on a mailbox in a
  *   fresh database of the local server, also as a ratio to a bare `INSERT … COMMIT`
  *   loop (one connection, one row of a message's size per transaction) on that
@@ -34,6 +37,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { openPool } from '../src/attest/postgres.js';
 import { addAgent, initMailbox, verifyMailbox } from '../src/mailbox/index.js';
 
@@ -86,6 +90,7 @@ async function main(): Promise<void> {
     dirs.push(dir);
     rows.push(await stdio(dir, 1));
     rows.push(await stdio(dir, 8));
+    rows.push(await subscribed(dir, () => stdio(dir, 8, '', ', the recipient subscribed (another process)')));
     rows.push(await stdio(dir, 32)); // how far the server goes when the disk is not waited on
     rows.push(await http(dir, tokens, 'fetch'));
     rows.push(await http(dir, tokens, 'node:http'));
@@ -190,7 +195,26 @@ function baseline(path: string, bytes: number, n: number): Row {
 /** No send limit: the bench measures throughput, and its sink never reads (tens of thousands unread). */
 const NO_LIMITS = ['--rate-limit', '0', '--max-unread-messages', '0', '--max-unread-bytes', '0'];
 
-async function stdio(dir: string, inFlight: number, label = ''): Promise<Row> {
+/** Runs `row` while the sink, in a server process of its own, is subscribed to its inbox; the row's label counts the notices. */
+async function subscribed(dir: string, row: () => Promise<Row>): Promise<Row> {
+  const [command, ...args] = WITNESS;
+  const transport = new StdioClientTransport({ command: command!, args: [...args, 'mailbox', 'serve', '--dir', dir, '--agent', 'sink'], stderr: 'ignore' });
+  const sink = new Client({ name: 'bench-sink', version: '0' });
+  await sink.connect(transport);
+  let notices = 0;
+  sink.setNotificationHandler(ResourceUpdatedNotificationSchema, () => {
+    notices++;
+  });
+  await sink.subscribeResource({ uri: 'mailbox://inbox' });
+  try {
+    const result = await row();
+    return { ...result, what: `${result.what} (${notices} notices)` };
+  } finally {
+    await sink.close();
+  }
+}
+
+async function stdio(dir: string, inFlight: number, label = '', suffix = ''): Promise<Row> {
   const [command, ...args] = WITNESS;
   const transport = new StdioClientTransport({ command: command!, args: [...args, 'mailbox', 'serve', '--dir', dir, '--agent', 'agent0', ...NO_LIMITS], stderr: 'ignore' });
   const client = new Client({ name: 'bench', version: '0' });
@@ -203,7 +227,7 @@ async function stdio(dir: string, inFlight: number, label = ''): Promise<Row> {
   const seconds = (performance.now() - start) / 1000;
   const used = cpu(sends);
   await client.close();
-  return { what: `${label}stdio, 1 agent, ${inFlight} in flight`, sends, seconds, ...used };
+  return { what: `${label}stdio, 1 agent, ${inFlight} in flight${suffix}`, sends, seconds, ...used };
 }
 
 async function http(dir: string, tokens: Record<string, string>, clientKind: 'fetch' | 'node:http' | 'json-rpc', prefix = ''): Promise<Row> {

@@ -123,8 +123,10 @@ function _sqlite(dir: string, agent?: string): (skip: boolean) => Message[] {
   };
 }
 
-/** One line for a human: time, sender → recipient, body (one line, shortened). */
+/** One line for a human: time, sender → recipient, the thread of a reply, body (one line, shortened). */
 export function formatMessage(m: Message, maxBody = 200): string {
   const body = m.body.replace(/\s+/g, ' ');
-  return `${m.sent_at}  ${m.from} → ${m.to}  ${body.length > maxBody ? `${body.slice(0, maxBody)}…` : body}`;
+  // Ids end in random hex: their last 8 characters tell messages of one mailbox apart.
+  const thread = m.reply_to !== undefined ? `  [re …${m.reply_to.slice(-8)}, thread …${(m.thread ?? m.reply_to).slice(-8)}]` : '';
+  return `${m.sent_at}  ${m.from} → ${m.to}${thread}  ${body.length > maxBody ? `${body.slice(0, maxBody)}…` : body}`;
 }
