@@ -12,6 +12,9 @@
  *   node:http fetch, and plain JSON-RPC POSTs (what the server sustains when clients
  *   cost little: the 8 clients share this machine's cores with the server), and the
  *   same POSTs to an echo server that does nothing: the HTTP floor here.
+ * - HTTP through the MCP SDK's own `StreamableHTTPServerTransport` (bench/support/
+ *   sdk-http-mailbox.ts: same runtime, store and tools), driven like the rows above:
+ *   what the hand-written session transport (src/mailbox/http-session.ts) buys.
  * - stdio, 8 in flight, with the recipient subscribed to `mailbox://inbox` in its own
  *   server process (issue 17: a subscription must not slow sends down); the row says
  *   how many notices the subscriber got.
@@ -95,6 +98,8 @@ async function main(): Promise<void> {
     rows.push(await http(dir, tokens, 'fetch'));
     rows.push(await http(dir, tokens, 'node:http'));
     rows.push(await http(dir, tokens, 'json-rpc'));
+    rows.push(await http(dir, tokens, 'node:http', '', 'sdk'));
+    rows.push(await http(dir, tokens, 'json-rpc', '', 'sdk'));
     rows.push(await httpFloor());
   }
   if (STORES.includes('postgres')) rows.push(...(await postgresRows(join(work, 'mb-pg'), lineBytes, dirs)));
@@ -230,13 +235,15 @@ async function stdio(dir: string, inFlight: number, label = '', suffix = ''): Pr
   return { what: `${label}stdio, 1 agent, ${inFlight} in flight${suffix}`, sends, seconds, ...used };
 }
 
-async function http(dir: string, tokens: Record<string, string>, clientKind: 'fetch' | 'node:http' | 'json-rpc', prefix = ''): Promise<Row> {
+async function http(dir: string, tokens: Record<string, string>, clientKind: 'fetch' | 'node:http' | 'json-rpc', prefix = '', transport: 'witness' | 'sdk' = 'witness'): Promise<Row> {
   const [command, ...args] = WITNESS;
-  const proc = spawn(command!, [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', ...NO_LIMITS], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const serve = transport === 'sdk' ? [...args.slice(0, -1), join(ROOT, 'bench/support/sdk-http-mailbox.ts'), dir] : [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', ...NO_LIMITS];
+  const proc = spawn(command!, serve, { stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await listeningUrl(proc);
   const label = clientKind === 'json-rpc' ? 'plain JSON-RPC POSTs (node:http)' : `SDK client over ${clientKind}`;
   const senders = await Promise.all(AGENTS.map((a) => (clientKind === 'json-rpc' ? jsonRpcSender(url, tokens[a]!) : sdkSender(url, tokens[a]!, clientKind))));
-  return timeSenders(`${prefix}HTTP, ${AGENTS.length} agents, 1 in flight each, ${label}`, proc, senders);
+  const via = transport === 'sdk' ? ", via the SDK's StreamableHTTPServerTransport" : '';
+  return timeSenders(`${prefix}HTTP, ${AGENTS.length} agents, 1 in flight each, ${label}${via}`, proc, senders);
 }
 
 /**
