@@ -12,23 +12,36 @@
  *   node:http fetch, and plain JSON-RPC POSTs (what the server sustains when clients
  *   cost little: the 8 clients share this machine's cores with the server), and the
  *   same POSTs to an echo server that does nothing: the HTTP floor here.
+ * - HTTP through the MCP SDK's own `StreamableHTTPServerTransport` (bench/support/
+ *   sdk-http-mailbox.ts: same runtime, store and tools), driven like the rows above:
+ *   what the hand-written session transport (src/mailbox/http-session.ts) buys.
+ * - stdio, 8 in flight, with the recipient subscribed to `mailbox://inbox` in its own
+ *   server process (issue 17: a subscription must not slow sends down); the row says
+ *   how many notices the subscriber got.
+ * - PostgreSQL (issue 16): the same stdio (8 in flight) and HTTP rows on a mailbox in a
+ *   fresh database of the local server, also as a ratio to a bare `INSERT … COMMIT`
+ *   loop (one connection, one row of a message's size per transaction) on that
+ *   database, measured before and after them.
  * CPU columns: the server process's CPU (from /proc, Linux) and this process's (the
  * clients) per send, so a reader sees which side limits the rate.
  * Every send is durable before it is acknowledged: the inbox line and its signed
  * call-log line are fsynced (group commit shares an fsync between concurrent sends).
  *
- * Run: npx tsx bench/mailbox.ts [--sends N] [--warm-up N]   (defaults 4000 and 2000 per row)
+ * Run: npx tsx bench/mailbox.ts [--sends N] [--warm-up N] [--stores jsonl,postgres]
+ *      (defaults 4000 and 2000 per row, both stores; PostgreSQL at $WITNESS_TEST_DATABASE_URL or postgres:///postgres)
  */
 import { closeSync, fsyncSync, mkdtempSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { openPool } from '../src/attest/postgres.js';
 import { addAgent, initMailbox, verifyMailbox } from '../src/mailbox/index.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -60,33 +73,115 @@ interface Row {
   /** CPU µs per send: the server process, the clients (this process). */
   serverCpu?: number;
   clientCpu?: number;
+  /** PostgreSQL rows: sends/s over the same database's bare INSERT … COMMIT rate. */
+  pgRatio?: number;
 }
+
+const STORES = (() => {
+  const at = process.argv.indexOf('--stores');
+  return at < 0 ? ['jsonl', 'postgres'] : (process.argv[at + 1] ?? '').split(',');
+})();
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'witness-bench-'));
-  const dir = join(work, 'mb');
-  initMailbox(dir, { keyPath: join(work, 'key.json') });
-  const tokens: Record<string, string> = {};
-  for (const a of ['sink', ...AGENTS]) tokens[a] = (await addAgent(dir, a)).token;
   const lineBytes = Buffer.byteLength(`${JSON.stringify({ id: `msg_${'0'.repeat(36)}`, from: 'agent0', to: 'sink', body: BODY, sent_at: new Date().toISOString() })}\n`);
-
   const rows: Row[] = [];
+  const dirs: string[] = [];
   rows.push(baseline(join(work, 'raw.jsonl'), lineBytes, SENDS));
-  rows.push(await stdio(dir, 1));
-  rows.push(await stdio(dir, 8));
-  rows.push(await stdio(dir, 32)); // how far the server goes when the disk is not waited on
-  rows.push(await http(dir, tokens, 'fetch'));
-  rows.push(await http(dir, tokens, 'node:http'));
-  rows.push(await http(dir, tokens, 'json-rpc'));
-  rows.push(await httpFloor());
+  if (STORES.includes('jsonl')) {
+    const { dir, tokens } = await benchMailbox(join(work, 'mb'));
+    dirs.push(dir);
+    rows.push(await stdio(dir, 1));
+    rows.push(await stdio(dir, 8));
+    rows.push(await subscribed(dir, () => stdio(dir, 8, '', ', the recipient subscribed (another process)')));
+    rows.push(await stdio(dir, 32)); // how far the server goes when the disk is not waited on
+    rows.push(await http(dir, tokens, 'fetch'));
+    rows.push(await http(dir, tokens, 'node:http'));
+    rows.push(await http(dir, tokens, 'json-rpc'));
+    rows.push(await http(dir, tokens, 'node:http', '', 'sdk'));
+    rows.push(await http(dir, tokens, 'json-rpc', '', 'sdk'));
+    rows.push(await httpFloor());
+  }
+  if (STORES.includes('postgres')) rows.push(...(await postgresRows(join(work, 'mb-pg'), lineBytes, dirs)));
   rows.push(baseline(join(work, 'raw2.jsonl'), lineBytes, SENDS)); // again, so disk drift shows
 
   const last = rows[rows.length - 1]!;
   const base = (rows[0]!.sends / rows[0]!.seconds + last.sends / last.seconds) / 2;
-  const report = await verifyMailbox(dir);
   print(rows, base, lineBytes);
-  console.log(`\nverify: ${report.ok ? 'clean' : 'FAILED'} (${report.calls} receipts, ${report.messages} messages)`);
-  if (!report.ok) process.exitCode = 1;
+  for (const dir of dirs) {
+    const report = await verifyMailbox(dir);
+    console.log(`\nverify ${dir}: ${report.ok ? 'clean' : 'FAILED'} (${report.calls} receipts, ${report.messages} messages)`);
+    if (!report.ok) process.exitCode = 1;
+  }
+  await dropDatabases();
+}
+
+async function benchMailbox(dir: string, store: { store?: 'postgres'; database?: string } = {}): Promise<{ dir: string; tokens: Record<string, string> }> {
+  await initMailbox(dir, { keyPath: join(dir, '..', `${basename(dir)}.key.json`), ...store });
+  const tokens: Record<string, string> = {};
+  for (const a of ['sink', ...AGENTS]) tokens[a] = (await addAgent(dir, a)).token;
+  return { dir, tokens };
+}
+
+/** The PostgreSQL rows, between two bare INSERT … COMMIT loops on the mailbox's own database. */
+async function postgresRows(dir: string, lineBytes: number, dirs: string[]): Promise<Row[]> {
+  const url = await freshDatabase();
+  const { tokens } = await benchMailbox(dir, { store: 'postgres', database: url });
+  dirs.push(dir);
+  const rows = [await insertCommit(url, lineBytes, SENDS)];
+  rows.push(await stdio(dir, 8, 'PostgreSQL: '));
+  rows.push(await http(dir, tokens, 'node:http', 'PostgreSQL: '));
+  rows.push(await http(dir, tokens, 'json-rpc', 'PostgreSQL: '));
+  rows.push(await insertCommit(url, lineBytes, SENDS));
+  const pgBase = (rows[0]!.sends / rows[0]!.seconds + rows.at(-1)!.sends / rows.at(-1)!.seconds) / 2;
+  for (const r of rows) r.pgRatio = r.sends / r.seconds / pgBase;
+  return rows;
+}
+
+const ADMIN_URL = process.env.WITNESS_TEST_DATABASE_URL ?? 'postgres:///postgres';
+const created: string[] = [];
+
+async function freshDatabase(): Promise<string> {
+  const name = `pg_bench_mailbox_${process.pid}`;
+  const admin = await openPool(ADMIN_URL, { purpose: 'bench PostgreSQL server', max: 1 });
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  created.push(name);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function dropDatabases(): Promise<void> {
+  const admin = await openPool(ADMIN_URL, { purpose: 'bench PostgreSQL server', max: 1 });
+  try {
+    for (const name of created) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** The database's own durable-write rate: one row of a message's size per transaction, one connection. */
+async function insertCommit(url: string, bytes: number, n: number): Promise<Row> {
+  const pool = await openPool(url, { purpose: 'bench database', max: 1, sessionSql: 'SET synchronous_commit = on' });
+  const text = 'y'.repeat(bytes - 1);
+  try {
+    await pool.query('CREATE TABLE IF NOT EXISTS bench_bare (n bigserial PRIMARY KEY, text text NOT NULL)');
+    const client = await pool.connect();
+    const start = performance.now();
+    try {
+      for (let i = 0; i < n; i++) await client.query('INSERT INTO bench_bare (text) VALUES ($1)', [text]); // autocommit: one transaction each
+    } finally {
+      client.release();
+    }
+    return { what: 'PostgreSQL: bare INSERT … COMMIT (baseline)', sends: n, seconds: (performance.now() - start) / 1000 };
+  } finally {
+    await pool.end();
+  }
 }
 
 function baseline(path: string, bytes: number, n: number): Row {
@@ -105,7 +200,26 @@ function baseline(path: string, bytes: number, n: number): Row {
 /** No send limit: the bench measures throughput, and its sink never reads (tens of thousands unread). */
 const NO_LIMITS = ['--rate-limit', '0', '--max-unread-messages', '0', '--max-unread-bytes', '0'];
 
-async function stdio(dir: string, inFlight: number): Promise<Row> {
+/** Runs `row` while the sink, in a server process of its own, is subscribed to its inbox; the row's label counts the notices. */
+async function subscribed(dir: string, row: () => Promise<Row>): Promise<Row> {
+  const [command, ...args] = WITNESS;
+  const transport = new StdioClientTransport({ command: command!, args: [...args, 'mailbox', 'serve', '--dir', dir, '--agent', 'sink'], stderr: 'ignore' });
+  const sink = new Client({ name: 'bench-sink', version: '0' });
+  await sink.connect(transport);
+  let notices = 0;
+  sink.setNotificationHandler(ResourceUpdatedNotificationSchema, () => {
+    notices++;
+  });
+  await sink.subscribeResource({ uri: 'mailbox://inbox' });
+  try {
+    const result = await row();
+    return { ...result, what: `${result.what} (${notices} notices)` };
+  } finally {
+    await sink.close();
+  }
+}
+
+async function stdio(dir: string, inFlight: number, label = '', suffix = ''): Promise<Row> {
   const [command, ...args] = WITNESS;
   const transport = new StdioClientTransport({ command: command!, args: [...args, 'mailbox', 'serve', '--dir', dir, '--agent', 'agent0', ...NO_LIMITS], stderr: 'ignore' });
   const client = new Client({ name: 'bench', version: '0' });
@@ -118,16 +232,18 @@ async function stdio(dir: string, inFlight: number): Promise<Row> {
   const seconds = (performance.now() - start) / 1000;
   const used = cpu(sends);
   await client.close();
-  return { what: `stdio, 1 agent, ${inFlight} in flight`, sends, seconds, ...used };
+  return { what: `${label}stdio, 1 agent, ${inFlight} in flight${suffix}`, sends, seconds, ...used };
 }
 
-async function http(dir: string, tokens: Record<string, string>, clientKind: 'fetch' | 'node:http' | 'json-rpc'): Promise<Row> {
+async function http(dir: string, tokens: Record<string, string>, clientKind: 'fetch' | 'node:http' | 'json-rpc', prefix = '', transport: 'witness' | 'sdk' = 'witness'): Promise<Row> {
   const [command, ...args] = WITNESS;
-  const proc = spawn(command!, [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', ...NO_LIMITS], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const serve = transport === 'sdk' ? [...args.slice(0, -1), join(ROOT, 'bench/support/sdk-http-mailbox.ts'), dir] : [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', ...NO_LIMITS];
+  const proc = spawn(command!, serve, { stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await listeningUrl(proc);
   const label = clientKind === 'json-rpc' ? 'plain JSON-RPC POSTs (node:http)' : `SDK client over ${clientKind}`;
   const senders = await Promise.all(AGENTS.map((a) => (clientKind === 'json-rpc' ? jsonRpcSender(url, tokens[a]!) : sdkSender(url, tokens[a]!, clientKind))));
-  return timeSenders(`HTTP, ${AGENTS.length} agents, 1 in flight each, ${label}`, proc, senders);
+  const via = transport === 'sdk' ? ", via the SDK's StreamableHTTPServerTransport" : '';
+  return timeSenders(`${prefix}HTTP, ${AGENTS.length} agents, 1 in flight each, ${label}${via}`, proc, senders);
 }
 
 /**
@@ -281,12 +397,12 @@ async function send(client: Client, n: number): Promise<void> {
 
 function print(rows: Row[], base: number, lineBytes: number): void {
   console.log(`Mailbox durable sends vs raw fsync'd appends of ${lineBytes}-byte lines (same disk, same run)\n`);
-  console.log('| what | sends | seconds | per second | ratio to baseline | server CPU µs/send | clients CPU µs/send |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  console.log('| what | sends | seconds | per second | ratio to baseline | ratio to INSERT … COMMIT | server CPU µs/send | clients CPU µs/send |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   const us = (v: number | undefined) => (v === undefined ? '' : v.toFixed(0));
   for (const r of rows) {
     const rate = r.sends / r.seconds;
-    console.log(`| ${r.what} | ${r.sends} | ${r.seconds.toFixed(2)} | ${rate.toFixed(0)} | ${(rate / base).toFixed(2)} | ${us(r.serverCpu)} | ${us(r.clientCpu)} |`);
+    console.log(`| ${r.what} | ${r.sends} | ${r.seconds.toFixed(2)} | ${rate.toFixed(0)} | ${(rate / base).toFixed(2)} | ${r.pgRatio === undefined ? '' : r.pgRatio.toFixed(2)} | ${us(r.serverCpu)} | ${us(r.clientCpu)} |`);
   }
   console.log(`\nbaseline (mean of both runs): ${base.toFixed(0)} appends/s; goal: ratio ≥ 0.5`);
 }

@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import type { Pool, PoolClient, PoolConfig } from 'pg';
+import type { Client, Pool, PoolClient, PoolConfig } from 'pg';
 import { WitnessError } from '../core/errors.js';
 
 /** True for `postgres://…` and `postgresql://…` (the forms libpq and `pg` accept). */
@@ -25,18 +25,23 @@ export interface OpenPoolOptions {
   max?: number;
   /** What the database is for, in error messages ("nonce store", "mailbox"). */
   purpose: string;
+  /**
+   * A statement every new connection runs first (e.g. `SET synchronous_commit = on`);
+   * a hook, not libpq's `options`, which a URL's own `?options=` would replace.
+   */
+  sessionSql?: string;
 }
 
 /** Opens a pool and checks it reaches the server now, so a wrong URL fails at once and clearly. */
 export async function openPool(url: string, options: OpenPoolOptions): Promise<Pool> {
-  if (!isPostgresUrl(url)) throw new WitnessError('USAGE', `The ${options.purpose} URL ${redactUrl(url)} is not a PostgreSQL URL; write postgres://USER@HOST:PORT/DB (or postgres:///DB for the local socket).`);
-  const { default: pg } = await import('pg');
-  _libpqDefaults(pg.defaults);
+  const pg = await _pg(url, options.purpose);
   const config: PoolConfig = {
     connectionString: url,
     max: options.max ?? 4,
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 10_000,
+    // pg-pool waits for this before it hands the connection out, and fails the connect if it fails.
+    ...(options.sessionSql !== undefined ? { onConnect: _runFirst(options.sessionSql) } : {}),
   };
   const pool = new pg.Pool(config);
   // An idle connection dropped by the server must not crash the process; the next query reconnects.
@@ -46,9 +51,44 @@ export async function openPool(url: string, options: OpenPoolOptions): Promise<P
     client.release();
   } catch (cause) {
     await pool.end().catch(() => {});
-    throw new WitnessError('IO', `Cannot reach the ${options.purpose} at ${redactUrl(url)}: ${(cause as Error).message}. Check the server runs and the URL names an existing database.`, { cause });
+    throw _unreachable(url, options.purpose, cause);
   }
   return pool;
+}
+
+/**
+ * One connection outside any pool, for a session that must stay open (LISTEN): same
+ * URL rules and defaults as `openPool`. Its errors go to `onError`, never unhandled.
+ */
+export async function openClient(url: string, purpose: string, onError: (error: Error) => void): Promise<Client> {
+  const pg = await _pg(url, purpose);
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000, keepAlive: true });
+  client.on('error', onError);
+  try {
+    await client.connect();
+  } catch (cause) {
+    await client.end().catch(() => {});
+    throw _unreachable(url, purpose, cause);
+  }
+  return client;
+}
+
+function _runFirst(sql: string): (client: { query(sql: string): Promise<unknown> }) => Promise<void> {
+  return async (client) => {
+    await client.query(sql);
+  };
+}
+
+/** The pg module, loaded on first use with libpq's defaults, once `url` is checked to be a PostgreSQL URL. */
+async function _pg(url: string, purpose: string): Promise<typeof import('pg').default> {
+  if (!isPostgresUrl(url)) throw new WitnessError('USAGE', `The ${purpose} URL ${redactUrl(url)} is not a PostgreSQL URL; write postgres://USER@HOST:PORT/DB (or postgres:///DB for the local socket).`);
+  const { default: pg } = await import('pg');
+  _libpqDefaults(pg.defaults);
+  return pg;
+}
+
+function _unreachable(url: string, purpose: string, cause: unknown): WitnessError {
+  return new WitnessError('IO', `Cannot reach the ${purpose} at ${redactUrl(url)}: ${(cause as Error).message}. Check the server runs and the URL names an existing database.`, { cause });
 }
 
 /**

@@ -49,25 +49,78 @@ export interface AtomicWriteOptions {
  * @example writeFileAtomic('all.jsonl', (function* () { for (const l of lines) yield `${l}\n`; })())
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array | Iterable<string | Uint8Array>, options: AtomicWriteOptions = {}): void {
-  const mode = options.mode ?? _modeOf(path);
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
-  let renamed = false; // renamed (or linked) into place
+  const temp = _TempFile.open(path, options);
   try {
-    fchmodSync(fd, mode); // the umask can only remove bits; make them exactly `mode`
     // A string or bytes is one chunk (both are iterable themselves: test them first).
     const chunks = typeof data === 'string' || data instanceof Uint8Array ? [data] : data;
-    for (const chunk of chunks) writeAll(fd, typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
-    fsyncSync(fd);
-    closeSync(fd);
-    if (options.exclusive) linkSync(tmp, path);
-    else renameSync(tmp, path);
-    renamed = true;
+    for (const chunk of chunks) temp.write(chunk);
+    temp.commit();
   } finally {
-    if (!renamed) _quiet(() => closeSync(fd));
-    if (!renamed || options.exclusive) _quiet(() => unlinkSync(tmp));
+    temp.cleanUp();
   }
-  if (options.syncFolder ?? true) syncFolder(dirname(path));
+}
+
+/**
+ * `writeFileAtomic` for chunks that come asynchronously (rows read from a database):
+ * the same temporary file, fsync, rename and folder fsync; a source that throws
+ * leaves the target untouched.
+ * @example await writeFileAtomicAsync('mailbox.export.jsonl', exportLines(dir))
+ */
+export async function writeFileAtomicAsync(path: string, chunks: AsyncIterable<string | Uint8Array>, options: AtomicWriteOptions = {}): Promise<void> {
+  const temp = _TempFile.open(path, options);
+  try {
+    for await (const chunk of chunks) temp.write(chunk);
+    temp.commit();
+  } finally {
+    temp.cleanUp();
+  }
+}
+
+/** The temporary file of one atomic write: created beside the target, written, then renamed (or linked) over it. */
+class _TempFile {
+  private renamed = false;
+
+  private constructor(
+    private readonly path: string,
+    private readonly tmp: string,
+    private readonly fd: number,
+    private readonly options: AtomicWriteOptions,
+  ) {}
+
+  static open(path: string, options: AtomicWriteOptions): _TempFile {
+    const mode = options.mode ?? _modeOf(path);
+    const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+    const fd = openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+    const temp = new _TempFile(path, tmp, fd, options);
+    try {
+      fchmodSync(fd, mode); // the umask can only remove bits; make them exactly `mode`
+    } catch (error) {
+      temp.cleanUp();
+      throw error;
+    }
+    return temp;
+  }
+
+  write(chunk: string | Uint8Array): void {
+    writeAll(this.fd, typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+  }
+
+  commit(): void {
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+    if (this.options.exclusive) linkSync(this.tmp, this.path);
+    else renameSync(this.tmp, this.path);
+    this.renamed = true;
+    if (this.options.exclusive) _quiet(() => unlinkSync(this.tmp));
+    if (this.options.syncFolder ?? true) syncFolder(dirname(this.path));
+  }
+
+  /** After a failure: the temporary file closed and removed, the target as it was. */
+  cleanUp(): void {
+    if (this.renamed) return;
+    _quiet(() => closeSync(this.fd));
+    _quiet(() => unlinkSync(this.tmp));
+  }
 }
 
 /** Fsyncs a folder, so a rename or a new name in it survives a power loss. */

@@ -17,16 +17,27 @@ import type { SignatureAlg, Signer } from '../attest/signature.js';
 import { canonicalBytes, canonicalize } from '../core/canonical-json.js';
 import { canonicalSha256Hex, sha256Hex } from '../core/hash.js';
 
-export const TOOL_NAMES = ['list_agents', 'send_message', 'check_inbox', 'wait_for_message', 'whoami'] as const;
+export const TOOL_NAMES = ['list_agents', 'send_message', 'check_inbox', 'wait_for_message', 'whoami', 'message_status', 'ack_message'] as const;
 export type MailboxToolName = (typeof TOOL_NAMES)[number];
+/**
+ * What the server gives an agent without a tool call, logged like a call: a read of
+ * the `mailbox://inbox` resource, and a message pushed into a Claude Code session as
+ * a channel event. Both deliver bodies without moving the read cursor (a peek).
+ */
+export const SERVER_EVENTS = ['read_resource', 'channel_push'] as const;
+export type ServerEvent = (typeof SERVER_EVENTS)[number];
+/** The receipts that show messages to their recipient: a message they list was read (a peek too). */
+export const READ_TOOLS: readonly string[] = ['check_inbox', 'wait_for_message', ...SERVER_EVENTS];
+/** The reads that move the read cursor past what they list (unless they are a peek). */
+export const CURSOR_TOOLS: readonly string[] = ['check_inbox', 'wait_for_message'];
 /**
  * The `tool` of a call that named no tool of this server (an unknown name, or a
  * `tools/call` without one): such a call is refused and logged like any other, and
  * its error message quotes the name as given (JSON-escaped, cut at 100 characters).
  */
 export const UNKNOWN_TOOL = 'unknown_tool';
-/** The `tool` field of a call-log line: a mailbox tool without any --tool-prefix, or UNKNOWN_TOOL. */
-export type ToolName = MailboxToolName | typeof UNKNOWN_TOOL;
+/** The `tool` field of a call-log line: a mailbox tool without any --tool-prefix, a server event, or UNKNOWN_TOOL. */
+export type ToolName = MailboxToolName | ServerEvent | typeof UNKNOWN_TOOL;
 
 /** The `prev` of the first line. */
 export const GENESIS = '0'.repeat(64);
@@ -38,6 +49,10 @@ export interface Message {
   to: string;
   body: string;
   sent_at: string;
+  /** The conversation: the id of its first message (absent on messages stored before threads). */
+  thread?: string;
+  /** The message this one answers (one its sender received). */
+  reply_to?: string;
   idempotency_key?: string;
 }
 
@@ -52,7 +67,7 @@ export interface CallEntry {
   /** send_message: SHA-256 of each message record's canonical form. */
   digests?: string[];
   idempotency_key?: string;
-  /** send_message: true when a retried key returned an earlier message. */
+  /** send_message: true when a retried key returned an earlier message; ack_message: when the message was already acknowledged. */
   deduplicated?: boolean;
   /**
    * check_inbox: true when the read was a peek (the cursor did not move). Absent on
@@ -62,6 +77,8 @@ export interface CallEntry {
   peek?: boolean;
   /** check_inbox / wait_for_message: damaged inbox records passed over (not messages). */
   skipped?: number;
+  /** ack_message: the recipient's short answer, signed with the acknowledgement. */
+  reply?: string;
   error?: { code: string; message: string };
 }
 

@@ -18,12 +18,19 @@ import { createKeyFile, defaultKeyDir } from './keys.js';
 import { agentNameProblem, assertAgentName, sameNameAs } from './names.js';
 
 export const MAILBOX_FORMAT = 'witness-mailbox/1';
-export type StoreKind = 'jsonl' | 'sqlite';
+export type StoreKind = 'jsonl' | 'sqlite' | 'postgres';
+export const STORE_KINDS: readonly StoreKind[] = ['jsonl', 'sqlite', 'postgres'];
 
 export interface MailboxConfig {
   format: typeof MAILBOX_FORMAT;
   id: string;
   store: StoreKind;
+  /**
+   * `store: postgres` only: the database, as a URL without a password, or `postgres`
+   * for the URL in $WITNESS_DATABASE_URL (a password never goes into this file, which
+   * agents may be able to read).
+   */
+  database?: string;
   created: string;
   signing: { alg: SignatureAlg; kid: string; public_key?: string; key_path: string };
 }
@@ -38,6 +45,8 @@ export interface AgentEntry {
 
 export interface InitOptions {
   store?: StoreKind;
+  /** `store: postgres`: the database URL (no password), or `postgres` for $WITNESS_DATABASE_URL. */
+  database?: string;
   keyPath?: string;
   alg?: SignatureAlg;
 }
@@ -49,24 +58,43 @@ export function configPath(dir: string): string {
   return join(dir, 'mailbox.json');
 }
 
-/** Creates an empty mailbox in `dir` and its signing key. Refuses to overwrite one. */
-export function initMailbox(dir: string, options: InitOptions = {}): { config: MailboxConfig; key: KeyMaterial } {
+/** Refuses a folder that already holds a mailbox (before anything is created for a new one). */
+export function assertNoMailbox(dir: string): void {
   if (existsSync(configPath(dir))) throw new WitnessError('USAGE', `${dir} already holds a mailbox (mailbox.json exists); nothing was changed.`);
-  mkdirSync(join(dir, 'inbox'), { recursive: true });
-  mkdirSync(join(dir, 'cursors'), { recursive: true });
+}
+
+/** A new mailbox's id and signing key (created now, mode 0600, outside the folder by default). */
+export function newMailboxKey(options: InitOptions): { id: string; keyPath: string; key: KeyMaterial } {
   const id = randomUUID();
   const keyPath = resolve(options.keyPath ?? join(defaultKeyDir(), `mailbox-${id}.json`));
-  const key = createKeyFile(keyPath, options.alg ?? 'ed25519');
-  const config: MailboxConfig = {
+  return { id, keyPath, key: createKeyFile(keyPath, options.alg ?? 'ed25519') };
+}
+
+/** The configuration of a new mailbox signed by `key`. */
+export function newMailboxConfig(id: string, keyPath: string, key: KeyMaterial, store: StoreKind, database?: string): MailboxConfig {
+  return {
     format: MAILBOX_FORMAT,
     id,
-    store: options.store ?? 'jsonl',
+    store,
+    ...(database !== undefined ? { database } : {}),
     created: new Date().toISOString(),
     signing: { alg: key.alg, kid: key.kid, ...(key.alg === 'ed25519' ? { public_key: key.publicKey } : {}), key_path: keyPath },
   };
-  writeJsonAtomic(join(dir, 'agents.json'), { agents: [] });
+}
+
+/**
+ * Writes a mailbox folder's own files, mailbox.json last (a folder without it is no
+ * mailbox, so an interrupted init leaves none). File stores get their empty
+ * inbox/, cursors/ and agents.json; a PostgreSQL mailbox keeps those in its database.
+ */
+export function writeMailboxFiles(dir: string, config: MailboxConfig): void {
+  mkdirSync(dir, { recursive: true });
+  if (config.store !== 'postgres') {
+    mkdirSync(join(dir, 'inbox'), { recursive: true });
+    mkdirSync(join(dir, 'cursors'), { recursive: true });
+    writeJsonAtomic(join(dir, 'agents.json'), { agents: [] });
+  }
   writeJsonAtomic(configPath(dir), config);
-  return { config, key };
 }
 
 export function readConfig(dir: string): MailboxConfig {
@@ -76,8 +104,9 @@ export function readConfig(dir: string): MailboxConfig {
   const signing = config?.signing as Partial<MailboxConfig['signing']> | undefined;
   const signingOk =
     typeof signing === 'object' && signing !== null && (signing.alg === 'ed25519' || signing.alg === 'hmac-sha256') && typeof signing.kid === 'string' && typeof signing.key_path === 'string' && signing.key_path !== '' && (signing.public_key === undefined || typeof signing.public_key === 'string');
-  if (config?.format !== MAILBOX_FORMAT || (config.store !== 'jsonl' && config.store !== 'sqlite') || !signingOk) {
-    throw new WitnessError('INVALID_INPUT', `${path} is not a ${MAILBOX_FORMAT} configuration (it needs format, store and signing {alg, kid, key_path}); restore it from the mailbox's creation or a backup.`);
+  const storeOk = config !== null && STORE_KINDS.includes(config.store as StoreKind) && (config.store === 'postgres' ? typeof config.database === 'string' && config.database !== '' : config.database === undefined);
+  if (config?.format !== MAILBOX_FORMAT || !storeOk || !signingOk) {
+    throw new WitnessError('INVALID_INPUT', `${path} is not a ${MAILBOX_FORMAT} configuration (it needs format, store (${STORE_KINDS.join(', ')}; postgres with its database) and signing {alg, kid, key_path}); restore it from the mailbox's creation or a backup.`);
   }
   return config as MailboxConfig;
 }

@@ -4,16 +4,20 @@
  * line grouped by recipient, and each agent's read cursor, for either store. Files
  * are read in 1 MiB chunks and never held whole, so a log or inbox of any size is
  * checked in bounded memory (a line longer than `MAX_LINE_BYTES` is reported as
- * such, never built); SQLite rows are iterated, never loaded all at once. Nothing
+ * such, never built); SQLite rows are iterated, PostgreSQL rows fetched a page at a
+ * time through a cursor, never loaded all at once. Nothing
  * here follows a symbolic link: the server never writes one, so one is reported.
  */
 import { closeSync, constants, existsSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
+import { MAX_LINE_BYTES } from './store/lines.js';
 import { openMailboxDatabase, sqlitePath } from './store/sqlite-file.js';
-import type { StoreKind } from './config.js';
+import { WitnessError } from '../core/errors.js';
+import { parseStrictJson } from '../core/strict-json.js';
+import { type AgentEntry, type MailboxConfig, readAgents, type StoreKind } from './config.js';
+import { openPostgresEvidence } from './store/postgres-evidence.js';
 
-/** A line longer than this is not a record of ours (a message body is at most a few MiB). */
-export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+export { MAX_LINE_BYTES } from './store/lines.js';
 const CHUNK_BYTES = 1024 * 1024;
 
 /** One line of evidence and where it is. */
@@ -48,20 +52,31 @@ export interface Unreadable {
   why: string;
 }
 
+/** Read positions and the cursor records that are not readable. */
+export interface Cursors {
+  cursors: Map<string, Cursor>;
+  unreadable: Unreadable[];
+}
+
+/** What verify reads; a networked store's lines come asynchronously, a file's synchronously. */
 export interface Evidence {
   kind: StoreKind;
   callsFile: string;
-  calls(): Iterable<EvidenceLine>;
-  inboxLines(): Iterable<InboxLine>;
+  calls(): Iterable<EvidenceLine> | AsyncIterable<EvidenceLine>;
+  inboxLines(): Iterable<InboxLine> | AsyncIterable<InboxLine>;
   /** Every cursor, by agent, and the cursor records that are not readable. */
-  cursors(): { cursors: Map<string, Cursor>; unreadable: Unreadable[] };
+  cursors(): Cursors | Promise<Cursors>;
   /** Evidence files found unreadable while listing (a symlink, a folder). */
   unreadable: Unreadable[];
-  close(): void;
+  /** The registered agents, from the same snapshot (for export). */
+  agents(): AgentEntry[] | Promise<AgentEntry[]>;
+  close(): void | Promise<void>;
 }
 
-export function openEvidence(dir: string, kind: StoreKind, parseCursor: (text: string, file: string) => number): Evidence {
-  return kind === 'sqlite' ? _sqliteEvidence(dir) : _jsonlEvidence(dir, parseCursor);
+/** The evidence of a mailbox, whichever store `config` names (PostgreSQL: one consistent snapshot of the database). */
+export async function openEvidence(dir: string, config: MailboxConfig): Promise<Evidence> {
+  if (config.store === 'postgres') return openPostgresEvidence(config);
+  return config.store === 'sqlite' ? _sqliteEvidence(dir) : _jsonlEvidence(dir);
 }
 
 /** The lines of a file, read in chunks; the last item is marked `torn` when it has no newline. */
@@ -119,7 +134,7 @@ class _Pending {
   }
 }
 
-function _jsonlEvidence(dir: string, parseCursor: (text: string, file: string) => number): Evidence {
+function _jsonlEvidence(dir: string): Evidence {
   const callsFile = join(dir, 'calls.jsonl');
   const unreadable: Unreadable[] = [];
   const regular = (file: string, problems = unreadable) => {
@@ -136,6 +151,7 @@ function _jsonlEvidence(dir: string, parseCursor: (text: string, file: string) =
     kind: 'jsonl',
     callsFile,
     unreadable,
+    agents: () => readAgents(dir),
     calls: () => (callsReadable ? fileLines(callsFile) : []),
     *inboxLines() {
       for (const f of inboxes) {
@@ -151,7 +167,7 @@ function _jsonlEvidence(dir: string, parseCursor: (text: string, file: string) =
         if (!regular(file, bad)) continue;
         try {
           const text = [...fileLines(file)].map((l) => l.text ?? '').join('\n');
-          cursors.set(f.slice(0, -'.json'.length), { file, at: parseCursor(text, file), unit: 'byte' });
+          cursors.set(f.slice(0, -'.json'.length), { file, at: _cursorOffset(text, file), unit: 'byte' });
         } catch (error) {
           bad.push({ file, why: (error as Error).message });
         }
@@ -169,6 +185,7 @@ function _sqliteEvidence(dir: string): Evidence {
     kind: 'sqlite',
     callsFile: `${path}#calls`,
     unreadable: [],
+    agents: () => readAgents(dir),
     *calls() {
       let line = 0;
       for (const row of db.prepare('SELECT text FROM calls ORDER BY rowid').iterate() as Iterable<{ text: unknown }>) {
@@ -187,6 +204,15 @@ function _sqliteEvidence(dir: string): Evidence {
       }
       return { cursors, unreadable: [] };
     },
-    close: () => db.close(),
+    close: () => {
+      db.close();
+    },
   };
+}
+
+/** The byte offset a JSONL cursor file records; throws when the file is not a cursor. */
+function _cursorOffset(text: string, file: string): number {
+  const c = parseStrictJson(text, { what: file }) as { offset?: unknown } | null;
+  if (typeof c !== 'object' || c === null || !Number.isSafeInteger(c.offset) || (c.offset as number) < 0) throw new WitnessError('CORRUPT', 'no whole, non-negative offset');
+  return c.offset as number;
 }

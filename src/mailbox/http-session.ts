@@ -6,12 +6,15 @@
  *
  * Why not the SDK's `WebStandardStreamableHTTPServerTransport`: behind node:http it
  * needs a Web `Request` and `Response` per call (Headers, URL, web streams), which
- * cost about as much CPU as the mailbox's own durable send on a small machine. The
- * mailbox uses none of what they carry: its tools never stream, never notify and
- * never ask the client anything. So a session here is a map from request id to the
- * HTTP answer waiting for it; the checks the SDK transport makes on each POST
- * (Accept, Content-Type, session, protocol version, message shape) are made in
- * `checkPost` with the same status codes.
+ * cost about as much CPU as the mailbox's own durable send on a small machine
+ * (NOTES.md, "Mailbox over HTTP"). The mailbox's tools never stream and never ask
+ * the client anything, so a session here is a map from request id to the HTTP answer
+ * waiting for it; the checks the SDK transport makes on each POST (Accept,
+ * Content-Type, session, protocol version, message shape) are made in `checkPost`
+ * with the same status codes. What the server sends on its own — resource updates
+ * for a subscribed inbox, channel events — goes down the session's one standalone
+ * SSE stream, which a client opens with GET (as the spec's "Listening for Messages
+ * from the Server"); without one, such notifications are dropped, as the spec allows.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
@@ -101,13 +104,30 @@ export class HttpSession implements Transport {
   onerror?: (error: Error) => void;
   private readonly waiting = new Map<RequestId, (reply: JSONRPCMessage) => void>();
   private closed = false;
+  /** The standalone SSE stream (GET), while the client keeps it open. */
+  private stream: ServerResponse | undefined;
+  private nextEventId = 1;
 
   async start(): Promise<void> {}
 
-  /** Called by the server with each reply; a reply goes to the POST that asked. */
+  /** Called by the server with each reply (to the POST that asked) and each message of its own (to the SSE stream). */
   async send(message: JSONRPCMessage): Promise<void> {
-    if (!('id' in message) || 'method' in message || message.id === undefined) return; // a notification or server request: JSON mode has no stream for it, and the mailbox sends none
-    this.settle(message.id, message);
+    if ('id' in message && !('method' in message) && message.id !== undefined) return void this.settle(message.id, message);
+    const stream = this.stream;
+    if (!stream || stream.writableEnded) return; // no listener: the spec lets the server drop it
+    stream.write(`id: ${this.nextEventId++}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`);
+  }
+
+  /** Opens the session's standalone SSE stream; false when one is open already (one per session, as the SDK's transport). */
+  openStream(res: ServerResponse): boolean {
+    if (this.stream && !this.stream.writableEnded) return false;
+    this.stream = res;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'mcp-session-id': this.sessionId });
+    res.flushHeaders();
+    res.once('close', () => {
+      if (this.stream === res) this.stream = undefined;
+    });
+    return true;
   }
 
   /**
@@ -164,6 +184,8 @@ export class HttpSession implements Transport {
     this.closed = true;
     for (const [id, answer] of this.waiting) answer(_error(id, -32001, 'Session closed before the request was answered.'));
     this.waiting.clear();
+    this.stream?.end();
+    this.stream = undefined;
     this.onclose?.();
   }
 }

@@ -116,14 +116,12 @@ async function _route(front: _Front, req: Req, res: Res): Promise<void> {
 }
 
 async function _handle(runtime: MailboxRuntime, sessions: Map<string, Session>, agent: string, req: Req, res: Res, body: unknown): Promise<void> {
-  if (req.method === 'GET') {
-    // The mailbox never pushes to a client, so it opens no SSE stream (the spec allows 405).
-    res.setHeader('Allow', 'POST, DELETE');
-    return _jsonRpcError(res, 405, -32000, 'Method not allowed: this server answers POSTs with JSON and offers no SSE stream.');
+  if (req.method !== 'POST' && req.method !== 'DELETE' && req.method !== 'GET') {
+    res.setHeader('Allow', 'GET, POST, DELETE');
+    return _jsonRpcError(res, 405, -32000, `Method not allowed: ${req.method}. Use POST, GET (the server's event stream) or DELETE (to end a session).`);
   }
-  if (req.method !== 'POST' && req.method !== 'DELETE') {
-    res.setHeader('Allow', 'POST, DELETE');
-    return _jsonRpcError(res, 405, -32000, `Method not allowed: ${req.method}. Use POST (or DELETE to end a session).`);
+  if (req.method === 'GET' && !(req.headers.accept ?? '').includes('text/event-stream')) {
+    return _jsonRpcError(res, 406, -32000, 'Not Acceptable: a GET opens the server\'s event stream; its Accept header must list text/event-stream.');
   }
   const post = req.method === 'POST' ? checkPost(req.headers, body) : undefined;
   if (post && 'status' in post) return _jsonRpcError(res, post.status, post.code, post.message);
@@ -141,6 +139,10 @@ async function _handle(runtime: MailboxRuntime, sessions: Map<string, Session>, 
   const version = checkProtocolVersion(req.headers);
   if (version) return _jsonRpcError(res, version.status, version.code, version.message);
   session.lastUsed = Date.now();
+  if (req.method === 'GET') {
+    if (!session.transport.openStream(res)) return _jsonRpcError(res, 409, -32000, 'Conflict: this session already has its event stream open (one per session).');
+    return;
+  }
   if (!post) {
     await session.transport.close();
     res.statusCode = 200;

@@ -3,11 +3,11 @@
  * Public API of the mailbox: an MCP server with durable inboxes and a signed call
  * log (mailbox.md §1–§2). Named re-exports only.
  */
-export { addAgent, recoverMailbox } from './admin.js';
+export { addAgent, initMailbox, recoverMailbox } from './admin.js';
 export type { AddedAgent } from './admin.js';
 export { GENESIS, LEGACY_LINE_VERSION, LINE_VERSION, lineHash, messageDigest, sealCall, signedBytes, TOOL_NAMES, UNKNOWN_TOOL } from './call-log.js';
 export type { CallEntry, CallReceipt, CallRecord, ChainHead, MailboxToolName, Message, ToolName } from './call-log.js';
-export { initMailbox, MAILBOX_FORMAT, readAgents, readConfig } from './config.js';
+export { MAILBOX_FORMAT, readAgents, readConfig, STORE_KINDS } from './config.js';
 export type { AgentEntry, InitOptions, MailboxConfig, StoreKind } from './config.js';
 export { serveHttp } from './http.js';
 export type { HttpMailbox, HttpOptions } from './http.js';
@@ -19,9 +19,16 @@ export type { MailboxLimits } from './limits.js';
 export { AGENT_NAME_PATTERN, agentNameProblem, assertAgentName } from './names.js';
 export { assertRegistered, createMailboxServer, createRuntime, SERVER_NAME, serveStdio } from './server.js';
 export type { MailboxRuntime, RuntimeOptions } from './server.js';
-export { JsonlStore, openStore, readSnapshot, SqliteStore } from './store/index.js';
+export { JsonlStore, openStore, PostgresStore, readSnapshot, SqliteStore } from './store/index.js';
 export type { MailboxStore, StoreSnapshot } from './store/index.js';
 export { formatMessage, tailMailbox } from './tail.js';
 export type { TailOptions } from './tail.js';
 export { verifyMailbox } from './verify.js';
+export type { Explanation, ExplainedReceipt } from './verify-explain.js';
+export type { DeliveryReceipt, DeliveryState, DeliveryStatus } from './store/delivery.js';
+export type { AckResult, SendInput, SendResult } from './store/types.js';
+export { exportMailbox } from './transfer/export.js';
+export { importMailbox } from './transfer/import.js';
+export type { ImportOptions, ImportResult } from './transfer/import.js';
+export { EXPORT_FORMAT } from './transfer/format.js';
 export type { MailboxVerifyOptions, ProblemKind, VerifyProblem, VerifyReport } from './verify.js';

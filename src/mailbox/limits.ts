@@ -1,7 +1,8 @@
 /**
  * @module
  * Server-side limits (mailbox.md §1 "Limits and bad input"): body size, key length,
- * batch size, wait time, a per-agent send rate (a token bucket, per server process)
+ * batch size, wait time, a per-agent send rate (a token bucket, per server process, or shared by every
+ * process of a PostgreSQL mailbox)
  * and a per-recipient quota of unread messages and bytes (enforced by the store when
  * it applies a send: store/quota.ts). Every rejection is a tool error that says
  * which limit and what to do.
@@ -22,6 +23,8 @@ export interface MailboxLimits {
   maxUnreadMessages: number;
   /** Unread bytes (as stored) one recipient may have before sends to it are refused (0: unlimited). */
   maxUnreadBytes: number;
+  /** Largest ack_message reply in UTF-8 bytes (it is kept in the signed call log). */
+  maxReplyBytes: number;
 }
 
 export const DEFAULT_LIMITS: MailboxLimits = {
@@ -34,12 +37,21 @@ export const DEFAULT_LIMITS: MailboxLimits = {
   // readable: 64 MiB is ~1,000 maximum-size bodies, or 10,000 messages of 6 KiB.
   maxUnreadMessages: 10_000,
   maxUnreadBytes: 64 * 1024 * 1024,
+  maxReplyBytes: 1024,
 };
 
 export function checkBody(body: string, limits: MailboxLimits): void {
   const bytes = Buffer.byteLength(body, 'utf8');
   if (bytes > limits.maxBodyBytes) {
     throw new WitnessError('INVALID_INPUT', `The message body is ${bytes} bytes; the limit is ${limits.maxBodyBytes}. Send a shorter body (or a path/URL to the content).`);
+  }
+}
+
+export function checkReply(reply: string | undefined, limits: MailboxLimits): void {
+  if (reply === undefined) return;
+  const bytes = Buffer.byteLength(reply, 'utf8');
+  if (bytes > limits.maxReplyBytes) {
+    throw new WitnessError('INVALID_INPUT', `The reply is ${bytes} bytes; the limit is ${limits.maxReplyBytes}. Keep it short (it is kept in the signed call log), or send a message with reply_to instead.`);
   }
 }
 
@@ -50,8 +62,13 @@ export function checkIdempotencyKey(key: string | undefined, limits: MailboxLimi
   }
 }
 
-/** Per-agent token buckets. */
-export class RateLimiter {
+/** Takes one send from an agent's allowance, or refuses it (ABORTED, with retry_after_ms). */
+export interface SendRate {
+  take(agent: string): void | Promise<void>;
+}
+
+/** Per-agent token buckets, in this process (a store shared by hosts keeps them in its database instead). */
+export class RateLimiter implements SendRate {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
   constructor(private readonly perMinute: number, private readonly now: () => number = Date.now) {}
@@ -64,10 +81,15 @@ export class RateLimiter {
     bucket.at = t;
     if (bucket.tokens < 1) {
       this.buckets.set(agent, bucket);
-      const waitMs = Math.ceil(((1 - bucket.tokens) * 60_000) / this.perMinute);
-      throw new WitnessError('ABORTED', `Rate limit: ${agent} may send ${this.perMinute} messages per minute. Try again in ${waitMs} ms.`, { data: { retry_after_ms: waitMs } });
+      throw rateLimitError(agent, this.perMinute, bucket.tokens);
     }
     bucket.tokens -= 1;
     this.buckets.set(agent, bucket);
   }
+}
+
+/** The refusal of a send when `agent`'s bucket holds `tokens` (< 1) of `perMinute`. */
+export function rateLimitError(agent: string, perMinute: number, tokens: number): WitnessError {
+  const waitMs = Math.ceil(((1 - tokens) * 60_000) / perMinute);
+  return new WitnessError('ABORTED', `Rate limit: ${agent} may send ${perMinute} messages per minute. Try again in ${waitMs} ms.`, { data: { retry_after_ms: waitMs } });
 }

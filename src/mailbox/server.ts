@@ -9,37 +9,40 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { WitnessError } from '../core/errors.js';
-import { DEFAULT_LIMITS, type MailboxLimits, RateLimiter } from './limits.js';
+import type { StoreKind } from './config.js';
+import { DEFAULT_LIMITS, type MailboxLimits, RateLimiter, type SendRate } from './limits.js';
 import { assertAgentName } from './names.js';
 import { openStore } from './store/index.js';
 import type { MailboxStore } from './store/types.js';
+import { CHANNEL_INSTRUCTIONS, INSTRUCTIONS } from './instructions.js';
+import { registerChannel, registerInbox } from './push.js';
 import { registerMailboxTools } from './tools/index.js';
 import { MailSignal } from './tools/wait.js';
 
 export const SERVER_NAME = 'witness-mailbox';
 const VERSION = '0.1.0';
 
-const INSTRUCTIONS =
-  'A mailbox shared by several agents. Use list_agents to find recipients, send_message to send, check_inbox or wait_for_message to read. ' +
-  'Your identity is fixed by the server; whoami tells you who you are. If these tools are missing, report that the mailbox server is not configured — never substitute a similarly named tool.';
-
 /** What every server process shares across its sessions. */
 export interface MailboxRuntime {
   store: MailboxStore;
   limits: MailboxLimits;
-  rate: RateLimiter;
+  rate: SendRate;
   mailSignal: MailSignal;
   prefix: string;
   /** Aborted when the server shuts down: pending waits end at once with their (empty) answer. */
   closing: AbortController;
+  /** Push each new message to the session as a Claude Code channel event (`serve --channel`). */
+  channel: boolean;
 }
 
 export interface RuntimeOptions {
   dir: string;
   keyPath?: string;
-  store?: 'jsonl' | 'sqlite';
+  store?: StoreKind;
   prefix?: string;
   limits?: Partial<MailboxLimits>;
+  /** Claude Code channel events (see MailboxRuntime.channel). */
+  channel?: boolean;
 }
 
 export async function createRuntime(options: RuntimeOptions): Promise<MailboxRuntime> {
@@ -49,13 +52,23 @@ export async function createRuntime(options: RuntimeOptions): Promise<MailboxRun
     throw new WitnessError('USAGE', `--tool-prefix ${JSON.stringify(prefix)} must be 1–32 letters, digits, "_" or "-" (for example mailbox_).`);
   }
   const store = await openStore(options.dir, { limits, ...(options.keyPath ? { keyPath: options.keyPath } : {}), ...(options.store ? { kind: options.store } : {}) });
-  return { store, limits, rate: new RateLimiter(limits.sendsPerMinute), mailSignal: new MailSignal(), prefix, closing: new AbortController() };
+  const mailSignal = new MailSignal();
+  store.onMail?.((agent) => mailSignal.notify(agent)); // mail committed by other processes, where the store hears of it
+  const rate = store.sendRate?.(limits.sendsPerMinute) ?? new RateLimiter(limits.sendsPerMinute);
+  return { store, limits, rate, mailSignal, prefix, closing: new AbortController(), channel: options.channel ?? false };
 }
 
 /** An MCP server whose every call acts as `agent`. */
 export function createMailboxServer(runtime: MailboxRuntime, agent: string): McpServer {
-  const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
-  registerMailboxTools(server, { ...runtime, agent, closing: runtime.closing.signal });
+  const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions: INSTRUCTIONS + (runtime.channel ? CHANNEL_INSTRUCTIONS : ''), capabilities: { tools: {} } });
+  const ctx = { ...runtime, agent, closing: runtime.closing.signal };
+  registerMailboxTools(server, ctx);
+  const stops = [registerInbox(server, ctx), ...(runtime.channel ? [registerChannel(server, ctx)] : [])];
+  const onclose = server.server.onclose;
+  server.server.onclose = () => {
+    for (const stop of stops) stop();
+    onclose?.();
+  };
   return server;
 }
 

@@ -3,7 +3,7 @@
  * `witness mailbox tail`: follow messages as they arrive, for humans watching a run.
  * It reads the store without taking the lock or moving any cursor, so watching
  * never changes what agents see. JSONL inboxes are followed by byte offset, a page
- * at a time; SQLite by row position. Memory stays bounded whatever the mailbox's
+ * at a time; SQLite and PostgreSQL by row position. Memory stays bounded whatever the mailbox's
  * size: each poll reads at most `PER_POLL` new messages per inbox, and damaged
  * records are skipped (verify reports them).
  */
@@ -16,8 +16,9 @@ import { isMailboxFile, openInside, READ } from './store/files.js';
 import { afterLastNewline } from './store/jsonl-files.js';
 import { scanLines } from './store/lines.js';
 import { parseMessage } from './store/ops.js';
-import { CAPPED_TEXT } from './store/sqlite.js';
+import { CAPPED_TEXT } from './store/lines.js';
 import { openMailboxDatabase } from './store/sqlite-file.js';
+import { followPostgres } from './store/postgres-tail.js';
 
 export interface TailOptions {
   /** Start with messages already stored (default: only new ones). */
@@ -32,19 +33,35 @@ const PER_POLL = 1000;
 
 /** Calls `onMessage` for each message as it is stored, until `signal` aborts. */
 export async function tailMailbox(dir: string, onMessage: (m: Message) => void, options: TailOptions = {}): Promise<void> {
-  let follow: ((skip: boolean) => Message[]) | undefined;
+  let follow: _Follow | undefined;
   let first = true;
-  while (!options.signal?.aborted) {
-    if (!follow && existsSync(join(dir, 'mailbox.json'))) follow = readConfig(dir).store === 'sqlite' ? _sqlite(dir, options.agent) : _jsonl(dir, options.agent);
-    const skip = first && !options.fromStart;
-    if (follow) {
-      const batch = follow(skip);
-      for (const m of batch.sort((a, b) => a.sent_at.localeCompare(b.sent_at))) onMessage(m);
-      first = false;
-      if (batch.length > 0 && !skip) continue; // more may be waiting: read on before sleeping
+  try {
+    while (!options.signal?.aborted) {
+      if (!follow && existsSync(join(dir, 'mailbox.json'))) follow = await _follower(dir, options.agent);
+      const skip = first && !options.fromStart;
+      if (follow) {
+        const batch = await follow.next(skip);
+        for (const m of batch.sort((a, b) => a.sent_at.localeCompare(b.sent_at))) onMessage(m);
+        first = false;
+        if (batch.length > 0 && !skip) continue; // more may be waiting: read on before sleeping
+      }
+      await sleep(options.pollMs ?? 200, undefined, { signal: options.signal }).catch(() => undefined);
     }
-    await sleep(options.pollMs ?? 200, undefined, { signal: options.signal }).catch(() => undefined);
+  } finally {
+    await follow?.close();
   }
+}
+
+/** New messages since the last call (`skip`: only move past what is there). */
+interface _Follow {
+  next(skip: boolean): Message[] | Promise<Message[]>;
+  close(): void | Promise<void>;
+}
+
+async function _follower(dir: string, agent: string | undefined): Promise<_Follow> {
+  const config = readConfig(dir);
+  if (config.store === 'postgres') return followPostgres(config, agent, PER_POLL);
+  return { next: config.store === 'sqlite' ? _sqlite(dir, agent) : _jsonl(dir, agent), close: () => {} };
 }
 
 /** New messages of each inbox file since the last call; `skip` only moves past what is there. */
@@ -106,8 +123,10 @@ function _sqlite(dir: string, agent?: string): (skip: boolean) => Message[] {
   };
 }
 
-/** One line for a human: time, sender → recipient, body (one line, shortened). */
+/** One line for a human: time, sender → recipient, the thread of a reply, body (one line, shortened). */
 export function formatMessage(m: Message, maxBody = 200): string {
   const body = m.body.replace(/\s+/g, ' ');
-  return `${m.sent_at}  ${m.from} → ${m.to}  ${body.length > maxBody ? `${body.slice(0, maxBody)}…` : body}`;
+  // Ids end in random hex: their last 8 characters tell messages of one mailbox apart.
+  const thread = m.reply_to !== undefined ? `  [re …${m.reply_to.slice(-8)}, thread …${(m.thread ?? m.reply_to).slice(-8)}]` : '';
+  return `${m.sent_at}  ${m.from} → ${m.to}${thread}  ${body.length > maxBody ? `${body.slice(0, maxBody)}…` : body}`;
 }

@@ -25,8 +25,8 @@ export interface Receipts {
 }
 
 /** Checks every inbox line and cursor; returns how many message lines there are. */
-export function checkInboxes(evidence: Evidence, receipts: Receipts, report: InboxReport, warn: (warning: string) => void): number {
-  const { cursors, unreadable } = evidence.cursors();
+export async function checkInboxes(evidence: Evidence, receipts: Receipts, report: InboxReport, warn: (warning: string) => void, watch?: (l: InboxLine, m: Message) => void): Promise<number> {
+  const { cursors, unreadable } = await evidence.cursors();
   for (const u of unreadable) report('corrupt', u.file, 0, `not a read cursor (${u.why})`);
   const stored = new Map<string, string>();
   let count = 0;
@@ -35,7 +35,7 @@ export function checkInboxes(evidence: Evidence, receipts: Receipts, report: Inb
     if (inbox) inbox.finish(report, warn);
     inbox = undefined;
   };
-  for (const l of evidence.inboxLines()) {
+  for await (const l of evidence.inboxLines()) {
     if (inbox?.agent !== l.agent) {
       finish();
       inbox = new _InboxState(l.agent, l.file, cursors.get(l.agent), receipts.delivered.get(l.agent));
@@ -48,6 +48,7 @@ export function checkInboxes(evidence: Evidence, receipts: Receipts, report: Inb
     if (l.text === '') continue;
     count++;
     const m = _message(l, report);
+    if (m && watch) watch(l, m);
     inbox.see(l, m, stored, receipts, report);
   }
   finish();

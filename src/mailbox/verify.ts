@@ -16,11 +16,11 @@ import { readKeyFile } from '../attest/keys.js';
 import type { LogCode } from '../attest/reasons.js';
 import { ed25519Verifier, signerFor, type Verifier } from '../attest/signature.js';
 import { WitnessError } from '../core/errors.js';
-import { parseStrictJson } from '../core/strict-json.js';
-import { type CallRecord, LEGACY_LINE_VERSION } from './call-log.js';
+import { type CallRecord, CURSOR_TOOLS, LEGACY_LINE_VERSION } from './call-log.js';
 import { isGenuineCall, parseCallRecord } from './call-check.js';
 import { MAILBOX_KEY, readConfig } from './config.js';
-import { openEvidence } from './evidence.js';
+import { type EvidenceLine, openEvidence } from './evidence.js';
+import { type Explanation, Tracer } from './verify-explain.js';
 import { hasStaleLock } from './lock.js';
 import { CallTable, checkChain } from './verify-chain.js';
 import { checkInboxes, type Receipts } from './verify-inbox.js';
@@ -47,6 +47,8 @@ export interface VerifyReport {
   messages: number;
   problems: VerifyProblem[];
   warnings: string[];
+  /** With `explain`: the message's life, each state traced to its receipt. */
+  explain?: Explanation;
 }
 
 export interface MailboxVerifyOptions {
@@ -56,6 +58,8 @@ export interface MailboxVerifyOptions {
   publicKey?: string;
   /** Pin a verifier from the caller's own trust root (e.g. a key directory entry for the mailbox's kid). */
   verifier?: { verifier: Verifier; source: string };
+  /** Also trace one message: where it is stored and every receipt that names it (`explain` in the report). */
+  explain?: string;
 }
 
 export async function verifyMailbox(dir: string, options: MailboxVerifyOptions = {}): Promise<VerifyReport> {
@@ -64,27 +68,30 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
   const { signer, source } = _verifier(config, options, warnings);
   const problems: VerifyProblem[] = [];
   const report = (kind: ProblemKind, file: string, line: number, message: string) => problems.push({ code: kind.toUpperCase() as LogCode, kind, file, line, message });
-  const evidence = openEvidence(dir, config.store, _cursorOffset);
+  const evidence = await openEvidence(dir, config);
   try {
     for (const u of evidence.unreadable) report('corrupt', u.file, 0, u.why);
-    const { table, receipts, torn } = _readLog(evidence.calls(), signer, evidence.callsFile);
+    const tracer = options.explain === undefined ? undefined : new Tracer(options.explain, evidence.callsFile);
+    const { table, receipts, torn } = await _readLog(evidence.calls(), signer, evidence.callsFile, tracer);
     checkChain(table, (kind, line, message) => report(kind, evidence.callsFile, line, message));
     if (torn !== undefined) report('corrupt', evidence.callsFile, torn, 'unterminated last line (an interrupted write); starting a server or `witness mailbox recover` cuts it');
-    const messages = checkInboxes(evidence, receipts, report, (w) => warnings.push(w));
-    if (hasStaleLock(dir)) warnings.push('a writer died holding the lock; its unfinished write is rolled back by the next server start or `witness mailbox recover`.');
-    return { ok: problems.length === 0, dir, store: config.store, key: { alg: signer.alg, kid: signer.kid, source }, calls: table.size, messages, problems, warnings };
+    const messages = await checkInboxes(evidence, receipts, report, (w) => warnings.push(w), tracer?.watchInbox);
+    if (config.store !== 'postgres' && hasStaleLock(dir)) warnings.push('a writer died holding the lock; its unfinished write is rolled back by the next server start or `witness mailbox recover`.');
+    const explain = tracer?.explain(signer, problems);
+    return { ok: problems.length === 0, dir, store: config.store, key: { alg: signer.alg, kid: signer.kid, source }, calls: table.size, messages, problems, warnings, ...(explain ? { explain } : {}) };
   } finally {
-    evidence.close();
+    await evidence.close();
   }
 }
 
 /** One pass over the log: the chain table, and what the genuine receipts say. */
-function _readLog(lines: Iterable<{ line: number; text?: string; torn?: boolean }>, signer: Verifier, file: string): { table: CallTable; receipts: Receipts; torn?: number } {
+async function _readLog(lines: Iterable<EvidenceLine> | AsyncIterable<EvidenceLine>, signer: Verifier, file: string, tracer?: Tracer): Promise<{ table: CallTable; receipts: Receipts; torn?: number }> {
   const table = new CallTable();
   const receipts: Receipts = { sends: new Map(), reads: [], delivered: new Map() };
-  for (const l of lines) {
+  for await (const l of lines) {
     if (l.torn) return { table, receipts, torn: l.line };
     if (l.text === '') continue;
+    tracer?.see(l);
     const parsed = l.text === undefined ? { reason: 'a line of more than 64 MiB' } : parseCallRecord(l.text);
     if ('reason' in parsed) {
       table.add(l.line, l.text, parsed);
@@ -107,8 +114,9 @@ function _learn(r: CallRecord, receipts: Receipts, file: string, line: number): 
   }
   if (r.message_ids.length === 0) return;
   receipts.reads.push({ ids: r.message_ids, agent: r.agent, file, line });
+  // Only reads deliver (a status query or an acknowledgement names a message, moves nothing).
   // A peek leaves the cursor where it was. Logs from before `peek` was recorded count every read as a delivery.
-  if (r.peek === true) return;
+  if (!CURSOR_TOOLS.includes(r.tool) || r.peek === true) return;
   const delivered = receipts.delivered.get(r.agent) ?? new Map<string, string>();
   for (const id of r.message_ids) delivered.set(id, `${file}:${line}`);
   receipts.delivered.set(r.agent, delivered);
@@ -128,11 +136,4 @@ function _verifier(config: ReturnType<typeof readConfig>, options: MailboxVerify
     return { signer: ed25519Verifier(config.signing.kid, config.signing.public_key), source: 'mailbox.json' };
   }
   return { signer: read(), source: path };
-}
-
-/** The byte offset a JSONL cursor file records; throws when the file is not a cursor. */
-function _cursorOffset(text: string, file: string): number {
-  const c = parseStrictJson(text, { what: file }) as { offset?: unknown } | null;
-  if (typeof c !== 'object' || c === null || !Number.isSafeInteger(c.offset) || (c.offset as number) < 0) throw new WitnessError('CORRUPT', 'no whole, non-negative offset');
-  return c.offset as number;
 }

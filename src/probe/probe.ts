@@ -2,14 +2,15 @@
  * @module
  * `witness probe RUNTIME` (mailbox.md §3): in a fresh workspace, register the
  * mailbox in the runtime, run the preflight (runtime found, config written, the
- * runtime's own `mcp list` shows the server connected, known shadowing names),
+ * runtime's own `mcp list` shows the server connected, built-ins that shadow a
+ * mailbox tool — from the runtime's own tool list where it has one),
  * then the send, receive and control checks, each judged from the records made
  * while it ran. Nothing the probe cannot judge is ever reported as a pass.
  */
-import { TOOL_NAMES } from '../mailbox/index.js';
 import { adapterFor } from './adapters/index.js';
 import { checkTemplate } from './adapters/command.js';
 import { judge, newCanary, taskFor } from './checks.js';
+import { shadowNote, shadowWarnings, takeInventory } from './inventory.js';
 import { type Peer, startPeer } from './peer.js';
 import { readRecords, recordsSince } from './records.js';
 import { CHECKS, type CheckName, type CheckResult, type Preflight, type ProbeContext, type ProbeReport, type RuntimeAdapter } from './types.js';
@@ -87,29 +88,31 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
 }
 
 async function _preflight(adapter: RuntimeAdapter, ctx: ProbeContext): Promise<{ preflight: Preflight; blocked?: string }> {
-  const warnings = _shadowWarnings(adapter, ctx.toolPrefix);
   const runtime = await adapter.detect(ctx);
-  const preflight: Preflight = { runtime, connection: { status: 'unchecked', detail: 'not asked' }, warnings };
-  if (!runtime.found) return { preflight, blocked: `runtime not available: ${runtime.reason}` };
+  const preflight: Preflight = { runtime, connection: { status: 'unchecked', detail: 'not asked' }, shadowing: { source: 'none', detail: 'not checked', builtins: [], clashes: [] }, warnings: [] };
+  const blocked = await _connect(adapter, ctx, preflight);
+  // Asked after the connection check, so a runtime that started our server names the mailbox's tools in its list too.
+  preflight.shadowing = await takeInventory(adapter, ctx, runtime, runtime.found);
+  preflight.warnings = shadowWarnings(adapter.title, preflight.shadowing, ctx.toolPrefix);
+  return { preflight, ...(blocked ? { blocked } : {}) };
+}
+
+/** Registers the server and asks the runtime whether it connected; returns why the checks cannot run, if they cannot. */
+async function _connect(adapter: RuntimeAdapter, ctx: ProbeContext, preflight: Preflight): Promise<string | undefined> {
+  if (!preflight.runtime.found) return `runtime not available: ${preflight.runtime.reason}`;
   let config: Preflight['config'];
   try {
     config = adapter.install(ctx);
   } catch (error) {
-    return { preflight, blocked: `could not register the mailbox server: ${(error as Error).message}` };
+    return `could not register the mailbox server: ${(error as Error).message}`;
   }
   if (config) preflight.config = config;
-  if (config && !config.has_server) return { preflight, blocked: `${config.file} does not have the ${ctx.serverName} entry after install` };
+  if (config && !config.has_server) return `${config.file} does not have the ${ctx.serverName} entry after install`;
   preflight.connection = await adapter.connection(ctx);
   const { status, detail } = preflight.connection;
-  if (status === 'failed') return { preflight, blocked: `the runtime did not connect to the mailbox server (the server never started or failed): ${detail}` };
-  if (status === 'not-listed') return { preflight, blocked: `the runtime did not pick up the config written to ${config?.file ?? 'its config'}: ${detail}` };
-  return { preflight };
-}
-
-function _shadowWarnings(adapter: RuntimeAdapter, prefix: string): string[] {
-  const clashes = adapter.shadows.filter((name) => (TOOL_NAMES as readonly string[]).includes(name) && prefix === '');
-  if (clashes.length === 0) return [];
-  return [`${adapter.title} has built-in tools named ${clashes.join(', ')}: with bare tool names the model may call them instead of the mailbox's, and they report success without delivering anything. Re-run with --tool-prefix mailbox_; in your own setup, keep the default prefix of 'witness mailbox install' (mailbox_).`];
+  if (status === 'failed') return `the runtime did not connect to the mailbox server (the server never started or failed): ${detail}`;
+  if (status === 'not-listed') return `the runtime did not pick up the config written to ${config?.file ?? 'its config'}: ${detail}`;
+  return undefined;
 }
 
 async function _runCheck(adapter: RuntimeAdapter, ctx: ProbeContext, check: CheckName, preflight: Preflight, peer?: Peer): Promise<CheckResult> {
@@ -128,7 +131,7 @@ async function _runCheck(adapter: RuntimeAdapter, ctx: ProbeContext, check: Chec
     reason = `the server recorded no call by ${AGENT} and ${adapter.title} cannot be asked whether it started the server, so a missing config cannot be told from an agent that did nothing (${j.reason})`;
   }
   if (verdict === 'fail' && run.exitCode !== 0 && agentCalls === 0 && !run.toolCalls) reason += `; the runtime exited with status ${run.exitCode}`;
-  if (preflight.warnings.length > 0 && verdict !== 'pass' && check === 'send') reason += `; note: ${adapter.shadows.join(', ')} are also ${adapter.title} built-ins (see warnings)`;
+  if (verdict !== 'pass') reason += shadowNote(check, preflight.shadowing);
   return { check, verdict, reason, canary, message_ids: j.message_ids, evidence: j.evidence, ms: Date.now() - started };
 }
 

@@ -12,6 +12,8 @@ export interface RunOptions {
   timeoutMs: number;
   /** Run through /bin/sh -c (the `command` adapter). */
   shell?: boolean;
+  /** Kill the group as soon as this holds for the output so far (the answer is in; the rest is not needed). */
+  stopWhen?: (stdout: string) => boolean;
 }
 
 export interface ProcessResult {
@@ -35,6 +37,7 @@ export function runProcess(bin: string, args: string[], options: RunOptions): Pr
       : spawn(bin, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
+      if (options.stopWhen?.(stdout)) killGroup();
     });
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();

@@ -30,7 +30,7 @@ export interface Records {
 
 export async function readRecords(mailbox: string, keyPath: string): Promise<Records> {
   const signer = signerFor(readKeyFile(keyPath, { what: 'mailbox signing key', hmac: true }));
-  const snap = readSnapshot(mailbox);
+  const snap = await readSnapshot(mailbox);
   const marks = new Map<string, number>();
   const log: LogLine[] = [];
   for (const c of snap.calls) {

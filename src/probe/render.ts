@@ -12,6 +12,7 @@ export function renderReport(report: ProbeReport): string {
   out.push(`  runtime     ${p.runtime.found ? `found ${p.runtime.bin ?? ''}`.trim() : `MISSING: ${p.runtime.reason}`}`);
   if (p.config) out.push(`  config      ${p.config.file} ${p.config.has_server ? 'has the server' : 'LACKS the server'}`);
   out.push(`  connection  ${p.connection.status}: ${p.connection.detail}`);
+  out.push(..._shadowing(p.shadowing));
   for (const w of p.warnings) out.push(`  WARNING     ${w}`);
   out.push('');
   out.push(`  ${'check'.padEnd(8)} ${'verdict'.padEnd(10)} reason`);
@@ -30,6 +31,13 @@ export function renderReport(report: ProbeReport): string {
   const passed = report.checks.filter((c) => c.verdict === 'pass').length;
   out.push('', `${report.ok ? 'PASS' : 'NOT PASSED'}: ${passed}/${report.checks.length} checks passed in ${(report.ms / 1000).toFixed(1)} s${report.workspace ? `; workspace kept at ${report.workspace}` : out.some((l) => l.includes('<workspace>')) ? '; <workspace> was a temporary folder, now deleted (--keep keeps it)' : ''}`);
   return `${out.join('\n')}\n`;
+}
+
+/** The built-ins and where they came from, then each one that shadows a mailbox tool. */
+function _shadowing(s: ProbeReport['preflight']['shadowing']): string[] {
+  const from = { runtime: 'listed by the runtime', known: 'known (not listed by the runtime)', none: 'unknown' }[s.source];
+  const clashes = s.clashes.map((c) => `${c.tool} shadows ${c.shadows}${c.same_name ? ' (same name)' : ` (same action: ${c.action})`}`);
+  return [`  built-ins   ${s.builtins.length} ${from}: ${s.detail}`, `  shadowing   ${clashes.join('; ') || 'none'}`];
 }
 
 /** A check's reason without the preflight's own words (a missing runtime's install hint, a failed connection's cause), which the lines above already say once. */

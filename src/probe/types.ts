@@ -3,6 +3,7 @@
  * The shapes of a delivery probe (mailbox.md §3): checks, verdicts with their
  * evidence, what an agent run produced, and the adapter every runtime implements.
  */
+import type { Clash } from './shadowing.js';
 import type { Workspace } from './workspace.js';
 
 export const CHECKS = ['send', 'receive', 'control'] as const;
@@ -45,7 +46,30 @@ export interface Preflight {
   config?: { file: string; has_server: boolean };
   /** What the runtime's own `mcp list` said about our server. */
   connection: { status: PreflightStatus; detail: string };
+  /** The runtime's built-in tools and those that shadow a mailbox tool. */
+  shadowing: Shadowing;
   warnings: string[];
+}
+
+export interface Shadowing {
+  /** `runtime`: the runtime listed its own tools; `known`: witness's table of built-ins per version; `none`: neither. */
+  source: 'runtime' | 'known' | 'none';
+  /** How the list was obtained (the command, or the table row and why the runtime was not asked). */
+  detail: string;
+  /** The runtime's own tools. */
+  builtins: string[];
+  /** The mailbox's tools as the runtime names them, where its list has them. */
+  mailbox_tools?: string[];
+  /** Each built-in that names the same action as a mailbox tool. */
+  clashes: Clash[];
+}
+
+/** What a runtime says about its own tools, asked without any model answering. */
+export interface ToolListing {
+  builtins: string[];
+  mailbox?: string[];
+  /** How it was asked, for the report. */
+  how: string;
 }
 
 /** What one check asks the agent to do. Only `send` carries its canary: receive and control must not. */
@@ -80,8 +104,6 @@ export interface RuntimeAdapter {
   readonly name: string;
   /** A human name for reports. */
   readonly title: string;
-  /** Built-in tool names of this runtime known to shadow a mailbox tool of the same name. */
-  readonly shadows: readonly string[];
   /** Finds the runtime and its version; never throws for a missing binary. */
   detect(ctx: ProbeContext): Promise<Preflight['runtime']>;
   /** Registers the mailbox server (through `installMailbox`), returns the config file. */
@@ -89,6 +111,8 @@ export interface RuntimeAdapter {
   /** Asks the runtime whether it connected to the server. */
   connection(ctx: ProbeContext): Promise<Preflight['connection']>;
   run(ctx: ProbeContext, task: AgentTask): Promise<AgentRun>;
+  /** Asks the runtime for its tools, with no model answering; absent when it has no way to. Throws a one-line error when asking failed. */
+  listTools?(ctx: ProbeContext): Promise<ToolListing>;
 }
 
 export interface ProbeReport {

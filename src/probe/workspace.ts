@@ -34,7 +34,7 @@ export async function createWorkspace(serverCommand: string[], parent = tmpdir()
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
   const mailbox = join(root, 'mailbox');
   const keyPath = join(root, 'key', 'mailbox-key.json');
-  initMailbox(mailbox, { keyPath });
+  await initMailbox(mailbox, { keyPath });
   await addAgent(mailbox, AGENT, 'the agent under test');
   await addAgent(mailbox, PEER, 'the probe\'s peer: send your test message here');
   const env: NodeJS.ProcessEnv = {

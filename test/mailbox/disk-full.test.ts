@@ -50,13 +50,13 @@ describe.skipIf(TMPFS_UNAVAILABLE !== undefined)('a full disk', () => {
             }
             const fetchError = await store.fetch('b', { limit: 5, peek: false, tool: 'check_inbox' }).catch((e: unknown) => e);
             if (fetchError instanceof Error) expect(isWitnessError(fetchError, 'IO')).toBe(true);
-            const stored = storedIds(mb.dir);
+            const stored = await storedIds(mb.dir);
             expect(acked.filter((id) => !stored.has(id))).toEqual([]);
             expect((await verifyMailbox(mb.dir, { keyPath: mb.keyPath })).problems).toEqual([]);
 
             rmSync(filler);
             const after = await store.send('a', { to: 'b', body: 'after' });
-            expect(storedIds(mb.dir).has(after.id)).toBe(true);
+            expect((await storedIds(mb.dir)).has(after.id)).toBe(true);
             const report = await verifyMailbox(mb.dir, { keyPath: mb.keyPath });
             expect(report.problems).toEqual([]);
             const read = new Set((await store.fetch('b', { limit: 100, peek: false, tool: 'check_inbox' })).map((m) => m.id));

@@ -175,7 +175,7 @@ describe.skipIf(TMPFS_UNAVAILABLE !== undefined)('faults property', () => {
         console.log(`faults property: ${store}, ${ops.length} steps: ${w.acked.size} sends acknowledged, ${w.diskFull} refused for a full disk`);
         expect(w.diskFull, 'sends refused for a full disk in this run').toBeGreaterThan(0);
         await cli(['mailbox', 'recover', mb.dir]);
-        const stored = storedIds(mb.dir);
+        const stored = await storedIds(mb.dir);
         expect([...w.acked].filter((id) => !stored.has(id))).toEqual([]);
         expect(w.delivered.filter((id) => !stored.has(id))).toEqual([]);
         expect(new Set(w.delivered).size).toBe(w.delivered.length);

@@ -47,7 +47,7 @@ export async function makeMailboxOn(fs: Tmpfs, agents: string[], store: 'jsonl' 
   await cli(['mailbox', 'init', dir, '--key', keyPath, '--store', store]);
   const tokens: Record<string, string> = {};
   for (const agent of agents) tokens[agent] = JSON.parse((await cli(['mailbox', 'add-agent', dir, agent, '--json'])).out).token;
-  return { dir, keyPath, tokens };
+  return { dir, keyPath, tokens, cleanup: async () => {} };
 }
 
 /** Fills the file system holding `dir` until at most `leaveBytes` are free; returns the filler's path. */
@@ -74,8 +74,8 @@ export function fillDisk(dir: string, leaveBytes: number, name = 'filler'): stri
 }
 
 /** Ids of every stored message, as the store holds them. */
-export function storedIds(dir: string): Set<string> {
+export async function storedIds(dir: string): Promise<Set<string>> {
   const ids = new Set<string>();
-  for (const inbox of readSnapshot(dir).inboxes) for (const { text } of inbox.lines) ids.add((JSON.parse(text) as { id: string }).id);
+  for (const inbox of (await readSnapshot(dir)).inboxes) for (const { text } of inbox.lines) ids.add((JSON.parse(text) as { id: string }).id);
   return ids;
 }

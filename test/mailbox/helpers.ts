@@ -14,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { runMain } from '../../src/cli/main.js';
 import { memoryIo } from '../../src/cli/io.js';
+import { freshDatabase } from '../attest/postgres.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 const MAIN = join(ROOT, 'src/cli/main.ts');
@@ -40,17 +41,29 @@ export interface TestMailbox {
   dir: string;
   keyPath: string;
   tokens: Record<string, string>;
+  /** PostgreSQL: the mailbox's own database. */
+  database?: string;
+  /** Drops what the mailbox holds outside its folder (a PostgreSQL mailbox's database). */
+  cleanup(): Promise<void>;
 }
 
-/** A fresh mailbox with `agents` registered, its key outside the directory. */
-export async function makeMailbox(agents: string[], options: { store?: 'jsonl' | 'sqlite'; alg?: string } = {}): Promise<TestMailbox> {
+export type TestStore = 'jsonl' | 'sqlite' | 'postgres';
+
+/** A fresh mailbox with `agents` registered, its key outside the directory; PostgreSQL: in a database of its own. */
+export async function makeMailbox(agents: string[], options: { store?: TestStore; alg?: string } = {}): Promise<TestMailbox> {
   const root = tempDir();
   const dir = join(root, 'mb');
   const keyPath = join(root, 'keys', 'mailbox.key');
-  await cli(['mailbox', 'init', dir, '--key', keyPath, '--store', options.store ?? 'jsonl', ...(options.alg ? ['--alg', options.alg] : [])]);
-  const tokens: Record<string, string> = {};
-  for (const name of agents) tokens[name] = JSON.parse((await cli(['mailbox', 'add-agent', dir, name, '--json'])).out).token;
-  return { dir, keyPath, tokens };
+  const db = options.store === 'postgres' ? await freshDatabase('mailbox') : undefined;
+  try {
+    await cli(['mailbox', 'init', dir, '--key', keyPath, '--store', db?.url ?? options.store ?? 'jsonl', ...(options.alg ? ['--alg', options.alg] : [])]);
+    const tokens: Record<string, string> = {};
+    for (const name of agents) tokens[name] = JSON.parse((await cli(['mailbox', 'add-agent', dir, name, '--json'])).out).token;
+    return { dir, keyPath, tokens, ...(db ? { database: db.url } : {}), cleanup: async () => db?.drop() };
+  } catch (error) {
+    await db?.drop();
+    throw error;
+  }
 }
 
 export interface Connected {
@@ -74,10 +87,13 @@ export interface HttpServerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `witness mailbox serve --http` and waits for the URL it prints. */
-export async function startHttp(dir: string, extra: string[] = []): Promise<HttpServerProcess> {
-  const [command, ...args] = witnessCommand();
-  const proc = spawn(command!, [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `witness mailbox serve --http` and waits for the URL it prints; `wrap` runs
+ * it inside another command (e.g. `ip netns exec NS`), with `env` added.
+ */
+export async function startHttp(dir: string, extra: string[] = [], options: { wrap?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<HttpServerProcess> {
+  const [command, ...args] = [...(options.wrap ?? []), ...witnessCommand()];
+  const proc = spawn(command!, [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => {
     err += d.toString();

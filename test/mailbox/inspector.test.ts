@@ -28,7 +28,7 @@ describe.skipIf(!hasInspector)('MCP Inspector CLI', () => {
   it('lists the five tools with their schemas over stdio', async () => {
     const mb = await makeMailbox(['alice', 'bob']);
     const out = inspector([...serve(mb.dir, 'alice'), '--method', 'tools/list']) as { tools: Array<{ name: string; outputSchema?: unknown }> };
-    expect(out.tools.map((t) => t.name).sort()).toEqual(['check_inbox', 'list_agents', 'send_message', 'wait_for_message', 'whoami']);
+    expect(out.tools.map((t) => t.name).sort()).toEqual(['ack_message', 'check_inbox', 'list_agents', 'message_status', 'send_message', 'wait_for_message', 'whoami']);
     expect(out.tools.every((t) => t.outputSchema)).toBe(true);
   }, 120_000);
 

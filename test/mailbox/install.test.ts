@@ -59,6 +59,15 @@ describe('mailbox install', () => {
     expect(readJson(join(project, '.mcp.json')).mcpServers['witness-mailbox'].type).toBe('stdio');
   });
 
+  it('claude --channel serves with --channel, prints the launch flag and the agents\' rules; other runtimes refuse it', async () => {
+    const { err } = await install('claude', ['--channel']);
+    const entry = readJson(join(project, '.mcp.json')).mcpServers['witness-mailbox'];
+    expect(entry.args).toContain('--channel');
+    expect(err).toMatch(/claude --dangerously-load-development-channels server:witness-mailbox/);
+    expect(err).toMatch(/never a similarly named built-in/);
+    expect((await install('qwen', ['--channel'], 2)).err).toMatch(/--channel is Claude Code's channel contract; qwen has none/);
+  });
+
   it('--dry-run prints the diff and writes nothing', async () => {
     const { out, err } = await install('claude', ['--dry-run']);
     expect(out).toMatch(/^\+\+\+ .*\.mcp\.json$/m);

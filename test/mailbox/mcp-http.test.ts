@@ -124,10 +124,23 @@ describe('mailbox over Streamable HTTP', () => {
       expect(replies[0]!.result.structuredContent).toEqual({ name: 'alice' });
     });
 
-    it('refuses GET (no SSE stream) with 405 and an Allow header', async () => {
-      const res = await fetch(server.url, { headers: await session() });
-      expect(res.status).toBe(405);
-      expect(res.headers.get('allow')).toBe('POST, DELETE');
+    it('GET opens the session\'s one event stream (SSE); a second is refused with 409, a GET without text/event-stream with 406, PUT with 405', async () => {
+      const headers = new Headers(await session());
+      const accepting = (accept: string) => {
+        const h = new Headers(headers);
+        h.set('accept', accept);
+        return h;
+      };
+      const controller = new AbortController();
+      const first = await fetch(server.url, { headers: accepting('text/event-stream'), signal: controller.signal });
+      expect(first.status).toBe(200);
+      expect(first.headers.get('content-type')).toBe('text/event-stream');
+      expect((await fetch(server.url, { headers: accepting('text/event-stream') })).status).toBe(409);
+      expect((await fetch(server.url, { headers: accepting('application/json') })).status).toBe(406);
+      const put = await fetch(server.url, { method: 'PUT', headers });
+      expect(put.status).toBe(405);
+      expect(put.headers.get('allow')).toBe('GET, POST, DELETE');
+      controller.abort();
     });
 
     it('DELETE ends the session; later requests in it get 404', async () => {

@@ -21,9 +21,9 @@ describe('mailbox over stdio', () => {
     await Promise.all([alice?.close(), bob?.close()]);
   });
 
-  it('lists five tools, each with an input schema, an output schema and annotations', async () => {
+  it('lists seven tools, each with an input schema, an output schema and annotations', async () => {
     const { tools } = await alice.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['check_inbox', 'list_agents', 'send_message', 'wait_for_message', 'whoami']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['ack_message', 'check_inbox', 'list_agents', 'message_status', 'send_message', 'wait_for_message', 'whoami']);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
@@ -111,7 +111,7 @@ describe('mailbox over stdio with --tool-prefix', () => {
     const c = await stdioClient(mb.dir, 'a1', ['--tool-prefix', 'mailbox_']);
     try {
       const { tools } = await c.client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['mailbox_check_inbox', 'mailbox_list_agents', 'mailbox_send_message', 'mailbox_wait_for_message', 'mailbox_whoami']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['mailbox_ack_message', 'mailbox_check_inbox', 'mailbox_list_agents', 'mailbox_message_status', 'mailbox_send_message', 'mailbox_wait_for_message', 'mailbox_whoami']);
       expect(await call(c.client, 'mailbox_whoami')).toEqual({ name: 'a1' });
       // MCP 2025-11-25: an unknown tool is a protocol error (-32602), not a tool result.
       await expect(c.client.callTool({ name: 'send_message', arguments: { to: 'a2', body: 'x' } })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/Unknown tool "send_message"\. This server's tools: mailbox_whoami/) });

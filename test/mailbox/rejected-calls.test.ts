@@ -114,7 +114,7 @@ describe('calls that name no tool of this server', () => {
   it('an unknown tool is a -32602 protocol error, logged as unknown_tool with the name', async () => {
     const { text, receipt, protocolError } = await rejectedWithReceipt({ name: 'delete_everything', arguments: {} });
     expect(protocolError).toBe(-32602);
-    expect(text).toMatch(/Unknown tool "delete_everything"\. This server's tools: whoami, list_agents, send_message, check_inbox, wait_for_message\./);
+    expect(text).toMatch(/Unknown tool "delete_everything"\. This server's tools: whoami, list_agents, send_message, check_inbox, wait_for_message, message_status, ack_message\./);
     expect(receipt).toMatchObject({ tool: 'unknown_tool', error: { code: 'NOT_FOUND' } });
   });
 
@@ -165,6 +165,6 @@ describe('after every rejection', () => {
   });
 
   it('other unknown methods are still "Method not found" (-32601)', async () => {
-    await expect(client.request({ method: 'resources/list' } as { method: 'resources/list' }, CallToolResultSchema)).rejects.toMatchObject({ code: -32601 });
+    await expect(client.request({ method: 'prompts/list' } as { method: 'prompts/list' }, CallToolResultSchema)).rejects.toMatchObject({ code: -32601 });
   });
 });

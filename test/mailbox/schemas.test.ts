@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/mailbox/index.js';
-import { cli, makeMailbox, ROOT } from './helpers.js';
+import { cli, makeMailbox, ROOT, tempDir } from './helpers.js';
 
 const schema = (name: string) => JSON.parse(readFileSync(join(ROOT, 'docs', 'schemas', `mailbox-${name}.schema.json`), 'utf8')) as object;
 const ajv = new Ajv2020({ allErrors: true, strict: false });
@@ -61,4 +61,22 @@ describe('documented file formats', async () => {
     for (const variant of ['jsonl-ed25519', 'jsonl-hmac']) for (const l of jsonl(join(fixtures, variant, 'mailbox', 'calls.jsonl'))) expectValid('call', l);
   });
   it('verify --json output matches mailbox-verify-report.schema.json', async () => expectValid('verify-report', JSON.parse((await cli(['mailbox', 'verify', mb.dir, '--json'])).out)));
+  it('every line of an export matches mailbox-export.schema.json', async () => {
+    const out = join(tempDir(), 'export.jsonl');
+    await cli(['mailbox', 'export', mb.dir, '--out', out]);
+    const lines = jsonl(out);
+    expect(lines.length).toBeGreaterThan(8);
+    for (const l of lines) expectValid('export', l);
+  });
+  it('a PostgreSQL mailbox\'s mailbox.json matches mailbox-config.schema.json, and its database field is only allowed there', async () => {
+    const pg = await makeMailbox([], { store: 'postgres' });
+    try {
+      const config = JSON.parse(readFileSync(join(pg.dir, 'mailbox.json'), 'utf8')) as Record<string, unknown>;
+      expectValid('config', config);
+      expect(ajv.compile(schema('config'))({ ...config, store: 'jsonl' })).toBe(false);
+      expect(ajv.compile(schema('config'))({ ...config, database: undefined })).toBe(false);
+    } finally {
+      await pg.cleanup();
+    }
+  });
 });

@@ -1,27 +1,31 @@
 /**
- * One behavioural suite for every MailboxStore implementation (JSONL files and
- * SQLite), run against real stores on a real disk. `store.test.ts` runs it once per
- * kind.
+ * One behavioural suite for every MailboxStore implementation (JSONL files, SQLite
+ * and PostgreSQL), run against real stores on a real disk and a real database
+ * server. `store.test.ts` runs it once per kind.
  */
 import { describe, expect, it } from 'vitest';
 import { isWitnessError } from '../../src/core/errors.js';
 import { openStore, verifyMailbox } from '../../src/mailbox/index.js';
 import type { MailboxStore } from '../../src/mailbox/store/types.js';
-import { makeMailbox } from './helpers.js';
+import { makeMailbox, type TestStore } from './helpers.js';
 
 const fetchOpts = (limit = 20, peek = false) => ({ limit, peek, tool: 'check_inbox' as const });
 
-async function withStore(kind: 'jsonl' | 'sqlite', agents: string[], fn: (store: MailboxStore, dir: string, keyPath: string) => Promise<void>): Promise<void> {
+async function withStore(kind: TestStore, agents: string[], fn: (store: MailboxStore, dir: string, keyPath: string) => Promise<void>): Promise<void> {
   const mb = await makeMailbox(agents, { store: kind });
-  const store = await openStore(mb.dir, { keyPath: mb.keyPath });
   try {
-    await fn(store, mb.dir, mb.keyPath);
+    const store = await openStore(mb.dir, { keyPath: mb.keyPath });
+    try {
+      await fn(store, mb.dir, mb.keyPath);
+    } finally {
+      await store.close();
+    }
   } finally {
-    await store.close();
+    await mb.cleanup();
   }
 }
 
-export function runStoreSuite(kind: 'jsonl' | 'sqlite'): void {
+export function runStoreSuite(kind: TestStore): void {
   describe(`${kind} store`, () => {
     it('delivers a sent message once, oldest first, with its sender and time', async () => {
       await withStore(kind, ['a', 'b'], async (store) => {
@@ -130,6 +134,61 @@ export function runStoreSuite(kind: 'jsonl' | 'sqlite'): void {
         } finally {
           await reopened.close();
         }
+      });
+    });
+
+    it('a message goes stored → read → acknowledged, each state from its genuine receipt; a second ack keeps the first', async () => {
+      await withStore(kind, ['a', 'b'], async (store, dir) => {
+        const sent = await store.send('a', { to: 'b', body: 'do the thing' });
+        expect(await store.status(sent.id)).toMatchObject({ id: sent.id, from: 'a', to: 'b', state: 'stored' });
+        await store.fetch('a', fetchOpts()); // another agent's read shows nothing of it
+        expect((await store.status(sent.id))?.state).toBe('stored');
+        await store.fetch('b', fetchOpts(20, true)); // a peek shows it to the recipient: read
+        const read = await store.status(sent.id);
+        expect(read?.state).toBe('read');
+        await store.fetch('b', fetchOpts());
+        expect((await store.status(sent.id))?.read).toEqual(read?.read); // the first read is the one that counts
+        expect(read?.read?.line).toBeDefined(); // a read of this message alone: its line is shown
+        expect(await store.acknowledged('b', [sent.id])).toEqual(new Set());
+        const ack = await store.ack('b', sent.id, 'done ✓');
+        expect(ack).toMatchObject({ id: sent.id, reply: 'done ✓', deduplicated: false });
+        expect(await store.ack('b', sent.id, 'again')).toMatchObject({ id: sent.id, acknowledged_at: ack.acknowledged_at, reply: 'done ✓', deduplicated: true });
+        const status = await store.status(sent.id);
+        expect(status).toMatchObject({ state: 'acknowledged', acknowledged: { reply: 'done ✓', at: ack.acknowledged_at } });
+        expect(status!.stored.seq < status!.read!.seq && status!.read!.seq < status!.acknowledged!.seq).toBe(true);
+        expect(await store.acknowledged('b', [sent.id, 'msg_other'])).toEqual(new Set([sent.id]));
+        expect(await store.acknowledged('a', [sent.id])).toEqual(new Set()); // the sender did not acknowledge it
+        expect((await verifyMailbox(dir)).problems).toEqual([]);
+      });
+    });
+
+    it('only the recipient acknowledges, and only a message it received; a refusal stores nothing', async () => {
+      await withStore(kind, ['a', 'b', 'c'], async (store) => {
+        const sent = await store.send('a', { to: 'b', body: 'for b' });
+        for (const [agent, id] of [['c', sent.id], ['a', sent.id], ['b', 'msg_00000000-0000-0000-0000-000000000000']] as const) {
+          const error = await store.ack(agent, id).catch((e: unknown) => e);
+          expect(isWitnessError(error, 'NOT_FOUND') && error.message).toMatch(/is not a message you received/);
+        }
+        expect((await store.status(sent.id))?.state).toBe('stored');
+      });
+    });
+
+    it('a reply joins its parent\'s thread; reply_to must be a message the sender received; a thread read returns the conversation and moves nothing', async () => {
+      await withStore(kind, ['a', 'b'], async (store, dir) => {
+        const first = await store.send('a', { to: 'b', body: 'question' });
+        expect(first.thread).toBe(first.id);
+        const other = await store.send('a', { to: 'b', body: 'unrelated' });
+        const reply = await store.send('b', { to: 'a', body: 'answer', replyTo: first.id });
+        expect(reply.thread).toBe(first.id);
+        const again = await store.send('a', { to: 'b', body: 'follow-up', replyTo: reply.id });
+        expect(again.thread).toBe(first.id);
+        const error = await store.send('a', { to: 'b', body: 'x', replyTo: first.id }).catch((e: unknown) => e); // a sent it, did not receive it
+        expect(isWitnessError(error, 'NOT_FOUND') && error.message).toMatch(/reply_to .* is not a message you received/);
+        const thread = await store.fetch('b', { ...fetchOpts(), thread: first.id });
+        expect(thread.map((m) => m.body)).toEqual(['question', 'follow-up']);
+        expect(thread[1]).toMatchObject({ reply_to: reply.id, thread: first.id });
+        expect((await store.fetch('b', fetchOpts())).map((m) => m.id)).toEqual([first.id, other.id, again.id]); // nothing was marked read
+        expect((await verifyMailbox(dir)).problems).toEqual([]);
       });
     });
 

@@ -7,7 +7,7 @@ import { appendFileSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/mailbox/call-log.js';
-import { openStore, tailMailbox } from '../../src/mailbox/index.js';
+import { formatMessage, openStore, tailMailbox } from '../../src/mailbox/index.js';
 import { makeMailbox, waitFor } from './helpers.js';
 
 describe('tail', () => {
@@ -56,5 +56,14 @@ describe('tail', () => {
       await tail;
       await store.close();
     }
+  });
+});
+
+describe('formatMessage', () => {
+  it('shows a reply\'s parent and thread by the ends of their ids, and nothing extra for a first message', () => {
+    const first = { id: 'msg_00000000-0000-0000-0000-00000000aaaa', from: 'a', to: 'b', body: 'lunch?', sent_at: 't1', thread: 'msg_00000000-0000-0000-0000-00000000aaaa' };
+    const reply = { id: 'msg_00000000-0000-0000-0000-00000000bbbb', from: 'b', to: 'a', body: 'yes', sent_at: 't2', thread: first.id, reply_to: first.id };
+    expect(formatMessage(first)).toBe('t1  a → b  lunch?');
+    expect(formatMessage(reply)).toBe('t2  b → a  [re …0000aaaa, thread …0000aaaa]  yes');
   });
 });

@@ -19,6 +19,8 @@ describe.skipIf(!OPENCODE)('witness probe opencode', () => {
       const { code, report } = await probeWith('opencode', OPENCODE!, mailboxModel('mcp'), ['--check', check]);
       expect(verdicts(report)).toEqual({ [check]: 'pass' });
       expect(report.preflight.connection.status).toBe('connected');
+      expect(report.preflight.shadowing).toMatchObject({ source: 'runtime', clashes: [] });
+      expect(report.preflight.shadowing.builtins).toContain('bash');
       expect(code).toBe(0);
     }, PROBE_TEST_MS);
   }

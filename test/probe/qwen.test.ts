@@ -12,10 +12,16 @@ const QWEN = binOrWarn('qwen');
 
 describe.skipIf(!QWEN)('witness probe qwen', () => {
   // One probe per check keeps each test under a minute on a loaded 2-core machine.
-  it('passes the send check when the model calls the mailbox through MCP, with no shadowing warning under --tool-prefix mailbox_', async () => {
+  it('passes the send check when the model calls the mailbox through MCP under --tool-prefix mailbox_, still warning of the look-alike built-ins', async () => {
     const { code, report } = await probeWith('qwen', QWEN!, mailboxModel('mcp', { prefix: 'mailbox_' }), ['--tool-prefix', 'mailbox_', '--check', 'send']);
     expect(verdicts(report)).toEqual({ send: 'pass' });
-    expect(report.preflight.warnings).toEqual([]);
+    // Qwen Code's own list, asked in the preflight: its send_message names the same action as mailbox_send_message.
+    expect(report.preflight.shadowing.source).toBe('runtime');
+    expect(report.preflight.shadowing.clashes.map((c) => [c.tool, c.shadows, c.same_name])).toEqual([
+      ['list_agents', 'mailbox_list_agents', false],
+      ['send_message', 'mailbox_send_message', false],
+    ]);
+    expect(report.preflight.warnings).toEqual([expect.stringMatching(/in another spelling: list_agents \(≈ mailbox_list_agents\), send_message \(≈ mailbox_send_message\)/)]);
     expect(report.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(code).toBe(0);
   }, PROBE_TEST_MS);
@@ -39,7 +45,9 @@ describe.skipIf(!QWEN)('witness probe qwen', () => {
     expect(send.evidence.inbox).toEqual([]);
     expect(send.evidence.receipts.filter((r) => r.tool === 'send_message')).toEqual([]);
     expect(send.evidence.output_excerpt).toMatch(/Delivery confirmed/);
-    expect(report.preflight.warnings.join(' ')).toMatch(/built-in tools named send_message, list_agents.*--tool-prefix/);
+    expect(report.preflight.warnings.join(' ')).toMatch(/built-in tools named list_agents, send_message.*--tool-prefix mailbox_/);
+    expect(report.preflight.shadowing.source).toBe('runtime');
+    expect(send.reason).toMatch(/note: built-in list_agents \(≈ list_agents\), send_message \(≈ send_message\) shadow mailbox tools \(in the runtime's own tool list/);
     expect(code).toBe(1);
   }, PROBE_TEST_MS);
 

@@ -1,7 +1,7 @@
 /**
  * docs/schemas/probe-report.schema.json describes what `witness probe --json`
- * prints: a passing report, a report with failures and their evidence, and a
- * report blocked at preflight all validate.
+ * prints: a passing report, a report with failures and their evidence, one with
+ * shadowing built-ins, and a report blocked at preflight all validate.
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -18,10 +18,11 @@ it('probe reports â€” passing, failing with evidence, and blocked at preflight â
   const reports = [
     await runProbe({ runtime: 'reference', serverCommand, checks: ['send'] }),
     await runProbe({ runtime: 'log-forger', serverCommand, checks: ['send'], keep: true }),
+    await runProbe({ runtime: 'builtin-sender', serverCommand, checks: ['send'] }),
     await runProbe({ runtime: 'claude', serverCommand, bin: '/nonexistent/claude' }),
   ];
   rmSync(reports[1]!.workspace!, { recursive: true, force: true });
-  expect(reports.map((r) => r.checks.map((c) => c.verdict).join())).toEqual(['pass', 'fail', 'undecided,undecided,undecided']);
+  expect(reports.map((r) => r.checks.map((c) => c.verdict).join())).toEqual(['pass', 'fail', 'fail', 'undecided,undecided,undecided']);
   for (const r of reports) {
     const report = JSON.parse(JSON.stringify(r)) as unknown;
     expect(validate(report) ? [] : validate.errors).toEqual([]);

@@ -57,6 +57,19 @@ export const SCENARIOS: Record<string, 'applies' | string> = {
   'prompts-get-with-image': 'no prompts capability',
 };
 
+const EVERYTHING_RESOURCE = "reads or subscribes to a test:// resource of the reference 'everything' server; the mailbox offers only mailbox://inbox (its read and subscribe are tested in test/mailbox/push.test.ts)";
+
+/** The mailbox's table: it has resources (mailbox://inbox, with subscriptions) since issue 17. */
+export const MAILBOX_SCENARIOS: Record<string, 'applies' | string> = {
+  ...SCENARIOS,
+  'resources-list': 'applies',
+  'resources-read-text': EVERYTHING_RESOURCE,
+  'resources-read-binary': EVERYTHING_RESOURCE,
+  'resources-templates-read': `${EVERYTHING_RESOURCE}; the mailbox has no resource templates`,
+  'resources-subscribe': EVERYTHING_RESOURCE,
+  'resources-unsubscribe': EVERYTHING_RESOURCE,
+};
+
 export interface Check {
   id: string;
   status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';

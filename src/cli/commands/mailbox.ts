@@ -21,6 +21,9 @@ import { hostName, portNumber, wholeNumber } from '../args.js';
 import { parseCommandArray, selfCommand } from '../self-command.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { untilStopped } from '../signals.js';
+import { storeOption } from './mailbox-store.js';
+import { formatExplanation, statusCommand } from './mailbox-status.js';
+import { exportCommand, importCommand } from './mailbox-transfer.js';
 
 export function mailboxCommand(ctx: CliContext): Command {
   return new Command('mailbox')
@@ -33,22 +36,26 @@ export function mailboxCommand(ctx: CliContext): Command {
     .addCommand(_verify(ctx))
     .addCommand(_install(ctx))
     .addCommand(_tail(ctx))
-    .addCommand(_recover(ctx));
+    .addCommand(_recover(ctx))
+    .addCommand(statusCommand(ctx))
+    .addCommand(exportCommand(ctx))
+    .addCommand(importCommand(ctx));
 }
 
 function _init(ctx: CliContext): Command {
   return new Command('init')
-    .description('Create an empty mailbox in DIR and the server\'s signing key (mode 0600; by default under $XDG_CONFIG_HOME/witness/keys, outside DIR, where agents are not pointed).')
+    .description('Create an empty mailbox in DIR and the server\'s signing key (mode 0600; by default under $XDG_CONFIG_HOME/witness/keys, outside DIR, where agents are not pointed). With --store postgres://… the messages, agents and call log live in that database, which every server of the mailbox, on any host, shares; DIR then holds only mailbox.json.')
     .argument('<dir>', 'mailbox folder')
     .option('--key <path>', 'where to create the signing key')
-    .addOption(new Option('--store <kind>', 'storage').choices(['jsonl', 'sqlite']).default('jsonl'))
+    .option('--store <store>', 'jsonl, sqlite, a PostgreSQL URL (postgres://USER@HOST/DB, no password), or postgres for the URL in WITNESS_DATABASE_URL', 'jsonl')
     .addOption(new Option('--alg <alg>', 'receipt algorithm').choices(['ed25519', 'hmac-sha256']).default('ed25519'))
     .option('--json', 'print the result as JSON')
-    .addHelpText('after', '\nExample:\n  $ witness mailbox init ./mb --store sqlite --key ./secrets/mailbox.key')
-    .action((dir: string, o: { key?: string; store: 'jsonl' | 'sqlite'; alg: 'ed25519' | 'hmac-sha256'; json?: boolean }) => {
-      const { config } = initMailbox(resolvePath(ctx, dir), { store: o.store, alg: o.alg, ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}) });
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox init ./mb --store sqlite --key ./secrets/mailbox.key\n  $ witness mailbox init ./mb --store postgres:///witness     # one database per mailbox')
+    .action(async (dir: string, o: { key?: string; store: string; alg: 'ed25519' | 'hmac-sha256'; json?: boolean }) => {
+      const { config } = await initMailbox(resolvePath(ctx, dir), { ...storeOption(o.store), alg: o.alg, ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}) });
       if (o.json) return ctx.io.stdout(`${JSON.stringify(config, null, 2)}\n`);
-      ctx.io.stdout(`Created mailbox ${resolvePath(ctx, dir)} (${config.store}); receipts signed with ${config.signing.alg} key ${config.signing.kid}\nKey file: ${config.signing.key_path} (keep it away from agents)\n`);
+      const where = config.store === 'postgres' ? `postgres, database ${config.database === 'postgres' ? '$WITNESS_DATABASE_URL' : config.database}` : config.store;
+      ctx.io.stdout(`Created mailbox ${resolvePath(ctx, dir)} (${where}); receipts signed with ${config.signing.alg} key ${config.signing.kid}\nKey file: ${config.signing.key_path} (keep it away from agents)\n`);
     });
 }
 
@@ -76,7 +83,7 @@ interface ServeOptions {
   port: number;
   toolPrefix: string;
   key?: string;
-  store?: 'jsonl' | 'sqlite';
+  store?: string;
   maxBodyBytes?: string;
   rateLimit?: string;
   maxUnreadMessages?: string;
@@ -84,6 +91,7 @@ interface ServeOptions {
   maxRequestBytes?: number;
   allowOrigin: string[];
   allowedHost: string[];
+  channel?: boolean;
 }
 
 function _serve(ctx: CliContext): Command {
@@ -97,7 +105,7 @@ function _serve(ctx: CliContext): Command {
     .option('--port <port>', 'HTTP port (0: any free port)', portNumber, 0)
     .option('--tool-prefix <prefix>', 'prefix every tool name (e.g. mailbox_) to avoid runtimes\' built-ins', '')
     .option('--key <path>', 'signing key file (default: the one mailbox.json names)')
-    .addOption(new Option('--store <kind>', 'must match the mailbox').choices(['jsonl', 'sqlite']))
+    .option('--store <kind>', 'jsonl, sqlite or postgres: must match the mailbox')
     .option('--max-body-bytes <n>', 'largest message body in bytes (default 65536)')
     .option('--rate-limit <n>', 'sends per minute per agent, 0 for none (default 600)')
     .option('--max-unread-messages <n>', 'unread messages one recipient may hold before sends to it are refused, 0 for no limit (default 10000)')
@@ -105,13 +113,14 @@ function _serve(ctx: CliContext): Command {
     .option('--max-request-bytes <n>', 'HTTP: largest request body in bytes; a larger one gets a JSON 413 (default 1048576: 1 MiB)', wholeNumber(1))
     .option('--allow-origin <origin>', 'HTTP: also allow this Origin (repeatable)', collect, [])
     .option('--allowed-host <host>', 'HTTP: allowed Host names when binding beyond loopback (repeatable)', collect, [])
-    .addHelpText('after', '\nExamples:\n  $ witness mailbox serve --dir ./mb --agent alice --tool-prefix mailbox_\n  $ witness mailbox serve --dir ./mb --http --port 8765     # prints the URL on stderr')
+    .option('--channel', 'push each new message from a registered agent into the session as a Claude Code channel event (notifications/claude/channel)')
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox serve --dir ./mb --agent alice --tool-prefix mailbox_\n  $ witness mailbox serve --dir ./mb --http --port 8765     # prints the URL on stderr\n  $ witness mailbox serve --dir ./mb --agent alice --channel  # for Claude Code: see `witness mailbox install claude --channel`')
     .action(async (o: ServeOptions) => {
       const agent = o.agent ?? process.env.WITNESS_MAILBOX_AGENT;
       if (!o.http && !agent) throw new WitnessError('USAGE', 'Say who this stdio server acts for with --agent NAME (or WITNESS_MAILBOX_AGENT), or serve many agents with --http.');
       if (o.http && o.agent) throw new WitnessError('USAGE', 'Use either --agent (stdio, one agent) or --http (agents identified by their tokens), not both.');
       if (!o.http && o.maxRequestBytes !== undefined) throw new WitnessError('USAGE', '--max-request-bytes limits HTTP request bodies; add --http, or drop it (stdio has no request body).');
-      const runtime = await createRuntime({ dir: resolvePath(ctx, o.dir), prefix: o.toolPrefix, limits: _limits(o), ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.store ? { store: o.store } : {}) });
+      const runtime = await createRuntime({ dir: resolvePath(ctx, o.dir), prefix: o.toolPrefix, limits: _limits(o), ...(o.channel ? { channel: true } : {}), ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.store ? { store: storeOption(o.store).store } : {}) });
       recoverMailbox(runtime.store.dir);
       if (!o.http) {
         await assertRegistered(runtime, agent!);
@@ -153,13 +162,16 @@ function _verify(ctx: CliContext): Command {
     .argument('<dir>', 'mailbox folder')
     .option('--key <path>', 'key file to check receipts with')
     .option('--public-key <base64url>', 'pin the Ed25519 public key instead of trusting any file')
+    .option('--explain <id>', 'also trace one message: where it is stored and every receipt that names it')
     .option('--json', 'print the report as JSON')
-    .addHelpText('after', '\nExample:\n  $ witness mailbox verify ./mb --json | jq ".problems"')
-    .action(async (dir: string, o: { key?: string; publicKey?: string; json?: boolean }) => {
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox verify ./mb --json | jq ".problems"\n  $ witness mailbox verify ./mb --explain msg_0b9c…')
+    .action(async (dir: string, o: { key?: string; publicKey?: string; explain?: string; json?: boolean }) => {
       if (o.key !== undefined && o.publicKey !== undefined) throw new WitnessError('USAGE', 'Give either --key or --public-key, not both: receipts are checked with one key.');
-      const report = await verifyMailbox(resolvePath(ctx, dir), { ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.publicKey !== undefined ? { publicKey: o.publicKey } : {}) });
+      if (o.explain !== undefined && o.explain.trim() === '') throw new WitnessError('USAGE', '--explain is empty; give a message id (msg_…).');
+      const report = await verifyMailbox(resolvePath(ctx, dir), { ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.publicKey !== undefined ? { publicKey: o.publicKey } : {}), ...(o.explain !== undefined ? { explain: o.explain } : {}) });
       if (!report.ok) ctx.exitCode = 1;
       if (o.json) return ctx.io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+      if (report.explain) ctx.io.stdout(`${formatExplanation(report.explain)}\n`);
       for (const p of report.problems) ctx.io.stdout(`${p.file}:${p.line}: ${p.kind}: ${p.message}\n`);
       for (const w of report.warnings) ctx.io.stderr(`warning: ${w}\n`);
       ctx.io.stdout(`${report.ok ? 'OK' : 'FAILED'}: ${report.calls} call receipts, ${report.messages} messages, ${report.problems.length} problem(s); key ${report.key.kid} (${report.key.source})\n`);
@@ -179,10 +191,11 @@ function _install(ctx: CliContext): Command {
     .option('--key <path>', 'signing key file, if not where mailbox.json says')
     .option('--server-command <json>', 'how to start witness, as a JSON array (default: this witness)')
     .option('--force', 'replace an existing entry with the same name')
+    .option('--channel', 'claude only: push new mail into the session as channel events (prints the launch flag)')
     .option('--dry-run', 'print the diff without writing')
     .option('--json', 'print the result as JSON')
-    .addHelpText('after', '\nExamples:\n  $ witness mailbox install opencode --dir ./mb --agent alice --dry-run\n  $ witness mailbox install qwen --dir ./mb --agent bob --scope user')
-    .action((runtime: Runtime, o: { dir: string; agent: string; project?: string; scope: 'project' | 'user'; name: string; toolPrefix: string; key?: string; serverCommand?: string; force?: boolean; dryRun?: boolean; json?: boolean }) => {
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox install opencode --dir ./mb --agent alice --dry-run\n  $ witness mailbox install qwen --dir ./mb --agent bob --scope user\n  $ witness mailbox install claude --dir ./mb --agent carol --channel')
+    .action((runtime: Runtime, o: { dir: string; agent: string; project?: string; scope: 'project' | 'user'; name: string; toolPrefix: string; key?: string; serverCommand?: string; force?: boolean; channel?: boolean; dryRun?: boolean; json?: boolean }) => {
       const result = installMailbox({
         runtime,
         dir: resolvePath(ctx, o.dir),
@@ -194,6 +207,7 @@ function _install(ctx: CliContext): Command {
         serverCommand: o.serverCommand ? parseCommandArray(o.serverCommand) : selfCommand(),
         ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}),
         ...(o.force ? { force: true } : {}),
+        ...(o.channel ? { channel: true } : {}),
         ...(o.dryRun ? { dryRun: true } : {}),
       });
       if (o.json) return ctx.io.stdout(`${JSON.stringify(result, null, 2)}\n`);

@@ -28,7 +28,7 @@ export function probeCommand(ctx: CliContext): Command {
   return new Command('probe')
     .summary('check that agent messaging really works in a runtime, from records, not from the agent\'s word')
     .description(
-      'Registers a fresh mailbox in RUNTIME inside a temporary project and HOME (your own config is never touched), checks that the runtime connects to it, then runs three checks: send (the agent sends a canary to a peer), receive (a peer sends a canary; the agent must read and print it) and control (nothing sent; no canary may appear). Verdicts come from the inboxes and the signed call log: pass, fail or undecided (never counted as a pass).',
+      'Registers a fresh mailbox in RUNTIME inside a temporary project and HOME (your own config is never touched), checks that the runtime connects to it, then runs three checks: send (the agent sends a canary to a peer), receive (a peer sends a canary; the agent must read and print it) and control (nothing sent; no canary may appear). Verdicts come from the inboxes and the signed call log: pass, fail or undecided (never counted as a pass). The preflight lists the runtime\'s own tools (asked of the runtime where it can, else a table of known built-ins) and names each built-in that shadows a mailbox tool in any spelling (send_message, SendMessage, mailbox_send…).',
     )
     .addArgument(new Command().createArgument('<runtime>', PROBE_TARGETS.join(' | ')).argParser(_runtime))
     .option('--model-endpoint <url>', 'an OpenAI-compatible endpoint (…/v1) for the runtime\'s model')
@@ -43,7 +43,7 @@ export function probeCommand(ctx: CliContext): Command {
     .option('--keep', 'keep the temporary workspace (mailbox, config, logs) and print where it is')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ witness probe reference                          # the built-in agent that does it right: all pass\n  $ witness probe liar                               # an adversary: the probe must not pass it\n  $ witness probe qwen --model-endpoint http://127.0.0.1:8000/v1 --model qwen3-coder\n  $ witness probe qwen --tool-prefix mailbox_ --model-endpoint http://127.0.0.1:8000/v1 --model qwen3-coder\n  $ witness probe opencode --model anthropic/claude-sonnet-4 --json > probe.json\n  $ witness probe command --template \'mycli --prompt {prompt}\' --check send',
+      '\nExamples:\n  $ witness probe reference                          # the built-in agent that does it right: all pass\n  $ witness probe liar                               # an adversary: the probe must not pass it\n  $ witness probe builtin-sender                     # sends with its own SendMessage: caught, and named as shadowing\n  $ witness probe qwen --model-endpoint http://127.0.0.1:8000/v1 --model qwen3-coder\n  $ witness probe qwen --tool-prefix mailbox_ --model-endpoint http://127.0.0.1:8000/v1 --model qwen3-coder\n  $ witness probe opencode --model anthropic/claude-sonnet-4 --json > probe.json\n  $ witness probe command --template \'mycli --prompt {prompt}\' --check send',
     )
     .action(async (runtime: string, o: ProbeFlags) => {
       if (o.modelEndpoint !== undefined && !/^https?:\/\/\S+$/.test(o.modelEndpoint)) throw new WitnessError('USAGE', `--model-endpoint must be an http(s) URL such as http://127.0.0.1:8000/v1; got ${JSON.stringify(o.modelEndpoint)}.`);

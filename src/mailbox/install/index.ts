@@ -15,7 +15,10 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
+import { DATABASE_URL_ENV } from '../../attest/postgres.js';
+import { readConfig } from '../config.js';
 import { assertAgentName } from '../names.js';
+import { INSTRUCTIONS } from '../instructions.js';
 import { lineDiff } from './diff.js';
 
 export const RUNTIMES = ['opencode', 'qwen', 'openhands', 'claude'] as const;
@@ -38,6 +41,8 @@ export interface InstallOptions {
   serverCommand: string[];
   dryRun?: boolean;
   force?: boolean;
+  /** Claude Code only: serve with `--channel` (new mail pushed into the session as channel events). */
+  channel?: boolean;
 }
 
 export interface InstallResult {
@@ -50,11 +55,12 @@ export interface InstallResult {
 
 export function installMailbox(options: InstallOptions): InstallResult {
   assertAgentName(options.agent);
+  if (options.channel && options.runtime !== 'claude') throw new WitnessError('USAGE', `--channel is Claude Code's channel contract; ${options.runtime} has none. Drop --channel (the inbox resource with subscriptions works in any MCP client).`);
   const name = options.name ?? 'witness-mailbox';
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new WitnessError('USAGE', `--name ${JSON.stringify(name)} must be letters, digits, "_" or "-".`);
   const [command, ...pre] = options.serverCommand;
   if (!command) throw new WitnessError('USAGE', 'The server command is empty; pass --server-command \'["witness"]\'.');
-  const args = [...pre, 'mailbox', 'serve', '--dir', resolve(options.dir), '--agent', options.agent, '--tool-prefix', options.toolPrefix ?? 'mailbox_', ...(options.keyPath ? ['--key', resolve(options.keyPath)] : [])];
+  const args = [...pre, 'mailbox', 'serve', '--dir', resolve(options.dir), '--agent', options.agent, '--tool-prefix', options.toolPrefix ?? 'mailbox_', ...(options.keyPath ? ['--key', resolve(options.keyPath)] : []), ...(options.channel ? ['--channel'] : [])];
   if (existsSync(options.project) && !statSync(options.project).isDirectory()) throw new WitnessError('USAGE', `--project ${options.project} is not a folder; give the project's folder.`);
   const file = configFile(options);
   const { key, entry } = _entry(options.runtime, command, args);
@@ -72,9 +78,21 @@ export function installMailbox(options: InstallOptions): InstallResult {
   }
   const after = `${JSON.stringify({ ...config, [key]: { ...section, [name]: entry } }, null, 2)}\n`;
   const diff = lineDiff(before, after, file);
+  if (options.channel) notes.push(`Start Claude Code with: claude --dangerously-load-development-channels server:${name}  (channels are a research preview of Claude Code 2.1.80+, need a claude.ai login, and a server not on Anthropic's approved list is loaded with this flag; approved channels use --channels).`);
+  notes.push(`Tell the agent (if its runtime does not show MCP server instructions): ${INSTRUCTIONS}`);
+  if (_databaseFromEnvironment(options.dir)) notes.push(`This mailbox reads its database URL from ${DATABASE_URL_ENV}: set it in the environment the runtime starts servers with (it is not written into ${file}, which the agent can read).`);
   if (options.runtime === 'qwen' && (options.scope ?? 'project') === 'project') notes.push(`Qwen Code asks before it trusts a project's servers: run \`qwen mcp approve ${name}\` in ${options.project} (or use --scope user).`);
   if (!options.dryRun) _writeAtomic(file, after);
   return { file, changed: true, diff, written: !options.dryRun, notes };
+}
+
+/** A PostgreSQL mailbox whose URL is the environment's, not mailbox.json's. */
+function _databaseFromEnvironment(dir: string): boolean {
+  try {
+    return readConfig(dir).database === 'postgres';
+  } catch {
+    return false; // not a mailbox (yet): the server says so when it starts
+  }
 }
 
 export function configFile(options: Pick<InstallOptions, 'runtime' | 'project' | 'home' | 'scope'>): string {

@@ -8,7 +8,7 @@ import type { Message, ToolName } from '../call-log.js';
 import { type AgentEntry, agentsStamp, readAgents } from '../config.js';
 import { GroupCommitter, type Pending } from './group-commit.js';
 import type * as ops from './ops.js';
-import type { CallOutcome, FetchOptions, SendResult } from './types.js';
+import type { AckResult, CallOutcome, FetchOptions, SendInput, SendResult } from './types.js';
 
 export abstract class CommittingStore {
   /** The list as last read; `commit` refreshes it with `agents()` before applying a group. */
@@ -35,12 +35,16 @@ export abstract class CommittingStore {
     return this.agentList;
   }
 
-  send(from: string, input: { to: string; body: string; idempotencyKey?: string }): Promise<SendResult> {
+  send(from: string, input: SendInput): Promise<SendResult> {
     return this.committer.submit({ kind: 'send', from, input }) as Promise<SendResult>;
   }
 
   fetch(agent: string, options: FetchOptions): Promise<Message[]> {
     return this.committer.submit({ kind: 'fetch', agent, options }) as Promise<Message[]>;
+  }
+
+  ack(agent: string, id: string, reply?: string): Promise<AckResult> {
+    return this.committer.submit({ kind: 'ack', agent, id, ...(reply !== undefined ? { reply } : {}) }) as Promise<AckResult>;
   }
 
   async record(agent: string, tool: ToolName, outcome: CallOutcome): Promise<void> {

@@ -1,7 +1,7 @@
 /**
  * @module
- * Opening a mailbox's store, whichever kind `mailbox.json` names, and reading a
- * snapshot of it for verification.
+ * Opening a mailbox's store, whichever kind `mailbox.json` names (JSONL files,
+ * SQLite, PostgreSQL), and reading a snapshot of it for verification.
  */
 import { WitnessError } from '../../core/errors.js';
 import { loadKey, readConfig, type StoreKind } from '../config.js';
@@ -9,6 +9,7 @@ import { signerFor } from '../../attest/signature.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { JsonlStore } from './jsonl.js';
 import type { Quota } from './quota.js';
+import { PostgresStore } from './postgres.js';
 import { SqliteStore } from './sqlite.js';
 import type { MailboxStore } from './types.js';
 
@@ -32,6 +33,7 @@ export async function openStore(dir: string, options: OpenStoreOptions = {}): Pr
     maxUnreadMessages: options.limits?.maxUnreadMessages ?? DEFAULT_LIMITS.maxUnreadMessages,
     maxUnreadBytes: options.limits?.maxUnreadBytes ?? DEFAULT_LIMITS.maxUnreadBytes,
   };
+  if (config.store === 'postgres') return PostgresStore.open(dir, config, signer, quota);
   return config.store === 'sqlite' ? new SqliteStore(dir, signer, quota) : new JsonlStore(dir, signer, quota);
 }
 
@@ -39,3 +41,4 @@ export { readSnapshot } from './snapshot.js';
 export type { MailboxStore, StoreSnapshot } from './types.js';
 export { JsonlStore } from './jsonl.js';
 export { SqliteStore } from './sqlite.js';
+export { PostgresStore } from './postgres.js';

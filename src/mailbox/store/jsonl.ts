@@ -11,25 +11,28 @@
  * every caller of its group with the error. A torn last line left by a crash is cut
  * under the lock before appending. Files are read a page at a time (lines.ts).
  */
-import { fstatSync, mkdirSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { syncFolder } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { genuineCall } from '../call-check.js';
-import { type CallEntry, type Message, messageDigest, sealCall } from '../call-log.js';
+import { type CallEntry, type CallRecord, type Message, messageDigest, sealCall } from '../call-log.js';
+import { checkWellFormedText } from '../../core/text.js';
+import { type DeliveryStatus, deliveryOf, isAckOf } from './delivery.js';
 import type { Signer } from '../../attest/signature.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { acquireLock, type LockHandle } from '../lock.js';
 import { type LockIntent, rollBack } from '../rollback.js';
 import { CommittingStore } from './committing-store.js';
-import { fdatasyncAsync, writeAll, writeFailure } from './files.js';
+import { fdatasyncAsync, openInside, READ, writeAll, writeFailure } from './files.js';
+import { FolderWatch } from './file-watch.js';
 import type { Pending } from './group-commit.js';
 import { type Cursor, cursorRel, hasMessageAfter, inboxRel, JsonlFiles, LOG } from './jsonl-files.js';
 import { countLines, scanLines } from './lines.js';
 import { LogState } from './log-state.js';
 import * as ops from './ops.js';
 import { type Count, checkQuota, type Quota, UnreadTracker } from './quota.js';
-import type { FetchOptions, MailboxStore, SendInput, SendResult } from './types.js';
+import type { AckResult, FetchOptions, MailboxStore, SendInput, SendResult } from './types.js';
 
 /** What one group commit will write. */
 interface Batch {
@@ -49,6 +52,7 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
   private readonly log = new LogState();
   private readonly files: JsonlFiles;
   private readonly unread: UnreadTracker;
+  private readonly inboxWatch: FolderWatch;
   /** Set when a failed commit could not be undone: the lock stays held until this process ends, and recovery finishes the undo. */
   private broken: WitnessError | undefined;
 
@@ -58,14 +62,65 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
     mkdirSync(join(dir, 'cursors'), { recursive: true });
     this.files = new JsonlFiles(dir);
     this.unread = new UnreadTracker(quota);
+    this.inboxWatch = new FolderWatch(join(dir, 'inbox'));
   }
 
   async hasUnread(agent: string): Promise<boolean> {
     return hasMessageAfter(this.dir, inboxRel(agent), this.files.readCursor(agent).offset);
   }
 
+  /** The log's lines that mention `id`, read without the lock (only whole lines: a write in progress is not one). */
+  async status(id: string): Promise<DeliveryStatus | undefined> {
+    const fd = openInside(this.dir, LOG, READ);
+    if (fd === undefined) return undefined;
+    try {
+      const mentions: string[] = [];
+      scanLines(fd, 0, (line) => {
+        if (line.text?.includes(id)) mentions.push(line.text);
+      });
+      return deliveryOf(id, mentions, this.signer);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  async acknowledged(agent: string, ids: string[]): Promise<Set<string>> {
+    const acked = new Set<string>();
+    for (const id of ids) {
+      const known = this.log.acks.get(id);
+      if (known && this.ackBacks(known, agent, id)) acked.add(id);
+    }
+    return acked;
+  }
+
+  async inboxMark(agent: string): Promise<string> {
+    return String(statSync(join(this.dir, inboxRel(agent)), { throwIfNoEntry: false })?.size ?? 0);
+  }
+
+  async inboxSince(agent: string, mark: string, limit: number): Promise<{ messages: Message[]; mark: string }> {
+    const fd = openInside(this.dir, inboxRel(agent), READ);
+    if (fd === undefined) return { messages: [], mark };
+    try {
+      const messages: Message[] = [];
+      const end = scanLines(fd, mark === '' ? this.files.readCursor(agent).offset : Number(mark), (line) => {
+        const m = ops.parseMessage(line.text);
+        if (m) messages.push(m);
+        return messages.length < limit;
+      });
+      return { messages, mark: String(end) };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** A send to `agent` by any process on this machine changes inbox/<agent>.jsonl: that wakes its waiters here. */
+  onMail(wake: (agent: string | undefined) => void): () => void {
+    return this.inboxWatch.listen((file) => wake(file?.endsWith('.jsonl') ? file.slice(0, -'.jsonl'.length) : undefined));
+  }
+
   async close(): Promise<void> {
     await this.committer.flushed();
+    this.inboxWatch.stop();
     this.files.close();
   }
 
@@ -129,6 +184,7 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
   private apply(op: ops.StoreOp, batch: Batch): ops.StoreResult {
     if (op.kind === 'record') return void this.append(batch, ops.recordEntry(op.agent, op.tool, op.outcome));
     try {
+      if (op.kind === 'ack') return this.applyAck(op.agent, op.id, op.reply, batch);
       return op.kind === 'fetch' ? this.applyFetch(op.agent, op.options, batch) : this.applySend(op.from, op.input, batch);
     } catch (error) {
       const failed = ops.failedCall(op, error);
@@ -143,13 +199,15 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
       const earlier = this.log.idempotency.get(ops.idempotencyIndexKey(from, input.idempotencyKey));
       // Only a stored message with a genuine receipt makes this a duplicate; a forged
       // or orphaned index entry is passed over and the message stored (it never was).
-      if (earlier && this.backs(from, input.idempotencyKey, earlier, batch)) {
+      const stored = earlier && this.backs(from, input.idempotencyKey, earlier, batch);
+      if (earlier && stored) {
         this.append(batch, ops.dedupEntry(from, earlier, input.idempotencyKey));
-        return { id: earlier.id, to: earlier.to, sent_at: earlier.sent_at, deduplicated: true };
+        return ops.dedupResult(stored);
       }
     }
+    const parent = input.replyTo === undefined ? undefined : ops.receivedOrRefuse(this.received(from, input.replyTo, batch), from, input.replyTo, 'reply_to');
     const sentAt = new Date().toISOString();
-    const prepared = ops.prepareSend(from, input, sentAt);
+    const prepared = ops.prepareSend(from, input, sentAt, parent);
     this.checkQuota(batch, input.to, prepared.bytes); // opens the inbox: a planted link fails this send only
     const sealed = this.seal(prepared.entry, sentAt);
     // Nothing below can throw: the message and its receipt join the batch together.
@@ -160,11 +218,58 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
     const pending = batch.pending.get(message.to) ?? { messages: 0, bytes: 0 };
     batch.pending.set(message.to, { messages: pending.messages + 1, bytes: pending.bytes + prepared.bytes });
     this.push(batch, sealed);
-    return { id: message.id, to: message.to, sent_at: message.sent_at, deduplicated: false };
+    return { id: message.id, to: message.to, sent_at: message.sent_at, ...(message.thread ? { thread: message.thread } : {}), deduplicated: false };
   }
 
-  /** The earlier send is stored (on disk or in this batch) and its receipt genuine (ops.storedDedup, ops.receiptBacks). */
-  private backs(from: string, key: string, earlier: ops.IdempotentSend, batch: Batch): boolean {
+  private applyAck(agent: string, id: string, reply: string | undefined, batch: Batch): AckResult {
+    ops.receivedOrRefuse(this.received(agent, id, batch), agent, id, 'message_id');
+    if (reply !== undefined) checkWellFormedText(reply, 'The reply');
+    const known = this.log.acks.get(id);
+    const earlier = known && this.ackBacks(known, agent, id) ? this.earlierAck(known) : undefined;
+    const sealed = this.seal(ops.ackEntry(agent, id, reply, earlier !== undefined));
+    this.push(batch, sealed);
+    if (earlier) return { id, acknowledged_at: earlier.ts, ...(earlier.reply !== undefined ? { reply: earlier.reply } : {}), deduplicated: true };
+    return { id, acknowledged_at: sealed.record.ts, ...(reply !== undefined ? { reply } : {}), deduplicated: false };
+  }
+
+  /** The message `id` in `agent`'s inbox (this batch's lines, then the file), if it is there. */
+  private received(agent: string, id: string, batch: Batch): Message | undefined {
+    let found: Message | undefined;
+    for (const text of batch.inbox.get(agent) ?? []) found ??= ops.recordIs(text, id);
+    if (!found) {
+      scanLines(this.files.fd(inboxRel(agent)), 0, (line) => {
+        found = ops.recordIs(line.text, id);
+        return found?.id !== id;
+      });
+    }
+    return found?.id === id ? found : undefined;
+  }
+
+  /** A known ack of `id` is `agent`'s, and genuine: sealed by this process, or its line checked now. */
+  private ackBacks(known: ops.KnownAck, agent: string, id: string): boolean {
+    if ('sealed' in known) return known.agent === agent;
+    const record = this.lineAt(known.at);
+    return record !== undefined && isAckOf(record, id) && record.agent === agent;
+  }
+
+  private earlierAck(known: ops.KnownAck): { ts: string; reply?: string } | undefined {
+    if ('sealed' in known) return known;
+    const record = this.lineAt(known.at);
+    return record && { ts: record.ts, ...(record.reply !== undefined ? { reply: record.reply } : {}) };
+  }
+
+  /** The genuine call record at byte `at` of the log, if it is one. */
+  private lineAt(at: number): CallRecord | undefined {
+    let text: string | undefined;
+    scanLines(this.files.fd(LOG), at, (line) => {
+      text = line.text;
+      return false;
+    });
+    return genuineCall(text, this.signer);
+  }
+
+  /** The earlier send's message, when it is stored (on disk or in this batch) and its receipt genuine (ops.storedDedup, ops.receiptBacks). */
+  private backs(from: string, key: string, earlier: ops.IdempotentSend, batch: Batch): Message | undefined {
     let stored: Message | undefined;
     const find = (text: string | undefined) => {
       if (text?.includes(earlier.id)) stored = ops.storedDedup(from, key, earlier, text);
@@ -172,16 +277,11 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
     };
     for (const text of batch.inbox.get(earlier.to) ?? []) if (!find(text)) break;
     if (!stored) scanLines(this.files.fd(inboxRel(earlier.to)), 0, (line) => find(line.text));
-    if (!stored) return false;
-    if (earlier.digest !== undefined) return earlier.digest === messageDigest(stored); // sealed by this process
-    if (earlier.at === undefined) return false;
-    let text: string | undefined;
-    scanLines(this.files.fd(LOG), earlier.at, (line) => {
-      text = line.text;
-      return false;
-    });
-    const record = genuineCall(text, this.signer);
-    return record !== undefined && ops.receiptBacks(record, stored);
+    const message: Message | undefined = stored;
+    if (!message) return undefined;
+    if (earlier.digest !== undefined) return earlier.digest === messageDigest(message) ? message : undefined; // sealed by this process
+    const record = earlier.at === undefined ? undefined : this.lineAt(earlier.at);
+    return record !== undefined && ops.receiptBacks(record, message) ? message : undefined;
   }
 
   private checkQuota(batch: Batch, to: string, bytes: number): void {
@@ -194,6 +294,7 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
   }
 
   private applyFetch(agent: string, options: FetchOptions, batch: Batch): Message[] {
+    if (options.thread !== undefined) return this.applyThreadRead(agent, options, options.thread, batch);
     const cursor = this.cursorOf(batch, agent);
     const fd = this.files.fd(inboxRel(agent));
     const messages: Message[] = [];
@@ -213,6 +314,18 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
     if (!options.peek && offset !== cursor.offset) {
       batch.cursors.set(agent, { offset, delivered: cursor.delivered + messages.length, updated_at: new Date().toISOString() });
     }
+    return messages;
+  }
+
+  /** Every message of `agent`'s inbox in one conversation, read or not; a peek (nothing moves). */
+  private applyThreadRead(agent: string, options: FetchOptions, thread: string, batch: Batch): Message[] {
+    const messages: Message[] = [];
+    scanLines(this.files.fd(inboxRel(agent)), 0, (line) => {
+      const m = line.text?.includes(thread) ? ops.parseMessage(line.text) : undefined;
+      if (m && ops.threadOf(m) === thread) messages.push(m);
+      return messages.length < options.limit;
+    });
+    this.append(batch, ops.fetchEntry(agent, options.tool, messages, 0, true));
     return messages;
   }
 

@@ -12,6 +12,10 @@ import { readSync } from 'node:fs';
 const PAGE = 64 * 1024;
 /** Longest line whose text is read: bodies are limited to far less (limits.ts). */
 export const MAX_LINE = 32 * 1024 * 1024;
+/** What verify reads of one line: longer is not a record of ours (a message body is at most a few MiB). */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+/** A stored record's text in SQL (SQLite and PostgreSQL alike), or NULL when it is too long to read into memory (then it counts as damaged). */
+export const CAPPED_TEXT = `CASE WHEN octet_length(text) <= ${MAX_LINE} THEN text END`;
 
 export interface Line {
   /** The text without its newline; undefined when longer than `maxLine`. */

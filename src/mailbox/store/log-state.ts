@@ -8,13 +8,15 @@
 import { fstatSync, ftruncateSync } from 'node:fs';
 import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type sealCall } from '../call-log.js';
 import { scanLines } from './lines.js';
-import { type IdempotentSend, learnIdempotency } from './ops.js';
+import { type IdempotentSend, type KnownAck, learnAck, learnIdempotency } from './ops.js';
 
 export class LogState {
   head: ChainHead = EMPTY_HEAD;
   /** Bytes of calls.jsonl read (and written) so far. */
   size = 0;
   readonly idempotency = new Map<string, IdempotentSend>();
+  /** Acknowledged message ids: where the ack line is (checked when used) or that this process sealed it. */
+  readonly acks = new Map<string, KnownAck>();
 
   /** Reads the lines appended since (under the lock); cuts a torn tail left by a crashed writer. */
   catchUp(fd: number): void {
@@ -28,7 +30,10 @@ export class LogState {
         const record = _parseRecord(line.text);
         // A damaged line is chained over as stored (its hash), as verify does.
         this.head = { seq: typeof record?.seq === 'number' ? record.seq : this.head.seq + 1, hash: line.hash ?? lineHash(line.text ?? '') };
-        if (record) learnIdempotency(this.idempotency, record, { at: line.start });
+        if (record) {
+          learnIdempotency(this.idempotency, record, { at: line.start });
+          learnAck(this.acks, record, { at: line.start });
+        }
       },
       { hashLong: true },
     );
@@ -40,6 +45,7 @@ export class LogState {
   advance(sealed: ReturnType<typeof sealCall>): void {
     this.head = sealed.head;
     learnIdempotency(this.idempotency, sealed.record, { sealed: true });
+    learnAck(this.acks, sealed.record, { sealed: true });
   }
 
   /** Forgets everything: the next catchUp reads the log from the start. */
@@ -47,6 +53,7 @@ export class LogState {
     this.head = EMPTY_HEAD;
     this.size = 0;
     this.idempotency.clear();
+    this.acks.clear();
   }
 }
 

@@ -11,14 +11,15 @@ import { parseStrictJson } from '../../core/strict-json.js';
 import { checkWellFormedText } from '../../core/text.js';
 import { type CallEntry, type CallRecord, type Message, messageDigest, type ToolName } from '../call-log.js';
 import type { AgentEntry } from '../config.js';
-import type { CallOutcome, FetchOptions, SendInput, SendResult } from './types.js';
+import type { AckResult, CallOutcome, FetchOptions, SendInput, SendResult } from './types.js';
 
 export type StoreOp =
   | { kind: 'send'; from: string; input: SendInput }
   | { kind: 'fetch'; agent: string; options: FetchOptions }
+  | { kind: 'ack'; agent: string; id: string; reply?: string }
   | { kind: 'record'; agent: string; tool: ToolName; outcome: CallOutcome };
 
-export type StoreResult = SendResult | Message[] | undefined;
+export type StoreResult = SendResult | Message[] | AckResult | undefined;
 
 /**
  * A send committed under an idempotency key, as the store's index remembers it. The
@@ -62,15 +63,19 @@ export interface PreparedSend {
  * (ill-formed text, a value canonical JSON cannot express) throws here, so a failed
  * send never leaves a stored message behind.
  */
-export function prepareSend(from: string, input: SendInput, sentAt: string): PreparedSend {
+export function prepareSend(from: string, input: SendInput, sentAt: string, parent?: Message): PreparedSend {
   checkWellFormedText(input.body, 'The message body');
   if (input.idempotencyKey !== undefined) checkWellFormedText(input.idempotencyKey, 'The idempotency_key');
+  const id = `msg_${randomUUID()}`;
   const message: Message = {
-    id: `msg_${randomUUID()}`,
+    id,
     from,
     to: input.to,
     body: input.body,
     sent_at: sentAt,
+    // A reply joins its parent's conversation; anything else starts one.
+    thread: parent ? (parent.thread ?? parent.id) : id,
+    ...(parent ? { reply_to: parent.id } : {}),
     ...(input.idempotencyKey !== undefined ? { idempotency_key: input.idempotencyKey } : {}),
   };
   const text = JSON.stringify(message);
@@ -89,7 +94,8 @@ export function parseMessage(text: string | undefined): Message | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const m = value as Record<string, unknown>;
   const strings = ['id', 'from', 'to', 'body', 'sent_at'].every((k) => typeof m[k] === 'string');
-  return strings && (m.idempotency_key === undefined || typeof m.idempotency_key === 'string') ? (m as unknown as Message) : undefined;
+  const optional = ['idempotency_key', 'thread', 'reply_to'].every((k) => m[k] === undefined || typeof m[k] === 'string');
+  return strings && optional ? (m as unknown as Message) : undefined;
 }
 
 /** The receipt of a read: the ids delivered, and how many damaged records it passed over. */
@@ -109,6 +115,11 @@ export function sendEntry(message: Message): CallEntry {
   };
 }
 
+/** A retried keyed send's answer: the earlier message, as stored. */
+export function dedupResult(stored: Message): SendResult {
+  return { id: stored.id, to: stored.to, sent_at: stored.sent_at, ...(stored.thread !== undefined ? { thread: stored.thread } : {}), deduplicated: true };
+}
+
 export function dedupEntry(from: string, earlier: IdempotentSend, key: string): CallEntry {
   return { agent: from, tool: 'send_message', ok: true, message_ids: [earlier.id], to: [earlier.to], idempotency_key: key, deduplicated: true };
 }
@@ -118,11 +129,37 @@ export function failureEntry(agent: string, tool: ToolName, error: unknown): Cal
   return { agent, tool, ok: false, message_ids: [], error: { code, message: (error as Error).message } };
 }
 
-/** The failure receipt of a send or read that was refused; a record that fails has none. */
+/** The failure receipt of a send, read or acknowledgement that was refused; a record that fails has none. */
 export function failedCall(op: StoreOp, error: unknown): CallEntry | undefined {
   if (op.kind === 'send') return failureEntry(op.from, 'send_message', error);
   if (op.kind === 'fetch') return failureEntry(op.agent, op.options.tool, error);
+  if (op.kind === 'ack') return failureEntry(op.agent, 'ack_message', error);
   return undefined;
+}
+
+/**
+ * The message `id` as `agent` received it (a record of its inbox), for a reply or an
+ * acknowledgement; NOT_FOUND — the same for a message that does not exist and one
+ * that is someone else's, so nothing leaks — when there is none.
+ */
+export function receivedOrRefuse(message: Message | undefined, agent: string, id: string, what: 'reply_to' | 'message_id'): Message {
+  if (message && message.to === agent && message.id === id) return message;
+  throw new WitnessError('NOT_FOUND', `${what} ${JSON.stringify(id.slice(0, 100))} is not a message you received. Use the id of a message from your own check_inbox or wait_for_message.`);
+}
+
+/** Where a stored record of `agent`'s inbox is `id` (a cheap text test first, then a strict parse). */
+export function recordIs(text: string | undefined, id: string): Message | undefined {
+  return text?.includes(id) ? parseMessage(text) : undefined;
+}
+
+/** The receipt of an acknowledgement (first, or repeated). */
+export function ackEntry(agent: string, id: string, reply: string | undefined, again: boolean): CallEntry {
+  return { agent, tool: 'ack_message', ok: true, message_ids: [id], ...(reply !== undefined && !again ? { reply } : {}), ...(again ? { deduplicated: true } : {}) };
+}
+
+/** A message belongs to a conversation: its thread, or (messages from before threads) its own id. */
+export function threadOf(m: Message): string {
+  return m.thread ?? m.id;
 }
 
 export function recordEntry(agent: string, tool: ToolName, outcome: CallOutcome): CallEntry {
@@ -142,6 +179,18 @@ export function learnIdempotency(index: Map<string, IdempotentSend>, record: Par
   const digest = record.digests?.[0];
   const known = 'sealed' in where ? (typeof digest === 'string' ? { digest } : undefined) : { at: where.at };
   if (known) index.set(idempotencyIndexKey(record.agent, record.idempotency_key), { id, to, sent_at: record.ts, ...known });
+}
+
+/** An acknowledgement a JSONL store knows of: the ack line's offset (checked when used), or sealed by this process. */
+export type KnownAck = { at: number } | { sealed: true; agent: string; ts: string; reply?: string };
+
+/** Learns a first acknowledgement from a call-log line (like `learnIdempotency`). */
+export function learnAck(index: Map<string, KnownAck>, record: Partial<CallEntry> & { ts?: string }, where: { sealed: true } | { at: number }): void {
+  if (record.tool !== 'ack_message' || !record.ok || record.deduplicated || record.message_ids?.length !== 1) return;
+  const id = record.message_ids[0];
+  if (typeof id !== 'string' || index.has(id)) return;
+  if ('at' in where) return void index.set(id, where);
+  if (typeof record.agent === 'string' && typeof record.ts === 'string') index.set(id, { sealed: true, agent: record.agent, ts: record.ts, ...(record.reply !== undefined ? { reply: record.reply } : {}) });
 }
 
 /**

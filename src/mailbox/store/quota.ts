@@ -23,8 +23,23 @@ export interface Count {
 /** Counts the stored records after position `from` up to and including `to` (bytes or row positions). */
 export type Counter = (from: number, to: number) => Count;
 
+interface _Seen {
+  from: number;
+  to: number;
+  count: Count;
+}
+
+/** One update of an agent's tally: what it starts from and the ranges still to count. */
+interface _Step {
+  base: _Seen | undefined;
+  cursor: number;
+  end: number;
+  read?: readonly [number, number];
+  added?: readonly [number, number];
+}
+
 export class UnreadTracker {
-  private readonly seen = new Map<string, { from: number; to: number; count: Count }>();
+  private readonly seen = new Map<string, _Seen>();
 
   constructor(readonly quota: Quota) {}
 
@@ -34,19 +49,33 @@ export class UnreadTracker {
 
   /** What `agent` has unread between its read position `cursor` and the end of its inbox. */
   unread(agent: string, cursor: number, end: number, count: Counter): Count {
-    let s = this.seen.get(agent);
-    if (s && cursor > s.from && cursor <= s.to) {
-      // The reader moved on: subtract what it read instead of counting what is left.
-      const read = count(s.from, cursor);
-      s = { from: cursor, to: s.to, count: { messages: s.count.messages - read.messages, bytes: s.count.bytes - read.bytes } };
-    }
-    if (!s || s.from !== cursor || end < s.to) s = { from: cursor, to: cursor, count: { messages: 0, bytes: 0 } };
-    if (end > s.to) {
-      const added = count(s.to, end);
-      s = { from: s.from, to: end, count: { messages: s.count.messages + added.messages, bytes: s.count.bytes + added.bytes } };
-    }
-    this.seen.set(agent, s);
-    return s.count;
+    const step = this._step(agent, cursor, end);
+    return this._finish(agent, step, step.read && count(...step.read), step.added && count(...step.added));
+  }
+
+  /** The same, counted by a store that must wait for its database. */
+  async unreadAsync(agent: string, cursor: number, end: number, count: (from: number, to: number) => Promise<Count>): Promise<Count> {
+    const step = this._step(agent, cursor, end);
+    return this._finish(agent, step, step.read && (await count(...step.read)), step.added && (await count(...step.added)));
+  }
+
+  /** What is known, and which ranges must be counted to bring it to (cursor, end). */
+  private _step(agent: string, cursor: number, end: number): _Step {
+    const s = this.seen.get(agent);
+    // What was counted holds while the inbox has not shrunk under it (end ≥ s.to): if
+    // the reader moved on, subtract what it read instead of counting what is left.
+    const moved = s !== undefined && cursor > s.from && cursor <= s.to && end >= s.to;
+    const base = s !== undefined && (moved || (s.from === cursor && end >= s.to)) ? s : undefined;
+    const counted = base ? base.to : cursor;
+    return { base, cursor, end, ...(moved ? { read: [s.from, cursor] as const } : {}), ...(end > counted ? { added: [counted, end] as const } : {}) };
+  }
+
+  private _finish(agent: string, step: _Step, read: Count | undefined, added: Count | undefined): Count {
+    let count = step.base?.count ?? { messages: 0, bytes: 0 };
+    if (read) count = { messages: count.messages - read.messages, bytes: count.bytes - read.bytes };
+    if (added) count = { messages: count.messages + added.messages, bytes: count.bytes + added.bytes };
+    this.seen.set(agent, { from: step.cursor, to: Math.max(step.cursor, step.end), count });
+    return count;
   }
 
   /** Drops what was counted (after a rollback, or when the files may have changed under us). */

@@ -10,12 +10,13 @@ import type { McpServer, ToolCallback } from '@modelcontextprotocol/sdk/server/m
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { WitnessError } from '../../core/errors.js';
-import type { MailboxToolName, Message, ToolName } from '../call-log.js';
-import { checkBody, checkIdempotencyKey, type MailboxLimits, type RateLimiter } from '../limits.js';
+import type { MailboxToolName, ToolName } from '../call-log.js';
+import { checkBody, checkIdempotencyKey, checkReply, type MailboxLimits, type SendRate } from '../limits.js';
 import { agentNameProblem, AGENT_NAME_RULE } from '../names.js';
 import type { MailboxStore } from '../store/types.js';
 import { routeToolCalls, type ToolRoute } from './route.js';
 import * as s from './schemas.js';
+import { withAcks } from './messages.js';
 import { type MailSignal, waitForMail } from './wait.js';
 
 export interface ToolContext {
@@ -23,7 +24,7 @@ export interface ToolContext {
   agent: string;
   prefix: string;
   limits: MailboxLimits;
-  rate: RateLimiter;
+  rate: SendRate;
   /** Wakes wait_for_message callers in this process when a send reaches them. */
   mailSignal: MailSignal;
   /** Aborted when the server shuts down: a pending wait ends with its empty answer. */
@@ -98,11 +99,11 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
           if (problem) throw new WitnessError('INVALID_INPUT', `Invalid recipient: ${problem}. Call list_agents for the valid names.`);
           checkBody(args.body, ctx.limits);
           checkIdempotencyKey(args.idempotency_key, ctx.limits);
-          ctx.rate.take(agent);
+          await ctx.rate.take(agent);
         } catch (error) {
           return rejectAndLog('send_message', error as WitnessError);
         }
-        const sent = await store.send(agent, { to: args.to, body: args.body, ...(args.idempotency_key !== undefined ? { idempotencyKey: args.idempotency_key } : {}) });
+        const sent = await store.send(agent, { to: args.to, body: args.body, ...(args.idempotency_key !== undefined ? { idempotencyKey: args.idempotency_key } : {}), ...(args.reply_to !== undefined ? { replyTo: args.reply_to } : {}) });
         ctx.mailSignal.notify(sent.to);
         return { ...sent };
       }),
@@ -112,7 +113,7 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
     'check_inbox',
     {
       title: 'Check inbox',
-      description: 'Your unread messages, oldest first; they are marked read unless peek is true. An empty list means no mail.',
+      description: 'Your unread messages, oldest first; they are marked read unless peek is true. An empty list means no mail. With thread: every message you received in that conversation, read or not.',
       inputSchema: s.checkInput,
       outputSchema: s.messagesOutput,
       annotations: { title: 'Check inbox', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -120,8 +121,8 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
     (args) =>
       guarded(async () => {
         const limit = Math.min(args.limit ?? 20, ctx.limits.maxFetch);
-        const messages = await store.fetch(agent, { limit, peek: args.peek ?? false, tool: 'check_inbox' });
-        return { messages: messages.map(_public) };
+        const messages = await store.fetch(agent, { limit, peek: args.peek ?? false, tool: 'check_inbox', ...(args.thread !== undefined ? { thread: args.thread } : {}) });
+        return { messages: await withAcks(ctx, messages) };
       }),
   );
 
@@ -139,15 +140,52 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
         const limit = Math.min(args.limit ?? 20, ctx.limits.maxFetch);
         const timeout = Math.min(args.timeout_ms, ctx.limits.maxWaitMs);
         const messages = await waitForMail(ctx, limit, timeout, AbortSignal.any([extra.signal, ctx.closing]));
-        return { messages: messages.map(_public), timed_out: messages.length === 0 };
+        return { messages: await withAcks(ctx, messages), timed_out: messages.length === 0 };
+      }),
+  );
+
+  register(
+    'message_status',
+    {
+      title: 'Message status',
+      description: 'Where a message you sent or received stands, from the signed call log: stored, read (the recipient fetched it) or acknowledged (the recipient called ack_message, with its reply). This, not send_message\'s answer, proves delivery.',
+      inputSchema: s.statusInput,
+      outputSchema: s.statusOutput,
+      annotations: { title: 'Message status', ...READ_ONLY },
+    },
+    (args) =>
+      guarded(async () => {
+        const status = await store.status(args.message_id);
+        // The same answer for a message that does not exist and one that is not the caller's: nothing leaks.
+        if (!status || (status.from !== agent && status.to !== agent)) {
+          return rejectAndLog('message_status', new WitnessError('NOT_FOUND', `message_id ${JSON.stringify(args.message_id.slice(0, 100))} is not a message you sent or received. Use an id from your send_message answers or your inbox.`));
+        }
+        await store.record(agent, 'message_status', { ok: true, message_ids: [status.id] });
+        return { ...status };
+      }),
+  );
+
+  register(
+    'ack_message',
+    {
+      title: 'Acknowledge a message',
+      description: `Tell the sender you have handled a message you received, optionally with a short reply (at most ${ctx.limits.maxReplyBytes} bytes). The sender sees it with message_status. Acknowledging twice keeps the first.`,
+      inputSchema: s.ackInput,
+      outputSchema: s.ackOutput,
+      annotations: { title: 'Acknowledge a message', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    (args) =>
+      guarded(async () => {
+        try {
+          checkReply(args.reply, ctx.limits);
+        } catch (error) {
+          return rejectAndLog('ack_message', error as WitnessError);
+        }
+        return { ...(await store.ack(agent, args.message_id, args.reply)) };
       }),
   );
 
   routeToolCalls(server, routes, logRefusal);
-}
-
-function _public(m: Message): { id: string; from: string; body: string; sent_at: string } {
-  return { id: m.id, from: m.from, body: m.body, sent_at: m.sent_at };
 }
 
 function _ok(value: Record<string, unknown>): CallToolResult {

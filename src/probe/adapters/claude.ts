@@ -16,7 +16,6 @@ function _env(ctx: ProbeContext): NodeJS.ProcessEnv {
 export const claude: RuntimeAdapter = {
   name: 'claude',
   title: 'Claude Code',
-  shadows: [],
   detect: (ctx) => detectCli('claude', 'Claude Code', ctx, 'npm i -g @anthropic-ai/claude-code'),
   install: (ctx) => installFor('claude', ctx),
   async connection(ctx) {

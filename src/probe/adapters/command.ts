@@ -23,7 +23,6 @@ export function checkTemplate(template: string | undefined): string {
 export const command: RuntimeAdapter = {
   name: 'command',
   title: 'command template',
-  shadows: [],
   detect: async (ctx) => ({ found: true, bin: checkTemplate(ctx.template) }),
   install: () => undefined,
   connection: async () => ({ status: 'unchecked', detail: 'a command template cannot be asked whether it connected; judged from the call log after the run' }),

@@ -3,11 +3,13 @@
  * OpenCode (`opencode`): project `opencode.json` ("mcp"), `opencode mcp list` shows
  * live status, `opencode run` runs the agent. A model endpoint becomes a provider
  * using the bundled `@ai-sdk/openai-compatible`. OpenCode names MCP tools
- * `<server>_<tool>` and has no built-in mailbox tools.
+ * `<server>_<tool>` and has no built-in mailbox tools. `opencode debug agent build`
+ * prints the default agent's built-in tools (not its MCP tools) without a model.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { WitnessError } from '../../core/errors.js';
 import { runProcess } from '../process.js';
-import type { AgentTask, ProbeContext, RuntimeAdapter } from '../types.js';
+import type { AgentTask, ProbeContext, RuntimeAdapter, ToolListing } from '../types.js';
 import { detectCli, findBin, installFor, readMcpList } from './common.js';
 
 const PROVIDER = 'witness-probe';
@@ -19,7 +21,6 @@ function _env(ctx: ProbeContext): NodeJS.ProcessEnv {
 export const opencode: RuntimeAdapter = {
   name: 'opencode',
   title: 'OpenCode',
-  shadows: [],
   detect: (ctx) => detectCli('opencode', 'OpenCode', ctx, 'npm i -g opencode-ai'),
   install(ctx) {
     const config = installFor('opencode', ctx);
@@ -43,7 +44,22 @@ export const opencode: RuntimeAdapter = {
     const model = ctx.modelEndpoint ? ['--model', `${PROVIDER}/${ctx.model ?? 'default'}`] : ctx.model ? ['--model', ctx.model] : [];
     return runProcess(findBin('opencode', ctx)!, ['run', '--pure', ...model, task.prompt], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs });
   },
+  listTools: _listTools,
 };
+
+/** `opencode run` uses the `build` agent: its tools, each enabled or disabled by its permissions, are what the model is given besides MCP's. */
+async function _listTools(ctx: ProbeContext): Promise<ToolListing> {
+  const out = await runProcess(findBin('opencode', ctx)!, ['debug', 'agent', 'build', '--pure'], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: Math.min(ctx.timeoutMs, 90_000) });
+  const json = out.stdout.slice(out.stdout.indexOf('{'));
+  let agent: { tools?: Record<string, unknown> };
+  try {
+    agent = JSON.parse(json) as typeof agent;
+  } catch {
+    throw new WitnessError('IO', `opencode debug agent build printed no agent JSON${out.timedOut ? ' before the time limit' : ` (exit ${out.exitCode})`}: ${(out.stderr.trim() || out.stdout.trim()).slice(0, 200) || '(no output)'}`);
+  }
+  if (!agent.tools || typeof agent.tools !== 'object') throw new WitnessError('IO', 'opencode debug agent build printed an agent without a "tools" object');
+  return { builtins: Object.keys(agent.tools).filter((t) => agent.tools![t] === true), how: "opencode debug agent build (the default agent's enabled built-in tools; OpenCode lists its MCP tools, <server>_<tool>, elsewhere)" };
+}
 
 function _re(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

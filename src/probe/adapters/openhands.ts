@@ -12,7 +12,6 @@ import { detectCli, findBin, installFor } from './common.js';
 export const openhands: RuntimeAdapter = {
   name: 'openhands',
   title: 'OpenHands CLI',
-  shadows: [],
   detect: (ctx) => detectCli('openhands', 'OpenHands CLI', ctx, 'uv tool install openhands'),
   install: (ctx) => installFor('openhands', ctx),
   connection: async () => ({ status: 'unchecked', detail: 'OpenHands only reads its file; whether it started the server is judged from the call log after the run' }),

@@ -12,7 +12,7 @@ import { connectMailbox } from '../peer.js';
 import type { AgentTask, ProbeContext } from '../types.js';
 import { AGENT } from '../workspace.js';
 
-export const BUILTIN_AGENTS = ['reference', 'liar', 'shadow', 'file-writer', 'log-forger', 'replayer'] as const;
+export const BUILTIN_AGENTS = ['reference', 'liar', 'shadow', 'builtin-sender', 'file-writer', 'log-forger', 'replayer'] as const;
 export type BuiltinAgent = (typeof BUILTIN_AGENTS)[number];
 
 /** What a built-in agent printed and which tools it called. */
@@ -27,15 +27,28 @@ export const DESCRIPTIONS: Record<BuiltinAgent, string> = {
   reference: 'does what it is told through the MCP server',
   liar: 'claims success and calls nothing',
   shadow: 'calls a same-named local tool instead of the server\'s',
+  'builtin-sender': 'sends with its own built-in SendMessage, as runtimes with agent teams do, and reads through the server',
   'file-writer': 'appends inbox lines itself and reads inbox files directly',
   'log-forger': 'also appends a plausible call-log line with a made-up receipt',
   replayer: 'moves a genuine receipt onto a new claim',
+};
+
+/** The agents' own tools, as a runtime would list its built-ins: what the probe's shadowing check is given for them. */
+export const LOCAL_TOOLS: Record<BuiltinAgent, readonly string[]> = {
+  reference: [],
+  liar: [],
+  shadow: ['send_message', 'check_inbox'],
+  'builtin-sender': ['ListAgents', 'SendMessage'],
+  'file-writer': [],
+  'log-forger': [],
+  replayer: [],
 };
 
 const BEHAVIOURS: Record<BuiltinAgent, Behaviour> = {
   reference: _reference,
   liar: async (_ctx, task) => (task.kind === 'send' ? `Sent your message to ${task.peer}. Delivery confirmed.` : 'You have one message: "see you at 10".'),
   shadow: _shadow,
+  'builtin-sender': _builtinSender,
   'file-writer': (ctx, task, calls) => _forger(ctx, task, calls, 'none'),
   'log-forger': (ctx, task, calls) => _forger(ctx, task, calls, 'made-up'),
   replayer: (ctx, task, calls) => _forger(ctx, task, calls, 'transplanted'),
@@ -94,6 +107,21 @@ async function _shadow(ctx: ProbeContext, task: AgentTask, calls: string[]): Pro
     },
     calls,
   );
+}
+
+/**
+ * Issue 17: a runtime with its own agent-team messaging. It finds the peer with its
+ * built-in ListAgents and sends with its built-in SendMessage, which answers
+ * success; nothing reaches the mailbox. Reading has no built-in, so that goes
+ * through the server like the reference agent.
+ */
+async function _builtinSender(ctx: ProbeContext, task: AgentTask, calls: string[]): Promise<string> {
+  if (task.kind !== 'send') return _reference(ctx, task, calls);
+  const builtins = { ListAgents: () => ({ agents: [{ name: task.peer }] }), SendMessage: (_to: string, _message: string) => ({ success: true }) };
+  calls.push('ListAgents (built-in)');
+  if (!builtins.ListAgents().agents.some((a) => a.name === task.peer)) return `${task.peer} is not a teammate.`;
+  calls.push('SendMessage (built-in)');
+  return `SendMessage returned ${JSON.stringify(builtins.SendMessage(task.peer, task.canary))}: message delivered to ${task.peer}. Delivery confirmed.`;
 }
 
 /**

@@ -1,0 +1,54 @@
+/**
+ * @module
+ * What the operator sees of one message: `witness mailbox status DIR ID` (its state
+ * from the store's call log, as message_status answers it) and the `--explain ID`
+ * part of `witness mailbox verify` (the same state, each step traced to its receipt).
+ */
+import { Command } from 'commander';
+import { WitnessError } from '../../core/errors.js';
+import { type DeliveryStatus, type Explanation, openStore } from '../../mailbox/index.js';
+import { type CliContext, resolvePath } from '../context.js';
+
+export function statusCommand(ctx: CliContext): Command {
+  return new Command('status')
+    .description('Where a message stands, from the signed call log: stored, read (fetched by its recipient) or acknowledged (ack_message, with its reply) — each with the receipt that proves it. Exit 1 when no genuine send receipt stores it.')
+    .argument('<dir>', 'mailbox folder')
+    .argument('<id>', 'message id (msg_…)')
+    .option('--key <path>', 'signing key file, if not where mailbox.json says')
+    .option('--json', 'print the status as JSON')
+    .addHelpText('after', '\nExample:\n  $ witness mailbox status ./mb msg_0b9c…   # then `witness mailbox verify ./mb --explain msg_0b9c…` to check every receipt')
+    .action(async (dir: string, id: string, o: { key?: string; json?: boolean }) => {
+      const store = await openStore(resolvePath(ctx, dir), { ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}) });
+      let status: DeliveryStatus | undefined;
+      try {
+        status = await store.status(id);
+      } finally {
+        await store.close();
+      }
+      if (!status) throw new WitnessError('NOT_FOUND', `No genuine send receipt stores ${id} in ${dir}. Check the id, or run \`witness mailbox verify ${dir} --explain ${id}\` to see every line that names it.`);
+      if (o.json) return ctx.io.stdout(`${JSON.stringify(status, null, 2)}\n`);
+      ctx.io.stdout(`${formatStatus(status)}\n`);
+    });
+}
+
+/** A status in a few lines: the state, then each step with its receipt's seq and time. */
+export function formatStatus(s: DeliveryStatus): string {
+  const lines = [`${s.id} from ${s.from} to ${s.to}: ${s.state}`];
+  lines.push(`  stored        ${s.stored.at}  receipt seq ${s.stored.seq}`);
+  if (s.read) lines.push(`  read          ${s.read.at}  receipt seq ${s.read.seq}`);
+  if (s.acknowledged) lines.push(`  acknowledged  ${s.acknowledged.at}  receipt seq ${s.acknowledged.seq}${s.acknowledged.reply !== undefined ? `  reply: ${JSON.stringify(s.acknowledged.reply)}` : ''}`);
+  return lines.join('\n');
+}
+
+/** verify --explain's part of the report. */
+export function formatExplanation(e: Explanation): string {
+  const out = [e.status ? formatStatus(e.status) : `${e.id}: no genuine send receipt stores it`];
+  if (e.stored) out.push(`  record        ${e.stored.file}:${e.stored.line} (${e.stored.matches_receipt ? 'the record its send receipt signed' : 'NOT the record its send receipt signed'})`);
+  else out.push('  record        in no inbox');
+  for (const r of e.receipts) {
+    const what = r.tool ? `${r.tool} by ${r.agent} at ${r.at} (seq ${r.seq})` : 'not a call record';
+    const checks = `${r.genuine ? 'signature valid' : 'signature NOT valid'}, ${r.problems.length === 0 ? 'chain holds here' : r.problems.join('; ')}`;
+    out.push(`  receipt       ${r.file}:${r.line}  ${what}: ${checks}`);
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,153 @@
+/**
+ * @module
+ * A mailbox's PostgreSQL database (issue 16): its schema and migrations, the URL a
+ * mailbox.json names, and the rows that say which mailbox a database holds. One
+ * database (or one schema, through the URL's `options=-csearch_path=…`) holds one
+ * mailbox; every server process of that mailbox, on any host, connects to it.
+ * The connection itself is attest's (`openPool`): one way to reach PostgreSQL.
+ */
+import type { Pool, PoolClient } from 'pg';
+import { DATABASE_URL_ENV, type Migration, migrate, openPool, redactUrl, resolveDatabaseUrl } from '../../attest/postgres.js';
+import { WitnessError } from '../../core/errors.js';
+import type { AgentEntry, MailboxConfig } from '../config.js';
+
+/**
+ * The mailbox's tables, oldest step first. Messages and call-log lines keep the exact
+ * text an inbox or calls.jsonl line would have, so receipts and the hash chain are
+ * checked as for the file stores. `pos` and `seq` are assigned under the chain lock
+ * (postgres.ts), so their order is the order of commits across every server.
+ */
+export const MAILBOX_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+CREATE TABLE mailbox_meta (singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton), id text NOT NULL, kid text NOT NULL, created text NOT NULL, agents_version bigint NOT NULL DEFAULT 0);
+CREATE TABLE mailbox_agents (position bigserial PRIMARY KEY, name text NOT NULL UNIQUE, description text, created text NOT NULL, token_sha256 text);
+CREATE UNIQUE INDEX mailbox_agents_folded ON mailbox_agents (lower(name));
+CREATE TABLE mailbox_messages (pos bigserial PRIMARY KEY, id text NOT NULL UNIQUE, recipient text NOT NULL, text text NOT NULL);
+CREATE INDEX mailbox_messages_recipient ON mailbox_messages (recipient, pos);
+CREATE TABLE mailbox_calls (seq bigint PRIMARY KEY, text text NOT NULL);
+CREATE TABLE mailbox_cursors (agent text PRIMARY KEY, pos bigint NOT NULL, delivered bigint NOT NULL, updated_at text NOT NULL);
+CREATE TABLE mailbox_idempotency (sender text NOT NULL, key text NOT NULL, id text NOT NULL, recipient text NOT NULL, sent_at text NOT NULL, PRIMARY KEY (sender, key));
+CREATE TABLE mailbox_rate (agent text PRIMARY KEY, tokens double precision NOT NULL, at_ms double precision NOT NULL, taken boolean NOT NULL);
+`,
+  },
+  {
+    // Delivery states (issue 17): which call-log lines name which message, so a
+    // message's receipts are found by an index, not a scan of the log. Lines already
+    // there are indexed too; one that is not JSON names nothing.
+    version: 2,
+    sql: `
+CREATE TABLE mailbox_mentions (message_id text NOT NULL, seq bigint NOT NULL, tool text NOT NULL, agent text NOT NULL, PRIMARY KEY (message_id, seq));
+DO $$
+DECLARE r record;
+BEGIN
+  FOR r IN SELECT seq, text FROM mailbox_calls LOOP
+    BEGIN
+      INSERT INTO mailbox_mentions (message_id, seq, tool, agent)
+        SELECT DISTINCT m, r.seq, r.text::jsonb ->> 'tool', r.text::jsonb ->> 'agent'
+        FROM jsonb_array_elements_text(r.text::jsonb -> 'message_ids') AS m
+        WHERE r.text::jsonb ->> 'tool' IS NOT NULL AND r.text::jsonb ->> 'agent' IS NOT NULL;
+    EXCEPTION WHEN others THEN NULL;
+    END;
+  END LOOP;
+END $$;
+`,
+  },
+];
+
+/** The notification channels: a recipient's name on mail, anything on an agent change. */
+export const MAIL_CHANNEL = 'witness_mailbox_mail';
+export const AGENTS_CHANNEL = 'witness_mailbox_agents';
+
+/** The database URL a mailbox.json names (`postgres` alone: $WITNESS_DATABASE_URL). */
+export function mailboxDatabaseUrl(config: Pick<MailboxConfig, 'database'>): string {
+  if (config.database === undefined) throw new WitnessError('INVALID_INPUT', 'This mailbox names no database; it is not a PostgreSQL mailbox.');
+  if (config.database === 'postgres' && !process.env[DATABASE_URL_ENV]) {
+    throw new WitnessError('USAGE', `This mailbox's database is the one in ${DATABASE_URL_ENV} (mailbox.json says "database": "postgres"), which is not set here; set it to the mailbox's database URL (e.g. postgres://USER@HOST/DB).`);
+  }
+  return resolveDatabaseUrl(config.database, '--store');
+}
+
+/**
+ * What `--store` gave, as it may be written into mailbox.json: a URL with a password
+ * is refused (agents may read that file; put it in $WITNESS_DATABASE_URL and give
+ * `--store postgres`).
+ */
+export function databaseSetting(value: string): string {
+  if (value === 'postgres') return value;
+  if (/^postgres(ql)?:\/\/[^/@]*:[^@/]*@/i.test(value) || /[?&]password=/i.test(value)) {
+    throw new WitnessError('USAGE', `The database URL ${redactUrl(value)} holds a password, which would be written into mailbox.json where agents may read it. Put the URL in WITNESS_DATABASE_URL and give --store postgres instead.`);
+  }
+  return value;
+}
+
+/**
+ * Connects to the mailbox's database and brings its schema up to date. Every
+ * transaction commits synchronously whatever the server's default: a send is
+ * acknowledged only once its commit is on disk.
+ */
+export async function openMailboxPool(url: string, max = 8): Promise<Pool> {
+  const pool = await openPool(url, { purpose: 'mailbox database', max, sessionSql: 'SET synchronous_commit = on' });
+  try {
+    await migrate(pool, 'mailbox', MAILBOX_MIGRATIONS);
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw error;
+  }
+  return pool;
+}
+
+interface MetaRow {
+  id: string;
+  kid: string;
+}
+
+/** The mailbox a database holds, if any. */
+export async function mailboxInDatabase(db: Pool | PoolClient): Promise<MetaRow | undefined> {
+  return (await db.query<MetaRow>('SELECT id, kid FROM mailbox_meta')).rows[0];
+}
+
+/** Refuses a database that holds another mailbox than `config`'s (or none). */
+export async function assertSameMailbox(pool: Pool, config: MailboxConfig, url: string): Promise<void> {
+  const found = await mailboxInDatabase(pool);
+  if (!found) throw new WitnessError('NOT_FOUND', `The database ${redactUrl(url)} holds no mailbox, but mailbox.json (id ${config.id}) names it. Point the mailbox at the right database, or create one with \`witness mailbox init DIR --store URL\`.`);
+  if (found.id !== config.id || found.kid !== config.signing.kid) {
+    throw new WitnessError('INVALID_INPUT', `The database ${redactUrl(url)} holds mailbox ${found.id} (key ${found.kid}), not this folder's mailbox ${config.id} (key ${config.signing.kid}). Point the mailbox at its own database.`);
+  }
+}
+
+/** Records a new mailbox in an empty database; refuses one that already holds a mailbox. */
+export async function claimDatabase(pool: Pool | PoolClient, config: MailboxConfig, url: string): Promise<void> {
+  const inserted = await pool.query('INSERT INTO mailbox_meta (id, kid, created) VALUES ($1, $2, $3) ON CONFLICT (singleton) DO NOTHING', [config.id, config.signing.kid, config.created]);
+  if (inserted.rowCount === 1) return;
+  const found = await mailboxInDatabase(pool);
+  throw new WitnessError('USAGE', `The database ${redactUrl(url)} already holds mailbox ${found?.id ?? '?'}; nothing was changed. Give another database (one per mailbox), or copy that mailbox's mailbox.json to serve it from this host.`);
+}
+
+/** Probes that the database is empty of a mailbox before a key is created for a new one. */
+export async function assertDatabaseFree(pool: Pool, url: string): Promise<void> {
+  const found = await mailboxInDatabase(pool);
+  if (found) throw new WitnessError('USAGE', `The database ${redactUrl(url)} already holds mailbox ${found.id}; nothing was changed. Give another database (one per mailbox), or copy that mailbox's mailbox.json to serve it from this host.`);
+}
+
+/** An agent as its row holds it (the columns AGENT_COLUMNS names). */
+export interface AgentRow {
+  name: string;
+  description: string | null;
+  created: string;
+  token_sha256: string | null;
+}
+
+export const AGENT_COLUMNS = 'a.name, a.description, a.created, a.token_sha256';
+
+export function agentFromRow(r: AgentRow): AgentEntry {
+  return { name: r.name, created: r.created, ...(r.description !== null ? { description: r.description } : {}), ...(r.token_sha256 !== null ? { token_sha256: r.token_sha256 } : {}) };
+}
+
+/** One clear error for a database failure: nothing of the call was stored or acknowledged. */
+export function databaseFailure(error: unknown): WitnessError {
+  if (error instanceof WitnessError) return error;
+  const code = String((error as { code?: unknown }).code ?? '');
+  return new WitnessError('IO', `The mailbox database refused the write (${code || 'error'}: ${(error as Error).message}): this call was not stored and nothing of it was acknowledged. Check the database server, then retry.`, { cause: error });
+}

@@ -1,0 +1,38 @@
+/**
+ * @module
+ * `witness mailbox tail` on a PostgreSQL mailbox: messages after the last position
+ * seen, a page per poll, read without any lock or cursor move.
+ */
+import { openPool } from '../../attest/postgres.js';
+import type { Message } from '../call-log.js';
+import type { MailboxConfig } from '../config.js';
+import { CAPPED_TEXT } from './lines.js';
+import { parseMessage } from './ops.js';
+import { mailboxDatabaseUrl } from './postgres-db.js';
+
+export async function followPostgres(config: MailboxConfig, agent: string | undefined, perPoll: number): Promise<{ next(skip: boolean): Promise<Message[]>; close(): Promise<void> }> {
+  const pool = await openPool(mailboxDatabaseUrl(config), { purpose: 'mailbox database', max: 1 });
+  let last = 0;
+  return {
+    async next(skip) {
+      if (skip) {
+        last = Number((await pool.query<{ last: string }>('SELECT coalesce(max(pos), 0) AS last FROM mailbox_messages')).rows[0]!.last);
+        return [];
+      }
+      const rows = (
+        await pool.query<{ pos: string; text: string | null }>(
+          `SELECT pos, ${CAPPED_TEXT} AS text FROM mailbox_messages WHERE pos > $1 AND ($2::text IS NULL OR recipient = $2) ORDER BY pos LIMIT $3`,
+          [last, agent ?? null, perPoll],
+        )
+      ).rows;
+      const out: Message[] = [];
+      for (const r of rows) {
+        last = Number(r.pos);
+        const m = parseMessage(r.text ?? undefined);
+        if (m) out.push(m);
+      }
+      return out;
+    },
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * @module
+ * The export format of a mailbox (`witness mailbox export`, `import`): JSON lines
+ * that carry every stored record's exact text, so receipts and the hash chain verify
+ * the same after a move between stores. In order: a header (format, the mailbox's id
+ * and signing key, never a secret), the agents (with their token hashes, so tokens
+ * keep working), the call log's lines, each inbox's messages, the read cursors (as a
+ * count of records read, which every store can turn into its own position), and an
+ * end line with the counts, so a cut-off export is refused rather than imported.
+ */
+import type { SignatureAlg } from '../../attest/signature.js';
+import type { AgentEntry, MailboxConfig, StoreKind } from '../config.js';
+
+export const EXPORT_FORMAT = 'witness-mailbox-export/1';
+
+export interface ExportHeader {
+  format: typeof EXPORT_FORMAT;
+  mailbox: { id: string; created: string; signing: { alg: SignatureAlg; kid: string; public_key?: string } };
+  source: StoreKind;
+  exported_at: string;
+}
+
+export interface ExportCounts {
+  agents: number;
+  calls: number;
+  messages: number;
+  cursors: number;
+}
+
+export type ExportRecord =
+  | { agent: AgentEntry }
+  | { call: string }
+  | { message: string; to: string }
+  | { cursor: { agent: string; messages: number } }
+  | { end: ExportCounts };
+
+export function exportHeader(config: MailboxConfig): ExportHeader {
+  const { alg, kid, public_key } = config.signing;
+  return { format: EXPORT_FORMAT, mailbox: { id: config.id, created: config.created, signing: { alg, kid, ...(public_key !== undefined ? { public_key } : {}) } }, source: config.store, exported_at: new Date().toISOString() };
+}

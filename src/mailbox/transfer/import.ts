@@ -1,0 +1,175 @@
+/**
+ * @module
+ * `witness mailbox import FILE DIR`: an export (format.ts) into a new mailbox of any
+ * store, with the same id, signing key, agents and every record's exact text — so
+ * its receipts verify with the same key, and servers go on extending the same hash
+ * chain. Each line is checked before anything is kept (a bad line names its number
+ * and what to do); a cut-off export (no end line, or counts that differ) is refused;
+ * on any failure the new mailbox is removed (files) or rolled back (a database), so
+ * an import is all or nothing. The result is verified before the import reports.
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { readKeyFile } from '../../attest/keys.js';
+import { WitnessError } from '../../core/errors.js';
+import { parseStrictJson } from '../../core/strict-json.js';
+import { assertNoMailbox, MAILBOX_FORMAT, MAILBOX_KEY, type MailboxConfig, type StoreKind } from '../config.js';
+import { fileLines } from '../evidence.js';
+import { defaultKeyDir } from '../keys.js';
+import { agentNameProblem, sameNameAs } from '../names.js';
+import { databaseSetting } from '../store/postgres-db.js';
+import { type VerifyReport, verifyMailbox } from '../verify.js';
+import { EXPORT_FORMAT, type ExportCounts, type ExportHeader } from './format.js';
+import { openTarget } from './targets.js';
+
+export interface ImportOptions {
+  /** The new mailbox's store (default jsonl). */
+  store?: StoreKind;
+  /** `store: postgres`: the database URL (no password), or `postgres` for $WITNESS_DATABASE_URL. */
+  database?: string;
+  /** The mailbox's signing key file (default: where `mailbox init` puts a mailbox's key). */
+  keyPath?: string;
+}
+
+export interface ImportResult {
+  config: MailboxConfig;
+  counts: ExportCounts;
+  report: VerifyReport;
+  warnings: string[];
+}
+
+const _ORDER = ['agent', 'call', 'message', 'cursor', 'end'] as const;
+type _Kind = (typeof _ORDER)[number];
+
+export async function importMailbox(file: string, dir: string, options: ImportOptions = {}): Promise<ImportResult> {
+  assertNoMailbox(dir);
+  const lines = fileLines(file)[Symbol.iterator]();
+  const header = _header(lines.next().value, file);
+  const warnings: string[] = [];
+  const config = _config(header, options, warnings);
+  const target = await openTarget(dir, config);
+  const counts: ExportCounts = { agents: 0, calls: 0, messages: 0, cursors: 0 };
+  try {
+    const end = await _records(lines, file, target, counts);
+    if (!end) throw _bad(file, 0, 'it has no end line: the export was cut off', 'export the mailbox again');
+    for (const k of ['agents', 'calls', 'messages', 'cursors'] as const) {
+      if (end[k] !== counts[k]) throw _bad(file, 0, `its end line counts ${end[k]} ${k} but it holds ${counts[k]}`, 'export the mailbox again');
+    }
+    await target.finish();
+  } catch (error) {
+    await target.abort();
+    throw error;
+  }
+  return { config, counts, report: await verifyMailbox(dir), warnings };
+}
+
+/** Feeds every record after the header to the target; returns the end line's counts (undefined when there is none). */
+async function _records(lines: Iterator<{ line: number; text?: string; torn?: boolean }>, file: string, target: Awaited<ReturnType<typeof openTarget>>, counts: ExportCounts): Promise<ExportCounts | undefined> {
+  let section = 0;
+  const agents: string[] = [];
+  const perInbox = new Map<string, number>();
+  for (let next = lines.next(); !next.done; next = lines.next()) {
+    const { line, text, torn } = next.value;
+    if (text === '' && !torn) continue;
+    if (torn || text === undefined) throw _bad(file, line, torn ? 'its last line is cut off' : 'a line is too long', 'export the mailbox again');
+    const [kind, value] = _record(text, file, line);
+    const at = _ORDER.indexOf(kind);
+    if (at < section) throw _bad(file, line, `a ${kind} line comes after the ${_ORDER[section]} lines`, 'export the mailbox again (lines are in the order agents, calls, messages, cursors, end)');
+    section = at;
+    if (kind === 'end') return value as ExportCounts;
+    if (kind === 'agent') await target.agent(_agent(value, agents, file, line));
+    if (kind === 'call') await target.call(_string(value, file, line, 'call'));
+    if (kind === 'message') {
+      const m = value as { message: unknown; to: unknown };
+      const to = _name(m.to, file, line, 'to');
+      perInbox.set(to, (perInbox.get(to) ?? 0) + 1);
+      await target.message(to, _string(m.message, file, line, 'message'));
+    }
+    if (kind === 'cursor') {
+      const c = value as { agent?: unknown; messages?: unknown };
+      const agent = _name(c.agent, file, line, 'cursor.agent');
+      const n = c.messages;
+      if (!Number.isSafeInteger(n) || (n as number) < 0 || (n as number) > (perInbox.get(agent) ?? 0)) throw _bad(file, line, `the cursor of ${agent} counts ${JSON.stringify(n)} messages read, but its inbox holds ${perInbox.get(agent) ?? 0}`, 'export the mailbox again');
+      await target.cursor(agent, n as number);
+    }
+    counts[`${kind}s` as keyof ExportCounts]++;
+  }
+  return undefined;
+}
+
+function _record(text: string, file: string, line: number): [_Kind, unknown] {
+  let value: unknown;
+  try {
+    value = parseStrictJson(text, { what: `line ${line}` });
+  } catch (error) {
+    throw _bad(file, line, (error as Error).message, 'export the mailbox again');
+  }
+  const keys = typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.keys(value) : [];
+  const kind = _ORDER.find((k) => keys.includes(k));
+  const allowed: string[] = kind === 'message' ? ['message', 'to'] : [kind ?? ''];
+  if (!kind || keys.some((k) => !allowed.includes(k))) throw _bad(file, line, `it is not a record of ${EXPORT_FORMAT} (one of ${_ORDER.join(', ')})`, 'export the mailbox again');
+  const record = value as Record<string, unknown>;
+  if (kind === 'end') {
+    const end = record.end as Record<string, unknown> | null;
+    if (typeof end !== 'object' || end === null || !['agents', 'calls', 'messages', 'cursors'].every((k) => Number.isSafeInteger(end[k]))) throw _bad(file, line, 'its end line needs whole counts of agents, calls, messages and cursors', 'export the mailbox again');
+    return [kind, end];
+  }
+  return [kind, kind === 'message' ? record : record[kind]];
+}
+
+function _header(first: { line: number; text?: string } | undefined, file: string): ExportHeader {
+  let h: Partial<ExportHeader> | null = null;
+  try {
+    h = first?.text ? (parseStrictJson(first.text) as Partial<ExportHeader>) : null;
+  } catch {
+    h = null;
+  }
+  const signing = h?.mailbox?.signing;
+  const ok = h?.format === EXPORT_FORMAT && typeof h.mailbox?.id === 'string' && typeof h.mailbox.created === 'string' && (signing?.alg === 'ed25519' || signing?.alg === 'hmac-sha256') && typeof signing.kid === 'string';
+  if (!ok) throw _bad(file, 1, `it does not start with a ${EXPORT_FORMAT} header`, 'give a file written by `witness mailbox export`');
+  return h as ExportHeader;
+}
+
+/** The new mailbox's configuration: the exported identity and key id, this host's key file and store. */
+function _config(h: ExportHeader, options: ImportOptions, warnings: string[]): MailboxConfig {
+  const keyPath = resolve(options.keyPath ?? join(defaultKeyDir(), `mailbox-${h.mailbox.id}.json`));
+  if (existsSync(keyPath)) {
+    const key = readKeyFile(keyPath, MAILBOX_KEY);
+    if (key.kid !== h.mailbox.signing.kid) throw new WitnessError('USAGE', `The key ${keyPath} has id ${key.kid}, but the exported mailbox signs with ${h.mailbox.signing.kid}; give its own key with --key. Nothing was imported.`);
+  } else if (h.mailbox.signing.alg === 'ed25519') {
+    warnings.push(`no key file at ${keyPath}: verify checks receipts with the public key, but serving needs the key (give --key PATH).`);
+  } else {
+    throw new WitnessError('USAGE', `The exported mailbox signs with an HMAC key and no key file is at ${keyPath}: without it nothing can be verified or served. Give the key with --key PATH. Nothing was imported.`);
+  }
+  const store = options.store ?? 'jsonl';
+  const database = store === 'postgres' ? databaseSetting(options.database ?? 'postgres') : undefined;
+  return { format: MAILBOX_FORMAT, id: h.mailbox.id, store, ...(database !== undefined ? { database } : {}), created: h.mailbox.created, signing: { ...h.mailbox.signing, key_path: keyPath } };
+}
+
+function _agent(value: unknown, seen: string[], file: string, line: number): { name: string; created: string; description?: string; token_sha256?: string } {
+  const a = value as Record<string, unknown> | null;
+  const name = _name(a?.name, file, line, 'agent.name');
+  const twin = sameNameAs(seen, name);
+  if (twin !== undefined) throw _bad(file, line, `the agent ${name} is listed twice (as ${twin})`, 'export the mailbox again');
+  const optional = (k: string) => (a?.[k] === undefined ? undefined : _string(a[k], file, line, `agent.${k}`));
+  seen.push(name);
+  const description = optional('description');
+  const token = optional('token_sha256');
+  return { name, created: _string(a?.created, file, line, 'agent.created'), ...(description !== undefined ? { description } : {}), ...(token !== undefined ? { token_sha256: token } : {}) };
+}
+
+/** An agent name: it becomes a file name in a JSONL mailbox, so it is checked like one. */
+function _name(value: unknown, file: string, line: number, field: string): string {
+  const problem = agentNameProblem(value);
+  if (problem) throw _bad(file, line, `${field} is not an agent name: ${problem}`, 'export the mailbox again');
+  return value as string;
+}
+
+function _string(value: unknown, file: string, line: number, field: string): string {
+  if (typeof value !== 'string') throw _bad(file, line, `${field} must be a string`, 'export the mailbox again');
+  return value;
+}
+
+function _bad(file: string, line: number, what: string, todo: string): WitnessError {
+  return new WitnessError('INVALID_INPUT', `${file}${line > 0 ? `:${line}` : ''}: cannot import: ${what}. Nothing was imported; ${todo}.`);
+}

@@ -1,0 +1,50 @@
+/**
+ * @module
+ * The built-in tools of each runtime, per version, as last seen — the fallback for
+ * the shadowing check when the runtime cannot list its own tools (not installed,
+ * no listing command, or the listing failed). Each row says where it comes from;
+ * the report repeats it, so a reader knows whether the names were asked of the
+ * runtime or taken from here.
+ */
+
+export interface KnownBuiltins {
+  runtime: string;
+  /** The first version the row is known for; it holds until a later row. */
+  since: string;
+  tools: readonly string[];
+  /** Where the names come from. */
+  source: string;
+}
+
+const ROWS: readonly KnownBuiltins[] = [
+  { runtime: 'qwen', since: '0.21.0', tools: ['send_message', 'list_agents'], source: 'the field report in mailbox.md (Qwen Code 0.21.13 always registers send_message and list_agents)' },
+  {
+    runtime: 'qwen',
+    since: '0.24.4',
+    // Its Agent Team's "SendMessage" and "ListAgents" are the display names of send_message and list_agents (ToolDisplayNames in the 0.24.4 bundle): the model is given the snake_case names.
+    tools: ['get_goal', 'update_goal', 'tool_call', 'tool_search', 'agent', 'read_mcp_resource', 'list_agents', 'send_message', 'skill', 'web_fetch', 'zoom_image', 'write_file', 'run_shell_command', 'report_findings', 'record_artifact', 'cron_create', 'cron_list', 'cron_delete', 'loop_wakeup', 'enter_worktree', 'read_file', 'exit_worktree', 'monitor', 'task_stop', 'glob', 'edit', 'grep_search', 'notebook_edit'],
+    source: 'the tool list Qwen Code 0.24.4 printed itself (stream-json init event), recorded by witness',
+  },
+  { runtime: 'opencode', since: '1.18.33', tools: ['invalid', 'question', 'bash', 'read', 'glob', 'grep', 'edit', 'write', 'task', 'webfetch', 'todowrite', 'websearch', 'skill'], source: "the tool list OpenCode 1.18.33 printed itself (opencode debug agent build), recorded by witness" },
+  { runtime: 'claude', since: '0.0.0', tools: ['SendMessage', 'ListAgents'], source: 'issue 17 (Claude Code ships SendMessage / ListAgents between sessions); only its messaging tools, not checked against a running Claude Code' },
+  { runtime: 'openhands', since: '1.0.0', tools: ['terminal', 'file_editor', 'task_tracker', 'delegate', 'finish', 'think'], source: "the OpenHands software-agent-sdk default preset in CLI mode (no browser tools); not checked against a running OpenHands CLI" },
+];
+
+/** The row for this runtime and version: the latest row at or below it; the newest row when the version is unknown or older than every row. */
+export function knownBuiltins(runtime: string, version?: string): { row: KnownBuiltins; exact: boolean } | undefined {
+  const rows = ROWS.filter((r) => r.runtime === runtime).sort((a, b) => compareVersions(a.since, b.since));
+  if (rows.length === 0) return undefined;
+  const fits = version ? rows.filter((r) => compareVersions(r.since, version) <= 0) : [];
+  return fits.length > 0 ? { row: fits[fits.length - 1]!, exact: true } : { row: rows[rows.length - 1]!, exact: false };
+}
+
+/** Compares dotted numeric versions (`0.24.4` < `0.24.10`); anything after the numbers is ignored. */
+export function compareVersions(a: string, b: string): number {
+  const parts = (v: string) => (/^\d+(\.\d+)*/.exec(v)?.[0] ?? '0').split('.').map(Number);
+  const [x, y] = [parts(a), parts(b)];
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
