@@ -33,6 +33,12 @@ const SAFETY_POLL_MS = 1000;
  */
 const RECHECK_MS = 25;
 const UNBACKED_GIVE_UP_MS = 10_000;
+/**
+ * At most one notice per subscription this often: the first mail of a burst is told
+ * at once, what follows within the gap in one notice at its end (a subscriber reads
+ * the inbox anyway), so a flood does not cost the machine one notice per send.
+ */
+const NOTICE_GAP_MS = 10;
 
 /** The inbox resource and its subscriptions on one session's server; returns what stops them. */
 export function registerInbox(server: McpServer, ctx: ToolContext): () => void {
@@ -121,6 +127,8 @@ export function watchInbox(ctx: ToolContext, onChange: (mark: { before: string; 
   let last: string | undefined;
   let running = false;
   let again = false;
+  let noticedAt = Number.NEGATIVE_INFINITY;
+  let later: NodeJS.Timeout | undefined;
   const check = async (): Promise<void> => {
     if (running) {
       again = true;
@@ -130,8 +138,19 @@ export function watchInbox(ctx: ToolContext, onChange: (mark: { before: string; 
     try {
       do {
         again = false;
+        const wait = noticedAt + NOTICE_GAP_MS - performance.now();
+        if (wait > 0) {
+          later ??= setTimeout(() => {
+            later = undefined;
+            look();
+          }, wait).unref();
+          return;
+        }
         const now = await ctx.store.inboxMark(ctx.agent);
-        if (last !== undefined && now !== last) await onChange({ before: last, now });
+        if (last !== undefined && now !== last) {
+          noticedAt = performance.now();
+          await onChange({ before: last, now });
+        }
         last = now;
       } while (again);
     } finally {
@@ -146,6 +165,7 @@ export function watchInbox(ctx: ToolContext, onChange: (mark: { before: string; 
   return () => {
     unlisten();
     clearInterval(poll);
+    clearTimeout(later);
   };
 }
 
