@@ -249,6 +249,24 @@ describe('verify and tail on PostgreSQL', () => {
     }
     expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
+
+  it('a read outside a commit that the database fails is the mailbox\'s IO error, and changes nothing', async () => {
+    const mb = await mailbox();
+    const store = await openStore(mb.dir, { keyPath: mb.keyPath });
+    try {
+      await store.send('a', { to: 'b', body: 'kept' });
+      await withTables('postgres', mb.dir, (sql) => sql('ALTER TABLE messages RENAME TO messages_away'));
+      for (const read of [store.hasUnread('b'), store.inboxMark('b'), store.inboxSince('b', '', 10)]) {
+        const error = await read.catch((e: unknown) => e);
+        expect(isWitnessError(error, 'IO') && error.message).toMatch(/failed a read \(42P01: .*\): nothing was changed\. Check the database server/);
+      }
+      await withTables('postgres', mb.dir, (sql) => sql('ALTER TABLE messages_away RENAME TO mailbox_messages'));
+      expect((await store.fetch('b', fetchOpts)).map((m) => m.body)).toEqual(['kept']);
+    } finally {
+      await store.close();
+    }
+    expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
+  });
 });
 
 describe('a fresh database per mailbox', () => {

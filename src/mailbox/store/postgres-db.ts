@@ -145,9 +145,22 @@ export function agentFromRow(r: AgentRow): AgentEntry {
   return { name: r.name, created: r.created, ...(r.description !== null ? { description: r.description } : {}), ...(r.token_sha256 !== null ? { token_sha256: r.token_sha256 } : {}) };
 }
 
-/** One clear error for a database failure: nothing of the call was stored or acknowledged. */
-export function databaseFailure(error: unknown): WitnessError {
+/**
+ * One clear error for a database failure. A failed write stored and acknowledged
+ * nothing of the call; a failed read (a status, an unread check) changed nothing.
+ */
+export function databaseFailure(error: unknown, during: 'write' | 'read' = 'write'): WitnessError {
   if (error instanceof WitnessError) return error;
   const code = String((error as { code?: unknown }).code ?? '');
-  return new WitnessError('IO', `The mailbox database refused the write (${code || 'error'}: ${(error as Error).message}): this call was not stored and nothing of it was acknowledged. Check the database server, then retry.`, { cause: error });
+  const cause = `${code || 'error'}: ${(error as Error).message}`;
+  const effect = during === 'write' ? 'refused the write' : 'failed a read';
+  const kept = during === 'write' ? 'this call was not stored and nothing of it was acknowledged' : 'nothing was changed';
+  return new WitnessError('IO', `The mailbox database ${effect} (${cause}): ${kept}. Check the database server, then retry.`, { cause: error });
+}
+
+/** A read outside a commit: a database failure becomes the mailbox's IO error, not an internal one. */
+export function reading<T>(work: Promise<T>): Promise<T> {
+  return work.catch((error: unknown) => {
+    throw databaseFailure(error, 'read');
+  });
 }

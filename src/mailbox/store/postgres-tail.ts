@@ -8,7 +8,7 @@ import type { Message } from '../call-log.js';
 import type { MailboxConfig } from '../config.js';
 import { CAPPED_TEXT } from './lines.js';
 import { parseMessage } from './ops.js';
-import { mailboxDatabaseUrl } from './postgres-db.js';
+import { mailboxDatabaseUrl, reading } from './postgres-db.js';
 
 export async function followPostgres(config: MailboxConfig, agent: string | undefined, perPoll: number): Promise<{ next(skip: boolean): Promise<Message[]>; close(): Promise<void> }> {
   const pool = await openPool(mailboxDatabaseUrl(config), { purpose: 'mailbox database', max: 1 });
@@ -16,13 +16,15 @@ export async function followPostgres(config: MailboxConfig, agent: string | unde
   return {
     async next(skip) {
       if (skip) {
-        last = Number((await pool.query<{ last: string }>('SELECT coalesce(max(pos), 0) AS last FROM mailbox_messages')).rows[0]!.last);
+        last = Number((await reading(pool.query<{ last: string }>('SELECT coalesce(max(pos), 0) AS last FROM mailbox_messages'))).rows[0]!.last);
         return [];
       }
       const rows = (
-        await pool.query<{ pos: string; text: string | null }>(
-          `SELECT pos, ${CAPPED_TEXT} AS text FROM mailbox_messages WHERE pos > $1 AND ($2::text IS NULL OR recipient = $2) ORDER BY pos LIMIT $3`,
-          [last, agent ?? null, perPoll],
+        await reading(
+          pool.query<{ pos: string; text: string | null }>(
+            `SELECT pos, ${CAPPED_TEXT} AS text FROM mailbox_messages WHERE pos > $1 AND ($2::text IS NULL OR recipient = $2) ORDER BY pos LIMIT $3`,
+            [last, agent ?? null, perPoll],
+          ),
         )
       ).rows;
       const out: Message[] = [];

@@ -24,7 +24,7 @@ import { CommittingStore } from './committing-store.js';
 import type { Pending } from './group-commit.js';
 import { CAPPED_TEXT } from './lines.js';
 import * as ops from './ops.js';
-import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, databaseFailure, mailboxDatabaseUrl, openMailboxPool } from './postgres-db.js';
+import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, databaseFailure, mailboxDatabaseUrl, openMailboxPool, reading } from './postgres-db.js';
 import { PostgresSendRate } from './postgres-rate.js';
 import { GroupWrites } from './postgres-group.js';
 import { MailListener } from './postgres-listen.js';
@@ -100,10 +100,14 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
   override async agents(): Promise<AgentEntry[]> {
     // Cached only while the listener would hear of a change.
     if (this.agentsCache && this.listener.listening) return this.agentsCache.list;
-    return this.readAgents(this.pool);
+    return reading(this.readAgents(this.pool));
   }
 
-  async hasUnread(agent: string): Promise<boolean> {
+  hasUnread(agent: string): Promise<boolean> {
+    return reading(this.unreadExists(agent));
+  }
+
+  private async unreadExists(agent: string): Promise<boolean> {
     let after = await this.cursorOf(this.pool, agent).then((c) => c.pos);
     for (;;) {
       const rows = (await this.pool.query<{ pos: string; text: string | null }>(UNREAD, [agent, after, PAGE])).rows;
@@ -114,15 +118,19 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
   }
 
   async status(id: string): Promise<DeliveryStatus | undefined> {
-    const rows = await this.pool.query<{ text: string }>('SELECT c.text FROM mailbox_mentions m JOIN mailbox_calls c ON c.seq = m.seq WHERE m.message_id = $1 ORDER BY m.seq', [id]);
+    const rows = await reading(this.pool.query<{ text: string }>('SELECT c.text FROM mailbox_mentions m JOIN mailbox_calls c ON c.seq = m.seq WHERE m.message_id = $1 ORDER BY m.seq', [id]));
     return deliveryOf(id, rows.rows.map((r) => r.text), this.signer);
   }
 
   async acknowledged(agent: string, ids: string[]): Promise<Set<string>> {
-    return new Set((await this.acksIn(this.pool, agent, ids)).keys());
+    return new Set((await reading(this.acksIn(this.pool, agent, ids))).keys());
   }
 
-  async inboxSince(agent: string, mark: string, limit: number): Promise<{ messages: Message[]; mark: string }> {
+  inboxSince(agent: string, mark: string, limit: number): Promise<{ messages: Message[]; mark: string }> {
+    return reading(this.unreadSince(agent, mark, limit));
+  }
+
+  private async unreadSince(agent: string, mark: string, limit: number): Promise<{ messages: Message[]; mark: string }> {
     const after = mark === '' ? String((await this.cursorOf(this.pool, agent)).pos) : mark;
     const rows = (await this.pool.query<{ pos: string; text: string | null }>(UNREAD, [agent, after, limit])).rows;
     const messages = rows.map((r) => ops.parseMessage(r.text ?? undefined)).filter((m): m is Message => m !== undefined);
@@ -130,7 +138,7 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
   }
 
   async inboxMark(agent: string): Promise<string> {
-    return (await this.pool.query<{ mark: string }>('SELECT coalesce(max(pos), 0)::text AS mark FROM mailbox_messages WHERE recipient = $1', [agent])).rows[0]!.mark;
+    return (await reading(this.pool.query<{ mark: string }>('SELECT coalesce(max(pos), 0)::text AS mark FROM mailbox_messages WHERE recipient = $1', [agent]))).rows[0]!.mark;
   }
 
   /** `agent`'s acknowledgements of `ids` in the database, each checked against its genuine receipt. */
