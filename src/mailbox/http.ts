@@ -8,6 +8,7 @@
  * `initialize`, and every later request in it must carry the same agent's token.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { isWitnessError } from '../core/errors.js';
 import { requestGuard } from '../core/http-guard.js';
 import { closeServer, INTERNAL_ERROR_MESSAGE, listen, parseErrorMessage, readBody, requestLimit, sendJsonRpcError, tooLargeMessage } from '../core/http-server.js';
 import { tokenHash } from './config.js';
@@ -41,6 +42,9 @@ const IDLE_MS = 60 * 60_000;
 /** A request body larger than this is refused (413) unless configured; a message body is at most 64 KiB by default. */
 export const DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024;
 
+const STORE_UNAVAILABLE =
+  "Service unavailable: the mailbox's storage (its database or disk) failed while answering this request, and nothing of it was stored. Retry shortly; if it persists, tell the operator (`witness mailbox verify` on the server shows the cause).";
+
 interface Session {
   transport: HttpSession;
   agent: string;
@@ -53,7 +57,12 @@ export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = 
   // Plain node:http, not Express: the checks below are all this endpoint needs, and
   // Express's router and body parser cost a large share of each request's CPU.
   const server = createServer((req, res) => {
-    _route(front, req, res).catch(() => _jsonRpcError(res, 500, -32603, INTERNAL_ERROR_MESSAGE));
+    _route(front, req, res).catch((error: unknown) => {
+      // The store could not be read (its database is down, say): a temporary failure, and
+      // nothing was stored. Its own message names paths and addresses, which are the operator's.
+      if (isWitnessError(error, 'IO')) return sendJsonRpcError(res, 503, -32000, STORE_UNAVAILABLE, null, { 'Retry-After': '1' });
+      _jsonRpcError(res, 500, -32603, INTERNAL_ERROR_MESSAGE);
+    });
   });
   try {
     const host = options.host ?? '127.0.0.1';

@@ -151,11 +151,22 @@ export function agentFromRow(r: AgentRow): AgentEntry {
  */
 export function databaseFailure(error: unknown, during: 'write' | 'read' = 'write'): WitnessError {
   if (error instanceof WitnessError) return error;
-  const code = String((error as { code?: unknown }).code ?? '');
-  const cause = `${code || 'error'}: ${(error as Error).message}`;
+  const cause = describeDatabaseError(error);
   const effect = during === 'write' ? 'refused the write' : 'failed a read';
   const kept = during === 'write' ? 'this call was not stored and nothing of it was acknowledged' : 'nothing was changed';
   return new WitnessError('IO', `The mailbox database ${effect} (${cause}): ${kept}. Check the database server, then retry.`, { cause: error });
+}
+
+/**
+ * The cause as a client may see it: the server's SQLSTATE and message, or, when the
+ * database could not be reached, the connection error's code alone — its message
+ * names the socket path or address, which is the operator's (in mailbox.json), not
+ * the agent's.
+ */
+function describeDatabaseError(error: unknown): string {
+  const code = String((error as { code?: unknown }).code ?? '');
+  if (/^[0-9A-Z]{5}$/.test(code)) return `${code}: ${(error as Error).message}`;
+  return `${code || 'connection lost'}: the database server could not be reached`;
 }
 
 /** A read outside a commit: a database failure becomes the mailbox's IO error, not an internal one. */
