@@ -7,9 +7,7 @@
  * seq, seed, cell and prompt pack. Chain, plan and key checks need the neighbours
  * and belong to the callers.
  */
-import { readFileSync } from 'node:fs';
 import { canonicalizeWithout } from '../../core/canonical-json.js';
-import { WitnessError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hash.js';
 import type { RunRecord } from '../experiment/record.js';
 import { type LineReceipt, LineReceiptSchema, receiptDigest, splitSignedLine } from './format.js';
@@ -25,8 +23,8 @@ export interface SignedLine {
   digest: string;
 }
 
-/** A line that failed keeps what could be read of it: its receipt (for the chain) and its run id. */
-export type LineResult = { ok: true; value: SignedLine } | { ok: false; problem: ResultsProblem; receipt?: LineReceipt; id?: string };
+/** A line that failed keeps what could be read of it: its receipt (for the chain), its run id and seq. */
+export type LineResult = { ok: true; value: SignedLine } | { ok: false; problem: ResultsProblem; receipt?: LineReceipt; id?: string; seq?: number };
 
 /** Checks one line by itself (see the module comment). */
 export function readSignedLine(raw: string, line: number): LineResult {
@@ -39,11 +37,12 @@ export function readSignedLine(raw: string, line: number): LineResult {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return _fail(problem('MALFORMED', 'not a JSON object', line));
   const { receipt: rawReceipt, ...fields } = parsed as Record<string, unknown>;
   const id = typeof fields.id === 'string' ? fields.id : undefined;
-  if (rawReceipt === undefined) return { ok: false, problem: problem('UNSIGNED_LINE', 'the line has no receipt: it was not written by a signed sweep', line), id };
+  const seq = Number.isInteger(fields.seq) ? (fields.seq as number) : undefined;
+  if (rawReceipt === undefined) return { ok: false, problem: problem('UNSIGNED_LINE', 'the line has no receipt: it was not written by a signed sweep', line), id, seq };
   const checked = LineReceiptSchema.safeParse(rawReceipt);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    return { ok: false, problem: problem('MALFORMED', `receipt.${issue?.path.join('.') || ''}: ${issue?.message}`, line), id };
+    return { ok: false, problem: problem('MALFORMED', `receipt.${issue?.path.join('.') || ''}: ${issue?.message}`, line), id, seq };
   }
   const receipt = checked.data;
   const split = splitSignedLine(raw, parsed as Record<string, unknown>);
@@ -90,24 +89,4 @@ function _receiptMismatch(record: RunRecord, receipt: LineReceipt): string | und
   ];
   const wrong = pairs.find(([, a, b]) => a !== b);
   return wrong ? `the receipt says ${wrong[0]} ${JSON.stringify(wrong[1])}, the line ${JSON.stringify(wrong[2])}` : undefined;
-}
-
-/** The complete lines of a file (a torn last line is left out and reported), read as bytes so a file larger than a V8 string still reads. */
-export function readLines(path: string, what: string): { lines: { line: number; raw: string }[]; tornTail: boolean } {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    throw new WitnessError(code === 'ENOENT' ? 'NOT_FOUND' : 'IO', `Cannot read the ${what} ${path}: ${(cause as Error).message}.`, { cause });
-  }
-  const lines: { line: number; raw: string }[] = [];
-  let start = 0;
-  let n = 0;
-  for (let nl = bytes.indexOf(0x0a); nl >= 0; nl = bytes.indexOf(0x0a, start)) {
-    n++;
-    if (nl > start) lines.push({ line: n, raw: bytes.toString('utf8', start, nl) });
-    start = nl + 1;
-  }
-  return { lines, tornTail: start < bytes.length };
 }

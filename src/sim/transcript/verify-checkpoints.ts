@@ -9,10 +9,28 @@
 import type { KeyDirectory } from '../../attest/key-directory.js';
 import { keyProblem, type RevocationPolicy } from '../../attest/key-status.js';
 import { canonicalize } from '../../core/canonical-json.js';
-import { type PlannedRun, planRuns } from '../experiment/plan.js';
+import { lazyPlan, type PlannedRun } from '../experiment/plan.js';
 import { type Experiment, parseExperiment } from '../experiment/schema.js';
 import { type Checkpoint, checkpointSigningBytes } from './format.js';
 import { problem, type ResultsProblem } from './reasons.js';
+
+/** Where problems go: an array, or a list that keeps only the first of each code. */
+export type ProblemSink = { push(problem: ResultsProblem): unknown };
+
+/**
+ * The runs of the declared shards, computed when asked (a run is a hash of its cell,
+ * index and seed): checking a 2-million-run file costs the plan's cells, not its runs.
+ */
+export interface VerifiedPlan {
+  /** Planned runs in the declared shards. */
+  readonly size: number;
+  /** Every seq of the plan is below this. */
+  readonly end: number;
+  /** The run at `seq`, or undefined when no declared shard has it. */
+  at(seq: number): PlannedRun | undefined;
+}
+
+const NO_PLAN: VerifiedPlan = { size: 0, end: 0, at: () => undefined };
 
 export interface KeyCheckOptions {
   directory: KeyDirectory;
@@ -27,12 +45,12 @@ export interface CheckedCheckpoints {
   shardCount: number;
   /** Checkpoint by shard number (1-based; 1 for a whole sweep). */
   chains: Map<number, Checkpoint>;
-  /** The plan's runs in the declared shards, by id. */
-  plan: Map<string, PlannedRun>;
+  /** The plan's runs in the declared shards. */
+  plan: VerifiedPlan;
   signatures: number;
 }
 
-export function checkCheckpoints(checkpoints: readonly Checkpoint[], keys: KeyCheckOptions, problems: ResultsProblem[]): CheckedCheckpoints {
+export function checkCheckpoints(checkpoints: readonly Checkpoint[], keys: KeyCheckOptions, problems: ProblemSink): CheckedCheckpoints {
   let signatures = 0;
   checkpoints.forEach((cp, i) => {
     if (checkSignature(cp.key_id, cp.deployer, Date.parse(cp.signed_at), checkpointSigningBytes(cp), cp.sig, keys, problems, `checkpoint ${i + 1}${_shardLabel(cp)}`)) signatures++;
@@ -47,13 +65,22 @@ export function checkCheckpoints(checkpoints: readonly Checkpoint[], keys: KeyCh
     else chains.set(cp.shard?.index ?? 1, cp);
   }
   const experiment = _experiment(first, problems);
-  const plan = new Map<string, PlannedRun>();
-  if (experiment) for (const run of planRuns(experiment)) if (chains.has((run.seq % shardCount) + 1)) plan.set(run.id, run);
+  const plan = experiment ? _declaredPlan(experiment, shardCount, [...chains.keys()]) : NO_PLAN;
   return { experiment, shardCount, chains, plan, signatures };
 }
 
+function _declaredPlan(experiment: Experiment, shardCount: number, shards: number[]): VerifiedPlan {
+  const all = lazyPlan(experiment);
+  const declared = new Set(shards);
+  return {
+    size: shards.reduce((n, index) => n + lazyPlan(experiment, { index, count: shardCount }).length, 0),
+    end: all.end,
+    at: (seq) => (declared.has((seq % shardCount) + 1) ? all.at(seq) : undefined),
+  };
+}
+
 /** The experiment a checkpoint signed, loaded as a sweep would load it (and unchanged by loading). */
-function _experiment(cp: Checkpoint, problems: ResultsProblem[]): Experiment | undefined {
+function _experiment(cp: Checkpoint, problems: ProblemSink): Experiment | undefined {
   try {
     const experiment = parseExperiment(cp.experiment, 'the experiment in the checkpoint');
     if (canonicalize(experiment) === canonicalize(cp.experiment)) return experiment;
@@ -69,7 +96,7 @@ function _experiment(cp: Checkpoint, problems: ResultsProblem[]): Experiment | u
  * deployer (when one is named), valid and not revoked at `signedAt`, signature good.
  * Pushes the problem and returns false otherwise.
  */
-export function checkSignature(kid: string, deployer: string | undefined, signedAt: number, message: Uint8Array, sig: string, keys: KeyCheckOptions, problems: ResultsProblem[], what: string, line?: number): boolean {
+export function checkSignature(kid: string, deployer: string | undefined, signedAt: number, message: Uint8Array, sig: string, keys: KeyCheckOptions, problems: ProblemSink, what: string, line?: number): boolean {
   const key = keys.directory.get(kid);
   if (!key) {
     problems.push(problem('UNKNOWN_KEY', `${what} is signed by key ${kid}, which is not in your key directory`, line));

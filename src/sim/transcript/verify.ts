@@ -12,16 +12,18 @@ import type { KeyDirectory } from '../../attest/key-directory.js';
 import type { RevocationPolicy } from '../../attest/key-status.js';
 import { existsSync } from 'node:fs';
 import { readNamedFile } from '../../attest/files.js';
-import { capPerCode } from '../../core/cap-per-code.js';
+import { LowestLinesPerCode } from '../../core/cap-per-code.js';
 import { canonicalizeWithout } from '../../core/canonical-json.js';
+import { WitnessError } from '../../core/errors.js';
 import { hashFileInto } from '../../core/hash.js';
 import type { PlannedRun } from '../experiment/plan.js';
+import { fileLines } from '../experiment/results-stream.js';
 import { parseCheckpoints } from './checkpoint.js';
 import { type Checkpoint, checkpointPath, type LineReceipt, receiptDigest, receiptSigningText } from './format.js';
-import { readLines, readSignedLine, type SignedLine } from './lines.js';
+import { readSignedLine, type SignedLine } from './lines.js';
 import { planMismatch } from './plan-check.js';
 import { problem, RESULTS_REASON_CODES, type ResultsProblem } from './reasons.js';
-import { type CheckedCheckpoints, checkCheckpoints, checkSignature, type KeyCheckOptions } from './verify-checkpoints.js';
+import { type CheckedCheckpoints, checkCheckpoints, checkSignature, type KeyCheckOptions, type ProblemSink } from './verify-checkpoints.js';
 
 /** At most this many problems of one code are listed; one more line counts the rest. */
 export const MAX_PROBLEMS_PER_CODE = 20;
@@ -63,53 +65,81 @@ interface _Chain {
   firstUncovered?: number;
 }
 
-/** Verifies a signed results file against your key directory (docs/results-format.md, "Verifying"). */
+/**
+ * Verifies a signed results file against your key directory (docs/results-format.md,
+ * "Verifying"). The file is read as a stream and the plan computed run by run, so
+ * memory is the plan's cells plus 4 bytes per planned run (the line each was seen on),
+ * not the file (issue 18 item 5).
+ */
 export function verifyResults(file: string, options: VerifyResultsOptions): ResultsVerifyResult {
   const cpFile = options.checkpoints ?? checkpointPath(file);
-  const problems: ResultsProblem[] = [];
+  const problems = _problemList();
   const base = { type: 'sim-results' as const, file, checkpoints: cpFile };
   const keys: KeyCheckOptions = { directory: options.directory, revocation: options.revocation ?? 'from-revoked-at', now: options.now ?? Date.now() };
-  const { lines, tornTail } = readLines(file, 'results file');
-  if (!options.checkpoints && !existsSync(cpFile)) return _result(base, { problems: _unsignedFile(cpFile, lines), lines: lines.length });
+  if (!options.checkpoints && !existsSync(cpFile)) {
+    problems.push(problem('CHECKPOINT_MISSING', `${cpFile} does not exist: nothing signed this file (a signed sweep, witness sim --sign KEY, writes it beside the results; give it with --checkpoint if it was moved)`));
+    // Each line is still read alone, so an unsigned file says so.
+    const lines = _eachLine(file, problems, (line, raw) => {
+      const read = readSignedLine(raw, line);
+      if (!read.ok) problems.push(read.problem);
+    });
+    return _result(base, { problems, lines });
+  }
   const read = parseCheckpoints(readNamedFile(cpFile, 'results checkpoint', { whenMissing: 'A signed sweep (witness sim --sign KEY) writes it beside the results.' }).toString('utf8'), cpFile);
-  if (!read.ok) return _result(base, { problems: [problem(read.code, read.message)], lines: lines.length });
+  if (!read.ok) {
+    problems.push(problem(read.code, read.message));
+    return _result(base, { problems, lines: _eachLine(file, { push: () => 0 }, () => {}) });
+  }
   const checked = checkCheckpoints(read.file.checkpoints, keys, problems);
   const state = new _LineChecker(checked, keys, problems);
-  for (const { line, raw } of lines) state.check(line, raw);
-  if (tornTail) problems.push(problem('MALFORMED', 'the last line is cut off (a write torn by a crash): rerun the sweep to repair and finish it', (lines.at(-1)?.line ?? 0) + 1));
+  const lines = _eachLine(file, problems, (line, raw) => state.check(line, raw));
   state.finish();
   if (options.cassette) _checkCassette(options.cassette, read.file.checkpoints, problems);
   const present = [...checked.chains.keys()].sort((a, b) => a - b);
   const shards = read.file.checkpoints[0]?.shard ? { count: checked.shardCount, present } : null;
-  return _result(base, { problems, lines: lines.length, experiment: checked.experiment?.name ?? null, shards, planned: checked.plan.size, runs: state.seenPlanned, signatures: checked.signatures + state.signatures });
+  return _result(base, { problems, lines, experiment: checked.experiment?.name ?? null, shards, planned: checked.plan.size, runs: state.seenPlanned, signatures: checked.signatures + state.signatures });
 }
 
-/** No checkpoint: nothing vouches for the file; each line is still read alone, so an unsigned file says so. */
-function _unsignedFile(cpFile: string, lines: readonly { line: number; raw: string }[]): ResultsProblem[] {
-  const problems = [problem('CHECKPOINT_MISSING', `${cpFile} does not exist: nothing signed this file (a signed sweep, witness sim --sign KEY, writes it beside the results; give it with --checkpoint if it was moved)`)];
-  for (const { line, raw } of lines) {
-    const read = readSignedLine(raw, line);
-    if (!read.ok) problems.push(read.problem);
+/**
+ * Hands each non-empty line of the file to `check`, one at a time; a torn last line
+ * is a problem. Returns how many non-empty complete lines there were.
+ */
+function _eachLine(file: string, problems: ProblemSink, check: (line: number, raw: string) => void): number {
+  if (!existsSync(file)) throw new WitnessError('NOT_FOUND', `Cannot read the results file ${file}: it does not exist.`);
+  const lines = fileLines(file);
+  let count = 0;
+  let last = 0;
+  for (let next = lines.next(); ; next = lines.next()) {
+    if (next.done) {
+      if (next.value.tornTail) problems.push(problem('MALFORMED', 'the last line is cut off (a write torn by a crash): rerun the sweep to repair and finish it', last + 1));
+      return count;
+    }
+    last = next.value.line;
+    if (next.value.raw === '') continue;
+    count++;
+    check(next.value.line, next.value.raw);
   }
-  return problems;
 }
 
-function _result(base: Pick<ResultsVerifyResult, 'type' | 'file' | 'checkpoints'>, r: Partial<ResultsVerifyResult> & { problems: ResultsProblem[] }): ResultsVerifyResult {
-  const problems = _capped(r.problems);
+/** Lines in file order, then file-level problems; at most MAX_PROBLEMS_PER_CODE of each code, the rest counted. */
+function _problemList(): LowestLinesPerCode<ResultsProblem> {
+  return new LowestLinesPerCode<ResultsProblem>(MAX_PROBLEMS_PER_CODE, (code, more) => problem(code, `and ${more} more lines with this problem (${RESULTS_REASON_CODES[code]})`));
+}
+
+function _result(base: Pick<ResultsVerifyResult, 'type' | 'file' | 'checkpoints'>, r: Partial<Omit<ResultsVerifyResult, 'problems'>> & { problems: LowestLinesPerCode<ResultsProblem> }): ResultsVerifyResult {
+  const problems = r.problems.items();
   return { ok: problems.length === 0, ...base, experiment: r.experiment ?? null, shards: r.shards ?? null, lines: r.lines ?? 0, planned: r.planned ?? 0, runs: r.runs ?? 0, signatures: r.signatures ?? 0, problems };
-}
-
-/** Lines in file order, then file-level problems; at most MAX_PROBLEMS_PER_CODE of each code. */
-function _capped(problems: ResultsProblem[]): ResultsProblem[] {
-  const sorted = [...problems].sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
-  return capPerCode(sorted, MAX_PROBLEMS_PER_CODE, (code, more) => problem(code, `and ${more} more lines with this problem (${RESULTS_REASON_CODES[code]})`));
 }
 
 /** The per-line checks, with the state they need: each chain's head, the runs seen, the last seq. */
 class _LineChecker {
   readonly #chains = new Map<number, _Chain>();
-  readonly #seen = new Map<string, number>();
-  readonly #order: { seq: number; line: number }[] = [];
+  /** The line each planned run was first seen on, by seq (0: not seen): 4 bytes a run. */
+  readonly #seenAt: Uint32Array;
+  /** Runs seen that are not the plan's run at their seq (few in any file a sweep wrote), by id. */
+  readonly #strangers = new Map<string, number>();
+  /** The line of the last planned run seen, in file order. */
+  #lastPlannedLine = 0;
   #lastSeq = -1;
   signatures = 0;
   seenPlanned = 0;
@@ -117,9 +147,10 @@ class _LineChecker {
   constructor(
     private readonly checked: CheckedCheckpoints,
     private readonly keys: KeyCheckOptions,
-    private readonly problems: ResultsProblem[],
+    private readonly problems: ProblemSink,
   ) {
     for (const [shard, checkpoint] of checked.chains) this.#chains.set(shard, { checkpoint, count: 0, head: null, uncovered: 0 });
+    this.#seenAt = new Uint32Array(checked.plan.end);
   }
 
   check(line: number, raw: string): void {
@@ -127,7 +158,8 @@ class _LineChecker {
     if (!read.ok) {
       this.problems.push(read.problem);
       const id = read.receipt?.run ?? read.id;
-      if (id !== undefined && !this.#seen.has(id)) this.#markSeen(id, line);
+      const seq = read.receipt?.seq ?? read.seq;
+      if (id !== undefined && this.#seenOn(id, seq) === undefined) this.#markSeen(id, seq, line);
       // A readable receipt keeps the chain going, so one edited line is one problem.
       if (read.receipt) this.#link(line, read.receipt, _digestOf(read.receipt), this.#ownKey(line, read.receipt));
       return;
@@ -137,26 +169,41 @@ class _LineChecker {
     this.#link(line, read.value.receipt, read.value.digest, inPlan && ownKey);
   }
 
-  #markSeen(id: string, line: number): void {
-    this.#seen.set(id, line);
-    const planned = this.checked.plan.get(id);
-    if (planned) {
-      this.seenPlanned++;
-      this.#order.push({ seq: planned.seq, line });
-    }
+  /** The plan's run `id` at `seq`, when it is one. */
+  #planned(id: string, seq: number | undefined): PlannedRun | undefined {
+    const planned = seq === undefined ? undefined : this.checked.plan.at(seq);
+    return planned?.id === id ? planned : undefined;
+  }
+
+  /** The line run `id` (claiming `seq`) was first seen on. */
+  #seenOn(id: string, seq: number | undefined): number | undefined {
+    const planned = this.#planned(id, seq);
+    return planned ? this.#seenAt[planned.seq] || undefined : this.#strangers.get(id);
+  }
+
+  #markSeen(id: string, seq: number | undefined, line: number): void {
+    const planned = this.#planned(id, seq);
+    if (!planned) return void this.#strangers.set(id, line);
+    this.#seenAt[planned.seq] = line;
+    this.seenPlanned++;
+    this.#lastPlannedLine = line;
   }
 
   /** False for a line that does not belong here at all (another plan's run, or a run already seen). */
   #checkPlan({ record, line }: SignedLine): boolean {
-    const planned = this.checked.plan.get(record.id);
-    const other = this.#seen.get(record.id);
+    const other = this.#seenOn(record.id, record.seq);
     if (other !== undefined) {
       this.problems.push(problem('DUPLICATE_RUN', `run ${record.id} (seq ${record.seq}) is already on line ${other}`, line));
       return false;
     }
-    this.#markSeen(record.id, line);
+    this.#markSeen(record.id, record.seq, line);
     if (!this.checked.experiment) return true; // no plan to compare with (reported once, from the checkpoints)
-    const outside = planMismatch(record, planned, this.checked.experiment.name);
+    const atSeq = this.checked.plan.at(record.seq);
+    if (atSeq && atSeq.id !== record.id) {
+      this.problems.push(problem('NOT_IN_PLAN', `run ${record.id} (seq ${record.seq}, cell ${record.cell}) is not the run the plan of experiment "${this.checked.experiment.name}" has at seq ${record.seq} (${atSeq.id})`, line));
+      return false;
+    }
+    const outside = planMismatch(record, atSeq, this.checked.experiment.name);
     if (outside) {
       this.problems.push(problem('NOT_IN_PLAN', outside, line));
       return false;
@@ -229,17 +276,36 @@ class _LineChecker {
     this.#reportMissing();
   }
 
-  /** Planned runs with no line, each named at the line where it belongs. */
+  /**
+   * Planned runs with no line, each named at the line where it belongs: before the
+   * line of the next planned run (by seq) that has one. Walked in seq order; the runs
+   * waiting for that next line are held only as many as the problem list can keep of
+   * one line (it keeps the first of each code, in line order), the rest counted.
+   */
   #reportMissing(): void {
-    const order = [...this.#order].sort((a, b) => a.seq - b.seq);
-    let k = 0;
-    const missing: PlannedRun[] = [...this.checked.plan.values()].filter((run) => !this.#seen.has(run.id)).sort((a, b) => a.seq - b.seq);
-    for (const run of missing) {
-      while (k < order.length && (order[k] as { seq: number }).seq < run.seq) k++;
-      const before = order[k]?.line;
-      const where = before === undefined ? 'after the last line' : `before line ${before}`;
-      this.problems.push(problem('RUN_MISSING', `run ${run.id} (seq ${run.seq}, ${run.cellKey}, index ${run.index}) has no line; it belongs ${where}`, before ?? (this.#order.at(-1)?.line ?? 0) + 1));
+    const plan = this.checked.plan;
+    const waiting: PlannedRun[] = [];
+    let more = 0;
+    const place = (line: number | undefined) => {
+      const where = line === undefined ? 'after the last line' : `before line ${line}`;
+      const at = line ?? this.#lastPlannedLine + 1;
+      for (const run of waiting) this.problems.push(problem('RUN_MISSING', `run ${run.id} (seq ${run.seq}, ${run.cellKey}, index ${run.index}) has no line; it belongs ${where}`, at));
+      // Past the list's cap for this line: counted, never listed, so their text is not made.
+      for (; more > 0; more--) this.problems.push(problem('RUN_MISSING', '', at));
+      waiting.length = 0;
+    };
+    for (let seq = 0; seq < plan.end; seq++) {
+      const seen = this.#seenAt[seq]!;
+      if (seen > 0) {
+        if (waiting.length > 0) place(seen);
+        continue;
+      }
+      const run = plan.at(seq);
+      if (!run) continue;
+      if (waiting.length < MAX_PROBLEMS_PER_CODE) waiting.push(run);
+      else more++;
     }
+    if (waiting.length > 0) place(undefined);
   }
 }
 
@@ -247,7 +313,7 @@ function _digestOf(receipt: LineReceipt): string {
   return receiptDigest(canonicalizeWithout(receipt, 'sig').without);
 }
 
-function _checkCassette(path: string, checkpoints: readonly Checkpoint[], problems: ResultsProblem[]): void {
+function _checkCassette(path: string, checkpoints: readonly Checkpoint[], problems: ProblemSink): void {
   const signed = checkpoints.filter((cp) => cp.cassette !== null);
   if (signed.length === 0) return void problems.push(problem('CASSETTE_MISMATCH', 'no checkpoint of this file signs a cassette: it was not recorded with --record nor replayed from a cassette'));
   const matches = signed.some((cp) => {
