@@ -1,7 +1,8 @@
 /**
  * Bench: peak RSS of a 2-million-run sweep's steps (issue 18 item 5; goal: resume,
  * merge and report each under 300 MB): a fresh sweep (one thread and two workers), a
- * resume with its summary, a signed resume, `witness report`, and `witness sim merge`
+ * resume with its summary, a signed resume, `witness verify` of the signed file,
+ * `witness report`, and `witness sim merge`
  * of a file in seq order and of one that is not (two shards concatenated).
  *
  * The files are synthesised with the real record format: paper-benign with enough runs
@@ -20,7 +21,7 @@
  * writes as a ratio (RSS / file bytes).
  *
  * Run: nice npx tsx bench/results-stream.ts [--runs-per-cell N] [--fresh-runs-per-cell N]
- *        [--steps fresh,fresh2,resume,signed,report,merge,unordered] [--cli PATH] [--keep]
+ *        [--steps fresh,fresh2,resume,signed,verify,report,merge,unordered] [--cli PATH] [--keep]
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
@@ -46,7 +47,7 @@ const arg = (name: string, fallback: string) => {
 };
 const runsPerCell = Number(arg('--runs-per-cell', '333334')); // 6 cells: 2,000,004 runs
 const freshRunsPerCell = Number(arg('--fresh-runs-per-cell', String(runsPerCell)));
-const steps = new Set(arg('--steps', 'fresh,fresh2,resume,signed,report,merge,unordered').split(','));
+const steps = new Set(arg('--steps', 'fresh,fresh2,resume,signed,verify,report,merge,unordered').split(','));
 const MAIN = resolve(arg('--cli', join(import.meta.dirname, '../dist/cli/main.js')));
 /** Runs the signed file leaves out, for its resume to play and sign. */
 const LEFT = 1000;
@@ -146,6 +147,12 @@ header();
 const plain = at('plain.jsonl');
 if (steps.has('resume')) step('resume + summary (witness sim, same options)', ['sim', ...paper(runsPerCell), '--out', plain, '--quiet', '--json'], plain);
 if (steps.has('signed')) step(`signed resume (${LEFT} runs left) + summary`, ['sim', ...paper(runsPerCell), '--sign', at('bench.key.json'), '--out', at('signed.jsonl'), '--quiet', '--json'], at('signed.jsonl'));
+if (steps.has('verify')) {
+  // After the signed resume the file is whole and must verify; without it, its last runs are missing (exit 1).
+  const trusted = at('trusted.json');
+  spawnSync(process.execPath, [MAIN, 'keys', 'add', at('bench.key.json'), '--dir', trusted, '--not-before', '2020-01-01T00:00:00Z', '--days', '36500'], { stdio: 'ignore' });
+  step('verify the signed file (witness verify --keys)', ['verify', at('signed.jsonl'), '--keys', trusted], at('signed.jsonl'));
+}
 if (steps.has('report')) {
   step('report (witness report --json)', ['report', plain, '--json'], plain);
   step('report --by honest', ['report', plain, '--by', 'honest'], plain);

@@ -2,7 +2,7 @@
  * `witness sim --sign` and `witness verify RESULTS.jsonl` in process: the options a
  * results file takes, the ones it refuses (never ignores), and what is printed.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
@@ -114,5 +114,24 @@ describe('witness verify RESULTS.jsonl', () => {
     const r = await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json', '--checkpoint', 'nope.json');
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/nope\.json/);
+  });
+  it('reads a file larger than one JSON document may be as JSONL, by its first line, and streams it', async () => {
+    const cwd = await signedSweep();
+    const file = join(cwd, 'r.jsonl');
+    const lineCount = readFileSync(file, 'utf8').split('\n').length - 1;
+    // A sparse tail without a newline, to 600 MB: longer than any V8 string, so the file cannot be read whole.
+    truncateSync(file, 600 * 1024 * 1024);
+    const r = await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json', '--json');
+    expect(r.code, r.err).toBe(1);
+    const report = JSON.parse(r.out);
+    expect(report).toMatchObject({ type: 'witness/sim-record', details: { type: 'sim-results', runs: 8, lines: lineCount } });
+    expect(report.problems).toEqual([{ code: 'MALFORMED', message: expect.stringMatching(/last line is cut off/), at: `line ${lineCount + 1}` }]);
+  });
+  it('says what a file too large for a JSON document is not, when its first line declares nothing', async () => {
+    const cwd = await workspace();
+    writeFileSync(join(cwd, 'zeros.bin'), '');
+    truncateSync(join(cwd, 'zeros.bin'), 300 * 1024 * 1024);
+    const r = await cli(cwd, 'verify', 'zeros.bin', '--keys', 'trusted.json');
+    expect([r.code, r.out]).toEqual([1, expect.stringMatching(/MALFORMED +zeros\.bin is 314572800 bytes, more than a JSON evidence document may be .* no JSONL artifact either/)]);
   });
 });

@@ -6,14 +6,19 @@
  * written before types were declared by its exact shape. Then the options given are
  * checked against the kind: one that does not apply is a usage error naming it.
  */
-import { existsSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { readNamedFile } from '../../attest/files.js';
+import { readNamedFile, statNamedFile } from '../../attest/files.js';
 import { parseJsonText } from '../../attest/index.js';
 import { WitnessError } from '../../core/errors.js';
 import { parseStrictJson } from '../../core/strict-json.js';
 import { ARTIFACT_KINDS } from './kinds.js';
 import { type Artifact, type ArtifactKind, OPTION_FLAGS, type OptionName, type Outcome } from './types.js';
+
+/** Larger files are read as JSONL, by their first line (see _large). */
+const WHOLE_DOCUMENT_BYTES = 256 * 1024 * 1024;
+/** The most of a JSONL artifact's first line read to learn its type (a results line is a few KB). */
+const FIRST_LINE_BYTES = 16 * 1024 * 1024;
 
 /** A kind found, with the type the artifact declares (for a legacy artifact, the type its kind declares now), or the outcome of an artifact that is none. */
 export type Recognised = { kind: ArtifactKind; type: string; legacy: boolean; artifact: Artifact } | { outcome: Outcome; artifact?: Artifact };
@@ -21,6 +26,8 @@ export type Recognised = { kind: ArtifactKind; type: string; legacy: boolean; ar
 /** Reads `path` and finds its kind; evidence that cannot be read as JSON, or declares no known type, is an invalid outcome (exit 1). */
 export function recognise(path: string, name: string, kinds: readonly ArtifactKind[] = ARTIFACT_KINDS): Recognised {
   if (_isFolder(path)) return _folder(path, name, kinds);
+  const size = statNamedFile(path, 'evidence file').size;
+  if (size > WHOLE_DOCUMENT_BYTES) return _large(path, name, size, kinds);
   const text = readNamedFile(path, 'evidence file').toString('utf8');
   const whole = parseJsonText(text, name);
   if (!whole.ok) {
@@ -85,6 +92,35 @@ function _folder(path: string, name: string, kinds: readonly ArtifactKind[]): Re
   }
   const manifests = kinds.filter((k) => k.form === 'dir').map((k) => `${k.what} (${k.manifest})`);
   throw new WitnessError('USAGE', `The evidence ${name} is a folder, but not one this verifier knows (${manifests.join(', ')}); give an evidence file or such a folder.`);
+}
+
+/**
+ * A file too large to be one JSON document read whole (a V8 string holds ~512 MB): a
+ * JSONL artifact, known by its first line — a 2-million-run results file is ~2.5 GB,
+ * and its verifier reads it as a stream (issue 18 item 5).
+ */
+function _large(path: string, name: string, size: number, kinds: readonly ArtifactKind[]): Recognised {
+  const first = _firstLine(_firstLineText(path, FIRST_LINE_BYTES));
+  if (first !== undefined && kinds.some((k) => k.form === 'jsonl')) return _match({ path, name, form: 'jsonl', value: first }, kinds);
+  const message = `${name} is ${size} bytes, more than a JSON evidence document may be (${WHOLE_DOCUMENT_BYTES} bytes), and its first line is not a JSON object: it is no JSONL artifact either (each declares its type on its first line).`;
+  return { outcome: { ok: false, summary: 'invalid:', problems: [{ code: 'MALFORMED', message }], details: {} } };
+}
+
+/** The file's start up to and including its first newline, read `limit` bytes at most (a file without one gives no line). */
+function _firstLineText(path: string, limit: number): string {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(limit);
+    let filled = 0;
+    for (let n = -1; n !== 0 && filled < limit; filled += n) {
+      n = readSync(fd, buffer, filled, Math.min(1 << 20, limit - filled), null);
+      const nl = buffer.subarray(filled, filled + n).indexOf(0x0a);
+      if (nl >= 0) return buffer.toString('utf8', 0, filled + nl + 1);
+    }
+    return '';
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function _isFolder(path: string): boolean {
