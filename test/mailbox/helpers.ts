@@ -76,9 +76,24 @@ export interface Connected {
 export async function stdioClient(dir: string, agent: string, extra: string[] = []): Promise<Connected & { transport: StdioClientTransport }> {
   const [command, ...args] = witnessCommand();
   const transport = new StdioClientTransport({ command: command!, args: [...args, 'mailbox', 'serve', '--dir', dir, '--agent', agent, ...extra], stderr: 'pipe' });
+  // The server's stderr, printed if it goes away before the test closes it: a crash says why.
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  let closing = false;
   const client = new Client({ name: 'witness-test', version: '0.0.0' });
+  client.onclose = () => {
+    // A server killed on purpose printed only its banner; one that failed printed why.
+    const said = stderr.split('\n').filter((line) => line !== '' && !line.startsWith('witness mailbox: serving'));
+    if (!closing && said.length > 0) console.error(`the stdio server for ${agent} (${dir}) closed before the test closed it; its stderr:\n${stderr}`);
+  };
   await client.connect(transport);
-  return { client, transport, pid: transport.pid ?? undefined, close: () => client.close() } as Connected & { transport: StdioClientTransport };
+  const close = () => {
+    closing = true;
+    return client.close();
+  };
+  return { client, transport, pid: transport.pid ?? undefined, close } as Connected & { transport: StdioClientTransport };
 }
 
 export interface HttpServerProcess {

@@ -42,6 +42,31 @@ const UNREAD = `SELECT pos, ${CAPPED_TEXT} AS text FROM messages WHERE recipient
 
 export { sqlitePath } from './sqlite-file.js';
 
+/** How long setting up a database that other processes are setting up too may keep failing (SQLite's busy timeout too). */
+const SET_UP_MS = 30_000;
+
+/**
+ * WAL mode, FULL sync and the schema. Two servers started at once on a mailbox whose
+ * file is new (one stdio server per agent) both switch it to WAL: SQLite answers one
+ * SQLITE_BUSY at once, without waiting, where waiting could deadlock — seen in 20 of
+ * 600 opens, three at a time. It is retried after a short random pause until the
+ * other has finished.
+ */
+function _setUp(db: Database.Database): void {
+  const deadline = Date.now() + SET_UP_MS;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.exec(SQLITE_SCHEMA);
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5 + Math.random() * 20);
+    }
+  }
+}
+
 export class SqliteStore extends CommittingStore implements MailboxStore {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
@@ -56,9 +81,7 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
   constructor(dir: string, private readonly signer: Signer, quota: Quota = DEFAULT_LIMITS) {
     super(dir);
     this.db = openMailboxDatabase(dir); // a regular file, never through a planted link
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.exec(SQLITE_SCHEMA);
+    _setUp(this.db);
     this.unread = new UnreadTracker(quota);
     this.folderWatch = new FolderWatch(dir);
     this.inSavepoint = this.db.transaction((op: ops.StoreOp) => this.apply(op));
