@@ -8,6 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import { WitnessError } from '../core/errors.js';
+import { retryWhileBusy } from '../core/sqlite-busy.js';
 import { isPostgresUrl } from './postgres.js';
 
 export interface NonceStore {
@@ -93,10 +94,14 @@ export class SqliteNonceStore implements NonceStore {
     const Database = _loadSqlite();
     try {
       this.#db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
-      // WAL lets readers and one writer proceed together across processes.
-      this.#db.pragma('journal_mode = WAL');
-      this.#db.pragma('synchronous = NORMAL');
-      this.#db.exec('CREATE TABLE IF NOT EXISTS witness_nonces (id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL) WITHOUT ROWID');
+      const db = this.#db;
+      // WAL lets readers and one writer proceed together across processes; verifiers
+      // started at once on a new file are answered SQLITE_BUSY there (core/sqlite-busy.ts).
+      retryWhileBusy(() => {
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+        db.exec('CREATE TABLE IF NOT EXISTS witness_nonces (id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL) WITHOUT ROWID');
+      }, options.busyTimeoutMs ?? 5000);
     } catch (cause) {
       throw new WitnessError('IO', `Cannot open the nonce store ${path}: ${(cause as Error).message}. Check the path is a writable SQLite file.`, { cause });
     }

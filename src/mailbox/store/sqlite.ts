@@ -12,6 +12,7 @@
  */
 import type Database from 'better-sqlite3';
 import { WitnessError } from '../../core/errors.js';
+import { retryWhileBusy } from '../../core/sqlite-busy.js';
 import { genuineCall } from '../call-check.js';
 import { type CallEntry, type CallRecord, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall } from '../call-log.js';
 import { checkWellFormedText } from '../../core/text.js';
@@ -42,29 +43,17 @@ const UNREAD = `SELECT pos, ${CAPPED_TEXT} AS text FROM messages WHERE recipient
 
 export { sqlitePath } from './sqlite-file.js';
 
-/** How long setting up a database that other processes are setting up too may keep failing (SQLite's busy timeout too). */
-const SET_UP_MS = 30_000;
-
 /**
  * WAL mode, FULL sync and the schema. Two servers started at once on a mailbox whose
- * file is new (one stdio server per agent) both switch it to WAL: SQLite answers one
- * SQLITE_BUSY at once, without waiting, where waiting could deadlock — seen in 20 of
- * 600 opens, three at a time. It is retried after a short random pause until the
- * other has finished.
+ * file is new (one stdio server per agent) both switch it to WAL, and SQLite answers
+ * one of them SQLITE_BUSY without waiting: retried (core/sqlite-busy.ts).
  */
-function _setUp(db: Database.Database): void {
-  const deadline = Date.now() + SET_UP_MS;
-  for (;;) {
-    try {
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
-      db.exec(SQLITE_SCHEMA);
-      return;
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5 + Math.random() * 20);
-    }
-  }
+export function setUpMailboxDatabase(db: Database.Database): void {
+  retryWhileBusy(() => {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.exec(SQLITE_SCHEMA);
+  }, 30_000);
 }
 
 export class SqliteStore extends CommittingStore implements MailboxStore {
@@ -81,7 +70,7 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
   constructor(dir: string, private readonly signer: Signer, quota: Quota = DEFAULT_LIMITS) {
     super(dir);
     this.db = openMailboxDatabase(dir); // a regular file, never through a planted link
-    _setUp(this.db);
+    setUpMailboxDatabase(this.db);
     this.unread = new UnreadTracker(quota);
     this.folderWatch = new FolderWatch(dir);
     this.inSavepoint = this.db.transaction((op: ops.StoreOp) => this.apply(op));

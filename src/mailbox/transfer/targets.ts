@@ -17,7 +17,7 @@ import { APPEND, openInside, READ, replaceFile, writeAll } from '../store/files.
 import { cursorRel, inboxRel, LOG } from '../store/jsonl-files.js';
 import { scanLines } from '../store/lines.js';
 import { type IdempotentSend, learnIdempotency } from '../store/ops.js';
-import { SQLITE_SCHEMA } from '../store/sqlite.js';
+import { setUpMailboxDatabase } from '../store/sqlite.js';
 import { openMailboxDatabase } from '../store/sqlite-file.js';
 import { openPostgresTarget } from './postgres-target.js';
 
@@ -162,9 +162,7 @@ class _SqliteTarget implements ImportTarget {
 
   constructor(private readonly dir: string, private readonly config: MailboxConfig, private readonly remove: () => void) {
     this.db = openMailboxDatabase(dir);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.exec(SQLITE_SCHEMA);
+    setUpMailboxDatabase(this.db);
     this.db.exec('BEGIN IMMEDIATE');
   }
 
