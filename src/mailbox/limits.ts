@@ -60,6 +60,22 @@ export function checkIdempotencyKey(key: string | undefined, limits: MailboxLimi
   if (key.length === 0 || key.length > limits.maxIdempotencyKeyLength) {
     throw new WitnessError('INVALID_INPUT', `The idempotency_key must be 1–${limits.maxIdempotencyKeyLength} characters; it has ${key.length}. Use a short unique string per logical message.`);
   }
+  // A database text value cannot hold U+0000 (PostgreSQL refuses it): refused here, for every store alike.
+  // (Lone surrogates in any argument are refused before the tool runs: tools/route.ts.)
+  if (key.includes('\0')) throw new WitnessError('INVALID_INPUT', 'The idempotency_key contains a NUL character. Use a short unique string of printable characters per logical message.');
+}
+
+/** Longest message id a caller may name; the mailbox's own are 40 characters. */
+export const MAX_MESSAGE_ID_LENGTH = 256;
+
+/** A message id named by a caller (`message_id`, `reply_to`, `thread`): one this mailbox could have given. */
+export function checkMessageId(id: string | undefined, field: string): void {
+  if (id === undefined) return;
+  const nul = id.includes('\0');
+  if (id.length === 0 || id.length > MAX_MESSAGE_ID_LENGTH || nul) {
+    const has = nul ? 'it contains a NUL character' : `it has ${id.length}`;
+    throw new WitnessError('INVALID_INPUT', `${field} must be a message id from this mailbox (1–${MAX_MESSAGE_ID_LENGTH} characters, no NUL character); ${has}. Use an id from your send_message answers or your inbox.`);
+  }
 }
 
 /** Takes one send from an agent's allowance, or refuses it (ABORTED, with retry_after_ms). */

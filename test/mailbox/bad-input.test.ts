@@ -128,3 +128,46 @@ describe('bad input', () => {
     expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 });
+
+/**
+ * Ids a caller names (message_id, reply_to, thread, idempotency_key) with a NUL
+ * character or of any length: refused at the tool, naming the field, on every store.
+ * PostgreSQL cannot hold U+0000 in text: before, such a call reached the database and
+ * came back as "the database refused the write … check the database server".
+ */
+describe.each(['jsonl', 'sqlite', 'postgres'] as const)('hostile ids on the %s store', (store) => {
+  let mb: TestMailbox;
+  let alice: Connected;
+  let sent: string;
+
+  beforeAll(async () => {
+    mb = await makeMailbox(['alice', 'bob'], { store });
+    alice = await stdioClient(mb.dir, 'alice');
+    sent = (await call<{ id: string }>(alice.client, 'send_message', { to: 'bob', body: 'stored before the hostile ids' })).id;
+  });
+  afterAll(async () => {
+    await alice?.close();
+    await mb?.cleanup();
+  });
+
+  const cases: Array<[string, string, Record<string, unknown>, RegExp]> = [
+    ['a NUL in idempotency_key', 'send_message', { to: 'bob', body: 'x', idempotency_key: 'k\0ey' }, /^The idempotency_key contains a NUL character/],
+    ['a lone surrogate in idempotency_key', 'send_message', { to: 'bob', body: 'x', idempotency_key: 'k\ud800' }, /^arguments\.idempotency_key holds a lone surrogate/],
+    ['a NUL in reply_to', 'send_message', { to: 'bob', body: 'x', reply_to: 'msg_\0' }, /^reply_to must be a message id from this mailbox .*it contains a NUL character/],
+    ['a NUL in message_status', 'message_status', { message_id: 'msg_\0' }, /^message_id must be a message id .*NUL/],
+    ['a 257-character message_id', 'message_status', { message_id: 'm'.repeat(257) }, /^message_id must be a message id from this mailbox \(1–256 characters, no NUL character\); it has 257/],
+    ['a NUL in ack_message', 'ack_message', { message_id: 'msg_\0', reply: 'r' }, /^message_id must be a message id .*NUL/],
+    ['a NUL in the thread filter', 'check_inbox', { thread: 't\0' }, /^thread must be a message id .*NUL/],
+  ];
+  for (const [what, tool, args, message] of cases) {
+    it(`refuses ${what}, naming the field`, async () => {
+      expect(await callError(alice.client, tool, args)).toMatch(message);
+    });
+  }
+
+  it('after all of it, the earlier message is intact and verify is clean', async () => {
+    expect(await call(alice.client, 'message_status', { message_id: sent })).toMatchObject({ state: 'stored' });
+    await alice.close();
+    expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
+  });
+});

@@ -11,7 +11,7 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import * as z from 'zod';
 import { WitnessError } from '../../core/errors.js';
 import type { MailboxToolName, ToolName } from '../call-log.js';
-import { checkBody, checkIdempotencyKey, checkReply, type MailboxLimits, type SendRate } from '../limits.js';
+import { checkBody, checkIdempotencyKey, checkMessageId, checkReply, type MailboxLimits, type SendRate } from '../limits.js';
 import { agentNameProblem, AGENT_NAME_RULE } from '../names.js';
 import type { MailboxStore } from '../store/types.js';
 import { routeToolCalls, type ToolRoute } from './route.js';
@@ -99,6 +99,7 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
           if (problem) throw new WitnessError('INVALID_INPUT', `Invalid recipient: ${problem}. Call list_agents for the valid names.`);
           checkBody(args.body, ctx.limits);
           checkIdempotencyKey(args.idempotency_key, ctx.limits);
+          checkMessageId(args.reply_to, 'reply_to');
           await ctx.rate.take(agent);
         } catch (error) {
           return rejectAndLog('send_message', error as WitnessError);
@@ -120,6 +121,11 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
     },
     (args) =>
       guarded(async () => {
+        try {
+          checkMessageId(args.thread, 'thread');
+        } catch (error) {
+          return rejectAndLog('check_inbox', error as WitnessError);
+        }
         const limit = Math.min(args.limit ?? 20, ctx.limits.maxFetch);
         const messages = await store.fetch(agent, { limit, peek: args.peek ?? false, tool: 'check_inbox', ...(args.thread !== undefined ? { thread: args.thread } : {}) });
         return { messages: await withAcks(ctx, messages) };
@@ -155,6 +161,11 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
     },
     (args) =>
       guarded(async () => {
+        try {
+          checkMessageId(args.message_id, 'message_id');
+        } catch (error) {
+          return rejectAndLog('message_status', error as WitnessError);
+        }
         const status = await store.status(args.message_id);
         // The same answer for a message that does not exist and one that is not the caller's: nothing leaks.
         if (!status || (status.from !== agent && status.to !== agent)) {
@@ -177,6 +188,7 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
     (args) =>
       guarded(async () => {
         try {
+          checkMessageId(args.message_id, 'message_id');
           checkReply(args.reply, ctx.limits);
         } catch (error) {
           return rejectAndLog('ack_message', error as WitnessError);
