@@ -158,15 +158,15 @@ export function databaseFailure(error: unknown, during: 'write' | 'read' = 'writ
 }
 
 /**
- * The cause as a client may see it: the server's SQLSTATE and message, or, when the
- * database could not be reached, the connection error's code alone — its message
- * names the socket path or address, which is the operator's (in mailbox.json), not
- * the agent's.
+ * The cause as a client may see it: an error the server sent (it has a severity) with
+ * its SQLSTATE and message; otherwise the connection's error code alone — its message
+ * names the socket path or address (EPERM, ENOENT and ECONNREFUSED alike), which is
+ * the operator's (in mailbox.json), not the agent's.
  */
 function describeDatabaseError(error: unknown): string {
-  const code = String((error as { code?: unknown }).code ?? '');
-  if (/^[0-9A-Z]{5}$/.test(code)) return `${code}: ${(error as Error).message}`;
-  return `${code || 'connection lost'}: the database server could not be reached`;
+  const { code, severity } = error as { code?: unknown; severity?: unknown };
+  if (typeof severity === 'string' && typeof code === 'string') return `${code}: ${(error as Error).message}`;
+  return `${typeof code === 'string' && code !== '' ? code : 'connection lost'}: the database server could not be reached`;
 }
 
 /** A read outside a commit: a database failure becomes the mailbox's IO error, not an internal one. */
