@@ -2,7 +2,10 @@
  * The runs a sweep has left to play are a walk over the lazy plan, not a list (issue
  * 18): the walk hands out exactly the plan minus the finished runs, in plan order, and
  * a sweep's file is byte for byte what it was when the runs left were an array — the
- * digests below were taken from the commit before the walk (3d0940e), with that code.
+ * digests below were taken from the commit before the walk (3d0940e), with that code,
+ * and re-taken when seq became index-major (seq = index × cells + the cell's place):
+ * that moved every line's seq and place in the file, and nothing else, which
+ * CONTENT (the lines without their seq, sorted) pins, unchanged since 3d0940e.
  */
 import { getEventListeners } from 'node:events';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,11 +19,15 @@ import { runExperiment } from '../../src/sim/experiment/run.js';
 import { parseExperiment } from '../../src/sim/experiment/schema.js';
 
 const experiment = () => parseExperiment({ name: 'unit', seed: 5, runs: 40, grid: { honest: [3, 5], byzantine: [0, 1], byzantineStrategy: ['split', 'random'], rounds: 10 } });
-/** SHA-256 of the results files 3d0940e wrote for `experiment()`: whole (any concurrency, any workers) and shard 2/3. */
-const WHOLE = 'ca1279b59e44377f2593e67162d40188112be9f25fa2c74e027c499f9d127a86';
-const SHARD_2_OF_3 = 'affd45098b872bf258af8307761ca9028c026fc2b7d3db5c24e314affef71823';
+/** SHA-256 of the results files for `experiment()`: whole (any concurrency, any workers) and shard 2/3, in index-major order. */
+const WHOLE = '36a575361cd5f49387a9f23f822560a0778b8ce222507ea4f4c2649b55ed5938';
+const SHARD_2_OF_3 = 'c97f7cf83bf5e09952cbaae14de74a82badf85316e621795794e9ca965f262dc';
+/** SHA-256 of the whole file's lines without their seq, sorted, as 3d0940e wrote them (cell-major). */
+const CONTENT = '77ef9f07671915e30fdcfb0d1b911ab3e4c051d9b9ee4e0875c9a5237f55a5dd';
 
 const digestOf = (path: string) => sha256Hex(readFileSync(path));
+const contentOf = (path: string) =>
+  sha256Hex(readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => l.replace(/"seq":\d+,/, '')).sort().join('\n'));
 
 describe('runQueue', () => {
   it('hands out the plan minus the finished runs, in plan order, as many as it says', () => {
@@ -59,6 +66,7 @@ describe('a fresh sweep writes the same bytes as when the runs left were an arra
     for (const [name, options] of [['one', {}], ['c4', { concurrency: 4 }], ['w2', { workers: 2 }]] as const) {
       await runExperiment({ experiment: experiment(), out: join(dir, `${name}.jsonl`), ...options });
       expect(digestOf(join(dir, `${name}.jsonl`)), name).toBe(WHOLE);
+      expect(contentOf(join(dir, `${name}.jsonl`)), name).toBe(CONTENT);
     }
   });
   it('for one shard', async () => {

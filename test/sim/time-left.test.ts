@@ -12,13 +12,16 @@ import { TimeLeft } from '../../src/sim/experiment/time-left.js';
 /** Cells of 4, 8 and 16 honest agents, `runs` each, in that order. */
 const plan = (runs: number) => lazyPlan(parseExperiment({ name: 'eta', seed: 1, runs, grid: { honest: [4, 8, 16], byzantine: 0 } }));
 
-/** Plays the plan's runs in order, each taking `cost(agents)` ms, until `until` runs were played; returns the estimate then. */
+/** Plays the plan's runs cell by cell (4, then 8, then 16 agents), each taking `cost(agents)` ms, until `until` runs were played; returns the estimate then. */
 function estimateAfter(until: number, cost: (agents: number) => number, runs = 10, done?: Set<number>): number | undefined {
   const p = plan(runs);
   let now = 0;
   const left = new TimeLeft(p, done && { has: (r) => done.has(r.seq) }, now);
   let played = 0;
-  for (let seq = 0; seq < p.end && played < until; seq++) {
+  // seq is index-major (seq mod 3 is the cell): walk it cell by cell.
+  const order = Array.from({ length: p.end }, (_, seq) => seq).sort((a, b) => (a % 3) - (b % 3) || a - b);
+  for (const seq of order) {
+    if (played >= until) break;
     if (done?.has(seq)) continue;
     const agents = p.cellAt(seq)!.honest;
     now += cost(agents);
@@ -60,7 +63,7 @@ describe('TimeLeft', () => {
   });
   it('counts only the runs left, not those already in the file', () => {
     // Every run of 16 agents is done: after the 4-agent cell, the 8-agent one is all that is left (2 ms ∝ 16, so 2.5 ms ∝ 20).
-    const done = new Set(Array.from({ length: 10 }, (_, i) => 20 + i));
+    const done = new Set(Array.from({ length: 10 }, (_, i) => 3 * i + 2));
     expect(estimateAfter(10, () => 2, 10, done)).toBeCloseTo(25, 6);
   });
 });

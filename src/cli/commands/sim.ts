@@ -141,7 +141,7 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   try {
     const agents = await prepareAgents(ctx, experiment, options, controller.signal);
     try {
-      summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p), agents, keepRecords: false, onFileRecord: (r) => tally.add(r), sign, exclusive: options.out === undefined ? { hint: 'to keep both, write this one elsewhere with --out FILE (or remove the old file)' } : undefined });
+      summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p), agents, keepRecords: false, onFileRecord: (r) => tally.add(r), sign });
     } finally {
       await agents?.close();
     }

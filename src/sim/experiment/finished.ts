@@ -13,8 +13,15 @@ export class FinishedRuns {
   readonly #bits: Uint8Array;
   readonly #end: number;
   #count = 0;
-  /** Lines whose run is not in this plan (another experiment's, or another shard's). */
+  /** Lines whose run is not this experiment's (another grid, seed or budget, or an older version's run order). */
   foreign = 0;
+  /** Lines of this experiment's runs that another shard plays. */
+  otherShard = 0;
+  /** Lines of this experiment's runs past its `runs` (the file was written with a larger --runs); `lastBeyond`: the largest such seq. */
+  beyond = 0;
+  lastBeyond = -1;
+  /** Lines whose id is one of this plan's runs but whose seed is not (written by a version that seeded runs otherwise). */
+  staleSeed = 0;
   /** Outcomes of the marked runs. */
   readonly outcomes: Record<Outcome, number> = { valid: 0, invalid: 0, none: 0, timeout: 0, escalated: 0 };
 

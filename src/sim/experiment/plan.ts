@@ -2,15 +2,17 @@
  * @module
  * From an experiment to the ordered list of runs. Each cell is one combination of
  * grid values; each run has a stable id (a hash of the cell, its index and the base
- * seed), its own seed derived from that hash, and a place (`seq`) in the full order,
- * which shards split round-robin and merges restore.
+ * seed), its own seed (a hash of the cell without its paired axes, so cells that differ
+ * only in the decision layer play the same games), and a place (`seq`) in the full
+ * order — index-major, so raising `runs` appends — which shards split round-robin and
+ * merges restore.
  */
 import { canonicalize } from '../../core/canonical-json.js';
 import { WitnessError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hash.js';
 import type { Budget } from '../decide/mode.js';
 import type { Awareness } from '../types.js';
-import type { AgentKind, Experiment } from './schema.js';
+import type { AgentKind, Experiment, PairedAxis } from './schema.js';
 
 export interface Cell {
   /** Who answers for the honest agents, and for the Byzantine ones unless `byzantineAgents` is set. */
@@ -133,33 +135,68 @@ export interface Plan extends Iterable<PlannedRun> {
   at(seq: number): PlannedRun | undefined;
   /** The cell of the run at `seq`, without computing the run (no hash); undefined as for `at`. */
   cellAt(seq: number): Cell | undefined;
+  /**
+   * Where a results line stands against this plan: one of its runs, another shard's,
+   * a run of this experiment past `runs` (the file was written with a larger --runs),
+   * a run whose id is this experiment's but whose seed is not (an older version's
+   * seeds), or not this experiment's at all.
+   */
+  place(line: { id?: unknown; seq?: unknown; seed?: unknown }): RunPlace;
 }
+
+export type RunPlace = 'planned' | 'other-shard' | 'beyond' | 'stale-seed' | 'foreign';
 
 export function lazyPlan(experiment: Experiment, shard?: Shard): Plan {
   const seed = canonicalize(experiment.seed);
-  const cells = expandCells(experiment).map((cell) => ({ cell, key: cellKey(cell), json: canonicalize(cell) }));
+  const paired = experiment.paired ?? DEFAULT_PAIRED;
+  const cells = expandCells(experiment).map((cell) => ({ cell, key: cellKey(cell), json: canonicalize(cell), games: canonicalize(gamesCell(cell, paired)) }));
+  const width = cells.length;
   const runs = experiment.runs;
-  const total = cells.length * runs;
+  const total = width * runs;
   const first = shard ? shard.index - 1 : 0;
   const step = shard ? shard.count : 1;
+  // Index-major: seq = index × cells + the cell's place, so a larger --runs appends runs
+  // at the end and leaves every earlier seq (and line) as it was.
   const make = (seq: number): PlannedRun => {
-    const c = cells[Math.floor(seq / runs)]!;
-    const index = seq % runs;
+    const c = cells[seq % width]!;
+    const index = Math.floor(seq / width);
     // Exactly canonicalize({ cell, index, seed }) (keys in order), with the cell written once.
     const digest = sha256Hex(`witness/run/v1\0{"cell":${c.json},"index":${index},"seed":${seed}}`);
-    // The run's own seed: 48 bits of the same digest, so one run can be replayed alone.
-    return { id: `r-${digest.slice(0, 16)}`, seq, cell: c.cell, cellKey: c.key, index, seed: Number.parseInt(digest.slice(16, 28), 16) };
+    // The run's own seed: 48 bits of the digest of its cell without the paired axes, so
+    // cells that differ only there play the same games. A vote cell is its own games
+    // cell: its seed is that of its id's digest, as before.
+    const games = c.games === c.json ? digest : sha256Hex(`witness/run/v1\0{"cell":${c.games},"index":${index},"seed":${seed}}`);
+    return { id: `r-${digest.slice(0, 16)}`, seq, cell: c.cell, cellKey: c.key, index, seed: Number.parseInt(games.slice(16, 28), 16) };
   };
   const inPlan = (seq: number) => Number.isInteger(seq) && seq >= 0 && seq < total && seq % step === first;
   return {
     length: total > first ? Math.ceil((total - first) / step) : 0,
     end: total,
     at: (seq) => (inPlan(seq) ? make(seq) : undefined),
-    cellAt: (seq) => (inPlan(seq) ? cells[Math.floor(seq / runs)]!.cell : undefined),
+    cellAt: (seq) => (inPlan(seq) ? cells[seq % width]!.cell : undefined),
+    place(line) {
+      const { id, seq } = line;
+      if (typeof id !== 'string' || typeof seq !== 'number' || !Number.isInteger(seq) || seq < 0 || width === 0) return 'foreign';
+      const run = make(seq);
+      if (run.id !== id) return 'foreign';
+      if (typeof line.seed === 'number' && line.seed !== run.seed) return 'stale-seed';
+      if (seq >= total) return 'beyond';
+      return seq % step === first ? 'planned' : 'other-shard';
+    },
     *[Symbol.iterator]() {
       for (let seq = first; seq < total; seq += step) yield make(seq);
     },
   };
+}
+
+/** Axes that, by default, tell paired cells apart: the decision layer. */
+export const DEFAULT_PAIRED: readonly PairedAxis[] = ['decide', 'after'];
+
+/** The cell without its paired axes: what decides the games its runs play (seats, initial values, the seed). */
+export function gamesCell(cell: Cell, paired: readonly PairedAxis[] = DEFAULT_PAIRED): Partial<Cell> {
+  const games: Partial<Cell> = { ...cell };
+  for (const axis of paired) delete games[axis];
+  return games;
 }
 
 /**

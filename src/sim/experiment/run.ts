@@ -13,6 +13,7 @@ import { lazyPlan, type PlannedRun, type RunQueue, runQueue, type Shard } from '
 import { type AgentFactory, playRun } from './play.js';
 import { playInWorkers } from './pool.js';
 import type { RunRecord } from './record.js';
+import type { FinishedRuns } from './finished.js';
 import { emptyScan, recordsOf } from './results-stream.js';
 import { openResultsSink } from './sink.js';
 import { TimeLeft } from './time-left.js';
@@ -56,12 +57,6 @@ export interface RunExperimentOptions {
    * garbage-collector time.
    */
   keepRecords?: boolean;
-  /**
-   * The results file belongs to this experiment alone (a preset's default file): when
-   * it holds runs outside this plan, refuse with this hint (e.g. "give --out FILE")
-   * instead of mixing two experiments in one file.
-   */
-  exclusive?: { hint: string };
   /** Called with each new record, in `seq` order, as it is written. */
   onRecord?: (record: RunRecord) => void;
   /**
@@ -100,10 +95,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
   if (options.sign && !options.out) throw new WitnessError('USAGE', 'Signing needs a results file: give `out` (--out FILE).');
   const opened = options.out ? openResultsSink(options.out, { experiment, shard: options.shard, plan, sign: options.sign, provenance: options.agents?.provenance, onExisting: options.onFileRecord }) : undefined;
   const sink = opened?.sink;
-  if (options.exclusive && opened && opened.finished.foreign > 0) {
-    sink!.close();
-    throw new WitnessError('USAGE', `${options.out} holds ${opened.finished.foreign} runs of another experiment (a different grid, --runs, --seed or budget than this one); ${options.exclusive.hint}.`);
-  }
+  if (opened) _refuseMixing(options.out!, opened.finished, experiment, plan.end, () => sink!.close());
   // Walked as the runs start: a fresh sweep holds the runs in flight, not every run left.
   const todo = runQueue(plan, opened?.finished);
   const progress = _progressTracker(plan.length, plan.length - todo.length, options.onProgress, opened?.finished.outcomes, options.onProgress && new TimeLeft(plan, opened?.finished));
@@ -123,6 +115,29 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
     return { records, ran, planned: plan.length, skipped: plan.length - todo.length, aborted, repairedBytes: sink?.repairedBytes ?? 0, inPlan };
   } finally {
     sink?.close();
+  }
+}
+
+/**
+ * A results file holds one experiment: lines of another (or of this one with fewer
+ * runs, or seeded by an older version) are refused, never appended to, with or without
+ * --out. Another shard's runs are this experiment's: a file may hold every shard.
+ */
+function _refuseMixing(path: string, finished: FinishedRuns, experiment: Experiment, end: number, close: () => void): void {
+  const refuse = (message: string) => {
+    close();
+    throw new WitnessError('USAGE', message);
+  };
+  if (finished.foreign > 0) {
+    refuse(`${path} holds ${finished.foreign} runs of another experiment (a different grid, --seed or budget than this one, or a file written by a version of witness that ordered runs by cell); a results file holds one experiment: write this one elsewhere with --out FILE (or remove the old file).`);
+  }
+  if (finished.staleSeed > 0) {
+    refuse(`${path} holds ${finished.staleSeed} runs of this experiment played with other seeds (written by a version of witness before paired cells shared their games, or with another \`paired\` list); mixing them with new runs would compare different games: write this sweep elsewhere with --out FILE.`);
+  }
+  if (finished.beyond > 0) {
+    const cells = end / experiment.runs;
+    const runs = Math.floor(finished.lastBeyond / cells) + 1;
+    refuse(`${path} holds runs of this experiment up to --runs ${runs}, more than the --runs ${experiment.runs} asked for; lowering --runs on an existing file is refused (its table would hide runs the file holds): give --runs ${runs} or more, or write elsewhere with --out FILE.`);
   }
 }
 

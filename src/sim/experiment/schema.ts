@@ -59,6 +59,13 @@ const BudgetSchema = z.strictObject({
   seconds: z.number({ error: 'must be a number of seconds' }).positive({ error: 'must be more than 0 seconds' }).optional(),
 });
 
+/**
+ * Cell fields that may be a comparison's treatment (`paired`): cells that differ only
+ * in these play the same games. Not the sizes or the range: those change the game.
+ */
+export const PAIRED_AXES = ['decide', 'after', 'budget', 'honestPolicy', 'byzantineStrategy', 'awareness', 'rounds', 'agents', 'byzantineAgents', 'model'] as const;
+export type PairedAxis = (typeof PAIRED_AXES)[number];
+
 export const ExperimentSchema = z.strictObject({
   name: z.string().min(1).default('experiment'),
   description: z.string().optional(),
@@ -67,6 +74,12 @@ export const ExperimentSchema = z.strictObject({
   tries: count(1, 'tries for a well-formed answer').default(3),
   /** Circuit breaker: a game over budget ends as `escalated`. */
   budget: BudgetSchema.optional(),
+  /**
+   * The treatment axes: cells that differ only in these play the same games (seed,
+   * initial values, Byzantine seats). Absent: decide and after. No default value, so
+   * an experiment that does not set it is the object it was (signed checkpoints name it).
+   */
+  paired: z.array(z.enum(PAIRED_AXES, { error: `must be one of ${PAIRED_AXES.join(', ')}` })).optional(),
   grid: GridSchema,
 });
 

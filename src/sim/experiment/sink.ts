@@ -15,7 +15,7 @@ import { openJsonlWriter } from '../../core/jsonl.js';
 import { checkpointPath } from '../transcript/format.js';
 import { openSignedResults, type ResultsSink, type SignedResultsOptions } from '../transcript/writer.js';
 import { FinishedRuns } from './finished.js';
-import type { Plan } from './plan.js';
+import type { Plan, RunPlace } from './plan.js';
 import type { RunRecord } from './record.js';
 import { asRecord } from './record-schema.js';
 import { fileLines } from './results-stream.js';
@@ -57,22 +57,31 @@ function _finishedRuns(path: string, plan: Plan, onExisting?: (record: RunRecord
     const value = _parsed(raw);
     if (!value) continue; // a damaged line is not a finished run: it replays
     if ('receipt' in value) throw signed();
-    const { id, seq } = value;
-    if (typeof id !== 'string') continue;
-    const run = typeof seq === 'number' ? plan.at(seq) : undefined;
-    if (run?.id !== id) {
-      finished.foreign++;
+    if (typeof value.id !== 'string') continue;
+    const place = plan.place(value);
+    if (place !== 'planned') {
+      _count(finished, place, value.seq as number);
       continue;
     }
-    finished.mark(run.seq, value.outcome);
-    // Every valid line of the plan, a repeated run too: what `witness report` of the file counts.
+    // A repeated line counts once, as `witness report` of the file counts it.
+    if (!finished.mark(value.seq as number, value.outcome)) continue;
     const valid = onExisting && asRecord(value);
     if (valid) onExisting?.(valid);
   }
   return finished;
 }
 
-function _parsed(raw: string): { id?: unknown; seq?: unknown; outcome?: unknown; receipt?: unknown } | undefined {
+function _count(finished: FinishedRuns, place: Exclude<RunPlace, 'planned'>, seq: number): void {
+  if (place === 'foreign') finished.foreign++;
+  else if (place === 'other-shard') finished.otherShard++;
+  else if (place === 'stale-seed') finished.staleSeed++;
+  else {
+    finished.beyond++;
+    finished.lastBeyond = Math.max(finished.lastBeyond, seq);
+  }
+}
+
+function _parsed(raw: string): { id?: unknown; seq?: unknown; seed?: unknown; outcome?: unknown; receipt?: unknown } | undefined {
   try {
     const value: unknown = JSON.parse(raw);
     return typeof value === 'object' && value !== null ? value : undefined;
