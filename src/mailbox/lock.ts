@@ -18,11 +18,12 @@
  * lock file lies in a folder agents may be able to write.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WitnessError } from '../core/errors.js';
+import { bootId, pidAlive, processStartTime } from '../core/process-liveness.js';
 import { cutUnreceiptedTails, rollBackAfterPowerLoss } from './power-loss.js';
 import { type LockIntent, rollBack, trustedIntent } from './rollback.js';
 import { readSmall, writeAll, writeFailure } from './store/files.js';
@@ -49,7 +50,7 @@ interface Owner {
   intent?: LockIntent;
 }
 
-const SELF: Omit<Owner, 'nonce' | 'since'> = { pid: process.pid, host: hostname(), boot: _bootId(), start: _startTime(process.pid) ?? '' };
+const SELF: Omit<Owner, 'nonce' | 'since'> = { pid: process.pid, host: hostname(), boot: bootId(), start: processStartTime(process.pid) ?? '' };
 /** The owner record is this prefix plus a nonce and a time: built once, since a lock is taken per commit. */
 const OWNER_PREFIX = JSON.stringify(SELF).slice(0, -1);
 /** Nonces need only tell successive owners apart: a random per-process part and a counter. */
@@ -151,8 +152,8 @@ function _isStale(path: string, owner: Owner | 'unreadable'): boolean {
   if (owner === 'unreadable') return _ageMs(path) > UNREADABLE_GRACE_MS;
   if (owner.host !== SELF.host) return Date.now() - owner.since > 60_000; // cannot see its processes
   if (owner.boot && SELF.boot && owner.boot !== SELF.boot) return true;
-  if (process.platform !== 'linux') return !_pidAlive(owner.pid);
-  const start = _startTime(owner.pid);
+  if (process.platform !== 'linux') return !pidAlive(owner.pid);
+  const start = processStartTime(owner.pid);
   return start === undefined || (owner.start !== '' && start !== owner.start);
 }
 
@@ -186,35 +187,6 @@ function _readOwner(path: string): Owner | 'missing' | 'unreadable' {
     return owner;
   } catch {
     return 'unreadable';
-  }
-}
-
-/** Field 22 of /proc/PID/stat (start time in clock ticks); undefined for a dead or zombie process. */
-function _startTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (fields[0] === 'Z' || fields[0] === 'X') return undefined;
-    return fields[19];
-  } catch {
-    return process.platform === 'linux' ? undefined : '';
-  }
-}
-
-function _bootId(): string {
-  try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-  } catch {
-    return '';
-  }
-}
-
-function _pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

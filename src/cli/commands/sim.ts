@@ -108,7 +108,7 @@ Examples:
   $ witness setup embedded && witness sim --agents embedded --model ./qwen3-0.6b-q8_0.gguf --honest 4 --runs 2
   $ witness sim prompts --role honest --stage vote     # what the LLM agents are told (docs/prompts.md)
 
-Exit status: 0 finished, 1 failed, 2 bad usage or experiment file, 130 interrupted (rerun to resume).`,
+Exit status: 0 finished, 1 failed, 2 bad usage or experiment file, or a results file that another sweep is writing or that holds another experiment, 130 interrupted (rerun to resume).`,
     )
     .action(async (file: string | undefined, options: SimOptions) => {
       await _runSim(ctx, file, options);

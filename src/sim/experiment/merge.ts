@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
+import { lockFile } from '../../core/file-lock.js';
 import { checkpointPath } from '../transcript/format.js';
 import { mergedCheckpoints, writeMergedCheckpoints } from '../transcript/merge.js';
 import { checkRecord } from './record-schema.js';
@@ -92,15 +93,21 @@ export function mergeResults(inputs: readonly string[], out: string, plan?: Merg
     const twice = ids.seal();
     if (twice.size > 0) _checkRepeats(inputs, twice);
   }
-  // Atomic and durable: a crash never leaves a half-merged file.
+  // Atomic and durable: a crash never leaves a half-merged file. Under the output's
+  // lock: replacing a file a sweep is appending to would lose its next lines.
+  const lock = lockFile(out, 'results file');
   try {
-    writeFileAtomic(out, chunks());
+    try {
+      writeFileAtomic(out, chunks());
+    } finally {
+      sorting.remove();
+    }
+    // The merged file's checkpoints are the shards' own; a plain merge leaves none (not a stale one).
+    if (signed) writeMergedCheckpoints(out, signed);
+    else rmSync(checkpointPath(out), { force: true });
   } finally {
-    sorting.remove();
+    lock.release();
   }
-  // The merged file's checkpoints are the shards' own; a plain merge leaves none (not a stale one).
-  if (signed) writeMergedCheckpoints(out, signed);
-  else rmSync(checkpointPath(out), { force: true });
   const missing: MergeReport['missing'] = [];
   let planned: number | undefined;
   if (plan) {

@@ -7,9 +7,10 @@
  * flight or waiting, so a killed sweep loses at most those.
  */
 import { WitnessError } from '../../core/errors.js';
+import { lockFile } from '../../core/file-lock.js';
 import type { SignResultsOptions } from '../transcript/writer.js';
 import type { Outcome } from '../types.js';
-import { lazyPlan, type PlannedRun, type RunQueue, runQueue, type Shard } from './plan.js';
+import { lazyPlan, type Plan, type PlannedRun, type RunQueue, runQueue, type Shard } from './plan.js';
 import { type AgentFactory, playRun } from './play.js';
 import { playInWorkers } from './pool.js';
 import type { RunRecord } from './record.js';
@@ -93,6 +94,17 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
   // Lazy: the runs are computed from their seq, so a sweep holds its cells and the runs in flight, not every run.
   const plan = lazyPlan(experiment, options.shard);
   if (options.sign && !options.out) throw new WitnessError('USAGE', 'Signing needs a results file: give `out` (--out FILE).');
+  // One writer per file: two sweeps appending to one file would each play and write every run.
+  const lock = options.out ? lockFile(options.out, 'results file') : undefined;
+  try {
+    return await _run(options, plan);
+  } finally {
+    lock?.release();
+  }
+}
+
+async function _run(options: RunExperimentOptions, plan: Plan): Promise<ExperimentRunSummary> {
+  const { experiment } = options;
   const opened = options.out ? openResultsSink(options.out, { experiment, shard: options.shard, plan, sign: options.sign, provenance: options.agents?.provenance, onExisting: options.onFileRecord }) : undefined;
   const sink = opened?.sink;
   if (opened) _refuseMixing(options.out!, opened.finished, experiment, plan.end, () => sink!.close());
