@@ -12,6 +12,7 @@ import { renderGroupTable, renderOutcomeTable } from '../../report/table.js';
 import type { RunRecord } from '../../sim/experiment/record.js';
 import { emptyScan, recordsOf } from '../../sim/experiment/results-stream.js';
 import { readResults } from '../../sim/experiment/run.js';
+import { droppedMessage, UniqueRuns } from '../../sim/experiment/unique-runs.js';
 import { summarizeCells } from '../../sim/stats.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { VERSION } from '../version.js';
@@ -57,17 +58,22 @@ function _byOption(text: string): PoolField[] {
 function _report(ctx: CliContext, file: string, options: ReportOptions): void {
   const path = resolvePath(ctx, file);
   // Streamed unless the HTML report needs every record: memory is the cells', not the runs'.
+  const unique = new UniqueRuns();
   const held = options.html ? readResults(path) : undefined;
+  const kept = held && [...unique.filter(held.records)];
   const scan = emptyScan();
-  const records = (): Iterable<RunRecord> => held?.records ?? recordsOf(path, scan);
+  const records = (): Iterable<RunRecord> => kept ?? unique.filter(recordsOf(path, scan));
   const tables = _tables(records(), options);
   const problems = held?.problems ?? scan.problems;
   const tornTail = held?.tornTail ?? scan.tornTail;
-  const runs = held?.records.length ?? scan.runs;
+  const runs = (held?.records.length ?? scan.runs) - unique.count;
   for (const p of problems) ctx.io.stderr(`${file}:${p.line}: skipped: ${p.message}\n`);
+  const dropped = droppedMessage(file, unique);
+  if (dropped) ctx.io.stderr(`${dropped}\n`);
   if (scan.problemCount > problems.length) ctx.io.stderr(`${file}: ${scan.problemCount - problems.length} more damaged lines skipped.\n`);
   if (tornTail) ctx.io.stderr(`${file}: the last line is incomplete (a write was cut off) and was skipped.\n`);
-  const head = { file: path, runs, problems, torn_tail: tornTail };
+  const d = unique.dropped;
+  const head = { file: path, runs, problems, torn_tail: tornTail, dropped: { repeated: d.repeated, other_experiment: d.otherExperiment, seq_taken: d.seqTaken } };
   if (tables.groups) {
     if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, by: options.by, groups: tables.groups }, null, 2)}\n`);
     else ctx.io.stdout(`${renderGroupTable(tables.groups, options.by!, { inRange: tables.inRange, wide: options.wide })}\n`);
@@ -75,9 +81,9 @@ function _report(ctx: CliContext, file: string, options: ReportOptions): void {
     if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, cells: tables.cells }, null, 2)}\n`);
     else ctx.io.stdout(`${renderOutcomeTable(tables.cells!, { wide: options.wide })}\n`);
   }
-  if (options.html && held) {
+  if (options.html && kept) {
     const out = resolvePath(ctx, options.html);
-    writeFileSync(out, renderHtmlReport(held.records, { title: options.title, source: file, version: VERSION, by: options.by }));
+    writeFileSync(out, renderHtmlReport(kept, { title: options.title, source: file, version: VERSION, by: options.by }));
     ctx.io.stderr(`HTML report: ${out}\n`);
   }
 }
