@@ -18,7 +18,7 @@ import { publicKeyObject } from '../core/ed25519.js';
 import { WitnessError } from '../core/errors.js';
 import { parseStrictJson } from '../core/strict-json.js';
 import { readNamedFile } from './files.js';
-import { type PublicJwk, PublicJwkSchema } from './keys.js';
+import { describeKeyJson, type PublicJwk, PublicJwkSchema } from './keys.js';
 import { ed25519Verifier, type Verifier } from './signature.js';
 import { isoTime, TimeSchema } from './receipt.js';
 
@@ -75,6 +75,11 @@ export function emptyDirectory(): DirectoryFile {
 
 /** Checks a parsed directory file; errors name the entry and field. */
 export function parseDirectory(value: unknown, what = 'the key directory'): DirectoryFile {
+  const holds = describeKeyJson(value);
+  if (holds === 'key file' || holds === 'public key') {
+    const kid = (value as { kid: string }).kid;
+    throw new WitnessError('USAGE', `${what} is a ${holds === 'key file' ? 'signing key file' : 'public key file'} (${kid}), not a key directory; trust it in one with: witness keys add FILE --dir DIR.json, and give that directory.`);
+  }
   const entries = (value as { keys?: unknown[] } | null)?.keys;
   if (Array.isArray(entries) && entries.some((e) => e !== null && typeof e === 'object' && 'd' in e)) {
     throw new WitnessError('INVALID_INPUT', `${what} holds a private key (member "d"); a directory holds public keys only — remove it and add keys with: witness keys add`);

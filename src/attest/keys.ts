@@ -138,10 +138,12 @@ export function readKeyFile(path: string, options: ReadKeyOptions = {}): KeyMate
   const what = options.what ?? 'key file';
   const named = { whenMissing: options.whenMissing ?? `Create one with: witness keys new --deployer ID --out ${path}` };
   statNamedFile(path, what, named); // missing, a directory: one line naming the role
+  // What the file holds is checked before its mode: "chmod 600" is wrong advice for a
+  // public key or a key directory given where the key file belongs.
+  const key = parseKeyFile(readNamedFile(path, what, named).toString('utf8'), path);
   const role = `The ${what}`;
   if (options.onShared && readableByOthers(path)) options.onShared(`${role} ${path} can be read by other users, so any of them could have signed; run: chmod 600 ${path}`);
   else checkPrivateFile(path, role);
-  const key = parseKeyFile(readNamedFile(path, what, named).toString('utf8'), path);
   if (key.alg !== 'ed25519' && !options.hmac) throw new WitnessError('USAGE', `${path} holds an HMAC key (${key.kid}); this needs an Ed25519 key, which others can verify without the secret. Create one with: witness keys new --deployer ID --out KEY.json`);
   return key;
 }
@@ -153,12 +155,30 @@ export function parseKeyFile(text: string, what = 'the key file'): KeyMaterial {
   if (legacy.success) return _checked(_fromLegacy(legacy.data), what, legacy.data.alg === 'ed25519' ? legacy.data.publicKey : undefined, { secret: 'secret', public: 'publicKey' });
   const checked = KeyFileSchema.safeParse(value);
   if (!checked.success) {
+    const holds = describeKeyJson(value);
+    if (holds === 'public key') throw new WitnessError('USAGE', `${what} holds only the public key ${(value as { kid: string }).kid}; signing needs the key file with its private key (member "d"), the one \`witness keys new\` wrote.`);
+    if (holds === 'key directory') throw new WitnessError('USAGE', `${what} is a key directory (the public keys a verifier trusts), not a key file; give the key file \`witness keys new\` wrote.`);
     const issue = checked.error.issues[0];
     throw new WitnessError('INVALID_INPUT', `${what} is not a Witness key file: ${issue?.path.join('.') || '(root)'}: ${issue?.message}. Create one with: witness keys new --deployer ID --out KEY.json`);
   }
   const file = checked.data;
   if (file.kty === 'oct') return _checked({ alg: 'hmac-sha256', kid: file.kid, deployer: file.deployer, secret: file.k }, what);
   return _checked({ alg: 'ed25519', kid: file.kid, deployer: file.deployer, publicKey: file.x, privateKey: file.d }, what, file.x);
+}
+
+/**
+ * What a parsed JSON file of keys looks like it holds, to name the mix-up when one is
+ * given where another belongs (a public key or a key directory where a key file is
+ * needed, a key file where a directory is): undefined when it is none of them.
+ */
+export function describeKeyJson(value: unknown): 'key file' | 'public key' | 'key directory' | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const v = value as Record<string, unknown>;
+  if (Array.isArray(v.keys)) return 'key directory';
+  if (typeof v.kid !== 'string') return undefined;
+  if ('d' in v || 'k' in v || 'secret' in v) return 'key file';
+  if (v.kty === 'OKP' && typeof v.x === 'string') return 'public key';
+  return undefined;
 }
 
 /** The public half of a key file or a public JWK file (the `d` member, if any, is dropped). */

@@ -41,6 +41,7 @@ export const LOG_CODES = {
   CORRUPT: 'a line that is not a record (unparseable, a repeated key, too long), an unterminated last line, or an evidence file that is not a regular file',
   ORPHAN: 'stored data that no verified record vouches for',
   SKIPPED: 'data a read cursor was moved past that no signed read delivered',
+  WRONG_KEY: "the key given to check the log is not the log's own key (its key id differs from the one the log names)",
 } as const;
 
 /** Archives that carry their own outputs and evidence (E12 results files). */

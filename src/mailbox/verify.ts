@@ -68,6 +68,12 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
   const { signer, source } = _verifier(config, options, warnings);
   const problems: VerifyProblem[] = [];
   const report = (kind: ProblemKind, file: string, line: number, message: string) => problems.push({ code: kind.toUpperCase() as LogCode, kind, file, line, message });
+  const key = { alg: signer.alg, kid: signer.kid, source };
+  // Another key makes every receipt fail: one line naming both keys says what happened, a page of forgeries would not.
+  if (signer.kid !== config.signing.kid) {
+    report('wrong_key', source, 0, `this is not the mailbox's key: ${source} holds ${signer.kid}, the mailbox signs with ${config.signing.kid} (mailbox.json); give its key file, or leave --key out`);
+    return { ok: false, dir, store: config.store, key, calls: 0, messages: 0, problems, warnings };
+  }
   const evidence = await openEvidence(dir, config);
   try {
     for (const u of evidence.unreadable) report('corrupt', u.file, 0, u.why);
@@ -78,7 +84,7 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
     const messages = await checkInboxes(evidence, receipts, report, (w) => warnings.push(w), tracer?.watchInbox);
     if (config.store !== 'postgres' && hasStaleLock(dir)) warnings.push('a writer died holding the lock; its unfinished write is rolled back by the next server start or `witness mailbox recover`.');
     const explain = tracer?.explain(signer, problems);
-    return { ok: problems.length === 0, dir, store: config.store, key: { alg: signer.alg, kid: signer.kid, source }, calls: table.size, messages, problems, warnings, ...(explain ? { explain } : {}) };
+    return { ok: problems.length === 0, dir, store: config.store, key, calls: table.size, messages, problems, warnings, ...(explain ? { explain } : {}) };
   } finally {
     await evidence.close();
   }
@@ -130,7 +136,9 @@ function _verifier(config: ReturnType<typeof readConfig>, options: MailboxVerify
   const path = options.keyPath ?? config.signing.key_path;
   // A verifier may check with a key others can read (the check holds), but says that any of them could have signed.
   const read = () => signerFor(readKeyFile(path, { ...MAILBOX_KEY, onShared: (w) => warnings.push(w) }));
-  if (existsSync(path)) return { signer: read(), source: path };
+  // A key the user pinned is read or the verification fails: falling back to the key
+  // mailbox.json names would check the log against what the user did not choose.
+  if (options.keyPath !== undefined || existsSync(path)) return { signer: read(), source: path };
   if (config.signing.alg === 'ed25519' && config.signing.public_key) {
     warnings.push(`key file ${path} not found: trusting the public key written in mailbox.json (pin one with --public-key).`);
     return { signer: ed25519Verifier(config.signing.kid, config.signing.public_key), source: 'mailbox.json' };
