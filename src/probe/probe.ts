@@ -7,6 +7,7 @@
  * then the send, receive and control checks, each judged from the records made
  * while it ran. Nothing the probe cannot judge is ever reported as a pass.
  */
+import { WitnessError } from '../core/errors.js';
 import { adapterFor } from './adapters/index.js';
 import { checkTemplate } from './adapters/command.js';
 import { judge, newCanary, taskFor } from './checks.js';
@@ -34,6 +35,12 @@ export interface ProbeOptions {
   /** Parent folder for the workspace (default: the OS temp folder). */
   tmpDir?: string;
   onProgress?: (message: string) => void;
+  /**
+   * Aborted on Ctrl-C or SIGTERM: the runtime's process group and the mailbox servers are
+   * stopped, the workspace removed (unless kept), and runProbe throws ABORTED with the
+   * checks that finished in `data.finished`.
+   */
+  signal?: AbortSignal;
 }
 
 export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
@@ -51,21 +58,29 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
     ...(options.model ? { model: options.model } : {}),
     ...(options.bin ? { bin: options.bin } : {}),
     ...(options.template ? { template: options.template } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   };
   const checks = options.checks ?? CHECKS;
+  const results: CheckResult[] = [];
+  const stopIfAborted = () => {
+    if (options.signal?.aborted) throw _interrupted(checks, results, options.keep ? ws.root : undefined);
+  };
   let peer: Peer | undefined;
   try {
     progress(`preflight: ${adapter.title}`);
     const { preflight, blocked } = await _preflight(adapter, ctx);
-    const results: CheckResult[] = [];
+    stopIfAborted();
     for (const check of checks) {
       if (blocked) {
         results.push(_undecided(check, blocked));
         continue;
       }
       progress(`check ${check}`);
-      if (check === 'receive') peer ??= await startPeer(ws);
-      results.push(await _runCheck(adapter, ctx, check, preflight, peer));
+      if (check === 'receive') peer ??= await startPeer(ws, options.signal);
+      const result = await _runCheck(adapter, ctx, check, preflight, peer);
+      // A check cut short by the signal is not a verdict: it is left out, not reported as a fail.
+      stopIfAborted();
+      results.push(result);
     }
     const report: ProbeReport = {
       format: 'witness-probe/1',
@@ -81,6 +96,10 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
       ...(options.keep ? { workspace: ws.root } : {}),
     };
     return options.keep ? report : _withoutWorkspacePaths(report, ws.root);
+  } catch (error) {
+    // A step cut by the signal fails in its own words (a closed MCP connection…): it is the interruption.
+    stopIfAborted();
+    throw error;
   } finally {
     await peer?.close().catch(() => undefined);
     if (!options.keep) ws.remove();
@@ -133,6 +152,13 @@ async function _runCheck(adapter: RuntimeAdapter, ctx: ProbeContext, check: Chec
   if (verdict === 'fail' && run.exitCode !== 0 && agentCalls === 0 && !run.toolCalls) reason += `; the runtime exited with status ${run.exitCode}`;
   if (verdict !== 'pass') reason += shadowNote(check, preflight.shadowing);
   return { check, verdict, reason, canary, message_ids: j.message_ids, evidence: j.evidence, ms: Date.now() - started };
+}
+
+function _interrupted(checks: readonly CheckName[], finished: CheckResult[], kept: string | undefined): WitnessError {
+  const done = finished.map((r) => `${r.check} ${r.verdict}`);
+  const notRun = checks.slice(finished.length);
+  const workspace = kept ? `the workspace is kept at ${kept}` : 'its workspace and mailbox key were removed';
+  return new WitnessError('ABORTED', `The probe was interrupted: finished ${done.length > 0 ? done.join(', ') : 'no check'}${notRun.length > 0 ? `; not run: ${notRun.join(', ')}` : ''}. The runtime's processes and mailbox servers were stopped and ${workspace}; nothing was reported as a pass. Rerun the probe for a full report.`, { data: { finished } });
 }
 
 function _undecided(check: CheckName, reason: string): CheckResult {

@@ -98,6 +98,8 @@ export interface ProbeContext {
   /** `command` adapter: the command line with `{prompt}`. */
   template?: string;
   timeoutMs: number;
+  /** Aborted on Ctrl-C or SIGTERM: every runtime process and mailbox server is stopped. */
+  signal?: AbortSignal;
 }
 
 export interface RuntimeAdapter {

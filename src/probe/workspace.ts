@@ -59,6 +59,10 @@ export async function createWorkspace(serverCommand: string[], parent = tmpdir()
     serverCommand,
     env,
     serverArgs: (agent, toolPrefix) => [...serverCommand.slice(1), 'mailbox', 'serve', '--dir', mailbox, '--agent', agent, '--tool-prefix', toolPrefix, '--key', keyPath],
-    remove: () => rmSync(root, { recursive: true, force: true }),
+    remove: () => {
+      // The key first: should removing the rest fail part way, no signing key is left behind.
+      rmSync(keyPath, { force: true });
+      rmSync(root, { recursive: true, force: true });
+    },
   };
 }

@@ -1,30 +1,35 @@
 /**
  * The mailbox driven by the MCP Inspector CLI — a client nobody here wrote — over
- * stdio and over Streamable HTTP.
+ * stdio and over Streamable HTTP. The Inspector wants Node >= 22, so it is not a
+ * devDependency (`npm ci` warned EBADENGINE): scripts/tools.mjs installs it into
+ * .tools/inspector, and it runs on the conformance suite's Node 22.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyMailbox } from '../../src/mailbox/index.js';
+import { node22 } from '../support/mcp-conformance.js';
 import { makeMailbox, ROOT, startHttp, tempDir, witnessCommand } from './helpers.js';
 
-const INSPECTOR = join(ROOT, 'node_modules/.bin/mcp-inspector');
-const hasInspector = existsSync(INSPECTOR);
-if (!hasInspector) console.warn(`skipping the MCP Inspector tests: ${INSPECTOR} is not installed (devDependency @modelcontextprotocol/inspector)`);
+const INSPECTOR = join(ROOT, '.tools/inspector/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
+const NODE22 = node22();
+const missing = !existsSync(INSPECTOR) ? `${INSPECTOR} is not installed: run node scripts/tools.mjs` : 'missing' in NODE22 ? NODE22.missing : undefined;
+if (missing) console.warn(`skipping the MCP Inspector tests: ${missing}`);
 
 /** Runs the Inspector CLI with a throwaway HOME (it keeps a catalog there); returns its parsed JSON output. */
 function inspector(args: string[]): Record<string, unknown> {
   const home = tempDir('witness-insp-');
   mkdirSync(home, { recursive: true });
-  const result = spawnSync(INSPECTOR, ['--cli', ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, HOME: home } });
+  if (!('path' in NODE22)) throw new Error(NODE22.missing);
+  const result = spawnSync(NODE22.path, [INSPECTOR, '--cli', ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, HOME: home } });
   if (result.status !== 0) throw new Error(`mcp-inspector exited ${result.status}: ${result.stderr}${result.stdout}`);
   return JSON.parse(result.stdout.slice(result.stdout.indexOf('{'))) as Record<string, unknown>;
 }
 
 const serve = (dir: string, agent: string) => [...witnessCommand(), 'mailbox', 'serve', '--dir', dir, '--agent', agent];
 
-describe.skipIf(!hasInspector)('MCP Inspector CLI', () => {
+describe.skipIf(missing !== undefined)('MCP Inspector CLI', () => {
   it('lists the five tools with their schemas over stdio', async () => {
     const mb = await makeMailbox(['alice', 'bob']);
     const out = inspector([...serve(mb.dir, 'alice'), '--method', 'tools/list']) as { tools: Array<{ name: string; outputSchema?: unknown }> };

@@ -19,9 +19,8 @@ export function builtinAdapter(agent: BuiltinAgent): RuntimeAdapter {
     install: () => undefined,
     async connection(ctx: ProbeContext) {
       try {
-        const client = await connectMailbox(ctx.ws, AGENT, ctx.toolPrefix);
-        const { tools } = await client.listTools();
-        await client.close();
+        const { client, close } = await connectMailbox(ctx.ws, AGENT, ctx.toolPrefix, ctx.signal);
+        const { tools } = await client.listTools().finally(close);
         served = tools.map((t) => t.name);
         return { status: 'connected', detail: `witness connected to the agent's server: ${tools.map((t) => t.name).join(', ')}` };
       } catch (error) {

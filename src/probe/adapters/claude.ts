@@ -19,12 +19,12 @@ export const claude: RuntimeAdapter = {
   detect: (ctx) => detectCli('claude', 'Claude Code', ctx, 'npm i -g @anthropic-ai/claude-code'),
   install: (ctx) => installFor('claude', ctx),
   async connection(ctx) {
-    const out = await runProcess(findBin('claude', ctx)!, ['mcp', 'list'], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs });
+    const out = await runProcess(findBin('claude', ctx)!, ['mcp', 'list'], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs, signal: ctx.signal });
     if (out.timedOut) return { status: 'failed', detail: `claude mcp list did not finish within ${Math.round(ctx.timeoutMs / 1000)} s` };
     return readMcpList(`${out.stdout}\n${out.stderr}`, ctx.serverName, /✓ Connected/);
   },
   async run(ctx, task: AgentTask) {
     const model = ctx.model ? ['--model', ctx.model] : [];
-    return runProcess(findBin('claude', ctx)!, ['-p', task.prompt, ...model, '--dangerously-skip-permissions'], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs });
+    return runProcess(findBin('claude', ctx)!, ['-p', task.prompt, ...model, '--dangerously-skip-permissions'], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs, signal: ctx.signal });
   },
 };

@@ -29,6 +29,6 @@ export const command: RuntimeAdapter = {
   async run(ctx: ProbeContext, task: AgentTask) {
     const line = checkTemplate(ctx.template).replaceAll('{prompt}', shellQuote(task.prompt)).replaceAll('{mcp_command}', _serverCommand(ctx).map(shellQuote).join(' '));
     const env = { ...ctx.ws.env, WITNESS_PROBE_MCP_COMMAND: JSON.stringify(_serverCommand(ctx)), WITNESS_PROBE_PROJECT: ctx.ws.project };
-    return runProcess(line, [], { cwd: ctx.ws.project, env, timeoutMs: ctx.timeoutMs, shell: true });
+    return runProcess(line, [], { cwd: ctx.ws.project, env, timeoutMs: ctx.timeoutMs, shell: true, signal: ctx.signal });
   },
 };

@@ -33,7 +33,7 @@ function _executable(path: string): boolean {
 export async function detectCli(name: string, title: string, ctx: ProbeContext, install: string): Promise<Preflight['runtime']> {
   const bin = findBin(name, ctx);
   if (!bin) return { found: false, reason: `${title} is not installed: no executable "${ctx.bin ?? name}"${ctx.bin ? '' : ' on PATH'} (${install}; or pass --bin PATH)` };
-  const result = await runProcess(bin, ['--version'], { cwd: ctx.ws.project, env: ctx.ws.env, timeoutMs: Math.min(ctx.timeoutMs, 30_000) });
+  const result = await runProcess(bin, ['--version'], { cwd: ctx.ws.project, env: ctx.ws.env, timeoutMs: Math.min(ctx.timeoutMs, 30_000), signal: ctx.signal });
   if (result.spawnError) return { found: false, bin, reason: `${bin} could not be started: ${result.spawnError}` };
   const version = /\d+\.\d+\.\d+[\w.-]*/.exec(`${result.stdout}\n${result.stderr}`)?.[0];
   return { found: true, bin, ...(version ? { version } : {}) };

@@ -36,20 +36,20 @@ export const opencode: RuntimeAdapter = {
     return config;
   },
   async connection(ctx) {
-    const out = await runProcess(findBin('opencode', ctx)!, ['mcp', 'list'], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs });
+    const out = await runProcess(findBin('opencode', ctx)!, ['mcp', 'list'], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs, signal: ctx.signal });
     if (out.timedOut) return { status: 'failed', detail: `opencode mcp list did not finish within ${Math.round(ctx.timeoutMs / 1000)} s` };
     return readMcpList(`${out.stdout}\n${out.stderr}`, ctx.serverName, new RegExp(`✓\\s+${_re(ctx.serverName)}\\s+connected`));
   },
   async run(ctx, task: AgentTask) {
     const model = ctx.modelEndpoint ? ['--model', `${PROVIDER}/${ctx.model ?? 'default'}`] : ctx.model ? ['--model', ctx.model] : [];
-    return runProcess(findBin('opencode', ctx)!, ['run', '--pure', ...model, task.prompt], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs });
+    return runProcess(findBin('opencode', ctx)!, ['run', '--pure', ...model, task.prompt], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs, signal: ctx.signal });
   },
   listTools: _listTools,
 };
 
 /** `opencode run` uses the `build` agent: its tools, each enabled or disabled by its permissions, are what the model is given besides MCP's. */
 async function _listTools(ctx: ProbeContext): Promise<ToolListing> {
-  const out = await runProcess(findBin('opencode', ctx)!, ['debug', 'agent', 'build', '--pure'], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: Math.min(ctx.timeoutMs, 90_000) });
+  const out = await runProcess(findBin('opencode', ctx)!, ['debug', 'agent', 'build', '--pure'], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: Math.min(ctx.timeoutMs, 90_000), signal: ctx.signal });
   const json = out.stdout.slice(out.stdout.indexOf('{'));
   let agent: { tools?: Record<string, unknown> };
   try {

@@ -6,7 +6,6 @@
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallRecord, LINE_VERSION, lineHash, type Message, messageDigest, readConfig } from '../../mailbox/index.js';
 import { connectMailbox } from '../peer.js';
 import type { AgentTask, ProbeContext } from '../types.js';
@@ -61,7 +60,7 @@ export async function runBuiltin(agent: BuiltinAgent, ctx: ProbeContext, task: A
 }
 
 async function _withClient<T>(ctx: ProbeContext, fn: (call: (tool: string, args?: Record<string, unknown>) => Promise<Record<string, unknown>>) => Promise<T>, calls: string[]): Promise<T> {
-  const client: Client = await connectMailbox(ctx.ws, AGENT, ctx.toolPrefix);
+  const { client, close } = await connectMailbox(ctx.ws, AGENT, ctx.toolPrefix, ctx.signal);
   try {
     return await fn(async (tool, args = {}) => {
       calls.push(`${ctx.toolPrefix}${tool}`);
@@ -70,7 +69,7 @@ async function _withClient<T>(ctx: ProbeContext, fn: (call: (tool: string, args?
       return (result.structuredContent ?? {}) as Record<string, unknown>;
     });
   } finally {
-    await client.close();
+    await close();
   }
 }
 
