@@ -7,6 +7,7 @@
  * flight or waiting, so a killed sweep loses at most those.
  */
 import { WitnessError } from '../../core/errors.js';
+import type { PastCheckpointReport } from '../transcript/past-checkpoint.js';
 import type { SignResultsOptions } from '../transcript/writer.js';
 import type { Outcome } from '../types.js';
 import { lazyPlan, type PlannedRun, type RunQueue, runQueue, type Shard } from './plan.js';
@@ -89,6 +90,12 @@ export interface ExperimentRunSummary {
   aborted: boolean;
   /** Bytes of a torn last line cut from the results file before appending. */
   repairedBytes: number;
+  /**
+   * A signed resume: the lines the killed sweep wrote after its last checkpoint, which
+   * it cut and played again (kept, forged, re-run; past-checkpoint.ts). Absent when
+   * there were none.
+   */
+  pastCheckpoint?: PastCheckpointReport;
   /** Whether a record is a run of this plan (of this shard): its id is the plan's at its seq. No need to plan again. */
   inPlan(record: { id: string; seq: number }): boolean;
 }
@@ -120,7 +127,8 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
       progress.add(record);
     });
     const inPlan = (record: { id: string; seq: number }) => plan.at(record.seq)?.id === record.id;
-    return { records, ran, planned: plan.length, skipped: plan.length - todo.length, aborted, repairedBytes: sink?.repairedBytes ?? 0, inPlan };
+    const past = sink?.pastCheckpoint?.();
+    return { records, ran, planned: plan.length, skipped: plan.length - todo.length, aborted, repairedBytes: sink?.repairedBytes ?? 0, inPlan, ...(past && past.lines > 0 ? { pastCheckpoint: past } : {}) };
   } finally {
     sink?.close();
   }
