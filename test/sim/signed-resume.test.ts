@@ -99,3 +99,37 @@ describe('a signed resume of a re-chained file', () => {
     await expect(resume(other, e)).rejects.toThrow(/line 4: the chain's head here is not the one its checkpoint signed \(4 lines\)/);
   });
 });
+
+/** `lines` with the outcome of line `n` (1-based) changed, as a forger would: the line stays in the writer's form. */
+function withForgedOutcome(lines: readonly string[], n: number): string[] {
+  const forged = [...lines];
+  forged[n - 1] = (forged[n - 1] as string).replace(/"outcome":"(\w+)"/, (_, o) => `"outcome":"${o === 'valid' ? 'none' : 'valid'}"`);
+  expect(forged[n - 1]).not.toBe(lines[n - 1]);
+  return forged;
+}
+
+describe('a signed resume of lines past the last checkpoint', () => {
+  it('plays their runs again and keeps the lines that come out byte for byte the same', async () => {
+    const e = smoke();
+    const lines = await plainLines(e);
+    const out = rechained(lines.slice(0, 7), e, 3);
+    const summary = await resume(out, e);
+    expect(summary).toMatchObject({ skipped: 3, ran: lines.length - 3, pastCheckpoint: { lines: 4, firstLine: 4, kept: 4, forged: 0, rerun: 0, pending: 0 } });
+    expect(readFileSync(out, 'utf8').split('\n').filter(Boolean).map(unsigned)).toEqual(lines);
+  });
+  it('never signs a forged line: the replay replaces it, and the report names it', async () => {
+    const e = smoke();
+    const lines = await plainLines(e);
+    // Re-chained by the forger (no key needed): content digests and prev links all fit.
+    const out = rechained(withForgedOutcome(lines, 5).slice(0, 7), e, 3);
+    const summary = await resume(out, e);
+    expect(summary.pastCheckpoint).toMatchObject({ lines: 4, kept: 3, forged: 1, firstForged: { line: 5, run: (JSON.parse(lines[4]!) as { id: string }).id } });
+    expect(readFileSync(out, 'utf8').split('\n').filter(Boolean).map(unsigned)).toEqual(lines);
+  });
+  it('reports nothing when the checkpoint covers every line', async () => {
+    const e = smoke();
+    const lines = await plainLines(e);
+    const summary = await resume(rechained(lines.slice(0, 4), e), e);
+    expect(summary.pastCheckpoint).toBeUndefined();
+  });
+});

@@ -4,6 +4,8 @@
  * scripted OpenAI-compatible server stands in for the model.
  */
 import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { canonicalize } from '../../src/core/canonical-json.js';
+import { sha256Hex } from '../../src/core/hash.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,7 +15,7 @@ import { openModelAgents } from '../../src/sim/agents/llm/model-agents.js';
 import { preset } from '../../src/sim/experiment/presets.js';
 import { runExperiment } from '../../src/sim/experiment/run.js';
 import { parseExperiment } from '../../src/sim/experiment/schema.js';
-import { checkpointPath } from '../../src/sim/transcript/format.js';
+import { checkpointPath, receiptDigest, signedLine, splitSignedLine } from '../../src/sim/transcript/format.js';
 import { verifyResults } from '../../src/sim/transcript/verify.js';
 import { type ScriptedServer, startScriptedServer } from '../llm/scripted-server.js';
 
@@ -71,5 +73,46 @@ describe('a signed rule-based sweep', () => {
     const result = verifyResults(out, { directory, cassette: out });
     expect(result.problems.map((p) => p.code)).toEqual(['CASSETTE_MISMATCH']);
     expect(result.problems[0]?.message).toMatch(/signs a cassette/);
+  });
+});
+
+describe('a signed LLM sweep killed before its first checkpoint, with a line forged', () => {
+  it('drops the lines no checkpoint signed and plays their runs again: a model is not reproducible', async () => {
+    const server = await startScriptedServer();
+    servers.push(server);
+    const dir = mkdtempSync(join(tmpdir(), 'witness-transcript-llm-'));
+    const experiment = parseExperiment({ name: 'llm-killed', seed: 5, runs: 3, grid: { agents: 'llm', model: 'scripted', honest: 3, rounds: 3 } });
+    const out = join(dir, 'r.jsonl');
+    const sweep = async (onProgress?: () => void) => {
+      const agents = await openModelAgents(experiment, { endpoints: [server.url] });
+      try {
+        return await runExperiment({ experiment, out, agents, sign: { key, checkpointMs: 3_600_000 }, onProgress });
+      } finally {
+        await agents.close();
+      }
+    };
+    // The checkpoint signed when the file opened (0 lines): what a sweep killed before its next one leaves.
+    let opened = '';
+    await sweep(() => (opened ||= readFileSync(checkpointPath(out), 'utf8')));
+    writeFileSync(checkpointPath(out), opened);
+    const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean);
+    // Line 2's outcome edited, its digest and every later prev recomputed: no key needed.
+    let head: string | null = null;
+    const forged = lines.map((raw, i) => {
+      const split = splitSignedLine(raw, JSON.parse(raw)) as { content: string; receipt: Record<string, unknown> };
+      const content = i === 1 ? split.content.replace(/"outcome":"(\w+)"/, (_, o) => `"outcome":"${o === 'valid' ? 'none' : 'valid'}"`) : split.content;
+      const receipt = { ...split.receipt, content_sha256: sha256Hex(content), prev: i === 0 ? split.receipt.prev : head };
+      head = receiptDigest(canonicalize(receipt));
+      return { content, line: signedLine(content, canonicalize(receipt)) };
+    });
+    expect(forged[1]?.content).not.toBe(splitSignedLine(lines[1]!, JSON.parse(lines[1]!))?.content);
+    writeFileSync(out, forged.map((f) => `${f.line}\n`).join(''));
+    const before = server.requests.length;
+    const summary = await sweep();
+    expect(summary).toMatchObject({ skipped: 0, ran: 3, pastCheckpoint: { lines: 3, firstLine: 1, kept: 0, forged: 0, rerun: 3, pending: 0 } });
+    expect(server.requests.length).toBeGreaterThan(before);
+    const final = readFileSync(out, 'utf8');
+    expect(final).not.toContain(forged[1]!.content.slice(0, -1));
+    expect(verifyResults(out, { directory })).toMatchObject({ ok: true, runs: 3, problems: [] });
   });
 });

@@ -90,7 +90,7 @@ describe('resuming a signed file', () => {
     expect(readFileSync(join(dir, 'resumed.jsonl'), 'utf8')).toBe(readFileSync(through, 'utf8'));
     expect(codes(join(dir, 'resumed.jsonl'))).toEqual([]);
   });
-  it('signs, on resume, lines a killed sweep wrote after its last checkpoint', async () => {
+  it('re-derives, on resume, lines a killed sweep wrote after its last checkpoint, and signs them once they come out the same', async () => {
     const dir = tempDir();
     const out = join(dir, 'r.jsonl');
     await stoppedAfter(7, out);
@@ -100,7 +100,9 @@ describe('resuming a signed file', () => {
     writeFileSync(out, `${through.join('\n')}\n`);
     expect(codes(out)).toEqual([`${signedLines + 1}:NOT_COVERED`]);
     const resumed = await runExperiment({ experiment: smoke(), out, sign: { key: lab } });
-    expect(resumed.ran).toBe(0);
+    const past = through.length - signedLines;
+    expect(resumed).toMatchObject({ ran: past, pastCheckpoint: { lines: past, firstLine: signedLines + 1, kept: past, forged: 0, rerun: 0, pending: 0 } });
+    expect(lines(out)).toEqual(through);
     expect(codes(out)).toEqual([]);
   });
   it('refuses another key, naming the one that signed the file', async () => {
@@ -141,6 +143,22 @@ describe('--sign-lines', () => {
     changed[2] = (changed[2] as string).replace(/"sig":"(.)/, (_, c) => `"sig":"${c === 'A' ? 'B' : 'A'}`);
     writeFileSync(out, `${changed.join('\n')}\n`);
     expect(codes(out)).toContain('3:BAD_SIGNATURE');
+  });
+  it('keeps, on resume, signed lines past the last checkpoint: each carries its own signature, which the resume checks', async () => {
+    const out = join(tempDir(), 'r.jsonl');
+    const controller = new AbortController();
+    await runExperiment({ experiment: smoke(), out, signal: controller.signal, sign: { key: lab, lineSignatures: true }, onRecord: () => void (lines(out).length >= 6 && controller.abort()) });
+    const early = readFileSync(checkpointPath(out));
+    await signed({ out, lineSignatures: true });
+    const through = lines(out);
+    // The checkpoint of the stopped session: what a sweep killed after writing the rest leaves.
+    writeFileSync(checkpointPath(out), early);
+    expect(codes(out)[0]).toMatch(/:NOT_COVERED$/);
+    const resumed = await runExperiment({ experiment: smoke(), out, sign: { key: lab, lineSignatures: true } });
+    expect(resumed).toMatchObject({ ran: 0, skipped: 20 });
+    expect(resumed.pastCheckpoint).toBeUndefined();
+    expect(lines(out)).toEqual(through);
+    expect(codes(out)).toEqual([]);
   });
   it('reports a line without its signature as SIGNATURE_MISSING when the checkpoint says lines are signed', async () => {
     const plain = await signed();

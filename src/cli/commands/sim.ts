@@ -20,6 +20,7 @@ import { resolveShard } from '../../sim/experiment/shard-env.js';
 import { PRESETS, preset } from '../../sim/experiment/presets.js';
 import { runExperiment } from '../../sim/experiment/run.js';
 import { checkpointPath } from '../../sim/transcript/format.js';
+import type { PastCheckpointReport } from '../../sim/transcript/past-checkpoint.js';
 import { type Experiment, type ExperimentInput, parseExperiment } from '../../sim/experiment/schema.js';
 import { CellSummaries } from '../../sim/stats.js';
 import { nameList, numberList, positiveNumber, valueRange, wholeNumber } from '../args.js';
@@ -152,17 +153,30 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   const cells = tally.cells();
   const inFile = cells.reduce((n, c) => n + c.runs, 0);
   if (options.json) {
-    ctx.io.stdout(`${JSON.stringify({ experiment: experiment.name, file: out, planned: summary.planned, skipped: summary.skipped, ran: summary.ran, aborted: summary.aborted, cells }, null, 2)}\n`);
+    ctx.io.stdout(`${JSON.stringify({ experiment: experiment.name, file: out, planned: summary.planned, skipped: summary.skipped, ran: summary.ran, aborted: summary.aborted, ...(summary.pastCheckpoint ? { pastCheckpoint: summary.pastCheckpoint } : {}), cells }, null, 2)}\n`);
   } else {
     ctx.io.stdout(`${renderOutcomeTable(cells, { wide: options.wide })}\n`);
   }
   if (summary.repairedBytes) ctx.io.stderr(`Cut a torn last line (${summary.repairedBytes} bytes) left by an earlier crash from ${out}.\n`);
+  if (summary.pastCheckpoint) ctx.io.stderr(_pastCheckpointText(summary.pastCheckpoint));
   ctx.io.stderr(`Results: ${out} (${inFile} runs; ${summary.ran} new, ${summary.skipped} already there).\n`);
   if (sign) ctx.io.stderr(`Signed with key ${sign.key.kid}${sign.lineSignatures ? ', every line' : ''}; checkpoint: ${checkpointPath(out)}. Check it with: witness verify ${options.out ?? out} --keys DIR.json\n`);
   if (summary.aborted) {
     ctx.io.stderr('Interrupted: rerun the same command to resume where it stopped.\n');
     ctx.exitCode = 130;
   }
+}
+
+/** What a signed resume did with the lines no checkpoint had signed (past-checkpoint.ts). */
+function _pastCheckpointText(p: PastCheckpointReport): string {
+  const parts: string[] = [];
+  if (p.kept > 0) parts.push(`${p.kept} re-derived from their seeds and kept (played again, the same bytes)`);
+  if (p.rerun > 0) parts.push(`${p.rerun} model-backed (not reproducible): dropped and re-run`);
+  if (p.pending > 0) parts.push(`${p.pending} dropped, not played again yet (the next resume plays them)`);
+  const forged = p.firstForged
+    ? `Forged: line ${p.firstForged.line} (run ${p.firstForged.run})${p.forged > 1 ? ` and ${p.forged - 1} more` : ''} changed after it was written — its run played again from its seed gives another line. The replay replaced it; the forged line was not signed.\n`
+    : '';
+  return `Resumed after the last signed checkpoint: ${p.lines} lines from line ${p.firstLine} were signed by no one; ${parts.length > 0 ? parts.join('; ') : 'none kept'}.\n${forged}`;
 }
 
 function _experiment(ctx: CliContext, file: string | undefined, o: SimOptions): Experiment {

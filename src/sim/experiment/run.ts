@@ -8,6 +8,7 @@
  */
 import { WitnessError } from '../../core/errors.js';
 import { lockFile } from '../../core/file-lock.js';
+import type { PastCheckpointReport } from '../transcript/past-checkpoint.js';
 import type { SignResultsOptions } from '../transcript/writer.js';
 import type { Outcome } from '../types.js';
 import { lazyPlan, type Plan, type PlannedRun, type RunQueue, runQueue, type Shard } from './plan.js';
@@ -85,6 +86,12 @@ export interface ExperimentRunSummary {
   aborted: boolean;
   /** Bytes of a torn last line cut from the results file before appending. */
   repairedBytes: number;
+  /**
+   * A signed resume: the lines the killed sweep wrote after its last checkpoint, which
+   * it cut and played again (kept, forged, re-run; past-checkpoint.ts). Absent when
+   * there were none.
+   */
+  pastCheckpoint?: PastCheckpointReport;
   /** Whether a record is a run of this plan (of this shard): its id is the plan's at its seq. No need to plan again. */
   inPlan(record: { id: string; seq: number }): boolean;
 }
@@ -124,7 +131,8 @@ async function _run(options: RunExperimentOptions, plan: Plan): Promise<Experime
       progress.add(record);
     });
     const inPlan = (record: { id: string; seq: number }) => plan.at(record.seq)?.id === record.id;
-    return { records, ran, planned: plan.length, skipped: plan.length - todo.length, aborted, repairedBytes: sink?.repairedBytes ?? 0, inPlan };
+    const past = sink?.pastCheckpoint?.();
+    return { records, ran, planned: plan.length, skipped: plan.length - todo.length, aborted, repairedBytes: sink?.repairedBytes ?? 0, inPlan, ...(past && past.lines > 0 ? { pastCheckpoint: past } : {}) };
   } finally {
     sink?.close();
   }

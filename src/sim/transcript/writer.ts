@@ -9,11 +9,12 @@
  * Why a checkpoint per interval and not a signature per line by default: one Ed25519
  * signature (~70 µs here) costs more than a whole rule-based game, while hashing a line
  * costs ~2 µs (bench/sim.ts measures both). Lines written after the last checkpoint
- * of a killed sweep are vouched for when it resumes: the resumed sweep re-checks their
- * content digests, chain and plan order (and signatures, with `lineSignatures`) before
- * its first checkpoint covers them.
+ * of a killed sweep are signed by no one, so anyone could have edited and re-chained
+ * them: the resume cuts them and plays their runs again (past-checkpoint.ts), and only
+ * the lines it wrote itself are covered by its checkpoints. With `lineSignatures` each
+ * of those lines carries its own signature, which the resume checks and then keeps.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, truncateSync } from 'node:fs';
 import type { KeyMaterial } from '../../attest/keys.js';
 import { ed25519Signer, type Signer } from '../../attest/signature.js';
 import { isoTime } from '../../attest/receipt.js';
@@ -31,7 +32,8 @@ import type { Experiment } from '../experiment/schema.js';
 import { readCheckpoints, signCheckpoint, writeCheckpoints } from './checkpoint.js';
 import { CHECKPOINT_TYPE, type Checkpoint, checkpointPath, checkpointSigningBytes, ReceiptBuilder, receiptSigningText, signedLine, type UnsignedCheckpoint } from './format.js';
 import { fileLines } from '../experiment/results-stream.js';
-import { readSignedLine } from './lines.js';
+import { readSignedLine, type SignedLine } from './lines.js';
+import { PastCheckpoint, type PastCheckpointReport } from './past-checkpoint.js';
 import { planMismatch } from './plan-check.js';
 
 export interface SignResultsOptions {
@@ -48,6 +50,8 @@ export interface ResultsSink {
   readonly finished: FinishedRuns;
   /** Bytes of a torn last line cut before appending. */
   readonly repairedBytes: number;
+  /** Signed files: what the resume did with the lines past the last checkpoint (past-checkpoint.ts); settled as the sweep writes. */
+  pastCheckpoint?(): PastCheckpointReport;
   write(record: RunRecord): void;
   close(): void;
 }
@@ -78,8 +82,9 @@ export function openSignedResults(path: string, options: SignedResultsOptions): 
   const lineSignatures = options.sign.lineSignatures ?? false;
   const base = _baseCheckpoint(options, signer, lineSignatures);
   const finished = new FinishedRuns(options.plan);
-  const chain = _resume(path, checkpointPath(path), base, signer, options, finished);
-  return new _SignedSink(path, finished, chain, base, signer, options);
+  const past = new PastCheckpoint();
+  const chain = _resume(path, checkpointPath(path), base, signer, options, finished, past);
+  return new _SignedSink(path, finished, chain, past, base, signer, options);
 }
 
 /** Appends signed lines to the chain and keeps its checkpoint current (see the module comment). */
@@ -96,6 +101,7 @@ class _SignedSink implements ResultsSink {
     path: string,
     readonly finished: FinishedRuns,
     private readonly chain: _Chain,
+    private readonly past: PastCheckpoint,
     private readonly base: ReturnType<typeof _baseCheckpoint>,
     private readonly signer: _Signer,
     private readonly options: SignedResultsOptions,
@@ -116,15 +122,21 @@ class _SignedSink implements ResultsSink {
     return this.#writer.repairedBytes;
   }
 
+  pastCheckpoint(): PastCheckpointReport {
+    return this.past.report();
+  }
+
   write(record: RunRecord): void {
     const content = JSON.stringify(record);
+    const contentSha256 = sha256Hex(content);
+    if (this.past.lines > 0) this.past.replayed(record.seq, contentSha256);
     const signLine = this.base.line_signatures;
     const signing = this.#receipts.signingText({
       run: record.id,
       seq: record.seq,
       seed: record.seed,
       cellText: _cached(this.#cells, record.cell),
-      contentSha256: sha256Hex(content),
+      contentSha256,
       prompts: record.llm?.prompts.hash ?? null,
       prev: this.chain.head,
       signedAt: signLine ? isoTime(Date.now()) : undefined,
@@ -190,9 +202,11 @@ function _baseCheckpoint(options: SignedResultsOptions, signer: _Signer, lineSig
 /**
  * Reads back what an earlier session of this sweep wrote, refusing anything it
  * cannot vouch for: another sweep's file, another key, a checkpoint it did not sign,
- * a line that fails its own checks. Returns the chain to continue.
+ * a line that fails its own checks. Lines past the last checkpoint are cut from the
+ * file and their runs left to play again (past-checkpoint.ts). Returns the chain to
+ * continue: the checkpoint's.
  */
-function _resume(path: string, cpPath: string, base: ReturnType<typeof _baseCheckpoint>, signer: _Signer, options: SignedResultsOptions, finished: FinishedRuns): _Chain {
+function _resume(path: string, cpPath: string, base: ReturnType<typeof _baseCheckpoint>, signer: _Signer, options: SignedResultsOptions, finished: FinishedRuns, past: PastCheckpoint): _Chain {
   const chain: _Chain = { count: 0, head: null, seq: -1 };
   const existing = readCheckpoints(cpPath);
   if (!existing) {
@@ -200,28 +214,53 @@ function _resume(path: string, cpPath: string, base: ReturnType<typeof _baseChec
     return chain;
   }
   const previous = _sameSweep(existing.checkpoints, base, signer, cpPath);
+  let covered: _Chain = { ...chain };
+  let coveredBytes = 0;
   // Streamed, one line at a time: a resume holds the plan's bits, not the file (issue 18).
-  for (const { line, raw } of _lines(path)) {
-    const record = _continueWith(chain, raw, line, signer, options, base.line_signatures);
-    if (typeof record === 'string') _refuseLine(path, line, record);
+  for (const { line, raw, end } of _lines(path)) {
+    const read = _continueWith(chain, raw, line, signer, options, base.line_signatures);
+    if (typeof read === 'string') _refuseLine(path, line, read);
+    const { record, receipt } = read;
+    // With --sign-lines every line carries its own signature, checked above: the key's holder wrote it.
+    if (chain.count > previous.count && !base.line_signatures) {
+      // Signed by no one yet: checked above (a broken file is still refused), never vouched for.
+      past.add(line, record, receipt.content_sha256);
+      continue;
+    }
     if (chain.count === previous.count && chain.head !== previous.head) _refuseLine(path, line, `the chain's head here is not the one its checkpoint signed (${previous.count} lines)`);
+    covered = { ...chain };
+    coveredBytes = end;
     finished.mark(record.seq, record.outcome);
     // A reader of results (the summary, `witness report`) takes the line only as a valid record.
     const valid = options.onExisting && asRecord(record);
     if (valid) options.onExisting?.(valid);
   }
   if (chain.count < previous.count) throw new WitnessError('INVALID_INPUT', `${path} has ${chain.count} lines, and its checkpoint signed ${previous.count}: lines were removed. Check it with: witness verify ${path} --keys DIR.json`);
-  return chain;
+  if (past.lines > 0) _cutAfter(path, coveredBytes);
+  return covered;
 }
 
-/** The complete, non-empty lines of a results file (none when there is no file), read as a stream. */
-function* _lines(path: string): Generator<{ line: number; raw: string }> {
+/** Cuts the file after its first `bytes` bytes (the lines its checkpoint covers). */
+function _cutAfter(path: string, bytes: number): void {
+  try {
+    truncateSync(path, bytes);
+  } catch (cause) {
+    throw new WitnessError('IO', `Cannot cut the unsigned lines from ${path}: ${(cause as Error).message}.`, { cause });
+  }
+}
+
+/** The complete, non-empty lines of a results file (none when there is no file), read as a stream, each with the byte offset after its newline. */
+function* _lines(path: string): Generator<{ line: number; raw: string; end: number }> {
   if (!existsSync(path)) return;
-  for (const l of fileLines(path)) if (l.raw !== '') yield l;
+  let end = 0;
+  for (const l of fileLines(path)) {
+    end += Buffer.byteLength(l.raw, 'utf8') + 1;
+    if (l.raw !== '') yield { ...l, end };
+  }
 }
 
-/** Checks one line read back and extends `chain` with it; returns its record, or what is wrong instead. */
-function _continueWith(chain: _Chain, raw: string, line: number, signer: _Signer, options: SignedResultsOptions, lineSignatures: boolean): RunRecord | string {
+/** Checks one line read back and extends `chain` with it; returns the line read, or what is wrong instead. */
+function _continueWith(chain: _Chain, raw: string, line: number, signer: _Signer, options: SignedResultsOptions, lineSignatures: boolean): SignedLine | string {
   const read = readSignedLine(raw, line);
   if (!read.ok) return `${read.problem.code}: ${read.problem.message}`;
   const { record, receipt, unsignedReceipt, digest } = read.value;
@@ -236,7 +275,7 @@ function _continueWith(chain: _Chain, raw: string, line: number, signer: _Signer
   chain.count++;
   chain.head = digest;
   chain.seq = record.seq;
-  return record;
+  return read.value;
 }
 
 function _refuseLine(path: string, line: number, message: string): never {
