@@ -42,6 +42,8 @@ export const LOG_CODES = {
   ORPHAN: 'stored data that no verified record vouches for',
   SKIPPED: 'data a read cursor was moved past that no signed read delivered',
   WRONG_KEY: "the key given to check the log is not the log's own key (its key id differs from the one the log names)",
+  TRUNCATED: 'the log holds fewer entries than a checkpoint signed for it: its end was cut off or it was rolled back',
+  INCONSISTENT: "the log's first entries do not have the root a checkpoint signed for their count: one was changed, removed, inserted or reordered, or the log forked",
 } as const;
 
 /** Archives that carry their own outputs and evidence (E12 results files). */
