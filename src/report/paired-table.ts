@@ -14,17 +14,27 @@ export function pairedJson(c: PairedComparison) {
   return { base: c.base, other: c.other, pairs: c.pairs, both_valid: c.counts.both, base_only: c.counts.firstOnly, other_only: c.counts.secondOnly, neither: c.counts.neither, difference: c.difference, ci: c.ci };
 }
 
-/** The section, or '' when no two cells played the same games. */
-export function renderPairedTable(comparisons: readonly PairedComparison[]): string {
-  if (comparisons.length === 0) return '';
+/** The columns of the paired table, terminal and HTML. */
+export const PAIRED_HEADER = ['same games', 'cell vs base', 'pairs', 'Δ valid (95% CI)', 'base only', 'cell only'] as const;
+
+export const PAIRED_CAPTION =
+  "Δ valid: the cell's valid rate − the base's, in points, 95% CI by Newcombe (1998) method 10 for paired proportions; base only / cell only: runs valid under one of the two (McNemar's discordant pairs).";
+
+/** One row per comparison: the settings the two share (shortened), what differs, pairs, Δ valid, discordant counts. */
+export function pairedRows(comparisons: readonly PairedComparison[]): string[][] {
   const settings = comparisons.map((c) => _shared(c.base, c.other));
   const { short } = shortLabels(settings);
-  const rows = comparisons.map((c, i) => {
+  return comparisons.map((c, i) => {
     const [other, base] = _differing(c.other, c.base);
     return [short.get(settings[i]!) ?? settings[i]!, `${other} vs ${base}`, String(c.pairs), _points(c), String(c.counts.firstOnly), String(c.counts.secondOnly)];
   });
-  const table = renderTable(['same games', 'cell vs base', 'pairs', 'Δ valid (95% CI)', 'base only', 'cell only'], rows, 2);
-  return `Paired: each cell against the base that played the same games (seeds, initial values, Byzantine seats).\n${table}\nΔ valid: the cell's valid rate − the base's, in points, 95% CI by Newcombe (1998) method 10 for paired proportions; base only / cell only: runs valid under one of the two (McNemar's discordant pairs).`;
+}
+
+/** The section, or '' when no two cells played the same games. */
+export function renderPairedTable(comparisons: readonly PairedComparison[]): string {
+  if (comparisons.length === 0) return '';
+  const table = renderTable(PAIRED_HEADER, pairedRows(comparisons), 2);
+  return `Paired: each cell against the base that played the same games (seeds, initial values, Byzantine seats).\n${table}\n${PAIRED_CAPTION}`;
 }
 
 /** `+12 (−3–27)`: the difference and its interval in percentage points. */

@@ -2,7 +2,7 @@
  * Paired comparisons in the reports: cells that played the same games (the remedy
  * preset's decision layers) are compared run by run — the difference of valid rates
  * with Newcombe's paired interval and McNemar's discordant counts — in `witness
- * report` (table and --json) and in the table `witness sim` prints.
+ * report` (table, --json and --html) and in the table `witness sim` prints.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,10 +76,20 @@ describe('paired comparisons', () => {
       expect(out).toContain('Newcombe (1998) method 10');
     }
   });
+  it('get a section of the HTML report, with a row per comparison', async () => {
+    expect((await cli(['report', 'remedy.jsonl', '--html', 'remedy.html'], dir)).code).toBe(0);
+    const html = readFileSync(join(dir, 'remedy.html'), 'utf8');
+    const section = html.slice(html.indexOf('<section id="paired">'), html.indexOf('</section>', html.indexOf('<section id="paired">')));
+    expect(section).toContain('<h2>Paired comparisons</h2>');
+    expect(section.match(/<tr><td>/g)).toHaveLength(19 * 5);
+    expect(section).toMatch(/<td>rule:median@1 vs vote<\/td><td>4<\/td>/);
+  });
   it('leave the section out when no two cells played the same games', async () => {
     const r = await cli(['sim', '--preset', 'smoke', '--runs', '2', '--quiet', '--out', 'smoke.jsonl'], dir);
     expect(r.out).not.toContain('Paired');
     const json = JSON.parse((await cli(['report', 'smoke.jsonl', '--json'], dir)).out) as { paired: unknown[] };
     expect(json.paired).toEqual([]);
+    expect((await cli(['report', 'smoke.jsonl', '--html', 'smoke.html'], dir)).code).toBe(0);
+    expect(readFileSync(join(dir, 'smoke.html'), 'utf8')).not.toContain('id="paired"');
   });
 });
