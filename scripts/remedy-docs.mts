@@ -6,11 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { renderHtmlReport } from '../src/report/html.js';
+import { renderPairedTable } from '../src/report/paired-table.js';
 import { renderOutcomeTable, renderTable } from '../src/report/table.js';
 import { toleratedFaults } from '../src/sim/decide/rules.js';
 import { preset } from '../src/sim/experiment/presets.js';
 import { runExperiment } from '../src/sim/experiment/run.js';
 import { parseExperiment } from '../src/sim/experiment/schema.js';
+import { PairedRuns } from '../src/sim/paired.js';
 import { summarizeCells } from '../src/sim/stats.js';
 
 const docs = join(import.meta.dirname, '..', 'docs');
@@ -37,6 +39,9 @@ for (const strategy of [...new Set(records.filter((r) => r.byzantine > 0).map((r
 const header = ['strategy', 'decide', 'valid', 'in range', 'none', 'timeout', 'escalated', `valid b=${f + 1}`, 'in range', 'none', 'timeout', 'escalated'];
 const compact = renderTable(header, rows);
 const full = renderOutcomeTable(summarizeCells(records));
+const pairs = new PairedRuns();
+for (const r of records) pairs.add(r);
+const paired = renderPairedTable(pairs.comparisons());
 writeFileSync(
   join(docs, 'remedy.md'),
   `# Decision layers side by side: the \`remedy\` preset
@@ -59,6 +64,16 @@ ${compact}
 
 \`\`\`
 ${full}
+\`\`\`
+
+## Paired: each decision layer against vote, on the same games
+
+Cells that differ only in the decision layer play the same games (seed, initial values,
+Byzantine seats), so each rule is compared with vote run by run (docs/consensus.md,
+"Paired comparisons").
+
+\`\`\`
+${paired}
 \`\`\`
 `,
 );

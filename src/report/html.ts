@@ -15,7 +15,9 @@ import { drawReport } from './html-client.js';
 import { buildReportData, type ReportData } from './html-data.js';
 import { formatPercent } from './format.js';
 import { CELL_TABLE_STYLE, escapeHtml as _esc, renderCellTable } from './html-table.js';
+import { PAIRED_CAPTION, PAIRED_HEADER, pairedRows } from './paired-table.js';
 import { groupLabel, type PoolField } from './pool.js';
+import { PairedRuns } from '../sim/paired.js';
 
 /** Above this many cells the per-cell convergence dots would be a page tall: the table has the figures. */
 const _MAX_DOT_ROWS = 40;
@@ -64,6 +66,7 @@ ${_convergenceSection(data)}
 ${data.trajectories.length ? _figure('trajectories', "Honest agents' values by round", 'The longest run of each of a few cells: one line per honest agent.', _trajectoryTable(data)) : ''}
 ${data.votes.length ? _figure('votes', 'Stop votes by round', 'Stop votes per round for the same runs; the dashed line is the 2N/3 threshold.', _votesTable(data)) : ''}
 ${_figure('rounds', 'Rounds to decision', 'How many rounds runs took, coloured by outcome.', _roundsTable(data))}
+${_pairedSection(records)}
 ${data.modes.length ? _figure('modes', 'Decision modes compared', 'Rates per decision mode against the number and strategy of Byzantine agents, with 95% Wilson intervals. in range: the honest agents agree on a value within their initial min..max, what a trimmed mean or median guarantees even when the value is no agent\'s initial one (then it counts as invalid).', _modesTable(data)) : ''}
 <footer>${_settingsSection(data)}<p>${_esc(versions)}</p></footer>
 <script>${d3.code}</script>
@@ -133,6 +136,15 @@ function _pooledSection(data: ReportData): string {
   const rows = pooled.groups.map((g) => ({ label: groupLabel(g.group), summary: g }));
   return `<section id="pooled"><h2>${_esc(`Pooled by ${pooled.by.join(', ')}`)}</h2>${renderCellTable('pooled', 'group', rows, { inRange: _inRange(data) })}<p class="caption">Runs of all cells with the same values of these fields, pooled. ${_esc(_RATES_CAPTION)}</p>
 <details><summary>Table</summary>${_pooledTable(data)}</details></section>`;
+}
+
+/** Cells that played the same games, each against its base (paired-table.ts); nothing when there are none. */
+function _pairedSection(records: readonly RunRecord[]): string {
+  const paired = new PairedRuns();
+  for (const r of records) paired.add(r);
+  const comparisons = paired.comparisons();
+  if (comparisons.length === 0) return '';
+  return `<section id="paired"><h2>Paired comparisons</h2><p class="caption">Each cell against the base that played the same games (seeds, initial values, Byzantine seats): the difference of the valid rates over the same runs. ${_esc(PAIRED_CAPTION)}</p><div class="scroll">${_table(PAIRED_HEADER, pairedRows(comparisons))}</div></section>`;
 }
 
 function _settingsSection(data: ReportData): string {

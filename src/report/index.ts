@@ -9,5 +9,6 @@ export { buildReportData, chooseRuns } from './html-data.js';
 export type { ReportData } from './html-data.js';
 export { groupLabel, POOL_FIELDS, parsePoolFields, poolRuns } from './pool.js';
 export type { GroupSummary, GroupValue, PoolField } from './pool.js';
+export { pairedJson, renderPairedTable } from './paired-table.js';
 export { renderGroupTable, renderOutcomeTable, renderTable } from './table.js';
 export type { GroupTableOptions } from './table.js';

@@ -8,11 +8,13 @@ import { Command, InvalidArgumentError } from 'commander';
 import { isWitnessError } from '../../core/errors.js';
 import { renderHtmlReport } from '../../report/html.js';
 import { POOL_FIELDS, type PoolField, parsePoolFields, poolRuns } from '../../report/pool.js';
+import { pairedJson, renderPairedTable } from '../../report/paired-table.js';
 import { renderGroupTable, renderOutcomeTable } from '../../report/table.js';
 import type { RunRecord } from '../../sim/experiment/record.js';
 import { emptyScan, recordsOf } from '../../sim/experiment/results-stream.js';
 import { readResults } from '../../sim/experiment/run.js';
 import { droppedMessage, UniqueRuns } from '../../sim/experiment/unique-runs.js';
+import { PairedRuns } from '../../sim/paired.js';
 import { summarizeCells } from '../../sim/stats.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { VERSION } from '../version.js';
@@ -62,8 +64,10 @@ function _report(ctx: CliContext, file: string, options: ReportOptions): void {
   const held = options.html ? readResults(path) : undefined;
   const kept = held && [...unique.filter(held.records)];
   const scan = emptyScan();
-  const records = (): Iterable<RunRecord> => kept ?? unique.filter(recordsOf(path, scan));
+  const paired = new PairedRuns();
+  const records = (): Iterable<RunRecord> => _tee(kept ?? unique.filter(recordsOf(path, scan)), (r) => paired.add(r));
   const tables = _tables(records(), options);
+  const comparisons = paired.comparisons();
   const problems = held?.problems ?? scan.problems;
   const tornTail = held?.tornTail ?? scan.tornTail;
   const runs = (held?.records.length ?? scan.runs) - unique.count;
@@ -75,11 +79,11 @@ function _report(ctx: CliContext, file: string, options: ReportOptions): void {
   const d = unique.dropped;
   const head = { file: path, runs, problems, torn_tail: tornTail, dropped: { repeated: d.repeated, other_experiment: d.otherExperiment, seq_taken: d.seqTaken } };
   if (tables.groups) {
-    if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, by: options.by, groups: tables.groups }, null, 2)}\n`);
+    if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, by: options.by, groups: tables.groups, paired: comparisons.map(pairedJson) }, null, 2)}\n`);
     else ctx.io.stdout(`${renderGroupTable(tables.groups, options.by!, { inRange: tables.inRange, wide: options.wide })}\n`);
   } else {
-    if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, cells: tables.cells }, null, 2)}\n`);
-    else ctx.io.stdout(`${renderOutcomeTable(tables.cells!, { wide: options.wide })}\n`);
+    if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, cells: tables.cells, paired: comparisons.map(pairedJson) }, null, 2)}\n`);
+    else ctx.io.stdout(`${renderOutcomeTable(tables.cells!, { wide: options.wide })}\n${_section(renderPairedTable(comparisons))}`);
   }
   if (options.html && kept) {
     const out = resolvePath(ctx, options.html);
@@ -87,6 +91,16 @@ function _report(ctx: CliContext, file: string, options: ReportOptions): void {
     ctx.io.stderr(`HTML report: ${out}\n`);
   }
 }
+
+/** `records`, handing each to `see` as it passes. */
+function* _tee<T>(records: Iterable<T>, see: (record: T) => void): Generator<T> {
+  for (const r of records) {
+    see(r);
+    yield r;
+  }
+}
+
+const _section = (text: string) => (text ? `\n${text}\n` : '');
 
 /** The summaries, in one pass over the records (which may be a stream of the file). */
 function _tables(records: Iterable<RunRecord>, options: ReportOptions): { cells?: ReturnType<typeof summarizeCells>; groups?: ReturnType<typeof poolRuns>; inRange: boolean } {

@@ -11,6 +11,7 @@ import { dirname } from 'node:path';
 import { Command } from 'commander';
 import { readKeyFile } from '../../attest/keys.js';
 import { WitnessError } from '../../core/errors.js';
+import { pairedJson, renderPairedTable } from '../../report/paired-table.js';
 import { renderOutcomeTable } from '../../report/table.js';
 import { BYZANTINE_STRATEGIES, HONEST_POLICIES } from '../../sim/agents/policy/policies.js';
 import { loadExperimentFile } from '../../sim/experiment/load.js';
@@ -22,6 +23,7 @@ import { runExperiment } from '../../sim/experiment/run.js';
 import { checkpointPath } from '../../sim/transcript/format.js';
 import type { PastCheckpointReport } from '../../sim/transcript/past-checkpoint.js';
 import { type Experiment, type ExperimentInput, parseExperiment } from '../../sim/experiment/schema.js';
+import { PairedRuns } from '../../sim/paired.js';
 import { CellSummaries } from '../../sim/stats.js';
 import { nameList, numberList, positiveNumber, valueRange, wholeNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
@@ -138,11 +140,15 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   // The table covers every run of this experiment in the file, including resumed ones:
   // tallied as the resume reads the file and as records are written, not read back after.
   const tally = new CellSummaries();
+  const paired = new PairedRuns();
   let summary: Awaited<ReturnType<typeof runExperiment>>;
   try {
     const agents = await prepareAgents(ctx, experiment, options, controller.signal);
     try {
-      summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p), agents, keepRecords: false, onFileRecord: (r) => tally.add(r), sign });
+      summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p), agents, keepRecords: false, onFileRecord: (r) => {
+        tally.add(r);
+        paired.add(r);
+      }, sign });
     } finally {
       await agents?.close();
     }
@@ -153,9 +159,11 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   const cells = tally.cells();
   const inFile = cells.reduce((n, c) => n + c.runs, 0);
   if (options.json) {
-    ctx.io.stdout(`${JSON.stringify({ experiment: experiment.name, file: out, planned: summary.planned, skipped: summary.skipped, ran: summary.ran, aborted: summary.aborted, ...(summary.pastCheckpoint ? { pastCheckpoint: summary.pastCheckpoint } : {}), cells }, null, 2)}\n`);
+    ctx.io.stdout(`${JSON.stringify({ experiment: experiment.name, file: out, planned: summary.planned, skipped: summary.skipped, ran: summary.ran, aborted: summary.aborted, ...(summary.pastCheckpoint ? { pastCheckpoint: summary.pastCheckpoint } : {}), cells, paired: paired.comparisons().map(pairedJson) }, null, 2)}
+`);
   } else {
-    ctx.io.stdout(`${renderOutcomeTable(cells, { wide: options.wide })}\n`);
+    const section = renderPairedTable(paired.comparisons());
+    ctx.io.stdout(`${renderOutcomeTable(cells, { wide: options.wide })}\n${section ? `\n${section}\n` : ''}`);
   }
   if (summary.repairedBytes) ctx.io.stderr(`Cut a torn last line (${summary.repairedBytes} bytes) left by an earlier crash from ${out}.\n`);
   if (summary.pastCheckpoint) ctx.io.stderr(_pastCheckpointText(summary.pastCheckpoint));
