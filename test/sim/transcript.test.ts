@@ -179,12 +179,15 @@ describe('merging signed shards', () => {
     expect(report).toMatchObject({ lines: 20, signed: true });
     expect(verifyResults(join(dir, 'all.jsonl'), { directory: trusting(lab) })).toMatchObject({ ok: true, runs: 20, shards: { count: 3, present: [1, 2, 3] } });
   });
-  it('a merge of some shards verifies as those shards, and says which', async () => {
+  it('a merge of some shards is not the sweep: SHARD_MISSING names the others; with allowPartial it verifies as those shards', async () => {
     const dir = tempDir();
     const parts = [1, 3].map((i) => join(dir, `p${i}.jsonl`));
     for (const [k, out] of parts.entries()) await runExperiment({ experiment: smoke(), out, shard: { index: [1, 3][k] as number, count: 3 }, sign: { key: lab } });
     mergeResults(parts, join(dir, 'some.jsonl'));
-    expect(verifyResults(join(dir, 'some.jsonl'), { directory: trusting(lab) })).toMatchObject({ ok: true, shards: { count: 3, present: [1, 3] } });
+    const strict = verifyResults(join(dir, 'some.jsonl'), { directory: trusting(lab) });
+    expect(strict).toMatchObject({ ok: false, partial: false, shards: { count: 3, present: [1, 3], missing: [2] } });
+    expect(strict.problems).toEqual([{ code: 'SHARD_MISSING', message: expect.stringMatching(/^shard 2 of 3 is not in this file, which holds shards 1, 3 of 3/) }]);
+    expect(verifyResults(join(dir, 'some.jsonl'), { directory: trusting(lab), allowPartial: true })).toMatchObject({ ok: true, partial: true, problems: [] });
   });
   it('refuses to merge signed and unsigned files', async () => {
     const dir = tempDir();
