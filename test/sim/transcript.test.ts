@@ -14,7 +14,11 @@ import { mergeResults } from '../../src/sim/experiment/merge.js';
 import { preset } from '../../src/sim/experiment/presets.js';
 import { runExperiment } from '../../src/sim/experiment/run.js';
 import { type Experiment, parseExperiment } from '../../src/sim/experiment/schema.js';
-import { checkpointPath } from '../../src/sim/transcript/format.js';
+import { merkleRoot } from '../../src/attest/ancestry/merkle.js';
+import { ed25519Signer } from '../../src/attest/signature.js';
+import { canonicalizeWithout } from '../../src/core/canonical-json.js';
+import { signCheckpoint } from '../../src/sim/transcript/checkpoint.js';
+import { checkpointPath, receiptDigest } from '../../src/sim/transcript/format.js';
 import { verifyResults } from '../../src/sim/transcript/verify.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'witness-transcript-'));
@@ -61,6 +65,21 @@ describe('a signed sweep', () => {
     cp.checkpoints[0].count -= 1;
     writeFileSync(checkpointPath(out), JSON.stringify(cp));
     expect(codes(out)).toContain('-:BAD_SIGNATURE');
+  });
+  it("signs the RFC 6962 root of the chain's lines, each leaf the line's receipt digest", async () => {
+    const out = await signed();
+    const leaves = lines(out).map((l) => Buffer.from(receiptDigest(canonicalizeWithout((JSON.parse(l) as { receipt: Record<string, unknown> }).receipt, 'sig').without), 'hex'));
+    const cp = JSON.parse(readFileSync(checkpointPath(out), 'utf8')).checkpoints[0];
+    expect(cp).toMatchObject({ count: 20, root: merkleRoot(leaves).toString('hex') });
+  });
+  it('reports a signed root that is not the tree of the lines as CHECKPOINT_MISMATCH', async () => {
+    const out = await signed();
+    const { checkpoints } = JSON.parse(readFileSync(checkpointPath(out), 'utf8'));
+    const { sig: _sig, ...unsigned } = checkpoints[0];
+    const wrong = signCheckpoint({ ...unsigned, root: merkleRoot([]).toString('hex') }, ed25519Signer(lab, 'sign the test checkpoint'));
+    writeFileSync(checkpointPath(out), JSON.stringify({ v: 1, type: 'witness/sim-checkpoints', checkpoints: [wrong] }));
+    expect(codes(out)).toEqual(['20:CHECKPOINT_MISMATCH']);
+    await expect(signed({ out })).rejects.toThrow(/line 20: the Merkle root of the first 20 lines is not the one its checkpoint signed/);
   });
   it('reports a checkpoint with a repeated key as NON_CANONICAL', async () => {
     const out = await signed();

@@ -13,6 +13,7 @@ import type { RevocationPolicy } from '../../attest/key-status.js';
 import { existsSync } from 'node:fs';
 import { readNamedFile } from '../../attest/files.js';
 import { LowestLinesPerCode } from '../../core/cap-per-code.js';
+import { MerkleFrontier } from '../../attest/ancestry/merkle.js';
 import { canonicalizeWithout } from '../../core/canonical-json.js';
 import { WitnessError } from '../../core/errors.js';
 import { hashFileInto } from '../../core/hash.js';
@@ -70,6 +71,8 @@ interface _Chain {
   checkpoint: Checkpoint;
   count: number;
   head: string | null;
+  /** RFC 6962 tree over the chain's lines (leaf: each receipt digest), up to the checkpoint's count. */
+  tree: MerkleFrontier;
   uncovered: number;
   firstUncovered?: number;
 }
@@ -166,7 +169,11 @@ class _LineChecker {
     private readonly keys: KeyCheckOptions,
     private readonly problems: ProblemSink,
   ) {
-    for (const [shard, checkpoint] of checked.chains) this.#chains.set(shard, { checkpoint, count: 0, head: null, uncovered: 0 });
+    for (const [shard, checkpoint] of checked.chains) {
+      const chain = { checkpoint, count: 0, head: null, tree: new MerkleFrontier(), uncovered: 0 };
+      this.#chains.set(shard, chain);
+      if (checkpoint.count === 0) this.#checkRoot(chain, undefined);
+    }
     this.#seenAt = new Uint32Array(checked.plan.end);
   }
 
@@ -245,10 +252,18 @@ class _LineChecker {
     }
     chain.count++;
     chain.head = digest;
-    if (chain.count === chain.checkpoint.count && digest !== chain.checkpoint.head) {
-      this.problems.push(problem('CHECKPOINT_MISMATCH', `the chain's line ${chain.count} is the last one its checkpoint signed, and its digest is not the signed head`, line));
+    if (chain.count <= chain.checkpoint.count) chain.tree.append(Buffer.from(digest, 'hex'));
+    if (chain.count === chain.checkpoint.count) {
+      if (digest !== chain.checkpoint.head) this.problems.push(problem('CHECKPOINT_MISMATCH', `the chain's line ${chain.count} is the last one its checkpoint signed, and its digest is not the signed head`, line));
+      else this.#checkRoot(chain, line);
     }
     if (chain.count > chain.checkpoint.count && chain.uncovered++ === 0) chain.firstUncovered = line;
+  }
+
+  /** The checkpoint's Merkle root (when it signs one) is the tree of the lines it covers. */
+  #checkRoot(chain: _Chain, line: number | undefined): void {
+    const signed = chain.checkpoint.root;
+    if (signed !== undefined && chain.tree.root().toString('hex') !== signed) this.problems.push(problem('CHECKPOINT_MISMATCH', `the Merkle root of the chain's first ${chain.count} lines is not the root its checkpoint signed`, line));
   }
 
   #chainOf(line: number, receipt: LineReceipt): _Chain | undefined {
