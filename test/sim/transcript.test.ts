@@ -14,7 +14,7 @@ import { mergeResults } from '../../src/sim/experiment/merge.js';
 import { preset } from '../../src/sim/experiment/presets.js';
 import { runExperiment } from '../../src/sim/experiment/run.js';
 import { type Experiment, parseExperiment } from '../../src/sim/experiment/schema.js';
-import { merkleRoot } from '../../src/attest/ancestry/merkle.js';
+import { merkleRoot } from '../../src/core/tlog/merkle.js';
 import { ed25519Signer } from '../../src/attest/signature.js';
 import { canonicalizeWithout } from '../../src/core/canonical-json.js';
 import { signCheckpoint } from '../../src/sim/transcript/checkpoint.js';

@@ -13,7 +13,7 @@ import type { RevocationPolicy } from '../../attest/key-status.js';
 import { existsSync } from 'node:fs';
 import { readNamedFile } from '../../attest/files.js';
 import { LowestLinesPerCode } from '../../core/cap-per-code.js';
-import { MerkleFrontier } from '../../attest/ancestry/merkle.js';
+import { MerkleFrontier } from '../../core/tlog/merkle.js';
 import { canonicalizeWithout } from '../../core/canonical-json.js';
 import { WitnessError } from '../../core/errors.js';
 import { hashFileInto } from '../../core/hash.js';

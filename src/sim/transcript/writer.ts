@@ -18,7 +18,7 @@ import { existsSync, truncateSync } from 'node:fs';
 import type { KeyMaterial } from '../../attest/keys.js';
 import { ed25519Signer, type Signer } from '../../attest/signature.js';
 import { isoTime } from '../../attest/receipt.js';
-import { MerkleFrontier } from '../../attest/ancestry/merkle.js';
+import { MerkleFrontier } from '../../core/tlog/merkle.js';
 import { canonicalize } from '../../core/canonical-json.js';
 import { WitnessError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hash.js';
