@@ -96,6 +96,12 @@ describe('witness verify RESULTS.jsonl', () => {
     const r = await cli(cwd, 'verify', 'receipt.json', '--output', 'answer.txt', '--keys', 'trusted.json', '--cassette', 'answer.txt');
     expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--cassette does not apply to a release receipt/)]);
   });
+  it('refuses --allow-partial for a receipt: it applies to signed results only', async () => {
+    const cwd = await workspace();
+    await sign(cwd, 'receipt.json', '--key', 'child.key.json', '--output', 'answer.txt');
+    const r = await cli(cwd, 'verify', 'receipt.json', '--output', 'answer.txt', '--keys', 'trusted.json', '--allow-partial');
+    expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--allow-partial does not apply to a release receipt/)]);
+  });
   it('says an unsigned results file declares no type it could verify, exit 1', async () => {
     const cwd = await workspace();
     await cli(cwd, 'sim', '--quiet', '--runs', '1', '--out', 'plain.jsonl');
@@ -133,5 +139,54 @@ describe('witness verify RESULTS.jsonl', () => {
     truncateSync(join(cwd, 'zeros.bin'), 300 * 1024 * 1024);
     const r = await cli(cwd, 'verify', 'zeros.bin', '--keys', 'trusted.json');
     expect([r.code, r.out]).toEqual([1, expect.stringMatching(/MALFORMED +zeros\.bin is 314572800 bytes, more than a JSON evidence document may be .* no JSONL artifact either/)]);
+  });
+});
+
+describe('witness verify on some shards of a signed sharded sweep', () => {
+  /** A workspace with shards 1/2 and 2/2 of a signed smoke sweep (40 runs), shard 1 merged alone, and both merged. */
+  async function shardedSweep() {
+    const cwd = await workspace();
+    for (const i of ['1', '2']) {
+      const r = await cli(cwd, 'sim', '--quiet', '--out', `p${i}.jsonl`, '--shard', `${i}/2`, '--sign', 'child.key.json');
+      expect(r.code, r.err).toBe(0);
+    }
+    expect((await cli(cwd, 'sim', 'merge', 'p1.jsonl', 'p2.jsonl', '-o', 'all.jsonl')).code).toBe(0);
+    expect((await cli(cwd, 'sim', 'merge', 'p1.jsonl', '-o', 'one.jsonl')).code).toBe(0);
+    return cwd;
+  }
+  it('is valid with every shard, and says nothing partial', async () => {
+    const cwd = await shardedSweep();
+    const r = await cli(cwd, 'verify', 'all.jsonl', '--keys', 'trusted.json');
+    expect([r.code, r.out]).toEqual([0, expect.stringMatching(/^valid: results .*all\.jsonl: 40 of 40 planned runs of experiment "smoke", shards 1, 2 of 2 /)]);
+  });
+  it('is invalid with shard 2 missing (shard 1 merged alone, or its own file): SHARD_MISSING names it, exit 1', async () => {
+    const cwd = await shardedSweep();
+    for (const file of ['one.jsonl', 'p1.jsonl']) {
+      const r = await cli(cwd, 'verify', file, '--keys', 'trusted.json', '--json');
+      expect(r.code, r.out).toBe(1);
+      const report = JSON.parse(r.out) as { ok: boolean; problems: { code: string; message: string }[]; details: { partial: boolean; shards: unknown } };
+      expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
+      expect(report.ok).toBe(false);
+      expect(report.problems.map((p) => p.code)).toEqual(['SHARD_MISSING']);
+      expect(report.problems[0]?.message).toMatch(/^shard 2 of 2 is not in this file, which holds shard 1 of 2/);
+      expect(report.details).toMatchObject({ partial: false, shards: { count: 2, present: [1], missing: [2] } });
+    }
+  });
+  it('is invalid with the lines and checkpoint of shard 2 removed from the merged file', async () => {
+    const cwd = await shardedSweep();
+    const lines = readFileSync(join(cwd, 'all.jsonl'), 'utf8').split('\n').filter(Boolean);
+    writeFileSync(join(cwd, 'cut.jsonl'), lines.filter((l) => (JSON.parse(l) as { seq: number }).seq % 2 === 0).map((l) => `${l}\n`).join(''));
+    const cp = JSON.parse(readFileSync(join(cwd, 'all.jsonl.checkpoint.json'), 'utf8')) as { checkpoints: { shard: { index: number } }[] };
+    cp.checkpoints = cp.checkpoints.filter((c) => c.shard.index === 1);
+    writeFileSync(join(cwd, 'cut.jsonl.checkpoint.json'), JSON.stringify(cp));
+    const r = await cli(cwd, 'verify', 'cut.jsonl', '--keys', 'trusted.json');
+    expect(r.code, r.out).toBe(1);
+    expect(r.out).toMatch(/^invalid: /);
+    expect(r.out).toMatch(/SHARD_MISSING +shard 2 of 2 is not in this file/);
+  });
+  it('is valid with --allow-partial, and the verdict says partial', async () => {
+    const cwd = await shardedSweep();
+    const r = await cli(cwd, 'verify', 'one.jsonl', '--keys', 'trusted.json', '--allow-partial');
+    expect([r.code, r.out]).toEqual([0, expect.stringMatching(/^valid \(partial: shards 1 of 2\): results .*one\.jsonl: 20 of 20 planned runs of experiment "smoke", shards 1 of 2 /)]);
   });
 });

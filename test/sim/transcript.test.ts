@@ -14,7 +14,11 @@ import { mergeResults } from '../../src/sim/experiment/merge.js';
 import { preset } from '../../src/sim/experiment/presets.js';
 import { runExperiment } from '../../src/sim/experiment/run.js';
 import { type Experiment, parseExperiment } from '../../src/sim/experiment/schema.js';
-import { checkpointPath } from '../../src/sim/transcript/format.js';
+import { merkleRoot } from '../../src/core/tlog/merkle.js';
+import { ed25519Signer } from '../../src/attest/signature.js';
+import { canonicalizeWithout } from '../../src/core/canonical-json.js';
+import { signCheckpoint } from '../../src/sim/transcript/checkpoint.js';
+import { checkpointPath, receiptDigest } from '../../src/sim/transcript/format.js';
 import { verifyResults } from '../../src/sim/transcript/verify.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'witness-transcript-'));
@@ -61,6 +65,21 @@ describe('a signed sweep', () => {
     cp.checkpoints[0].count -= 1;
     writeFileSync(checkpointPath(out), JSON.stringify(cp));
     expect(codes(out)).toContain('-:BAD_SIGNATURE');
+  });
+  it("signs the RFC 6962 root of the chain's lines, each leaf the line's receipt digest", async () => {
+    const out = await signed();
+    const leaves = lines(out).map((l) => Buffer.from(receiptDigest(canonicalizeWithout((JSON.parse(l) as { receipt: Record<string, unknown> }).receipt, 'sig').without), 'hex'));
+    const cp = JSON.parse(readFileSync(checkpointPath(out), 'utf8')).checkpoints[0];
+    expect(cp).toMatchObject({ count: 20, root: merkleRoot(leaves).toString('hex') });
+  });
+  it('reports a signed root that is not the tree of the lines as CHECKPOINT_MISMATCH', async () => {
+    const out = await signed();
+    const { checkpoints } = JSON.parse(readFileSync(checkpointPath(out), 'utf8'));
+    const { sig: _sig, ...unsigned } = checkpoints[0];
+    const wrong = signCheckpoint({ ...unsigned, root: merkleRoot([]).toString('hex') }, ed25519Signer(lab, 'sign the test checkpoint'));
+    writeFileSync(checkpointPath(out), JSON.stringify({ v: 1, type: 'witness/sim-checkpoints', checkpoints: [wrong] }));
+    expect(codes(out)).toEqual(['20:CHECKPOINT_MISMATCH']);
+    await expect(signed({ out })).rejects.toThrow(/line 20: the Merkle root of the first 20 lines is not the one its checkpoint signed/);
   });
   it('reports a checkpoint with a repeated key as NON_CANONICAL', async () => {
     const out = await signed();
@@ -179,12 +198,15 @@ describe('merging signed shards', () => {
     expect(report).toMatchObject({ lines: 20, signed: true });
     expect(verifyResults(join(dir, 'all.jsonl'), { directory: trusting(lab) })).toMatchObject({ ok: true, runs: 20, shards: { count: 3, present: [1, 2, 3] } });
   });
-  it('a merge of some shards verifies as those shards, and says which', async () => {
+  it('a merge of some shards is not the sweep: SHARD_MISSING names the others; with allowPartial it verifies as those shards', async () => {
     const dir = tempDir();
     const parts = [1, 3].map((i) => join(dir, `p${i}.jsonl`));
     for (const [k, out] of parts.entries()) await runExperiment({ experiment: smoke(), out, shard: { index: [1, 3][k] as number, count: 3 }, sign: { key: lab } });
     mergeResults(parts, join(dir, 'some.jsonl'));
-    expect(verifyResults(join(dir, 'some.jsonl'), { directory: trusting(lab) })).toMatchObject({ ok: true, shards: { count: 3, present: [1, 3] } });
+    const strict = verifyResults(join(dir, 'some.jsonl'), { directory: trusting(lab) });
+    expect(strict).toMatchObject({ ok: false, partial: false, shards: { count: 3, present: [1, 3], missing: [2] } });
+    expect(strict.problems).toEqual([{ code: 'SHARD_MISSING', message: expect.stringMatching(/^shard 2 of 3 is not in this file, which holds shards 1, 3 of 3/) }]);
+    expect(verifyResults(join(dir, 'some.jsonl'), { directory: trusting(lab), allowPartial: true })).toMatchObject({ ok: true, partial: true, problems: [] });
   });
   it('refuses to merge signed and unsigned files', async () => {
     const dir = tempDir();

@@ -36,6 +36,7 @@ export function verifyCommand(ctx: CliContext): Command {
     .option('--require-cosigner <deployer...>', 'deployers that must co-sign every delegation (only dag edges carry co-signatures)', [])
     .option('--checkpoint <file>', 'signed results only: their checkpoint file (default: RESULTS.checkpoint.json beside them)')
     .option('--cassette <file>', 'signed results only: check this cassette against the digest their checkpoint signed (--record, or a replay)')
+    .option('--allow-partial', 'signed sharded results only: valid when some shards of the sweep are missing (the verdict says partial); without it a missing shard is SHARD_MISSING')
     .option('--json', 'print {ok, type, legacy, summary, problems, details} as JSON')
     .addHelpText(
       'after',

@@ -14,7 +14,7 @@ import { verifyResults } from '../../sim/transcript/verify.js';
 import { type CliContext, resolvePath } from '../context.js';
 import type { Artifact, ArtifactKind, OptionName, Outcome, VerifyCliOptions } from './types.js';
 
-const USES: readonly OptionName[] = ['keys', 'checkpoint', 'cassette', 'revocation', 'now'];
+const USES: readonly OptionName[] = ['keys', 'checkpoint', 'cassette', 'revocation', 'now', 'allowPartial'];
 const WHY: ArtifactKind['why'] = {
   output: 'a results file carries its own content',
   nonces: 'results lines carry no nonces (their chain and plan catch a replayed line)',
@@ -54,14 +54,17 @@ async function _verify(results: string, o: VerifyCliOptions, ctx: CliContext): P
     ...(o.cassette ? { cassette: resolvePath(ctx, o.cassette) } : {}),
     revocation: o.revocation,
     now: o.now ?? Date.now(),
+    allowPartial: o.allowPartial ?? false,
   });
   const { ok, problems, ...details } = result;
+  // Valid as some shards only: said first, so a reader of the verdict cannot miss it.
+  const verdict = ok ? (result.partial && result.shards ? `valid (partial: shards ${result.shards.present.join(', ')} of ${result.shards.count})` : 'valid') : 'invalid';
   const signatures = `${result.signatures} signature${result.signatures === 1 ? '' : 's'} verified`;
   const shards = result.shards ? `, shards ${result.shards.present.join(', ')} of ${result.shards.count}` : '';
   const what = result.experiment === null ? `${result.lines} lines; the plan could not be rebuilt` : `${result.runs} of ${result.planned} planned runs of experiment ${JSON.stringify(result.experiment)}${shards} on ${result.lines} lines, ${signatures}, trusting your key directory`;
   return {
     ok,
-    summary: `${ok ? 'valid' : 'invalid'}: results ${results}: ${what}.`,
+    summary: `${verdict}: results ${results}: ${what}.`,
     problems: problems.map((p) => (p.line === undefined ? { code: p.code, message: p.message } : { code: p.code, message: p.message, at: `line ${p.line}` })),
     details,
   };

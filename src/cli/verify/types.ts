@@ -19,10 +19,11 @@ export interface VerifyCliOptions {
   json?: boolean;
   checkpoint?: string;
   cassette?: string;
+  allowPartial?: boolean;
 }
 
 /** The options an artifact kind may use (`--json` applies to every kind). */
-export type OptionName = 'output' | 'keys' | 'nonces' | 'construction' | 'skew' | 'now' | 'revocation' | 'requireCosigner' | 'checkpoint' | 'cassette';
+export type OptionName = 'output' | 'keys' | 'nonces' | 'construction' | 'skew' | 'now' | 'revocation' | 'requireCosigner' | 'checkpoint' | 'cassette' | 'allowPartial';
 
 /** Command-line spelling of each option, in the order messages list them. */
 export const OPTION_FLAGS: Readonly<Record<OptionName, string>> = {
@@ -36,6 +37,7 @@ export const OPTION_FLAGS: Readonly<Record<OptionName, string>> = {
   requireCosigner: '--require-cosigner',
   checkpoint: '--checkpoint',
   cassette: '--cassette',
+  allowPartial: '--allow-partial',
 };
 
 /** An artifact as read: one JSON document, the first line of a JSONL file, or a folder's manifest. */

@@ -20,6 +20,7 @@ export const RESULTS_REASON_CODES = {
   NOT_COVERED: 'the line is not covered by a signed checkpoint (a sweep killed before its next checkpoint and not resumed, or a line appended later)',
   CHECKPOINT_MISSING: 'the checkpoint file is missing, or no checkpoint covers the chain of a line',
   CHECKPOINT_MISMATCH: "the chain's length or head differs from what its signed checkpoint says",
+  SHARD_MISSING: 'the checkpoints declare a sharding and some of its shards are not in the file (one shard alone, or a merge of some); accepted only with --allow-partial',
   PLAN_MISMATCH: 'the checkpoints disagree about the experiment or sharding, name a shard twice, or hold an experiment that does not load',
   UNKNOWN_KEY: "the signing key is not in the verifier's own key directory",
   WRONG_KEY: "a line names a key other than the one that signed its chain's checkpoint",

@@ -13,6 +13,7 @@ import type { RevocationPolicy } from '../../attest/key-status.js';
 import { existsSync } from 'node:fs';
 import { readNamedFile } from '../../attest/files.js';
 import { LowestLinesPerCode } from '../../core/cap-per-code.js';
+import { MerkleFrontier } from '../../core/tlog/merkle.js';
 import { canonicalizeWithout } from '../../core/canonical-json.js';
 import { WitnessError } from '../../core/errors.js';
 import { hashFileInto } from '../../core/hash.js';
@@ -36,6 +37,13 @@ export interface VerifyResultsOptions {
   /** A cassette to check against the digest a checkpoint signed (recorded or replayed). */
   cassette?: string;
   revocation?: RevocationPolicy;
+  /**
+   * Accept a file that holds only some shards of its sharding (one shard's file, or a
+   * merge of some): valid as those shards, with `partial` true. Without it a missing
+   * shard is SHARD_MISSING — the plan is the whole sweep, so a file cut to one shard
+   * is not the sweep.
+   */
+  allowPartial?: boolean;
   /** Time of the verification, ms (default now): matters for `revocation: 'all'`. */
   now?: number;
 }
@@ -46,8 +54,10 @@ export interface ResultsVerifyResult {
   file: string;
   checkpoints: string;
   experiment: string | null;
-  /** Shards the file holds, of how many; null for a whole sweep. */
-  shards: { count: number; present: number[] } | null;
+  /** Shards the file holds, of how many, and those of the sharding it does not hold; null for a whole sweep. */
+  shards: { count: number; present: number[]; missing: number[] } | null;
+  /** Valid as the shards present only (`allowPartial`, with shards missing). */
+  partial: boolean;
   lines: number;
   /** Planned runs (of the declared shards) and those with a line. */
   planned: number;
@@ -61,6 +71,8 @@ interface _Chain {
   checkpoint: Checkpoint;
   count: number;
   head: string | null;
+  /** RFC 6962 tree over the chain's lines (leaf: each receipt digest), up to the checkpoint's count. */
+  tree: MerkleFrontier;
   uncovered: number;
   firstUncovered?: number;
 }
@@ -96,8 +108,16 @@ export function verifyResults(file: string, options: VerifyResultsOptions): Resu
   state.finish();
   if (options.cassette) _checkCassette(options.cassette, read.file.checkpoints, problems);
   const present = [...checked.chains.keys()].sort((a, b) => a - b);
-  const shards = read.file.checkpoints[0]?.shard ? { count: checked.shardCount, present } : null;
-  return _result(base, { problems, lines, experiment: checked.experiment?.name ?? null, shards, planned: checked.plan.size, runs: state.seenPlanned, signatures: checked.signatures + state.signatures });
+  const missing = Array.from({ length: checked.shardCount }, (_, i) => i + 1).filter((i) => !checked.chains.has(i));
+  const shards = read.file.checkpoints[0]?.shard ? { count: checked.shardCount, present, missing } : null;
+  if (missing.length > 0 && !options.allowPartial) problems.push(problem('SHARD_MISSING', _shardsMissing(present, missing, checked.shardCount)));
+  const result = _result(base, { problems, lines, experiment: checked.experiment?.name ?? null, shards, planned: checked.plan.size, runs: state.seenPlanned, signatures: checked.signatures + state.signatures });
+  return { ...result, partial: result.ok && missing.length > 0 };
+}
+
+function _shardsMissing(present: number[], missing: number[], count: number): string {
+  const list = (shards: number[]) => `${shards.length === 1 ? 'shard' : 'shards'} ${shards.join(', ')} of ${count}`;
+  return `${list(missing)} ${missing.length === 1 ? 'is' : 'are'} not in this file, which holds ${list(present)}: it is part of the sweep, not the sweep. Merge every shard's file (witness sim merge), or give --allow-partial to accept these shards alone`;
 }
 
 /**
@@ -128,7 +148,7 @@ function _problemList(): LowestLinesPerCode<ResultsProblem> {
 
 function _result(base: Pick<ResultsVerifyResult, 'type' | 'file' | 'checkpoints'>, r: Partial<Omit<ResultsVerifyResult, 'problems'>> & { problems: LowestLinesPerCode<ResultsProblem> }): ResultsVerifyResult {
   const problems = r.problems.items();
-  return { ok: problems.length === 0, ...base, experiment: r.experiment ?? null, shards: r.shards ?? null, lines: r.lines ?? 0, planned: r.planned ?? 0, runs: r.runs ?? 0, signatures: r.signatures ?? 0, problems };
+  return { ok: problems.length === 0, partial: false, ...base, experiment: r.experiment ?? null, shards: r.shards ?? null, lines: r.lines ?? 0, planned: r.planned ?? 0, runs: r.runs ?? 0, signatures: r.signatures ?? 0, problems };
 }
 
 /** The per-line checks, with the state they need: each chain's head, the runs seen, the last seq. */
@@ -149,7 +169,11 @@ class _LineChecker {
     private readonly keys: KeyCheckOptions,
     private readonly problems: ProblemSink,
   ) {
-    for (const [shard, checkpoint] of checked.chains) this.#chains.set(shard, { checkpoint, count: 0, head: null, uncovered: 0 });
+    for (const [shard, checkpoint] of checked.chains) {
+      const chain = { checkpoint, count: 0, head: null, tree: new MerkleFrontier(), uncovered: 0 };
+      this.#chains.set(shard, chain);
+      if (checkpoint.count === 0) this.#checkRoot(chain, undefined);
+    }
     this.#seenAt = new Uint32Array(checked.plan.end);
   }
 
@@ -228,10 +252,18 @@ class _LineChecker {
     }
     chain.count++;
     chain.head = digest;
-    if (chain.count === chain.checkpoint.count && digest !== chain.checkpoint.head) {
-      this.problems.push(problem('CHECKPOINT_MISMATCH', `the chain's line ${chain.count} is the last one its checkpoint signed, and its digest is not the signed head`, line));
+    if (chain.count <= chain.checkpoint.count) chain.tree.append(Buffer.from(digest, 'hex'));
+    if (chain.count === chain.checkpoint.count) {
+      if (digest !== chain.checkpoint.head) this.problems.push(problem('CHECKPOINT_MISMATCH', `the chain's line ${chain.count} is the last one its checkpoint signed, and its digest is not the signed head`, line));
+      else this.#checkRoot(chain, line);
     }
     if (chain.count > chain.checkpoint.count && chain.uncovered++ === 0) chain.firstUncovered = line;
+  }
+
+  /** The checkpoint's Merkle root (when it signs one) is the tree of the lines it covers. */
+  #checkRoot(chain: _Chain, line: number | undefined): void {
+    const signed = chain.checkpoint.root;
+    if (signed !== undefined && chain.tree.root().toString('hex') !== signed) this.problems.push(problem('CHECKPOINT_MISMATCH', `the Merkle root of the chain's first ${chain.count} lines is not the root its checkpoint signed`, line));
   }
 
   #chainOf(line: number, receipt: LineReceipt): _Chain | undefined {

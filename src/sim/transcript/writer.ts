@@ -18,6 +18,7 @@ import { existsSync, truncateSync } from 'node:fs';
 import type { KeyMaterial } from '../../attest/keys.js';
 import { ed25519Signer, type Signer } from '../../attest/signature.js';
 import { isoTime } from '../../attest/receipt.js';
+import { MerkleFrontier } from '../../core/tlog/merkle.js';
 import { canonicalize } from '../../core/canonical-json.js';
 import { WitnessError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hash.js';
@@ -73,6 +74,8 @@ type _Signer = Signer & { deployer: string };
 interface _Chain {
   count: number;
   head: string | null;
+  /** RFC 6962 tree over the chain's covered lines, each leaf its receipt digest (what `head` names). */
+  tree: MerkleFrontier;
   /** The seq of the last line (-1 before the first): lines are in plan order. */
   seq: number;
 }
@@ -144,6 +147,7 @@ class _SignedSink implements ResultsSink {
     this.#writer.appendLine(signedLine(content, ReceiptBuilder.receipt(signing, signLine ? this.signer.sign(Buffer.from(signing, 'utf8')) : undefined)));
     this.chain.count++;
     this.chain.head = sha256Hex(signing);
+    this.chain.tree.append(Buffer.from(this.chain.head, 'hex'));
     if (Date.now() - this.#last >= this.#every) this.#checkpoint();
   }
 
@@ -167,6 +171,7 @@ class _SignedSink implements ResultsSink {
       cassette: cassette ? { role: cassette.role, ...cassette.digest() } : null,
       count: this.chain.count,
       head: this.chain.head,
+      root: this.chain.tree.root().toString('hex'),
       signed_at: isoTime(Date.now()),
     };
     writeCheckpoints(this.#cpPath, [signCheckpoint(unsigned, this.signer)]);
@@ -207,7 +212,7 @@ function _baseCheckpoint(options: SignedResultsOptions, signer: _Signer, lineSig
  * continue: the checkpoint's.
  */
 function _resume(path: string, cpPath: string, base: ReturnType<typeof _baseCheckpoint>, signer: _Signer, options: SignedResultsOptions, finished: FinishedRuns, past: PastCheckpoint): _Chain {
-  const chain: _Chain = { count: 0, head: null, seq: -1 };
+  const chain: _Chain = { count: 0, head: null, tree: new MerkleFrontier(), seq: -1 };
   const existing = readCheckpoints(cpPath);
   if (!existing) {
     if (_lines(path).next().done === false) throw new WitnessError('USAGE', `${path} already holds results but has no checkpoint (${cpPath}): it was not written with --sign, or its checkpoint was removed. Sign a new file (--out NEW.jsonl).`);
@@ -228,6 +233,8 @@ function _resume(path: string, cpPath: string, base: ReturnType<typeof _baseChec
       continue;
     }
     if (chain.count === previous.count && chain.head !== previous.head) _refuseLine(path, line, `the chain's head here is not the one its checkpoint signed (${previous.count} lines)`);
+    chain.tree.append(Buffer.from(read.digest, 'hex'));
+    if (chain.count === previous.count && previous.root !== undefined && chain.tree.root().toString('hex') !== previous.root) _refuseLine(path, line, `the Merkle root of the first ${previous.count} lines is not the one its checkpoint signed`);
     covered = { ...chain };
     coveredBytes = end;
     finished.mark(record.seq, record.outcome);
