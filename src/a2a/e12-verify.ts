@@ -49,7 +49,7 @@ const ResultsSchema = z.object({
 }).refine((r) => (r.type === undefined) !== (r.kind === undefined), { message: 'an E12 results file declares "type" (or, written before, "kind"): exactly one', path: ['type'] });
 
 /** What can be wrong with an E12 file, by code, with its meaning (docs/a2a.md §3): attest's one vocabulary. */
-export const E12_PROBLEM_CODES = codesFor(['MALFORMED', 'TASK_ID_REPEATED', 'OUTPUT_MISMATCH', 'LENGTH_MISMATCH', 'EVIDENCE_INVALID', 'VERDICT_NOT_REPRODUCED', 'SUMMARY_MISMATCH', 'FORGERY_NOT_REPRODUCED', 'CARD_INVALID']);
+export const E12_PROBLEM_CODES = codesFor(['MALFORMED', 'UNKNOWN_KEY', 'TASK_ID_REPEATED', 'OUTPUT_MISMATCH', 'LENGTH_MISMATCH', 'EVIDENCE_INVALID', 'VERDICT_NOT_REPRODUCED', 'SUMMARY_MISMATCH', 'FORGERY_NOT_REPRODUCED', 'CARD_INVALID']);
 export type E12ProblemCode = keyof typeof E12_PROBLEM_CODES;
 export interface E12Problem {
   code: E12ProblemCode;
@@ -98,6 +98,8 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
       return empty([{ code: 'MALFORMED', message: (error as Error).message }]);
     }
   }
+  const foreign = options.directory ? _foreignKeys(results.keys, options.directory) : undefined;
+  if (foreign) return { ...empty([{ code: 'UNKNOWN_KEY', message: `your key directory holds none of the keys that signed this run (${foreign.join(', ')}): give the directory that trusts them, or leave --keys out to check against the keys the file records` }]), trials: results.trials.length };
   const problems = _shapeProblems(results);
   const check = { directory, revocation: options.revocation ?? 'from-revoked-at', requireCosigners: options.requireCosigners ?? [] } as const;
   const seen = new Set<string>();
@@ -127,6 +129,21 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
 }
 
 type _Results = z.infer<typeof ResultsSchema>;
+
+/**
+ * The run's keys (as the file records them) when your directory holds none of them:
+ * then every trial would fail on UNKNOWN_KEY, and one line says why. Undefined when
+ * it holds one, or the file's keys cannot be read (the trials then say what is wrong).
+ */
+function _foreignKeys(keys: unknown, directory: KeyDirectory): string[] | undefined {
+  let kids: string[];
+  try {
+    kids = parseDirectory(keys, 'the results file keys').keys.map((k) => k.kid);
+  } catch {
+    return undefined;
+  }
+  return kids.length > 0 && kids.every((kid) => !directory.get(kid)) ? kids : undefined;
+}
 
 /** Every condition has the configured number of trials, and the forgery is recorded once per construction. */
 function _shapeProblems(results: _Results): E12Problem[] {

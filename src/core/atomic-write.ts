@@ -15,8 +15,9 @@
  * role in its own message; the temporary file is removed on any failure.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, fdatasyncSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fdatasyncSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, type Stats, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { WitnessError } from './errors.js';
 
 const { O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_WRONLY } = constants;
 
@@ -88,6 +89,7 @@ class _TempFile {
   ) {}
 
   static open(path: string, options: AtomicWriteOptions): _TempFile {
+    checkOutputFile(path);
     const mode = options.mode ?? _modeOf(path);
     const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
     const fd = openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
@@ -121,6 +123,34 @@ class _TempFile {
     _quiet(() => closeSync(this.fd));
     _quiet(() => unlinkSync(this.tmp));
   }
+}
+
+/**
+ * Refuses an output path that exists and is not a regular file (a directory, a device,
+ * a FIFO, a socket, or a link to one): a rename would replace a device with a regular
+ * file, and a stream written to one could not be synced (fsync: EINVAL). A missing
+ * path, a regular file or a link to one pass (a link is replaced, not followed). The
+ * one check of every file Witness writes: atomic writes make it themselves; a writer
+ * that appends (results files) calls it before opening.
+ */
+export function checkOutputFile(path: string): void {
+  let stats: Stats;
+  try {
+    stats = statSync(path);
+  } catch {
+    return; // missing (or a dangling link): the write creates it, or fails with its own error
+  }
+  if (stats.isFile()) return;
+  throw new WitnessError('USAGE', `${path} exists and is ${_kindOf(stats)}, not a regular file; give the path of a file to write (Witness writes regular files only).`);
+}
+
+function _kindOf(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isFIFO()) return 'a named pipe (FIFO)';
+  if (stats.isSocket()) return 'a socket';
+  return 'not a file';
 }
 
 /** Fsyncs a folder, so a rename or a new name in it survives a power loss. */

@@ -6,10 +6,11 @@
  * (write a temporary file, fsync, rename) so a reader never sees half a file.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { WitnessError } from '../core/errors.js';
+import { makeFolders } from '../core/make-folders.js';
 import { parseStrictJson } from '../core/strict-json.js';
 import { sha256Hex } from '../core/hash.js';
 import { type KeyMaterial, readKeyFile } from '../attest/keys.js';
@@ -88,10 +89,10 @@ export function newMailboxConfig(id: string, keyPath: string, key: KeyMaterial, 
  * inbox/, cursors/ and agents.json; a PostgreSQL mailbox keeps those in its database.
  */
 export function writeMailboxFiles(dir: string, config: MailboxConfig): void {
-  mkdirSync(dir, { recursive: true });
+  makeFolders(dir);
   if (config.store !== 'postgres') {
-    mkdirSync(join(dir, 'inbox'), { recursive: true });
-    mkdirSync(join(dir, 'cursors'), { recursive: true });
+    makeFolders(join(dir, 'inbox'));
+    makeFolders(join(dir, 'cursors'));
     writeJsonAtomic(join(dir, 'agents.json'), { agents: [] });
   }
   writeJsonAtomic(configPath(dir), config);

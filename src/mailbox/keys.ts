@@ -8,12 +8,12 @@
  * are attest's (one format for every key of Witness): Ed25519 by default, HMAC-SHA256
  * as an option for deployments where the verifier is the server's operator anyway.
  */
-import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type KeyMaterial, LEGACY_MAILBOX_DEPLOYER, newHmacKey, newSigningKey, writeKeyFile } from '../attest/keys.js';
 import type { SignatureAlg } from '../attest/signature.js';
 import { WitnessError } from '../core/errors.js';
+import { makeFolders } from '../core/make-folders.js';
 
 /** The deployer a mailbox key names: the server is the runtime that signs. */
 export const MAILBOX_DEPLOYER = LEGACY_MAILBOX_DEPLOYER;
@@ -26,7 +26,7 @@ export function defaultKeyDir(env: NodeJS.ProcessEnv = process.env): string {
 /** Creates a new signing key at `path` (0600, its folder 0700); an existing file is never replaced. */
 export function createKeyFile(path: string, alg: SignatureAlg): KeyMaterial {
   const key = alg === 'ed25519' ? newSigningKey(MAILBOX_DEPLOYER) : newHmacKey(MAILBOX_DEPLOYER);
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  makeFolders(dirname(path), 0o700);
   try {
     writeKeyFile(path, key);
   } catch (error) {

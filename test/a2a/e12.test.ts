@@ -116,7 +116,12 @@ describe('witness verify on an E12 results file', () => {
     writeDirectoryFile(keys, trust([newSigningKey('someone')]).file);
     const { code, out } = await cli('verify', file, '--keys', keys);
     expect(code).toBe(1);
-    expect(out).toMatch(/UNKNOWN_KEY/);
+    // One line for the directory, not a failed signature per trial.
+    const lines = out.trim().split('\n');
+    expect(lines).toEqual([
+      'invalid: E12 results, 6 trials, none checked: your key directory holds none of the keys that signed them.',
+      expect.stringMatching(/^ {2}UNKNOWN_KEY +your key directory holds none of the keys that signed this run \(ed25519:[0-9a-f]{16}, ed25519:[0-9a-f]{16}\)/),
+    ]);
   });
 
   it('still needs --output and --keys for a plain receipt', async () => {

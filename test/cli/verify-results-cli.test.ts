@@ -55,6 +55,17 @@ describe('witness sim --sign', () => {
 });
 
 describe('witness verify RESULTS.jsonl', () => {
+  it('against a key directory holding none of its keys, says so in one line (exit 1), not once per line', async () => {
+    const cwd = await signedSweep('--sign-lines');
+    expect((await cli(cwd, 'keys', 'new', '--deployer', 'org-other', '--out', 'other.key.json')).code).toBe(0);
+    expect((await cli(cwd, 'keys', 'add', 'other.key.json', '--dir', 'other.json', '--days', '10')).code).toBe(0);
+    const r = await cli(cwd, 'verify', 'r.jsonl', '--keys', 'other.json');
+    expect(r.code).toBe(1);
+    expect(r.out.trim().split('\n')).toEqual([
+      `invalid: results ${join(cwd, 'r.jsonl')}: 8 lines, signed by a key your key directory does not hold.`,
+      expect.stringMatching(/^ {2}UNKNOWN_KEY +the file is signed by key ed25519:[0-9a-f]{16}, which your key directory does not hold: give the directory that trusts its signer/),
+    ]);
+  });
   it('prints valid with what it checked, exit 0', async () => {
     const cwd = await signedSweep();
     const r = await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json');

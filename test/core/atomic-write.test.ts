@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -84,17 +84,33 @@ describe('writeFileAtomic', () => {
   it('leaves the old content and no temporary file when the rename fails', () => {
     const dir = folder();
     const target = join(dir, 'taken');
-    mkdirSync(target);
-    writeFileSync(join(target, 'inside'), 'kept');
+    // The folder appears while the file is written (after the check that refuses one up front), so the rename itself fails.
+    const chunks = function* () {
+      yield 'new';
+      mkdirSync(target);
+      writeFileSync(join(target, 'inside'), 'kept');
+    };
     let error: NodeJS.ErrnoException | undefined;
     try {
-      writeFileAtomic(target, 'new');
+      writeFileAtomic(target, chunks());
     } catch (e) {
       error = e as NodeJS.ErrnoException;
     }
     expect(error?.code).toMatch(/^(EISDIR|ENOTDIR|EEXIST|ENOTEMPTY)$/);
     expect(readdirSync(dir)).toEqual(['taken']);
     expect(readFileSync(join(target, 'inside'), 'utf8')).toBe('kept');
+  });
+
+  it('refuses a folder, a device or a FIFO up front, naming it, and leaves it as it was', () => {
+    const dir = folder();
+    const target = join(dir, 'taken');
+    mkdirSync(target);
+    expect(() => writeFileAtomic(target, 'new')).toThrow(`${target} exists and is a directory, not a regular file`);
+    const device = join(dir, 'null');
+    execFileSync('mknod', [device, 'c', '1', '3']); // our own device node (needs root, as CI runs), never /dev/null itself
+    expect(() => writeFileAtomic(device, 'new')).toThrow(`${device} exists and is a character device, not a regular file`);
+    expect(lstatSync(device).isCharacterDevice()).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['null', 'taken']);
   });
 
   it('with exclusive, creates a missing file but never replaces an existing one', () => {

@@ -18,7 +18,7 @@ import { formatE12Summary, runE12 } from '../../a2a/e12.js';
 import { DEFAULT_TOOL_MAX_REQUEST_BYTES, serveEvidenceTool } from '../../a2a/tool-server.js';
 import { readNamedFile } from '../../attest/files.js';
 import { loadKeyDirectory, readKeyFile } from '../../attest/index.js';
-import { writeFileAtomic } from '../../core/atomic-write.js';
+import { checkOutputFile, writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { hostName, portNumber, wholeNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
@@ -247,7 +247,7 @@ function _bench(ctx: CliContext): Command {
 
 /** `--out` must name a file in an existing folder: a directory or a missing folder is a usage error. */
 function _checkWritable(path: string): void {
-  if (existsSync(path) && statSync(path).isDirectory()) throw new WitnessError('USAGE', `--out ${path} is a directory; give a file name for the results.`);
+  checkOutputFile(path);
   const folder = dirname(path);
   if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new WitnessError('NOT_FOUND', `--out ${path}: the folder ${folder} does not exist.`);
 }

@@ -3,8 +3,10 @@
  * `witness mailbox export` and `import`: move a mailbox between stores (files,
  * SQLite, PostgreSQL) with every receipt still verifying.
  */
+import { existsSync, rmdirSync } from 'node:fs';
 import { Command } from 'commander';
-import { writeFileAtomicAsync } from '../../core/atomic-write.js';
+import { checkOutputFile, writeFileAtomicAsync } from '../../core/atomic-write.js';
+import { makeFolders } from '../../core/make-folders.js';
 import { exportMailbox, importMailbox } from '../../mailbox/index.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { storeOption } from './mailbox-store.js';
@@ -17,6 +19,7 @@ export function exportCommand(ctx: CliContext): Command {
     .option('--json', 'print the counts as JSON')
     .addHelpText('after', '\nExample:\n  $ witness mailbox export ./mb --out mb.export.jsonl\n  $ witness mailbox import mb.export.jsonl ./mb-pg --store postgres:///witness')
     .action(async (dir: string, o: { out: string; json?: boolean }) => {
+      checkOutputFile(resolvePath(ctx, o.out)); // before the mailbox is read, not after
       let counts = '';
       const lines = async function* () {
         for await (const line of exportMailbox(resolvePath(ctx, dir))) {
@@ -41,7 +44,8 @@ export function importCommand(ctx: CliContext): Command {
     .option('--json', 'print the result as JSON')
     .addHelpText('after', '\nExample:\n  $ witness mailbox import mb.export.jsonl ./mb-pg --store postgres:///witness --key ~/.config/witness/keys/mailbox-….json')
     .action(async (file: string, dir: string, o: { store: string; key?: string; json?: boolean }) => {
-      const result = await importMailbox(resolvePath(ctx, file), resolvePath(ctx, dir), { ...storeOption(o.store), ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}) });
+      const target = resolvePath(ctx, dir);
+      const result = await _inFolder(target, () => importMailbox(resolvePath(ctx, file), target, { ...storeOption(o.store), ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}) }));
       if (!result.report.ok) ctx.exitCode = 1;
       if (o.json) return ctx.io.stdout(`${JSON.stringify({ dir: resolvePath(ctx, dir), store: result.config.store, counts: result.counts, verify: result.report, warnings: result.warnings }, null, 2)}\n`);
       for (const w of result.warnings) ctx.io.stderr(`warning: ${w}\n`);
@@ -50,4 +54,26 @@ export function importCommand(ctx: CliContext): Command {
       for (const p of result.report.problems) ctx.io.stdout(`${p.file}:${p.line}: ${p.kind}: ${p.message}\n`);
       ctx.io.stdout(`verify: ${result.report.ok ? 'OK' : 'FAILED'}: ${result.report.calls} call receipts, ${result.report.messages} messages, ${result.report.problems.length} problem(s)\n`);
     });
+}
+
+/**
+ * Runs `work` with `dir` created first by the one bounded folder maker (Node's recursive
+ * mkdir spins for ever where mkdir answers ENOENT, as in /proc); a folder made here and
+ * left empty by a failed import is removed again.
+ */
+async function _inFolder<T>(dir: string, work: () => Promise<T>): Promise<T> {
+  const created = !existsSync(dir);
+  makeFolders(dir);
+  try {
+    return await work();
+  } catch (error) {
+    if (created) {
+      try {
+        rmdirSync(dir); // only when empty: what the import left is its own to clean
+      } catch {
+        // not empty, or already gone
+      }
+    }
+    throw error;
+  }
 }

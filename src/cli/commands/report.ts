@@ -3,7 +3,7 @@
  * `witness report FILE [--by FIELD,…]`: recompute the outcome table from any results
  * file, per cell or pooled across cells.
  */
-import { writeFileSync } from 'node:fs';
+import { writeFileAtomic } from '../../core/atomic-write.js';
 import { Command, InvalidArgumentError } from 'commander';
 import { isWitnessError } from '../../core/errors.js';
 import { renderHtmlReport } from '../../report/html.js';
@@ -87,7 +87,7 @@ function _report(ctx: CliContext, file: string, options: ReportOptions): void {
   }
   if (options.html && kept) {
     const out = resolvePath(ctx, options.html);
-    writeFileSync(out, renderHtmlReport(kept, { title: options.title, source: file, version: VERSION, by: options.by }));
+    writeFileAtomic(out, renderHtmlReport(kept, { title: options.title, source: file, version: VERSION, by: options.by }));
     ctx.io.stderr(`HTML report: ${out}\n`);
   }
 }

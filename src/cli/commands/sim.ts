@@ -5,13 +5,14 @@
  * file. Subcommands: `merge` (join shard files) and `list` (presets, policies,
  * strategies).
  */
-import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { Command } from 'commander';
 import { readKeyFile } from '../../attest/keys.js';
+import { checkOutputFile } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { pairedJson, renderPairedTable } from '../../report/paired-table.js';
+import { makeFolders } from '../../core/make-folders.js';
 import { renderOutcomeTable } from '../../report/table.js';
 import { BYZANTINE_STRATEGIES, HONEST_POLICIES } from '../../sim/agents/policy/policies.js';
 import { loadExperimentFile } from '../../sim/experiment/load.js';
@@ -132,7 +133,8 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   const experiment = options.agents === 'replay' ? replayExperimentOf(ctx, options) : _experiment(ctx, file, options);
   const shard: Shard | undefined = options.shard ? resolveShard(options.shard) : undefined;
   const out = resolvePath(ctx, options.out ?? _defaultOut(experiment, shard));
-  mkdirSync(dirname(out), { recursive: true });
+  makeFolders(dirname(out));
+  checkOutputFile(out);
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
@@ -235,6 +237,7 @@ function _mergeCommand(ctx: CliContext): Command {
     .addHelpText('after', '\nExamples:\n  $ witness sim merge part1.jsonl part2.jsonl -o all.jsonl\n  $ witness sim merge /shared/part-*.jsonl --preset paper-benign --runs 2000 -o all.jsonl   # exit 1 and the missing runs until every shard is in\n\nExit status: 0 merged (and complete, with a plan), 1 runs of the plan missing, 2 bad usage or a missing or mixed input.')
     .action((files: string[], options: { out: string; plan?: string; preset?: string; runs?: number; seed?: string; json?: boolean }) => {
       if (options.plan && options.preset) throw new WitnessError('USAGE', 'Give --plan FILE or --preset NAME, not both.');
+      checkOutputFile(resolvePath(ctx, options.out)); // before the inputs are read
       const plan = options.plan || options.preset ? eachPlannedRun(_experiment(ctx, options.plan, { preset: options.preset, runs: options.runs, seed: options.seed } as SimOptions)) : undefined;
       const report = mergeResults(
         files.map((f) => resolvePath(ctx, f)),

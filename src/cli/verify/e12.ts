@@ -27,7 +27,8 @@ export async function verifyE12File(artifact: Artifact, o: VerifyCliOptions, ctx
     requireCosigners: o.requireCosigner,
   });
   const trust = result.trustedKeys === 'file' ? 'the keys recorded in the file (pass --keys DIR.json to use your own directory)' : 'your key directory';
-  const checked = `${result.verified}/${result.trials} trials verified (SHA-256 and UTF-8 length recomputed, ${result.signatures} signatures and ${result.edges} dag edges re-verified), trusting ${trust}`;
+  const foreign = result.problems.length === 1 && result.problems[0]?.code === 'UNKNOWN_KEY';
+  const checked = foreign ? `${result.trials} trials, none checked: your key directory holds none of the keys that signed them` : `${result.verified}/${result.trials} trials verified (SHA-256 and UTF-8 length recomputed, ${result.signatures} signatures and ${result.edges} dag edges re-verified), trusting ${trust}`;
   const { ok, problems, ...details } = result;
   return { ok, summary: `${ok ? 'valid' : 'invalid'}: E12 results, ${result.trials > 0 ? checked : 'nothing could be checked'}.`, problems, details };
 }

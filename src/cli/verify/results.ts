@@ -61,7 +61,8 @@ async function _verify(results: string, o: VerifyCliOptions, ctx: CliContext): P
   const verdict = ok ? (result.partial && result.shards ? `valid (partial: shards ${result.shards.present.join(', ')} of ${result.shards.count})` : 'valid') : 'invalid';
   const signatures = `${result.signatures} signature${result.signatures === 1 ? '' : 's'} verified`;
   const shards = result.shards ? `, shards ${result.shards.present.join(', ')} of ${result.shards.count}` : '';
-  const what = result.experiment === null ? `${result.lines} lines; the plan could not be rebuilt` : `${result.runs} of ${result.planned} planned runs of experiment ${JSON.stringify(result.experiment)}${shards} on ${result.lines} lines, ${signatures}, trusting your key directory`;
+  const foreign = problems.length === 1 && problems[0]?.code === 'UNKNOWN_KEY' && problems[0].line === undefined;
+  const what = foreign ? `${result.lines} lines, signed by a key your key directory does not hold` : result.experiment === null ? `${result.lines} lines; the plan could not be rebuilt` : `${result.runs} of ${result.planned} planned runs of experiment ${JSON.stringify(result.experiment)}${shards} on ${result.lines} lines, ${signatures}, trusting your key directory`;
   return {
     ok,
     summary: `${verdict}: results ${results}: ${what}.`,

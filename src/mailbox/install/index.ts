@@ -10,11 +10,12 @@
  * An existing entry with the same name and different content is never replaced
  * unless `force` is set; a file that is not plain JSON is never rewritten.
  */
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
+import { makeFolders } from '../../core/make-folders.js';
 import { DATABASE_URL_ENV } from '../../attest/postgres.js';
 import { readConfig } from '../config.js';
 import { assertAgentName } from '../names.js';
@@ -144,7 +145,7 @@ function _parse(text: string, file: string): Record<string, unknown> {
 
 function _writeAtomic(file: string, text: string): void {
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    makeFolders(dirname(file));
     writeFileAtomic(file, text);
   } catch (cause) {
     throw new WitnessError('IO', `Cannot write ${file}: ${(cause as Error).message}. Nothing was changed.`, { cause });

@@ -102,6 +102,13 @@ export function verifyResults(file: string, options: VerifyResultsOptions): Resu
     problems.push(problem(read.code, read.message));
     return _result(base, { problems, lines: _eachLine(file, { push: () => 0 }, () => {}) });
   }
+  // Signed by keys the directory holds none of: every line would say UNKNOWN_KEY. One
+  // line naming the keys says what is wrong (the wrong directory, or an untrusted signer).
+  const kids = [...new Set(read.file.checkpoints.map((cp) => cp.key_id))];
+  if (kids.length > 0 && kids.every((kid) => !options.directory.get(kid))) {
+    problems.push(problem('UNKNOWN_KEY', `the file is signed by key ${kids.join(', ')}, which your key directory does not hold: give the directory that trusts its signer, or add the signer's public key with witness keys add`));
+    return _result(base, { problems, lines: _eachLine(file, { push: () => 0 }, () => {}) });
+  }
   const checked = checkCheckpoints(read.file.checkpoints, keys, problems);
   const state = new _LineChecker(checked, keys, problems);
   const lines = _eachLine(file, problems, (line, raw) => state.check(line, raw));
