@@ -46,10 +46,11 @@ const ResultsSchema = z.object({
   trials: z.array(TrialSchema).min(1, 'an E12 results file needs at least one trial'),
   forgery: z.array(ForgerySchema).length(2, 'an E12 results file holds the forgery under chain and under dag'),
   summary: z.array(SummarySchema),
+  interrupted: z.object({ at: z.string(), trials_recorded: z.int(), trials_planned: z.int() }).optional(),
 }).refine((r) => (r.type === undefined) !== (r.kind === undefined), { message: 'an E12 results file declares "type" (or, written before, "kind"): exactly one', path: ['type'] });
 
 /** What can be wrong with an E12 file, by code, with its meaning (docs/a2a.md §3): attest's one vocabulary. */
-export const E12_PROBLEM_CODES = codesFor(['MALFORMED', 'UNKNOWN_KEY', 'TASK_ID_REPEATED', 'OUTPUT_MISMATCH', 'LENGTH_MISMATCH', 'EVIDENCE_INVALID', 'VERDICT_NOT_REPRODUCED', 'SUMMARY_MISMATCH', 'FORGERY_NOT_REPRODUCED', 'CARD_INVALID']);
+export const E12_PROBLEM_CODES = codesFor(['MALFORMED', 'UNKNOWN_KEY', 'TASK_ID_REPEATED', 'OUTPUT_MISMATCH', 'LENGTH_MISMATCH', 'EVIDENCE_INVALID', 'VERDICT_NOT_REPRODUCED', 'SUMMARY_MISMATCH', 'FORGERY_NOT_REPRODUCED', 'CARD_INVALID', 'INCOMPLETE']);
 export type E12ProblemCode = keyof typeof E12_PROBLEM_CODES;
 export interface E12Problem {
   code: E12ProblemCode;
@@ -65,6 +66,8 @@ export interface E12VerifyResult {
   /** Every mismatch found, each naming the trial. */
   problems: E12Problem[];
   trustedKeys: 'file' | 'directory';
+  /** The file says its run was interrupted: at best partial (an `INCOMPLETE` problem), never ok. */
+  interrupted?: { at: string; trials_recorded: number; trials_planned: number };
 }
 
 export interface E12VerifyOptions {
@@ -125,7 +128,7 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
   const card = verifyAgentCard(results.card, directory, Date.parse(results.created_at));
   if (!card.ok) problems.push({ code: 'CARD_INVALID', message: `the child's Agent Card: ${card.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}` });
   const verified = [...verifiedBy.values()].reduce((a, b) => a + b, 0);
-  return { ok: problems.length === 0, trials: results.trials.length, verified, signatures, edges, problems, trustedKeys };
+  return { ok: problems.length === 0, trials: results.trials.length, verified, signatures, edges, problems, trustedKeys, ...(results.interrupted ? { interrupted: results.interrupted } : {}) };
 }
 
 type _Results = z.infer<typeof ResultsSchema>;
@@ -148,9 +151,16 @@ function _foreignKeys(keys: unknown, directory: KeyDirectory): string[] | undefi
 /** Every condition has the configured number of trials, and the forgery is recorded once per construction. */
 function _shapeProblems(results: _Results): E12Problem[] {
   const problems: E12Problem[] = [];
+  const counts = CONDITIONS.map((c) => `${results.trials.filter((t) => t.condition === c).length} ${c}`).join(', ');
+  if (results.interrupted) {
+    const { at, trials_recorded, trials_planned } = results.interrupted;
+    if (trials_recorded !== results.trials.length || trials_planned !== results.config.trials * CONDITIONS.length) problems.push({ code: 'MALFORMED', message: `interrupted says ${trials_recorded} of ${trials_planned} trials, but the file holds ${results.trials.length} of the ${results.config.trials * CONDITIONS.length} its config plans.` });
+    problems.push({ code: 'INCOMPLETE', message: `the run was interrupted at ${at}: the file holds ${results.trials.length} of the ${results.config.trials * CONDITIONS.length} planned trials (${counts}); they are checked below, but this is not the complete experiment.` });
+  }
   for (const c of CONDITIONS) {
     const n = results.trials.filter((t) => t.condition === c).length;
-    if (n !== results.config.trials) problems.push({ code: 'MALFORMED', message: `config.trials says ${results.config.trials} trials per condition, but the file holds ${n} ${c} trials.` });
+    // An interrupted run holds fewer (INCOMPLETE says so), never more.
+    if (results.interrupted ? n > results.config.trials : n !== results.config.trials) problems.push({ code: 'MALFORMED', message: `config.trials says ${results.config.trials} trials per condition, but the file holds ${n} ${c} trials.` });
   }
   const constructions = results.forgery.map((f) => f.construction).sort();
   if (constructions.join() !== 'chain,dag') problems.push({ code: 'MALFORMED', message: `forgery must hold one chain and one dag entry; it holds ${constructions.join(', ')}.` });

@@ -41,6 +41,11 @@ export interface E12Options {
   model?: string;
   /** Called after each trial (warm-ups included), for progress output. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Aborted on Ctrl-C: the trial in flight finishes, no other starts, and the results
+   * hold the finished trials with `interrupted` set (never read as a complete run).
+   */
+  signal?: AbortSignal;
 }
 
 export interface E12Trial {
@@ -93,6 +98,8 @@ export interface E12Results {
   overhead_dag_vs_none_cpu_ms: number;
   /** Median over rounds of (dag total − none total) within the same round, ms: less sensitive to a loaded machine's drift. */
   overhead_dag_vs_none_paired_median_ms: number;
+  /** Set when the run was stopped before its last trial: `witness verify` then says partial, never valid. */
+  interrupted?: { at: string; trials_recorded: number; trials_planned: number };
 }
 
 export async function runE12(options: E12Options = {}): Promise<E12Results> {
@@ -120,19 +127,24 @@ export async function runE12(options: E12Options = {}): Promise<E12Results> {
     const parentOptions = { key: parent, directory, nonceStore, cosigner: service };
     const total = (warmup + trials) * CONDITIONS.length;
     let done = 0;
-    for (let i = 0; i < warmup; i++) {
+    const stopped = () => options.signal?.aborted === true;
+    for (let i = 0; i < warmup && !stopped(); i++) {
       for (const c of CONDITIONS) {
+        if (stopped()) break;
         await delegate(childUrl, _task(-1 - i), c, parentOptions);
         options.onProgress?.(++done, total);
       }
     }
     const records: E12Trial[] = [];
-    for (let i = 0; i < trials; i++) {
+    for (let i = 0; i < trials && !stopped(); i++) {
       for (const c of _rotate(CONDITIONS, i)) {
+        if (stopped()) break;
         records.push(_record(i, await delegate(childUrl, _task(i), c, parentOptions)));
         options.onProgress?.(++done, total);
       }
     }
+    const planned = trials * CONDITIONS.length;
+    const interrupted = records.length < planned ? { at: new Date().toISOString(), trials_recorded: records.length, trials_planned: planned } : undefined;
     const forgery = await _forge(parent, child, directory);
     const summary = CONDITIONS.map((c) => summarise(c, records.filter((r) => r.condition === c)));
     const mean = (c: Condition, part: 'total_ms' | 'cpu_ms' = 'total_ms') => summary.find((s) => s.condition === c)?.mean[part] ?? Number.NaN;
@@ -150,6 +162,7 @@ export async function runE12(options: E12Options = {}): Promise<E12Results> {
       overhead_chain_vs_none_ms: mean('chain') - mean('none'),
       overhead_dag_vs_none_cpu_ms: mean('dag', 'cpu_ms') - mean('none', 'cpu_ms'),
       overhead_dag_vs_none_paired_median_ms: pairedMedian(records, 'dag', 'none'),
+      ...(interrupted ? { interrupted } : {}),
     };
   } finally {
     nonceStore.close();
@@ -247,7 +260,9 @@ function _cli(): { command: string; args: string[]; cwd: string } {
 /** Starts `witness ARGS` and waits for the first stdout line, `{"url": …}`. */
 async function _start(args: string[], processes: ChildProcess[]): Promise<string> {
   const cli = _cli();
-  const proc = spawn(cli.command, [...cli.args, ...args], { cwd: cli.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group: a Ctrl-C at the terminal reaches only this process, which lets
+  // the trial in flight finish, then stops the servers itself (SIGTERM, below).
+  const proc = spawn(cli.command, [...cli.args, ...args], { cwd: cli.cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   processes.push(proc);
   let stderr = '';
   proc.stderr?.on('data', (d: Buffer) => {

@@ -54,6 +54,7 @@ export const ARCHIVE_CODES = {
   SUMMARY_MISMATCH: "a summary row's `n` or `verified` is not the trials' own count",
   FORGERY_NOT_REPRODUCED: 'the forgery is not accepted under chain and rejected (`COSIGNATURE_MISSING`) under dag, or not as recorded',
   CARD_INVALID: "the child's Agent Card does not verify",
+  INCOMPLETE: 'the run was interrupted before its last trial: the trials it holds are checked, but it is not the complete experiment',
 } as const;
 
 /** Every code, with its meaning: the one vocabulary. */

@@ -22,7 +22,7 @@ import { checkOutputFile, writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { hostName, portNumber, wholeNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
-import { untilStopped } from '../signals.js';
+import { interruptedExitCode, stopOnSignal, untilStopped } from '../signals.js';
 
 const AGENTS = ['policy', 'llm', 'embedded'] as const;
 
@@ -225,6 +225,7 @@ function _bench(ctx: CliContext): Command {
       await _backend(o).close?.(); // checks the options before any process starts
       const out = resolvePath(ctx, o.out);
       _checkWritable(out); // before the run, not after minutes of trials
+      const stop = stopOnSignal();
       const results = await runE12({
         trials: o.trials,
         warmup: o.warmup,
@@ -233,12 +234,26 @@ function _bench(ctx: CliContext): Command {
         ...(o.model ? { model: o.model } : {}),
         onProgress: (done, total) => {
           if (ctx.io.isTTY) ctx.io.stderr(`\r${done}/${total} trials`);
-          else if (done === total) ctx.io.stderr(`${done}/${total} trials\n`);
+          // A log gets a line per tenth, so a long run shows it is moving.
+          else if (done === total || Math.floor((done * 10) / total) > Math.floor(((done - 1) * 10) / total)) ctx.io.stderr(`${done}/${total} trials\n`);
         },
-      });
+        signal: stop.signal,
+      }).finally(stop.dispose);
+      if (results.interrupted) {
+        ctx.exitCode = interruptedExitCode(stop.by);
+        if (results.trials.length === 0) {
+          ctx.io.stderr(`${ctx.io.isTTY ? '\n' : ''}witness: interrupted during the warm-ups, before any trial was recorded: nothing written to ${out}.\n`);
+          return;
+        }
+      }
       writeFileAtomic(out, `${JSON.stringify(results, null, 2)}\n`); // evidence: all or nothing, durable
-      if (o.json) ctx.io.stdout(`${JSON.stringify({ summary: results.summary, forgery: results.forgery.map(({ construction, accepted, reasons }) => ({ construction, accepted, reasons })), overhead_dag_vs_none_ms: results.overhead_dag_vs_none_ms, overhead_dag_vs_none_paired_median_ms: results.overhead_dag_vs_none_paired_median_ms, overhead_dag_vs_none_cpu_ms: results.overhead_dag_vs_none_cpu_ms, overhead_chain_vs_none_ms: results.overhead_chain_vs_none_ms, out }, null, 2)}\n`);
+      if (o.json) ctx.io.stdout(`${JSON.stringify({ summary: results.summary, forgery: results.forgery.map(({ construction, accepted, reasons }) => ({ construction, accepted, reasons })), overhead_dag_vs_none_ms: results.overhead_dag_vs_none_ms, overhead_dag_vs_none_paired_median_ms: results.overhead_dag_vs_none_paired_median_ms, overhead_dag_vs_none_cpu_ms: results.overhead_dag_vs_none_cpu_ms, overhead_chain_vs_none_ms: results.overhead_chain_vs_none_ms, ...(results.interrupted ? { interrupted: results.interrupted } : {}), out }, null, 2)}\n`);
       else ctx.io.stdout(`${ctx.io.isTTY ? '\n' : ''}${formatE12Summary(results)}\nresults: ${out} (check with: witness verify ${o.out})\n`);
+      if (results.interrupted) {
+        const { trials_recorded: n, trials_planned: of } = results.interrupted;
+        ctx.io.stderr(`witness: interrupted after ${n} of ${of} trials: ${out} holds those ${n}, marked interrupted (witness verify reports it as partial, not as a complete run). Rerun the bench for a complete one.\n`);
+        return;
+      }
       const allVerified = results.summary.every((s) => s.verified === s.n);
       const forgeryAsExpected = results.forgery.every((f) => (f.construction === 'chain' ? f.accepted : !f.accepted));
       if (!allVerified || !forgeryAsExpected) ctx.exitCode = 1;

@@ -6,6 +6,7 @@ import { CHECKS, type CheckName, PROBE_TARGETS, renderReport, runProbe } from '.
 import { wholeNumber } from '../args.js';
 import type { CliContext } from '../context.js';
 import { parseCommandArray, selfCommand } from '../self-command.js';
+import { interruptedExitCode, stopOnSignal } from '../signals.js';
 
 interface ProbeFlags {
   modelEndpoint?: string;
@@ -50,7 +51,7 @@ export function probeCommand(ctx: CliContext): Command {
       if (!/^[A-Za-z0-9_-]{0,32}$/.test(o.toolPrefix)) throw new WitnessError('USAGE', `--tool-prefix ${JSON.stringify(o.toolPrefix)} must be up to 32 letters, digits, "_" or "-" (for example mailbox_).`);
       if (runtime === 'command' && !o.template) throw new WitnessError('USAGE', 'The command runtime needs --template with {prompt}, e.g. --template \'mycli run {prompt}\'.');
       if (runtime !== 'command' && o.template) throw new WitnessError('USAGE', '--template only applies to the command runtime.');
-      const stop = _stopOnSignal();
+      const stop = stopOnSignal();
       const report = await runProbe({
         runtime,
         serverCommand: o.serverCommand ? parseCommandArray(o.serverCommand) : selfCommand(),
@@ -68,7 +69,7 @@ export function probeCommand(ctx: CliContext): Command {
         .catch((error: unknown) => {
           if (!stop.by || !(error instanceof WitnessError) || error.code !== 'ABORTED') throw error;
           ctx.io.stderr(`witness: ${error.message}\n`);
-          ctx.exitCode = stop.by === 'SIGINT' ? 130 : 143;
+          ctx.exitCode = interruptedExitCode(stop.by);
           return undefined;
         })
         .finally(stop.dispose);
@@ -76,31 +77,6 @@ export function probeCommand(ctx: CliContext): Command {
       if (!report.ok) ctx.exitCode = 1;
       ctx.io.stdout(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
     });
-}
-
-/**
- * Ctrl-C or SIGTERM aborts the probe, which then stops its processes and removes its
- * workspace before exiting: 130 for SIGINT, 143 (128 + 15) for SIGTERM — unlike a
- * server, a probe stopped by a supervisor did not finish its work (docs/errors.md).
- */
-function _stopOnSignal(): { signal: AbortSignal; by: NodeJS.Signals | undefined; dispose: () => void } {
-  const controller = new AbortController();
-  const stop = {
-    signal: controller.signal,
-    by: undefined as NodeJS.Signals | undefined,
-    dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
-  // Kept until the probe has cleaned up: a second Ctrl-C must not kill it half way.
-  const onSignal = (signal: NodeJS.Signals) => {
-    stop.by ??= signal;
-    controller.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return stop;
 }
 
 /** The runtime argument: one of PROBE_TARGETS, with a suggestion for a typo. */
