@@ -26,7 +26,19 @@ const ROWS: readonly KnownBuiltins[] = [
     source: 'the tool list Qwen Code 0.24.4 printed itself (stream-json init event), recorded by witness',
   },
   { runtime: 'opencode', since: '1.18.33', tools: ['invalid', 'question', 'bash', 'read', 'glob', 'grep', 'edit', 'write', 'task', 'webfetch', 'todowrite', 'websearch', 'skill'], source: "the tool list OpenCode 1.18.33 printed itself (opencode debug agent build), recorded by witness" },
-  { runtime: 'claude', since: '0.0.0', tools: ['SendMessage', 'ListAgents'], source: 'issue 17 (Claude Code ships SendMessage / ListAgents between sessions); only its messaging tools, not checked against a running Claude Code' },
+  {
+    runtime: 'claude',
+    since: '2.1.328',
+    // With an MCP server connected it also lists ListMcpResourcesTool, ReadMcpResourceTool and ReadMcpResourceDirTool.
+    tools: ['Task', 'Bash', 'CronCreate', 'CronDelete', 'CronList', 'Edit', 'EnterWorktree', 'ExitWorktree', 'ListAgents', 'Monitor', 'NotebookEdit', 'Read', 'ReportFindings', 'ScheduleWakeup', 'SendMessage', 'Skill', 'TaskStop', 'ToolSearch', 'WebFetch', 'WebSearch', 'Workflow', 'Write'],
+    source: 'the tool list Claude Code 2.1.328 printed itself (stream-json init event), recorded by witness',
+  },
+  {
+    runtime: 'codex',
+    since: '0.169.0',
+    tools: ['exec_command', 'write_stdin', 'list_mcp_resources', 'list_mcp_resource_templates', 'read_mcp_resource', 'request_user_input', 'view_image', 'multi_agent_v1.close_agent', 'multi_agent_v1.resume_agent', 'multi_agent_v1.send_input', 'multi_agent_v1.spawn_agent', 'multi_agent_v1.wait_agent', 'get_goal', 'create_goal', 'update_goal', 'web_search'],
+    source: 'the tools Codex 0.169.0 sent with its first model request, recorded by witness',
+  },
   { runtime: 'openhands', since: '1.0.0', tools: ['terminal', 'file_editor', 'task_tracker', 'delegate', 'finish', 'think'], source: "the OpenHands software-agent-sdk default preset in CLI mode (no browser tools); not checked against a running OpenHands CLI" },
 ];
 

@@ -101,6 +101,33 @@ describe('mailbox install', () => {
     expect(readFileSync(join(project, '.qwen', 'settings.json'), 'utf8')).toBe(jsonc);
   });
 
+  it('appends Codex\'s [mcp_servers.NAME] table to ~/.codex/config.toml, keeping what is there, once', async () => {
+    mkdirSync(join(home, '.codex'));
+    const file = join(home, '.codex', 'config.toml');
+    const mine = 'model = "o4"\n\n[mcp_servers.other]\ncommand = "x"\n';
+    writeFileSync(file, mine);
+    const { out } = await install('codex', ['--scope', 'user']);
+    const text = readFileSync(file, 'utf8');
+    expect(text.startsWith(mine)).toBe(true);
+    expect(text.slice(mine.length)).toBe(`\n[mcp_servers.witness-mailbox]\ncommand = "node"\nargs = ["/opt/witness/main.js", "mailbox", "serve", "--dir", ${JSON.stringify(mb.dir)}, "--agent", "alice", "--tool-prefix", "mailbox_"]\n`);
+    expect(out).toMatch(/^\+ \[mcp_servers\.witness-mailbox\]$/m);
+    expect((await install('codex', ['--scope', 'user'])).err).toMatch(/already has this "witness-mailbox" entry/);
+    expect(readFileSync(file, 'utf8')).toBe(text);
+  });
+
+  it('replaces a different Codex table of that name only with --force, and leaves the tables after it alone', async () => {
+    mkdirSync(join(home, '.codex'));
+    const file = join(home, '.codex', 'config.toml');
+    const before = '[mcp_servers.witness-mailbox]\ncommand = "mine"\n\n[mcp_servers.after]\ncommand = "y"\n';
+    writeFileSync(file, before);
+    expect((await install('codex', ['--scope', 'user'], 2)).err).toMatch(/already has a different \[mcp_servers\.witness-mailbox\] table.*--force/);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    await install('codex', ['--scope', 'user', '--force']);
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toMatch(/"mine"/);
+    expect(text).toMatch(/^\[mcp_servers\.witness-mailbox\]\ncommand = "node"\nargs = \[.*\]\n\n\[mcp_servers\.after\]\ncommand = "y"\n$/);
+  });
+
   it('refuses an unknown runtime, listing the known ones', async () => {
     const { err } = await install('vscode', [], 2);
     expect(err).toMatch(/opencode, qwen, openhands, claude/);

@@ -24,7 +24,7 @@ describe('witness probe usage', () => {
   it('refuses an unknown runtime and lists the known ones', async () => {
     const { code, err } = await witness(['probe', 'vscode']);
     expect(code).toBe(2);
-    expect(err).toMatch(/opencode, qwen, openhands, claude, command, reference, liar/);
+    expect(err).toMatch(/opencode, qwen, openhands, claude, codex, command, reference, liar/);
   });
 
   it('refuses the command runtime without a --template containing {prompt}', async () => {
@@ -91,7 +91,7 @@ describe('the text report', () => {
   }, 60_000);
 });
 
-describe('adapters for runtimes that cannot be installed here', () => {
+describe('adapters: the config they write', () => {
   const context = async (): Promise<ProbeContext> => ({ ws: await createWorkspace(await witnessBundle()), serverName: 'witness-mailbox', toolPrefix: 'mailbox_', timeoutMs: 10_000 });
 
   it('writes OpenHands\' ~/.openhands/mcp.json inside the probe\'s own HOME', async () => {
@@ -103,11 +103,19 @@ describe('adapters for runtimes that cannot be installed here', () => {
     ctx.ws.remove();
   });
 
-  it('writes Claude Code\'s project .mcp.json with a stdio entry', async () => {
+  it('writes Claude Code\'s ~/.claude.json inside the probe\'s own HOME, with a stdio entry (a project .mcp.json waits for an approval claude -p never asks)', async () => {
     const ctx = await context();
     const config = adapterFor('claude').install(ctx)!;
-    expect(config.file).toBe(`${ctx.ws.project}/.mcp.json`);
+    expect(config.file).toBe(`${ctx.ws.home}/.claude.json`);
     expect(JSON.parse(readFileSync(config.file, 'utf8')).mcpServers['witness-mailbox'].type).toBe('stdio');
+    ctx.ws.remove();
+  });
+
+  it('writes Codex\'s ~/.codex/config.toml inside the probe\'s own HOME and reads the table back', async () => {
+    const ctx = await context();
+    const config = adapterFor('codex').install(ctx)!;
+    expect(config).toEqual({ file: `${ctx.ws.home}/.codex/config.toml`, has_server: true });
+    expect(readFileSync(config.file, 'utf8')).toMatch(/^\[mcp_servers\.witness-mailbox\]\ncommand = ".*"\nargs = \[.*"--agent", "probe-agent", "--tool-prefix", "mailbox_".*\]\n$/);
     ctx.ws.remove();
   });
 });

@@ -86,7 +86,7 @@ describe('known built-ins, the fallback', () => {
     ctx = { ws: await createWorkspace(await witnessBundle()), serverName: 'witness-mailbox', toolPrefix: '', timeoutMs: 10_000 };
     const shadowing = await takeInventory(adapterFor('claude'), ctx, { found: false, reason: 'not installed' }, false);
     expect(shadowing.source).toBe('known');
-    expect(shadowing.detail).toMatch(/not found, so it could not be asked; known built-ins of Claude Code ≥ 0\.0\.0, the newest known \(version unknown\), from issue 17/);
+    expect(shadowing.detail).toMatch(/not found, so it could not be asked; known built-ins of Claude Code ≥ 2\.1\.328, the newest known \(version unknown\), from the tool list Claude Code 2\.1\.328 printed itself/);
     expect(shadowing.clashes.map((c) => `${c.tool}≈${c.shadows}`)).toEqual(['ListAgents≈list_agents', 'SendMessage≈send_message']);
   });
 

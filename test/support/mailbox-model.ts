@@ -1,24 +1,21 @@
 /**
  * Scripted model policies for the probe's end-to-end tests: a stand-in for the LLM
  * that reads the probe's prompt and the tools the runtime offers, and calls them
- * the way a model would. `mcp` calls the mailbox's MCP tools (directly, or through
- * Qwen Code's deferred `tool_search` / `tool_call`); `builtin` calls the runtime's
- * own same-named tools instead and claims success — the incident in mailbox.md.
+ * the way a model would, in any of the APIs of tool-model.ts. `mcp` calls the
+ * mailbox's MCP tools; `builtin` calls the runtime's own messaging tools instead
+ * and claims success — the incident in mailbox.md; `claim` calls nothing and
+ * claims success. Tools a runtime defers are loaded first, its own way: Qwen
+ * Code's `tool_search` + `tool_call`, Claude Code's `ToolSearch` ("select:NAME").
  */
+import { textOf } from './model-wire/common.js';
 import type { ChatMessage, ChatRequest, ModelPolicy, ModelReply } from './tool-model.js';
 
 type Call = { name: string; arguments: Record<string, unknown> };
 
-function _text(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((p) => (typeof p === 'object' && p && 'text' in p ? String((p as { text: unknown }).text) : '')).join('\n');
-  return '';
-}
-
 function _task(messages: ChatMessage[]): { kind: string; to?: string; body?: string } | undefined {
   for (const m of messages) {
     if (m.role !== 'user') continue;
-    const text = _text(m.content);
+    const text = textOf(m.content);
     const kind = /\[witness-probe (send|read)\]/.exec(text)?.[1];
     if (!kind) continue;
     return { kind, ...(kind === 'send' ? { to: /\bto=([\w.-]+)/.exec(text)?.[1], body: /\bbody=([\w-]+)/.exec(text)?.[1] } : {}) };
@@ -26,20 +23,33 @@ function _task(messages: ChatMessage[]): { kind: string; to?: string; body?: str
   return undefined;
 }
 
-/** The runtime's name for the MCP tool `tool`: OpenCode `<server>_<tool>`, Qwen `mcp__<server>__<tool>`. */
+const _offered = (request: ChatRequest) => (request.tools ?? []).map((t) => t.function.name);
+const _called = (request: ChatRequest) => request.messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []) : [])).map((c) => c.function.name);
+
+/** The runtime's name for the MCP tool `tool`: OpenCode `<server>_<tool>`, Qwen and Claude `mcp__<server>__<tool>`; deferred when only named in the text. */
 function _mcpName(request: ChatRequest, tool: string, server: string): { name: string; deferred: boolean } | undefined {
-  const direct = (request.tools ?? []).map((t) => t.function.name).find((n) => n.includes(server) && (n.endsWith(`_${tool}`) || n.endsWith(`__${tool}`)));
+  // Codex offers a server's tools as the namespace mcp__<server with _ for ->.<tool>.
+  const namespaced = server.replace(/-/g, '_');
+  const direct = _offered(request).find((n) => (n.includes(server) || n.includes(namespaced)) && (n.endsWith(`_${tool}`) || n.endsWith(`__${tool}`) || n.endsWith(`.${tool}`)));
   if (direct) return { name: direct, deferred: false };
-  const all = request.messages.map((m) => _text(m.content)).join('\n');
-  const deferred = new RegExp(`mcp__${server}__${tool}\\b`).exec(all)?.[0];
-  return deferred ? { name: deferred, deferred: true } : undefined;
+  const all = request.messages.map((m) => textOf(m.content)).join('\n');
+  const named = new RegExp(`mcp__${server}__${tool}\\b`).exec(all)?.[0];
+  if (named) return { name: named, deferred: true };
+  // Claude Code lists a server that is still connecting without its tools; ToolSearch waits for it.
+  if (_offered(request).includes('ToolSearch')) return { name: `mcp__${server}__${tool}`, deferred: true };
+  return undefined;
 }
 
-function _steps(plan: Array<{ name: string; deferred: boolean; arguments: Record<string, unknown> }>): Call[] {
-  const deferred = plan.filter((p) => p.deferred).map((p) => p.name);
-  const steps: Call[] = deferred.length > 0 ? [{ name: 'tool_search', arguments: { query: `select:${[...new Set(deferred)].join(',')}` } }] : [];
-  for (const p of plan) steps.push(p.deferred ? { name: 'tool_call', arguments: { name: p.name, arguments: p.arguments } } : { name: p.name, arguments: p.arguments });
-  return steps;
+type Planned = { name: string; deferred: boolean; arguments: Record<string, unknown> };
+
+/** The calls to make, loading deferred tools first. Once a search made them direct the plan keeps its search step, so the steps already taken still count. */
+function _steps(request: ChatRequest, plan: Planned[]): Call[] {
+  const direct = plan.map((p) => ({ name: p.name, arguments: p.arguments }));
+  const names = [...new Set(plan.filter((p) => p.deferred).map((p) => p.name))].join(',');
+  if (_called(request).includes('ToolSearch')) return [{ name: 'ToolSearch', arguments: { query: `select:${names}` } }, ...direct];
+  if (names === '') return direct;
+  if (_offered(request).includes('ToolSearch')) return [{ name: 'ToolSearch', arguments: { query: `select:${names}` } }, ...direct];
+  return [{ name: 'tool_search', arguments: { query: `select:${names}` } }, ...plan.map((p) => (p.deferred ? { name: 'tool_call', arguments: { name: p.name, arguments: p.arguments } } : { name: p.name, arguments: p.arguments }))];
 }
 
 function _next(request: ChatRequest, steps: Call[], final: (lastResult: string) => string): ModelReply {
@@ -47,27 +57,39 @@ function _next(request: ChatRequest, steps: Call[], final: (lastResult: string) 
   const step = steps[done];
   if (step) return { toolCalls: [step] };
   const results = request.messages.filter((m) => m.role === 'tool');
-  return { text: final(_text(results[results.length - 1]?.content)) };
+  return { text: final(textOf(results[results.length - 1]?.content)) };
 }
 
+/** Requests that are not the agent's turn: titles, memory, Claude Code's quota and topic checks. */
 function _side(request: ChatRequest): boolean {
-  const system = request.messages.filter((m) => m.role === 'system').map((m) => _text(m.content)).join('\n');
+  const system = request.messages.filter((m) => m.role === 'system').map((m) => textOf(m.content)).join('\n');
   return (request.tools ?? []).length === 0 || /title generator|memory extraction/i.test(system);
 }
 
-export function mailboxModel(mode: 'mcp' | 'builtin', options: { server?: string; prefix?: string } = {}): ModelPolicy {
+export interface MailboxModelOptions {
+  server?: string;
+  prefix?: string;
+  /** `builtin` mode: the runtime's own tools to call (default Qwen Code's `list_agents`, `send_message`). */
+  builtins?: { list: string; send: string; body?: string };
+}
+
+export function mailboxModel(mode: 'mcp' | 'builtin' | 'claim', options: MailboxModelOptions = {}): ModelPolicy {
   const server = options.server ?? 'witness-mailbox';
   const prefix = options.prefix ?? '';
   return (request) => {
     const task = _task(request.messages);
     if (!task || _side(request)) return { text: 'Probe' };
+    const claimed = task.kind === 'send' ? `Message sent to ${task.to}. Delivery confirmed.` : 'no messages';
+    if (mode === 'claim') return { text: claimed };
     if (mode === 'builtin') {
-      // The incident: the bare built-in names win; the model reports success whatever happened.
+      // The incident: the runtime's own names win; the model reports success whatever happened.
+      const own = options.builtins ?? { list: 'list_agents', send: 'send_message' };
+      const deferred = (name: string) => !_offered(request).includes(name);
       const plan = [
-        { name: 'list_agents', deferred: !(request.tools ?? []).some((t) => t.function.name === 'list_agents'), arguments: {} },
-        { name: 'send_message', deferred: !(request.tools ?? []).some((t) => t.function.name === 'send_message'), arguments: { to: task.to ?? '', message: task.body ?? '' } },
+        { name: own.list, deferred: deferred(own.list), arguments: {} },
+        { name: own.send, deferred: deferred(own.send), arguments: { to: task.to ?? '', [own.body ?? 'message']: task.body ?? '' } },
       ];
-      return _next(request, _steps(task.kind === 'send' ? plan : []), () => (task.kind === 'send' ? `Message sent to ${task.to}. Delivery confirmed.` : 'no messages'));
+      return _next(request, task.kind === 'send' ? _steps(request, plan) : [], () => claimed);
     }
     const tool = (base: string) => {
       const found = _mcpName(request, `${prefix}${base}`, server);
@@ -81,6 +103,6 @@ export function mailboxModel(mode: 'mcp' | 'builtin', options: { server?: string
             { ...tool('send_message'), arguments: { to: task.to ?? '', body: task.body ?? '' } },
           ]
         : [{ ...tool('check_inbox'), arguments: {} }];
-    return _next(request, _steps(plan), (last) => (task.kind === 'send' ? `Done: ${last}` : `Your messages: ${last}`));
+    return _next(request, _steps(request, plan), (last) => (task.kind === 'send' ? `Done: ${last}` : `Your messages: ${last}`));
   };
 }

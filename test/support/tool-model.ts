@@ -1,119 +1,111 @@
 /**
- * A scripted OpenAI-compatible model for driving real agent runtimes in tests: a
- * node:http server on 127.0.0.1 that answers `POST …/chat/completions` from a
- * policy — plain text, or tool calls — as a streamed SSE response
- * (`chat.completion.chunk` with `delta.content` / `delta.tool_calls`, then
- * `data: [DONE]`) when the request asks for `stream: true`, else as one JSON
- * completion. It stands in for the LLM only; everything around it is real.
+ * A scripted model for driving real agent runtimes in tests: a node:http server on
+ * 127.0.0.1 that answers from ONE policy in every API the runtimes speak — OpenAI
+ * Chat Completions (`…/chat/completions`: OpenCode, Qwen Code), Anthropic Messages
+ * (`…/messages`: Claude Code) and OpenAI Responses (`…/responses`: Codex), streamed
+ * when the request asks for it. Each wire module (model-wire/) turns its request
+ * into the chat shape below and the policy's reply — answer a text, or call tools
+ * by name (the mailbox's through MCP, or the runtime's own built-ins) — into its
+ * own events. Every request is recorded, as the policy saw it and as it came. It
+ * stands in for the LLM only; everything around it is real.
  */
 import { once } from 'node:events';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { anthropicReply, anthropicRequest } from './model-wire/anthropic.js';
+import { chatReply, chatRequest } from './model-wire/chat.js';
+import { sendJson } from './model-wire/common.js';
+import { responsesReply, responsesRequest } from './model-wire/responses.js';
 
 export interface ChatMessage {
   role: string;
   // biome-ignore lint/suspicious/noExplicitAny: message content is free-form in the OpenAI API
   content?: any;
   tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
-  tool_call_id?: string;
+  tool_call_id?: string | undefined;
 }
 
 export interface ChatRequest {
-  model?: string;
-  stream?: boolean;
+  model?: string | undefined;
+  stream?: boolean | undefined;
   messages: ChatMessage[];
-  tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
+  tools?: Array<{ type: string; function: { name: string; description?: string | undefined; parameters?: unknown } }>;
 }
 
+/** The behaviour language: answer this text, or call these tools (any name the runtime offers) with these arguments. */
 export type ModelReply = { text: string } | { toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> };
 export type ModelPolicy = (request: ChatRequest) => ModelReply;
 
+export type ModelApi = 'chat' | 'anthropic' | 'responses';
+
+/** A request as it arrived, before translation. */
+export interface RawRequest {
+  api: ModelApi;
+  path: string;
+  headers: IncomingMessage['headers'];
+  // biome-ignore lint/suspicious/noExplicitAny: request bodies are free-form JSON
+  body: any;
+}
+
 export interface ToolModel {
-  /** Base URL ending in /v1. */
+  /** Base URL ending in /v1 (Claude Code wants the origin: `origin`). */
   url: string;
+  origin: string;
+  /** Every model request, in the chat shape the policy was given. */
   requests: ChatRequest[];
+  /** The same requests as they came, in their own API. */
+  raw: RawRequest[];
   close(): Promise<void>;
 }
 
+const WIRES: Record<ModelApi, { path: RegExp; request: (body: unknown) => ChatRequest; reply: (res: ServerResponse, body: ChatRequest, reply: ModelReply, n: number) => void }> = {
+  chat: { path: /\/chat\/completions$/, request: chatRequest, reply: chatReply },
+  anthropic: { path: /\/messages$/, request: anthropicRequest, reply: anthropicReply },
+  responses: { path: /\/responses$/, request: responsesRequest, reply: responsesReply },
+};
+
 export async function startToolModel(policy: ModelPolicy): Promise<ToolModel> {
   const requests: ChatRequest[] = [];
+  const raw: RawRequest[] = [];
   let calls = 0;
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    if (req.method === 'GET' && /\/models$/.test(req.url ?? '')) return _json(res, { object: 'list', data: [{ id: 'scripted', object: 'model', owned_by: 'test' }] });
-    if (req.method !== 'POST' || !/\/chat\/completions$/.test(req.url ?? '')) return _json(res, { error: { message: `no route ${req.method} ${req.url}` } }, 404);
-    let body: ChatRequest;
+    const path = (req.url ?? '').split('?')[0]!;
+    if (req.method === 'GET' && /\/models$/.test(path)) return sendJson(res, { object: 'list', data: [{ id: 'scripted', object: 'model', owned_by: 'test' }] });
+    // Claude Code counts tokens before some requests; any count will do.
+    if (req.method === 'POST' && /\/messages\/count_tokens$/.test(path)) return sendJson(res, { input_tokens: 10 });
+    const api = (Object.keys(WIRES) as ModelApi[]).find((a) => WIRES[a].path.test(path));
+    if (req.method !== 'POST' || !api) return sendJson(res, { error: { message: `no route ${req.method} ${req.url}` } }, 404);
+    let body: unknown;
     try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest;
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     } catch {
-      return _json(res, { error: { message: 'body is not JSON' } }, 400);
+      return sendJson(res, { error: { message: 'body is not JSON' } }, 400);
     }
-    requests.push(body);
+    raw.push({ api, path: req.url ?? '', headers: req.headers, body });
+    const chat = WIRES[api].request(body);
+    requests.push(chat);
     let reply: ModelReply;
     try {
-      reply = policy(body);
+      reply = policy(chat);
     } catch (error) {
-      return _json(res, { error: { message: `policy failed: ${(error as Error).message}` } }, 500);
+      return sendJson(res, { error: { type: 'api_error', message: `policy failed: ${(error as Error).message}` } }, 500);
     }
-    const id = `chatcmpl-${++calls}`;
-    if (body.stream) _stream(res, id, body.model ?? 'scripted', reply);
-    else _json(res, _completion(id, body.model ?? 'scripted', reply));
+    WIRES[api].reply(res, chat, reply, ++calls);
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,
+    origin: `http://127.0.0.1:${port}`,
     requests,
+    raw,
     close: async () => {
       server.closeAllConnections();
       server.close();
       await once(server, 'close');
     },
   };
-}
-
-function _toolCalls(reply: ModelReply) {
-  if (!('toolCalls' in reply)) return undefined;
-  return reply.toolCalls.map((c, index) => ({ index, id: `call_${index}_${Math.random().toString(36).slice(2, 10)}`, type: 'function' as const, function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
-}
-
-function _completion(id: string, model: string, reply: ModelReply) {
-  const toolCalls = _toolCalls(reply);
-  return {
-    id,
-    object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
-    model,
-    choices: [{ index: 0, message: { role: 'assistant', content: 'text' in reply ? reply.text : null, ...(toolCalls ? { tool_calls: toolCalls.map(({ index: _i, ...c }) => c) } : {}) }, finish_reason: toolCalls ? 'tool_calls' : 'stop' }],
-    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-  };
-}
-
-function _stream(res: ServerResponse, id: string, model: string, reply: ModelReply): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  const created = Math.floor(Date.now() / 1000);
-  const send = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) =>
-    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`);
-  send({ role: 'assistant', content: '' }, null);
-  const toolCalls = _toolCalls(reply);
-  if (toolCalls) {
-    // Name and id first, then the arguments in two pieces, as real servers stream them.
-    for (const c of toolCalls) {
-      send({ tool_calls: [{ index: c.index, id: c.id, type: 'function', function: { name: c.function.name, arguments: '' } }] }, null);
-      const half = Math.ceil(c.function.arguments.length / 2);
-      send({ tool_calls: [{ index: c.index, function: { arguments: c.function.arguments.slice(0, half) } }] }, null);
-      send({ tool_calls: [{ index: c.index, function: { arguments: c.function.arguments.slice(half) } }] }, null);
-    }
-  } else if ('text' in reply) {
-    send({ content: reply.text }, null);
-  }
-  send({}, toolCalls ? 'tool_calls' : 'stop', { usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
-  res.end('data: [DONE]\n\n');
-}
-
-function _json(res: ServerResponse, value: unknown, status = 200): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(value));
 }

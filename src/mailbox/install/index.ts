@@ -7,8 +7,9 @@
  *   qwen      `<project>/.qwen/settings.json` "mcpServers": {NAME: {command, args, env}}
  *   openhands `~/.openhands/mcp.json`         "mcpServers": {NAME: {command, args, env}}
  *   claude    `<project>/.mcp.json`           "mcpServers": {NAME: {type:"stdio", command, args, env}}
+ *   codex     `~/.codex/config.toml` (TOML)   [mcp_servers.NAME] command, args (install/codex.ts)
  * An existing entry with the same name and different content is never replaced
- * unless `force` is set; a file that is not plain JSON is never rewritten.
+ * unless `force` is set; a JSON file that is not plain JSON is never rewritten.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -20,9 +21,10 @@ import { DATABASE_URL_ENV } from '../../attest/postgres.js';
 import { readConfig } from '../config.js';
 import { assertAgentName } from '../names.js';
 import { INSTRUCTIONS } from '../instructions.js';
+import { addCodexServer, codexTable } from './codex.js';
 import { lineDiff } from './diff.js';
 
-export const RUNTIMES = ['opencode', 'qwen', 'openhands', 'claude'] as const;
+export const RUNTIMES = ['opencode', 'qwen', 'openhands', 'claude', 'codex'] as const;
 export type Runtime = (typeof RUNTIMES)[number];
 
 export interface InstallOptions {
@@ -64,27 +66,37 @@ export function installMailbox(options: InstallOptions): InstallResult {
   const args = [...pre, 'mailbox', 'serve', '--dir', resolve(options.dir), '--agent', options.agent, '--tool-prefix', options.toolPrefix ?? 'mailbox_', ...(options.keyPath ? ['--key', resolve(options.keyPath)] : []), ...(options.channel ? ['--channel'] : [])];
   if (existsSync(options.project) && !statSync(options.project).isDirectory()) throw new WitnessError('USAGE', `--project ${options.project} is not a folder; give the project's folder.`);
   const file = configFile(options);
-  const { key, entry } = _entry(options.runtime, command, args);
   const before = _read(file);
-  const config = _parse(before, file);
-  const section = (config[key] ?? {}) as Record<string, unknown>;
-  if (typeof section !== 'object' || Array.isArray(section)) throw new WitnessError('INVALID_INPUT', `${file}: "${key}" is not an object; fix it by hand first. Nothing was changed.`);
-  const existing = section[name];
-  const notes: string[] = [];
-  if (existing !== undefined && JSON.stringify(existing) === JSON.stringify(entry)) {
-    return { file, changed: false, diff: '', written: false, notes: [`${file} already has this "${name}" entry; nothing to do.`] };
-  }
-  if (existing !== undefined && !options.force) {
-    throw new WitnessError('USAGE', `${file} already has a different "${name}" entry under "${key}". Pick another --name, or pass --force to replace it. Nothing was changed.`);
-  }
-  const after = `${JSON.stringify({ ...config, [key]: { ...section, [name]: entry } }, null, 2)}\n`;
+  const merged = options.runtime === 'codex' ? _mergeToml(before, file, name, command, args, options.force ?? false) : _mergeJson(before, file, name, command, args, options);
+  if (merged.same) return { file, changed: false, diff: '', written: false, notes: [`${file} already has this "${name}" entry; nothing to do.`] };
+  const after = merged.after;
   const diff = lineDiff(before, after, file);
+  const notes: string[] = [];
   if (options.channel) notes.push(`Start Claude Code with: claude --dangerously-load-development-channels server:${name}  (channels are a research preview of Claude Code 2.1.80+, need a claude.ai login, and a server not on Anthropic's approved list is loaded with this flag; approved channels use --channels).`);
   notes.push(`Tell the agent (if its runtime does not show MCP server instructions): ${INSTRUCTIONS}`);
   if (_databaseFromEnvironment(options.dir)) notes.push(`This mailbox reads its database URL from ${DATABASE_URL_ENV}: set it in the environment the runtime starts servers with (it is not written into ${file}, which the agent can read).`);
   if (options.runtime === 'qwen' && (options.scope ?? 'project') === 'project') notes.push(`Qwen Code asks before it trusts a project's servers: run \`qwen mcp approve ${name}\` in ${options.project} (or use --scope user).`);
+  if (options.runtime === 'codex' && (options.scope ?? 'project') === 'project') notes.push(`Codex reads ${file} only in a project it trusts (answer its trust prompt, or run codex exec --trust once), or use --scope user for ~/.codex/config.toml.`);
   if (!options.dryRun) _writeAtomic(file, after);
   return { file, changed: true, diff, written: !options.dryRun, notes };
+}
+
+function _mergeToml(before: string, file: string, name: string, command: string, args: string[], force: boolean): { same: boolean; after: string } {
+  const { after } = addCodexServer(before, file, name, codexTable(name, command, args), force);
+  return { same: after === before, after };
+}
+
+function _mergeJson(before: string, file: string, name: string, command: string, args: string[], options: InstallOptions): { same: boolean; after: string } {
+  const { key, entry } = _entry(options.runtime, command, args);
+  const config = _parse(before, file);
+  const section = (config[key] ?? {}) as Record<string, unknown>;
+  if (typeof section !== 'object' || Array.isArray(section)) throw new WitnessError('INVALID_INPUT', `${file}: "${key}" is not an object; fix it by hand first. Nothing was changed.`);
+  const existing = section[name];
+  if (existing !== undefined && JSON.stringify(existing) === JSON.stringify(entry)) return { same: true, after: before };
+  if (existing !== undefined && !options.force) {
+    throw new WitnessError('USAGE', `${file} already has a different "${name}" entry under "${key}". Pick another --name, or pass --force to replace it. Nothing was changed.`);
+  }
+  return { same: false, after: `${JSON.stringify({ ...config, [key]: { ...section, [name]: entry } }, null, 2)}\n` };
 }
 
 /** A PostgreSQL mailbox whose URL is the environment's, not mailbox.json's. */
@@ -108,6 +120,9 @@ export function configFile(options: Pick<InstallOptions, 'runtime' | 'project' |
       return join(home, '.openhands', 'mcp.json');
     case 'claude':
       return options.scope === 'user' ? join(home, '.claude.json') : join(project, '.mcp.json');
+    case 'codex':
+      // Codex reads a project's .codex/config.toml only once the project is trusted.
+      return join(options.scope === 'project' ? project : home, '.codex', 'config.toml');
   }
 }
 

@@ -56,9 +56,11 @@ export function installFor(runtime: Runtime, ctx: ProbeContext, scope: 'project'
   return { file: result.file, has_server: configHasServer(result.file, ctx.serverName) };
 }
 
-/** Reads the config file back: the entry must be there, under either key runtimes use. */
+/** Reads the config file back: the entry must be there, under either key JSON runtimes use, or as Codex's TOML table. */
 export function configHasServer(file: string, name: string): boolean {
   if (!existsSync(file)) return false;
+  // Codex's TOML: the table header is the entry.
+  if (file.endsWith('.toml')) return new RegExp(`^\\s*\\[\\s*mcp_servers\\.(?:${name}|"${name}")\\s*\\]`, 'm').test(readFileSync(file, 'utf8'));
   try {
     const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, unknown> | undefined>;
     return Boolean(config.mcp?.[name] ?? config.mcpServers?.[name]);
