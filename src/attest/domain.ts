@@ -16,6 +16,8 @@ export const DOMAIN_TAGS = Object.freeze({
   delegationEdge: 'witness/edge/v1\0',
   /** A mailbox call-log line (format v2; v1 lines were signed untagged). */
   callLogLine: 'witness/call/v1\0',
+  /** A JSONL mailbox writer's intent in its lock file: what recovery may cut if the writer dies. */
+  mailboxIntent: 'witness/mailbox-intent/v1\0',
   /** A simulation results line (`witness sim --sign`). */
   simulationRecord: 'witness/sim-record/v1\0',
   /** A signed checkpoint of a simulation results file (count and root). */

@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import type { KeyMaterial } from '../attest/keys.js';
 import { inTransaction, resolveDatabaseUrl } from '../attest/postgres.js';
 import { WitnessError } from '../core/errors.js';
-import { assertNoMailbox, type InitOptions, type MailboxConfig, newMailboxConfig, newMailboxKey, newToken, readAgents, readConfig, withAgent, writeJsonAtomic, writeMailboxFiles } from './config.js';
-import { acquireLock, breakIfStale, hasStaleLock } from './lock.js';
+import { assertNoMailbox, type InitOptions, loadKey, type MailboxConfig, newMailboxConfig, newMailboxKey, newToken, readAgents, readConfig, withAgent, writeJsonAtomic, writeMailboxFiles } from './config.js';
+import { signerFor } from '../attest/signature.js';
+import { acquireLock, breakIfStale, hasStaleLock, type Recovery } from './lock.js';
 import { AGENTS_CHANNEL, assertDatabaseFree, assertSameMailbox, claimDatabase, databaseSetting, mailboxDatabaseUrl, openMailboxPool } from './store/postgres-db.js';
 
 export interface AddedAgent {
@@ -58,7 +59,7 @@ export async function addAgent(dir: string, name: string, description?: string):
     await _addAgentToDatabase(config, name, token, description);
     return { name, token };
   }
-  const lock = await acquireLock(dir);
+  const lock = await acquireLock(dir, signerFor(loadKey(config)));
   try {
     writeJsonAtomic(join(dir, 'agents.json'), { agents: withAgent(readAgents(dir), name, token, description) });
   } finally {
@@ -85,9 +86,14 @@ async function _addAgentToDatabase(config: MailboxConfig, name: string, token: s
   }
 }
 
-/** Breaks a dead writer's lock and rolls back its unfinished write. True if there was one (never for PostgreSQL, whose transactions roll back themselves). */
-export function recoverMailbox(dir: string): boolean {
+/**
+ * Breaks a dead writer's lock and cuts what its write left unfinished (undefined when
+ * there was none; never for PostgreSQL, whose transactions roll back themselves). A
+ * forged or stale intent in the lock is not obeyed: `problem` says so.
+ */
+export function recoverMailbox(dir: string, options: { keyPath?: string } = {}): Recovery | undefined {
   if (!existsSync(join(dir, 'mailbox.json'))) throw new WitnessError('NOT_FOUND', `${dir} is not a mailbox (no mailbox.json).`);
-  if (readConfig(dir).store === 'postgres') return false;
-  return hasStaleLock(dir) && breakIfStale(dir);
+  const config = readConfig(dir);
+  if (config.store === 'postgres' || !hasStaleLock(dir)) return undefined;
+  return breakIfStale(dir, signerFor(loadKey(config, options.keyPath)));
 }

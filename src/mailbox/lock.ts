@@ -6,16 +6,15 @@
  * zombie, or a pid reused by another process) breaks the lock — under a second,
  * mkdir-based guard (`.lock.break`) so two waiters never both break it.
  *
- * Before writing, the holder records an *intent* in the lock file: each file's size
- * and each cursor's content before the write. Breaking a dead owner's lock rolls its
- * files back to that intent, so a writer killed mid-commit leaves no half transaction
- * (an inbox line without its call-log receipt, or a torn line). That is safe because
- * a holder answers its callers only after it has released the lock: nothing rolled
- * back was ever acknowledged. An owner from an earlier boot died with the machine;
- * its lock may be a finished commit's, so power-loss.ts decides from what is on disk.
- *
- * An intent that names anything but mailbox files counts as none (rollback.ts): the
- * lock file lies in a folder agents may be able to write.
+ * Before writing, the holder records an *intent* in the lock file, signed with the
+ * mailbox key (lock-intent.ts): each file's size before the write and the last seq it
+ * adds. Breaking a dead owner's lock cuts what its write left unfinished
+ * (tail-repair.ts): a torn line, an inbox line without its receipt. Never more: a
+ * holder answers its callers only after it has released the lock, so nothing past the
+ * intent was acknowledged — but the lock file lies in a folder agents may be able to
+ * write, and an owner from an earlier boot died with the machine (its lock may be a
+ * finished commit's). So recovery never cuts a complete entry whose receipt verifies,
+ * whatever the intent says; a forged or stale intent is reported, not obeyed.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
@@ -24,8 +23,9 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WitnessError } from '../core/errors.js';
 import { bootId, pidAlive, processStartTime } from '../core/process-liveness.js';
-import { cutUnreceiptedTails, rollBackAfterPowerLoss } from './power-loss.js';
-import { type LockIntent, rollBack, trustedIntent } from './rollback.js';
+import type { Signer, Verifier } from '../attest/signature.js';
+import { intentLine, readIntent, type SignedIntent } from './lock-intent.js';
+import { repairTails } from './tail-repair.js';
 import { readSmall, writeAll, writeFailure } from './store/files.js';
 
 const LOCK = '.lock';
@@ -35,9 +35,19 @@ const UNREADABLE_GRACE_MS = 10_000;
 
 
 export interface LockHandle {
-  /** Records what to roll back to if this process dies before `release`. */
-  setIntent(intent: LockIntent): void;
+  /** Records, signed, where this process's write begins, in case it dies before `release`. */
+  setIntent(intent: SignedIntent): void;
   release(): void;
+}
+
+/** What breaking a dead writer's lock found and did. */
+export interface Recovery {
+  /** The lock's intent: signed by the mailbox key, none (the owner wrote none, or it was lost), forged, or stale (an earlier commit's). */
+  intent: 'signed' | 'none' | 'forged' | 'stale';
+  /** Bytes cut, by file (only unfinished tails: tail-repair.ts). */
+  cut: Record<string, number>;
+  /** Set for a forged or stale intent: what was wrong; recovery did not obey it. */
+  problem?: string;
 }
 
 interface Owner {
@@ -47,24 +57,26 @@ interface Owner {
   start: string;
   nonce: string;
   since: number;
-  intent?: LockIntent;
+  /** The lines after the owner's (intent lines; the last complete one counts). */
+  rest: string[];
 }
 
-const SELF: Omit<Owner, 'nonce' | 'since'> = { pid: process.pid, host: hostname(), boot: bootId(), start: processStartTime(process.pid) ?? '' };
+const SELF: Omit<Owner, 'nonce' | 'since' | 'rest'> = { pid: process.pid, host: hostname(), boot: bootId(), start: processStartTime(process.pid) ?? '' };
 /** The owner record is this prefix plus a nonce and a time: built once, since a lock is taken per commit. */
 const OWNER_PREFIX = JSON.stringify(SELF).slice(0, -1);
 /** Nonces need only tell successive owners apart: a random per-process part and a counter. */
 const PROCESS_NONCE = randomBytes(6).toString('hex');
 let acquisitions = 0;
 
-export async function acquireLock(dir: string, timeoutMs = 30_000): Promise<LockHandle> {
+/** Takes the lock, breaking a dead owner's (which needs the mailbox key: its intent is signed). */
+export async function acquireLock(dir: string, signer: Signer, timeoutMs = 30_000): Promise<LockHandle> {
   const path = join(dir, LOCK);
   const deadline = Date.now() + timeoutMs;
   let delay = 1;
   for (;;) {
-    const handle = tryLock(dir);
+    const handle = tryLock(dir, signer);
     if (handle) return handle;
-    if (breakIfStale(dir)) continue;
+    if (breakIfStale(dir, signer)) continue;
     if (Date.now() > deadline) {
       throw new WitnessError('ABORTED', `Timed out after ${timeoutMs} ms waiting for the mailbox lock ${path}, held by a live process (${_describe(path)}).`);
     }
@@ -74,7 +86,7 @@ export async function acquireLock(dir: string, timeoutMs = 30_000): Promise<Lock
 }
 
 /** One attempt; undefined when another process holds the lock. */
-export function tryLock(dir: string): LockHandle | undefined {
+export function tryLock(dir: string, signer: Signer): LockHandle | undefined {
   const path = join(dir, LOCK);
   let fd: number;
   try {
@@ -83,8 +95,9 @@ export function tryLock(dir: string): LockHandle | undefined {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw writeFailure(error, dir, path);
   }
+  const nonce = `${PROCESS_NONCE}-${++acquisitions}`;
   try {
-    writeAll(fd, Buffer.from(`${OWNER_PREFIX},"nonce":"${PROCESS_NONCE}-${++acquisitions}","since":${Date.now()}}\n`));
+    writeAll(fd, Buffer.from(`${OWNER_PREFIX},"nonce":"${nonce}","since":${Date.now()}}\n`));
   } catch (error) {
     // A lock without its owner record would hold everyone off for the grace period.
     unlinkSync(path);
@@ -97,7 +110,7 @@ export function tryLock(dir: string): LockHandle | undefined {
     // after a truncate-to-zero (auto_da_alloc), which cost ~2 ms per commit. A torn
     // intent line (disk full) is read as none: nothing was written after it.
     setIntent(intent) {
-      writeAll(fd, Buffer.from(`${JSON.stringify({ intent })}\n`));
+      writeAll(fd, Buffer.from(`${intentLine(signer, nonce, intent)}\n`));
     },
     release() {
       if (released) return;
@@ -108,37 +121,42 @@ export function tryLock(dir: string): LockHandle | undefined {
   };
 }
 
-/** Breaks the lock if its owner is dead, rolling back the owner's unfinished write. */
-export function breakIfStale(dir: string): boolean {
+/** Breaks the lock if its owner is dead, cutting what the owner's write left unfinished; undefined when there was nothing to break. */
+export function breakIfStale(dir: string, verifier: Verifier): Recovery | undefined {
   const path = join(dir, LOCK);
   const seen = _readOwner(path);
-  if (seen === 'missing' || !_isStale(path, seen)) return false;
+  if (seen === 'missing' || !_isStale(path, seen)) return undefined;
   const guard = join(dir, BREAK);
   try {
     mkdirSync(guard);
   } catch {
     // Someone else is breaking it; a guard left by a breaker that died is removed after a grace period.
     if (_ageMs(guard) > UNREADABLE_GRACE_MS) _quiet(() => rmdirSync(guard));
-    return false;
+    return undefined;
   }
   try {
     const now = _readOwner(path);
-    if (now === 'missing') return true;
-    if (now === 'unreadable' ? seen !== 'unreadable' : seen === 'unreadable' || now.nonce !== seen.nonce) return false;
-    if (now !== 'unreadable' && now.intent) {
-      if (_diedWithMachine(now)) rollBackAfterPowerLoss(dir, now.intent.files);
-      else rollBack(dir, now.intent);
-    } else {
-      // No intent to go by: its owner died before writing one (then it wrote
-      // nothing), or a power loss took the lock file's content. Repair from the
-      // files themselves.
-      cutUnreceiptedTails(dir);
-    }
+    if (now === 'missing') return { intent: 'none', cut: {} };
+    if (now === 'unreadable' ? seen !== 'unreadable' : seen === 'unreadable' || now.nonce !== seen.nonce) return undefined;
+    // No intent (its owner died before writing one, or a power loss took the lock
+    // file's content), or one we cannot believe: repair from the files themselves.
+    const recovery = _recover(dir, verifier, now === 'unreadable' ? { status: 'none' } : readIntent(now.rest, now.nonce, verifier));
     unlinkSync(path);
-    return true;
+    return recovery;
   } finally {
     _quiet(() => rmdirSync(guard));
   }
+}
+
+function _recover(dir: string, verifier: Verifier, read: ReturnType<typeof readIntent>): Recovery {
+  if (read.status !== 'signed') {
+    const { cut } = repairTails(dir, verifier);
+    if (read.status === 'none') return { intent: 'none', cut };
+    return { intent: 'forged', cut, problem: `the lock file ${join(dir, LOCK)} held an intent that was not obeyed: ${read.why}. Only unfinished tails were cut (lines without a genuine receipt); nothing acknowledged was removed. Someone who can write the mailbox folder may have planted it.` };
+  }
+  const { cut, lastSeq } = repairTails(dir, verifier, read.intent.files);
+  if (lastSeq === undefined || lastSeq <= read.intent.to) return { intent: 'signed', cut };
+  return { intent: 'stale', cut, problem: `the lock file ${join(dir, LOCK)} held a genuine intent of an earlier write (it ends at call ${read.intent.to}, the log holds genuine calls up to ${lastSeq}): it was copied there, and was not obeyed. Only unfinished tails were cut; nothing acknowledged was removed.` };
 }
 
 /** True when a lock file exists whose owner is gone (an interrupted writer). */
@@ -148,6 +166,14 @@ export function hasStaleLock(dir: string): boolean {
   return owner !== 'missing' && _isStale(path, owner);
 }
 
+/** The intent of a dead owner's lock as recovery would read it (undefined: no such lock). */
+export function staleIntent(dir: string, verifier: Verifier): ReturnType<typeof readIntent> | undefined {
+  const path = join(dir, LOCK);
+  const owner = _readOwner(path);
+  if (owner === 'missing' || !_isStale(path, owner)) return undefined;
+  return owner === 'unreadable' ? { status: 'none' } : readIntent(owner.rest, owner.nonce, verifier);
+}
+
 function _isStale(path: string, owner: Owner | 'unreadable'): boolean {
   if (owner === 'unreadable') return _ageMs(path) > UNREADABLE_GRACE_MS;
   if (owner.host !== SELF.host) return Date.now() - owner.since > 60_000; // cannot see its processes
@@ -155,11 +181,6 @@ function _isStale(path: string, owner: Owner | 'unreadable'): boolean {
   if (process.platform !== 'linux') return !pidAlive(owner.pid);
   const start = processStartTime(owner.pid);
   return start === undefined || (owner.start !== '' && start !== owner.start);
-}
-
-/** The owner ran before this boot (or on another host): the page cache it wrote may be gone. */
-function _diedWithMachine(owner: Owner): boolean {
-  return owner.host !== SELF.host || (owner.boot !== '' && SELF.boot !== '' && owner.boot !== SELF.boot);
 }
 
 function _readOwner(path: string): Owner | 'missing' | 'unreadable' {
@@ -174,39 +195,8 @@ function _readOwner(path: string): Owner | 'missing' | 'unreadable' {
   try {
     const owner = JSON.parse(first ?? '') as Owner;
     if (typeof owner.pid !== 'number' || typeof owner.nonce !== 'string') return 'unreadable';
-    // The last complete intent line wins; a torn one (the owner died writing it) means
-    // no write had started. One that names anything but mailbox files is no intent.
-    for (const line of rest.reverse()) {
-      try {
-        const { intent } = JSON.parse(line) as { intent?: unknown };
-        if (intent !== undefined) return trustedIntent(intent) ? { ...owner, intent } : owner;
-      } catch {
-        // torn
-      }
-    }
-    return owner;
+    return { ...owner, rest };
   } catch {
     return 'unreadable';
-  }
-}
-
-function _ageMs(path: string): number {
-  try {
-    return Date.now() - statSync(path).mtimeMs;
-  } catch {
-    return 0;
-  }
-}
-
-function _describe(path: string): string {
-  const owner = _readOwner(path);
-  return typeof owner === 'string' ? owner : `pid ${owner.pid} on ${owner.host}`;
-}
-
-function _quiet(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    // best effort: the next waiter retries
   }
 }

@@ -21,7 +21,7 @@ import { isGenuineCall, parseCallRecord } from './call-check.js';
 import { MAILBOX_KEY, readConfig } from './config.js';
 import { type EvidenceLine, openEvidence } from './evidence.js';
 import { type Explanation, Tracer } from './verify-explain.js';
-import { hasStaleLock } from './lock.js';
+import { staleIntent } from './lock.js';
 import { CallTable, checkChain } from './verify-chain.js';
 import { checkInboxes, type Receipts } from './verify-inbox.js';
 /** A problem's kind: a code of attest's log vocabulary (LOG_CODES), in lower case. */
@@ -82,7 +82,9 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
     checkChain(table, (kind, line, message) => report(kind, evidence.callsFile, line, message));
     if (torn !== undefined) report('corrupt', evidence.callsFile, torn, 'unterminated last line (an interrupted write); starting a server or `witness mailbox recover` cuts it');
     const messages = await checkInboxes(evidence, receipts, report, (w) => warnings.push(w), tracer?.watchInbox);
-    if (config.store !== 'postgres' && hasStaleLock(dir)) warnings.push('a writer died holding the lock; its unfinished write is rolled back by the next server start or `witness mailbox recover`.');
+    const intent = config.store === 'postgres' ? undefined : staleIntent(dir, signer);
+    if (intent?.status === 'forged') report('forged', '.lock', 0, `the lock file of a dead writer holds an intent the mailbox key did not sign (${intent.why}); recovery will not obey it, but someone who can write the mailbox folder wrote it`);
+    else if (intent) warnings.push('a writer died holding the lock; its unfinished write is rolled back by the next server start or `witness mailbox recover`.');
     const explain = tracer?.explain(signer, problems);
     return { ok: problems.length === 0, dir, store: config.store, key, calls: table.size, messages, problems, warnings, ...(explain ? { explain } : {}) };
   } finally {

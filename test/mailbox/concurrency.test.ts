@@ -8,7 +8,10 @@ import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readKeyFile } from '../../src/attest/keys.js';
+import { signerFor } from '../../src/attest/signature.js';
 import { verifyMailbox } from '../../src/mailbox/index.js';
+import { intentLine } from '../../src/mailbox/lock-intent.js';
 import { call, cli, type Connected, makeMailbox, stdioClient, waitFor } from './helpers.js';
 
 /** Sends `count` messages with `window` requests in flight; returns the acknowledged ids. */
@@ -93,9 +96,10 @@ describe('several server processes on one directory', () => {
     const inbox = join(mb.dir, 'inbox', 'b.jsonl');
     const calls = join(mb.dir, 'calls.jsonl');
     const dead = spawnSync(process.execPath, ['-e', '']).pid!; // a pid that no longer runs
-    const intent = { files: { 'calls.jsonl': statSync(calls).size, 'inbox/b.jsonl': statSync(inbox).size }, restore: {} };
+    const intent = { files: { 'calls.jsonl': statSync(calls).size, 'inbox/b.jsonl': statSync(inbox).size }, to: 2 };
     const owner = { pid: dead, host: hostname(), boot: '', start: '1', nonce: 'dead', since: Date.now() };
-    writeFileSync(join(mb.dir, '.lock'), `${JSON.stringify(owner)}\n${JSON.stringify({ intent })}\n`); // as lock.ts writes it
+    const line = intentLine(signerFor(readKeyFile(mb.keyPath, { hmac: true })), 'dead', intent);
+    writeFileSync(join(mb.dir, '.lock'), `${JSON.stringify(owner)}\n${line}\n`); // as lock.ts writes it
     appendFileSync(inbox, `${JSON.stringify({ id: 'msg_unacked', from: 'a', to: 'b', body: 'never acknowledged', sent_at: new Date().toISOString() })}\n`);
     expect((await verifyMailbox(mb.dir)).problems.map((p) => p.kind)).toEqual(['orphan']);
     expect((await cli(['mailbox', 'recover', mb.dir, '--json'])).out).toBe('{"recovered":true}\n');

@@ -58,7 +58,7 @@ describe('nothing outside the mailbox directory is touched', () => {
       await store.close();
       const files = victims(mb);
       craftLock(mb, boot);
-      await cli(['mailbox', 'recover', mb.dir]);
+      expect((await cli(['mailbox', 'recover', mb.dir], 1)).err).toMatch(/not obeyed/);
       expectUntouched(files);
       expect(existsSync(join(mb.dir, '.lock'))).toBe(false);
     });

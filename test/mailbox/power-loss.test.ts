@@ -9,18 +9,22 @@ import { appendFileSync, readFileSync, statSync, truncateSync, utimesSync, write
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readKeyFile } from '../../src/attest/keys.js';
+import { signerFor } from '../../src/attest/signature.js';
 import { openStore, verifyMailbox } from '../../src/mailbox/index.js';
+import { intentLine } from '../../src/mailbox/lock-intent.js';
 import { cli, makeMailbox, type TestMailbox } from './helpers.js';
 
 function sizes(mb: TestMailbox): Record<string, number> {
   return { 'calls.jsonl': statSync(join(mb.dir, 'calls.jsonl')).size, 'inbox/b.jsonl': statSync(join(mb.dir, 'inbox', 'b.jsonl')).size };
 }
 
-/** A lock file as lock.ts writes it, owned by a process of an earlier boot (or this one). */
+/** A lock file as lock.ts writes it (its intent signed with the mailbox key, its write ending at call 2), owned by a process of an earlier boot (or this one). */
 function leaveLock(mb: TestMailbox, files: Record<string, number>, boot: string): void {
   const dead = spawnSync(process.execPath, ['-e', '']).pid!;
   const owner = { pid: dead, host: hostname(), boot, start: '1', nonce: 'gone', since: Date.now() };
-  writeFileSync(join(mb.dir, '.lock'), `${JSON.stringify(owner)}\n${JSON.stringify({ intent: { files, restore: {} } })}\n`);
+  const signer = signerFor(readKeyFile(mb.keyPath, { hmac: true }));
+  writeFileSync(join(mb.dir, '.lock'), `${JSON.stringify(owner)}\n${intentLine(signer, 'gone', { files, to: 2 })}\n`);
 }
 
 async function send(mb: TestMailbox, body: string): Promise<void> {
@@ -43,14 +47,14 @@ describe('recovering a writer that died with the machine', () => {
     expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 
-  it('the same lock from a process that died in this boot is rolled back (nothing of it was acknowledged)', async () => {
+  it('the same lock from a process that died in this boot keeps the commit too: its receipt is complete and genuine (recovery never cuts one)', async () => {
     const mb = await makeMailbox(['a', 'b']);
     await send(mb, 'first');
     const before = sizes(mb);
     await send(mb, 'second');
     leaveLock(mb, before, readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim());
     await cli(['mailbox', 'recover', mb.dir]);
-    expect(bodies(mb)).toEqual(['first']);
+    expect(bodies(mb)).toEqual(['first', 'second']);
     expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 

@@ -121,7 +121,8 @@ function _serve(ctx: CliContext): Command {
       if (o.http && o.agent) throw new WitnessError('USAGE', 'Use either --agent (stdio, one agent) or --http (agents identified by their tokens), not both.');
       if (!o.http && o.maxRequestBytes !== undefined) throw new WitnessError('USAGE', '--max-request-bytes limits HTTP request bodies; add --http, or drop it (stdio has no request body).');
       const runtime = await createRuntime({ dir: resolvePath(ctx, o.dir), prefix: o.toolPrefix, limits: _limits(o), ...(o.channel ? { channel: true } : {}), ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.store ? { store: storeOption(o.store).store } : {}) });
-      recoverMailbox(runtime.store.dir);
+      const recovery = recoverMailbox(runtime.store.dir, o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {});
+      if (recovery?.problem) ctx.io.stderr(`witness mailbox: warning: ${recovery.problem}\n`);
       if (!o.http) {
         await assertRegistered(runtime, agent!);
         ctx.io.stderr(`witness mailbox: serving ${agent} over stdio (${runtime.store.dir})\n`);
@@ -243,12 +244,18 @@ function _tail(ctx: CliContext): Command {
 
 function _recover(ctx: CliContext): Command {
   return new Command('recover')
-    .description('Roll back the unfinished write of a server that died holding the lock (servers also do this when they start).')
+    .description('Cut the unfinished write of a server that died holding the lock (servers also do this when they start). Nothing with a genuine, complete receipt is ever cut; a lock whose intent the mailbox key did not sign (or an earlier write\'s) is reported and not obeyed: exit 1.')
     .argument('<dir>', 'mailbox folder')
-    .option('--json', 'print {recovered} as JSON')
+    .option('--key <path>', 'signing key file (default: the one mailbox.json names)')
+    .option('--json', 'print {recovered, intent?, cut?, problem?} as JSON')
     .addHelpText('after', '\nExample:\n  $ witness mailbox recover ./mb')
-    .action((dir: string, o: { json?: boolean }) => {
-      const recovered = recoverMailbox(resolvePath(ctx, dir));
-      ctx.io.stdout(o.json ? `${JSON.stringify({ recovered })}\n` : recovered ? 'Rolled back an interrupted write.\n' : 'Nothing to recover.\n');
+    .action((dir: string, o: { key?: string; json?: boolean }) => {
+      const recovery = recoverMailbox(resolvePath(ctx, dir), o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {});
+      if (recovery?.problem) {
+        ctx.exitCode = 1;
+        ctx.io.stderr(`witness mailbox recover: ${recovery.problem}\n`);
+      }
+      if (o.json) return ctx.io.stdout(`${JSON.stringify(recovery?.problem ? { recovered: true, ...recovery } : { recovered: recovery !== undefined })}\n`);
+      ctx.io.stdout(recovery ? 'Rolled back an interrupted write.\n' : 'Nothing to recover.\n');
     });
 }

@@ -127,7 +127,7 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
   protected async commit(group: Pending<ops.StoreOp, ops.StoreResult>[]): Promise<void> {
     if (this.broken) throw this.broken;
     // Taking the lock may first undo a dead writer's commit, which can fail on a full disk too.
-    const lock = await acquireLock(this.dir).catch((error: unknown) => {
+    const lock = await acquireLock(this.dir, this.signer).catch((error: unknown) => {
       throw writeFailure(error, this.dir);
     });
     let settle: Array<() => void>;
@@ -157,7 +157,7 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
       }
     }
     const intent = this.intentFor(batch);
-    lock.setIntent(intent); // if this fails nothing was written yet
+    lock.setIntent({ files: intent.files, to: this.log.head.seq }); // if this fails nothing was written yet
     try {
       await this.write(batch);
     } catch (error) {
