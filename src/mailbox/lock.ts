@@ -200,3 +200,24 @@ function _readOwner(path: string): Owner | 'missing' | 'unreadable' {
     return 'unreadable';
   }
 }
+
+function _ageMs(path: string): number {
+  try {
+    return Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function _describe(path: string): string {
+  const owner = _readOwner(path);
+  return typeof owner === 'string' ? owner : `pid ${owner.pid} on ${owner.host}`;
+}
+
+function _quiet(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // best effort: the next waiter retries
+  }
+}
