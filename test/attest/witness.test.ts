@@ -95,7 +95,7 @@ describe('add-checkpoint', () => {
     expect((await post(body(9, consistencyProofOfHashes(LOG.slice(0, 12), 9), tampered))).status).toBe(403);
   });
   it('answers 400 for a malformed request', async () => {
-    for (const bad of ['', 'old 09\n\nx\n', 'old 1\nnot-base64\n\nx\n', `old 0\n${LOG[0]?.toString('base64')}\n\n${cp(LOG, 3)}`, `old 9\n\n${ORIGIN}\n12\n`]) {
+    for (const bad of ['', 'old 0\n\nexample.com/log', 'old 09\n\nx\n', 'old 1\nnot-base64\n\nx\n', `old 0\n${LOG[0]?.toString('base64')}\n\n${cp(LOG, 3)}`, `old 9\n\n${ORIGIN}\n12\n`]) {
       expect((await post(bad)).status, JSON.stringify(bad)).toBe(400);
     }
   });

@@ -76,7 +76,9 @@ export class Witness {
     const request = _parseRequest(body);
     if ('status' in request) return request;
     const { oldSize, proof, note } = request;
-    const origin = note.slice(0, note.indexOf('\n'));
+    const end = note.indexOf('\n');
+    if (end <= 0) return _text(400, 'The checkpoint must begin with its origin line.');
+    const origin = note.slice(0, end);
     const keys = this.#logs.get(origin);
     if (!keys) return _text(404, `Unknown log ${JSON.stringify(origin.slice(0, 200))}: this witness is not configured for it.`);
     let checkpoint: ReturnType<typeof parseCheckpoint>;
