@@ -63,3 +63,6 @@ export { DEFAULT_WITNESS_MAX_REQUEST_BYTES, MAX_PROOF_LINES, serveWitness, Witne
 export type { WitnessAnswer, WitnessOptions, WitnessServer, WitnessServerOptions } from './witness.js';
 export { submitCheckpoint } from './witness-client.js';
 export type { SubmitOptions, SubmitResult } from './witness-client.js';
+export { SqliteWitnessState } from './witness-store.js';
+export type { StoredCheckpoint, WitnessDecision, WitnessState } from './witness-store.js';
+export { PostgresWitnessState, WITNESS_MIGRATIONS } from './witness-store-pg.js';

@@ -7,10 +7,33 @@
  * sharing the file) can never both pass against the same old state — the race the spec
  * warns of, where a slower, smaller checkpoint would roll the stored one back.
  * Refused submissions whose log signature verified are kept as evidence of misbehaviour.
+ * Several witness hosts sharing one state use PostgreSQL (witness-store-pg.ts), where an
+ * advisory lock per origin does what SQLite's write lock does here.
  */
 import { createRequire } from 'node:module';
 import { WitnessError } from '../../core/errors.js';
 import { retryWhileBusy } from '../../core/sqlite-busy.js';
+
+/** What `decide` returns: the answer, and what to write before the transaction commits. */
+export interface WitnessDecision<R> {
+  result: R;
+  /** The new newest checkpoint of the origin. */
+  store?: StoredCheckpoint;
+  /** A refused submission worth keeping: why, and the request as received. */
+  refused?: { reason: string; request: string };
+}
+
+/** A witness's state: the newest cosigned checkpoint per origin, updated atomically. */
+export interface WitnessState {
+  /** The newest cosigned checkpoint of `origin`, if any. */
+  latest(origin: string): StoredCheckpoint | undefined | Promise<StoredCheckpoint | undefined>;
+  /**
+   * Runs `decide` on the stored checkpoint of `origin` in one transaction that no other
+   * update of that origin interleaves with, writes what it asks, then commits.
+   */
+  update<R>(origin: string, decide: (current: StoredCheckpoint | undefined) => WitnessDecision<R>): R | Promise<R>;
+  close(): void | Promise<void>;
+}
 
 export interface StoredCheckpoint {
   origin: string;
@@ -42,7 +65,7 @@ CREATE TABLE IF NOT EXISTS witness_checkpoints (origin TEXT PRIMARY KEY, size IN
 CREATE TABLE IF NOT EXISTS witness_refused (id INTEGER PRIMARY KEY, origin TEXT NOT NULL, reason TEXT NOT NULL, request TEXT NOT NULL, at INTEGER NOT NULL);
 `;
 
-export class WitnessStore {
+export class SqliteWitnessState implements WitnessState {
   readonly #db: _Database;
   readonly #get: _Statement;
   readonly #put: _Statement;
@@ -73,29 +96,19 @@ export class WitnessStore {
     this.#refused = this.#db.prepare('INSERT INTO witness_refused (origin, reason, request, at) VALUES (?, ?, ?, ?)');
   }
 
-  /** The newest cosigned checkpoint of `origin`, if any. */
   latest(origin: string): StoredCheckpoint | undefined {
     const row = this.#get.get(origin) as { origin: string; size: number; root: Buffer; note: string } | undefined;
     return row && { origin: row.origin, size: row.size, root: Buffer.from(row.root), note: row.note };
   }
 
-  /**
-   * Runs `decide` on the stored checkpoint of `origin` inside one write transaction; when
-   * it returns a checkpoint, that one is stored before the transaction commits. What
-   * `decide` returns besides is passed back.
-   */
-  update<R>(origin: string, decide: (current: StoredCheckpoint | undefined) => { store?: StoredCheckpoint; result: R }): R {
+  update<R>(origin: string, decide: (current: StoredCheckpoint | undefined) => WitnessDecision<R>): R {
     const run = this.#db.transaction(() => {
-      const { store, result } = decide(this.latest(origin));
+      const { store, refused, result } = decide(this.latest(origin));
       if (store) this.#put.run(store.origin, store.size, store.root, store.note, Date.now());
+      if (refused) this.#refused.run(origin, refused.reason, refused.request, Date.now());
       return result;
     });
     return run.immediate();
-  }
-
-  /** Keeps a refused submission whose log signature verified: it may prove the log misbehaved. */
-  recordRefused(origin: string, reason: string, request: string): void {
-    this.#refused.run(origin, reason, request, Date.now());
   }
 
   close(): void {

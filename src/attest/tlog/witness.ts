@@ -20,7 +20,8 @@ import { closeServer, INTERNAL_ERROR_MESSAGE, listen, readBody, requestLimit, to
 import { EMPTY_ROOT, verifyConsistency } from '../../core/tlog/merkle.js';
 import { parseCheckpoint } from './checkpoint.js';
 import { decodeBase64Strict, type NoteProblem, type NoteSigner, type NoteVerifier, parseNoteVerifierKey, signatureLines } from './note.js';
-import { WitnessStore } from './witness-store.js';
+import { isPostgresUrl } from '../postgres.js';
+import { SqliteWitnessState, type WitnessState } from './witness-store.js';
 
 /** The spec's limit on consistency proof lines. */
 export const MAX_PROOF_LINES = 63;
@@ -38,25 +39,38 @@ export interface WitnessOptions {
   logs: readonly (string | NoteVerifier)[];
   /** The witness's cosigner (`cosigner(key, name)`). */
   cosigner: NoteSigner;
-  /** SQLite file of the witness's state. */
-  statePath: string;
+  /** The witness's state: a SQLite file path, or a `postgres://` URL (several witness hosts sharing it). */
+  state: string;
 }
 
 /** The protocol without the HTTP: answers one add-checkpoint body. */
 export class Witness {
-  readonly #logs = new Map<string, NoteVerifier[]>();
+  readonly #logs: Map<string, NoteVerifier[]>;
   readonly #cosigner: NoteSigner;
-  readonly #store: WitnessStore;
+  readonly #store: WitnessState;
 
-  constructor(options: WitnessOptions) {
-    for (const log of options.logs) {
+  /** Opens the state (SQLite or PostgreSQL) and returns the witness. */
+  static async open(options: WitnessOptions): Promise<Witness> {
+    const logs = Witness.#verifiers(options.logs);
+    const store = isPostgresUrl(options.state) ? await (await import('./witness-store-pg.js')).PostgresWitnessState.open(options.state) : new SqliteWitnessState(options.state);
+    return new Witness(logs, options.cosigner, store);
+  }
+
+  static #verifiers(logs: WitnessOptions['logs']): Map<string, NoteVerifier[]> {
+    const out = new Map<string, NoteVerifier[]>();
+    for (const log of logs) {
       const v = typeof log === 'string' ? parseNoteVerifierKey(log) : log;
       if (v.type !== 0x01) throw new WitnessError('USAGE', `The log key ${v.name} is a cosigner key (type 0x04); a log signs its checkpoints with an Ed25519 note key (type 0x01).`);
-      this.#logs.set(v.name, [...(this.#logs.get(v.name) ?? []), v]);
+      out.set(v.name, [...(out.get(v.name) ?? []), v]);
     }
-    if (this.#logs.size === 0) throw new WitnessError('USAGE', 'A witness needs at least one log: give --log ORIGIN+HASH+KEY (the verifier key the log publishes).');
-    this.#cosigner = options.cosigner;
-    this.#store = new WitnessStore(options.statePath);
+    if (out.size === 0) throw new WitnessError('USAGE', 'A witness needs at least one log: give --log ORIGIN+HASH+KEY (the verifier key the log publishes).');
+    return out;
+  }
+
+  private constructor(logs: Map<string, NoteVerifier[]>, cosigner: NoteSigner, store: WitnessState) {
+    this.#logs = logs;
+    this.#cosigner = cosigner;
+    this.#store = store;
   }
 
   get cosignerKey(): string {
@@ -68,11 +82,11 @@ export class Witness {
   }
 
   /** The newest checkpoint cosigned for `origin`. */
-  latest(origin: string): { size: number; root: Buffer; note: string } | undefined {
+  async latest(origin: string): Promise<{ size: number; root: Buffer; note: string } | undefined> {
     return this.#store.latest(origin);
   }
 
-  addCheckpoint(body: Buffer): WitnessAnswer {
+  async addCheckpoint(body: Buffer): Promise<WitnessAnswer> {
     const request = _parseRequest(body);
     if ('status' in request) return request;
     const { oldSize, proof, note } = request;
@@ -96,12 +110,13 @@ export class Witness {
       if (oldSize !== stored) return { result: _conflict(stored) };
       if (current && checkpoint.size === current.size) {
         if (!checkpoint.root.equals(current.root)) {
-          this.#store.recordRefused(origin, 'same size, another root (a fork)', text);
-          return { result: _conflict(stored) };
+          return { result: _conflict(stored), refused: { reason: 'same size, another root (a fork)', request: text } };
         }
       } else if (!verifyConsistency(oldSize, checkpoint.size, current?.root ?? EMPTY_ROOT, checkpoint.root, proof)) {
-        this.#store.recordRefused(origin, 'consistency proof does not verify', text);
-        return { result: _text(422, `The consistency proof from size ${oldSize} to ${checkpoint.size} does not verify against the checkpoint this witness holds: the log is not an append-only extension of it (a fork or a rollback), or the proof is wrong.`) };
+        return {
+          refused: { reason: 'consistency proof does not verify', request: text },
+          result: _text(422, `The consistency proof from size ${oldSize} to ${checkpoint.size} does not verify against the checkpoint this witness holds: the log is not an append-only extension of it (a fork or a rollback), or the proof is wrong.`),
+        };
       }
       // The cosignature is made before the commit, the answer sent after it: a crash in
       // between loses an answer, never the state it vouches for.
@@ -110,8 +125,8 @@ export class Witness {
     });
   }
 
-  close(): void {
-    this.#store.close();
+  async close(): Promise<void> {
+    await this.#store.close();
   }
 }
 
@@ -181,7 +196,7 @@ async function _route(witness: Witness, guard: ReturnType<typeof requestGuard>, 
   if (req.method !== 'POST') return _send(res, _text(405, 'add-checkpoint takes POST.'), { Allow: 'POST' });
   const body = await readBody(req, limit);
   if (body === undefined) return _send(res, _text(413, tooLargeMessage(limit)));
-  _send(res, witness.addCheckpoint(body));
+  _send(res, await witness.addCheckpoint(body));
 }
 
 function _send(res: ServerResponse, answer: WitnessAnswer, headers: Record<string, string> = {}): void {

@@ -11,6 +11,7 @@ import { cosigner } from '../../attest/tlog/cosignature.js';
 import { NOTE_TYPE, noteVerifierKey } from '../../attest/tlog/note.js';
 import { DEFAULT_WITNESS_MAX_REQUEST_BYTES, serveWitness, Witness } from '../../attest/tlog/witness.js';
 import { readNamedFile } from '../../attest/files.js';
+import { isPostgresUrl, resolveDatabaseUrl } from '../../attest/postgres.js';
 import { WitnessError } from '../../core/errors.js';
 import { hostName, portNumber, wholeNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
@@ -45,7 +46,7 @@ function _serve(ctx: CliContext): Command {
     .description('Run a witness: POST /add-checkpoint takes "old SIZE", consistency proof lines, a blank line and a checkpoint signed by a configured log; it answers a timestamped cosignature/v1 line (200), or 400 malformed, 403 bad signature, 404 unknown log, 409 stale old size (body: the size held), 422 bad proof. The newest cosigned checkpoint per log is kept in the --state SQLite file, so a restart never lets a log roll back. Runs until interrupted.')
     .requiredOption('--key <file>', "the witness's own key file (witness keys new); it signs the cosignatures")
     .requiredOption('--name <name>', 'the witness name in its cosignatures, e.g. witness.example/w1 (no spaces or "+")')
-    .requiredOption('--state <file>', 'SQLite file holding the newest cosigned checkpoint of each log (created if missing; never delete it: a witness that forgets can be rolled back)')
+    .requiredOption('--state <file|url>', 'SQLite file holding the newest cosigned checkpoint of each log (created if missing; never delete it: a witness that forgets can be rolled back), or a postgres:// URL shared by several witness hosts (postgres alone: $WITNESS_DATABASE_URL)')
     .option('--log <vkey>', "a log's note verifier key ORIGIN+HASH+KEY, as `witness anchor vkey` prints it (repeatable)", collect, [])
     .option('--logs <file>', 'a file of log verifier keys, one a line (# starts a comment)')
     .option('--host <host>', 'address to bind', hostName, '127.0.0.1')
@@ -57,7 +58,8 @@ function _serve(ctx: CliContext): Command {
     .addHelpText('after', '\nExample:\n  $ witness anchor serve --key witness.key.json --name witness.example/w1 --state witness.db \\\n      --log "example.com/log+3f2a0c1d+AWl0…" --port 4500\n  Witness witness.example/w1 at http://127.0.0.1:4500 (vkey witness.example/w1+…); Ctrl-C stops it.')
     .action(async (o: ServeOptions) => {
       const logs = [...o.log, ...(o.logs ? _logsFile(resolvePath(ctx, o.logs)) : [])];
-      const witness = new Witness({ logs, cosigner: cosigner(readKeyFile(resolvePath(ctx, o.key), { what: 'witness key' }), o.name), statePath: resolvePath(ctx, o.state) });
+      const state = resolveDatabaseUrl(o.state, '--state');
+      const witness = await Witness.open({ logs, cosigner: cosigner(readKeyFile(resolvePath(ctx, o.key), { what: 'witness key' }), o.name), state: isPostgresUrl(state) ? state : resolvePath(ctx, state) });
       try {
         const server = await serveWitness(witness, { host: o.host, port: o.port, allowedHosts: o.allowedHost, allowedOrigins: o.allowOrigin, ...(o.maxRequestBytes !== undefined ? { maxRequestBytes: o.maxRequestBytes } : {}) });
         const stopped = untilStopped(ctx); // listening before it says it is ready, so a signal right after the line is not missed
@@ -65,7 +67,7 @@ function _serve(ctx: CliContext): Command {
         await stopped;
         await server.close();
       } finally {
-        witness.close();
+        await witness.close();
       }
     });
 }
