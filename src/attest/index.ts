@@ -50,3 +50,7 @@ export { cosignedMessage, isValidKeyName, MAX_NOTE_SIGNATURES, NOTE_TYPE, noteKe
 export type { NoteProblem, NoteSignature, NoteSigner, NoteType, NoteVerifier, OpenedNote, OpenNoteOptions, VerifiedSignature } from './tlog/note.js';
 // Consistency and inclusion proofs over leaf hashes (the tree is core's).
 export { consistencyProofOfHashes, EMPTY_ROOT, inclusionProofOfHashes, rootOfHashes, verifyConsistency, verifyInclusionOfHash } from '../core/tlog/merkle.js';
+export { DEFAULT_WITNESS_MAX_REQUEST_BYTES, serveWitness, Witness } from './tlog/witness.js';
+export type { WitnessAnswer, WitnessOptions, WitnessServer, WitnessServerOptions } from './tlog/witness.js';
+export { submitCheckpoint } from './tlog/witness-client.js';
+export type { SubmitOptions, SubmitResult } from './tlog/witness-client.js';

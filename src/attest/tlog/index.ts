@@ -27,8 +27,14 @@
  * verifyConsistency(oldSize, newSize, oldRoot, newRoot, proof); // boolean
  * ```
  *
- * Cosignatures (`cosigner`, `cosignatureVerifier`) are cosignature/v1; the witness
- * server and its client live in cli/witness.
+ * Cosignatures (`cosigner`, `cosignatureVerifier`) are cosignature/v1. A witness
+ * (`Witness`, `serveWitness`; CLI `witness anchor serve`) cosigns a checkpoint only
+ * after a consistency proof from the last one it cosigned; a log submits with
+ *
+ * ```ts
+ * const r = await submitCheckpoint(witnessUrl, note, { oldSize: lastCosignedSize, leafHashes, witnessKeys: [witnessVkey] });
+ * if (r.ok) keep(r.note); // the checkpoint with the witness's cosignature appended
+ * ```
  */
 export { checkpointBody, checkpointFor, parseCheckpoint, parseCheckpointBody } from './checkpoint.js';
 export type { LogCheckpoint, SignedCheckpoint, TreeHead } from './checkpoint.js';
@@ -53,3 +59,10 @@ export {
   verifyInclusion,
   verifyInclusionOfHash,
 } from '../../core/tlog/merkle.js';
+export { DEFAULT_WITNESS_MAX_REQUEST_BYTES, MAX_PROOF_LINES, serveWitness, Witness } from './witness.js';
+export type { WitnessAnswer, WitnessOptions, WitnessServer, WitnessServerOptions } from './witness.js';
+export { submitCheckpoint } from './witness-client.js';
+export type { SubmitOptions, SubmitResult } from './witness-client.js';
+export { SqliteWitnessState } from './witness-store.js';
+export type { StoredCheckpoint, WitnessDecision, WitnessState } from './witness-store.js';
+export { PostgresWitnessState, WITNESS_MIGRATIONS } from './witness-store-pg.js';
