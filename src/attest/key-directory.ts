@@ -73,6 +73,9 @@ export function emptyDirectory(): DirectoryFile {
   return { v: 1, keys: [] };
 }
 
+/** A key directory of thousands of keys is well under this; it bounds what a wrong path costs. */
+export const MAX_KEY_DIRECTORY_BYTES = 16 * 1024 * 1024;
+
 /** Checks a parsed directory file; errors name the entry and field. */
 export function parseDirectory(value: unknown, what = 'the key directory'): DirectoryFile {
   const holds = describeKeyJson(value);
@@ -99,7 +102,7 @@ export function parseDirectory(value: unknown, what = 'the key directory'): Dire
 
 export function readDirectoryFile(path: string, options: { createIfMissing?: boolean } = {}): DirectoryFile {
   if (options.createIfMissing && !existsSync(path)) return emptyDirectory();
-  const text = readNamedFile(path, 'key directory', { whenMissing: `Create it with: witness keys add KEY.json --dir ${path}` }).toString('utf8');
+  const text = readNamedFile(path, 'key directory', { whenMissing: `Create it with: witness keys add KEY.json --dir ${path}`, maxBytes: MAX_KEY_DIRECTORY_BYTES }).toString('utf8');
   return parseDirectory(parseStrictJson(text, { what: path }), path);
 }
 

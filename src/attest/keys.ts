@@ -131,7 +131,11 @@ export interface ReadKeyOptions {
   onShared?: (warning: string) => void;
 }
 
+/** A key file holds one key of a few hundred bytes: 1 MiB is far past any, and bounds what a wrong path costs. */
+export const MAX_KEY_FILE_BYTES = 1024 * 1024;
+
 /** Reads and checks a key file: 0600 permissions, the schema, and that the secret, public key and kid agree. */
+
 export function readKeyFile(path: string, options?: ReadKeyOptions & { hmac?: false }): SigningKey;
 export function readKeyFile(path: string, options: ReadKeyOptions & { hmac: true }): KeyMaterial;
 export function readKeyFile(path: string, options: ReadKeyOptions = {}): KeyMaterial {
@@ -140,7 +144,7 @@ export function readKeyFile(path: string, options: ReadKeyOptions = {}): KeyMate
   statNamedFile(path, what, named); // missing, a directory: one line naming the role
   // What the file holds is checked before its mode: "chmod 600" is wrong advice for a
   // public key or a key directory given where the key file belongs.
-  const key = parseKeyFile(readNamedFile(path, what, named).toString('utf8'), path);
+  const key = parseKeyFile(readNamedFile(path, what, { ...named, maxBytes: MAX_KEY_FILE_BYTES }).toString('utf8'), path);
   const role = `The ${what}`;
   if (options.onShared && readableByOthers(path)) options.onShared(`${role} ${path} can be read by other users, so any of them could have signed; run: chmod 600 ${path}`);
   else checkPrivateFile(path, role);
@@ -183,7 +187,7 @@ export function describeKeyJson(value: unknown): 'key file' | 'public key' | 'ke
 
 /** The public half of a key file or a public JWK file (the `d` member, if any, is dropped). */
 export function readPublicJwk(path: string): PublicJwk {
-  const value = parseStrictJson(readNamedFile(path, 'key file').toString('utf8'), { what: path }) as Record<string, unknown>;
+  const value = parseStrictJson(readNamedFile(path, 'key file', { maxBytes: MAX_KEY_FILE_BYTES }).toString('utf8'), { what: path }) as Record<string, unknown>;
   if (value?.kty === 'oct' || value?.alg === 'hmac-sha256') throw new WitnessError('USAGE', `${path} holds an HMAC key, which has no public half to trust; use an Ed25519 key (witness keys new).`);
   const { d: _private, v: _version, ...rest } = value ?? {};
   const checked = PublicJwkSchema.safeParse(rest);

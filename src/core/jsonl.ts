@@ -17,7 +17,7 @@
  *   appending, and reports the bytes it cut. Readers skip a torn tail and report
  *   corrupt lines with their line numbers instead of failing the whole file.
  */
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { writeAll } from './atomic-write.js';
 import { WitnessError } from './errors.js';
 
@@ -140,16 +140,24 @@ export interface JsonlContents<T = unknown> {
   tornTail: boolean;
 }
 
+/** The largest file `readJsonl` reads whole (half the longest string V8 holds); larger ones are read as streams elsewhere. */
+export const MAX_JSONL_FILE_BYTES = 256 * 1024 * 1024;
+
 /**
  * Reads every line; a line that is not JSON (or fails `check`) becomes a problem with
- * its line number, and the other lines are still returned.
+ * its line number, and the other lines are still returned. Only a regular file of at
+ * most MAX_JSONL_FILE_BYTES is read (a device such as /dev/zero never ends).
  */
 export function readJsonl<T = unknown>(path: string, check?: (value: unknown) => T): JsonlContents<T> {
   if (!existsSync(path)) return { records: [], problems: [], tornTail: false };
   let text: string;
   try {
+    const stats = statSync(path);
+    if (!stats.isFile()) throw new WitnessError('INVALID_INPUT', `${path} is not a regular file (a device, a FIFO or a socket), so it has no end to read to; save its contents to a file and give that.`);
+    if (stats.size > MAX_JSONL_FILE_BYTES) throw new WitnessError('INVALID_INPUT', `${path} is ${stats.size} bytes, more than the ${MAX_JSONL_FILE_BYTES} read whole (docs/errors.md, "Limits on what is read"); it is not one Witness wrote, or it was damaged.`);
     text = readFileSync(path, 'utf8');
   } catch (cause) {
+    if (cause instanceof WitnessError) throw cause;
     throw new WitnessError('IO', `Cannot read ${path}: ${(cause as Error).message}.`, { cause });
   }
   return parseJsonl(text, check);

@@ -15,6 +15,8 @@
  * for a subscribed inbox, channel events — goes down the session's one standalone
  * SSE stream, which a client opens with GET (as the spec's "Listening for Messages
  * from the Server"); without one, such notifications are dropped, as the spec allows.
+ * A client that opens the stream and does not read it is disconnected once
+ * MAX_STREAM_BUFFER_BYTES wait unsent, rather than buffered without end.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
@@ -30,6 +32,13 @@ import {
 
 /** A JSON-RPC batch larger than this is refused, as the SDK transport does. */
 const MAX_BATCH = 100;
+/**
+ * Bytes of events a session's SSE stream may hold unsent (the client not reading): a
+ * write that would pass it closes the stream instead (docs/mailbox.md). 1 MiB is ~10,000
+ * inbox notices, or 15 channel events of the largest body; a client that reads is
+ * never near it, and 128 that do not cost at most 128 MiB, not memory without end.
+ */
+export const MAX_STREAM_BUFFER_BYTES = 1024 * 1024;
 /** The JSON-RPC error code LSP and others use for a cancelled request. */
 const REQUEST_CANCELLED = -32800;
 
@@ -114,8 +123,17 @@ export class HttpSession implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     if ('id' in message && !('method' in message) && message.id !== undefined) return void this.settle(message.id, message);
     const stream = this.stream;
-    if (!stream || stream.writableEnded) return; // no listener: the spec lets the server drop it
-    stream.write(`id: ${this.nextEventId++}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`);
+    if (!stream || stream.writableEnded || stream.destroyed) return; // no listener: the spec lets the server drop it
+    const event = `id: ${this.nextEventId++}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
+    // Backpressure: what the socket has not taken yet waits in writableLength. A client
+    // that lets it grow past the bound is not reading; it is disconnected (it may open
+    // the stream again, and read the inbox for what it missed).
+    if (stream.writableLength + Buffer.byteLength(event) > MAX_STREAM_BUFFER_BYTES) {
+      this.stream = undefined;
+      stream.destroy();
+      return;
+    }
+    stream.write(event);
   }
 
   /** Opens the session's standalone SSE stream; false when one is open already (one per session, as the SDK's transport). */

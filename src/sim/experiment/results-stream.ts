@@ -4,14 +4,23 @@
  * reader's memory is what it keeps (a cell summary, a set of ids), not the file — a
  * 2-million-run file is ~2.5 GB, past the longest string V8 can hold (issue 18 item 5).
  * Synchronous on purpose: the callers (summary, report, resume) are synchronous and
- * read only local files.
+ * read only local files. Bounded: only a regular file is read, no further than its size
+ * when opened, and a line longer than MAX_LINE_BYTES is an error naming the file and
+ * the line (docs/errors.md, "Limits on what is read").
  */
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
+import { notRegularFile } from '../../attest/files.js';
 import { WitnessError } from '../../core/errors.js';
 import type { RunRecord } from './record.js';
 import { checkRecord } from './record-schema.js';
 
 const CHUNK = 1 << 20;
+/**
+ * The longest line read: 16 MiB. A results line is a few KB, a signed transcript line
+ * some hundreds; a longer one is damage (or not a results file), and joining it into
+ * one string could pass what V8 can hold.
+ */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 /** Problems kept with their text; the rest are only counted. */
 const PROBLEMS_KEPT = 100;
 
@@ -25,8 +34,14 @@ export interface ResultsScan {
   tornTail: boolean;
 }
 
-/** Every complete line of a file, without its newline, with its 1-based number; `chunk`: bytes read at once. */
-export function* fileLines(path: string, chunk = CHUNK): Generator<{ line: number; raw: string }, { tornTail: boolean }> {
+/**
+ * Every complete line of a file, without its newline, with its 1-based number; `chunk`:
+ * bytes read at once. Refuses a file that is not a regular file before reading, reads no
+ * further than the size it had when opened, and throws CORRUPT at a line past
+ * `maxLineBytes` (an unterminated last line that long is only skipped, as any torn tail
+ * is, and reported as one: its bytes are not kept).
+ */
+export function* fileLines(path: string, chunk = CHUNK, maxLineBytes = MAX_LINE_BYTES): Generator<{ line: number; raw: string }, { tornTail: boolean }> {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -35,27 +50,47 @@ export function* fileLines(path: string, chunk = CHUNK): Generator<{ line: numbe
   }
   const buffer = Buffer.alloc(chunk);
   let carry: Buffer[] = [];
+  let carried = 0;
+  let tooLong = false;
   let line = 0;
   try {
-    for (;;) {
-      const n = readSync(fd, buffer, 0, chunk, null);
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw notRegularFile(path, 'file');
+    // What a writer appends while this reads is left for the next read.
+    let left = stats.size;
+    while (left > 0) {
+      const n = readSync(fd, buffer, 0, Math.min(chunk, left), null);
       if (n === 0) break;
+      left -= n;
       let start = 0;
       for (let at = buffer.indexOf(0x0a, 0); at >= 0 && at < n; at = buffer.indexOf(0x0a, start)) {
+        if (tooLong || carried + at - start > maxLineBytes) throw _lineTooLong(path, line + 1, maxLineBytes);
         const piece = buffer.subarray(start, at);
         const raw = carry.length > 0 ? Buffer.concat([...carry, piece]).toString('utf8') : piece.toString('utf8');
         carry = [];
+        carried = 0;
         line++;
         yield { line, raw };
         start = at + 1;
       }
+      if (!tooLong && carried + n - start > maxLineBytes) {
+        // Too long to keep: skipped to its end, where a newline makes it an error.
+        [carry, carried, tooLong] = [[], 0, true];
+      }
       // Copied: the buffer is reused by the next read.
-      if (start < n) carry.push(Buffer.from(buffer.subarray(start, n)));
+      if (start < n && !tooLong) {
+        carry.push(Buffer.from(buffer.subarray(start, n)));
+        carried += n - start;
+      }
     }
   } finally {
     closeSync(fd);
   }
-  return { tornTail: carry.some((c) => c.length > 0) };
+  return { tornTail: tooLong || carry.some((c) => c.length > 0) };
+}
+
+function _lineTooLong(path: string, line: number, max: number): WitnessError {
+  return new WitnessError('CORRUPT', `${path} line ${line} is longer than ${max} bytes, the longest line read (docs/errors.md, "Limits on what is read"): the file is damaged or is not one Witness wrote.`);
 }
 
 /**

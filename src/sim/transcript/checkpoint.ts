@@ -46,10 +46,13 @@ export function parseCheckpoints(text: string, what: string): CheckpointsRead {
   return { ok: true, file: checked.data };
 }
 
+/** A checkpoint file holds one small signed record per shard and checkpoint: 64 MiB is far past any sweep's. */
+export const MAX_CHECKPOINT_FILE_BYTES = 64 * 1024 * 1024;
+
 /** Reads a checkpoints file, or undefined when there is none. Unreadable or invalid files are errors naming the file. */
 export function readCheckpoints(path: string): CheckpointsFile | undefined {
   if (!existsSync(path)) return undefined;
-  const read = parseCheckpoints(readNamedFile(path, 'results checkpoint').toString('utf8'), path);
+  const read = parseCheckpoints(readNamedFile(path, 'results checkpoint', { maxBytes: MAX_CHECKPOINT_FILE_BYTES }).toString('utf8'), path);
   if (!read.ok) throw new WitnessError('INVALID_INPUT', `${read.message}. Check it with: witness verify ${path.replace(/\.checkpoint\.json$/, '')} --keys DIR.json`);
   return read.file;
 }

@@ -19,7 +19,7 @@ import { WitnessError } from '../../core/errors.js';
 import { hashFileInto } from '../../core/hash.js';
 import type { PlannedRun } from '../experiment/plan.js';
 import { fileLines } from '../experiment/results-stream.js';
-import { parseCheckpoints } from './checkpoint.js';
+import { MAX_CHECKPOINT_FILE_BYTES, parseCheckpoints } from './checkpoint.js';
 import { type Checkpoint, checkpointPath, type LineReceipt, receiptDigest, receiptSigningText } from './format.js';
 import { readSignedLine, type SignedLine } from './lines.js';
 import { planMismatch } from './plan-check.js';
@@ -97,7 +97,7 @@ export function verifyResults(file: string, options: VerifyResultsOptions): Resu
     });
     return _result(base, { problems, lines });
   }
-  const read = parseCheckpoints(readNamedFile(cpFile, 'results checkpoint', { whenMissing: 'A signed sweep (witness sim --sign KEY) writes it beside the results.' }).toString('utf8'), cpFile);
+  const read = parseCheckpoints(readNamedFile(cpFile, 'results checkpoint', { whenMissing: 'A signed sweep (witness sim --sign KEY) writes it beside the results.', maxBytes: MAX_CHECKPOINT_FILE_BYTES }).toString('utf8'), cpFile);
   if (!read.ok) {
     problems.push(problem(read.code, read.message));
     return _result(base, { problems, lines: _eachLine(file, { push: () => 0 }, () => {}) });
