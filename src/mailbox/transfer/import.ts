@@ -4,12 +4,16 @@
  * store, with the same id, signing key, agents and every record's exact text — so
  * its receipts verify with the same key, and servers go on extending the same hash
  * chain. Each line is checked before anything is kept (a bad line names its number
- * and what to do); a cut-off export (no end line, or counts that differ) is refused;
- * on any failure the new mailbox is removed (files) or rolled back (a database), so
- * an import is all or nothing. The result is verified before the import reports.
+ * and what to do); a cut-off export (no end line, counts that differ, a line after the
+ * end line) is refused. The mailbox is built in a temporary folder beside DIR and
+ * verified there; only a clean verify moves it into place. On any failure — a bad
+ * line, or a verify problem (a forged receipt, a duplicated id, reordered calls, a
+ * cursor past undelivered mail) — nothing is left: the folder is removed and a
+ * database's rows are deleted, so an import is all or nothing.
  */
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { readKeyFile } from '../../attest/keys.js';
 import { WitnessError } from '../../core/errors.js';
 import { parseStrictJson } from '../../core/strict-json.js';
@@ -41,13 +45,19 @@ export interface ImportResult {
 const _ORDER = ['agent', 'call', 'message', 'cursor', 'end'] as const;
 type _Kind = (typeof _ORDER)[number];
 
+/** What a mailbox id may be: it names the key file (`mailbox-ID.json`), so no path separator or dot. */
+const MAILBOX_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
 export async function importMailbox(file: string, dir: string, options: ImportOptions = {}): Promise<ImportResult> {
   assertNoMailbox(dir);
+  if (existsSync(dir) && readdirSync(dir).length > 0) throw new WitnessError('USAGE', `${dir} is not empty; import into a new folder. Nothing was imported.`);
   const lines = fileLines(file)[Symbol.iterator]();
   const header = _header(lines.next().value, file);
   const warnings: string[] = [];
   const config = _config(header, options, warnings);
-  const target = await openTarget(dir, config);
+  // Built beside DIR (same file system: one rename moves it) and moved only when clean.
+  const staging = join(dirname(resolve(dir)), `.${basename(dir)}.import-${randomBytes(6).toString('hex')}`);
+  const target = await openTarget(staging, config);
   const counts: ExportCounts = { agents: 0, calls: 0, messages: 0, cursors: 0 };
   try {
     const end = await _records(lines, file, target, counts);
@@ -58,9 +68,33 @@ export async function importMailbox(file: string, dir: string, options: ImportOp
     await target.finish();
   } catch (error) {
     await target.abort();
+    rmSync(staging, { recursive: true, force: true });
     throw error;
   }
-  return { config, counts, report: await verifyMailbox(dir), warnings };
+  let report: VerifyReport;
+  try {
+    report = await verifyMailbox(staging);
+  } catch (error) {
+    await _discard(staging, target);
+    throw error;
+  }
+  if (!report.ok) {
+    await _discard(staging, target);
+    const shown = report.problems.slice(0, 5).map((p) => `${p.file.split(staging).join(dir)}:${p.line}: ${p.kind}: ${p.message}`);
+    throw new WitnessError('CORRUPT', `${file}: cannot import: the mailbox it holds does not verify (${report.problems.length} problem(s)):\n${shown.join('\n')}${report.problems.length > shown.length ? '\n…' : ''}\nNothing was imported; check the source with \`witness mailbox verify\`, repair it or export it again.`);
+  }
+  if (existsSync(dir)) rmSync(dir, { recursive: true }); // empty (checked above): rename replaces only a missing name portably
+  renameSync(staging, dir);
+  return { config, counts, report: { ...report, dir }, warnings };
+}
+
+/** Removes a finished import that is not to be kept: its folder, and a database's rows. */
+async function _discard(staging: string, target: Awaited<ReturnType<typeof openTarget>>): Promise<void> {
+  try {
+    await target.discard();
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
 }
 
 /** Feeds every record after the header to the target; returns the end line's counts (undefined when there is none). */
@@ -68,6 +102,7 @@ async function _records(lines: Iterator<{ line: number; text?: string; torn?: bo
   let section = 0;
   const agents: string[] = [];
   const perInbox = new Map<string, number>();
+  let lastSeq = 0;
   for (let next = lines.next(); !next.done; next = lines.next()) {
     const { line, text, torn } = next.value;
     if (text === '' && !torn) continue;
@@ -76,9 +111,13 @@ async function _records(lines: Iterator<{ line: number; text?: string; torn?: bo
     const at = _ORDER.indexOf(kind);
     if (at < section) throw _bad(file, line, `a ${kind} line comes after the ${_ORDER[section]} lines`, 'export the mailbox again (lines are in the order agents, calls, messages, cursors, end)');
     section = at;
-    if (kind === 'end') return value as ExportCounts;
+    if (kind === 'end') return _nothingAfter(lines, file, value as ExportCounts);
     if (kind === 'agent') await target.agent(_agent(value, agents, file, line));
-    if (kind === 'call') await target.call(_string(value, file, line, 'call'));
+    if (kind === 'call') {
+      const text = _string(value, file, line, 'call');
+      lastSeq = _inOrder(text, lastSeq, file, line);
+      await target.call(text);
+    }
     if (kind === 'message') {
       const m = value as { message: unknown; to: unknown };
       const to = _name(m.to, file, line, 'to');
@@ -95,6 +134,31 @@ async function _records(lines: Iterator<{ line: number; text?: string; torn?: bo
     counts[`${kind}s` as keyof ExportCounts]++;
   }
   return undefined;
+}
+
+/**
+ * A call's seq follows the one before it. A SQL store keys calls by seq and would put
+ * swapped lines back in order — the import would then not be the export — so the
+ * order is checked here (a line that is not JSON has no seq: verify reports it).
+ */
+function _inOrder(text: string, last: number, file: string, line: number): number {
+  let seq: unknown;
+  try {
+    seq = (JSON.parse(text) as { seq?: unknown } | null)?.seq;
+  } catch {
+    return last;
+  }
+  if (typeof seq !== 'number') return last;
+  if (seq <= last) throw _bad(file, line, `its calls are out of order (seq ${seq} after seq ${last})`, 'export the mailbox again (calls are in the order of their seq)');
+  return seq;
+}
+
+/** The end line is the last: anything after it was not counted, so the export is not what its end line says. */
+function _nothingAfter(lines: Iterator<{ line: number; text?: string; torn?: boolean }>, file: string, end: ExportCounts): ExportCounts {
+  for (let next = lines.next(); !next.done; next = lines.next()) {
+    if (next.value.text !== '' || next.value.torn) throw _bad(file, next.value.line, 'a line comes after the end line', 'export the mailbox again (nothing may follow the end line)');
+  }
+  return end;
 }
 
 function _record(text: string, file: string, line: number): [_Kind, unknown] {
@@ -125,6 +189,7 @@ function _header(first: { line: number; text?: string } | undefined, file: strin
     h = null;
   }
   const signing = h?.mailbox?.signing;
+  if (h?.format === EXPORT_FORMAT && (typeof h.mailbox?.id !== 'string' || !MAILBOX_ID.test(h.mailbox.id))) throw _bad(file, 1, `its mailbox id ${JSON.stringify(h.mailbox?.id)} is not one (letters, digits, _ and -, at most 128: it names the key file)`, 'give a file written by `witness mailbox export`');
   const ok = h?.format === EXPORT_FORMAT && typeof h.mailbox?.id === 'string' && typeof h.mailbox.created === 'string' && (signing?.alg === 'ed25519' || signing?.alg === 'hmac-sha256') && typeof signing.kid === 'string';
   if (!ok) throw _bad(file, 1, `it does not start with a ${EXPORT_FORMAT} header`, 'give a file written by `witness mailbox export`');
   return h as ExportHeader;
