@@ -9,7 +9,9 @@
 export { checkLink, checkRoot } from './ancestry/chain.js';
 export { checkCosignatures, createCosigner, delegationGrant } from './ancestry/dag.js';
 export type { Cosigner, CosignGrant } from './ancestry/dag.js';
-export { ancestryRoot, inclusionProof, leafHash, MerkleFrontier, merkleRoot, nodeHash, proveAncestor, verifyAncestorProof, verifyInclusion } from './ancestry/merkle.js';
+export { ancestryRoot, proveAncestor, verifyAncestorProof } from './ancestry/merkle.js';
+// The tree itself is core's; re-exported for users of the Merkle ancestry.
+export { inclusionProof, leafHash, MerkleFrontier, merkleRoot, nodeHash, verifyInclusion } from '../core/tlog/merkle.js';
 export type { AncestorProof } from './ancestry/merkle.js';
 export { DOMAIN_TAGS, signedMessage, taggedBytes } from './domain.js';
 export type { DomainTag, RecordKind } from './domain.js';
@@ -38,3 +40,17 @@ export type { DsseEnvelope } from './dsse.js';
 export { acceptPath, checkPath, MAX_PATH_LENGTH, MAX_REASONS_PER_CODE, MAX_SKEW_MS, verifyEvidence, verifyPath } from './verify.js';
 export type { PathCheck, VerifyOptions, VerifyResult } from './verify.js';
 export { readNamedFile, statNamedFile } from './files.js';
+export { checkpointBody, checkpointFor, parseCheckpoint, parseCheckpointBody } from './tlog/checkpoint.js';
+export type { LogCheckpoint, SignedCheckpoint, TreeHead } from './tlog/checkpoint.js';
+export { CheckpointCheck, checkLogAgainstCheckpoint } from './tlog/check.js';
+export type { LogCheck } from './tlog/check.js';
+export { cosignatureVerifier, cosigner } from './tlog/cosignature.js';
+export type { CosignerOptions } from './tlog/cosignature.js';
+export { cosignedMessage, isValidKeyName, MAX_NOTE_SIGNATURES, NOTE_TYPE, noteKeyId, noteSignatureLine, noteSigner, noteVerifierKey, noteVerifierOf, openNote, parseNoteVerifierKey, signatureLines, signNote } from './tlog/note.js';
+export type { NoteProblem, NoteSignature, NoteSigner, NoteType, NoteVerifier, OpenedNote, OpenNoteOptions, VerifiedSignature } from './tlog/note.js';
+// Consistency and inclusion proofs over leaf hashes (the tree is core's).
+export { consistencyProofOfHashes, EMPTY_ROOT, inclusionProofOfHashes, rootOfHashes, verifyConsistency, verifyInclusionOfHash } from '../core/tlog/merkle.js';
+export { DEFAULT_WITNESS_MAX_REQUEST_BYTES, serveWitness, Witness } from './tlog/witness.js';
+export type { WitnessAnswer, WitnessOptions, WitnessServer, WitnessServerOptions } from './tlog/witness.js';
+export { submitCheckpoint } from './tlog/witness-client.js';
+export type { SubmitOptions, SubmitResult } from './tlog/witness-client.js';

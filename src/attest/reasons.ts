@@ -41,6 +41,8 @@ export const LOG_CODES = {
   CORRUPT: 'a line that is not a record (unparseable, a repeated key, too long), an unterminated last line, or an evidence file that is not a regular file',
   ORPHAN: 'stored data that no verified record vouches for',
   SKIPPED: 'data a read cursor was moved past that no signed read delivered',
+  TRUNCATED: 'the log holds fewer entries than a checkpoint signed for it: its end was cut off or it was rolled back',
+  INCONSISTENT: "the log's first entries do not have the root a checkpoint signed for their count: one was changed, removed, inserted or reordered, or the log forked",
 } as const;
 
 /** Archives that carry their own outputs and evidence (E12 results files). */

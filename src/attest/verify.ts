@@ -8,7 +8,8 @@
 import { hash } from 'node:crypto';
 import { checkLink, checkRoot } from './ancestry/chain.js';
 import { checkCosignatures } from './ancestry/dag.js';
-import { checkAncestryRoot, MerkleFrontier } from './ancestry/merkle.js';
+import { MerkleFrontier } from '../core/tlog/merkle.js';
+import { checkAncestryRoot } from './ancestry/merkle.js';
 import type { KeyDirectory } from './key-directory.js';
 import { keyProblem, type RevocationPolicy } from './key-status.js';
 import type { NonceStore } from './nonce-store.js';

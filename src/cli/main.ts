@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { exitCodeFor, WitnessError } from '../core/errors.js';
 import { a2aCommand } from './commands/a2a.js';
+import { anchorCommand } from './commands/anchor.js';
 import { attestCommand } from './commands/attest.js';
 import { keysCommand } from './commands/keys.js';
 import { mailboxCommand } from './commands/mailbox.js';
@@ -25,7 +26,7 @@ import { systemErrorExitCode, systemErrorMessage } from './system-error.js';
 import { VERSION } from './version.js';
 
 /** Every top-level command; each file in commands/ exports one factory. */
-const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [simCommand, reportCommand, mailboxCommand, attestCommand, verifyCommand, keysCommand, a2aCommand, probeCommand, setupCommand];
+const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [simCommand, reportCommand, mailboxCommand, attestCommand, verifyCommand, keysCommand, a2aCommand, anchorCommand, probeCommand, setupCommand];
 
 export function buildProgram(ctx: CliContext): Command {
   const { io } = ctx;

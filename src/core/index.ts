@@ -21,3 +21,4 @@ export { checkWellFormedText, checkWellFormedValue, loneSurrogateIndex } from '.
 export { hostCheck, isLoopbackOrigin, LOOPBACK_HOSTS, requestGuard } from './http-guard.js';
 export type { RequestGuardOptions } from './http-guard.js';
 export { closeServer, INTERNAL_ERROR_MESSAGE, listen, MAX_REQUEST_BYTES_FLAG, parseErrorMessage, readBody, requestLimit, sendJson, sendJsonRpcError, tooLargeMessage } from './http-server.js';
+export { consistencyProof, consistencyProofOfHashes, EMPTY_ROOT, inclusionProof, inclusionProofOfHashes, leafHash, MerkleFrontier, merkleRoot, nodeHash, rootOfHashes, verifyConsistency, verifyInclusion, verifyInclusionOfHash } from './tlog/merkle.js';

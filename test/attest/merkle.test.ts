@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ancestryRoot, inclusionProof, leafHash, MerkleFrontier, merkleRoot, nodeHash, proveAncestor, verifyAncestorProof, verifyInclusion } from '../../src/attest/ancestry/merkle.js';
+import { ancestryRoot, proveAncestor, verifyAncestorProof } from '../../src/attest/ancestry/merkle.js';
+import { inclusionProof, leafHash, MerkleFrontier, merkleRoot, nodeHash, verifyInclusion } from '../../src/core/tlog/merkle.js';
 import type { Receipt } from '../../src/attest/receipt.js';
 import { createReleaseSigner } from '../../src/attest/signer.js';
 import { keysFor, NOW } from './helpers.js';

@@ -1,6 +1,6 @@
 /**
  * Servers on Ctrl-C (issue 18 items 2 and 16): `mailbox serve --http`, `mailbox tail`,
- * `a2a serve`, `a2a cosigner` and `a2a tool` exit 130 on SIGINT (128 + SIGINT, as `witness sim` does) and 0 on
+ * `a2a serve`, `a2a cosigner`, `a2a tool` and `anchor serve` exit 130 on SIGINT (128 + SIGINT, as `witness sim` does) and 0 on
  * SIGTERM. Real processes (the bundled CLI), real signals.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveEvidenceTool } from '../../src/a2a/tool-server.js';
+import { newSigningKey } from '../../src/attest/keys.js';
+import { noteVerifierKey } from '../../src/attest/tlog/note.js';
 import { witnessBundle } from '../support/witness-bundle.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'witness-server-sigint-'));
@@ -16,6 +18,7 @@ let cmd: string[];
 // a2a serve checks its MCP tool server at start: a real one, in this process.
 const TOOL = await serveEvidenceTool();
 const TOOL_URL = TOOL.url;
+const LOG_VKEY = noteVerifierKey('example.com/log', Buffer.from(newSigningKey('log').publicKey, 'base64url'));
 afterAll(() => TOOL.close());
 
 beforeAll(async () => {
@@ -50,6 +53,7 @@ const SERVERS: [string, string[], RegExp][] = [
   ['mailbox tail', ['mailbox', 'tail', join(dir, 'mb')], /Waiting for new messages/],
   ['a2a tool', ['a2a', 'tool', '--port', '0', '--json'], /"url"/],
   ['a2a serve', ['a2a', 'serve', '--key', join(dir, 'k.json'), '--tool', TOOL_URL, '--port', '0', '--json'], /"url"/],
+  ['anchor serve', ['anchor', 'serve', '--key', join(dir, 'k.json'), '--name', 'witness.example/w1', '--state', join(dir, 'witness.db'), '--log', LOG_VKEY, '--port', '0', '--json'], /"url"/],
 ];
 
 describe('servers stop on signals', () => {

@@ -21,7 +21,7 @@ const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.en
 const SHELL_BLOCKS = new Set(['sh', 'console', 'bash']);
 const MARKER = '<!-- docs-test: illustrative';
 /** Commands that serve until Ctrl-C: a test that ran them would hang. */
-const SERVERS = ['mailbox serve', 'mailbox tail', 'a2a serve', 'a2a tool', 'a2a cosigner'];
+const SERVERS = ['mailbox serve', 'mailbox tail', 'a2a serve', 'a2a tool', 'a2a cosigner', 'anchor serve'];
 /** Fewer trials than the docs ask for, to keep the whole file under a minute; the command and its options are the documented ones. */
 const FASTER: Record<string, string> = { '--trials': '2', '--warmup': '0' };
 
