@@ -65,6 +65,8 @@ export interface MailboxVerifyOptions {
   explain?: string;
   /** A signed checkpoint of the call log taken before (checkpoint.ts): the log must be that log or an append-only extension of it. */
   checkpoint?: string;
+  /** With `verifier`: the Ed25519 public key (base64url) the checkpoint must be signed with (default: as for receipts). */
+  checkpointPublicKey?: string;
 }
 
 export async function verifyMailbox(dir: string, options: MailboxVerifyOptions = {}): Promise<VerifyReport> {
@@ -78,7 +80,7 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
     for (const u of evidence.unreadable) report('corrupt', u.file, 0, u.why);
     const tracer = options.explain === undefined ? undefined : new Tracer(options.explain, evidence.callsFile);
     const keyed: KeyedSends = new Map();
-    const anchor = options.checkpoint === undefined ? undefined : new CheckpointCheck(parseCheckpoint(options.checkpoint, [mailboxVerifierKey(dir, { ...(options.keyPath !== undefined ? { keyPath: options.keyPath } : {}), ...(options.publicKey !== undefined ? { publicKey: options.publicKey } : {}) })]));
+    const anchor = options.checkpoint === undefined ? undefined : new CheckpointCheck(parseCheckpoint(options.checkpoint, [mailboxVerifierKey(dir, { ...(options.keyPath !== undefined ? { keyPath: options.keyPath } : {}), ...((options.checkpointPublicKey ?? options.publicKey) !== undefined ? { publicKey: (options.checkpointPublicKey ?? options.publicKey)! } : {}) })]));
     const { table, receipts, torn } = await _readLog(evidence.calls(), signer, evidence.callsFile, keyed, tracer, anchor);
     const anchored = anchor?.result();
     if (anchored && !anchored.ok) {

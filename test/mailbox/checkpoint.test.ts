@@ -86,3 +86,20 @@ describe('checkpoints: rewritten logs and keys', () => {
     expect((await cli(['mailbox', 'verify', mb.dir, '--checkpoint', foreign], 2)).err).toMatch(/No signature of the note is/);
   });
 });
+
+describe('witness verify DIR --checkpoint', () => {
+  it('applies to a mailbox folder: TRUNCATED after the last send is cut, checked with your own key directory too', async () => {
+    const mb = await makeMailbox(['alice', 'bob']);
+    await sendAll(mb, ['one', 'two']);
+    const checkpoint = join(tempDir(), 'kept.checkpoint');
+    writeFileSync(checkpoint, (await cli(['mailbox', 'checkpoint', mb.dir])).out);
+    const keys = join(tempDir(), 'trusted.json');
+    await cli(['keys', 'add', mb.keyPath, '--dir', keys]);
+    expect((await cli(['verify', mb.dir, '--checkpoint', checkpoint, '--keys', keys])).out).toMatch(/valid: mailbox/);
+    cutLines(join(mb.dir, 'calls.jsonl'), 1);
+    cutLines(join(mb.dir, 'inbox', 'bob.jsonl'), 1);
+    expect((await cli(['verify', mb.dir])).out).toMatch(/valid: mailbox/);
+    const { out } = await cli(['verify', mb.dir, '--checkpoint', checkpoint, '--keys', keys, '--json'], 1);
+    expect((JSON.parse(out) as { problems: Array<{ code: string }> }).problems.map((p) => p.code)).toEqual(['TRUNCATED']);
+  });
+});

@@ -1,5 +1,4 @@
 
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { WitnessError } from '../../core/errors.js';
 import {
@@ -24,6 +23,7 @@ import { hostName, portNumber, wholeNumber } from '../args.js';
 import { parseCommandArray, selfCommand } from '../self-command.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { untilStopped } from '../signals.js';
+import { readCheckpointText } from '../verify/mailbox.js';
 import { storeOption } from './mailbox-store.js';
 import { formatExplanation, statusCommand } from './mailbox-status.js';
 import { exportCommand, importCommand } from './mailbox-transfer.js';
@@ -174,7 +174,7 @@ function _verify(ctx: CliContext): Command {
     .action(async (dir: string, o: { key?: string; publicKey?: string; explain?: string; checkpoint?: string; json?: boolean }) => {
       if (o.key !== undefined && o.publicKey !== undefined) throw new WitnessError('USAGE', 'Give either --key or --public-key, not both: receipts are checked with one key.');
       if (o.explain !== undefined && o.explain.trim() === '') throw new WitnessError('USAGE', '--explain is empty; give a message id (msg_…).');
-      const report = await verifyMailbox(resolvePath(ctx, dir), { ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.publicKey !== undefined ? { publicKey: o.publicKey } : {}), ...(o.explain !== undefined ? { explain: o.explain } : {}), ...(o.checkpoint !== undefined ? { checkpoint: _readCheckpoint(ctx, o.checkpoint) } : {}) });
+      const report = await verifyMailbox(resolvePath(ctx, dir), { ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.publicKey !== undefined ? { publicKey: o.publicKey } : {}), ...(o.explain !== undefined ? { explain: o.explain } : {}), ...(o.checkpoint !== undefined ? { checkpoint: readCheckpointText(resolvePath(ctx, o.checkpoint)) } : {}) });
       if (!report.ok) ctx.exitCode = 1;
       if (o.json) return ctx.io.stdout(`${JSON.stringify(report, null, 2)}\n`);
       if (report.explain) ctx.io.stdout(`${formatExplanation(report.explain)}\n`);
@@ -196,19 +196,6 @@ function _checkpoint(ctx: CliContext): Command {
       if (o.verifierKey) return ctx.io.stdout(`${mailboxVerifierKey(resolvePath(ctx, dir), keyPath)}\n`);
       ctx.io.stdout(await mailboxCheckpoint(resolvePath(ctx, dir), keyPath));
     });
-}
-
-/** A checkpoint file's text (a signed note is small: more than 64 KiB is not one). */
-function _readCheckpoint(ctx: CliContext, file: string): string {
-  const path = resolvePath(ctx, file);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new WitnessError('NOT_FOUND', `Cannot read the checkpoint ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give the file \`witness mailbox checkpoint\` printed.`);
-  }
-  if (text.length > 65536) throw new WitnessError('INVALID_INPUT', `${path} is not a checkpoint (over 64 KiB); give the file \`witness mailbox checkpoint\` printed.`);
-  return text;
 }
 
 function _install(ctx: CliContext): Command {
