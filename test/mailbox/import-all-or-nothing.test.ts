@@ -35,10 +35,12 @@ const kindOf = (line: string) => Object.keys(JSON.parse(line) as object)[0];
 const indexes = (lines: string[], kind: string) => lines.flatMap((l, i) => (kindOf(l) === kind ? [i] : []));
 
 /** The end line recounted, so only the change under test is wrong. */
-function recount(lines: string[]): string[] {
+function recount(lines: string[], keepCheckpoint = false): string[] {
   const body = lines.filter((l) => kindOf(l) !== 'end');
+  const end = lines.find((l) => kindOf(l) === 'end');
+  const checkpoint = keepCheckpoint && end ? (JSON.parse(end) as { end: { checkpoint?: string } }).end.checkpoint : undefined;
   const n = (k: string) => indexes(body, k).length;
-  return [...body, JSON.stringify({ end: { agents: n('agent'), calls: n('call'), messages: n('message'), cursors: n('cursor') } })];
+  return [...body, JSON.stringify({ end: { agents: n('agent'), calls: n('call'), messages: n('message'), cursors: n('cursor'), ...(checkpoint ? { checkpoint } : {}) } })];
 }
 
 function edits(lines: string[]): Array<[string, string[], number, RegExp]> {
@@ -57,11 +59,13 @@ function edits(lines: string[]): Array<[string, string[], number, RegExp]> {
   const header = JSON.parse(lines[0]!) as { mailbox: { id: string } };
   header.mailbox.id = '../../etc';
   return [
-    ['a forged receipt', forged, 1, /modified: seq 1 was changed after it was signed \(its receipt no longer verifies\)/],
-    ['a duplicated message id', recount([...lines.slice(0, messages.at(-1)! + 1), lines[messages[0]!]!, ...lines.slice(messages.at(-1)! + 1)]), 1, /stored twice/],
+    ['a forged receipt', forged, 1, /not the call log its checkpoint signed \(INCONSISTENT\)/],
+    ['a duplicated message id', recount([...lines.slice(0, messages.at(-1)! + 1), lines[messages[0]!]!, ...lines.slice(messages.at(-1)! + 1)], true), 1, /stored twice/],
     ['reordered calls', reordered, 2, /calls are out of order \(seq 1 after seq 2\)/],
     ['a cursor past undelivered mail', skipped, 1, /skipped: message msg_.* is before bob's read cursor/],
     ['a line after the end line', [...lines, lines[calls[0]!]!], 2, /a line comes after the end line/],
+    ['the last call and message dropped, the end line recounted', recount([...lines.slice(0, calls.at(-1)!), ...lines.slice(calls.at(-1)! + 1, messages.at(-1)!), ...lines.slice(messages.at(-1)! + 1)], true), 1, /not the call log its checkpoint signed \(TRUNCATED\).*first missing call is call 3/],
+    ['the checkpoint dropped from the end line', recount(lines), 1, /carries no checkpoint of the call log/],
     ['a mailbox id that is a path', [JSON.stringify(header), ...lines.slice(1)], 2, /mailbox id "\.\.\/\.\.\/etc" is not one/],
   ];
 }

@@ -23,6 +23,8 @@ import { defaultKeyDir } from '../keys.js';
 import { agentNameProblem, sameNameAs } from '../names.js';
 import { databaseSetting } from '../store/postgres-db.js';
 import { type VerifyReport, verifyMailbox } from '../verify.js';
+import { CheckpointCheck, noteVerifierKey, parseCheckpoint } from '../../attest/tlog/index.js';
+import { callLeaf, mailboxOrigin } from '../checkpoint.js';
 import { EXPORT_FORMAT, type ExportCounts, type ExportHeader } from './format.js';
 import { openTarget } from './targets.js';
 
@@ -60,11 +62,13 @@ export async function importMailbox(file: string, dir: string, options: ImportOp
   const target = await openTarget(staging, config);
   const counts: ExportCounts = { agents: 0, calls: 0, messages: 0, cursors: 0 };
   try {
-    const end = await _records(lines, file, target, counts);
+    const leaves: Buffer[] = [];
+    const end = await _records(lines, file, target, counts, leaves);
     if (!end) throw _bad(file, 0, 'it has no end line: the export was cut off', 'export the mailbox again');
     for (const k of ['agents', 'calls', 'messages', 'cursors'] as const) {
       if (end[k] !== counts[k]) throw _bad(file, 0, `its end line counts ${end[k]} ${k} but it holds ${counts[k]}`, 'export the mailbox again');
     }
+    _checkAnchored(file, header, config, end.checkpoint, leaves);
     await target.finish();
   } catch (error) {
     await target.abort();
@@ -88,6 +92,37 @@ export async function importMailbox(file: string, dir: string, options: ImportOp
   return { config, counts, report: { ...report, dir }, warnings };
 }
 
+/**
+ * An Ed25519 mailbox's export carries the call log's checkpoint in its end line: the
+ * calls imported must be exactly the log it signed (checked with the key the import
+ * uses, else the exported public key). An HMAC mailbox has none (a limit, documented).
+ */
+function _checkAnchored(file: string, header: ExportHeader, config: MailboxConfig, note: string | undefined, leaves: Buffer[]): void {
+  if (header.mailbox.signing.alg !== 'ed25519') return;
+  if (note === undefined) throw new WitnessError('CORRUPT', `${file}: cannot import: its end line carries no checkpoint of the call log, which an Ed25519 mailbox's export always has: calls may have been dropped. Nothing was imported; export the mailbox again.`);
+  const vkey = existsSync(config.signing.key_path) ? _importKeyVerifier(config) : noteVerifierKey(mailboxOrigin(config), Buffer.from(header.mailbox.signing.public_key ?? '', 'base64url'));
+  let check: CheckpointCheck;
+  try {
+    check = new CheckpointCheck(parseCheckpoint(note, [vkey]));
+  } catch (error) {
+    throw new WitnessError('CORRUPT', `${file}: cannot import: the checkpoint in its end line does not verify (${(error as Error).message}). Nothing was imported; export the mailbox again.`);
+  }
+  for (const leaf of leaves) check.add(leaf);
+  const result = check.result();
+  const size = parseCheckpoint(note, [vkey]).size;
+  if (!result.ok || result.logSize !== size) {
+    const why = result.ok ? `it holds ${result.logSize} calls, the checkpoint signed ${size}` : result.code === 'TRUNCATED' ? `${result.message} The first missing call is call ${result.firstMissing + 1}` : result.message;
+    throw new WitnessError('CORRUPT', `${file}: cannot import: its calls are not the call log its checkpoint signed (${result.ok ? 'INCONSISTENT' : result.code}): ${why}. Nothing was imported; export the mailbox again.`);
+  }
+}
+
+/** The note key of the import's own key file (the trust root the import verifies with). */
+function _importKeyVerifier(config: MailboxConfig): string {
+  const key = readKeyFile(config.signing.key_path, MAILBOX_KEY);
+  if (key.alg !== 'ed25519') throw new WitnessError('USAGE', `The key ${config.signing.key_path} is an HMAC key, but the exported mailbox signs with Ed25519; give its own key with --key. Nothing was imported.`);
+  return noteVerifierKey(mailboxOrigin(config), Buffer.from(key.publicKey, 'base64url'));
+}
+
 /** Removes a finished import that is not to be kept: its folder, and a database's rows. */
 async function _discard(staging: string, target: Awaited<ReturnType<typeof openTarget>>): Promise<void> {
   try {
@@ -98,7 +133,7 @@ async function _discard(staging: string, target: Awaited<ReturnType<typeof openT
 }
 
 /** Feeds every record after the header to the target; returns the end line's counts (undefined when there is none). */
-async function _records(lines: Iterator<{ line: number; text?: string; torn?: boolean }>, file: string, target: Awaited<ReturnType<typeof openTarget>>, counts: ExportCounts): Promise<ExportCounts | undefined> {
+async function _records(lines: Iterator<{ line: number; text?: string; torn?: boolean }>, file: string, target: Awaited<ReturnType<typeof openTarget>>, counts: ExportCounts, leaves: Buffer[]): Promise<(ExportCounts & { checkpoint?: string }) | undefined> {
   let section = 0;
   const agents: string[] = [];
   const perInbox = new Map<string, number>();
@@ -111,11 +146,12 @@ async function _records(lines: Iterator<{ line: number; text?: string; torn?: bo
     const at = _ORDER.indexOf(kind);
     if (at < section) throw _bad(file, line, `a ${kind} line comes after the ${_ORDER[section]} lines`, 'export the mailbox again (lines are in the order agents, calls, messages, cursors, end)');
     section = at;
-    if (kind === 'end') return _nothingAfter(lines, file, value as ExportCounts);
+    if (kind === 'end') return _nothingAfter(lines, file, value as ExportCounts & { checkpoint?: string });
     if (kind === 'agent') await target.agent(_agent(value, agents, file, line));
     if (kind === 'call') {
       const text = _string(value, file, line, 'call');
       lastSeq = _inOrder(text, lastSeq, file, line);
+      leaves.push(callLeaf(text));
       await target.call(text);
     }
     if (kind === 'message') {
@@ -154,7 +190,7 @@ function _inOrder(text: string, last: number, file: string, line: number): numbe
 }
 
 /** The end line is the last: anything after it was not counted, so the export is not what its end line says. */
-function _nothingAfter(lines: Iterator<{ line: number; text?: string; torn?: boolean }>, file: string, end: ExportCounts): ExportCounts {
+function _nothingAfter<T>(lines: Iterator<{ line: number; text?: string; torn?: boolean }>, file: string, end: T): T {
   for (let next = lines.next(); !next.done; next = lines.next()) {
     if (next.value.text !== '' || next.value.torn) throw _bad(file, next.value.line, 'a line comes after the end line', 'export the mailbox again (nothing may follow the end line)');
   }
@@ -175,7 +211,7 @@ function _record(text: string, file: string, line: number): [_Kind, unknown] {
   const record = value as Record<string, unknown>;
   if (kind === 'end') {
     const end = record.end as Record<string, unknown> | null;
-    if (typeof end !== 'object' || end === null || !['agents', 'calls', 'messages', 'cursors'].every((k) => Number.isSafeInteger(end[k]))) throw _bad(file, line, 'its end line needs whole counts of agents, calls, messages and cursors', 'export the mailbox again');
+    if (typeof end !== 'object' || end === null || !['agents', 'calls', 'messages', 'cursors'].every((k) => Number.isSafeInteger(end[k])) || (end.checkpoint !== undefined && typeof end.checkpoint !== 'string')) throw _bad(file, line, 'its end line needs whole counts of agents, calls, messages and cursors', 'export the mailbox again');
     return [kind, end];
   }
   return [kind, kind === 'message' ? record : record[kind]];
