@@ -36,6 +36,8 @@ export interface EvidenceLine {
 export interface InboxLine extends EvidenceLine {
   agent: string;
   file: string;
+  /** SQL stores: the row's own id column, which lookups by id use; it must be the id its text (and receipt) names. */
+  rowId?: string;
 }
 
 /** Where an agent's read cursor points: messages before it have been delivered. */
@@ -58,6 +60,16 @@ export interface Cursors {
   unreadable: Unreadable[];
 }
 
+/** A SQL store's idempotency row: a pointer from (sender, key) to the keyed send it answers retries with. */
+export interface IdempotencyRow {
+  file: string;
+  sender: string;
+  key: string;
+  id: string;
+  recipient: string;
+  sent_at: string;
+}
+
 /** What verify reads; a networked store's lines come asynchronously, a file's synchronously. */
 export interface Evidence {
   kind: StoreKind;
@@ -66,6 +78,8 @@ export interface Evidence {
   inboxLines(): Iterable<InboxLine> | AsyncIterable<InboxLine>;
   /** Every cursor, by agent, and the cursor records that are not readable. */
   cursors(): Cursors | Promise<Cursors>;
+  /** SQL stores: the idempotency table (JSONL learns it from the log, and keeps nothing beside it). */
+  idempotency?(): Iterable<IdempotencyRow> | AsyncIterable<IdempotencyRow>;
   /** Evidence files found unreadable while listing (a symlink, a folder). */
   unreadable: Unreadable[];
   /** The registered agents, from the same snapshot (for export). */
@@ -194,8 +208,13 @@ function _sqliteEvidence(dir: string): Evidence {
       }
     },
     *inboxLines() {
-      const rows = db.prepare('SELECT pos, recipient, text FROM messages ORDER BY recipient, pos').iterate() as Iterable<{ pos: number; recipient: string; text: unknown }>;
-      for (const row of rows) yield { agent: row.recipient, file: `${path}#messages[${row.recipient}]`, line: row.pos, end: 0, text: String(row.text) };
+      const rows = db.prepare('SELECT pos, id, recipient, text FROM messages ORDER BY recipient, pos').iterate() as Iterable<{ pos: number; id: unknown; recipient: string; text: unknown }>;
+      for (const row of rows) yield { agent: row.recipient, file: `${path}#messages[${row.recipient}]`, line: row.pos, end: 0, text: String(row.text), rowId: String(row.id) };
+    },
+    *idempotency() {
+      for (const row of db.prepare('SELECT sender, key, id, recipient, sent_at FROM idempotency ORDER BY sender, key').iterate() as Iterable<Omit<IdempotencyRow, 'file'>>) {
+        yield { ...row, file: `${path}#idempotency` };
+      }
     },
     cursors() {
       const cursors = new Map<string, Cursor>();

@@ -104,6 +104,7 @@ class _InboxState {
     else if (!send) report('orphan', l.file, l.line, `message ${m.id} has no verified send_message receipt in the call log (written without the server?)`);
     else if (send.to !== this.agent || (send.digest !== undefined && send.digest !== messageDigest(m))) report('modified', l.file, l.line, `message ${m.id} differs from what ${send.file}:${send.line} signed (sender, recipient, body or time changed)`);
     else if (send.seq < this.lastSeq) report('reordered', l.file, l.line, `message ${m.id} was sent before the message above it`);
+    if (l.rowId !== undefined && l.rowId !== m.id && !stored.has(m.id)) report('modified', l.file, l.line, `the row's id column says ${JSON.stringify(l.rowId)} but its text (what the receipt signed) is message ${m.id}: the column was changed, and the server looks messages up by it (acknowledgements and replies to ${m.id} would fail)`);
     if (send && !stored.has(m.id)) {
       send.found = true;
       this.lastSeq = Math.max(this.lastSeq, send.seq);

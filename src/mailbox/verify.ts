@@ -22,8 +22,11 @@ import { MAILBOX_KEY, readConfig } from './config.js';
 import { type EvidenceLine, openEvidence } from './evidence.js';
 import { type Explanation, Tracer } from './verify-explain.js';
 import { staleIntent } from './lock.js';
+import { CheckpointCheck, parseCheckpoint } from '../attest/tlog/index.js';
+import { callLeaf, mailboxVerifierKey } from './checkpoint.js';
 import { CallTable, checkChain } from './verify-chain.js';
 import { checkInboxes, type Receipts } from './verify-inbox.js';
+import { checkIdempotencyRows, type KeyedSends, learnKeyedSend } from './verify-index.js';
 /** A problem's kind: a code of attest's log vocabulary (LOG_CODES), in lower case. */
 export type ProblemKind = Lowercase<LogCode>;
 
@@ -60,6 +63,10 @@ export interface MailboxVerifyOptions {
   verifier?: { verifier: Verifier; source: string };
   /** Also trace one message: where it is stored and every receipt that names it (`explain` in the report). */
   explain?: string;
+  /** A signed checkpoint of the call log taken before (checkpoint.ts): the log must be that log or an append-only extension of it. */
+  checkpoint?: string;
+  /** With `verifier`: the Ed25519 public key (base64url) the checkpoint must be signed with (default: as for receipts). */
+  checkpointPublicKey?: string;
 }
 
 export async function verifyMailbox(dir: string, options: MailboxVerifyOptions = {}): Promise<VerifyReport> {
@@ -78,10 +85,18 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
   try {
     for (const u of evidence.unreadable) report('corrupt', u.file, 0, u.why);
     const tracer = options.explain === undefined ? undefined : new Tracer(options.explain, evidence.callsFile);
-    const { table, receipts, torn } = await _readLog(evidence.calls(), signer, evidence.callsFile, tracer);
+    const keyed: KeyedSends = new Map();
+    const anchor = options.checkpoint === undefined ? undefined : new CheckpointCheck(parseCheckpoint(options.checkpoint, [mailboxVerifierKey(dir, { ...(options.keyPath !== undefined ? { keyPath: options.keyPath } : {}), ...((options.checkpointPublicKey ?? options.publicKey) !== undefined ? { publicKey: (options.checkpointPublicKey ?? options.publicKey)! } : {}) })]));
+    const { table, receipts, torn } = await _readLog(evidence.calls(), signer, evidence.callsFile, keyed, tracer, anchor);
+    const anchored = anchor?.result();
+    if (anchored && !anchored.ok) {
+      const line = anchored.code === 'TRUNCATED' ? anchored.firstMissing + 1 : 0;
+      report(anchored.code === 'TRUNCATED' ? 'truncated' : 'inconsistent', evidence.callsFile, line, anchored.code === 'TRUNCATED' ? `${anchored.message} The first missing entry is call-log line ${line}.` : anchored.message);
+    }
     checkChain(table, (kind, line, message) => report(kind, evidence.callsFile, line, message));
     if (torn !== undefined) report('corrupt', evidence.callsFile, torn, 'unterminated last line (an interrupted write); starting a server or `witness mailbox recover` cuts it');
     const messages = await checkInboxes(evidence, receipts, report, (w) => warnings.push(w), tracer?.watchInbox);
+    await checkIdempotencyRows(evidence, keyed, (id) => receipts.sends.get(id)?.found === true, report);
     const intent = config.store === 'postgres' ? undefined : staleIntent(dir, signer);
     if (intent?.status === 'forged') report('forged', '.lock', 0, `the lock file of a dead writer holds an intent the mailbox key did not sign (${intent.why}); recovery will not obey it, but someone who can write the mailbox folder wrote it`);
     else if (intent) warnings.push('a writer died holding the lock; its unfinished write is rolled back by the next server start or `witness mailbox recover`.');
@@ -93,12 +108,13 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
 }
 
 /** One pass over the log: the chain table, and what the genuine receipts say. */
-async function _readLog(lines: Iterable<EvidenceLine> | AsyncIterable<EvidenceLine>, signer: Verifier, file: string, tracer?: Tracer): Promise<{ table: CallTable; receipts: Receipts; torn?: number }> {
+async function _readLog(lines: Iterable<EvidenceLine> | AsyncIterable<EvidenceLine>, signer: Verifier, file: string, keyed: KeyedSends, tracer?: Tracer, anchor?: CheckpointCheck): Promise<{ table: CallTable; receipts: Receipts; torn?: number }> {
   const table = new CallTable();
   const receipts: Receipts = { sends: new Map(), reads: [], delivered: new Map() };
   for await (const l of lines) {
     if (l.torn) return { table, receipts, torn: l.line };
     if (l.text === '') continue;
+    anchor?.add(l.text === undefined ? Buffer.alloc(32) : callLeaf(l.text)); // an over-long line cannot match any checkpoint's leaf
     tracer?.see(l);
     const parsed = l.text === undefined ? { reason: 'a line of more than 64 MiB' } : parseCallRecord(l.text);
     if ('reason' in parsed) {
@@ -108,6 +124,9 @@ async function _readLog(lines: Iterable<EvidenceLine> | AsyncIterable<EvidenceLi
     const genuine = isGenuineCall(parsed, signer);
     table.add(l.line, l.text, { seq: parsed.seq, prev: parsed.prev, genuine, legacy: parsed.v === LEGACY_LINE_VERSION });
     if (genuine && parsed.ok) _learn(parsed, receipts, file, l.line);
+    if (genuine && parsed.ok && parsed.tool === 'send_message' && !parsed.deduplicated && parsed.idempotency_key !== undefined && parsed.message_ids.length === 1) {
+      learnKeyedSend(keyed, { sender: parsed.agent, key: parsed.idempotency_key, id: parsed.message_ids[0]!, to: parsed.to?.[0] ?? '', ts: parsed.ts, file, line: l.line });
+    }
   }
   return { table, receipts };
 }

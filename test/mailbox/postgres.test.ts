@@ -97,12 +97,12 @@ describe('witness mailbox init --store postgres', () => {
     const sent = await store.send('a', { to: 'b', body: 'before the upgrade' });
     await store.fetch('b', fetchOpts);
     await store.close();
-    // As a version-1 database was: no index of mentions, and the version table says 1.
-    await withTables('postgres', mb.dir, (sql) => sql("DROP TABLE mailbox_mentions; UPDATE witness_schema SET version = 1 WHERE component = 'mailbox'"));
+    // As a version-1 database was: no index of the lines that name a message, and the version table says 1.
+    await withTables('postgres', mb.dir, (sql) => sql("DROP INDEX mailbox_calls_ids; DROP FUNCTION mailbox_call_ids(text); UPDATE witness_schema SET version = 1 WHERE component = 'mailbox'"));
     const upgraded = await openStore(mb.dir, { keyPath: mb.keyPath });
     try {
       expect(await upgraded.status(sent.id)).toMatchObject({ id: sent.id, from: 'a', to: 'b', state: 'read' });
-      expect((await withTables('postgres', mb.dir, (sql) => sql("SELECT version FROM witness_schema WHERE component = 'mailbox'")))[0]).toEqual({ version: 2 });
+      expect((await withTables('postgres', mb.dir, (sql) => sql("SELECT version FROM witness_schema WHERE component = 'mailbox'")))[0]).toEqual({ version: 3 });
     } finally {
       await upgraded.close();
     }
@@ -112,7 +112,7 @@ describe('witness mailbox init --store postgres', () => {
     const mb = await mailbox();
     await withTables('postgres', mb.dir, (sql) => sql("UPDATE witness_schema SET version = 99 WHERE component = 'mailbox'"));
     const error = await openStore(mb.dir, { keyPath: mb.keyPath }).catch((e: unknown) => e);
-    expect(isWitnessError(error, 'INVALID_INPUT') && error.message).toMatch(/mailbox schema is version 99, newer than this Witness knows \(2\)/);
+    expect(isWitnessError(error, 'INVALID_INPUT') && error.message).toMatch(/mailbox schema is version 99, newer than this Witness knows \(3\)/);
   });
 });
 
@@ -279,7 +279,7 @@ describe('a fresh database per mailbox', () => {
       expect(mailboxDatabaseUrl(readConfig(dir))).toBe(db.url);
       const pool = await openPool(db.url, { purpose: 'test' });
       try {
-        expect((await pool.query("SELECT version FROM witness_schema WHERE component = 'mailbox'")).rows).toEqual([{ version: 2 }]);
+        expect((await pool.query("SELECT version FROM witness_schema WHERE component = 'mailbox'")).rows).toEqual([{ version: 3 }]);
       } finally {
         await pool.end();
       }

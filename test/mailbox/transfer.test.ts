@@ -5,7 +5,7 @@
  * all or nothing, and a cut-off, edited or foreign export is refused or reported.
  */
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, verifyMailbox } from '../../src/mailbox/index.js';
 import { freshDatabase } from '../attest/postgres.js';
@@ -89,13 +89,15 @@ describe('export and import between stores', () => {
     });
   }
 
-  it('an export with an edited message imports, but the import reports it (exit 1) as verify does on the source', async () => {
+  it('an export with an edited message is refused (exit 1) naming what verify found, and leaves nothing', async () => {
     const source = await busyMailbox('jsonl');
     const { file } = await exportOf(source.dir);
     writeFileSync(file, readFileSync(file, 'utf8').replace('three', 'THREE').replace('três', 'tres'));
-    const { out } = await importInto(file, 'sqlite', source.keyPath, 1);
-    expect(out).toMatch(/modified: message msg_.* differs from what/);
-    expect(out).toMatch(/verify: FAILED/);
+    const { dir, err } = await importInto(file, 'sqlite', source.keyPath, 1);
+    expect(err).toMatch(/does not verify \(1 problem\(s\)\):\n.*modified: message msg_.* differs from what/);
+    expect(err).toMatch(/Nothing was imported/);
+    expect(() => readdirSync(dir)).toThrow(/ENOENT/);
+    expect(readdirSync(dirname(dir))).toEqual([]); // no staging folder either
   });
 
   it('refuses a cut-off export, a line that is not a record, and records out of order, leaving nothing behind', async () => {

@@ -16,19 +16,20 @@ export function exportCommand(ctx: CliContext): Command {
     .description('Write a mailbox, from any store, as JSON lines that `witness mailbox import` turns into a mailbox of any store: agents, the call log and every message, each exactly as stored, and the read positions. Secrets are never exported (token hashes only, no key).')
     .argument('<dir>', 'mailbox folder')
     .requiredOption('-o, --out <file>', 'the export file (written atomically)')
+    .option('--key <path>', 'Ed25519 mailboxes: the signing key that signs the call log\'s checkpoint in the end line (default: the one mailbox.json names)')
     .option('--json', 'print the counts as JSON')
     .addHelpText('after', '\nExample:\n  $ witness mailbox export ./mb --out mb.export.jsonl\n  $ witness mailbox import mb.export.jsonl ./mb-pg --store postgres:///witness')
-    .action(async (dir: string, o: { out: string; json?: boolean }) => {
+    .action(async (dir: string, o: { out: string; key?: string; json?: boolean }) => {
       checkOutputFile(resolvePath(ctx, o.out)); // before the mailbox is read, not after
       let counts = '';
       const lines = async function* () {
-        for await (const line of exportMailbox(resolvePath(ctx, dir))) {
+        for await (const line of exportMailbox(resolvePath(ctx, dir), o.key !== undefined ? { keyPath: resolvePath(ctx, o.key) } : {})) {
           if (line.startsWith('{"end":')) counts = line;
           yield `${line}\n`;
         }
       };
       await writeFileAtomicAsync(resolvePath(ctx, o.out), lines(), { mode: 0o600 });
-      const end = (JSON.parse(counts) as { end: Record<string, number> }).end;
+      const { checkpoint: _signed, ...end } = (JSON.parse(counts) as { end: Record<string, number> & { checkpoint?: string } }).end;
       if (o.json) return ctx.io.stdout(`${JSON.stringify({ out: resolvePath(ctx, o.out), ...end })}\n`);
       ctx.io.stdout(`Exported ${end.agents} agents, ${end.calls} call receipts, ${end.messages} messages and ${end.cursors} read positions to ${o.out}\n`);
     });

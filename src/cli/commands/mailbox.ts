@@ -8,6 +8,8 @@ import {
   formatMessage,
   initMailbox,
   installMailbox,
+  mailboxCheckpoint,
+  mailboxVerifierKey,
   type MailboxLimits,
   RUNTIMES,
   type Runtime,
@@ -21,6 +23,7 @@ import { hostName, portNumber, wholeNumber } from '../args.js';
 import { parseCommandArray, selfCommand } from '../self-command.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { untilStopped } from '../signals.js';
+import { readCheckpointText } from '../verify/mailbox.js';
 import { storeOption } from './mailbox-store.js';
 import { formatExplanation, statusCommand } from './mailbox-status.js';
 import { exportCommand, importCommand } from './mailbox-transfer.js';
@@ -37,6 +40,7 @@ export function mailboxCommand(ctx: CliContext): Command {
     .addCommand(_install(ctx))
     .addCommand(_tail(ctx))
     .addCommand(_recover(ctx))
+    .addCommand(_checkpoint(ctx))
     .addCommand(statusCommand(ctx))
     .addCommand(exportCommand(ctx))
     .addCommand(importCommand(ctx));
@@ -164,18 +168,33 @@ function _verify(ctx: CliContext): Command {
     .option('--key <path>', 'key file to check receipts with')
     .option('--public-key <base64url>', 'pin the Ed25519 public key instead of trusting any file')
     .option('--explain <id>', 'also trace one message: where it is stored and every receipt that names it')
+    .option('--checkpoint <file>', 'a checkpoint taken before (`witness mailbox checkpoint`): the log must be that log or an append-only extension (else truncated / inconsistent)')
     .option('--json', 'print the report as JSON')
-    .addHelpText('after', '\nExamples:\n  $ witness mailbox verify ./mb --json | jq ".problems"\n  $ witness mailbox verify ./mb --explain msg_0b9c…')
-    .action(async (dir: string, o: { key?: string; publicKey?: string; explain?: string; json?: boolean }) => {
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox verify ./mb --json | jq ".problems"\n  $ witness mailbox verify ./mb --explain msg_0b9c…\n  $ witness mailbox verify ./mb --checkpoint kept.checkpoint')
+    .action(async (dir: string, o: { key?: string; publicKey?: string; explain?: string; checkpoint?: string; json?: boolean }) => {
       if (o.key !== undefined && o.publicKey !== undefined) throw new WitnessError('USAGE', 'Give either --key or --public-key, not both: receipts are checked with one key.');
       if (o.explain !== undefined && o.explain.trim() === '') throw new WitnessError('USAGE', '--explain is empty; give a message id (msg_…).');
-      const report = await verifyMailbox(resolvePath(ctx, dir), { ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.publicKey !== undefined ? { publicKey: o.publicKey } : {}), ...(o.explain !== undefined ? { explain: o.explain } : {}) });
+      const report = await verifyMailbox(resolvePath(ctx, dir), { ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.publicKey !== undefined ? { publicKey: o.publicKey } : {}), ...(o.explain !== undefined ? { explain: o.explain } : {}), ...(o.checkpoint !== undefined ? { checkpoint: readCheckpointText(resolvePath(ctx, o.checkpoint)) } : {}) });
       if (!report.ok) ctx.exitCode = 1;
       if (o.json) return ctx.io.stdout(`${JSON.stringify(report, null, 2)}\n`);
       if (report.explain) ctx.io.stdout(`${formatExplanation(report.explain)}\n`);
       for (const p of report.problems) ctx.io.stdout(`${p.file}:${p.line}: ${p.kind}: ${p.message}\n`);
       for (const w of report.warnings) ctx.io.stderr(`warning: ${w}\n`);
       ctx.io.stdout(`${report.ok ? 'OK' : 'FAILED'}: ${report.calls} call receipts, ${report.messages} messages, ${report.problems.length} problem(s); key ${report.key.kid} (${report.key.source})\n`);
+    });
+}
+
+function _checkpoint(ctx: CliContext): Command {
+  return new Command('checkpoint')
+    .description('Print the call log\'s current signed checkpoint (a C2SP signed note: origin witness.mailbox/<id>, size, RFC 6962 root; each leaf is one call-log line\'s exact text), signed with the mailbox\'s Ed25519 key. Keep it where the mailbox\'s writers cannot reach (or have it witnessed): `verify --checkpoint` then proves nothing was cut off or rewritten since.')
+    .argument('<dir>', 'mailbox folder')
+    .option('--key <path>', 'signing key file (default: the one mailbox.json names)')
+    .option('--verifier-key', 'print the note verifier key of the checkpoints instead (give it to whoever checks them)')
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox checkpoint ./mb > kept.checkpoint\n  $ witness mailbox checkpoint ./mb --verifier-key')
+    .action(async (dir: string, o: { key?: string; verifierKey?: boolean }) => {
+      const keyPath = o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {};
+      if (o.verifierKey) return ctx.io.stdout(`${mailboxVerifierKey(resolvePath(ctx, dir), keyPath)}\n`);
+      ctx.io.stdout(await mailboxCheckpoint(resolvePath(ctx, dir), keyPath));
     });
 }
 

@@ -5,7 +5,10 @@
  * shape. With `--keys`, the call log is checked with the public key your own key
  * directory holds for the mailbox's key id — the trust root is yours, not the
  * mailbox's files; without it, with the key the mailbox names (as `mailbox verify`).
+ * With `--checkpoint`, the call log must extend that signed checkpoint (TRUNCATED /
+ * INCONSISTENT otherwise), its signature checked with the same key.
  */
+import { readFileSync } from 'node:fs';
 import { loadKeyDirectory } from '../../attest/index.js';
 import { WitnessError } from '../../core/errors.js';
 import { readConfig, verifyMailbox } from '../../mailbox/index.js';
@@ -22,8 +25,9 @@ export async function verifyMailboxFolder(artifact: Artifact, o: VerifyCliOption
       const message = `The mailbox signs with key ${config.signing.kid}, which is not in your key directory ${o.keys}; a key named by the mailbox's own files is not trusted when you give one. Add it with: witness keys add KEY.json --dir ${o.keys}`;
       return { ok: false, summary: `invalid: mailbox ${artifact.name}, its key is not in your key directory.`, problems: [{ code: 'UNKNOWN_KEY', message }], details: { dir: artifact.path, store: config.store } };
     }
-    pinned = { verifier: { verifier: trusted, source: `key directory ${o.keys}` } };
+    pinned = { verifier: { verifier: trusted, source: `key directory ${o.keys}` }, checkpointPublicKey: String(trusted.key.export({ format: 'jwk' }).x) };
   }
+  if (o.checkpoint !== undefined) pinned.checkpoint = readCheckpointText(resolvePath(ctx, o.checkpoint));
   const report = await verifyMailbox(artifact.path, pinned);
   const counts = `${report.calls} call receipts, ${report.messages} messages, key ${report.key.kid} (${report.key.source})`;
   return {
@@ -33,4 +37,16 @@ export async function verifyMailboxFolder(artifact: Artifact, o: VerifyCliOption
     details: { dir: report.dir, store: report.store, key: report.key, calls: report.calls, messages: report.messages },
     warnings: report.warnings,
   };
+}
+
+/** A checkpoint file's text (a signed note is small: more than 64 KiB is not one). */
+export function readCheckpointText(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new WitnessError('NOT_FOUND', `Cannot read the checkpoint ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give the file \`witness mailbox checkpoint\` printed.`);
+  }
+  if (text.length > 65536) throw new WitnessError('INVALID_INPUT', `${path} is not a checkpoint (over 64 KiB); give the file \`witness mailbox checkpoint\` printed.`);
+  return text;
 }

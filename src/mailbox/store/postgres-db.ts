@@ -54,7 +54,28 @@ BEGIN
 END $$;
 `,
   },
+  {
+    // The call log's own index of which lines name which message: an expression index
+    // PostgreSQL keeps from each line's text, so no row of it can be edited, deleted
+    // or added apart from the line (mailbox_mentions could: deleting an ack's row made
+    // message_status say 'read' and let the message be acknowledged afresh). A line
+    // that is not JSON names nothing. Declared IMMUTABLE: it reads only its argument.
+    version: 3,
+    sql: `
+CREATE FUNCTION mailbox_call_ids(line text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RETURN ARRAY(SELECT DISTINCT jsonb_array_elements_text(line::jsonb -> 'message_ids'));
+EXCEPTION WHEN others THEN
+  RETURN '{}'::text[];
+END $f$;
+CREATE INDEX mailbox_calls_ids ON mailbox_calls USING gin (mailbox_call_ids(text));
+DROP TABLE mailbox_mentions;
+`,
+  },
 ];
+
+/** The call-log lines that name message $1 (through the log's own index, migration 3), oldest first. */
+export const LINES_NAMING = 'SELECT seq, text FROM mailbox_calls WHERE mailbox_call_ids(text) @> ARRAY[$1::text] ORDER BY seq';
 
 /** The notification channels: a recipient's name on mail, anything on an agent change. */
 export const MAIL_CHANNEL = 'witness_mailbox_mail';

@@ -11,7 +11,7 @@ import type { PoolClient } from 'pg';
 import { openPool, redactUrl } from '../../attest/postgres.js';
 import { WitnessError } from '../../core/errors.js';
 import type { MailboxConfig } from '../config.js';
-import type { Cursor, Evidence, EvidenceLine, InboxLine } from '../evidence.js';
+import type { Cursor, Evidence, EvidenceLine, IdempotencyRow, InboxLine } from '../evidence.js';
 import { MAX_LINE_BYTES } from './lines.js';
 import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, mailboxDatabaseUrl } from './postgres-db.js';
 
@@ -59,9 +59,12 @@ function _evidence(client: PoolClient, where: string, close: () => Promise<void>
       }
     },
     async *inboxLines(): AsyncGenerator<InboxLine> {
-      for await (const row of rows<{ pos: string; recipient: string; text: string | null }>(`SELECT pos, recipient, ${TEXT} FROM mailbox_messages ORDER BY recipient, pos`)) {
-        yield { agent: row.recipient, file: `${where}#messages[${row.recipient}]`, line: Number(row.pos), end: 0, ...(row.text !== null ? { text: row.text } : {}) };
+      for await (const row of rows<{ pos: string; id: string; recipient: string; text: string | null }>(`SELECT pos, id, recipient, ${TEXT} FROM mailbox_messages ORDER BY recipient, pos`)) {
+        yield { agent: row.recipient, file: `${where}#messages[${row.recipient}]`, line: Number(row.pos), end: 0, rowId: row.id, ...(row.text !== null ? { text: row.text } : {}) };
       }
+    },
+    async *idempotency(): AsyncGenerator<IdempotencyRow> {
+      for await (const row of rows<Omit<IdempotencyRow, 'file'>>('SELECT sender, key, id, recipient, sent_at FROM mailbox_idempotency ORDER BY sender, key')) yield { ...row, file: `${where}#idempotency` };
     },
     async cursors() {
       const cursors = new Map<string, Cursor>();

@@ -17,7 +17,6 @@ import type { Count } from './quota.js';
 export class GroupWrites {
   private messages = { id: [] as string[], recipient: [] as string[], text: [] as string[] };
   private calls = { seq: [] as number[], text: [] as string[] };
-  private mentions = { id: [] as string[], seq: [] as number[], tool: [] as string[], agent: [] as string[] };
   /** This group's first acknowledgements, by message id. */
   private readonly acks = new Map<string, { agent: string; ts: string; reply?: string }>();
   private keys = { sender: [] as string[], key: [] as string[], id: [] as string[], recipient: [] as string[], sentAt: [] as string[] };
@@ -42,12 +41,6 @@ export class GroupWrites {
   addCall(record: CallRecord, text: string): void {
     this.calls.seq.push(record.seq);
     this.calls.text.push(text);
-    for (const id of new Set(record.message_ids)) {
-      this.mentions.id.push(id);
-      this.mentions.seq.push(record.seq);
-      this.mentions.tool.push(record.tool);
-      this.mentions.agent.push(record.agent);
-    }
     if (isAckOf(record, record.message_ids[0] ?? '')) this.acks.set(record.message_ids[0]!, { agent: record.agent, ts: record.ts, ...(record.reply !== undefined ? { reply: record.reply } : {}) });
   }
 
@@ -89,11 +82,6 @@ export class GroupWrites {
     if (this.calls.seq.length > 0) {
       await client.query('INSERT INTO mailbox_calls (seq, text) SELECT * FROM unnest($1::bigint[], $2::text[])', [this.calls.seq, this.calls.text]);
       this.calls = { seq: [], text: [] };
-    }
-    if (this.mentions.id.length > 0) {
-      const m = this.mentions;
-      await client.query('INSERT INTO mailbox_mentions (message_id, seq, tool, agent) SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[])', [m.id, m.seq, m.tool, m.agent]);
-      this.mentions = { id: [], seq: [], tool: [], agent: [] };
     }
   }
 

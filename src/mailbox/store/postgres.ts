@@ -24,7 +24,7 @@ import { CommittingStore } from './committing-store.js';
 import type { Pending } from './group-commit.js';
 import { CAPPED_TEXT } from './lines.js';
 import * as ops from './ops.js';
-import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, databaseFailure, mailboxDatabaseUrl, openMailboxPool, reading } from './postgres-db.js';
+import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, databaseFailure, LINES_NAMING, mailboxDatabaseUrl, openMailboxPool, reading } from './postgres-db.js';
 import { PostgresSendRate } from './postgres-rate.js';
 import { GroupWrites } from './postgres-group.js';
 import { MailListener } from './postgres-listen.js';
@@ -118,7 +118,7 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
   }
 
   async status(id: string): Promise<DeliveryStatus | undefined> {
-    const rows = await reading(this.pool.query<{ text: string }>('SELECT c.text FROM mailbox_mentions m JOIN mailbox_calls c ON c.seq = m.seq WHERE m.message_id = $1 ORDER BY m.seq', [id]));
+    const rows = await reading(this.pool.query<{ text: string }>(LINES_NAMING, [id]));
     return deliveryOf(id, rows.rows.map((r) => r.text), this.signer);
   }
 
@@ -141,16 +141,17 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
     return (await reading(this.pool.query<{ mark: string }>('SELECT coalesce(max(pos), 0)::text AS mark FROM mailbox_messages WHERE recipient = $1', [agent]))).rows[0]!.mark;
   }
 
-  /** `agent`'s acknowledgements of `ids` in the database, each checked against its genuine receipt. */
+  /** `agent`'s acknowledgements of `ids`: the first genuine ack receipt of each in the call log (found by the log's own index). */
   private async acksIn(db: Db, agent: string, ids: string[]): Promise<Map<string, CallRecord>> {
     const rows = await db.query<{ id: string; text: string }>(
-      "SELECT m.message_id AS id, c.text FROM mailbox_mentions m JOIN mailbox_calls c ON c.seq = m.seq WHERE m.message_id = ANY($1) AND m.agent = $2 AND m.tool = 'ack_message' ORDER BY m.seq",
-      [ids, agent],
+      'SELECT i.id, c.text FROM unnest($1::text[]) AS i(id) JOIN mailbox_calls c ON mailbox_call_ids(c.text) @> ARRAY[i.id] ORDER BY c.seq',
+      [ids],
     );
     const acks = new Map<string, CallRecord>();
     for (const row of rows.rows) {
+      if (acks.has(row.id)) continue;
       const record = genuineCall(row.text, this.signer);
-      if (record && isAckOf(record, row.id) && record.agent === agent && !acks.has(row.id)) acks.set(row.id, record);
+      if (record && isAckOf(record, row.id) && record.agent === agent) acks.set(row.id, record);
     }
     return acks;
   }
@@ -275,7 +276,7 @@ export class PostgresStore extends CommittingStore implements MailboxStore {
     const row = (await client.query<{ text: string }>('SELECT text FROM mailbox_messages WHERE id = $1 AND recipient = $2', [earlier.id, earlier.to])).rows[0];
     const stored = ops.storedDedup(from, key, earlier, row?.text);
     if (!stored) return undefined;
-    const calls = await client.query<{ text: string }>("SELECT c.text FROM mailbox_mentions m JOIN mailbox_calls c ON c.seq = m.seq WHERE m.message_id = $1 AND m.tool = 'send_message' ORDER BY m.seq DESC", [stored.id]);
+    const calls = await client.query<{ text: string }>(LINES_NAMING, [stored.id]);
     const backed = calls.rows.some((c) => {
       const record = genuineCall(c.text, this.signer);
       return record !== undefined && ops.receiptBacks(record, stored);

@@ -35,7 +35,7 @@ CREATE INDEX IF NOT EXISTS messages_recipient ON messages (recipient, pos);
 CREATE TABLE IF NOT EXISTS calls (seq INTEGER PRIMARY KEY, text TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS cursors (agent TEXT PRIMARY KEY, pos INTEGER NOT NULL, delivered INTEGER NOT NULL, updated_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS idempotency (sender TEXT NOT NULL, key TEXT NOT NULL, id TEXT NOT NULL, recipient TEXT NOT NULL, sent_at TEXT NOT NULL, PRIMARY KEY (sender, key));
-CREATE TABLE IF NOT EXISTS acks (message_id TEXT PRIMARY KEY, agent TEXT NOT NULL, seq INTEGER NOT NULL);
+DROP TABLE IF EXISTS acks;
 `;
 
 /** Unread messages after the cursor, oldest first, read row by row. */
@@ -188,7 +188,6 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
     const earlier = this.earlierAck(agent, id);
     const seq = this.log(ops.ackEntry(agent, id, reply, earlier !== undefined));
     if (earlier) return { id, acknowledged_at: earlier.ts, ...(earlier.reply !== undefined ? { reply: earlier.reply } : {}), deduplicated: true };
-    this.sql('INSERT OR REPLACE INTO acks (message_id, agent, seq) VALUES (?, ?, ?)').run(id, agent, seq.record.seq);
     return { id, acknowledged_at: seq.record.ts, ...(reply !== undefined ? { reply } : {}), deduplicated: false };
   }
 
@@ -198,11 +197,18 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
     return ops.recordIs(row?.text ?? undefined, id);
   }
 
-  /** `agent`'s earlier acknowledgement of `id`, when a genuine receipt backs the row that points at it. */
+  /**
+   * `agent`'s earlier acknowledgement of `id`: the first genuine ack receipt in the call
+   * log itself (an index table beside it could be edited apart from the lines: a deleted
+   * row made a second ack count as the first).
+   */
   private earlierAck(agent: string, id: string): CallRecord | undefined {
-    const row = this.sql('SELECT c.text FROM acks a JOIN calls c ON c.seq = a.seq WHERE a.message_id = ? AND a.agent = ?').get(id, agent) as { text: string } | undefined;
-    const record = genuineCall(row?.text, this.signer);
-    return record && isAckOf(record, id) && record.agent === agent ? record : undefined;
+    const needle = `"message_ids":[${JSON.stringify(id)}]`;
+    for (const call of this.sql('SELECT text FROM calls WHERE instr(text, ?) > 0 ORDER BY seq').iterate(needle) as Iterable<{ text: string }>) {
+      const record = genuineCall(call.text, this.signer);
+      if (record && isAckOf(record, id) && record.agent === agent) return record;
+    }
+    return undefined;
   }
 
   /**

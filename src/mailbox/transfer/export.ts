@@ -8,14 +8,20 @@
  * would verify clean where the original does not.
  */
 import { WitnessError } from '../../core/errors.js';
-import { readConfig } from '../config.js';
+import { checkpointFor, MerkleFrontier } from '../../attest/tlog/index.js';
+import { callLeaf, mailboxOrigin } from '../checkpoint.js';
+import { loadKey, readConfig } from '../config.js';
 import { type Cursor, openEvidence } from '../evidence.js';
 import { hasStaleLock } from '../lock.js';
 import { type ExportCounts, type ExportRecord, exportHeader } from './format.js';
 
 /** The export's lines (each without its newline), header first, end line last. */
-export async function* exportMailbox(dir: string): AsyncGenerator<string> {
+export async function* exportMailbox(dir: string, options: { keyPath?: string } = {}): AsyncGenerator<string> {
   const config = readConfig(dir);
+  // An Ed25519 mailbox's export ends with a checkpoint signed by its key: without it a
+  // cut-off export with recounted counts would import as a whole mailbox.
+  const key = config.signing.alg === 'ed25519' ? loadKey(config, options.keyPath) : undefined;
+  const frontier = new MerkleFrontier();
   if (config.store !== 'postgres' && hasStaleLock(dir)) throw _cannot(dir, 'a writer died holding its lock, and its unfinished write is still there', `run \`witness mailbox recover ${dir}\` first`);
   const evidence = await openEvidence(dir, config);
   try {
@@ -32,6 +38,7 @@ export async function* exportMailbox(dir: string): AsyncGenerator<string> {
       if (l.text === '' && !l.torn) continue;
       if (l.torn || l.text === undefined) throw _cannot(dir, `${evidence.callsFile}:${l.line} is ${l.torn ? 'an unterminated last line' : 'too long to read'}`, l.torn ? `run \`witness mailbox recover ${dir}\` or start a server on it, which cuts it` : 'run `witness mailbox verify` to see every problem');
       counts.calls++;
+      frontier.appendLeafHash(callLeaf(l.text));
       yield line({ call: l.text });
     }
     const { cursors, unreadable: badCursors } = await evidence.cursors();
@@ -49,7 +56,7 @@ export async function* exportMailbox(dir: string): AsyncGenerator<string> {
       counts.cursors++;
       yield line({ cursor: { agent, messages: read.get(agent) ?? 0 } });
     }
-    yield line({ end: counts });
+    yield line({ end: key?.alg === 'ed25519' ? { ...counts, checkpoint: checkpointFor(mailboxOrigin(config), frontier.size, frontier.root(), key) } : counts });
   } finally {
     await evidence.close();
   }

@@ -6,7 +6,9 @@
  * and signing key, never a secret), the agents (with their token hashes, so tokens
  * keep working), the call log's lines, each inbox's messages, the read cursors (as a
  * count of records read, which every store can turn into its own position), and an
- * end line with the counts, so a cut-off export is refused rather than imported.
+ * end line with the counts, so a cut-off export is refused rather than imported, and
+ * (Ed25519 mailboxes) the call log's signed checkpoint (checkpoint.ts), so one whose
+ * last calls and messages were dropped and its counts rewritten is refused too.
  */
 import type { SignatureAlg } from '../../attest/signature.js';
 import type { AgentEntry, MailboxConfig, StoreKind } from '../config.js';
@@ -32,7 +34,7 @@ export type ExportRecord =
   | { call: string }
   | { message: string; to: string }
   | { cursor: { agent: string; messages: number } }
-  | { end: ExportCounts };
+  | { end: ExportCounts & { checkpoint?: string } };
 
 export function exportHeader(config: MailboxConfig): ExportHeader {
   const { alg, kid, public_key } = config.signing;

@@ -4,12 +4,16 @@
  * store, with the same id, signing key, agents and every record's exact text — so
  * its receipts verify with the same key, and servers go on extending the same hash
  * chain. Each line is checked before anything is kept (a bad line names its number
- * and what to do); a cut-off export (no end line, or counts that differ) is refused;
- * on any failure the new mailbox is removed (files) or rolled back (a database), so
- * an import is all or nothing. The result is verified before the import reports.
+ * and what to do); a cut-off export (no end line, counts that differ, a line after the
+ * end line) is refused. The mailbox is built in a temporary folder beside DIR and
+ * verified there; only a clean verify moves it into place. On any failure — a bad
+ * line, or a verify problem (a forged receipt, a duplicated id, reordered calls, a
+ * cursor past undelivered mail) — nothing is left: the folder is removed and a
+ * database's rows are deleted, so an import is all or nothing.
  */
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { readKeyFile } from '../../attest/keys.js';
 import { WitnessError } from '../../core/errors.js';
 import { parseStrictJson } from '../../core/strict-json.js';
@@ -19,6 +23,8 @@ import { defaultKeyDir } from '../keys.js';
 import { agentNameProblem, sameNameAs } from '../names.js';
 import { databaseSetting } from '../store/postgres-db.js';
 import { type VerifyReport, verifyMailbox } from '../verify.js';
+import { CheckpointCheck, noteVerifierKey, parseCheckpoint } from '../../attest/tlog/index.js';
+import { callLeaf, mailboxOrigin } from '../checkpoint.js';
 import { EXPORT_FORMAT, type ExportCounts, type ExportHeader } from './format.js';
 import { openTarget } from './targets.js';
 
@@ -41,33 +47,97 @@ export interface ImportResult {
 const _ORDER = ['agent', 'call', 'message', 'cursor', 'end'] as const;
 type _Kind = (typeof _ORDER)[number];
 
+/** What a mailbox id may be: it names the key file (`mailbox-ID.json`), so no path separator or dot. */
+const MAILBOX_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
 export async function importMailbox(file: string, dir: string, options: ImportOptions = {}): Promise<ImportResult> {
   assertNoMailbox(dir);
+  if (existsSync(dir) && readdirSync(dir).length > 0) throw new WitnessError('USAGE', `${dir} is not empty; import into a new folder. Nothing was imported.`);
   const lines = fileLines(file)[Symbol.iterator]();
   const header = _header(lines.next().value, file);
   const warnings: string[] = [];
   const config = _config(header, options, warnings);
-  const target = await openTarget(dir, config);
+  // Built beside DIR (same file system: one rename moves it) and moved only when clean.
+  const staging = join(dirname(resolve(dir)), `.${basename(dir)}.import-${randomBytes(6).toString('hex')}`);
+  const target = await openTarget(staging, config);
   const counts: ExportCounts = { agents: 0, calls: 0, messages: 0, cursors: 0 };
   try {
-    const end = await _records(lines, file, target, counts);
+    const leaves: Buffer[] = [];
+    const end = await _records(lines, file, target, counts, leaves);
     if (!end) throw _bad(file, 0, 'it has no end line: the export was cut off', 'export the mailbox again');
     for (const k of ['agents', 'calls', 'messages', 'cursors'] as const) {
       if (end[k] !== counts[k]) throw _bad(file, 0, `its end line counts ${end[k]} ${k} but it holds ${counts[k]}`, 'export the mailbox again');
     }
+    _checkAnchored(file, header, config, end.checkpoint, leaves);
     await target.finish();
   } catch (error) {
     await target.abort();
+    rmSync(staging, { recursive: true, force: true });
     throw error;
   }
-  return { config, counts, report: await verifyMailbox(dir), warnings };
+  let report: VerifyReport;
+  try {
+    report = await verifyMailbox(staging);
+  } catch (error) {
+    await _discard(staging, target);
+    throw error;
+  }
+  if (!report.ok) {
+    await _discard(staging, target);
+    const shown = report.problems.slice(0, 5).map((p) => `${p.file.split(staging).join(dir)}:${p.line}: ${p.kind}: ${p.message}`);
+    throw new WitnessError('CORRUPT', `${file}: cannot import: the mailbox it holds does not verify (${report.problems.length} problem(s)):\n${shown.join('\n')}${report.problems.length > shown.length ? '\n…' : ''}\nNothing was imported; check the source with \`witness mailbox verify\`, repair it or export it again.`);
+  }
+  if (existsSync(dir)) rmSync(dir, { recursive: true }); // empty (checked above): rename replaces only a missing name portably
+  renameSync(staging, dir);
+  return { config, counts, report: { ...report, dir }, warnings };
+}
+
+/**
+ * An Ed25519 mailbox's export carries the call log's checkpoint in its end line: the
+ * calls imported must be exactly the log it signed (checked with the key the import
+ * uses, else the exported public key). An HMAC mailbox has none (a limit, documented).
+ */
+function _checkAnchored(file: string, header: ExportHeader, config: MailboxConfig, note: string | undefined, leaves: Buffer[]): void {
+  if (header.mailbox.signing.alg !== 'ed25519') return;
+  if (note === undefined) throw new WitnessError('CORRUPT', `${file}: cannot import: its end line carries no checkpoint of the call log, which an Ed25519 mailbox's export always has: calls may have been dropped. Nothing was imported; export the mailbox again.`);
+  const vkey = existsSync(config.signing.key_path) ? _importKeyVerifier(config) : noteVerifierKey(mailboxOrigin(config), Buffer.from(header.mailbox.signing.public_key ?? '', 'base64url'));
+  let check: CheckpointCheck;
+  try {
+    check = new CheckpointCheck(parseCheckpoint(note, [vkey]));
+  } catch (error) {
+    throw new WitnessError('CORRUPT', `${file}: cannot import: the checkpoint in its end line does not verify (${(error as Error).message}). Nothing was imported; export the mailbox again.`);
+  }
+  for (const leaf of leaves) check.add(leaf);
+  const result = check.result();
+  const size = parseCheckpoint(note, [vkey]).size;
+  if (!result.ok || result.logSize !== size) {
+    const why = result.ok ? `it holds ${result.logSize} calls, the checkpoint signed ${size}` : result.code === 'TRUNCATED' ? `${result.message} The first missing call is call ${result.firstMissing + 1}` : result.message;
+    throw new WitnessError('CORRUPT', `${file}: cannot import: its calls are not the call log its checkpoint signed (${result.ok ? 'INCONSISTENT' : result.code}): ${why}. Nothing was imported; export the mailbox again.`);
+  }
+}
+
+/** The note key of the import's own key file (the trust root the import verifies with). */
+function _importKeyVerifier(config: MailboxConfig): string {
+  const key = readKeyFile(config.signing.key_path, MAILBOX_KEY);
+  if (key.alg !== 'ed25519') throw new WitnessError('USAGE', `The key ${config.signing.key_path} is an HMAC key, but the exported mailbox signs with Ed25519; give its own key with --key. Nothing was imported.`);
+  return noteVerifierKey(mailboxOrigin(config), Buffer.from(key.publicKey, 'base64url'));
+}
+
+/** Removes a finished import that is not to be kept: its folder, and a database's rows. */
+async function _discard(staging: string, target: Awaited<ReturnType<typeof openTarget>>): Promise<void> {
+  try {
+    await target.discard();
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
 }
 
 /** Feeds every record after the header to the target; returns the end line's counts (undefined when there is none). */
-async function _records(lines: Iterator<{ line: number; text?: string; torn?: boolean }>, file: string, target: Awaited<ReturnType<typeof openTarget>>, counts: ExportCounts): Promise<ExportCounts | undefined> {
+async function _records(lines: Iterator<{ line: number; text?: string; torn?: boolean }>, file: string, target: Awaited<ReturnType<typeof openTarget>>, counts: ExportCounts, leaves: Buffer[]): Promise<(ExportCounts & { checkpoint?: string }) | undefined> {
   let section = 0;
   const agents: string[] = [];
   const perInbox = new Map<string, number>();
+  let lastSeq = 0;
   for (let next = lines.next(); !next.done; next = lines.next()) {
     const { line, text, torn } = next.value;
     if (text === '' && !torn) continue;
@@ -76,9 +146,14 @@ async function _records(lines: Iterator<{ line: number; text?: string; torn?: bo
     const at = _ORDER.indexOf(kind);
     if (at < section) throw _bad(file, line, `a ${kind} line comes after the ${_ORDER[section]} lines`, 'export the mailbox again (lines are in the order agents, calls, messages, cursors, end)');
     section = at;
-    if (kind === 'end') return value as ExportCounts;
+    if (kind === 'end') return _nothingAfter(lines, file, value as ExportCounts & { checkpoint?: string });
     if (kind === 'agent') await target.agent(_agent(value, agents, file, line));
-    if (kind === 'call') await target.call(_string(value, file, line, 'call'));
+    if (kind === 'call') {
+      const text = _string(value, file, line, 'call');
+      lastSeq = _inOrder(text, lastSeq, file, line);
+      leaves.push(callLeaf(text));
+      await target.call(text);
+    }
     if (kind === 'message') {
       const m = value as { message: unknown; to: unknown };
       const to = _name(m.to, file, line, 'to');
@@ -97,6 +172,31 @@ async function _records(lines: Iterator<{ line: number; text?: string; torn?: bo
   return undefined;
 }
 
+/**
+ * A call's seq follows the one before it. A SQL store keys calls by seq and would put
+ * swapped lines back in order — the import would then not be the export — so the
+ * order is checked here (a line that is not JSON has no seq: verify reports it).
+ */
+function _inOrder(text: string, last: number, file: string, line: number): number {
+  let seq: unknown;
+  try {
+    seq = (JSON.parse(text) as { seq?: unknown } | null)?.seq;
+  } catch {
+    return last;
+  }
+  if (typeof seq !== 'number') return last;
+  if (seq <= last) throw _bad(file, line, `its calls are out of order (seq ${seq} after seq ${last})`, 'export the mailbox again (calls are in the order of their seq)');
+  return seq;
+}
+
+/** The end line is the last: anything after it was not counted, so the export is not what its end line says. */
+function _nothingAfter<T>(lines: Iterator<{ line: number; text?: string; torn?: boolean }>, file: string, end: T): T {
+  for (let next = lines.next(); !next.done; next = lines.next()) {
+    if (next.value.text !== '' || next.value.torn) throw _bad(file, next.value.line, 'a line comes after the end line', 'export the mailbox again (nothing may follow the end line)');
+  }
+  return end;
+}
+
 function _record(text: string, file: string, line: number): [_Kind, unknown] {
   let value: unknown;
   try {
@@ -111,7 +211,7 @@ function _record(text: string, file: string, line: number): [_Kind, unknown] {
   const record = value as Record<string, unknown>;
   if (kind === 'end') {
     const end = record.end as Record<string, unknown> | null;
-    if (typeof end !== 'object' || end === null || !['agents', 'calls', 'messages', 'cursors'].every((k) => Number.isSafeInteger(end[k]))) throw _bad(file, line, 'its end line needs whole counts of agents, calls, messages and cursors', 'export the mailbox again');
+    if (typeof end !== 'object' || end === null || !['agents', 'calls', 'messages', 'cursors'].every((k) => Number.isSafeInteger(end[k])) || (end.checkpoint !== undefined && typeof end.checkpoint !== 'string')) throw _bad(file, line, 'its end line needs whole counts of agents, calls, messages and cursors', 'export the mailbox again');
     return [kind, end];
   }
   return [kind, kind === 'message' ? record : record[kind]];
@@ -125,6 +225,7 @@ function _header(first: { line: number; text?: string } | undefined, file: strin
     h = null;
   }
   const signing = h?.mailbox?.signing;
+  if (h?.format === EXPORT_FORMAT && (typeof h.mailbox?.id !== 'string' || !MAILBOX_ID.test(h.mailbox.id))) throw _bad(file, 1, `its mailbox id ${JSON.stringify(h.mailbox?.id)} is not one (letters, digits, _ and -, at most 128: it names the key file)`, 'give a file written by `witness mailbox export`');
   const ok = h?.format === EXPORT_FORMAT && typeof h.mailbox?.id === 'string' && typeof h.mailbox.created === 'string' && (signing?.alg === 'ed25519' || signing?.alg === 'hmac-sha256') && typeof signing.kid === 'string';
   if (!ok) throw _bad(file, 1, `it does not start with a ${EXPORT_FORMAT} header`, 'give a file written by `witness mailbox export`');
   return h as ExportHeader;

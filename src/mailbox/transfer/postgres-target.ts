@@ -47,10 +47,8 @@ class _PostgresTarget implements ImportTarget {
 
   async call(text: string): Promise<void> {
     const seq = callSeq(text, 'postgres');
-    const r = this.index.learn(text);
+    this.index.learn(text);
     await this.add('mailbox_calls', ['seq', 'text'], [seq, text]);
-    if (typeof r?.tool !== 'string' || typeof r.agent !== 'string' || !Array.isArray(r.message_ids)) return;
-    for (const id of new Set(r.message_ids)) if (typeof id === 'string') await this.add('mailbox_mentions', ['message_id', 'seq', 'tool', 'agent'], [id, seq, r.tool, r.agent]);
   }
 
   message(to: string, text: string): Promise<void> {
@@ -73,6 +71,16 @@ class _PostgresTarget implements ImportTarget {
     this.client.release();
     await this.pool.end();
     writeMailboxFiles(this.dir, this.config);
+  }
+
+  /** Deletes every row the import committed (its verify failed): the database is as free as before. */
+  async discard(): Promise<void> {
+    const pool = await openMailboxPool(mailboxDatabaseUrl(this.config), 1);
+    try {
+      await pool.query('TRUNCATE mailbox_meta, mailbox_agents, mailbox_messages, mailbox_calls, mailbox_cursors, mailbox_idempotency, mailbox_rate');
+    } finally {
+      await pool.end();
+    }
   }
 
   async abort(): Promise<void> {

@@ -31,6 +31,8 @@ export interface ImportTarget {
   finish(): void | Promise<void>;
   /** Removes or rolls back whatever was written. */
   abort(): void | Promise<void>;
+  /** After `finish`: deletes what lies outside the folder (a database's rows); the caller removes the folder. */
+  discard(): void | Promise<void>;
 }
 
 export async function openTarget(dir: string, config: MailboxConfig): Promise<ImportTarget> {
@@ -47,13 +49,11 @@ export async function openTarget(dir: string, config: MailboxConfig): Promise<Im
 
 /**
  * What a database store indexes of its call log, rebuilt from the imported lines:
- * the sends under an idempotency key (newest per sender and key) and the first
- * acknowledgement of each message. The stores check each against its genuine
- * receipt when they use it, as they do for their own rows.
+ * the sends under an idempotency key (newest per sender and key). The stores check
+ * each against its genuine receipt when they use it, as they do for their own rows.
  */
 export class LogIndex {
   readonly sends = new Map<string, IdempotentSend>();
-  readonly acks = new Map<string, { agent: string; seq: number }>();
 
   /** Learns from one line; returns it parsed (undefined for a damaged line, which keys nothing). */
   learn(text: string): (Partial<CallRecord> & { ts?: string }) | undefined {
@@ -66,8 +66,6 @@ export class LogIndex {
     if (typeof record !== 'object' || record === null) return undefined;
     const r = record as Partial<CallRecord> & { ts?: string };
     learnIdempotency(this.sends, r, { at: 0 });
-    const id = r.message_ids?.[0];
-    if (r.tool === 'ack_message' && r.ok && !r.deduplicated && typeof id === 'string' && typeof r.agent === 'string' && typeof r.seq === 'number' && !this.acks.has(id)) this.acks.set(id, { agent: r.agent, seq: r.seq });
     return r;
   }
 
@@ -115,6 +113,8 @@ class _JsonlTarget implements ImportTarget {
     writeJsonAtomic(join(this.dir, 'agents.json'), { agents: this.agents });
     writeJsonAtomic(configPath(this.dir), this.config);
   }
+
+  discard(): void {}
 
   abort(): void {
     this.closeAll();
@@ -189,13 +189,13 @@ class _SqliteTarget implements ImportTarget {
   finish(): void {
     const insert = this.db.prepare('INSERT INTO idempotency VALUES (?, ?, ?, ?, ?)');
     for (const [sender, key, send] of this.index.entries()) insert.run(sender, key, send.id, send.to, send.sent_at);
-    const ack = this.db.prepare('INSERT INTO acks (message_id, agent, seq) VALUES (?, ?, ?)');
-    for (const [id, a] of this.index.acks) ack.run(id, a.agent, a.seq);
     this.db.exec('COMMIT');
     this.db.close();
     writeJsonAtomic(join(this.dir, 'agents.json'), { agents: this.agents });
     writeJsonAtomic(configPath(this.dir), this.config);
   }
+
+  discard(): void {}
 
   abort(): void {
     if (this.db.open) this.db.close();

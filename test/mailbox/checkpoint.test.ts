@@ -1,0 +1,105 @@
+/**
+ * A hash chain cannot show that its end was cut off: delete the last send receipt and
+ * its inbox line and every remaining line still chains. A signed checkpoint taken
+ * before (`witness mailbox checkpoint`) does: `verify --checkpoint` says TRUNCATED,
+ * naming the first missing entry, and INCONSISTENT for a log rolled back and rewritten.
+ */
+import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openStore } from '../../src/mailbox/index.js';
+import { cli, makeMailbox, type TestMailbox, type TestStore, tempDir } from './helpers.js';
+import { withTables } from './raw-tables.js';
+
+async function sendAll(mb: TestMailbox, bodies: string[]): Promise<string[]> {
+  const store = await openStore(mb.dir, { keyPath: mb.keyPath });
+  try {
+    const ids: string[] = [];
+    for (const body of bodies) ids.push((await store.send('alice', { to: 'bob', body })).id);
+    return ids;
+  } finally {
+    await store.close();
+  }
+}
+
+/** Cuts the newest `n` lines of a JSONL file. */
+function cutLines(path: string, n: number): void {
+  const lines = readFileSync(path, 'utf8').split('\n').slice(0, -1);
+  truncateSync(path, Buffer.byteLength(lines.slice(0, -n).map((l) => `${l}\n`).join('')));
+}
+
+async function dropLastSend(kind: TestStore, mb: TestMailbox, id: string): Promise<void> {
+  if (kind === 'jsonl') {
+    cutLines(join(mb.dir, 'calls.jsonl'), 1);
+    cutLines(join(mb.dir, 'inbox', 'bob.jsonl'), 1);
+    return;
+  }
+  await withTables(kind, mb.dir, async (sql) => {
+    await sql('DELETE FROM calls WHERE seq = (SELECT max(seq) FROM calls)');
+    await sql('DELETE FROM messages WHERE id = ?', [id]);
+  });
+}
+
+for (const kind of ['jsonl', 'sqlite', 'postgres'] as const) {
+  describe(`${kind}: checkpoints of the call log`, () => {
+    it('with a checkpoint taken before, a cut-off last send is TRUNCATED naming the first missing entry; without one it is not seen', async () => {
+      const mb = await makeMailbox(['alice', 'bob'], { store: kind });
+      try {
+        const ids = await sendAll(mb, ['one', 'two', 'three']);
+        const checkpoint = join(tempDir(), 'kept.checkpoint');
+        writeFileSync(checkpoint, (await cli(['mailbox', 'checkpoint', mb.dir])).out);
+        expect(readFileSync(checkpoint, 'utf8')).toMatch(/^witness\.mailbox\/[0-9a-f-]+\n3\n/);
+        expect((await cli(['mailbox', 'verify', mb.dir, '--checkpoint', checkpoint])).out).toMatch(/^OK: 3 call receipts/m);
+        await dropLastSend(kind, mb, ids[2]!);
+        expect((await cli(['mailbox', 'verify', mb.dir])).out).toMatch(/^OK: 2 call receipts, 2 messages/m); // the documented limit
+        const { out } = await cli(['mailbox', 'verify', mb.dir, '--checkpoint', checkpoint, '--json'], 1);
+        const problems = (JSON.parse(out) as { problems: Array<{ code: string; line: number; message: string }> }).problems;
+        expect(problems.map((p) => [p.code, p.line])).toEqual([['TRUNCATED', 3]]);
+        expect(problems[0]!.message).toMatch(/holds 2 entries, but a checkpoint of witness\.mailbox\/.* signed for 3.*first missing entry is call-log line 3/);
+      } finally {
+        await mb.cleanup();
+      }
+    });
+  });
+}
+
+describe('checkpoints: rewritten logs and keys', () => {
+  it('a log rolled back and rewritten by the server itself is INCONSISTENT with the earlier checkpoint, though its chain is whole', async () => {
+    const mb = await makeMailbox(['alice', 'bob']);
+    await sendAll(mb, ['one', 'two']);
+    const checkpoint = join(tempDir(), 'kept.checkpoint');
+    writeFileSync(checkpoint, (await cli(['mailbox', 'checkpoint', mb.dir])).out);
+    cutLines(join(mb.dir, 'calls.jsonl'), 1);
+    cutLines(join(mb.dir, 'inbox', 'bob.jsonl'), 1);
+    await sendAll(mb, ['two, rewritten', 'three']);
+    expect((await cli(['mailbox', 'verify', mb.dir])).out).toMatch(/^OK: 3 call receipts/m);
+    const { out } = await cli(['mailbox', 'verify', mb.dir, '--checkpoint', checkpoint], 1);
+    expect(out).toMatch(/calls\.jsonl:0: inconsistent: The log's first 2 entries do not have the root a checkpoint of witness\.mailbox\/.* signed/);
+  });
+
+  it('--verifier-key prints the note key, and a checkpoint of another mailbox is refused', async () => {
+    const mb = await makeMailbox(['alice', 'bob']);
+    const other = await makeMailbox(['alice']);
+    expect((await cli(['mailbox', 'checkpoint', mb.dir, '--verifier-key'])).out).toMatch(/^witness\.mailbox\/[0-9a-f-]+\+[0-9a-f]{8}\+[A-Za-z0-9+/=]+\n$/);
+    const foreign = join(tempDir(), 'other.checkpoint');
+    writeFileSync(foreign, (await cli(['mailbox', 'checkpoint', other.dir])).out);
+    expect((await cli(['mailbox', 'verify', mb.dir, '--checkpoint', foreign], 2)).err).toMatch(/No signature of the note is/);
+  });
+});
+
+describe('witness verify DIR --checkpoint', () => {
+  it('applies to a mailbox folder: TRUNCATED after the last send is cut, checked with your own key directory too', async () => {
+    const mb = await makeMailbox(['alice', 'bob']);
+    await sendAll(mb, ['one', 'two']);
+    const checkpoint = join(tempDir(), 'kept.checkpoint');
+    writeFileSync(checkpoint, (await cli(['mailbox', 'checkpoint', mb.dir])).out);
+    const keys = join(tempDir(), 'trusted.json');
+    await cli(['keys', 'add', mb.keyPath, '--dir', keys]);
+    expect((await cli(['verify', mb.dir, '--checkpoint', checkpoint, '--keys', keys])).out).toMatch(/valid: mailbox/);
+    cutLines(join(mb.dir, 'calls.jsonl'), 1);
+    cutLines(join(mb.dir, 'inbox', 'bob.jsonl'), 1);
+    expect((await cli(['verify', mb.dir])).out).toMatch(/valid: mailbox/);
+    const { out } = await cli(['verify', mb.dir, '--checkpoint', checkpoint, '--keys', keys, '--json'], 1);
+    expect((JSON.parse(out) as { problems: Array<{ code: string }> }).problems.map((p) => p.code)).toEqual(['TRUNCATED']);
+  });
+});
