@@ -79,3 +79,14 @@ describe('witness report of a file with repeated and foreign runs', () => {
     expect(readFileSync(join(mixedDir, 'page.html'), 'utf8')).toBe(readFileSync(join(cleanDir, 'page.html'), 'utf8'));
   });
 });
+
+describe('witness sim merge with the sweep\'s experiment', () => {
+  it('writes the clean file from the mixed one: the plan\'s runs once each, the rest counted as outside', async () => {
+    const r = await cli(['sim', 'merge', 'mixed/r.jsonl', '--preset', 'smoke', '--runs', '3', '-o', 'cleaned.jsonl', '--json'], dir);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({ lines: 12, duplicates: 12, outside: 16, missing: [] });
+    expect(readFileSync(join(dir, 'cleaned.jsonl'), 'utf8')).toBe(readFileSync(join(dir, 'clean/r.jsonl'), 'utf8'));
+    const report = await cli(['report', 'cleaned.jsonl'], dir);
+    expect(report.err).not.toContain('dropped');
+  });
+});

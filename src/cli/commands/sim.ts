@@ -16,7 +16,7 @@ import { renderOutcomeTable } from '../../report/table.js';
 import { BYZANTINE_STRATEGIES, HONEST_POLICIES } from '../../sim/agents/policy/policies.js';
 import { loadExperimentFile } from '../../sim/experiment/load.js';
 import { mergeResults } from '../../sim/experiment/merge.js';
-import { eachPlannedRun, type Shard } from '../../sim/experiment/plan.js';
+import { lazyPlan, type Shard } from '../../sim/experiment/plan.js';
 import { resolveShard } from '../../sim/experiment/shard-env.js';
 import { PRESETS, preset } from '../../sim/experiment/presets.js';
 import { runExperiment } from '../../sim/experiment/run.js';
@@ -209,7 +209,7 @@ function _defaultOut(experiment: Experiment, shard: Shard | undefined): string {
 
 function _mergeCommand(ctx: CliContext): Command {
   return new Command('merge')
-    .description('join results files (e.g. the shards of one sweep) into one, in run order, without duplicates; with the sweep\'s experiment (a file or --preset, --runs), name the runs of its plan that no file holds and exit 1 until none is missing')
+    .description('join results files (e.g. the shards of one sweep) into one, in run order, without duplicates; with the sweep\'s experiment (a file or --preset, --runs), keep only the runs of its plan (dropping another experiment\'s or seed\'s) and name those that no file holds, exiting 1 until none is missing')
     .argument('<files...>', 'results files to join')
     .requiredOption('-o, --out <file>', 'the merged results file (replaced if it exists)')
     .option('--plan <file>', 'the experiment file (YAML or JSON) the shards ran: check every planned run is there')
@@ -220,7 +220,7 @@ function _mergeCommand(ctx: CliContext): Command {
     .addHelpText('after', '\nExamples:\n  $ witness sim merge part1.jsonl part2.jsonl -o all.jsonl\n  $ witness sim merge /shared/part-*.jsonl --preset paper-benign --runs 2000 -o all.jsonl   # exit 1 and the missing runs until every shard is in\n\nExit status: 0 merged (and complete, with a plan), 1 runs of the plan missing, 2 bad usage or a missing or mixed input.')
     .action((files: string[], options: { out: string; plan?: string; preset?: string; runs?: number; seed?: string; json?: boolean }) => {
       if (options.plan && options.preset) throw new WitnessError('USAGE', 'Give --plan FILE or --preset NAME, not both.');
-      const plan = options.plan || options.preset ? eachPlannedRun(_experiment(ctx, options.plan, { preset: options.preset, runs: options.runs, seed: options.seed } as SimOptions)) : undefined;
+      const plan = options.plan || options.preset ? lazyPlan(_experiment(ctx, options.plan, { preset: options.preset, runs: options.runs, seed: options.seed } as SimOptions)) : undefined;
       const report = mergeResults(
         files.map((f) => resolvePath(ctx, f)),
         resolvePath(ctx, options.out),
@@ -228,7 +228,7 @@ function _mergeCommand(ctx: CliContext): Command {
       );
       for (const p of report.problems) ctx.io.stderr(`${p.file}:${p.line}: skipped: ${p.message}\n`);
       if (options.json) ctx.io.stdout(`${JSON.stringify(report)}\n`);
-      else ctx.io.stdout(`Merged ${report.lines} runs into ${options.out} (${report.duplicates} duplicates dropped, ${report.problems.length} bad lines skipped${report.signed ? `; signed: the shards' checkpoints are in ${options.out}.checkpoint.json` : ''}).\n`);
+      else ctx.io.stdout(`Merged ${report.lines} runs into ${options.out} (${report.duplicates} duplicates dropped, ${report.outside ? `${report.outside} runs outside the plan dropped, ` : ''}${report.problems.length} bad lines skipped${report.signed ? `; signed: the shards' checkpoints are in ${options.out}.checkpoint.json` : ''}).\n`);
       if (report.missing.length > 0) {
         const shown = report.missing.slice(0, 10).map((m) => `  seq ${m.seq} ${m.id} ${m.cell}`).join('\n');
         const more = report.missing.length > 10 ? `\n  … and ${report.missing.length - 10} more (--json lists all)` : '';

@@ -90,7 +90,7 @@ export function droppedMessage(file: string, unique: UniqueRuns): string | undef
     d.otherExperiment > 0 && `${d.otherExperiment} runs of another experiment than "${unique.experiment}", the file's first run's`,
     d.seqTaken > 0 && `${d.seqTaken} other runs of a cell and index an earlier line holds (a second plan of "${unique.experiment}", e.g. another --seed)`,
   ].filter(Boolean);
-  return `${file}: counted each run once and dropped ${unique.count} lines: ${why.join('; ')}. To write a clean file, \`witness sim merge ${file} -o CLEAN.jsonl\` collapses repeated lines; keep each experiment in its own results file.`;
+  return `${file}: counted each run once and dropped ${unique.count} lines: ${why.join('; ')}. To write a clean file: \`witness sim merge ${file} -o CLEAN.jsonl\` collapses repeated lines, and with the sweep's experiment (\`--preset NAME\` or \`--plan FILE\`, its --runs and --seed) keeps only that plan's runs.`;
 }
 
 /** FNV-1a over the id's UTF-16 units, 32 bits. */
