@@ -11,6 +11,7 @@ import { dirname } from 'node:path';
 import { Command } from 'commander';
 import { readKeyFile } from '../../attest/keys.js';
 import { WitnessError } from '../../core/errors.js';
+import { lockFile } from '../../core/file-lock.js';
 import { pairedJson, renderPairedTable } from '../../report/paired-table.js';
 import { renderOutcomeTable } from '../../report/table.js';
 import { BYZANTINE_STRATEGIES, HONEST_POLICIES } from '../../sim/agents/policy/policies.js';
@@ -132,6 +133,8 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   const shard: Shard | undefined = options.shard ? resolveShard(options.shard) : undefined;
   const out = resolvePath(ctx, options.out ?? _defaultOut(experiment, shard));
   mkdirSync(dirname(out), { recursive: true });
+  // Before the agents: a recorded cassette is opened (and its torn tail cut) there, and a second sweep must not touch it.
+  const lock = lockFile(out, 'results file');
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
@@ -144,7 +147,7 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   try {
     const agents = await prepareAgents(ctx, experiment, options, controller.signal);
     try {
-      summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p), agents, keepRecords: false, onFileRecord: (r) => {
+      summary = await runExperiment({ experiment, out, outLocked: true, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p), agents, keepRecords: false, onFileRecord: (r) => {
         tally.add(r);
         paired.add(r);
       }, sign });
@@ -152,6 +155,7 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
       await agents?.close();
     }
   } finally {
+    lock.release();
     process.removeListener('SIGINT', onSignal);
     progress.finish();
   }
