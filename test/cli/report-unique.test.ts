@@ -36,7 +36,7 @@ describe('witness report of a file with repeated and foreign runs', () => {
     expect(mixed.code).toBe(0);
     expect(mixed.out).toBe(clean.out);
     expect(mixed.err).toContain('mixed/r.jsonl: counted each run once and dropped 28 lines: 12 repeated runs (a run id already read); 4 runs of another experiment than "smoke"');
-    expect(mixed.err).toMatch(/12 runs at a seq an earlier run holds .*witness sim merge mixed\/r\.jsonl -o CLEAN\.jsonl/);
+    expect(mixed.err).toMatch(/12 other runs of a cell and index an earlier line holds .*witness sim merge mixed\/r\.jsonl -o CLEAN\.jsonl/);
     expect(clean.err).not.toContain('dropped');
   });
   it('gives the clean file\'s JSON, with the dropped lines counted by reason', async () => {
@@ -52,6 +52,23 @@ describe('witness report of a file with repeated and foreign runs', () => {
     const mixed = await cli(['report', 'mixed/r.jsonl', '--by', 'policy', '--json'], dir);
     expect((JSON.parse(mixed.out) as { groups: unknown }).groups).toEqual((JSON.parse(clean.out) as { groups: unknown }).groups);
   });
+  it('counts 11 runs a cell in the file an older version left after --runs 10 then --runs 11 (runs ordered by cell)', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'witness-report-unique-'));
+    expect((await cli(['sim', '--preset', 'smoke', '--runs', '11', '--quiet', '--out', 'new.jsonl'], cwd)).code).toBe(0);
+    const lines = readFileSync(join(cwd, 'new.jsonl'), 'utf8').split('\n').filter(Boolean);
+    // The older order: seq = cell × runs + index, so --runs 11 moved every run but cell 0's, which the resume skipped.
+    const cellOf = (l: string) => (JSON.parse(l) as { seq: number }).seq % 4;
+    const indexOf = (l: string) => (JSON.parse(l) as { index: number }).index;
+    const at = (l: string, runs: number) => l.replace(/"seq":\d+/, `"seq":${cellOf(l) * runs + indexOf(l)}`);
+    const first = lines.filter((l) => indexOf(l) < 10).map((l) => at(l, 10));
+    const second = lines.filter((l) => cellOf(l) > 0 || indexOf(l) === 10).map((l) => at(l, 11));
+    writeFileSync(join(cwd, 'mix.jsonl'), `${[...first, ...second].join('\n')}\n`);
+    expect(first.length + second.length).toBe(74);
+    const r = await cli(['report', 'mix.jsonl', '--json'], cwd);
+    const report = JSON.parse(r.out) as { runs: number; cells: { runs: number }[]; dropped: unknown };
+    expect(report.cells.map((c) => c.runs)).toEqual([11, 11, 11, 11]);
+    expect(report.dropped).toEqual({ repeated: 30, other_experiment: 0, seq_taken: 0 });
+  });
   it('draws the clean file\'s HTML report', async () => {
     // Same name on the command line, so the page names the same source.
     const mixedDir = join(dir, 'mixed');
@@ -60,5 +77,16 @@ describe('witness report of a file with repeated and foreign runs', () => {
     const r = await cli(['report', 'r.jsonl', '--html', 'page.html'], mixedDir);
     expect(r.err).toContain('dropped 28 lines');
     expect(readFileSync(join(mixedDir, 'page.html'), 'utf8')).toBe(readFileSync(join(cleanDir, 'page.html'), 'utf8'));
+  });
+});
+
+describe('witness sim merge with the sweep\'s experiment', () => {
+  it('writes the clean file from the mixed one: the plan\'s runs once each, the rest counted as outside', async () => {
+    const r = await cli(['sim', 'merge', 'mixed/r.jsonl', '--preset', 'smoke', '--runs', '3', '-o', 'cleaned.jsonl', '--json'], dir);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({ lines: 12, duplicates: 12, outside: 16, missing: [] });
+    expect(readFileSync(join(dir, 'cleaned.jsonl'), 'utf8')).toBe(readFileSync(join(dir, 'clean/r.jsonl'), 'utf8'));
+    const report = await cli(['report', 'cleaned.jsonl'], dir);
+    expect(report.err).not.toContain('dropped');
   });
 });

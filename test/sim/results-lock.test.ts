@@ -16,6 +16,7 @@ import { lockFile } from '../../src/core/file-lock.js';
 import { preset } from '../../src/sim/experiment/presets.js';
 import { runExperiment } from '../../src/sim/experiment/run.js';
 import { parseExperiment } from '../../src/sim/experiment/schema.js';
+import { startScriptedServer } from '../llm/scripted-server.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const MAIN = join(ROOT, 'src/cli/main.ts');
@@ -116,6 +117,26 @@ describe('one writer per results file', () => {
       expect(existsSync(join(cwd, 'all.jsonl'))).toBe(false);
     } finally {
       held.release();
+    }
+  });
+});
+
+describe('a sweep refused by the lock', () => {
+  it('touches no cassette it would record (the holder may be writing it)', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'witness-lock-'));
+    const server = await startScriptedServer(() => ({}));
+    try {
+      const held = lockFile(join(cwd, 'r.jsonl'), 'results file');
+      try {
+        const r = await cli(['sim', '--quiet', '--honest', '3', '--rounds', '2', '--runs', '1', '--agents', 'llm', '--model', 'scripted', '--endpoint', server.url, '--record', 'c.jsonl', '--out', 'r.jsonl'], cwd);
+        expect(r.code).toBe(2);
+        expect(r.err).toMatch(/being written by another process/);
+      } finally {
+        held.release();
+      }
+      expect(existsSync(join(cwd, 'c.jsonl'))).toBe(false);
+    } finally {
+      await server.close();
     }
   });
 });

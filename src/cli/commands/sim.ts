@@ -11,13 +11,14 @@ import { Command } from 'commander';
 import { readKeyFile } from '../../attest/keys.js';
 import { checkOutputFile } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
+import { lockFile } from '../../core/file-lock.js';
 import { pairedJson, renderPairedTable } from '../../report/paired-table.js';
 import { makeFolders } from '../../core/make-folders.js';
 import { renderOutcomeTable } from '../../report/table.js';
 import { BYZANTINE_STRATEGIES, HONEST_POLICIES } from '../../sim/agents/policy/policies.js';
 import { loadExperimentFile } from '../../sim/experiment/load.js';
 import { mergeResults } from '../../sim/experiment/merge.js';
-import { eachPlannedRun, type Shard } from '../../sim/experiment/plan.js';
+import { lazyPlan, type Shard } from '../../sim/experiment/plan.js';
 import { resolveShard } from '../../sim/experiment/shard-env.js';
 import { PRESETS, preset } from '../../sim/experiment/presets.js';
 import { runExperiment } from '../../sim/experiment/run.js';
@@ -135,6 +136,8 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   const out = resolvePath(ctx, options.out ?? _defaultOut(experiment, shard));
   makeFolders(dirname(out));
   checkOutputFile(out);
+  // Before the agents: a recorded cassette is opened (and its torn tail cut) there, and a second sweep must not touch it.
+  const lock = lockFile(out, 'results file');
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
@@ -147,7 +150,7 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
   try {
     const agents = await prepareAgents(ctx, experiment, options, controller.signal);
     try {
-      summary = await runExperiment({ experiment, out, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p), agents, keepRecords: false, onFileRecord: (r) => {
+      summary = await runExperiment({ experiment, out, outLocked: true, shard, concurrency: options.concurrency, workers: options.workers, signal: controller.signal, onProgress: (p) => progress.update(p), agents, keepRecords: false, onFileRecord: (r) => {
         tally.add(r);
         paired.add(r);
       }, sign });
@@ -155,6 +158,7 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
       await agents?.close();
     }
   } finally {
+    lock.release();
     process.removeListener('SIGINT', onSignal);
     progress.finish();
   }
@@ -226,7 +230,7 @@ function _defaultOut(experiment: Experiment, shard: Shard | undefined): string {
 
 function _mergeCommand(ctx: CliContext): Command {
   return new Command('merge')
-    .description('join results files (e.g. the shards of one sweep) into one, in run order, without duplicates; with the sweep\'s experiment (a file or --preset, --runs), name the runs of its plan that no file holds and exit 1 until none is missing')
+    .description('join results files (e.g. the shards of one sweep) into one, in run order, without duplicates; with the sweep\'s experiment (a file or --preset, --runs), keep only the runs of its plan (dropping another experiment\'s or seed\'s) and name those that no file holds, exiting 1 until none is missing')
     .argument('<files...>', 'results files to join')
     .requiredOption('-o, --out <file>', 'the merged results file (replaced if it exists)')
     .option('--plan <file>', 'the experiment file (YAML or JSON) the shards ran: check every planned run is there')
@@ -238,7 +242,7 @@ function _mergeCommand(ctx: CliContext): Command {
     .action((files: string[], options: { out: string; plan?: string; preset?: string; runs?: number; seed?: string; json?: boolean }) => {
       if (options.plan && options.preset) throw new WitnessError('USAGE', 'Give --plan FILE or --preset NAME, not both.');
       checkOutputFile(resolvePath(ctx, options.out)); // before the inputs are read
-      const plan = options.plan || options.preset ? eachPlannedRun(_experiment(ctx, options.plan, { preset: options.preset, runs: options.runs, seed: options.seed } as SimOptions)) : undefined;
+      const plan = options.plan || options.preset ? lazyPlan(_experiment(ctx, options.plan, { preset: options.preset, runs: options.runs, seed: options.seed } as SimOptions)) : undefined;
       const report = mergeResults(
         files.map((f) => resolvePath(ctx, f)),
         resolvePath(ctx, options.out),
@@ -246,7 +250,7 @@ function _mergeCommand(ctx: CliContext): Command {
       );
       for (const p of report.problems) ctx.io.stderr(`${p.file}:${p.line}: skipped: ${p.message}\n`);
       if (options.json) ctx.io.stdout(`${JSON.stringify(report)}\n`);
-      else ctx.io.stdout(`Merged ${report.lines} runs into ${options.out} (${report.duplicates} duplicates dropped, ${report.problems.length} bad lines skipped${report.signed ? `; signed: the shards' checkpoints are in ${options.out}.checkpoint.json` : ''}).\n`);
+      else ctx.io.stdout(`Merged ${report.lines} runs into ${options.out} (${report.duplicates} duplicates dropped, ${report.outside ? `${report.outside} runs outside the plan dropped, ` : ''}${report.problems.length} bad lines skipped${report.signed ? `; signed: the shards' checkpoints are in ${options.out}.checkpoint.json` : ''}).\n`);
       if (report.missing.length > 0) {
         const shown = report.missing.slice(0, 10).map((m) => `  seq ${m.seq} ${m.id} ${m.cell}`).join('\n');
         const more = report.missing.length > 10 ? `\n  … and ${report.missing.length - 10} more (--json lists all)` : '';

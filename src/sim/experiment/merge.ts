@@ -24,6 +24,7 @@ import { checkpointPath } from '../transcript/format.js';
 import { mergedCheckpoints, writeMergedCheckpoints } from '../transcript/merge.js';
 import { checkRecord } from './record-schema.js';
 import { type Line, linesBySeq, SortFolder, type SortLimits } from './merge-sort.js';
+import type { RunPlace } from './plan.js';
 import { fileLines } from './results-stream.js';
 
 export interface MergeReport {
@@ -36,10 +37,16 @@ export interface MergeReport {
   missing: { id: string; seq: number; cell: string }[];
   /** With a plan: how many runs it has. */
   planned?: number;
+  /** With a plan that can place lines (a `lazyPlan`), in a plain merge: lines dropped as not its runs (another experiment, seed or --runs). */
+  outside: number;
 }
 
-/** The runs a merge should hold (`eachPlannedRun` or `planRuns` of the sweep's experiment), in `seq` order. */
-export type MergePlan = Iterable<{ id: string; seq: number; cellKey: string }>;
+/**
+ * The runs a merge should hold (`eachPlannedRun`, `planRuns` or `lazyPlan` of the
+ * sweep's experiment), in `seq` order. With `place` (a `lazyPlan`), a plain merge also
+ * keeps only the plan's runs: a file that mixed experiments or seeds comes out clean.
+ */
+export type MergePlan = Iterable<{ id: string; seq: number; cellKey: string }> & { place?(line: { id: string; seq: number }): RunPlace };
 
 /** Bytes gathered before one write: few syscalls, bounded memory. */
 const WRITE_CHUNK = 1 << 20;
@@ -64,6 +71,10 @@ export function mergeResults(inputs: readonly string[], out: string, plan?: Merg
   const ids = new IdKeys();
   let lines = 0;
   let duplicates = 0;
+  let outside = 0;
+  // A signed merge keeps every line (the chains cover them all); a plain one with a placing plan keeps its runs.
+  const place = signed ? undefined : plan?.place?.bind(plan);
+  const ours = (l: Line) => place === undefined || place(l) === 'planned';
   const sorting = new SortFolder(out, options.sort);
   function* chunks(): Generator<string> {
     let batch = '';
@@ -72,6 +83,10 @@ export function mergeResults(inputs: readonly string[], out: string, plan?: Merg
     for (const group of linesBySeq(sources)) {
       const byId = new Map<string, Line>();
       for (const l of group) {
+        if (!ours(l)) {
+          outside++;
+          continue;
+        }
         const seen = byId.get(l.id);
         if (!seen) byId.set(l.id, l);
         else if (seen.raw === l.raw) duplicates++;
@@ -91,7 +106,7 @@ export function mergeResults(inputs: readonly string[], out: string, plan?: Merg
     yield batch;
     // Inside the write: a conflict found here still leaves no merged file.
     const twice = ids.seal();
-    if (twice.size > 0) _checkRepeats(inputs, twice);
+    if (twice.size > 0) _checkRepeats(inputs, twice, ours);
   }
   // Atomic and durable: a crash never leaves a half-merged file. Under the output's
   // lock: replacing a file a sweep is appending to would lose its next lines.
@@ -117,7 +132,7 @@ export function mergeResults(inputs: readonly string[], out: string, plan?: Merg
       if (!ids.has(r.id)) missing.push({ id: r.id, seq: r.seq, cell: r.cellKey });
     }
   }
-  return { lines, duplicates, problems, signed: signed !== undefined, missing, ...(planned !== undefined ? { planned } : {}) };
+  return { lines, duplicates, problems, signed: signed !== undefined, missing, ...(planned !== undefined ? { planned } : {}), outside };
 }
 
 function _conflict(id: string, a: string, b: string): WitnessError {
@@ -217,11 +232,11 @@ function _key(id: string): bigint {
 }
 
 /** Reads the inputs again for ids whose key was written twice: the same id at two seqs is a conflict. */
-function _checkRepeats(inputs: readonly string[], keys: Set<bigint>): void {
+function _checkRepeats(inputs: readonly string[], keys: Set<bigint>, ours: (l: Line) => boolean): void {
   const first = new Map<string, Line>();
   for (const file of inputs) {
     for (const l of _lines(file)) {
-      if (!keys.has(_key(l.id))) continue;
+      if (!keys.has(_key(l.id)) || !ours(l)) continue;
       const seen = first.get(l.id);
       if (!seen) first.set(l.id, l);
       else if (seen.raw !== l.raw) throw _conflict(l.id, seen.where, l.where);

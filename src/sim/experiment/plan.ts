@@ -149,7 +149,12 @@ export type RunPlace = 'planned' | 'other-shard' | 'beyond' | 'stale-seed' | 'fo
 export function lazyPlan(experiment: Experiment, shard?: Shard): Plan {
   const seed = canonicalize(experiment.seed);
   const paired = experiment.paired ?? DEFAULT_PAIRED;
-  const cells = expandCells(experiment).map((cell) => ({ cell, key: cellKey(cell), json: canonicalize(cell), games: canonicalize(gamesCell(cell, paired)) }));
+  const cells = expandCells(experiment).map((cell) => {
+    const json = canonicalize(cell);
+    const games = canonicalize(gamesCell(cell, paired));
+    // null: the cell is its own games cell (a vote cell by default), one hash a run.
+    return { cell, key: cellKey(cell), json, games: games === json ? null : games };
+  });
   const width = cells.length;
   const runs = experiment.runs;
   const total = width * runs;
@@ -165,7 +170,7 @@ export function lazyPlan(experiment: Experiment, shard?: Shard): Plan {
     // The run's own seed: 48 bits of the digest of its cell without the paired axes, so
     // cells that differ only there play the same games. A vote cell is its own games
     // cell: its seed is that of its id's digest, as before.
-    const games = c.games === c.json ? digest : sha256Hex(`witness/run/v1\0{"cell":${c.games},"index":${index},"seed":${seed}}`);
+    const games = c.games === null ? digest : sha256Hex(`witness/run/v1\0{"cell":${c.games},"index":${index},"seed":${seed}}`);
     return { id: `r-${digest.slice(0, 16)}`, seq, cell: c.cell, cellKey: c.key, index, seed: Number.parseInt(games.slice(16, 28), 16) };
   };
   const inPlan = (seq: number) => Number.isInteger(seq) && seq >= 0 && seq < total && seq % step === first;

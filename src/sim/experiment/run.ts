@@ -59,6 +59,12 @@ export interface RunExperimentOptions {
    * garbage-collector time.
    */
   keepRecords?: boolean;
+  /**
+   * The caller holds `out`'s lock already (`lockFile(out, …)`, core/file-lock.ts): taken
+   * before it opened anything else the sweep writes, such as a cassette being recorded,
+   * so a second sweep is refused before it touches those. Default: the sweep takes it.
+   */
+  outLocked?: boolean;
   /** Called with each new record, in `seq` order, as it is written. */
   onRecord?: (record: RunRecord) => void;
   /**
@@ -102,7 +108,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
   const plan = lazyPlan(experiment, options.shard);
   if (options.sign && !options.out) throw new WitnessError('USAGE', 'Signing needs a results file: give `out` (--out FILE).');
   // One writer per file: two sweeps appending to one file would each play and write every run.
-  const lock = options.out ? lockFile(options.out, 'results file') : undefined;
+  const lock = options.out && !options.outLocked ? lockFile(options.out, 'results file') : undefined;
   try {
     return await _run(options, plan);
   } finally {

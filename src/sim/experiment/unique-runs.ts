@@ -4,9 +4,11 @@
  * A file can hold a run twice (two sweeps appended to it before the one-writer lock,
  * a concatenation, a resume of an older version), runs of another experiment (its
  * `experiment` name differs from the file's first run), or two plans of one
- * experiment (another --seed, or an older version's --runs, puts a second run at a seq
- * the first plan's run holds). Readers keep the first of each and count what they drop,
- * so a table never counts a run twice or mixes two experiments' games.
+ * experiment (another --seed puts a second run of the same cell and index at the same
+ * seq). Readers keep the first of each and count what they drop, so a table never
+ * counts a run twice or mixes two experiments' games. A run of another cell or index at
+ * a seq already held is kept: an older version's run order depended on --runs, so a
+ * file it extended holds one plan's runs at two orders.
  *
  * Memory: the ids seen (a set of strings, ~60 bytes a run) and 4 bytes per seq.
  */
@@ -17,7 +19,7 @@ export interface DroppedRuns {
   repeated: number;
   /** Lines whose `experiment` is not the file's (the name of its first run). */
   otherExperiment: number;
-  /** Lines of another run at a seq an earlier line holds (a second plan of the same name). */
+  /** Lines of another run of the same cell and index at a seq an earlier line holds (a second plan of the same name). */
   seqTaken: number;
 }
 
@@ -26,7 +28,7 @@ export class UniqueRuns {
   experiment: string | undefined;
   readonly dropped: DroppedRuns = { repeated: 0, otherExperiment: 0, seqTaken: 0 };
   readonly #ids = new Set<string>();
-  /** Per seq, 31 bits of the id that holds it (| 1, so 0 is free): a second plan's run at a seq is told apart without keeping its id. */
+  /** Per seq, 31 bits of the cell and index of the run that holds it (| 1, so 0 is free). */
   #seqs = new Uint32Array(1024);
 
   /** Lines dropped in all. */
@@ -35,7 +37,7 @@ export class UniqueRuns {
   }
 
   /** Whether to count `record`; counts it as dropped when not. */
-  keep(record: Pick<RunRecord, 'id' | 'seq' | 'experiment'>): boolean {
+  keep(record: Pick<RunRecord, 'id' | 'seq' | 'experiment' | 'cell' | 'index'>): boolean {
     this.experiment ??= record.experiment;
     if (record.experiment !== this.experiment) {
       this.dropped.otherExperiment++;
@@ -45,19 +47,20 @@ export class UniqueRuns {
       this.dropped.repeated++;
       return false;
     }
-    const tag = (_fnv(record.id) | 1) >>> 0;
+    // Another id for the same slot: the same run under another seed or settings.
+    const tag = (_fnv(`${record.cell}\0${record.index}`) | 1) >>> 0;
     const held = this.#tagAt(record.seq);
-    if (held !== 0 && held !== tag) {
+    if (held === tag) {
       this.dropped.seqTaken++;
       return false;
     }
     this.#ids.add(record.id);
-    this.#setTag(record.seq, tag);
+    if (held === 0) this.#setTag(record.seq, tag);
     return true;
   }
 
   /** `records` without the dropped ones. */
-  *filter<T extends Pick<RunRecord, 'id' | 'seq' | 'experiment'>>(records: Iterable<T>): Generator<T> {
+  *filter<T extends Pick<RunRecord, 'id' | 'seq' | 'experiment' | 'cell' | 'index'>>(records: Iterable<T>): Generator<T> {
     for (const r of records) if (this.keep(r)) yield r;
   }
 
@@ -85,9 +88,9 @@ export function droppedMessage(file: string, unique: UniqueRuns): string | undef
   const why = [
     d.repeated > 0 && `${d.repeated} repeated runs (a run id already read)`,
     d.otherExperiment > 0 && `${d.otherExperiment} runs of another experiment than "${unique.experiment}", the file's first run's`,
-    d.seqTaken > 0 && `${d.seqTaken} runs at a seq an earlier run holds (a second plan of "${unique.experiment}": another --seed, or a file written by a version whose run order depended on --runs)`,
+    d.seqTaken > 0 && `${d.seqTaken} other runs of a cell and index an earlier line holds (a second plan of "${unique.experiment}", e.g. another --seed)`,
   ].filter(Boolean);
-  return `${file}: counted each run once and dropped ${unique.count} lines: ${why.join('; ')}. To write a clean file, \`witness sim merge ${file} -o CLEAN.jsonl\` collapses repeated lines; keep each experiment in its own results file.`;
+  return `${file}: counted each run once and dropped ${unique.count} lines: ${why.join('; ')}. To write a clean file: \`witness sim merge ${file} -o CLEAN.jsonl\` collapses repeated lines, and with the sweep's experiment (\`--preset NAME\` or \`--plan FILE\`, its --runs and --seed) keeps only that plan's runs.`;
 }
 
 /** FNV-1a over the id's UTF-16 units, 32 bits. */
