@@ -21,7 +21,7 @@ export { assertRegistered, createMailboxServer, createRuntime, SERVER_NAME, serv
 export type { MailboxRuntime, RuntimeOptions } from './server.js';
 export { JsonlStore, openStore, PostgresStore, readSnapshot, SqliteStore } from './store/index.js';
 export type { MailboxStore, StoreSnapshot } from './store/index.js';
-export { formatMessage, tailMailbox } from './tail.js';
+export { checkTailTarget, formatMessage, tailMailbox } from './tail.js';
 export type { TailOptions } from './tail.js';
 export { verifyMailbox } from './verify.js';
 export type { Explanation, ExplainedReceipt } from './verify-explain.js';

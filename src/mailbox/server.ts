@@ -14,7 +14,7 @@ import { DEFAULT_LIMITS, type MailboxLimits, RateLimiter, type SendRate } from '
 import { assertAgentName } from './names.js';
 import { openStore } from './store/index.js';
 import type { MailboxStore } from './store/types.js';
-import { CHANNEL_INSTRUCTIONS, INSTRUCTIONS } from './instructions.js';
+import { channelInstructionsFor, instructionsFor } from './instructions.js';
 import { registerChannel, registerInbox } from './push.js';
 import { registerMailboxTools } from './tools/index.js';
 import { MailSignal } from './tools/wait.js';
@@ -60,7 +60,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<MailboxRun
 
 /** An MCP server whose every call acts as `agent`. */
 export function createMailboxServer(runtime: MailboxRuntime, agent: string): McpServer {
-  const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions: INSTRUCTIONS + (runtime.channel ? CHANNEL_INSTRUCTIONS : ''), capabilities: { tools: {} } });
+  const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions: instructionsFor(runtime.prefix) + (runtime.channel ? channelInstructionsFor(runtime.prefix) : ''), capabilities: { tools: {} } });
   const ctx = { ...runtime, agent, closing: runtime.closing.signal };
   registerMailboxTools(server, ctx);
   const stops = [registerInbox(server, ctx), ...(runtime.channel ? [registerChannel(server, ctx)] : [])];

@@ -11,7 +11,9 @@ import { closeSync, existsSync, fstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Message } from './call-log.js';
-import { readConfig } from './config.js';
+import { WitnessError } from '../core/errors.js';
+import { type AgentEntry, type MailboxConfig, readAgents, readConfig } from './config.js';
+import { openEvidence } from './evidence.js';
 import { isMailboxFile, openInside, READ } from './store/files.js';
 import { afterLastNewline } from './store/jsonl-files.js';
 import { scanLines } from './store/lines.js';
@@ -33,22 +35,44 @@ const PER_POLL = 1000;
 
 /** Calls `onMessage` for each message as it is stored, until `signal` aborts. */
 export async function tailMailbox(dir: string, onMessage: (m: Message) => void, options: TailOptions = {}): Promise<void> {
-  let follow: _Follow | undefined;
+  await checkTailTarget(dir, options.agent);
+  const follow = await _follower(dir, options.agent);
   let first = true;
   try {
     while (!options.signal?.aborted) {
-      if (!follow && existsSync(join(dir, 'mailbox.json'))) follow = await _follower(dir, options.agent);
       const skip = first && !options.fromStart;
-      if (follow) {
-        const batch = await follow.next(skip);
-        for (const m of batch.sort((a, b) => a.sent_at.localeCompare(b.sent_at))) onMessage(m);
-        first = false;
-        if (batch.length > 0 && !skip) continue; // more may be waiting: read on before sleeping
-      }
+      const batch = await follow.next(skip);
+      for (const m of batch.sort((a, b) => a.sent_at.localeCompare(b.sent_at))) onMessage(m);
+      first = false;
+      if (batch.length > 0 && !skip) continue; // more may be waiting: read on before sleeping
       await sleep(options.pollMs ?? 200, undefined, { signal: options.signal }).catch(() => undefined);
     }
   } finally {
-    await follow?.close();
+    await follow.close();
+  }
+}
+
+/**
+ * Throws (exit 2) unless `dir` is a mailbox and `agent`, when given, is registered in
+ * it: waiting on a folder that is no mailbox, or for an agent nobody can write to,
+ * would wait for ever on nothing.
+ */
+export async function checkTailTarget(dir: string, agent: string | undefined): Promise<void> {
+  if (!existsSync(dir)) throw new WitnessError('NOT_FOUND', `${dir} does not exist; give a mailbox folder (made by \`witness mailbox init\`).`);
+  const config = readConfig(dir);
+  if (agent === undefined) return;
+  const names = (await _agents(dir, config)).map((a) => a.name);
+  if (!names.includes(agent)) throw new WitnessError('NOT_FOUND', `The agent "${agent}" is not registered in ${dir}${names.length > 0 ? ` (its agents: ${names.join(', ')})` : ' (it has no agents yet)'}; register it with: witness mailbox add-agent ${dir} ${agent}`);
+}
+
+/** The registered agents, read without any lock: agents.json for the file stores (a SQLite file may not exist before the first server), rows on PostgreSQL. */
+async function _agents(dir: string, config: MailboxConfig): Promise<AgentEntry[]> {
+  if (config.store !== 'postgres') return readAgents(dir);
+  const evidence = await openEvidence(dir, config);
+  try {
+    return await evidence.agents();
+  } finally {
+    await evidence.close();
   }
 }
 

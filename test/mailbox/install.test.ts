@@ -64,7 +64,7 @@ describe('mailbox install', () => {
     const entry = readJson(join(project, '.mcp.json')).mcpServers['witness-mailbox'];
     expect(entry.args).toContain('--channel');
     expect(err).toMatch(/claude --dangerously-load-development-channels server:witness-mailbox/);
-    expect(err).toMatch(/never a similarly named built-in/);
+    expect(err).toMatch(/never a built-in tool of your runtime with a similar name/);
     expect((await install('qwen', ['--channel'], 2)).err).toMatch(/--channel is Claude Code's channel contract; qwen has none/);
   });
 

@@ -4,6 +4,7 @@ import { WitnessError } from '../../core/errors.js';
 import {
   addAgent,
   assertRegistered,
+  checkTailTarget,
   createRuntime,
   formatMessage,
   initMailbox,
@@ -11,6 +12,7 @@ import {
   mailboxCheckpoint,
   mailboxVerifierKey,
   type MailboxLimits,
+  type MailboxRuntime,
   RUNTIMES,
   type Runtime,
   recoverMailbox,
@@ -125,14 +127,19 @@ function _serve(ctx: CliContext): Command {
       if (o.http && o.agent) throw new WitnessError('USAGE', 'Use either --agent (stdio, one agent) or --http (agents identified by their tokens), not both.');
       if (!o.http && o.maxRequestBytes !== undefined) throw new WitnessError('USAGE', '--max-request-bytes limits HTTP request bodies; add --http, or drop it (stdio has no request body).');
       const runtime = await createRuntime({ dir: resolvePath(ctx, o.dir), prefix: o.toolPrefix, limits: _limits(o), ...(o.channel ? { channel: true } : {}), ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.store ? { store: storeOption(o.store).store } : {}) });
-      const recovery = recoverMailbox(runtime.store.dir, o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {});
-      if (recovery?.problem) ctx.io.stderr(`witness mailbox: warning: ${recovery.problem}\n`);
-      if (!o.http) {
-        await assertRegistered(runtime, agent!);
+      // Until it serves, a failure closes the store: a PostgreSQL pool and its LISTEN
+      // connection left open would keep the process alive after the error is printed.
+      const server = await _closingOnError(runtime, async () => {
+        const recovery = recoverMailbox(runtime.store.dir, o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {});
+        if (recovery?.problem) ctx.io.stderr(`witness mailbox: warning: ${recovery.problem}
+`);
+        if (!o.http) return void (await assertRegistered(runtime, agent!));
+        return serveHttp(runtime, { host: o.host, port: o.port, allowedOrigins: o.allowOrigin, allowedHosts: o.allowedHost, ...(o.maxRequestBytes !== undefined ? { maxRequestBytes: o.maxRequestBytes } : {}) });
+      });
+      if (!server) {
         ctx.io.stderr(`witness mailbox: serving ${agent} over stdio (${runtime.store.dir})\n`);
         return serveStdio(runtime, agent!);
       }
-      const server = await serveHttp(runtime, { host: o.host, port: o.port, allowedOrigins: o.allowOrigin, allowedHosts: o.allowedHost, ...(o.maxRequestBytes !== undefined ? { maxRequestBytes: o.maxRequestBytes } : {}) });
       const stopped = untilStopped(ctx); // listening before it says it is ready, so a signal right after the line is not missed
       ctx.io.stderr(`witness mailbox: listening on ${server.url}\n`);
       await stopped;
@@ -153,6 +160,15 @@ function _int(value: string, what: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new WitnessError('USAGE', `${what} must be a whole number ≥ 0, got ${JSON.stringify(value)}.`);
   return n;
+}
+
+async function _closingOnError<T>(runtime: MailboxRuntime, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    await Promise.resolve(runtime.store.close()).catch(() => undefined); // the start's error is the one to report
+    throw error;
+  }
 }
 
 /** A --key value: an empty one is refused rather than read as "no key given" or as the current folder. */
@@ -250,6 +266,7 @@ function _tail(ctx: CliContext): Command {
     .action(async (dir: string, o: { agent?: string; all?: boolean; json?: boolean }) => {
       const controller = new AbortController();
       void untilStopped(ctx).then(() => controller.abort());
+      await checkTailTarget(resolvePath(ctx, dir), o.agent); // before saying it waits: never for nothing
       // On stderr, so stdout stays the messages: say that it waits, and for what.
       const which = o.agent ? ` to ${o.agent}` : '';
       ctx.io.stderr(o.all ? `Messages${which} in ${dir}, then waiting for new ones; Ctrl-C stops.\n` : `Waiting for new messages${which} in ${dir} (those already stored are shown with --all); Ctrl-C stops.\n`);

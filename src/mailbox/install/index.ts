@@ -20,7 +20,7 @@ import { makeFolders } from '../../core/make-folders.js';
 import { DATABASE_URL_ENV } from '../../attest/postgres.js';
 import { readConfig } from '../config.js';
 import { assertAgentName } from '../names.js';
-import { INSTRUCTIONS } from '../instructions.js';
+import { instructionsFor } from '../instructions.js';
 import { addCodexServer, codexTable } from './codex.js';
 import { lineDiff } from './diff.js';
 
@@ -73,7 +73,7 @@ export function installMailbox(options: InstallOptions): InstallResult {
   const diff = lineDiff(before, after, file);
   const notes: string[] = [];
   if (options.channel) notes.push(`Start Claude Code with: claude --dangerously-load-development-channels server:${name}  (channels are a research preview of Claude Code 2.1.80+, need a claude.ai login, and a server not on Anthropic's approved list is loaded with this flag; approved channels use --channels).`);
-  notes.push(`Tell the agent (if its runtime does not show MCP server instructions): ${INSTRUCTIONS}`);
+  notes.push(`Tell the agent (if its runtime does not show MCP server instructions): ${instructionsFor(options.toolPrefix ?? 'mailbox_')}`);
   if (_databaseFromEnvironment(options.dir)) notes.push(`This mailbox reads its database URL from ${DATABASE_URL_ENV}: set it in the environment the runtime starts servers with (it is not written into ${file}, which the agent can read).`);
   if (options.runtime === 'qwen' && (options.scope ?? 'project') === 'project') notes.push(`Qwen Code asks before it trusts a project's servers: run \`qwen mcp approve ${name}\` in ${options.project} (or use --scope user).`);
   if (options.runtime === 'codex' && (options.scope ?? 'project') === 'project') notes.push(`Codex reads ${file} only in a project it trusts (answer its trust prompt, or run codex exec --trust once), or use --scope user for ~/.codex/config.toml.`);
