@@ -163,7 +163,7 @@ describe('witness a2a servers: bad addresses and files are one line with the doc
   it('a2a bench --out naming a directory or a missing folder: exit 2 before any trial runs', async () => {
     mkdirSync(join(dir, 'out-dir'), { recursive: true });
     const directory = await cli('a2a', 'bench', '--out', 'out-dir');
-    expect([directory.code, directory.err]).toEqual([2, expect.stringMatching(/out-dir is a directory/)]);
+    expect([directory.code, directory.err]).toEqual([2, expect.stringMatching(/out-dir exists and is a directory/)]);
     const missing = await cli('a2a', 'bench', '--out', 'no-such-folder/r.json');
     expect([missing.code, missing.err]).toEqual([2, expect.stringMatching(/folder .*no-such-folder does not exist/)]);
   });

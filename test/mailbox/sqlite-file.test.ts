@@ -77,8 +77,10 @@ describe('mailbox.sqlite is opened only as a regular file', () => {
     await store.send('a', { to: 'b', body: 'elsewhere' });
     await store.close();
     const mb = await plantedLink(() => join(other.dir, 'mailbox.sqlite'));
-    await expect(verifyMailbox(mb.dir, { keyPath: other.keyPath })).rejects.toThrow(/symbolic link/);
-    const run = await cli(['mailbox', 'verify', mb.dir, '--key', other.keyPath], -1);
+    await expect(verifyMailbox(mb.dir, { keyPath: mb.keyPath })).rejects.toThrow(/symbolic link/);
+    // With the other mailbox's key, verify stops at the key (it is not this mailbox's) and vouches for nothing either.
+    expect((await verifyMailbox(mb.dir, { keyPath: other.keyPath })).ok).toBe(false);
+    const run = await cli(['mailbox', 'verify', mb.dir, '--key', mb.keyPath], -1);
     expect(run.code).not.toBe(0);
     expect(run.err.trim().split('\n')).toHaveLength(1);
     expect(run.err).toMatch(/mailbox\.sqlite.*symbolic link/);
