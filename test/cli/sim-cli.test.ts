@@ -65,6 +65,7 @@ describe('witness sim', () => {
 describe('bad input: one clear line naming the field, exit 2', () => {
   const cases: [string, string[], RegExp][] = [
     ['unknown preset', ['sim', '--preset', 'nope'], /Unknown preset "nope"/],
+    ['misspelt preset', ['sim', '--preset', 'paper-benin'], /Unknown preset "paper-benin"\. Did you mean "paper-benign"\?/],
     ['unknown honest policy', ['sim', '--honest-policy', 'nope'], /grid\.honestPolicy.*unknown honest policy "nope"/],
     ['unknown Byzantine strategy', ['sim', '--byzantine-strategy', 'nope'], /grid\.byzantineStrategy.*unknown Byzantine strategy "nope"/],
     ['N < 1', ['sim', '--total', '0'], /--total.*below the minimum of 1/],

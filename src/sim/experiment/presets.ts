@@ -10,6 +10,7 @@
  * its cluster experiments; that run script passed 15 (docs/llm.md).
  * `smoke` is a seconds-long sweep that still shows every kind of outcome.
  */
+import { didYouMean } from '../../core/did-you-mean.js';
 import { WitnessError } from '../../core/errors.js';
 import type { ExperimentInput } from './schema.js';
 
@@ -55,6 +56,6 @@ export const PRESETS: Readonly<Record<string, ExperimentInput & { description: s
 
 export function preset(name: string): ExperimentInput {
   const found = PRESETS[name];
-  if (!found) throw new WitnessError('NOT_FOUND', `Unknown preset "${name}". Choose one of: ${Object.keys(PRESETS).join(', ')}.`);
+  if (!found) throw new WitnessError('NOT_FOUND', `Unknown preset "${name}".${didYouMean(name, Object.keys(PRESETS))} Choose one of: ${Object.keys(PRESETS).join(', ')}.`);
   return structuredClone(found);
 }
