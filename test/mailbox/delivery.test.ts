@@ -51,6 +51,12 @@ describe('message_status and ack_message over MCP (stdio, one server process per
     expect(report.explain.status).toEqual(status); // the server's answer is what verify derives
   });
 
+  it('witness mailbox status of an id no send stored exits 1, as its help says, with one line', async () => {
+    const run = await cli(['mailbox', 'status', mb.dir, 'msg_does_not_exist'], -1);
+    expect([run.code, run.out]).toEqual([1, '']);
+    expect(run.err.trim().split('\n')).toEqual([expect.stringMatching(/No genuine send receipt stores msg_does_not_exist/)]);
+  });
+
   it('a third agent is refused exactly as for a message that does not exist, and learns nothing', async () => {
     const sent = await call<{ id: string }>(alice.client, 'send_message', { to: 'bob', body: 'private: the launch code is 0000' });
     const theirs = await callError(carol.client, 'message_status', { message_id: sent.id });

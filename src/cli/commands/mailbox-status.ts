@@ -5,7 +5,6 @@
  * part of `witness mailbox verify` (the same state, each step traced to its receipt).
  */
 import { Command } from 'commander';
-import { WitnessError } from '../../core/errors.js';
 import { type DeliveryStatus, type Explanation, openStore } from '../../mailbox/index.js';
 import { type CliContext, resolvePath } from '../context.js';
 
@@ -25,7 +24,12 @@ export function statusCommand(ctx: CliContext): Command {
       } finally {
         await store.close();
       }
-      if (!status) throw new WitnessError('NOT_FOUND', `No genuine send receipt stores ${id} in ${dir}. Check the id, or run \`witness mailbox verify ${dir} --explain ${id}\` to see every line that names it.`);
+      // Exit 1, not NOT_FOUND's 2: the question was well put and the log's answer is "not stored", as the help says.
+      if (!status) {
+        ctx.io.stderr(`witness: No genuine send receipt stores ${id} in ${dir}. Check the id, or run \`witness mailbox verify ${dir} --explain ${id}\` to see every line that names it.\n`);
+        ctx.exitCode = 1;
+        return;
+      }
       if (o.json) return ctx.io.stdout(`${JSON.stringify(status, null, 2)}\n`);
       ctx.io.stdout(`${formatStatus(status)}\n`);
     });
