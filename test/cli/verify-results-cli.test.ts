@@ -201,3 +201,28 @@ describe('witness verify on some shards of a signed sharded sweep', () => {
     expect([r.code, r.out]).toEqual([0, expect.stringMatching(/^valid \(partial: shards 1 of 2\): results .*one\.jsonl: 20 of 20 planned runs of experiment "smoke", shards 1 of 2 /)]);
   });
 });
+
+describe('witness sim checkpoint, and witness verify --checkpoint with the checkpoint kept', () => {
+  it('prints each chain tree head as a C2SP checkpoint signed under its origin', async () => {
+    const cwd = await signedSweep();
+    const r = await cli(cwd, 'sim', 'checkpoint', 'r.jsonl');
+    expect(r.code, r.err).toBe(0);
+    const lines = readFileSync(join(cwd, 'r.jsonl'), 'utf8').split('\n').filter(Boolean).length;
+    expect(r.out).toMatch(new RegExp(`^witness\\.sim/[0-9a-f]{16}/all\\n${lines}\\n[A-Za-z0-9+/]{43}=\\n\\n— witness\\.sim/[0-9a-f]{16}/all [A-Za-z0-9+/]+=*\\n$`));
+  });
+  it('verifies the file it was kept from, exit 0', async () => {
+    const cwd = await signedSweep();
+    expect((await cli(cwd, 'sim', 'checkpoint', 'r.jsonl', '-o', 'kept.txt')).code).toBe(0);
+    const r = await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json', '--checkpoint', 'kept.txt');
+    expect([r.code, r.out]).toEqual([0, expect.stringMatching(/^valid: /)]);
+  });
+  it('reports the file cut short as TRUNCATED, exit 1', async () => {
+    const cwd = await signedSweep();
+    expect((await cli(cwd, 'sim', 'checkpoint', 'r.jsonl', '-o', 'kept.txt')).code).toBe(0);
+    const lines = readFileSync(join(cwd, 'r.jsonl'), 'utf8').split('\n').filter(Boolean);
+    writeFileSync(join(cwd, 'r.jsonl'), lines.slice(0, -3).map((l) => `${l}\n`).join(''));
+    const r = await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json', '--checkpoint', 'kept.txt');
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(new RegExp(`TRUNCATED +the file's chain holds ${lines.length - 3} lines and the kept checkpoint signed ${lines.length}`));
+  });
+});

@@ -6,12 +6,13 @@
  * these are the plan checks it must keep. Tampering by anyone else (an edited value, a
  * broken chain, another key) is in transcript.test.ts.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isoTime } from '../../src/attest/receipt.js';
-import { newSigningKey } from '../../src/attest/keys.js';
+import { addKey, emptyDirectory, KeyDirectory } from '../../src/attest/key-directory.js';
+import { newSigningKey, publicJwk } from '../../src/attest/keys.js';
 import { ed25519Signer } from '../../src/attest/signature.js';
 import { canonicalize } from '../../src/core/canonical-json.js';
 import { sha256Hex } from '../../src/core/hash.js';
@@ -21,6 +22,7 @@ import { runExperiment } from '../../src/sim/experiment/run.js';
 import { type Experiment, parseExperiment } from '../../src/sim/experiment/schema.js';
 import { signCheckpoint, writeCheckpoints } from '../../src/sim/transcript/checkpoint.js';
 import { CHECKPOINT_TYPE, checkpointPath, ReceiptBuilder, signedLine } from '../../src/sim/transcript/format.js';
+import { verifyResults } from '../../src/sim/transcript/verify.js';
 
 const lab = newSigningKey('lab');
 const smoke = (overrides: Partial<Experiment> = {}) => parseExperiment({ ...preset('smoke'), runs: 3, ...overrides });
@@ -131,5 +133,56 @@ describe('a signed resume of lines past the last checkpoint', () => {
     const lines = await plainLines(e);
     const summary = await resume(rechained(lines.slice(0, 4), e), e);
     expect(summary.pastCheckpoint).toBeUndefined();
+  });
+});
+
+describe('a kept tree head (the note a checkpoint carries) against a later file', () => {
+  const directory = new KeyDirectory(addKey(emptyDirectory(), publicJwk(lab), { notBefore: Date.now() - 60_000, notAfter: Date.now() + 86_400_000 }));
+  /** A signed sweep of `e` stopped after `k` lines, its tree head kept; then its file copied aside and the sweep finished. */
+  async function keptThenFinished(e: Experiment, k: number): Promise<{ out: string; kept: string; early: string }> {
+    const dir = mkdtempSync(join(tmpdir(), 'witness-kept-'));
+    const out = join(dir, 'r.jsonl');
+    const controller = new AbortController();
+    await runExperiment({ experiment: e, out, signal: controller.signal, sign: { key: lab }, onRecord: () => void (readFileSync(out, 'utf8').split('\n').length > k && controller.abort()) });
+    const kept = join(dir, 'kept.txt');
+    writeFileSync(kept, (JSON.parse(readFileSync(checkpointPath(out), 'utf8')) as { checkpoints: { note: string }[] }).checkpoints[0]!.note);
+    const early = join(dir, 'early.jsonl');
+    copyFileSync(out, early);
+    copyFileSync(checkpointPath(out), checkpointPath(early));
+    await resume(out, e);
+    return { out, kept, early };
+  }
+  const codes = (out: string, keptHeads: string) => verifyResults(out, { directory, keptHeads }).problems.map((p) => p.code);
+  // A stopped sweep's file lacks its later runs (RUN_MISSING) whatever is kept: these are the codes a kept head adds.
+  const logCodes = (out: string, keptHeads: string) => codes(out, keptHeads).filter((c) => c !== 'RUN_MISSING');
+
+  it('accepts the file it was kept from, and an append-only extension of it', async () => {
+    const { out, kept, early } = await keptThenFinished(smoke(), 5);
+    expect(logCodes(early, kept)).toEqual([]);
+    expect(codes(out, kept)).toEqual([]);
+  });
+  it('reports a file rolled back to an older state, with its older checkpoint, as TRUNCATED: its own checkpoint cannot tell lines cut from lines never run', async () => {
+    const { out, early } = await keptThenFinished(smoke(), 5);
+    const later = join(mkdtempSync(join(tmpdir(), 'witness-kept-')), 'later.txt');
+    writeFileSync(later, (JSON.parse(readFileSync(checkpointPath(out), 'utf8')) as { checkpoints: { note: string }[] }).checkpoints[0]!.note);
+    expect(verifyResults(early, { directory }).problems.filter((p) => p.code !== 'RUN_MISSING')).toEqual([]);
+    expect(logCodes(early, later)).toEqual(['TRUNCATED']);
+  });
+  it('reports a chain rewritten under it (re-chained and re-signed by the key holder) as INCONSISTENT', async () => {
+    const e = smoke();
+    const { kept } = await keptThenFinished(e, 5);
+    const rewritten = rechained(withForgedOutcome(await plainLines(e), 2), e);
+    expect(verifyResults(rewritten, { directory }).ok).toBe(true);
+    expect(codes(rewritten, kept)).toEqual(['INCONSISTENT']);
+  });
+  it('reports a kept head of another experiment as INCONSISTENT: the file is not that log', async () => {
+    const { kept } = await keptThenFinished(smoke({ seed: 9 }), 3);
+    const { out } = await keptThenFinished(smoke(), 3);
+    expect(codes(out, kept)).toEqual(['INCONSISTENT']);
+  });
+  it('reports a kept head with its signature changed as BAD_SIGNATURE', async () => {
+    const { out, kept } = await keptThenFinished(smoke(), 5);
+    writeFileSync(kept, readFileSync(kept, 'utf8').replace(/(— \S+ )(.)/, (_, a, c) => `${a}${c === 'A' ? 'B' : 'A'}`));
+    expect(codes(out, kept)).toEqual(['BAD_SIGNATURE']);
   });
 });

@@ -75,11 +75,21 @@ describe('a signed sweep', () => {
   it('reports a signed root that is not the tree of the lines as CHECKPOINT_MISMATCH', async () => {
     const out = await signed();
     const { checkpoints } = JSON.parse(readFileSync(checkpointPath(out), 'utf8'));
-    const { sig: _sig, ...unsigned } = checkpoints[0];
+    // Without its note, which names the true root (a note that disagrees is checked below).
+    const { sig: _sig, note: _note, ...unsigned } = checkpoints[0];
     const wrong = signCheckpoint({ ...unsigned, root: merkleRoot([]).toString('hex') }, ed25519Signer(lab, 'sign the test checkpoint'));
     writeFileSync(checkpointPath(out), JSON.stringify({ v: 1, type: 'witness/sim-checkpoints', checkpoints: [wrong] }));
     expect(codes(out)).toEqual(['20:CHECKPOINT_MISMATCH']);
     await expect(signed({ out })).rejects.toThrow(/line 20: the Merkle root of the first 20 lines is not the one its checkpoint signed/);
+  });
+  it('reports a tree-head note of another chain as BAD_SIGNATURE: it is not signed under this chain origin', async () => {
+    const out = await signed();
+    const { checkpoints } = JSON.parse(readFileSync(checkpointPath(out), 'utf8'));
+    const { sig: _sig, ...unsigned } = checkpoints[0];
+    const early = JSON.parse(readFileSync(checkpointPath(await signed({ experiment: smoke({ runs: 3 }) })), 'utf8')).checkpoints[0].note;
+    const wrong = signCheckpoint({ ...unsigned, note: early }, ed25519Signer(lab, 'sign the test checkpoint'));
+    writeFileSync(checkpointPath(out), JSON.stringify({ v: 1, type: 'witness/sim-checkpoints', checkpoints: [wrong] }));
+    expect(codes(out)).toEqual(['-:BAD_SIGNATURE']);
   });
   it('reports a checkpoint with a repeated key as NON_CANONICAL', async () => {
     const out = await signed();

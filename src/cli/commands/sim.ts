@@ -32,6 +32,7 @@ import { type CliContext, resolvePath } from '../context.js';
 import { progressPrinter } from '../progress.js';
 import { addLlmOptions, applyAgentOptions, checkAgentOptions, type LlmCliOptions, prepareAgents, replayExperimentOf } from './sim-llm.js';
 import { promptsCommand } from './sim-prompts.js';
+import { checkpointCommand } from './sim-checkpoint.js';
 
 interface SimOptions extends LlmCliOptions {
   preset?: string;
@@ -122,6 +123,7 @@ Exit status: 0 finished, 1 failed, 2 bad usage or experiment file, or a results 
   command.enablePositionalOptions();
   command.addCommand(_mergeCommand(ctx));
   command.addCommand(promptsCommand(ctx));
+  command.addCommand(checkpointCommand(ctx));
   command.addCommand(_listCommand(ctx));
   return command;
 }

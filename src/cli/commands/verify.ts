@@ -34,7 +34,7 @@ export function verifyCommand(ctx: CliContext): Command {
     .option('--now <time>', 'verify as of this time instead of now, e.g. 2026-01-31T12:00:00Z', (text: string) => parseTime(text, '--now'))
     .addOption(new Option('--revocation <policy>', 'from-revoked-at: refuse receipts issued after revocation; all: refuse every receipt of a revoked key').choices(['from-revoked-at', 'all']).default('from-revoked-at'))
     .option('--require-cosigner <deployer...>', 'deployers that must co-sign every delegation (only dag edges carry co-signatures)', [])
-    .option('--checkpoint <file>', 'signed results only: their checkpoint file (default: RESULTS.checkpoint.json beside them)')
+    .option('--checkpoint <file>', 'signed results only: their checkpoint file (default: RESULTS.checkpoint.json beside them), or a checkpoint you kept (`witness sim checkpoint`): the file must be that log or an append-only extension of it')
     .option('--cassette <file>', 'signed results only: check this cassette against the digest their checkpoint signed (--record, or a replay)')
     .option('--allow-partial', 'signed sharded results only: valid when some shards of the sweep are missing (the verdict says partial); without it a missing shard is SHARD_MISSING')
     .option('--json', 'print {ok, type, legacy, summary, problems, details} as JSON')

@@ -7,6 +7,7 @@
  * `witness/sim-record`) and its checkpoint file (`witness/sim-checkpoints`), which
  * stands for the results beside it.
  */
+import { readNamedFile } from '../../attest/files.js';
 import { loadKeyDirectory } from '../../attest/index.js';
 import { WitnessError } from '../../core/errors.js';
 import { CHECKPOINTS_FILE_TYPE, RECORD_TYPE } from '../../sim/transcript/format.js';
@@ -41,6 +42,11 @@ export const RESULTS_KINDS: readonly ArtifactKind[] = [
   },
 ];
 
+/** A checkpoints file is a JSON document; a kept tree head is a signed note (its origin line first). */
+function _isJson(path: string): boolean {
+  return readNamedFile(path, 'checkpoint').toString('utf8').trimStart().startsWith('{');
+}
+
 /** The results beside a checkpoint file named RESULTS.checkpoint.json. */
 function _verifyCheckpointFile(a: Artifact, o: VerifyCliOptions, ctx: CliContext): Promise<Outcome> {
   if (!a.path.endsWith(SUFFIX)) throw new WitnessError('USAGE', `${a.name} is a results checkpoint not named RESULTS${SUFFIX}; verify the results file and give this one with --checkpoint.`);
@@ -48,9 +54,13 @@ function _verifyCheckpointFile(a: Artifact, o: VerifyCliOptions, ctx: CliContext
 }
 
 async function _verify(results: string, o: VerifyCliOptions, ctx: CliContext): Promise<Outcome> {
+  const checkpoint = o.checkpoint ? resolvePath(ctx, o.checkpoint) : undefined;
+  // --checkpoint names the checkpoints file (JSON) or a tree head kept from earlier (a signed note).
+  const kept = checkpoint !== undefined && !_isJson(checkpoint);
   const result = verifyResults(results, {
     directory: loadKeyDirectory(resolvePath(ctx, o.keys as string)),
-    ...(o.checkpoint ? { checkpoints: resolvePath(ctx, o.checkpoint) } : {}),
+    ...(checkpoint && !kept ? { checkpoints: checkpoint } : {}),
+    ...(checkpoint && kept ? { keptHeads: checkpoint } : {}),
     ...(o.cassette ? { cassette: resolvePath(ctx, o.cassette) } : {}),
     revocation: o.revocation,
     now: o.now ?? Date.now(),

@@ -59,6 +59,7 @@ export const CheckpointSchema = z.strictObject({
   line_signatures: z.boolean().describe('every line carries its own signature'),
   count: z.int().nonnegative().describe('lines of this chain the checkpoint covers'),
   head: HEX64.nullable().describe("digest of the receipt of the chain's last covered line; null when count is 0"),
+  note: z.string().max(4096).optional().describe("the same tree head as a C2SP signed-note checkpoint (origin, count, base64 root), signed by this key under the chain's origin: what `witness sim checkpoint` prints for keeping"),
   root: HEX64.optional().describe("RFC 6962 Merkle tree hash of the chain's first `count` lines, the leaf data of each its receipt digest (32 bytes); absent in files written before it was added"),
   key_id: KEY_ID,
   deployer: z.string().regex(/^[\x21-\x7e]{1,128}$/),

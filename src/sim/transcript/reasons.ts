@@ -22,6 +22,8 @@ export const RESULTS_REASON_CODES = {
   CHECKPOINT_MISMATCH: "the chain's length or head differs from what its signed checkpoint says",
   SHARD_MISSING: 'the checkpoints declare a sharding and some of its shards are not in the file (one shard alone, or a merge of some); accepted only with --allow-partial',
   PLAN_MISMATCH: 'the checkpoints disagree about the experiment or sharding, name a shard twice, or hold an experiment that does not load',
+  TRUNCATED: 'the file holds fewer lines of a chain than a kept checkpoint (--checkpoint KEPT) signed: lines were cut off its end, or the file was rolled back',
+  INCONSISTENT: "a chain's first lines do not have the Merkle root a kept checkpoint signed for their count (changed, removed, inserted or reordered, or rewritten), or the kept checkpoint is of no chain of this file",
   UNKNOWN_KEY: "the signing key is not in the verifier's own key directory",
   WRONG_KEY: "a line names a key other than the one that signed its chain's checkpoint",
   WRONG_DEPLOYER: 'the signing key belongs to a different deployer than the checkpoint names',

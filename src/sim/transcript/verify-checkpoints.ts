@@ -13,6 +13,7 @@ import { lazyPlan, type PlannedRun } from '../experiment/plan.js';
 import { type Experiment, parseExperiment } from '../experiment/schema.js';
 import { type Checkpoint, checkpointSigningBytes } from './format.js';
 import { problem, type ResultsProblem } from './reasons.js';
+import { checkCheckpointNote } from './verify-tree-heads.js';
 
 /** Where problems go: an array, or a list that keeps only the first of each code. */
 export type ProblemSink = { push(problem: ResultsProblem): unknown };
@@ -54,6 +55,7 @@ export function checkCheckpoints(checkpoints: readonly Checkpoint[], keys: KeyCh
   let signatures = 0;
   checkpoints.forEach((cp, i) => {
     if (checkSignature(cp.key_id, cp.deployer, Date.parse(cp.signed_at), checkpointSigningBytes(cp), cp.sig, keys, problems, `checkpoint ${i + 1}${_shardLabel(cp)}`)) signatures++;
+    checkCheckpointNote(cp, `checkpoint ${i + 1}${_shardLabel(cp)}`, keys, problems);
   });
   const first = checkpoints[0] as Checkpoint;
   const shardCount = first.shard?.count ?? 1;

@@ -13,7 +13,7 @@ import type { RevocationPolicy } from '../../attest/key-status.js';
 import { existsSync } from 'node:fs';
 import { readNamedFile } from '../../attest/files.js';
 import { LowestLinesPerCode } from '../../core/cap-per-code.js';
-import { MerkleFrontier } from '../../core/tlog/merkle.js';
+import { leafHash, MerkleFrontier } from '../../core/tlog/merkle.js';
 import { canonicalizeWithout } from '../../core/canonical-json.js';
 import { WitnessError } from '../../core/errors.js';
 import { hashFileInto } from '../../core/hash.js';
@@ -24,6 +24,7 @@ import { type Checkpoint, checkpointPath, type LineReceipt, receiptDigest, recei
 import { readSignedLine, type SignedLine } from './lines.js';
 import { planMismatch } from './plan-check.js';
 import { problem, RESULTS_REASON_CODES, type ResultsProblem } from './reasons.js';
+import { finishKeptHeads, type KeptHead, keptHeads } from './verify-tree-heads.js';
 import { type CheckedCheckpoints, checkCheckpoints, checkSignature, type KeyCheckOptions, type ProblemSink } from './verify-checkpoints.js';
 
 /** At most this many problems of one code are listed; one more line counts the rest. */
@@ -34,6 +35,11 @@ export interface VerifyResultsOptions {
   directory: KeyDirectory;
   /** The checkpoints file (default: RESULTS.checkpoint.json beside the results). */
   checkpoints?: string;
+  /**
+   * Tree heads kept from earlier (what `witness sim checkpoint` printed): the file must be
+   * each one's log or an append-only extension of it (TRUNCATED, INCONSISTENT).
+   */
+  keptHeads?: string;
   /** A cassette to check against the digest a checkpoint signed (recorded or replayed). */
   cassette?: string;
   revocation?: RevocationPolicy;
@@ -110,9 +116,11 @@ export function verifyResults(file: string, options: VerifyResultsOptions): Resu
     return _result(base, { problems, lines: _eachLine(file, { push: () => 0 }, () => {}) });
   }
   const checked = checkCheckpoints(read.file.checkpoints, keys, problems);
-  const state = new _LineChecker(checked, keys, problems);
+  const kept = options.keptHeads ? keptHeads(options.keptHeads, checked.chains, keys, problems) : new Map<number, KeptHead[]>();
+  const state = new _LineChecker(checked, keys, problems, kept);
   const lines = _eachLine(file, problems, (line, raw) => state.check(line, raw));
   state.finish();
+  finishKeptHeads(kept, problems);
   if (options.cassette) _checkCassette(options.cassette, read.file.checkpoints, problems);
   const present = [...checked.chains.keys()].sort((a, b) => a - b);
   const missing = Array.from({ length: checked.shardCount }, (_, i) => i + 1).filter((i) => !checked.chains.has(i));
@@ -175,6 +183,7 @@ class _LineChecker {
     private readonly checked: CheckedCheckpoints,
     private readonly keys: KeyCheckOptions,
     private readonly problems: ProblemSink,
+    private readonly kept: ReadonlyMap<number, KeptHead[]>,
   ) {
     for (const [shard, checkpoint] of checked.chains) {
       const chain = { checkpoint, count: 0, head: null, tree: new MerkleFrontier(), uncovered: 0 };
@@ -259,7 +268,12 @@ class _LineChecker {
     }
     chain.count++;
     chain.head = digest;
-    if (chain.count <= chain.checkpoint.count) chain.tree.append(Buffer.from(digest, 'hex'));
+    const heads = this.kept.get(this.#shardOf(receipt));
+    if (chain.count <= chain.checkpoint.count || heads) {
+      const leaf = leafHash(Buffer.from(digest, 'hex'));
+      if (chain.count <= chain.checkpoint.count) chain.tree.appendLeafHash(leaf);
+      for (const h of heads ?? []) h.check.add(leaf);
+    }
     if (chain.count === chain.checkpoint.count) {
       if (digest !== chain.checkpoint.head) this.problems.push(problem('CHECKPOINT_MISMATCH', `the chain's line ${chain.count} is the last one its checkpoint signed, and its digest is not the signed head`, line));
       else this.#checkRoot(chain, line);
@@ -273,8 +287,12 @@ class _LineChecker {
     if (signed !== undefined && chain.tree.root().toString('hex') !== signed) this.problems.push(problem('CHECKPOINT_MISMATCH', `the Merkle root of the chain's first ${chain.count} lines is not the root its checkpoint signed`, line));
   }
 
+  #shardOf(receipt: LineReceipt): number {
+    return (receipt.seq % this.checked.shardCount) + 1;
+  }
+
   #chainOf(line: number, receipt: LineReceipt): _Chain | undefined {
-    const shard = (receipt.seq % this.checked.shardCount) + 1;
+    const shard = this.#shardOf(receipt);
     const chain = this.#chains.get(shard);
     if (!chain && this.checked.experiment) {
       this.problems.push(problem('CHECKPOINT_MISSING', `run ${receipt.run} (seq ${receipt.seq}) belongs to shard ${shard}/${this.checked.shardCount}, which no checkpoint of this file covers`, line));

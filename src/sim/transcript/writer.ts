@@ -15,7 +15,7 @@
  * of those lines carries its own signature, which the resume checks and then keeps.
  */
 import { existsSync, truncateSync } from 'node:fs';
-import type { KeyMaterial } from '../../attest/keys.js';
+import type { KeyMaterial, SigningKey } from '../../attest/keys.js';
 import { ed25519Signer, type Signer } from '../../attest/signature.js';
 import { isoTime } from '../../attest/receipt.js';
 import { MerkleFrontier } from '../../core/tlog/merkle.js';
@@ -36,6 +36,7 @@ import { fileLines } from '../experiment/results-stream.js';
 import { readSignedLine, type SignedLine } from './lines.js';
 import { PastCheckpoint, type PastCheckpointReport } from './past-checkpoint.js';
 import { planMismatch } from './plan-check.js';
+import { chainOrigin, treeHeadSigner } from './tree-head.js';
 
 export interface SignResultsOptions {
   /** The signing key (attest's `readKeyFile`, from `witness keys new`); an Ed25519 key, since others verify with its public half. */
@@ -96,6 +97,7 @@ class _SignedSink implements ResultsSink {
   readonly #receipts: ReceiptBuilder;
   readonly #cells = new Map<string, string>();
   readonly #cpPath: string;
+  readonly #treeHead: (size: number, rootHex: string) => string;
   readonly #every: number;
   #last = 0;
   #closed = false;
@@ -112,6 +114,8 @@ class _SignedSink implements ResultsSink {
     this.#cpPath = checkpointPath(path);
     this.#every = options.sign.checkpointMs ?? 1000;
     this.#receipts = new ReceiptBuilder(ENGINE, signer.kid);
+    // An Ed25519 key: ed25519Signer refused any other when the file opened.
+    this.#treeHead = treeHeadSigner(options.sign.key as SigningKey, chainOrigin(base.experiment, base.shard));
     this.#writer = openJsonlWriter(path, { fsync: 'batch' });
     try {
       this.#checkpoint();
@@ -166,12 +170,14 @@ class _SignedSink implements ResultsSink {
     const cassette = this.options.provenance?.cassette;
     cassette?.sync();
     this.#writer.sync();
+    const root = this.chain.tree.root().toString('hex');
     const unsigned: UnsignedCheckpoint = {
       ...this.base,
       cassette: cassette ? { role: cassette.role, ...cassette.digest() } : null,
       count: this.chain.count,
       head: this.chain.head,
-      root: this.chain.tree.root().toString('hex'),
+      note: this.#treeHead(this.chain.count, root),
+      root,
       signed_at: isoTime(Date.now()),
     };
     writeCheckpoints(this.#cpPath, [signCheckpoint(unsigned, this.signer)]);
