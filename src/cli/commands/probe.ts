@@ -31,10 +31,10 @@ export function probeCommand(ctx: CliContext): Command {
       'Registers a fresh mailbox in RUNTIME inside a temporary project and HOME (your own config is never touched), checks that the runtime connects to it, then runs three checks: send (the agent sends a canary to a peer), receive (a peer sends a canary; the agent must read and print it) and control (nothing sent; no canary may appear). Verdicts come from the inboxes and the signed call log: pass, fail or undecided (never counted as a pass). The preflight lists the runtime\'s own tools (asked of the runtime where it can, else a table of known built-ins) and names each built-in that shadows a mailbox tool in any spelling (send_message, SendMessage, mailbox_send…).',
     )
     .addArgument(new Command().createArgument('<runtime>', PROBE_TARGETS.join(' | ')).argParser(_runtime))
-    .option('--model-endpoint <url>', 'an OpenAI-compatible endpoint (…/v1) for the runtime\'s model')
+    .option('--model-endpoint <url>', 'the runtime\'s model endpoint (…/v1) in the API it speaks: OpenAI chat completions (opencode, qwen), Anthropic Messages (claude), OpenAI Responses (codex)')
     .option('--model <name>', 'model name (with --model-endpoint: the endpoint\'s model id)')
     .option('--tool-prefix <prefix>', 'prefix the mailbox\'s tool names (e.g. mailbox_); default: bare names, as in the incident', '')
-    .option('--bin <path>', 'the runtime\'s executable (default: found on PATH)')
+    .option('--bin <path>', 'the runtime\'s executable (default: found on PATH, then in the checkout\'s .tools)')
     .option('--template <command>', 'command runtime: a shell command line with {prompt} (and optionally {mcp_command})')
     .addOption(new Option('--check <name>', `run only this check (repeatable): ${CHECKS.join(', ')}`).argParser(collect).default([]))
     .option('--timeout <seconds>', 'limit for each runtime command', wholeNumber(1), 180)
