@@ -11,7 +11,7 @@ import { runProcess } from '../process.js';
 import type { Preflight, ProbeContext } from '../types.js';
 import { AGENT } from '../workspace.js';
 
-export function findBin(name: string, ctx: ProbeContext): string | undefined {
+export function findBin(name: string, ctx: Pick<ProbeContext, 'bin'>): string | undefined {
   if (ctx.bin) return _executable(ctx.bin) ? ctx.bin : undefined;
   if (isAbsolute(name)) return _executable(name) ? name : undefined;
   for (const dir of [...(process.env.PATH ?? '').split(delimiter), ...toolsBinDirs()]) {
