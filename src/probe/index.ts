@@ -3,6 +3,8 @@
  * Public API of the delivery probe (mailbox.md §3). Named re-exports only.
  */
 export { adapterFor, PROBE_TARGETS, RUNTIME_ADAPTERS } from './adapters/index.js';
+export { renderAll, runAll } from './all.js';
+export type { AllOptions, AllReport, RuntimeRow } from './all.js';
 export { BUILTIN_AGENTS, DESCRIPTIONS } from './agents/index.js';
 export type { BuiltinAgent } from './agents/index.js';
 export { judge, newCanary, taskFor } from './checks.js';

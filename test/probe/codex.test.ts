@@ -4,14 +4,34 @@
  * `mcp__witness_mailbox`) passes every check; a model that says "sent" without
  * calling any tool fails the send check on the records.
  */
-import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { adapterFor } from '../../src/probe/adapters/index.js';
 import { knownBuiltins } from '../../src/probe/known-builtins.js';
+import { createWorkspace } from '../../src/probe/workspace.js';
+import { witnessBundle } from '../support/witness-bundle.js';
 import { mailboxModel } from '../support/mailbox-model.js';
 import { binOrWarn, PROBE_TEST_MS, probeWith, RUNTIME_TIMEOUT_S, verdicts } from './runtime-helpers.js';
 
 const CODEX = binOrWarn('codex');
 
 describe.skipIf(!CODEX)('witness probe codex', () => {
+  const savedPath = process.env.PATH;
+  afterEach(() => {
+    process.env.PATH = savedPath;
+  });
+
+  it('finds Codex in the checkout\'s .tools without --bin when it is not on PATH', async () => {
+    process.env.PATH = '/usr/bin:/bin';
+    const ws = await createWorkspace(await witnessBundle());
+    try {
+      const found = await adapterFor('codex').detect({ ws, serverName: 'witness-mailbox', toolPrefix: '', timeoutMs: 60_000 });
+      expect(found).toMatchObject({ found: true, bin: join(import.meta.dirname, '../../.tools/agents2/node_modules/.bin/codex'), version: '0.169.0' });
+    } finally {
+      ws.remove();
+    }
+  }, 60_000);
+
   it('passes every check when the model calls the mailbox through MCP, with the tools Codex sent the model as its inventory', async () => {
     const { code, report, model } = await probeWith('codex', CODEX!, mailboxModel('mcp'));
     expect(verdicts(report)).toEqual({ send: 'pass', receive: 'pass', control: 'pass' });

@@ -2,7 +2,7 @@
 import { didYouMean } from '../../core/did-you-mean.js';
 import { Command, Option } from 'commander';
 import { WitnessError } from '../../core/errors.js';
-import { CHECKS, type CheckName, PROBE_TARGETS, renderReport, runProbe } from '../../probe/index.js';
+import { CHECKS, type CheckName, PROBE_TARGETS, renderAll, renderReport, runAll, runProbe } from '../../probe/index.js';
 import { wholeNumber } from '../args.js';
 import type { CliContext } from '../context.js';
 import { parseCommandArray, selfCommand } from '../self-command.js';
@@ -19,6 +19,7 @@ interface ProbeFlags {
   check: CheckName[];
   timeout: number;
   serverCommand?: string;
+  all?: boolean;
 }
 
 export function probeCommand(ctx: CliContext): Command {
@@ -31,11 +32,12 @@ export function probeCommand(ctx: CliContext): Command {
     .description(
       'Registers a fresh mailbox in RUNTIME inside a temporary project and HOME (your own config is never touched), checks that the runtime connects to it, then runs three checks: send (the agent sends a canary to a peer), receive (a peer sends a canary; the agent must read and print it) and control (nothing sent; no canary may appear). Verdicts come from the inboxes and the signed call log: pass, fail or undecided (never counted as a pass). The preflight lists the runtime\'s own tools (asked of the runtime where it can, else a table of known built-ins) and names each built-in that shadows a mailbox tool in any spelling (send_message, SendMessage, mailbox_send…).',
     )
-    .addArgument(new Command().createArgument('<runtime>', PROBE_TARGETS.join(' | ')).argParser(_runtime))
-    .option('--model-endpoint <url>', 'an OpenAI-compatible endpoint (…/v1) for the runtime\'s model')
+    .addArgument(new Command().createArgument('[runtime]', `${PROBE_TARGETS.join(' | ')} (or --all)`).argParser(_runtime))
+    .option('--all', 'probe every installed runtime (on PATH or in .tools), one table; --model-endpoint must then answer each in its own API')
+    .option('--model-endpoint <url>', 'the runtime\'s model endpoint (…/v1) in the API it speaks: OpenAI chat completions (opencode, qwen), Anthropic Messages (claude), OpenAI Responses (codex)')
     .option('--model <name>', 'model name (with --model-endpoint: the endpoint\'s model id)')
     .option('--tool-prefix <prefix>', 'prefix the mailbox\'s tool names (e.g. mailbox_); default: bare names, as in the incident', '')
-    .option('--bin <path>', 'the runtime\'s executable (default: found on PATH)')
+    .option('--bin <path>', 'the runtime\'s executable (default: found on PATH, then in the checkout\'s .tools)')
     .option('--template <command>', 'command runtime: a shell command line with {prompt} (and optionally {mcp_command})')
     .addOption(new Option('--check <name>', `run only this check (repeatable): ${CHECKS.join(', ')}`).argParser(collect).default([]))
     .option('--timeout <seconds>', 'limit for each runtime command', wholeNumber(1), 180)
@@ -46,14 +48,18 @@ export function probeCommand(ctx: CliContext): Command {
       'after',
       '\nExamples:\n  $ witness probe reference                          # the built-in agent that does it right: all pass\n  $ witness probe liar                               # an adversary: the probe must not pass it\n  $ witness probe builtin-sender                     # sends with its own SendMessage: caught, and named as shadowing\n  $ witness probe qwen --model-endpoint http://127.0.0.1:8000/v1 --model qwen3-coder\n  $ witness probe qwen --tool-prefix mailbox_ --model-endpoint http://127.0.0.1:8000/v1 --model qwen3-coder\n  $ witness probe opencode --model anthropic/claude-sonnet-4 --json > probe.json\n  $ witness probe command --template \'mycli --prompt {prompt}\' --check send',
     )
-    .action(async (runtime: string, o: ProbeFlags) => {
+    .action(async (runtime: string | undefined, o: ProbeFlags) => {
+      if (o.all && runtime) throw new WitnessError('USAGE', `Give a runtime or --all, not both (got ${runtime} and --all).`);
+      if (!o.all && !runtime) throw new WitnessError('USAGE', `Name the runtime to probe (${PROBE_TARGETS.join(', ')}), or pass --all for every installed one.`);
+      if (o.all && (o.bin || o.template || o.keep)) throw new WitnessError('USAGE', '--bin, --template and --keep apply to one runtime, not to --all.');
       if (o.modelEndpoint !== undefined && !/^https?:\/\/\S+$/.test(o.modelEndpoint)) throw new WitnessError('USAGE', `--model-endpoint must be an http(s) URL such as http://127.0.0.1:8000/v1; got ${JSON.stringify(o.modelEndpoint)}.`);
       if (!/^[A-Za-z0-9_-]{0,32}$/.test(o.toolPrefix)) throw new WitnessError('USAGE', `--tool-prefix ${JSON.stringify(o.toolPrefix)} must be up to 32 letters, digits, "_" or "-" (for example mailbox_).`);
       if (runtime === 'command' && !o.template) throw new WitnessError('USAGE', 'The command runtime needs --template with {prompt}, e.g. --template \'mycli run {prompt}\'.');
       if (runtime !== 'command' && o.template) throw new WitnessError('USAGE', '--template only applies to the command runtime.');
+      if (o.all) return _all(ctx, o);
       const stop = stopOnSignal();
       const report = await runProbe({
-        runtime,
+        runtime: runtime!,
         serverCommand: o.serverCommand ? parseCommandArray(o.serverCommand) : selfCommand(),
         toolPrefix: o.toolPrefix,
         timeoutMs: o.timeout * 1000,
@@ -77,6 +83,31 @@ export function probeCommand(ctx: CliContext): Command {
       if (!report.ok) ctx.exitCode = 1;
       ctx.io.stdout(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
     });
+}
+
+/** `--all`: every installed runtime, one row each. */
+async function _all(ctx: CliContext, o: ProbeFlags): Promise<void> {
+  const stop = stopOnSignal(); // Ctrl-C stops the runtime in flight and its workspace, as for one runtime
+  const report = await runAll({
+    serverCommand: o.serverCommand ? parseCommandArray(o.serverCommand) : selfCommand(),
+    toolPrefix: o.toolPrefix,
+    timeoutMs: o.timeout * 1000,
+    ...(o.check.length > 0 ? { checks: [...new Set(o.check)] } : {}),
+    ...(o.modelEndpoint ? { modelEndpoint: o.modelEndpoint } : {}),
+    ...(o.model ? { model: o.model } : {}),
+    ...(o.json ? {} : { onProgress: (m: string) => ctx.io.stderr(`probe: ${m}\n`) }),
+    signal: stop.signal,
+  })
+    .catch((error: unknown) => {
+      if (!stop.by || !(error instanceof WitnessError) || error.code !== 'ABORTED') throw error;
+      ctx.io.stderr(`witness: ${error.message}\n`);
+      ctx.exitCode = interruptedExitCode(stop.by);
+      return undefined;
+    })
+    .finally(stop.dispose);
+  if (!report) return;
+  if (!report.ok) ctx.exitCode = 1;
+  ctx.io.stdout(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderAll(report));
 }
 
 /** The runtime argument: one of PROBE_TARGETS, with a suggestion for a typo. */

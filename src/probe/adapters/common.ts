@@ -4,20 +4,36 @@
  * registering the server through `installMailbox`, and reading `mcp list` output
  * (runtimes exit 0 even when a server failed, so the text is what counts).
  */
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { accessSync, constants, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { installMailbox, type Runtime } from '../../mailbox/index.js';
 import { runProcess } from '../process.js';
 import type { Preflight, ProbeContext } from '../types.js';
 import { AGENT } from '../workspace.js';
 
-export function findBin(name: string, ctx: ProbeContext): string | undefined {
+export function findBin(name: string, ctx: Pick<ProbeContext, 'bin'>): string | undefined {
   if (ctx.bin) return _executable(ctx.bin) ? ctx.bin : undefined;
   if (isAbsolute(name)) return _executable(name) ? name : undefined;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+  for (const dir of [...(process.env.PATH ?? '').split(delimiter), ...toolsBinDirs()]) {
     if (dir && _executable(join(dir, name))) return join(dir, name);
   }
   return undefined;
+}
+
+/**
+ * The `.bin` folders of the runtimes `scripts/tools.mjs` installs into the checkout's
+ * `.tools/` (one npm prefix per group), found upward from this module so the source,
+ * the build and a bundle all see them. Searched after PATH: the user's own install wins.
+ */
+export function toolsBinDirs(from = import.meta.dirname): string[] {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const tools = join(dir, '.tools');
+    if (existsSync(join(tools, 'node_modules')) || existsSync(join(dir, 'scripts', 'tools.mjs'))) {
+      const groups = existsSync(tools) ? readdirSync(tools, { withFileTypes: true }).filter((d) => d.isDirectory() && d.name !== 'node_modules').map((d) => join(tools, d.name, 'node_modules', '.bin')) : [];
+      return [join(tools, 'node_modules', '.bin'), ...groups.sort()];
+    }
+    if (dirname(dir) === dir) return [];
+  }
 }
 
 function _executable(path: string): boolean {
@@ -32,7 +48,7 @@ function _executable(path: string): boolean {
 /** Finds `name` and runs `--version`. A missing binary is reported, never thrown. */
 export async function detectCli(name: string, title: string, ctx: ProbeContext, install: string): Promise<Preflight['runtime']> {
   const bin = findBin(name, ctx);
-  if (!bin) return { found: false, reason: `${title} is not installed: no executable "${ctx.bin ?? name}"${ctx.bin ? '' : ' on PATH'} (${install}; or pass --bin PATH)` };
+  if (!bin) return { found: false, reason: `${title} is not installed: no executable "${ctx.bin ?? name}"${ctx.bin ? '' : ' on PATH or in .tools'} (${install}; or pass --bin PATH)` };
   const result = await runProcess(bin, ['--version'], { cwd: ctx.ws.project, env: ctx.ws.env, timeoutMs: Math.min(ctx.timeoutMs, 30_000), signal: ctx.signal });
   if (result.spawnError) return { found: false, bin, reason: `${bin} could not be started: ${result.spawnError}` };
   const version = /\d+\.\d+\.\d+[\w.-]*/.exec(`${result.stdout}\n${result.stderr}`)?.[0];
