@@ -205,6 +205,8 @@ describe('verify and tail on PostgreSQL', () => {
     const kinds = report.problems.map((p) => `${p.kind} ${p.file.replace(/^postgres:.*#/, '#')}`);
     expect(kinds).toEqual(expect.arrayContaining(['modified #messages[b]', 'orphan #messages[b]']));
     expect(report.problems.some((p) => p.file.endsWith('#calls') && /deleted|modified|reordered/.test(p.kind))).toBe(true);
+    // Locations are the URL (password hidden) and the table, never the scheme twice.
+    for (const p of report.problems) expect(p.file).toMatch(/^postgres(ql)?:\/\/[^#]*#/);
   });
 
   it('tail follows messages sent by a server, new ones only unless --all', async () => {

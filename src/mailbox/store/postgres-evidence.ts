@@ -35,7 +35,8 @@ export async function openPostgresEvidence(config: MailboxConfig): Promise<Evide
     await pool.end().catch(() => {});
     throw error;
   }
-  return _evidence(client, `postgres:${redactUrl(url)}`, async () => {
+  // The URL names its scheme already: `postgres:` before it printed postgres:postgres:///….
+  return _evidence(client, redactUrl(url), async () => {
     await client.query('ROLLBACK').catch(() => {});
     client.release();
     await pool.end();
