@@ -88,7 +88,9 @@ async function _pg(url: string, purpose: string): Promise<typeof import('pg').de
 }
 
 function _unreachable(url: string, purpose: string, cause: unknown): WitnessError {
-  return new WitnessError('IO', `Cannot reach the ${purpose} at ${redactUrl(url)}: ${(cause as Error).message}. Check the server runs and the URL names an existing database.`, { cause });
+  // A host name that does not resolve is the caller's to fix (exit 2, docs/errors.md); a server that is down is not.
+  const code = (cause as { code?: unknown } | undefined)?.code === 'ENOTFOUND' ? 'INVALID_INPUT' : 'IO';
+  return new WitnessError(code, `Cannot reach the ${purpose} at ${redactUrl(url)}: ${(cause as Error).message}. Check the server runs and the URL names an existing database.`, { cause });
 }
 
 /**

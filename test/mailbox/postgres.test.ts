@@ -69,9 +69,11 @@ describe('witness mailbox init --store postgres', () => {
     expect(existsSync(dir) || existsSync(key)).toBe(false);
   });
 
-  it('says which database cannot be reached (exit 1) and that WITNESS_DATABASE_URL is unset (exit 2)', async () => {
+  it('says which database cannot be reached (exit 1; a host that does not resolve, exit 2) and that WITNESS_DATABASE_URL is unset (exit 2)', async () => {
     const dir = join(tempDir(), 'mb');
     expect((await cli(['mailbox', 'init', dir, '--store', 'postgres:///witness_no_such_db'], 1)).err).toMatch(/Cannot reach the mailbox database at postgres:\/\/\/witness_no_such_db: database "witness_no_such_db" does not exist/);
+    // A host name that does not resolve is an address the caller gave: exit 2, as docs/errors.md says for ENOTFOUND.
+    expect((await cli(['mailbox', 'init', dir, '--store', 'postgres://nosuch.invalid/db'], 2)).err).toMatch(/Cannot reach the mailbox database at postgres:\/\/nosuch\.invalid\/db: .*ENOTFOUND/);
     const saved = process.env.WITNESS_DATABASE_URL;
     delete process.env.WITNESS_DATABASE_URL;
     try {
