@@ -56,39 +56,16 @@ export function probeCommand(ctx: CliContext): Command {
       if (!/^[A-Za-z0-9_-]{0,32}$/.test(o.toolPrefix)) throw new WitnessError('USAGE', `--tool-prefix ${JSON.stringify(o.toolPrefix)} must be up to 32 letters, digits, "_" or "-" (for example mailbox_).`);
       if (runtime === 'command' && !o.template) throw new WitnessError('USAGE', 'The command runtime needs --template with {prompt}, e.g. --template \'mycli run {prompt}\'.');
       if (runtime !== 'command' && o.template) throw new WitnessError('USAGE', '--template only applies to the command runtime.');
-      if (o.all) return _all(ctx, o);
-      const stop = stopOnSignal();
-      const report = await runProbe({
-        runtime: runtime!,
-        serverCommand: o.serverCommand ? parseCommandArray(o.serverCommand) : selfCommand(),
-        toolPrefix: o.toolPrefix,
-        timeoutMs: o.timeout * 1000,
-        ...(o.check.length > 0 ? { checks: [...new Set(o.check)] } : {}),
-        ...(o.modelEndpoint ? { modelEndpoint: o.modelEndpoint } : {}),
-        ...(o.model ? { model: o.model } : {}),
-        ...(o.bin ? { bin: o.bin } : {}),
-        ...(o.template ? { template: o.template } : {}),
-        ...(o.keep ? { keep: true } : {}),
-        ...(o.json ? {} : { onProgress: (m: string) => ctx.io.stderr(`probe: ${m}\n`) }),
-        signal: stop.signal,
-      })
-        .catch((error: unknown) => {
-          if (!stop.by || !(error instanceof WitnessError) || error.code !== 'ABORTED') throw error;
-          ctx.io.stderr(`witness: ${error.message}\n`);
-          ctx.exitCode = interruptedExitCode(stop.by);
-          return undefined;
-        })
-        .finally(stop.dispose);
-      if (!report) return;
-      if (!report.ok) ctx.exitCode = 1;
-      ctx.io.stdout(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
+      const common = _commonOptions(ctx, o);
+      if (o.all) return _interruptible(ctx, (signal) => runAll({ ...common, signal }), (report) => (o.json ? `${JSON.stringify(report, null, 2)}\n` : renderAll(report)));
+      const one = { runtime: runtime!, ...(o.bin ? { bin: o.bin } : {}), ...(o.template ? { template: o.template } : {}), ...(o.keep ? { keep: true } : {}) };
+      return _interruptible(ctx, (signal) => runProbe({ ...common, ...one, signal }), (report) => (o.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report)));
     });
 }
 
-/** `--all`: every installed runtime, one row each. */
-async function _all(ctx: CliContext, o: ProbeFlags): Promise<void> {
-  const stop = stopOnSignal(); // Ctrl-C stops the runtime in flight and its workspace, as for one runtime
-  const report = await runAll({
+/** The options one runtime's probe and `--all` share. */
+function _commonOptions(ctx: CliContext, o: ProbeFlags) {
+  return {
     serverCommand: o.serverCommand ? parseCommandArray(o.serverCommand) : selfCommand(),
     toolPrefix: o.toolPrefix,
     timeoutMs: o.timeout * 1000,
@@ -96,8 +73,16 @@ async function _all(ctx: CliContext, o: ProbeFlags): Promise<void> {
     ...(o.modelEndpoint ? { modelEndpoint: o.modelEndpoint } : {}),
     ...(o.model ? { model: o.model } : {}),
     ...(o.json ? {} : { onProgress: (m: string) => ctx.io.stderr(`probe: ${m}\n`) }),
-    signal: stop.signal,
-  })
+  };
+}
+
+/**
+ * Runs a probe that Ctrl-C or SIGTERM stops (the runtime's process group and the
+ * workspace go first, in the probe): 130 or 143 then; 1 when a check did not pass.
+ */
+async function _interruptible<R extends { ok: boolean }>(ctx: CliContext, run: (signal: AbortSignal) => Promise<R>, render: (report: R) => string): Promise<void> {
+  const stop = stopOnSignal();
+  const report = await run(stop.signal)
     .catch((error: unknown) => {
       if (!stop.by || !(error instanceof WitnessError) || error.code !== 'ABORTED') throw error;
       ctx.io.stderr(`witness: ${error.message}\n`);
@@ -107,7 +92,7 @@ async function _all(ctx: CliContext, o: ProbeFlags): Promise<void> {
     .finally(stop.dispose);
   if (!report) return;
   if (!report.ok) ctx.exitCode = 1;
-  ctx.io.stdout(o.json ? `${JSON.stringify(report, null, 2)}\n` : renderAll(report));
+  ctx.io.stdout(render(report));
 }
 
 /** The runtime argument: one of PROBE_TARGETS, with a suggestion for a typo. */
