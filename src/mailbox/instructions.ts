@@ -8,7 +8,7 @@
  * name is exactly the one a built-in may hold.
  */
 
-/** The seed's rules for agents, in one paragraph (mailbox.md; issue 17 "Instructions"), naming the tools with `prefix`. */
+/** The seed's rules for agents, in one paragraph (mailbox.md, "Instructions"), naming the tools with `prefix`. */
 export function instructionsFor(prefix = ''): string {
   const t = (name: string) => `${prefix}${name}`;
   const builtIn = prefix === '' ? 'a built-in send_message or SendMessage' : 'a built-in send_message, SendMessage or any tool named like these without the prefix';

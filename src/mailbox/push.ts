@@ -1,6 +1,6 @@
 /**
  * @module
- * Mail pushed to the agent instead of polled (issue 17):
+ * Mail pushed to the agent instead of polled:
  *
  * - the inbox as an MCP resource, `mailbox://inbox` (a read is a peek, logged as
  *   `read_resource`), with `resources/subscribe`: a subscribed session gets

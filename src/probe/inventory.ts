@@ -1,6 +1,6 @@
 /**
  * @module
- * The preflight's shadowing check (issue 17): the runtime's own tools — asked of
+ * The preflight's shadowing check: the runtime's own tools — asked of
  * the runtime where it can list them without a model, else witness's table of
  * known built-ins per version — compared by normalised name with the mailbox's
  * tools as served. The report says which source was used and names every

@@ -1,6 +1,6 @@
 /**
  * @module
- * Shadowing by name (issue 17): a runtime's built-in tool that names the same
+ * Shadowing by name: a runtime's built-in tool that names the same
  * action as a mailbox tool, in any spelling, can be called in its place and report
  * success without delivering anything — the incident in mailbox.md, where Qwen
  * Code's built-in `send_message` won over the MCP tool of the same name.

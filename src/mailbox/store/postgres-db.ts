@@ -1,6 +1,6 @@
 /**
  * @module
- * A mailbox's PostgreSQL database (issue 16): its schema and migrations, the URL a
+ * A mailbox's PostgreSQL database: its schema and migrations, the URL a
  * mailbox.json names, and the rows that say which mailbox a database holds. One
  * database (or one schema, through the URL's `options=-csearch_path=…`) holds one
  * mailbox; every server process of that mailbox, on any host, connects to it.
@@ -33,7 +33,7 @@ CREATE TABLE mailbox_rate (agent text PRIMARY KEY, tokens double precision NOT N
 `,
   },
   {
-    // Delivery states (issue 17): which call-log lines name which message, so a
+    // Delivery states: which call-log lines name which message, so a
     // message's receipts are found by an index, not a scan of the log. Lines already
     // there are indexed too; one that is not JSON names nothing.
     version: 2,
