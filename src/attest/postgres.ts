@@ -230,7 +230,8 @@ export async function requireGrants(db: Pool | PoolClient, grants: readonly Gran
 function _right(g: Grant): string {
   if (g.privilege === 'CREATE') return `CREATE in schema ${g.object}`;
   if (g.privilege === 'USAGE') return `use the ${g.kind} ${g.object}`;
-  const preposition: Partial<Record<Grant['privilege'], string>> = { SELECT: 'from ', DELETE: 'from ', INSERT: 'into ' };
+  // Template literals: this folder's import check reads a quote after "from" as a module.
+  const preposition: Partial<Record<Grant['privilege'], string>> = { SELECT: `from `, DELETE: `from `, INSERT: `into ` };
   return `${g.privilege} ${preposition[g.privilege] ?? ''}${g.object}`;
 }
 
