@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PostgresNonceStore } from '../../src/attest/nonce-store-pg.js';
 import { type Grant, openPool } from '../../src/attest/postgres.js';
 import { isWitnessError } from '../../src/core/errors.js';
 import { openStore, readConfig } from '../../src/mailbox/index.js';
@@ -217,5 +218,21 @@ describe('witness mailbox on PostgreSQL with least privilege', () => {
     const dir = join(tempDir(), 'mb');
     await cli(['mailbox', 'init', dir, '--key', join(tempDir(), 'k.json'), '--store', 'sqlite']);
     expect((await cli(['mailbox', 'migrate', dir])).out).toMatch(/^Nothing to migrate: .* is a sqlite mailbox/);
+  });
+
+  it('the nonce store, like every component, runs no DDL on a current schema: a role without CREATE uses tables its owner made, and is told in one line when they are missing', async () => {
+    const db = await database('nonces');
+    const low = await role('nonce', db.name);
+    const refused = await PostgresNonceStore.open(low.url).catch((e: unknown) => e);
+    expect(isWitnessError(refused, 'USAGE') && refused.message).toBe(`The role "${low.name}" may not create or upgrade the nonces tables (permission denied for schema public); run this as a role that may create tables, or grant it: GRANT CREATE ON SCHEMA public TO ${low.name}.`);
+    await (await PostgresNonceStore.open(db.url)).close(); // the owner creates the table
+    await admin(db.url, `GRANT SELECT ON witness_schema TO ${low.name}; GRANT SELECT, INSERT, DELETE ON witness_nonces TO ${low.name}`);
+    const store = await PostgresNonceStore.open(low.url);
+    try {
+      expect(await store.claim('n1', Date.now() + 60_000)).toBe(true);
+      expect(await store.claim('n1', Date.now() + 60_000)).toBe(false);
+    } finally {
+      await store.close();
+    }
   });
 });
