@@ -89,7 +89,7 @@ export interface Evidence {
 
 /** The evidence of a mailbox, whichever store `config` names (PostgreSQL: one consistent snapshot of the database). */
 export async function openEvidence(dir: string, config: MailboxConfig): Promise<Evidence> {
-  if (config.store === 'postgres') return openPostgresEvidence(config);
+  if (config.store === 'postgres') return openPostgresEvidence(config, dir);
   return config.store === 'sqlite' ? _sqliteEvidence(dir) : _jsonlEvidence(dir);
 }
 

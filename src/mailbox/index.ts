@@ -3,8 +3,8 @@
  * Public API of the mailbox: an MCP server with durable inboxes and a signed call
  * log (mailbox.md §1–§2). Named re-exports only.
  */
-export { addAgent, initMailbox, recoverMailbox } from './admin.js';
-export type { AddedAgent } from './admin.js';
+export { addAgent, initMailbox, migrateMailbox, recoverMailbox } from './admin.js';
+export type { AddedAgent, Migrated } from './admin.js';
 export { GENESIS, LEGACY_LINE_VERSION, LINE_VERSION, lineHash, messageDigest, sealCall, signedBytes, TOOL_NAMES, UNKNOWN_TOOL } from './call-log.js';
 export type { CallEntry, CallReceipt, CallRecord, ChainHead, MailboxToolName, Message, ToolName } from './call-log.js';
 export { MAILBOX_FORMAT, readAgents, readConfig, STORE_KINDS } from './config.js';

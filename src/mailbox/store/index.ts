@@ -20,6 +20,8 @@ export interface OpenStoreOptions {
   kind?: StoreKind;
   /** The per-recipient quota (default: DEFAULT_LIMITS'); other limits are the tools'. */
   limits?: Partial<Quota>;
+  /** Only reads (status): a PostgreSQL role then needs SELECT alone. */
+  readOnly?: boolean;
 }
 
 /** Opens the store `mailbox.json` names (async: a networked store connects first). */
@@ -33,7 +35,7 @@ export async function openStore(dir: string, options: OpenStoreOptions = {}): Pr
     maxUnreadMessages: options.limits?.maxUnreadMessages ?? DEFAULT_LIMITS.maxUnreadMessages,
     maxUnreadBytes: options.limits?.maxUnreadBytes ?? DEFAULT_LIMITS.maxUnreadBytes,
   };
-  if (config.store === 'postgres') return PostgresStore.open(dir, config, signer, quota);
+  if (config.store === 'postgres') return PostgresStore.open(dir, config, signer, quota, options.readOnly === true);
   return config.store === 'sqlite' ? new SqliteStore(dir, signer, quota) : new JsonlStore(dir, signer, quota);
 }
 
