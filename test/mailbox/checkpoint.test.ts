@@ -4,7 +4,7 @@
  * before (`witness mailbox checkpoint`) does: `verify --checkpoint` says TRUNCATED,
  * naming the first missing entry, and INCONSISTENT for a log rolled back and rewritten.
  */
-import { appendFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/mailbox/index.js';
@@ -166,5 +166,52 @@ describe('witness verify DIR --checkpoint', () => {
     expect((await cli(['verify', mb.dir])).out).toMatch(/valid: mailbox/);
     const { out } = await cli(['verify', mb.dir, '--checkpoint', checkpoint, '--keys', keys, '--json'], 1);
     expect((JSON.parse(out) as { problems: Array<{ code: string }> }).problems.map((p) => p.code)).toEqual(['TRUNCATED']);
+  });
+});
+
+describe('HMAC mailboxes: an Ed25519 key for checkpoints alone', () => {
+  for (const kind of ['jsonl', 'sqlite'] as const) {
+    it(`${kind}: init makes one, so a cut-off send is TRUNCATED though receipts are HMAC`, async () => {
+      const mb = await makeMailbox(['alice', 'bob'], { store: kind, alg: 'hmac-sha256' });
+      try {
+        const config = JSON.parse(readFileSync(join(mb.dir, 'mailbox.json'), 'utf8')) as { signing: { alg: string }; checkpoint_key?: { kid: string; key_path: string } };
+        expect(config.signing.alg).toBe('hmac-sha256');
+        expect(config.checkpoint_key?.key_path).toBe(`${mb.keyPath}.checkpoint.json`);
+        expect(statSync(config.checkpoint_key!.key_path).mode & 0o777).toBe(0o600);
+        const ids = await sendAll(mb, ['one', 'two']);
+        const kept = join(tempDir(), 'kept.checkpoint');
+        writeFileSync(kept, (await cli(['mailbox', 'checkpoint', mb.dir])).out);
+        expect((await cli(['mailbox', 'checkpoint', mb.dir, '--verifier-key'])).out).toMatch(/^witness\.mailbox\/[0-9a-f-]+\+[0-9a-f]{8}\+/);
+        expect((await cli(['mailbox', 'verify', mb.dir, '--checkpoint', kept])).out).toMatch(/^OK: 2 call receipts/m);
+        await dropLastSend(kind, mb, ids[1]!);
+        for (const command of [['mailbox', 'verify', mb.dir], ['verify', mb.dir]]) {
+          const { out } = await cli([...command, '--checkpoint', kept, '--json'], 1);
+          expect((JSON.parse(out) as { problems: Array<{ code: string }> }).problems.map((p) => p.code)).toEqual(['TRUNCATED']);
+        }
+      } finally {
+        await mb.cleanup();
+      }
+    });
+  }
+
+  it('a mailbox made before checkpoint keys is told the one command; --create-key makes and records it, once, and only for HMAC', async () => {
+    const mb = await makeMailbox(['alice', 'bob'], { alg: 'hmac-sha256' });
+    const path = join(mb.dir, 'mailbox.json');
+    const { checkpoint_key: _dropped, ...older } = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    writeFileSync(path, JSON.stringify(older));
+    await sendAll(mb, ['one']);
+    const refused = await cli(['mailbox', 'checkpoint', mb.dir], 2);
+    expect(refused.err.trim().split('\n')).toHaveLength(1);
+    expect(refused.err).toMatch(/signs its receipts with an HMAC key, which others cannot verify, and has no checkpoint key yet; create one \(Ed25519, for checkpoints only\) with: witness mailbox checkpoint .* --create-key/);
+    const key = join(tempDir(), 'cp.key.json');
+    const made = await cli(['mailbox', 'checkpoint', mb.dir, '--create-key', key]);
+    expect(made.err).toMatch(/Created the checkpoint key ed25519:[0-9a-f]+ at .*cp\.key\.json \(mailbox\.json records it\); receipts stay HMAC\./);
+    expect(made.out).toMatch(/^witness\.mailbox\/[0-9a-f-]+\n1\n/);
+    const kept = join(tempDir(), 'kept.checkpoint');
+    writeFileSync(kept, made.out);
+    expect((await cli(['mailbox', 'verify', mb.dir, '--checkpoint', kept])).out).toMatch(/^OK: 1 call receipts/m);
+    expect((await cli(['mailbox', 'checkpoint', mb.dir, '--create-key'], 2)).err).toMatch(/has a checkpoint key already .*; a second would orphan the checkpoints kept so far/);
+    const ed = await makeMailbox(['alice']);
+    expect((await cli(['mailbox', 'checkpoint', ed.dir, '--create-key'], 2)).err).toMatch(/signs with an Ed25519 key, which signs its checkpoints too; it needs no checkpoint key/);
   });
 });
