@@ -32,8 +32,8 @@ export async function initMailbox(dir: string, options: InitOptions = {}): Promi
   const store = options.store ?? 'jsonl';
   if (store !== 'postgres') {
     if (options.database !== undefined) throw new WitnessError('USAGE', `A database is only for --store postgres; a ${store} mailbox keeps its data in its folder.`);
-    const { id, keyPath, key } = newMailboxKey(options);
-    const config = newMailboxConfig(id, keyPath, key, store);
+    const { id, keyPath, key, checkpointKey } = newMailboxKey(options);
+    const config = newMailboxConfig(id, keyPath, key, store, undefined, checkpointKey);
     writeMailboxFiles(dir, config);
     return { config, key };
   }
@@ -42,8 +42,8 @@ export async function initMailbox(dir: string, options: InitOptions = {}): Promi
   const pool = await openMailboxPool(url, { max: 1, schema: 'migrate', grants: MAILBOX_GRANTS.init, command: '`witness mailbox init`', location: database });
   try {
     await assertDatabaseFree(pool, url);
-    const { id, keyPath, key } = newMailboxKey(options);
-    const config = newMailboxConfig(id, keyPath, key, store, database);
+    const { id, keyPath, key, checkpointKey } = newMailboxKey(options);
+    const config = newMailboxConfig(id, keyPath, key, store, database, checkpointKey);
     await claimDatabase(pool, config, url);
     writeMailboxFiles(dir, config);
     return { config, key };

@@ -32,4 +32,4 @@ export { importMailbox } from './transfer/import.js';
 export type { ImportOptions, ImportResult } from './transfer/import.js';
 export { EXPORT_FORMAT } from './transfer/format.js';
 export type { MailboxVerifyOptions, ProblemKind, VerifyProblem, VerifyReport } from './verify.js';
-export { callLeaf, mailboxCheckpoint, mailboxOrigin, mailboxVerifierKey } from './checkpoint.js';
+export { addCheckpointKey, callLeaf, mailboxCheckpoint, mailboxOrigin, mailboxVerifierKey } from './checkpoint.js';

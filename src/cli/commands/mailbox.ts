@@ -4,6 +4,7 @@ import { isPostgresUrl } from '../../attest/postgres.js';
 import { WitnessError } from '../../core/errors.js';
 import {
   addAgent,
+  addCheckpointKey,
   assertRegistered,
   checkTailTarget,
   createRuntime,
@@ -220,12 +221,17 @@ function _verify(ctx: CliContext): Command {
 
 function _checkpoint(ctx: CliContext): Command {
   return new Command('checkpoint')
-    .description('Print the call log\'s current signed checkpoint (a C2SP signed note: origin witness.mailbox/<id>, size, RFC 6962 root; each leaf is one call-log line\'s exact text), signed with the mailbox\'s Ed25519 key. Keep it where the mailbox\'s writers cannot reach (or have it witnessed): `verify --checkpoint` then proves nothing was cut off or rewritten since.')
+    .description('Print the call log\'s current signed checkpoint (a C2SP signed note: origin witness.mailbox/<id>, size, RFC 6962 root; each leaf is one call-log line\'s exact text), signed with the mailbox\'s Ed25519 key — or, for an HMAC mailbox, its Ed25519 checkpoint key (init makes one; --create-key for a mailbox made before). Keep it where the mailbox\'s writers cannot reach (or have it witnessed): `verify --checkpoint` then proves nothing was cut off or rewritten since.')
     .argument('<dir>', 'mailbox folder')
-    .option('--key <path>', 'signing key file (default: the one mailbox.json names)')
+    .option('--key <path>', 'the key that signs: the mailbox\'s Ed25519 key, or an HMAC mailbox\'s checkpoint key (default: the one mailbox.json names)')
     .option('--verifier-key', 'print the note verifier key of the checkpoints instead (give it to whoever checks them)')
-    .addHelpText('after', '\nExamples:\n  $ witness mailbox checkpoint ./mb > kept.checkpoint\n  $ witness mailbox checkpoint ./mb --verifier-key')
-    .action(async (dir: string, o: { key?: string; verifierKey?: boolean }) => {
+    .option('--create-key [path]', 'HMAC mailbox without a checkpoint key: create its Ed25519 checkpoint key (default: beside its signing key, NAME.checkpoint.json) and record it in mailbox.json, then print the checkpoint')
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox checkpoint ./mb > kept.checkpoint\n  $ witness mailbox checkpoint ./mb >> kept.checkpoints   # keep one as the log grows: verify then names the first changed entry\n  $ witness mailbox checkpoint ./mb --verifier-key\n  $ witness mailbox checkpoint ./hmac-mb --create-key > kept.checkpoint')
+    .action(async (dir: string, o: { key?: string; verifierKey?: boolean; createKey?: string | true }) => {
+      if (o.createKey !== undefined) {
+        const made = addCheckpointKey(resolvePath(ctx, dir), o.createKey === true ? undefined : resolvePath(ctx, o.createKey));
+        ctx.io.stderr(`Created the checkpoint key ${made.kid} at ${made.key_path} (mailbox.json records it); receipts stay HMAC.\n`);
+      }
       const keyPath = o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {};
       if (o.verifierKey) return ctx.io.stdout(`${mailboxVerifierKey(resolvePath(ctx, dir), keyPath)}\n`);
       ctx.io.stdout(await mailboxCheckpoint(resolvePath(ctx, dir), keyPath));
