@@ -17,7 +17,7 @@ import { newCanary } from './checks.js';
 import type { Peer } from './peer.js';
 import { readRecords, recordsSince } from './records.js';
 import { readSessions } from './sessions.js';
-import type { AgentTask, ModelRecord, ProbeContext, PushAnswer, PushPath, PushResult, RuntimeAdapter } from './types.js';
+import type { AgentTask, ModelRecord, ProbeContext, PushPath, PushResult, RuntimeAdapter } from './types.js';
 import { AGENT, PEER } from './workspace.js';
 
 /** How often the call log is looked at while waiting for the agent's first call. */
