@@ -8,39 +8,56 @@
 // Signing key: $WITNESS_RUNTIMES_KEY (a `witness keys new` file) if set, else a fresh key
 // made for this run and never written: only its public half is kept, in the directory.
 // Run: npm run docs:runtimes   (one runtime after another; several minutes)
-import { writeFileSync } from 'node:fs';
+//      npm run docs:runtimes -- --render   (docs/runtimes.md again from the signed JSON, probing nothing)
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { newSigningKey, readKeyFile } from '../src/attest/index.js';
-import { type AllReport, MATRIX_DEPLOYER, matrixBytes, matrixOf, pushCell, runAll, signMatrix } from '../src/probe/index.js';
+import { newSigningKey, type Receipt, readKeyFile } from '../src/attest/index.js';
+import { type AllReport, type Matrix, MATRIX_DEPLOYER, matrixBytes, matrixOf, pushCell, runAll, signMatrix } from '../src/probe/index.js';
 import { mailboxModel } from '../test/support/mailbox-model.js';
 import { startToolModel } from '../test/support/tool-model.js';
 import { witnessBundle } from '../test/support/witness-bundle.js';
 
 const DOCS = join(import.meta.dirname, '..', 'docs');
-const model = await startToolModel(mailboxModel('mcp'));
-let report: AllReport;
-try {
-  report = await runAll({
-    serverCommand: await witnessBundle(),
-    modelEndpoint: model.url,
-    model: 'scripted',
-    timeoutMs: 180_000,
-    push: true,
-    modelRecords: () => model.raw.map((r) => ({ at: r.at, text: JSON.stringify(r.body) })),
-    onProgress: (m) => process.stderr.write(`runtimes-docs: ${m}\n`),
-  });
-} finally {
-  await model.close();
-}
+const JSON_FILE = join(DOCS, 'runtimes.json');
+const RECEIPT_FILE = join(DOCS, 'runtimes.receipt.json');
 
-const matrix = matrixOf(report, 'the scripted model of test/support/tool-model.ts (mailboxModel("mcp"))');
-const bytes = matrixBytes(matrix);
-const keyFile = process.env.WITNESS_RUNTIMES_KEY;
-const key = keyFile ? readKeyFile(keyFile) : newSigningKey(MATRIX_DEPLOYER);
-const { receipt, directory } = await signMatrix(bytes, key);
-writeFileSync(join(DOCS, 'runtimes.json'), bytes);
-writeFileSync(join(DOCS, 'runtimes.receipt.json'), `${JSON.stringify(receipt, null, 2)}\n`);
-writeFileSync(join(DOCS, 'runtimes.keys.json'), `${JSON.stringify(directory, null, 2)}\n`);
+// --render: rewrite docs/runtimes.md from the signed JSON alone, probing nothing.
+const renderOnly = process.argv.includes('--render');
+let matrix: Matrix;
+let receipt: Receipt;
+let ok = true;
+if (renderOnly) {
+  matrix = JSON.parse(readFileSync(JSON_FILE, 'utf8')) as Matrix;
+  receipt = JSON.parse(readFileSync(RECEIPT_FILE, 'utf8')) as Receipt;
+} else {
+  const model = await startToolModel(mailboxModel('mcp'));
+  let report: AllReport;
+  try {
+    report = await runAll({
+      serverCommand: await witnessBundle(),
+      modelEndpoint: model.url,
+      model: 'scripted',
+      timeoutMs: 180_000,
+      push: true,
+      modelRecords: () => model.raw.map((r) => ({ at: r.at, text: JSON.stringify(r.body) })),
+      onProgress: (m) => process.stderr.write(`runtimes-docs: ${m}\n`),
+    });
+  } finally {
+    await model.close();
+  }
+  ok = report.ok;
+  matrix = matrixOf(report, 'the scripted model of test/support/tool-model.ts (mailboxModel("mcp"))');
+  const bytes = matrixBytes(matrix);
+  const keyFile = process.env.WITNESS_RUNTIMES_KEY;
+  const key = keyFile ? readKeyFile(keyFile) : newSigningKey(MATRIX_DEPLOYER);
+  const signed = await signMatrix(bytes, key);
+  receipt = signed.receipt;
+  writeFileSync(JSON_FILE, bytes);
+  writeFileSync(RECEIPT_FILE, `${JSON.stringify(receipt, null, 2)}\n`);
+  writeFileSync(join(DOCS, 'runtimes.keys.json'), `${JSON.stringify(signed.directory, null, 2)}\n`);
+}
+const report = { started_at: matrix.generated_at, rows: matrix.rows, skipped: matrix.skipped, reports: matrix.reports };
+const ownKey = receipt.deployer !== MATRIX_DEPLOYER;
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 const versions = report.rows.map((r) => `${r.runtime} ${r.version ?? '?'}`).join(', ');
@@ -64,7 +81,7 @@ const lines = [
   ...report.skipped.map((s) => `| ${s.runtime} | not run | — | — | — | — | ${s.known_builtins ? `${cell(s.known_builtins.shadowing.join(', ') || 'none')} (known built-ins, fallback)` : '—'} | ${s.known_builtins ? 'witness\'s table' : '—'} | — | — | — |`),
   '',
   ...report.skipped.map((s) => `- **${s.runtime}**: ${s.reason}.${s.known_builtins ? ` Its row's shadowing comes from witness's table of known built-ins, not from the runtime (${s.known_builtins.source}): ${s.known_builtins.tools.map((t) => `\`${t}\``).join(' ')}.` : ''}`),
-  '- **Gemini CLI** (`@google/gemini-cli` 0.61.0 installs from npm here) is not in the matrix: it speaks the Gemini API (`generateContent` / `streamGenerateContent`), and the scripted model answers only OpenAI chat completions, Anthropic Messages and OpenAI Responses — see [probe.md](probe.md).',
+  '- **Gemini CLI** is not in the matrix yet, though it could be: `@google/gemini-cli` 0.61.0 installs from npm here and runs headless against a loopback server (`GOOGLE_GEMINI_BASE_URL`, `GEMINI_API_KEY`, `security.auth.selectedType: "gemini-api-key"` in `~/.gemini/settings.json`, `GEMINI_CLI_TRUST_WORKSPACE=true`; it posts `/v1beta/models/<model>:generateContent` and `:streamGenerateContent?alt=sse`). What is missing: a Gemini API wire for the scripted model, a `gemini` target for `witness mailbox install` (`~/.gemini/settings.json` `mcpServers`), its probe adapter, and its pin in scripts/tools.mjs — see [probe.md](probe.md).',
   '',
   'Why each push cell is what it is (from the records):',
   '',
@@ -82,9 +99,9 @@ const lines = [
   'witness verify docs/runtimes.receipt.json --output docs/runtimes.json --keys docs/runtimes.keys.json',
   '```',
   '',
-  `Exit 0: the JSON is byte for byte what the probe wrote; 1 with OUTPUT_MISMATCH for any change. ${keyFile ? 'The key is the maintainers\' deployer key.' : 'The key was made for this one run and thrown away (only its public half is in the directory): the receipt proves the file is unchanged since it was signed; who signed it is only as sure as where you got the key id from — pin it, or regenerate with your own key (`WITNESS_RUNTIMES_KEY=your.key.json npm run docs:runtimes`).'}`,
+  `Exit 0: the JSON is byte for byte what the probe wrote; 1 with OUTPUT_MISMATCH for any change. ${ownKey ? `The key is deployer ${receipt.deployer}'s own.` : 'The key was made for this one run and thrown away (only its public half is in the directory): the receipt proves the file is unchanged since it was signed; who signed it is only as sure as where you got the key id from — pin it, or regenerate with your own key (`WITNESS_RUNTIMES_KEY=your.key.json npm run docs:runtimes`).'}`,
   '',
 ];
 writeFileSync(join(DOCS, 'runtimes.md'), lines.join('\n'));
-process.stderr.write(`runtimes-docs: wrote docs/runtimes.{md,json,receipt.json,keys.json} (${report.rows.length} runtimes, ${report.skipped.length} skipped; signed by ${receipt.key_id})\n`);
-process.exit(report.ok ? 0 : 1);
+process.stderr.write(`runtimes-docs: wrote docs/runtimes.${renderOnly ? 'md from docs/runtimes.json' : '{md,json,receipt.json,keys.json}'} (${report.rows.length} runtimes, ${report.skipped.length} skipped; signed by ${receipt.key_id})\n`);
+process.exit(ok ? 0 : 1);
