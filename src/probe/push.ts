@@ -71,7 +71,7 @@ export async function runPush(adapter: RuntimeAdapter, ctx: ProbeContext, path: 
   const run = await running;
   const during = recordsSince(before, await readRecords(ctx.ws.mailbox, ctx.ws.keyPath));
   const agentLines = during.log.filter((l) => l.record.agent === AGENT && l.genuine);
-  const delivered = path === 'channel' ? _channelDelivered(agentLines, messageId, ctx, sentAt) : _resourceDelivered(ctx, sentAt, started);
+  const delivered = path === 'channel' ? _channelDelivered(agentLines, messageId, ctx, sentAt, started) : _resourceDelivered(ctx, sentAt, started);
   const pulls = agentLines.filter((l) => PULLS.has(l.record.tool)).map((l) => Date.parse(l.record.ts));
   const seen = _seen(options, canary, sentAt, pulls, run.exitCode);
   return {
@@ -97,11 +97,11 @@ function _resourceDelivered(ctx: ProbeContext, sentAt: number, started: number):
   return { delivered: 'yes', delivered_reason: `subscribed; notifications/resources/updated sent to the runtime ${ms} ms after the send (session log)`, delivered_ms: ms };
 }
 
-function _channelDelivered(lines: ReturnType<typeof recordsSince>['log'], messageId: string, ctx: ProbeContext, sentAt: number): Delivered {
+function _channelDelivered(lines: ReturnType<typeof recordsSince>['log'], messageId: string, ctx: ProbeContext, sentAt: number, started: number): Delivered {
   const pushed = lines.find((l) => l.record.tool === 'channel_push' && l.record.message_ids.includes(messageId));
   if (!pushed) {
-    const started = readSessions(ctx.ws.sessionLog).some((r) => r.agent === AGENT && r.event === 'initialize' && Date.parse(r.at) >= sentAt - 60_000);
-    return { delivered: 'no', delivered_reason: `no signed channel_push line names the message${started ? '' : ' (no session of the --channel server was seen)'}` };
+    const session = readSessions(ctx.ws.sessionLog).some((r) => r.agent === AGENT && r.event === 'initialize' && Date.parse(r.at) >= started - 1000);
+    return { delivered: 'no', delivered_reason: `no signed channel_push line names the message${session ? '' : ' (no session of the agent reached initialize during the run)'}` };
   }
   const ms = Date.parse(pushed.record.ts) - sentAt;
   return { delivered: 'yes', delivered_reason: `notifications/claude/channel sent to the runtime ${ms} ms after the send (signed channel_push, ${pushed.at})`, delivered_ms: ms };
