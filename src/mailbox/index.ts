@@ -18,6 +18,7 @@ export { DEFAULT_LIMITS } from './limits.js';
 export type { MailboxLimits } from './limits.js';
 export { AGENT_NAME_PATTERN, agentNameProblem, assertAgentName } from './names.js';
 export { assertRegistered, createMailboxServer, createRuntime, SERVER_NAME, serveStdio } from './server.js';
+export type { SessionEvent, SessionRecord } from './session-log.js';
 export type { MailboxRuntime, RuntimeOptions } from './server.js';
 export { JsonlStore, openStore, PostgresStore, readSnapshot, SqliteStore } from './store/index.js';
 export type { MailboxStore, StoreSnapshot } from './store/index.js';

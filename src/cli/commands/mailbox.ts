@@ -117,6 +117,7 @@ interface ServeOptions {
   allowOrigin: string[];
   allowedHost: string[];
   channel?: boolean;
+  sessionLog?: string;
 }
 
 function _serve(ctx: CliContext): Command {
@@ -139,13 +140,14 @@ function _serve(ctx: CliContext): Command {
     .option('--allow-origin <origin>', 'HTTP: also allow this Origin (repeatable)', collect, [])
     .option('--allowed-host <host>', 'HTTP: allowed Host names when binding beyond loopback (repeatable)', collect, [])
     .option('--channel', 'push each new message from a registered agent into the session as a Claude Code channel event (notifications/claude/channel)')
-    .addHelpText('after', '\nExamples:\n  $ witness mailbox serve --dir ./mb --agent alice --tool-prefix mailbox_\n  $ witness mailbox serve --dir ./mb --http --port 8765     # prints the URL on stderr\n  $ witness mailbox serve --dir ./mb --agent alice --channel  # for Claude Code: see `witness mailbox install claude --channel`')
+    .option('--session-log <file>', 'append one JSON line per session event: the MCP protocol version negotiated, subscriptions, each notification pushed (ids only, never a body)')
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox serve --dir ./mb --agent alice --tool-prefix mailbox_\n  $ witness mailbox serve --dir ./mb --agent alice --session-log sessions.jsonl   # what `witness probe` reads\n  $ witness mailbox serve --dir ./mb --http --port 8765     # prints the URL on stderr\n  $ witness mailbox serve --dir ./mb --agent alice --channel  # for Claude Code: see `witness mailbox install claude --channel`')
     .action(async (o: ServeOptions) => {
       const agent = o.agent ?? process.env.WITNESS_MAILBOX_AGENT;
       if (!o.http && !agent) throw new WitnessError('USAGE', 'Say who this stdio server acts for with --agent NAME (or WITNESS_MAILBOX_AGENT), or serve many agents with --http.');
       if (o.http && o.agent) throw new WitnessError('USAGE', 'Use either --agent (stdio, one agent) or --http (agents identified by their tokens), not both.');
       if (!o.http && o.maxRequestBytes !== undefined) throw new WitnessError('USAGE', '--max-request-bytes limits HTTP request bodies; add --http, or drop it (stdio has no request body).');
-      const runtime = await createRuntime({ dir: resolvePath(ctx, o.dir), prefix: o.toolPrefix, limits: _limits(o), ...(o.channel ? { channel: true } : {}), ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.store ? { store: storeOption(o.store).store } : {}) });
+      const runtime = await createRuntime({ dir: resolvePath(ctx, o.dir), prefix: o.toolPrefix, limits: _limits(o), ...(o.channel ? { channel: true } : {}), ...(o.sessionLog ? { sessionLog: resolvePath(ctx, o.sessionLog) } : {}), ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.store ? { store: storeOption(o.store).store } : {}) });
       // Until it serves, a failure closes the store: a PostgreSQL pool and its LISTEN
       // connection left open would keep the process alive after the error is printed.
       const server = await _closingOnError(runtime, async () => {
