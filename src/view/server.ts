@@ -48,7 +48,7 @@ interface _Context {
   script: string;
 }
 
-function _answer(req: IncomingMessage, res: ServerResponse, ctx: _Context): void {
+function _answer(req: IncomingMessage, res: ServerResponse, ctx: _Context) {
   const headers = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' };
   const problem = ctx.guard(req.headers);
   if (problem) return sendJson(res, 403, { error: problem }, headers);
@@ -97,7 +97,7 @@ function _send(res: ServerResponse, status: number, type: string, body: string, 
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 
-function _fail(res: ServerResponse, error: unknown): void {
+function _fail(res: ServerResponse, error: unknown) {
   if (isWitnessError(error, 'NOT_FOUND')) return sendJson(res, 404, { error: error.message });
   if (isWitnessError(error, 'USAGE')) return sendJson(res, 400, { error: error.message });
   if (isWitnessError(error, 'CORRUPT')) return sendJson(res, 409, { error: error.message });

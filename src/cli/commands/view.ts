@@ -50,7 +50,9 @@ function _bundle(ctx: CliContext): Command {
     .option('--title <text>', 'title of the pages')
     .option('--json', 'print {"dir", "files", "bytes"} as JSON')
     .addHelpText('after', '\nExample:\n  $ witness view bundle results/remedy.jsonl -o remedy-view && xdg-open remedy-view/index.html')
-    .action((paths: string[], o: { out: string; title?: string; json?: boolean }) => {
+    .action((paths: string[], _o: unknown, command: Command) => {
+      // --json and --title are the parent's options too: commander gives them to whichever is named first.
+      const o = command.optsWithGlobals<{ out: string; title?: string; json?: boolean }>();
       const model = _model(ctx, paths);
       const dir = resolvePath(ctx, o.out);
       const written = writeBundle(model, dir, o.title);
