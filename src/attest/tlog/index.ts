@@ -59,6 +59,7 @@ export {
   verifyInclusion,
   verifyInclusionOfHash,
 } from '../../core/tlog/merkle.js';
+export { MerkleTree } from '../../core/tlog/tree.js';
 export { DEFAULT_WITNESS_MAX_REQUEST_BYTES, MAX_PROOF_LINES, serveWitness, Witness } from './witness.js';
 export type { WitnessAnswer, WitnessOptions, WitnessServer, WitnessServerOptions } from './witness.js';
 export { submitCheckpoint } from './witness-client.js';
