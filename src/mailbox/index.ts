@@ -33,3 +33,7 @@ export type { ImportOptions, ImportResult } from './transfer/import.js';
 export { EXPORT_FORMAT } from './transfer/format.js';
 export type { MailboxVerifyOptions, ProblemKind, VerifyProblem, VerifyReport } from './verify.js';
 export { callLeaf, mailboxCheckpoint, mailboxOrigin, mailboxVerifierKey } from './checkpoint.js';
+export { DEFAULT_WITNESS_EVERY_RECEIPTS, DEFAULT_WITNESS_EVERY_SECONDS, DEFAULT_WITNESS_TIMEOUT_SECONDS, WitnessSubmitter } from './witnessing.js';
+export type { WitnessingOptions, WitnessTarget } from './witnessing.js';
+export { listWitnessed, readWitnessed, WITNESSED_DIR } from './witnessed.js';
+export type { WitnessAnswerRecord, WitnessedRecord } from './witnessed.js';
