@@ -112,7 +112,16 @@ function _jsonlReader(path: string): CallLogReader {
   let last: { start: number; end: number; leaf: Buffer } | undefined;
   return {
     async read() {
-      const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+      let fd: number;
+      try {
+        fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        // No call yet: the log is empty (a log that was read and is now gone was cut).
+        const rewound = last !== undefined;
+        last = undefined;
+        return { leaves: [], rewound };
+      }
       try {
         let rewound = false;
         if (last && !_sameLine(fd, last)) {

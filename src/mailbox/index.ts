@@ -37,3 +37,5 @@ export { DEFAULT_WITNESS_EVERY_RECEIPTS, DEFAULT_WITNESS_EVERY_SECONDS, DEFAULT_
 export type { WitnessingOptions, WitnessTarget } from './witnessing.js';
 export { listWitnessed, readWitnessed, WITNESSED_DIR } from './witnessed.js';
 export type { WitnessAnswerRecord, WitnessedRecord } from './witnessed.js';
+export { findWitnessed, formatAge } from './verify-witness.js';
+export type { WitnessedCheckpoint, WitnessFinding, WitnessRequirement } from './verify-witness.js';

@@ -23,7 +23,8 @@ import { type EvidenceLine, openEvidence } from './evidence.js';
 import { type Explanation, Tracer } from './verify-explain.js';
 import { staleIntent } from './lock.js';
 import { CheckpointCheck, parseCheckpoint } from '../attest/tlog/index.js';
-import { callLeaf, mailboxVerifierKey } from './checkpoint.js';
+import { callLeaf, mailboxOrigin, mailboxVerifierKey } from './checkpoint.js';
+import { findWitnessed, type WitnessRequirement } from './verify-witness.js';
 import { CallTable, checkChain } from './verify-chain.js';
 import { checkInboxes, type Receipts } from './verify-inbox.js';
 import { checkIdempotencyRows, type KeyedSends, learnKeyedSend } from './verify-index.js';
@@ -67,6 +68,14 @@ export interface MailboxVerifyOptions {
   checkpoint?: string;
   /** With `verifier`: the Ed25519 public key (base64url) the checkpoint must be signed with (default: as for receipts). */
   checkpointPublicKey?: string;
+  /**
+   * Witnesses whose cosigned checkpoint the log must extend (verify-witness.ts): each
+   * one's largest, from `checkpoint`, its URL or the mailbox's kept copy; none is
+   * NOT_WITNESSED.
+   */
+  witnesses?: readonly WitnessRequirement[];
+  /** POSIX seconds taken as now for `withinSeconds` (default: the clock). */
+  now?: number;
 }
 
 export async function verifyMailbox(dir: string, options: MailboxVerifyOptions = {}): Promise<VerifyReport> {
@@ -86,10 +95,23 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
     for (const u of evidence.unreadable) report('corrupt', u.file, 0, u.why);
     const tracer = options.explain === undefined ? undefined : new Tracer(options.explain, evidence.callsFile);
     const keyed: KeyedSends = new Map();
-    const anchor = options.checkpoint === undefined ? undefined : new CheckpointCheck(parseCheckpoint(options.checkpoint, [mailboxVerifierKey(dir, { ...(options.keyPath !== undefined ? { keyPath: options.keyPath } : {}), ...((options.checkpointPublicKey ?? options.publicKey) !== undefined ? { publicKey: (options.checkpointPublicKey ?? options.publicKey)! } : {}) })]));
-    const { table, receipts, torn } = await _readLog(evidence.calls(), signer, evidence.callsFile, keyed, tracer, anchor);
-    const anchored = anchor?.result();
-    if (anchored && !anchored.ok) {
+    const logVkey = options.checkpoint === undefined && !options.witnesses?.length ? undefined : mailboxVerifierKey(dir, { ...(options.keyPath !== undefined ? { keyPath: options.keyPath } : {}), ...((options.checkpointPublicKey ?? options.publicKey) !== undefined ? { publicKey: (options.checkpointPublicKey ?? options.publicKey)! } : {}) });
+    const anchors: CheckpointCheck[] = [];
+    // The checkpoint given is checked itself, and with witnesses required is also one place to find a cosigned one.
+    if (options.checkpoint !== undefined) anchors.push(new CheckpointCheck(parseCheckpoint(options.checkpoint, [logVkey as string])));
+    for (const req of options.witnesses ?? []) {
+      const found = await findWitnessed(dir, logVkey as string, mailboxOrigin(config), req, { ...(options.checkpoint !== undefined ? { checkpoint: options.checkpoint } : {}), ...(options.now !== undefined ? { now: options.now } : {}) });
+      if (!found.ok) {
+        report('not_witnessed', evidence.callsFile, 0, found.message);
+        continue;
+      }
+      if (found.problem) report('witness_stale', evidence.callsFile, 0, found.problem.message);
+      anchors.push(new CheckpointCheck({ ...parseCheckpoint(found.checkpoint.note, [logVkey as string]), origin: `${mailboxOrigin(config)} cosigned by ${found.checkpoint.witness}` }));
+    }
+    const { table, receipts, torn } = await _readLog(evidence.calls(), signer, evidence.callsFile, keyed, tracer, anchors);
+    for (const anchor of anchors) {
+      const anchored = anchor.result();
+      if (anchored.ok) continue;
       const line = anchored.code === 'TRUNCATED' ? anchored.firstMissing + 1 : 0;
       report(anchored.code === 'TRUNCATED' ? 'truncated' : 'inconsistent', evidence.callsFile, line, anchored.code === 'TRUNCATED' ? `${anchored.message} The first missing entry is call-log line ${line}.` : anchored.message);
     }
@@ -108,13 +130,16 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
 }
 
 /** One pass over the log: the chain table, and what the genuine receipts say. */
-async function _readLog(lines: Iterable<EvidenceLine> | AsyncIterable<EvidenceLine>, signer: Verifier, file: string, keyed: KeyedSends, tracer?: Tracer, anchor?: CheckpointCheck): Promise<{ table: CallTable; receipts: Receipts; torn?: number }> {
+async function _readLog(lines: Iterable<EvidenceLine> | AsyncIterable<EvidenceLine>, signer: Verifier, file: string, keyed: KeyedSends, tracer: Tracer | undefined, anchors: readonly CheckpointCheck[]): Promise<{ table: CallTable; receipts: Receipts; torn?: number }> {
   const table = new CallTable();
   const receipts: Receipts = { sends: new Map(), reads: [], delivered: new Map() };
   for await (const l of lines) {
     if (l.torn) return { table, receipts, torn: l.line };
     if (l.text === '') continue;
-    anchor?.add(l.text === undefined ? Buffer.alloc(32) : callLeaf(l.text)); // an over-long line cannot match any checkpoint's leaf
+    if (anchors.length > 0) {
+      const leaf = l.text === undefined ? Buffer.alloc(32) : callLeaf(l.text); // an over-long line cannot match any checkpoint's leaf
+      for (const anchor of anchors) anchor.add(leaf);
+    }
     tracer?.see(l);
     const parsed = l.text === undefined ? { reason: 'a line of more than 64 MiB' } : parseCallRecord(l.text);
     if ('reason' in parsed) {

@@ -189,10 +189,11 @@ export class WitnessSubmitter {
     const root = tree.root(size);
     if (this.#note?.size !== size) this.#note = { size, text: this.#sign(size, root) };
     const note = this.#note.text;
-    let result = await this.#post(w, note, tree, Math.min(w.known, size), size);
+    const oldSize = Math.min(w.known, size);
+    let result = await this.#post(w, note, tree, oldSize, size);
     if (!result.ok && result.status === 409 && result.witnessSize !== undefined) {
       w.known = result.witnessSize;
-      if (result.witnessSize < size) {
+      if (result.witnessSize <= size && result.witnessSize !== oldSize) {
         this.#answer(w, size, result, `; resubmitting with a proof from size ${result.witnessSize}`);
         result = await this.#post(w, note, tree, result.witnessSize, size);
       } else if (result.witnessSize > size) {
@@ -236,7 +237,7 @@ function _target(dir: string, w: WitnessTarget): _Witness {
     name = v.name;
   } catch (error) {
     if (error instanceof WitnessError && error.code === 'USAGE') throw error;
-    throw new WitnessError('USAGE', `--witness-key ${JSON.stringify(w.vkey.slice(0, 80))} is not a note verifier key (NAME+HASH+BASE64): ${(error as Error).message}`);
+    throw new WitnessError('USAGE', `--witness-key: ${(error as Error).message}`);
   }
   if (!/^https?:\/\//.test(w.url)) throw new WitnessError('USAGE', `--witness ${JSON.stringify(w.url.slice(0, 80))} is not an http(s) URL; give the URL \`witness anchor serve\` prints.`);
   const known = readWitnessed(dir, w.vkey)?.size ?? 0;

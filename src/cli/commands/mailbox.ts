@@ -26,6 +26,7 @@ import { parseCommandArray, selfCommand } from '../self-command.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { untilStopped } from '../signals.js';
 import { readCheckpointText } from '../verify/mailbox.js';
+import { addWitnessVerifyOptions, witnessRequirements, type WitnessVerifyOptions } from '../verify/witness-options.js';
 import { storeOption } from './mailbox-store.js';
 import { addWitnessOptions, startWitnessing, type WitnessServeOptions } from './mailbox-witness.js';
 import { formatExplanation, statusCommand } from './mailbox-status.js';
@@ -187,19 +188,20 @@ function _keyPath(ctx: CliContext, key: string): string {
 }
 
 function _verify(ctx: CliContext): Command {
-  return new Command('verify')
+  const command = new Command('verify')
     .description('Check the call log\'s hash chain and every receipt, and cross-check inboxes against the log. Exit 0 only when clean; each problem is printed with file, line and kind (forged, modified, reordered, deleted, corrupt, orphan, skipped).')
     .argument('<dir>', 'mailbox folder')
     .option('--key <path>', 'key file to check receipts with')
     .option('--public-key <base64url>', 'pin the Ed25519 public key instead of trusting any file')
     .option('--explain <id>', 'also trace one message: where it is stored and every receipt that names it')
     .option('--checkpoint <file>', 'a checkpoint taken before (`witness mailbox checkpoint`): the log must be that log or an append-only extension (else truncated / inconsistent)')
-    .option('--json', 'print the report as JSON')
-    .addHelpText('after', '\nExamples:\n  $ witness mailbox verify ./mb --json | jq ".problems"\n  $ witness mailbox verify ./mb --explain msg_0b9c…\n  $ witness mailbox verify ./mb --checkpoint kept.checkpoint')
-    .action(async (dir: string, o: { key?: string; publicKey?: string; explain?: string; checkpoint?: string; json?: boolean }) => {
+    .option('--json', 'print the report as JSON');
+  return addWitnessVerifyOptions(command)
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox verify ./mb --json | jq ".problems"\n  $ witness mailbox verify ./mb --explain msg_0b9c…\n  $ witness mailbox verify ./mb --checkpoint kept.checkpoint\n  $ witness mailbox verify ./mb --witness "witness.example/w1+6a1f03c2+BH3k…" --witness-url http://w1.example:4501')
+    .action(async (dir: string, o: { key?: string; publicKey?: string; explain?: string; checkpoint?: string; json?: boolean } & WitnessVerifyOptions) => {
       if (o.key !== undefined && o.publicKey !== undefined) throw new WitnessError('USAGE', 'Give either --key or --public-key, not both: receipts are checked with one key.');
       if (o.explain !== undefined && o.explain.trim() === '') throw new WitnessError('USAGE', '--explain is empty; give a message id (msg_…).');
-      const report = await verifyMailbox(resolvePath(ctx, dir), { ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.publicKey !== undefined ? { publicKey: o.publicKey } : {}), ...(o.explain !== undefined ? { explain: o.explain } : {}), ...(o.checkpoint !== undefined ? { checkpoint: readCheckpointText(resolvePath(ctx, o.checkpoint)) } : {}) });
+      const report = await verifyMailbox(resolvePath(ctx, dir), { ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.publicKey !== undefined ? { publicKey: o.publicKey } : {}), ...(o.explain !== undefined ? { explain: o.explain } : {}), ...(o.checkpoint !== undefined ? { checkpoint: readCheckpointText(resolvePath(ctx, o.checkpoint)) } : {}), witnesses: witnessRequirements(o) });
       if (!report.ok) ctx.exitCode = 1;
       if (o.json) return ctx.io.stdout(`${JSON.stringify(report, null, 2)}\n`);
       if (report.explain) ctx.io.stdout(`${formatExplanation(report.explain)}\n`);
