@@ -10,14 +10,14 @@
  * refuse. Lines are the leaves `mailboxCheckpoint` and verify hash: the exact text,
  * empty lines skipped, nothing from a torn (unterminated) last line.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pool } from 'pg';
 import { openPool } from '../attest/postgres.js';
 import { callLeaf } from './checkpoint.js';
 import type { MailboxConfig } from './config.js';
 import { mailboxDatabaseUrl } from './store/postgres-db.js';
-import { openMailboxDatabase } from './store/sqlite-file.js';
+import { openMailboxDatabase, sqlitePath } from './store/sqlite-file.js';
 import { LOG } from './store/jsonl-files.js';
 
 export interface CallLogRead {
@@ -96,13 +96,21 @@ async function _postgres(config: MailboxConfig): Promise<_Rows> {
   };
 }
 
+/** SQLite: opened at the first read that finds the file (a store creates it when it first opens). */
 function _sqlite(dir: string): _Rows {
-  const db = openMailboxDatabase(dir, { readonly: true });
-  const select = db.prepare('SELECT seq, text FROM calls WHERE seq >= ? ORDER BY seq LIMIT ?');
+  let db: ReturnType<typeof openMailboxDatabase> | undefined;
+  let select: { all(...params: unknown[]): unknown[] } | undefined;
   return {
-    page: async (from) => (select.all(from, PAGE) as Array<{ seq: number; text: unknown }>).map((r) => ({ seq: r.seq, text: String(r.text) })),
+    async page(from) {
+      if (!select) {
+        if (!existsSync(sqlitePath(dir))) return [];
+        db = openMailboxDatabase(dir, { readonly: true });
+        select = db.prepare('SELECT seq, text FROM calls WHERE seq >= ? ORDER BY seq LIMIT ?');
+      }
+      return (select.all(from, PAGE) as Array<{ seq: number; text: unknown }>).map((r) => ({ seq: r.seq, text: String(r.text) }));
+    },
     close: async () => {
-      db.close();
+      db?.close();
     },
   };
 }

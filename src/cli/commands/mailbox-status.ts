@@ -41,8 +41,11 @@ function _witnessStatus(ctx: CliContext, dir: string, json?: boolean): void {
   readConfig(path); // not a mailbox: its one clear error
   const records = listWitnessed(path);
   if (records.some((r) => r.last && !r.last.ok)) ctx.exitCode = 1;
-  if (json) return ctx.io.stdout(`${JSON.stringify(records.map(({ note: _, ...r }) => r), null, 2)}\n`);
-  if (records.length === 0) return ctx.io.stdout(`${dir}: no witness has answered yet (serve with --witness URL --witness-key VKEY).\n`);
+  if (json) {
+    ctx.io.stdout(`${JSON.stringify(records.map(({ note: _, ...r }) => r), null, 2)}\n`);
+    return;
+  }
+  if (records.length === 0) ctx.io.stdout(`${dir}: no witness has answered yet (serve with --witness URL --witness-key VKEY).\n`);
   for (const r of records) {
     const name = r.vkey.split('+')[0];
     const cosigned = r.size === undefined ? 'nothing cosigned yet' : `cosigned size ${r.size}`;
