@@ -24,7 +24,7 @@
  *   database, measured before and after them.
  * - with a witness: the stdio (8 in flight) and HTTP JSON-RPC rows again with the server
  *   submitting checkpoints to a real `witness anchor serve` process (`--witness`, the
- *   default every 100 receipts / 10 s), each right after the same row without; the
+ *   default every 1000 receipts / 10 s), each right after the same row without; the
  *   ratio with/without is printed (goal ≥ 0.95: submitting is off the send's path).
  *   `--witness-rows` runs only these pairs, each twice.
  * CPU columns: the server process's CPU (from /proc, Linux) and this process's (the
