@@ -8,7 +8,7 @@
  * receipts and signed checkpoints, `--sign`) and signed line by line (`--sign-lines`),
  * as a throughput ratio to the unsigned file measured in the same run.
  *
- * Run: npx tsx bench/sim.ts [--runs N] [--signing: the signing table only]   (goals: ≥ 1,000,000 decisions/s, ratio ≤ 3; signing costs ≤ 10 % of throughput)
+ * Run: npx tsx bench/sim.ts [--runs N] [--signing: the signing table only] [--rounds N: signing rounds, default 9]   (goals: ≥ 1,000,000 decisions/s, ratio ≤ 3; signing costs ≤ 10 % of throughput)
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -19,7 +19,6 @@ import { HONEST_POLICIES, honestVote } from '../src/sim/agents/policy/policies.j
 import { planRuns } from '../src/sim/experiment/plan.js';
 import { preset } from '../src/sim/experiment/presets.js';
 import { runExperiment } from '../src/sim/experiment/run.js';
-import { checkpointPath } from '../src/sim/transcript/format.js';
 import { parseExperiment } from '../src/sim/experiment/schema.js';
 import { shouldStop } from '../src/sim/outcome.js';
 import type { GameRules, Proposal, Role } from '../src/sim/types.js';
@@ -138,55 +137,76 @@ const SIGNING = [
   ['file, every line signed (--sign-lines)', { key: KEY, lineSignatures: true }],
 ] as const;
 
-/** One fresh sweep into a results file, unsigned or signed; returns the decisions made. */
-async function toFile(experiment: ReturnType<typeof parseExperiment>, sign: (typeof SIGNING)[number][1]): Promise<number> {
-  const out = join(mkdtempSync(join(tmpdir(), 'witness-bench-')), 'r.jsonl');
-  let decisions = 0;
+/**
+ * One fresh sweep into a results file, unsigned or signed: its decisions and the CPU
+ * time of the sweep alone (removing the files afterwards is not the sweep's cost, and
+ * a signed file, a quarter longer, takes longer to remove).
+ */
+async function toFile(experiment: ReturnType<typeof parseExperiment>, sign: (typeof SIGNING)[number][1]): Promise<{ decisions: number; ms: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'witness-bench-'));
+  const out = join(dir, 'r.jsonl');
   try {
-    await runExperiment({ experiment, out, keepRecords: false, sign, onRecord: (r) => {
-        decisions += r.decisions;
-      },
+    const m = await measure(async () => {
+      let decisions = 0;
+      await runExperiment({ experiment, out, keepRecords: false, sign, onRecord: (r) => {
+          decisions += r.decisions;
+        },
+      });
+      return decisions;
     });
+    return { decisions: m.value, ms: m.ms };
   } finally {
-    rmSync(out, { force: true });
-    rmSync(checkpointPath(out), { force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
-  return decisions;
 }
 
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
 /**
- * Signing's cost: the same sweep into a file unsigned and signed, alternated, 7 times
- * each. On a shared machine one run can be slowed by others' work, so the cost is the
- * median over repetitions of each pair's ratio (runs measured back to back); best/best
- * is printed beside it.
+ * Signing's cost: the same sweep into a file unsigned and signed, in one process after
+ * a full-size warm-up of each, in rounds that hold one sweep of each mode back to back
+ * and rotate their order (so neither mode always runs first, or after the slow one).
+ * A shared machine slows some rounds: the cost is the median over rounds of each
+ * round's ratio to its own unsigned sweep, with the rounds' range and the ratio of the
+ * modes' medians beside it.
  */
 async function signing() {
   const input = preset('paper-benign');
   // A long sweep: a signed file's fixed costs (a checkpoint when it opens and closes, fsyncs) are not per-run throughput.
   const experiment = parseExperiment({ ...input, runs: Math.max(runsPerCell, 2000) });
-  for (const [, sign] of SIGNING) await toFile(parseExperiment({ ...input, runs: 20 }), sign);
+  const roundsArg = process.argv.indexOf('--rounds');
+  const rounds = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 9;
+  for (const [, sign] of SIGNING) await toFile(experiment, sign);
   const times: number[][] = SIGNING.map(() => []);
   let decisions = 0;
-  for (let rep = 0; rep < 7; rep++) {
-    for (const [i, [, sign]] of SIGNING.entries()) {
-      const m = await measure(() => toFile(experiment, sign));
-      decisions = m.value;
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < SIGNING.length; k++) {
+      const i = (round + k) % SIGNING.length;
+      const m = await toFile(experiment, SIGNING[i]?.[1]);
+      decisions = m.decisions;
       times[i]?.push(m.ms);
     }
   }
   const runs = planRuns(experiment).length;
-  console.log(`\nSigning: paper-benign, plurality, ${runs} runs written to a results file (CPU time, 7 repetitions alternated).`);
-  console.log('results file                            | decisions/s (best) | runs/s (best) | throughput vs unsigned: median pair | best/best | signing cost | goal ≤ 10 %');
-  const best = (t: number[]) => Math.min(...t);
+  const base = times[0] as number[];
+  console.log(`\nSigning: paper-benign, plurality, ${runs} runs written to a results file (CPU time; ${rounds} rounds, one sweep of each mode per round, order rotated).`);
+  console.log('results file                            | runs/s (median) | µs/run (median) | throughput vs unsigned: median round [range] | medians | signing cost | goal ≤ 10 %');
   for (const [i, [name]] of SIGNING.entries()) {
     const t = times[i] as number[];
-    const pairs = t.map((ms, k) => (times[0]?.[k] as number) / ms).sort((a, b) => a - b);
-    const ratio = pairs[Math.floor(pairs.length / 2)] as number;
+    const perRound = t.map((ms, k) => (base[k] as number) / ms);
+    const ratio = median(perRound);
     const cost = i === 0 ? '-' : `${((1 - ratio) * 100).toFixed(1)} %`;
     const goal = i === 0 ? '-' : 1 - ratio <= 0.1 ? 'yes' : 'no';
-    const rate = (n: number) => Math.round(n / (best(t) / 1000)).toLocaleString('en-US');
-    console.log(`${name.padEnd(39)} | ${rate(decisions).padStart(18)} | ${rate(runs).padStart(13)} | ${ratio.toFixed(3).padStart(35)} | ${(best(times[0] as number[]) / best(t)).toFixed(3).padStart(9)} | ${cost.padStart(12)} | ${goal}`);
+    const range = `[${Math.min(...perRound).toFixed(3)}–${Math.max(...perRound).toFixed(3)}]`;
+    console.log(
+      `${name.padEnd(39)} | ${Math.round(runs / (median(t) / 1000)).toLocaleString('en-US').padStart(15)} | ${((median(t) * 1000) / runs).toFixed(1).padStart(15)} | ${`${ratio.toFixed(3)} ${range}`.padStart(44)} | ${(median(base) / median(t)).toFixed(3).padStart(7)} | ${cost.padStart(12)} | ${goal}`,
+    );
   }
+  console.log(`${decisions.toLocaleString('en-US')} decisions per sweep.`);
 }
 
 if (!process.argv.includes('--signing')) await main();

@@ -34,6 +34,12 @@ export interface JsonlWriter {
   append(record: unknown): void;
   /** Append one line of JSON text already written (without its newline), in one write. */
   appendLine(text: string): void;
+  /**
+   * Append one line already encoded: UTF-8 bytes ending in its newline, in one write.
+   * For a writer that builds lines in a reused buffer (the signed results writer
+   * hashes the same bytes it writes); the bytes are copied to the file before it returns.
+   */
+  appendLineBytes(bytes: Uint8Array): void;
   /** Flush to disk now (whatever the policy). */
   sync(): void;
   close(): void;
@@ -55,9 +61,9 @@ export function openJsonlWriter(path: string, options: JsonlWriterOptions = {}):
     dirty = false;
     lastSync = Date.now();
   };
-  const appendLine = (text: string) => {
+  const appendLineBytes = (bytes: Uint8Array) => {
     if (closed) throw new WitnessError('IO', `Cannot append to ${path}: the writer is closed.`);
-    const bytes = Buffer.from(`${text}\n`, 'utf8');
+    if (bytes[bytes.length - 1] !== 0x0a) throw new WitnessError('INTERNAL', `A line given to appendLineBytes for ${path} must end with its newline.`);
     try {
       writeAll(fd, bytes, policy === 'always' ? { sync: 'full' } : {});
     } catch (cause) {
@@ -70,8 +76,9 @@ export function openJsonlWriter(path: string, options: JsonlWriterOptions = {}):
   };
   return {
     repairedBytes,
-    append: (record: unknown) => appendLine(JSON.stringify(record)),
-    appendLine,
+    append: (record: unknown) => appendLineBytes(Buffer.from(`${JSON.stringify(record)}\n`, 'utf8')),
+    appendLine: (text: string) => appendLineBytes(Buffer.from(`${text}\n`, 'utf8')),
+    appendLineBytes,
     sync,
     close() {
       if (closed) return;

@@ -16,6 +16,15 @@ describe('JSONL', () => {
     expect(readFileSync(path, 'utf8')).toBe('{"a":1}\n{"b":"two"}\n');
     expect(readJsonl(path).records.map((r) => r.value)).toEqual([{ a: 1 }, { b: 'two' }]);
   });
+  it('appends encoded lines as given, and refuses bytes that do not end a line (no half line for the next to glue onto)', () => {
+    const path = tempFile();
+    const w = openJsonlWriter(path, { fsync: 'always' });
+    w.appendLineBytes(Buffer.from('{"a":"é"}\n'));
+    expect(() => w.appendLineBytes(Buffer.from('{"b":2}'))).toThrow(/must end with its newline/);
+    w.appendLine('{"c":3}');
+    w.close();
+    expect(readFileSync(path, 'utf8')).toBe('{"a":"é"}\n{"c":3}\n');
+  });
   it('cuts only an unterminated torn tail when reopened, keeping earlier lines byte for byte', () => {
     const path = tempFile();
     writeFileSync(path, '{"a":1}\n{"b":2}\n{"c":');

@@ -1,12 +1,14 @@
 /**
  * The signed line's format: the writer's hand-built receipt text is exactly RFC 8785
- * of itself, and a signed line splits back into the unsigned line and its receipt.
+ * of itself, a signed line splits back into the unsigned line and its receipt, and
+ * the writer's byte buffer builds exactly the string form's bytes.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalize } from '../../src/core/canonical-json.js';
 import { DOMAIN_TAGS } from '../../src/attest/domain.js';
-import { ReceiptBuilder, type ReceiptFields, signedLine, splitSignedLine } from '../../src/sim/transcript/format.js';
+import { sha256Hex } from '../../src/core/hash.js';
+import { ReceiptBuilder, type ReceiptFields, SignedLineBuffer, signedLine, splitSignedLine } from '../../src/sim/transcript/format.js';
 
 const hex64 = fc.stringMatching(/^[0-9a-f]{64}$/);
 // Cell labels and engine names are free text (model names): escapes, non-ASCII, astral characters.
@@ -64,6 +66,31 @@ describe('signed lines', () => {
         expect(split?.receiptText).toBe(receipt);
       }),
     );
+  });
+  it('are built as bytes exactly as the string form, one buffer reused across lines of any size', () => {
+    const buffer = new SignedLineBuffer();
+    // Lines far past the buffer's first size, and non-ASCII (3- and 4-byte UTF-8), in random order.
+    const big = fc.string({ unit: 'grapheme', maxLength: 9000 });
+    const record = fc.dictionary(fc.oneof(fc.string(), big), fc.oneof(fc.jsonValue(), big), { minKeys: 1 });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(record, builder, fields), { minLength: 1, maxLength: 4 }), (lines) => {
+        for (const [r, b, f] of lines) {
+          const content = JSON.stringify(r);
+          expect(buffer.content(content)).toBe(sha256Hex(content));
+          const receipt = receiptText(b, f);
+          expect(buffer.line(receipt).toString('utf8')).toBe(`${signedLine(content, receipt)}\n`);
+        }
+      }),
+      { numRuns: 200 },
+    );
+    // One line certain to outgrow the buffer: 40,000 three-byte characters.
+    const content = JSON.stringify({ text: '€'.repeat(40_000) });
+    expect(buffer.content(content)).toBe(sha256Hex(content));
+    expect(buffer.line('{"v":1}').toString('utf8')).toBe(`${signedLine(content, '{"v":1}')}\n`);
+  });
+  it('refuse, as bytes too, content that is not a JSON object with members', () => {
+    const buffer = new SignedLineBuffer();
+    for (const content of ['{}', '[1]', '"x"']) expect(() => buffer.content(content)).toThrow(/JSON object with members/);
   });
   it('does not split when the receipt is not the last member in canonical form', () => {
     const receipt = { b: 1, a: 2 };

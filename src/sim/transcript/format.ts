@@ -148,6 +148,49 @@ export function signedLine(content: string, receipt: string): string {
   return `${content.slice(0, -1)}${MARK}${receipt}}`;
 }
 
+/**
+ * Builds signed lines as bytes in one reused buffer: exactly `signedLine(content,
+ * receipt)` and its newline, UTF-8, but the content is encoded once, and its digest is
+ * taken from those bytes, which are then written. Building the line as a string hashed
+ * the content's UTF-8 once and encoded the 1.7 KB line again (with two more copies of
+ * it as strings) for the write: about 1.5 µs of the ~5 µs a signed line added.
+ * Each `content` → `line` pair makes one line; the bytes `line` returns are valid
+ * until the next `content`.
+ */
+export class SignedLineBuffer {
+  #bytes = Buffer.allocUnsafe(16 * 1024);
+  #contentBytes = 0;
+
+  /** Encodes the unsigned line and returns its SHA-256 (hex): the receipt's `content_sha256`. */
+  content(content: string): string {
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+    this.#reserve(0, 3 * content.length);
+    const n = this.#bytes.write(content, 0, 'utf8');
+    if (n <= 2 || this.#bytes[n - 1] !== 0x7d) throw new WitnessError('INTERNAL', 'A results line is a JSON object with members.');
+    this.#contentBytes = n;
+    return sha256Hex(this.#bytes.subarray(0, n));
+  }
+
+  /** The signed line of the last `content`, newline included: the receipt replaces its closing brace as the last member. */
+  line(receipt: string): Buffer {
+    let at = this.#contentBytes - 1;
+    this.#reserve(at, MARK.length + 3 * receipt.length + 2);
+    at += this.#bytes.write(MARK, at, 'latin1');
+    at += this.#bytes.write(receipt, at, 'utf8');
+    this.#bytes[at++] = 0x7d;
+    this.#bytes[at++] = 0x0a;
+    return this.#bytes.subarray(0, at);
+  }
+
+  /** Room for `more` bytes after the first `keep`, which are kept. */
+  #reserve(keep: number, more: number): void {
+    if (keep + more <= this.#bytes.length) return;
+    const bigger = Buffer.allocUnsafe(2 * (keep + more));
+    this.#bytes.copy(bigger, 0, 0, keep);
+    this.#bytes = bigger;
+  }
+}
+
 /** A line taken apart: its unsigned text and its parsed receipt (the caller validates both). */
 export interface SplitLine {
   content: string;

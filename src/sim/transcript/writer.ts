@@ -31,7 +31,7 @@ import type { RunRecord } from '../experiment/record.js';
 import { asRecord } from '../experiment/record-schema.js';
 import type { Experiment } from '../experiment/schema.js';
 import { readCheckpoints, signCheckpoint, writeCheckpoints } from './checkpoint.js';
-import { CHECKPOINT_TYPE, type Checkpoint, checkpointPath, checkpointSigningBytes, ReceiptBuilder, receiptSigningText, signedLine, type UnsignedCheckpoint } from './format.js';
+import { CHECKPOINT_TYPE, type Checkpoint, checkpointPath, checkpointSigningBytes, ReceiptBuilder, receiptSigningText, SignedLineBuffer, type UnsignedCheckpoint } from './format.js';
 import { fileLines } from '../experiment/results-stream.js';
 import { readSignedLine, type SignedLine } from './lines.js';
 import { PastCheckpoint, type PastCheckpointReport } from './past-checkpoint.js';
@@ -95,6 +95,7 @@ export function openSignedResults(path: string, options: SignedResultsOptions): 
 class _SignedSink implements ResultsSink {
   readonly #writer: JsonlWriter;
   readonly #receipts: ReceiptBuilder;
+  readonly #line = new SignedLineBuffer();
   readonly #cells = new Map<string, string>();
   readonly #cpPath: string;
   readonly #treeHead: (size: number, rootHex: string) => string;
@@ -134,8 +135,7 @@ class _SignedSink implements ResultsSink {
   }
 
   write(record: RunRecord): void {
-    const content = JSON.stringify(record);
-    const contentSha256 = sha256Hex(content);
+    const contentSha256 = this.#line.content(JSON.stringify(record));
     if (this.past.lines > 0) this.past.replayed(record.seq, contentSha256);
     const signLine = this.base.line_signatures;
     const signing = this.#receipts.signingText({
@@ -148,7 +148,7 @@ class _SignedSink implements ResultsSink {
       prev: this.chain.head,
       signedAt: signLine ? isoTime(Date.now()) : undefined,
     });
-    this.#writer.appendLine(signedLine(content, ReceiptBuilder.receipt(signing, signLine ? this.signer.sign(Buffer.from(signing, 'utf8')) : undefined)));
+    this.#writer.appendLineBytes(this.#line.line(ReceiptBuilder.receipt(signing, signLine ? this.signer.sign(Buffer.from(signing, 'utf8')) : undefined)));
     this.chain.count++;
     this.chain.head = sha256Hex(signing);
     this.chain.tree.append(Buffer.from(this.chain.head, 'hex'));
