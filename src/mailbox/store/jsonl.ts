@@ -1,6 +1,6 @@
 /**
  * @module
- * The default store: plain files any tool can read (mailbox.md §1).
+ * The default store's driver: plain files any tool can read (mailbox.md §1).
  * `inbox/<agent>.jsonl` (one message per line), `cursors/<agent>.json` (how far the
  * agent has read, as a byte offset) and `calls.jsonl` (the signed call log).
  * Several server processes may share one directory: each commit takes the directory
@@ -10,29 +10,29 @@
  * fails (disk full, I/O error) is rolled back to the intent it recorded and answers
  * every caller of its group with the error. A torn last line left by a crash is cut
  * under the lock before appending. Files are read a page at a time (lines.ts).
+ * What a send or a read means is the engine's (engine.ts).
  */
 import { closeSync, fstatSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Signer } from '../../attest/signature.js';
 import { syncFolder } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { genuineCall } from '../call-check.js';
-import { type CallEntry, type CallRecord, type Message, messageDigest, sealCall } from '../call-log.js';
-import { checkWellFormedText } from '../../core/text.js';
-import { type DeliveryStatus, deliveryOf, isAckOf } from './delivery.js';
-import type { Signer } from '../../attest/signature.js';
+import type { CallRecord } from '../call-log.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { acquireLock, type LockHandle } from '../lock.js';
 import { type LockIntent, rollBack } from '../rollback.js';
-import { CommittingStore } from './committing-store.js';
-import { fdatasyncAsync, openInside, READ, writeAll, writeFailure } from './files.js';
+import { AgentsFile } from './agents-file.js';
+import { isAckOf } from './delivery.js';
+import type { ReadCursor, Sealed, StoreDriver, StoredRow, StoreTx } from './driver.js';
+import { MailboxEngine } from './engine.js';
 import { FolderWatch } from './file-watch.js';
-import type { Pending } from './group-commit.js';
-import { type Cursor, cursorRel, hasMessageAfter, inboxRel, JsonlFiles, LOG } from './jsonl-files.js';
+import { fdatasyncAsync, openInside, READ, writeAll, writeFailure } from './files.js';
+import { type Cursor, cursorRel, inboxRel, JsonlFiles, LOG } from './jsonl-files.js';
 import { countLines, scanLines } from './lines.js';
 import { LogState } from './log-state.js';
 import * as ops from './ops.js';
-import { type Count, checkQuota, type Quota, UnreadTracker } from './quota.js';
-import type { AckResult, FetchOptions, MailboxStore, SendInput, SendResult } from './types.js';
+import { type Count, type Quota, UnreadTracker } from './quota.js';
 
 /** What one group commit will write. */
 interface Batch {
@@ -45,43 +45,53 @@ interface Batch {
   pending: Map<string, Count>;
 }
 
-type Sealed = ReturnType<typeof sealCall>;
+/** The JSONL store: the engine over files. */
+export class JsonlStore extends MailboxEngine {
+  constructor(dir: string, signer: Signer, quota: Quota = DEFAULT_LIMITS) {
+    super(new JsonlDriver(dir, signer, quota), signer, quota);
+  }
+}
 
-export class JsonlStore extends CommittingStore implements MailboxStore {
+export class JsonlDriver implements StoreDriver {
   readonly kind = 'jsonl' as const;
   private readonly log = new LogState();
   private readonly files: JsonlFiles;
-  private readonly unread: UnreadTracker;
+  private readonly unreadTracker: UnreadTracker;
   private readonly inboxWatch: FolderWatch;
+  private readonly agentsFile: AgentsFile;
   /** Set when a failed commit could not be undone: the lock stays held until this process ends, and recovery finishes the undo. */
   private broken: WitnessError | undefined;
 
-  constructor(dir: string, private readonly signer: Signer, quota: Quota = DEFAULT_LIMITS) {
-    super(dir);
+  constructor(readonly dir: string, private readonly signer: Signer, quota: Quota) {
     mkdirSync(join(dir, 'inbox'), { recursive: true });
     mkdirSync(join(dir, 'cursors'), { recursive: true });
     this.files = new JsonlFiles(dir);
-    this.unread = new UnreadTracker(quota);
+    this.unreadTracker = new UnreadTracker(quota);
     this.inboxWatch = new FolderWatch(join(dir, 'inbox'));
+    this.agentsFile = new AgentsFile(dir);
   }
 
-  async hasUnread(agent: string): Promise<boolean> {
-    return hasMessageAfter(this.dir, inboxRel(agent), this.files.readCursor(agent).offset);
+  async agents() {
+    return this.agentsFile.now();
   }
 
-  /** The log's lines that mention `id`, read without the lock (only whole lines: a write in progress is not one). */
-  async status(id: string): Promise<DeliveryStatus | undefined> {
-    const fd = openInside(this.dir, LOG, READ);
-    if (fd === undefined) return undefined;
-    try {
-      const mentions: string[] = [];
-      scanLines(fd, 0, (line) => {
-        if (line.text?.includes(id)) mentions.push(line.text);
-      });
-      return deliveryOf(id, mentions, this.signer);
-    } finally {
-      closeSync(fd);
-    }
+  failsGroup(): boolean {
+    return false; // any error of one operation is that operation's: it gets a failure receipt
+  }
+
+  cursor(agent: string): ReadCursor {
+    const c = this.files.readCursor(agent);
+    return { pos: c.offset, delivered: c.delivered };
+  }
+
+  /** Only whole lines: a write in progress is not one. */
+  readAfter(agent: string, after: number, want: number): StoredRow[] {
+    return _reading(this.dir, inboxRel(agent), (fd) => _rowsAfter(fd, after, want));
+  }
+
+  /** The log's lines that mention `id`, read without the lock. */
+  linesNaming(id: string): string[] {
+    return _reading(this.dir, LOG, (fd) => _linesNaming(fd, id)) ?? [];
   }
 
   async acknowledged(agent: string, ids: string[]): Promise<Set<string>> {
@@ -97,65 +107,38 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
     return String(statSync(join(this.dir, inboxRel(agent)), { throwIfNoEntry: false })?.size ?? 0);
   }
 
-  async inboxSince(agent: string, mark: string, limit: number): Promise<{ messages: Message[]; mark: string }> {
-    const fd = openInside(this.dir, inboxRel(agent), READ);
-    if (fd === undefined) return { messages: [], mark };
-    try {
-      const messages: Message[] = [];
-      const end = scanLines(fd, mark === '' ? this.files.readCursor(agent).offset : Number(mark), (line) => {
-        const m = ops.parseMessage(line.text);
-        if (m) messages.push(m);
-        return messages.length < limit;
-      });
-      return { messages, mark: String(end) };
-    } finally {
-      closeSync(fd);
-    }
-  }
-
   /** A send to `agent` by any process on this machine changes inbox/<agent>.jsonl: that wakes its waiters here. */
   onMail(wake: (agent: string | undefined) => void): () => void {
     return this.inboxWatch.listen((file) => wake(file?.endsWith('.jsonl') ? file.slice(0, -'.jsonl'.length) : undefined));
   }
 
   async close(): Promise<void> {
-    await this.committer.flushed();
     this.inboxWatch.stop();
     this.files.close();
   }
 
-  protected async commit(group: Pending<ops.StoreOp, ops.StoreResult>[]): Promise<void> {
+  async group(run: (tx: StoreTx) => Promise<void>): Promise<void> {
     if (this.broken) throw this.broken;
     // Taking the lock may first undo a dead writer's commit, which can fail on a full disk too.
     const lock = await acquireLock(this.dir, this.signer).catch((error: unknown) => {
       throw writeFailure(error, this.dir);
     });
-    let settle: Array<() => void>;
     try {
-      settle = await this.commitLocked(group, lock);
+      await this.groupLocked(run, lock);
     } catch (error) {
       this.forget(); // our picture of the files may be wrong now: re-read them next time
       if (!this.broken) lock.release();
       throw writeFailure(error, this.dir);
     }
-    lock.release();
-    for (const s of settle) s(); // only after the lock is released: see lock.ts
+    lock.release(); // the engine answers only after this: see lock.ts
   }
 
-  private async commitLocked(group: Pending<ops.StoreOp, ops.StoreResult>[], lock: LockHandle): Promise<Array<() => void>> {
+  private async groupLocked(run: (tx: StoreTx) => Promise<void>, lock: LockHandle): Promise<void> {
     this.files.newCommit();
-    this.agentsNow();
+    const agents = this.agentsFile.now();
     this.log.catchUp(this.files.fd(LOG));
     const batch: Batch = { inbox: new Map(), log: [], cursors: new Map(), seen: new Map(), pending: new Map() };
-    const settle: Array<() => void> = [];
-    for (const p of group) {
-      try {
-        const result = this.apply(p.op, batch);
-        settle.push(() => p.resolve(result));
-      } catch (error) {
-        settle.push(() => p.reject(error));
-      }
-    }
+    await run(new _JsonlTx(this, batch, agents));
     const intent = this.intentFor(batch);
     lock.setIntent({ files: intent.files, to: this.log.head.seq }); // if this fails nothing was written yet
     try {
@@ -164,7 +147,6 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
       this.undo(intent, error);
       throw error;
     }
-    return settle;
   }
 
   /** Rolls a failed write back; if even that fails, keeps the lock so recovery does it after this process ends. */
@@ -176,178 +158,31 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
     }
   }
 
-  /**
-   * Applies one operation to the batch. Each adds its lines only once nothing more
-   * can throw, so a refused operation leaves nothing in the batch but its failure
-   * receipt.
-   */
-  private apply(op: ops.StoreOp, batch: Batch): ops.StoreResult {
-    if (op.kind === 'record') return void this.append(batch, ops.recordEntry(op.agent, op.tool, op.outcome));
-    try {
-      if (op.kind === 'ack') return this.applyAck(op.agent, op.id, op.reply, batch);
-      return op.kind === 'fetch' ? this.applyFetch(op.agent, op.options, batch) : this.applySend(op.from, op.input, batch);
-    } catch (error) {
-      const failed = ops.failedCall(op, error);
-      if (failed) this.append(batch, failed);
-      throw error;
-    }
-  }
-
-  private applySend(from: string, input: SendInput, batch: Batch): SendResult {
-    ops.checkRecipient(this.agentList, input.to);
-    if (input.idempotencyKey !== undefined) {
-      const earlier = this.log.idempotency.get(ops.idempotencyIndexKey(from, input.idempotencyKey));
-      // Only a stored message with a genuine receipt makes this a duplicate; a forged
-      // or orphaned index entry is passed over and the message stored (it never was).
-      const stored = earlier && this.backs(from, input.idempotencyKey, earlier, batch);
-      if (earlier && stored) {
-        this.append(batch, ops.dedupEntry(from, earlier, input.idempotencyKey));
-        return ops.dedupResult(stored);
-      }
-    }
-    const parent = input.replyTo === undefined ? undefined : ops.receivedOrRefuse(this.received(from, input.replyTo, batch), from, input.replyTo, 'reply_to');
-    const sentAt = new Date().toISOString();
-    const prepared = ops.prepareSend(from, input, sentAt, parent);
-    this.checkQuota(batch, input.to, prepared.bytes); // opens the inbox: a planted link fails this send only
-    const sealed = this.seal(prepared.entry, sentAt);
-    // Nothing below can throw: the message and its receipt join the batch together.
-    const { message } = prepared;
-    const lines = batch.inbox.get(message.to) ?? [];
-    lines.push(prepared.text);
-    batch.inbox.set(message.to, lines);
-    const pending = batch.pending.get(message.to) ?? { messages: 0, bytes: 0 };
-    batch.pending.set(message.to, { messages: pending.messages + 1, bytes: pending.bytes + prepared.bytes });
-    this.push(batch, sealed);
-    return { id: message.id, to: message.to, sent_at: message.sent_at, ...(message.thread ? { thread: message.thread } : {}), deduplicated: false };
-  }
-
-  private applyAck(agent: string, id: string, reply: string | undefined, batch: Batch): AckResult {
-    ops.receivedOrRefuse(this.received(agent, id, batch), agent, id, 'message_id');
-    if (reply !== undefined) checkWellFormedText(reply, 'The reply');
-    const known = this.log.acks.get(id);
-    const earlier = known && this.ackBacks(known, agent, id) ? this.earlierAck(known) : undefined;
-    const sealed = this.seal(ops.ackEntry(agent, id, reply, earlier !== undefined));
-    this.push(batch, sealed);
-    if (earlier) return { id, acknowledged_at: earlier.ts, ...(earlier.reply !== undefined ? { reply: earlier.reply } : {}), deduplicated: true };
-    return { id, acknowledged_at: sealed.record.ts, ...(reply !== undefined ? { reply } : {}), deduplicated: false };
-  }
-
-  /** The message `id` in `agent`'s inbox (this batch's lines, then the file), if it is there. */
-  private received(agent: string, id: string, batch: Batch): Message | undefined {
-    let found: Message | undefined;
-    for (const text of batch.inbox.get(agent) ?? []) found ??= ops.recordIs(text, id);
-    if (!found) {
-      scanLines(this.files.fd(inboxRel(agent)), 0, (line) => {
-        found = ops.recordIs(line.text, id);
-        return found?.id !== id;
-      });
-    }
-    return found?.id === id ? found : undefined;
+  /** @internal for the group's view (_JsonlTx) */
+  get state() {
+    return { log: this.log, files: this.files, unread: this.unreadTracker };
   }
 
   /** A known ack of `id` is `agent`'s, and genuine: sealed by this process, or its line checked now. */
-  private ackBacks(known: ops.KnownAck, agent: string, id: string): boolean {
+  ackBacks(known: ops.KnownAck, agent: string, id: string): boolean {
     if ('sealed' in known) return known.agent === agent;
     const record = this.lineAt(known.at);
     return record !== undefined && isAckOf(record, id) && record.agent === agent;
   }
 
-  private earlierAck(known: ops.KnownAck): { ts: string; reply?: string } | undefined {
-    if ('sealed' in known) return known;
-    const record = this.lineAt(known.at);
-    return record && { ts: record.ts, ...(record.reply !== undefined ? { reply: record.reply } : {}) };
-  }
-
-  /** The genuine call record at byte `at` of the log, if it is one. */
-  private lineAt(at: number): CallRecord | undefined {
+  /** The text of the call-log line at byte `at`. */
+  lineTextAt(at: number): string | undefined {
     let text: string | undefined;
     scanLines(this.files.fd(LOG), at, (line) => {
       text = line.text;
       return false;
     });
-    return genuineCall(text, this.signer);
+    return text;
   }
 
-  /** The earlier send's message, when it is stored (on disk or in this batch) and its receipt genuine (ops.storedDedup, ops.receiptBacks). */
-  private backs(from: string, key: string, earlier: ops.IdempotentSend, batch: Batch): Message | undefined {
-    let stored: Message | undefined;
-    const find = (text: string | undefined) => {
-      if (text?.includes(earlier.id)) stored = ops.storedDedup(from, key, earlier, text);
-      return stored === undefined;
-    };
-    for (const text of batch.inbox.get(earlier.to) ?? []) if (!find(text)) break;
-    if (!stored) scanLines(this.files.fd(inboxRel(earlier.to)), 0, (line) => find(line.text));
-    const message: Message | undefined = stored;
-    if (!message) return undefined;
-    if (earlier.digest !== undefined) return earlier.digest === messageDigest(message) ? message : undefined; // sealed by this process
-    const record = earlier.at === undefined ? undefined : this.lineAt(earlier.at);
-    return record !== undefined && ops.receiptBacks(record, message) ? message : undefined;
-  }
-
-  private checkQuota(batch: Batch, to: string, bytes: number): void {
-    const fd = this.files.fd(inboxRel(to));
-    if (!this.unread.active) return;
-    const size = fstatSync(fd).size;
-    const stored = this.unread.unread(to, this.cursorOf(batch, to).offset, size, (from, end) => ({ messages: countLines(fd, from, end), bytes: end - from }));
-    const pending = batch.pending.get(to) ?? { messages: 0, bytes: 0 };
-    checkQuota(this.unread.quota, to, { messages: stored.messages + pending.messages, bytes: stored.bytes + pending.bytes }, bytes);
-  }
-
-  private applyFetch(agent: string, options: FetchOptions, batch: Batch): Message[] {
-    if (options.thread !== undefined) return this.applyThreadRead(agent, options, options.thread, batch);
-    const cursor = this.cursorOf(batch, agent);
-    const fd = this.files.fd(inboxRel(agent));
-    const messages: Message[] = [];
-    let skipped = 0;
-    let offset = cursor.offset;
-    if (options.limit > 0) {
-      scanLines(fd, cursor.offset, (line) => {
-        const m = ops.parseMessage(line.text);
-        if (m) messages.push(m);
-        else skipped++; // damaged: skipped, counted in the receipt, and reported by verify
-        offset = line.end;
-        return messages.length < options.limit;
-      });
-    }
-    if (options.quietIfEmpty && messages.length === 0) return messages;
-    this.append(batch, ops.fetchEntry(agent, options.tool, messages, skipped, options.peek));
-    if (!options.peek && offset !== cursor.offset) {
-      batch.cursors.set(agent, { offset, delivered: cursor.delivered + messages.length, updated_at: new Date().toISOString() });
-    }
-    return messages;
-  }
-
-  /** Every message of `agent`'s inbox in one conversation, read or not; a peek (nothing moves). */
-  private applyThreadRead(agent: string, options: FetchOptions, thread: string, batch: Batch): Message[] {
-    const messages: Message[] = [];
-    scanLines(this.files.fd(inboxRel(agent)), 0, (line) => {
-      const m = line.text?.includes(thread) ? ops.parseMessage(line.text) : undefined;
-      if (m && ops.threadOf(m) === thread) messages.push(m);
-      return messages.length < options.limit;
-    });
-    this.append(batch, ops.fetchEntry(agent, options.tool, messages, 0, true));
-    return messages;
-  }
-
-  private cursorOf(batch: Batch, agent: string): Cursor {
-    const moved = batch.cursors.get(agent) ?? batch.seen.get(agent);
-    if (moved) return moved;
-    const cursor = this.files.readCursor(agent);
-    batch.seen.set(agent, cursor);
-    return cursor;
-  }
-
-  private seal(entry: CallEntry, ts?: string): Sealed {
-    return sealCall(entry, this.log.head, this.signer, ts);
-  }
-
-  private push(batch: Batch, sealed: Sealed): void {
-    batch.log.push(sealed.text);
-    this.log.advance(sealed);
-  }
-
-  private append(batch: Batch, entry: CallEntry, ts?: string): void {
-    this.push(batch, this.seal(entry, ts));
+  /** The genuine call record at byte `at` of the log, if it is one. */
+  lineAt(at: number): CallRecord | undefined {
+    return genuineCall(this.lineTextAt(at), this.signer);
   }
 
   private intentFor(batch: Batch): LockIntent {
@@ -388,6 +223,136 @@ export class JsonlStore extends CommittingStore implements MailboxStore {
 
   private forget(): void {
     this.log.forget();
-    this.unread.forget();
+    this.unreadTracker.forget();
+  }
+}
+
+/** One group's view: the files as of the lock, plus this batch's lines. */
+class _JsonlTx implements StoreTx {
+  readonly head;
+
+  constructor(
+    private readonly driver: JsonlDriver,
+    private readonly batch: Batch,
+    readonly agents: ReturnType<AgentsFile['now']>,
+  ) {
+    this.head = driver.state.log.head;
+  }
+
+  private get files() {
+    return this.driver.state.files;
+  }
+
+  cursor(agent: string): ReadCursor {
+    const c = this.cursorOf(agent);
+    return { pos: c.offset, delivered: c.delivered };
+  }
+
+  private cursorOf(agent: string): Cursor {
+    const moved = this.batch.cursors.get(agent) ?? this.batch.seen.get(agent);
+    if (moved) return moved;
+    const cursor = this.files.readCursor(agent);
+    this.batch.seen.set(agent, cursor);
+    return cursor;
+  }
+
+  readAfter(agent: string, after: number, want: number): StoredRow[] {
+    return _rowsAfter(this.files.fd(inboxRel(agent)), after, want);
+  }
+
+  readMatching(agent: string, needle: string, after: number, want: number): StoredRow[] {
+    const rows: StoredRow[] = [];
+    scanLines(this.files.fd(inboxRel(agent)), after, (line) => {
+      if (line.text?.includes(needle)) rows.push({ pos: line.end, text: line.text });
+      return rows.length < want;
+    });
+    return rows;
+  }
+
+  linesNaming(id: string): string[] {
+    return [..._linesNaming(this.files.fd(LOG), id), ...this.batch.log.filter((text) => text.includes(id))];
+  }
+
+  keyedSend(from: string, key: string): ops.IdempotentSend | undefined {
+    return this.driver.state.log.idempotency.get(ops.idempotencyIndexKey(from, key));
+  }
+
+  /** This batch's lines first (not yet at any position of the file), then the file. */
+  findRecord(agent: string, id: string): StoredRow | undefined {
+    for (const text of this.batch.inbox.get(agent) ?? []) if (ops.recordIs(text, id)?.id === id) return { pos: Number.POSITIVE_INFINITY, text };
+    let found: StoredRow | undefined;
+    scanLines(this.files.fd(inboxRel(agent)), 0, (line) => {
+      if (ops.recordIs(line.text, id)?.id === id) found = { pos: line.end, text: line.text };
+      return found === undefined;
+    });
+    return found;
+  }
+
+  receiptLines(earlier: ops.IdempotentSend): string[] {
+    const text = earlier.at === undefined ? undefined : this.driver.lineTextAt(earlier.at);
+    return text === undefined ? [] : [text];
+  }
+
+  earlierAck(agent: string, id: string): { ts: string; reply?: string } | undefined {
+    const known = this.driver.state.log.acks.get(id);
+    if (!known || !this.driver.ackBacks(known, agent, id)) return undefined;
+    if ('sealed' in known) return known;
+    const record = this.driver.lineAt(known.at);
+    return record && { ts: record.ts, ...(record.reply !== undefined ? { reply: record.reply } : {}) };
+  }
+
+  unread(to: string): Count {
+    const fd = this.files.fd(inboxRel(to));
+    const size = fstatSync(fd).size;
+    const stored = this.driver.state.unread.unread(to, this.cursorOf(to).offset, size, (from, end) => ({ messages: countLines(fd, from, end), bytes: end - from }));
+    const pending = this.batch.pending.get(to) ?? { messages: 0, bytes: 0 };
+    return { messages: stored.messages + pending.messages, bytes: stored.bytes + pending.bytes };
+  }
+
+  addMessage(prepared: ops.PreparedSend): void {
+    const to = prepared.message.to;
+    this.files.fd(inboxRel(to)); // opens the inbox: a planted link fails this send only, before anything is kept
+    const lines = this.batch.inbox.get(to) ?? [];
+    lines.push(prepared.text);
+    this.batch.inbox.set(to, lines);
+    const pending = this.batch.pending.get(to) ?? { messages: 0, bytes: 0 };
+    this.batch.pending.set(to, { messages: pending.messages + 1, bytes: pending.bytes + prepared.bytes });
+  }
+
+  addCall(sealed: Sealed): void {
+    this.batch.log.push(sealed.text);
+    this.driver.state.log.advance(sealed);
+  }
+
+  moveCursor(agent: string, cursor: ReadCursor): void {
+    this.batch.cursors.set(agent, { offset: cursor.pos, delivered: cursor.delivered, updated_at: new Date().toISOString() });
+  }
+}
+
+function _rowsAfter(fd: number, after: number, want: number): StoredRow[] {
+  const rows: StoredRow[] = [];
+  scanLines(fd, after, (line) => {
+    rows.push({ pos: line.end, text: line.text });
+    return rows.length < want;
+  });
+  return rows;
+}
+
+function _linesNaming(fd: number, id: string): string[] {
+  const mentions: string[] = [];
+  scanLines(fd, 0, (line) => {
+    if (line.text?.includes(id)) mentions.push(line.text);
+  });
+  return mentions;
+}
+
+/** Runs `read` on a read-only descriptor of a mailbox file; an absent file reads as nothing. */
+function _reading<T>(dir: string, rel: string, read: (fd: number) => T[]): T[] {
+  const fd = openInside(dir, rel, READ);
+  if (fd === undefined) return [];
+  try {
+    return read(fd);
+  } finally {
+    closeSync(fd);
   }
 }

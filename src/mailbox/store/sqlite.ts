@@ -1,33 +1,34 @@
 /**
  * @module
- * The SQLite store (`--store sqlite`): the same interface as the JSONL store, in one
- * database file `mailbox.sqlite` in WAL mode with `synchronous=FULL`, so a commit is
- * durable when it returns. `BEGIN IMMEDIATE` is the cross-process lock; a group of
- * operations shares one transaction, and each operation runs in a savepoint, so one
- * that fails leaves nothing behind (its failure receipt is written after the
- * savepoint is undone). A database error (disk full) fails the whole group and
- * SQLite rolls the transaction back. Messages keep the exact JSON text an inbox line
- * would have, and the call log keeps each line's exact text, so receipts and the
- * hash chain are checked the same way for both stores.
+ * The SQLite store's driver (`--store sqlite`): one database file `mailbox.sqlite`
+ * in WAL mode with `synchronous=FULL`, so a commit is durable when it returns.
+ * `BEGIN IMMEDIATE` is the cross-process lock; a group of operations shares one
+ * transaction. An operation the engine refuses has added nothing (engine.ts checks
+ * before it adds); a database error (disk full) fails the whole group and the
+ * transaction is rolled back. Reads outside a group use a second connection, so they
+ * never see a group's rows before it commits. Messages keep the exact JSON text an
+ * inbox line would have, and the call log keeps each line's exact text, so receipts
+ * and the hash chain are checked the same way for every store.
  */
 import type Database from 'better-sqlite3';
+import type { Signer } from '../../attest/signature.js';
 import { WitnessError } from '../../core/errors.js';
 import { retryWhileBusy } from '../../core/sqlite-busy.js';
 import { genuineCall } from '../call-check.js';
-import { type CallEntry, type CallRecord, type ChainHead, EMPTY_HEAD, lineHash, type Message, sealCall } from '../call-log.js';
-import { checkWellFormedText } from '../../core/text.js';
-import { type DeliveryStatus, deliveryOf, isAckOf } from './delivery.js';
-import type { Signer } from '../../attest/signature.js';
+import { EMPTY_HEAD, lineHash } from '../call-log.js';
+import type { AgentEntry } from '../config.js';
 import { DEFAULT_LIMITS } from '../limits.js';
-import { CommittingStore } from './committing-store.js';
-import { writeFailure } from './files.js';
-import { openMailboxDatabase, SQLITE_FILE, sqlitePath } from './sqlite-file.js';
+import { AgentsFile } from './agents-file.js';
+import { isAckOf } from './delivery.js';
+import type { ReadCursor, Sealed, StoreDriver, StoredRow, StoreTx } from './driver.js';
+import { MailboxEngine } from './engine.js';
 import { FolderWatch } from './file-watch.js';
-import type { Pending } from './group-commit.js';
+import { writeFailure } from './files.js';
 import { CAPPED_TEXT } from './lines.js';
-import * as ops from './ops.js';
-import { checkQuota, type Count, type Quota, UnreadTracker } from './quota.js';
-import type { AckResult, FetchOptions, MailboxStore, SendInput, SendResult } from './types.js';
+import type * as ops from './ops.js';
+import type { Count, Quota } from './quota.js';
+import { UnreadTracker } from './quota.js';
+import { openMailboxDatabase, SQLITE_FILE, sqlitePath } from './sqlite-file.js';
 
 export const SQLITE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS messages (pos INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, recipient TEXT NOT NULL, text TEXT NOT NULL);
@@ -38,8 +39,10 @@ CREATE TABLE IF NOT EXISTS idempotency (sender TEXT NOT NULL, key TEXT NOT NULL,
 DROP TABLE IF EXISTS acks;
 `;
 
-/** Unread messages after the cursor, oldest first, read row by row. */
-const UNREAD = `SELECT pos, ${CAPPED_TEXT} AS text FROM messages WHERE recipient = ? AND pos > ? ORDER BY pos`;
+/** Records after a position, oldest first, a page at a time. */
+const AFTER = `SELECT pos, ${CAPPED_TEXT} AS text FROM messages WHERE recipient = ? AND pos > ? ORDER BY pos LIMIT ?`;
+const MATCHING = `SELECT pos, ${CAPPED_TEXT} AS text FROM messages WHERE recipient = ? AND pos > ? AND instr(text, ?) > 0 ORDER BY pos LIMIT ?`;
+const NAMING = 'SELECT text FROM calls WHERE instr(text, ?) > 0 ORDER BY seq';
 
 export { sqlitePath } from './sqlite-file.js';
 
@@ -56,56 +59,95 @@ export function setUpMailboxDatabase(db: Database.Database): void {
   }, 30_000);
 }
 
-export class SqliteStore extends CommittingStore implements MailboxStore {
-  readonly kind = 'sqlite' as const;
-  private readonly db: Database.Database;
+export class SqliteStore extends MailboxEngine {
+  constructor(dir: string, signer: Signer, quota: Quota = DEFAULT_LIMITS) {
+    super(new SqliteDriver(dir, signer, quota), signer, quota);
+  }
+}
+
+/** Prepared statements of one connection, each prepared once. */
+class _Statements {
   private readonly statements = new Map<string, Database.Statement>();
-  private readonly unread: UnreadTracker;
-  private readonly folderWatch: FolderWatch;
-  /** The chain's head, valid inside a commit's transaction. */
-  private head: ChainHead = EMPTY_HEAD;
-  /** Applies one operation in a savepoint of the commit's transaction. */
-  private readonly inSavepoint: (op: ops.StoreOp) => ops.StoreResult;
 
-  constructor(dir: string, private readonly signer: Signer, quota: Quota = DEFAULT_LIMITS) {
-    super(dir);
-    this.db = openMailboxDatabase(dir); // a regular file, never through a planted link
-    setUpMailboxDatabase(this.db);
-    this.unread = new UnreadTracker(quota);
-    this.folderWatch = new FolderWatch(dir);
-    this.inSavepoint = this.db.transaction((op: ops.StoreOp) => this.apply(op));
-  }
+  constructor(readonly db: Database.Database) {}
 
-  async hasUnread(agent: string): Promise<boolean> {
-    for (const row of this.sql(UNREAD).iterate(agent, this.cursor(agent).pos) as Iterable<{ text: string | null }>) {
-      if (ops.parseMessage(row.text ?? undefined)) return true;
+  sql(text: string): Database.Statement {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.statements.set(text, statement);
     }
-    return false;
+    return statement;
   }
 
-  async status(id: string): Promise<DeliveryStatus | undefined> {
-    const rows = this.sql('SELECT text FROM calls WHERE instr(text, ?) > 0 ORDER BY seq').all(id) as Array<{ text: string }>;
-    return deliveryOf(id, rows.map((r) => r.text), this.signer);
+  cursor(agent: string): ReadCursor {
+    return (this.sql('SELECT pos, delivered FROM cursors WHERE agent = ?').get(agent) as ReadCursor | undefined) ?? { pos: 0, delivered: 0 };
+  }
+
+  readAfter(agent: string, after: number, want: number): StoredRow[] {
+    return _rows(this.sql(AFTER).all(agent, after, want));
+  }
+
+  linesNaming(id: string): string[] {
+    return (this.sql(NAMING).all(id) as Array<{ text: string }>).map((r) => r.text);
+  }
+
+  /** `agent`'s first genuine acknowledgement of `id`, found in the call log itself (an index beside it could be edited apart from the lines). */
+  earlierAck(agent: string, id: string, signer: Signer): { ts: string; reply?: string } | undefined {
+    for (const call of this.sql(NAMING).iterate(`"message_ids":[${JSON.stringify(id)}]`) as Iterable<{ text: string }>) {
+      const record = genuineCall(call.text, signer);
+      if (record && isAckOf(record, id) && record.agent === agent) return { ts: record.ts, ...(record.reply !== undefined ? { reply: record.reply } : {}) };
+    }
+    return undefined;
+  }
+}
+
+export class SqliteDriver implements StoreDriver {
+  readonly kind = 'sqlite' as const;
+  /** The connection commits write through. */
+  private readonly writer: _Statements;
+  /** The connection reads outside a group go through: it sees only committed rows. */
+  private readonly reader: _Statements;
+  private readonly unreadTracker: UnreadTracker;
+  private readonly folderWatch: FolderWatch;
+  private readonly agentsFile: AgentsFile;
+
+  constructor(readonly dir: string, private readonly signer: Signer, quota: Quota) {
+    const db = openMailboxDatabase(dir); // a regular file, never through a planted link
+    setUpMailboxDatabase(db);
+    this.writer = new _Statements(db);
+    this.reader = new _Statements(openMailboxDatabase(dir));
+    this.unreadTracker = new UnreadTracker(quota);
+    this.folderWatch = new FolderWatch(dir);
+    this.agentsFile = new AgentsFile(dir);
+  }
+
+  async agents(): Promise<AgentEntry[]> {
+    return this.agentsFile.now();
+  }
+
+  failsGroup(error: unknown): boolean {
+    return !(error instanceof WitnessError); // the database failed: the whole group fails
+  }
+
+  cursor(agent: string): ReadCursor {
+    return this.reader.cursor(agent);
+  }
+
+  readAfter(agent: string, after: number, want: number): StoredRow[] {
+    return this.reader.readAfter(agent, after, want);
+  }
+
+  linesNaming(id: string): string[] {
+    return this.reader.linesNaming(id);
   }
 
   async acknowledged(agent: string, ids: string[]): Promise<Set<string>> {
-    return new Set(ids.filter((id) => this.earlierAck(agent, id) !== undefined));
+    return new Set(ids.filter((id) => this.reader.earlierAck(agent, id, this.signer) !== undefined));
   }
 
   async inboxMark(agent: string): Promise<string> {
-    return String((this.sql('SELECT coalesce(max(pos), 0) AS mark FROM messages WHERE recipient = ?').get(agent) as { mark: number }).mark);
-  }
-
-  async inboxSince(agent: string, mark: string, limit: number): Promise<{ messages: Message[]; mark: string }> {
-    const messages: Message[] = [];
-    let last = mark === '' ? this.cursor(agent).pos : Number(mark);
-    for (const row of this.sql(UNREAD).iterate(agent, last) as Iterable<{ pos: number; text: string | null }>) {
-      const m = ops.parseMessage(row.text ?? undefined);
-      if (m) messages.push(m);
-      last = row.pos;
-      if (messages.length >= limit) break;
-    }
-    return { messages, mark: String(last) };
+    return String((this.reader.sql('SELECT coalesce(max(pos), 0) AS mark FROM messages WHERE recipient = ?').get(agent) as { mark: number }).mark);
   }
 
   /** A commit by any process on this machine writes the database's WAL: it wakes everyone here, who look. */
@@ -116,185 +158,109 @@ export class SqliteStore extends CommittingStore implements MailboxStore {
   }
 
   async close(): Promise<void> {
-    await this.committer.flushed();
     this.folderWatch.stop();
-    this.db.close();
+    this.reader.db.close();
+    this.writer.db.close();
   }
 
-  protected commit(group: Pending<ops.StoreOp, ops.StoreResult>[]): void {
-    this.agentsNow();
-    const settle: Array<() => void> = [];
-    const run = this.db.transaction(() => {
-      settle.length = 0;
-      const last = this.sql('SELECT seq, text FROM calls ORDER BY seq DESC LIMIT 1').get() as { seq: number; text: string } | undefined;
-      this.head = last ? { seq: last.seq, hash: lineHash(last.text) } : EMPTY_HEAD;
-      for (const p of group) {
-        const head = this.head;
-        try {
-          const result = this.inSavepoint(p.op);
-          settle.push(() => p.resolve(result));
-        } catch (error) {
-          this.head = head;
-          if (!(error instanceof WitnessError)) throw error; // the database failed: the whole group fails
-          const failed = ops.failedCall(p.op, error);
-          if (failed) this.log(failed);
-          settle.push(() => p.reject(error));
-        }
-      }
-    });
+  async group(run: (tx: StoreTx) => Promise<void>): Promise<void> {
+    const agents = this.agentsFile.now();
+    const w = this.writer;
     try {
-      run.immediate();
+      w.sql('BEGIN IMMEDIATE').run();
     } catch (error) {
-      this.unread.forget();
       throw writeFailure(error, this.dir, sqlitePath(this.dir));
     }
-    for (const s of settle) s();
-  }
-
-  private apply(op: ops.StoreOp): ops.StoreResult {
-    if (op.kind === 'record') return void this.log(ops.recordEntry(op.agent, op.tool, op.outcome));
-    if (op.kind === 'ack') return this.applyAck(op.agent, op.id, op.reply);
-    if (op.kind === 'fetch') return this.applyFetch(op.agent, op.options);
-    return this.applySend(op.from, op.input);
-  }
-
-  private applySend(from: string, input: SendInput): SendResult {
-    ops.checkRecipient(this.agentList, input.to);
-    if (input.idempotencyKey !== undefined) {
-      const earlier = this.sql('SELECT id, recipient AS "to", sent_at FROM idempotency WHERE sender = ? AND key = ?').get(from, input.idempotencyKey) as ops.IdempotentSend | undefined;
-      // The idempotency row is only a pointer: a row written by someone else, or whose
-      // message is gone, is replaced below and the message stored (it never was).
-      const stored = earlier && this.backs(from, input.idempotencyKey, earlier);
-      if (earlier && stored) {
-        this.log(ops.dedupEntry(from, earlier, input.idempotencyKey));
-        return ops.dedupResult(stored);
-      }
+    try {
+      const last = w.sql('SELECT seq, text FROM calls ORDER BY seq DESC LIMIT 1').get() as { seq: number; text: string } | undefined;
+      const head = last ? { seq: last.seq, hash: lineHash(last.text) } : EMPTY_HEAD;
+      await run(new _SqliteTx(w, this.signer, this.unreadTracker, head, agents));
+      w.sql('COMMIT').run();
+    } catch (error) {
+      this.unreadTracker.forget();
+      if (w.db.inTransaction) w.db.exec('ROLLBACK');
+      throw error instanceof WitnessError ? error : writeFailure(error, this.dir, sqlitePath(this.dir));
     }
-    const parent = input.replyTo === undefined ? undefined : ops.receivedOrRefuse(this.received(from, input.replyTo), from, input.replyTo, 'reply_to');
-    const sentAt = new Date().toISOString();
-    const { message, text, bytes, entry } = ops.prepareSend(from, input, sentAt, parent);
-    this.checkQuota(message.to, bytes);
-    this.sql('INSERT INTO messages (id, recipient, text) VALUES (?, ?, ?)').run(message.id, message.to, text);
-    if (input.idempotencyKey !== undefined) {
-      this.sql('INSERT OR REPLACE INTO idempotency VALUES (?, ?, ?, ?, ?)').run(from, input.idempotencyKey, message.id, message.to, sentAt);
-    }
-    this.log(entry, sentAt);
-    return { id: message.id, to: message.to, sent_at: sentAt, ...(message.thread ? { thread: message.thread } : {}), deduplicated: false };
+  }
+}
+
+/** One group's view: the writing connection inside its transaction (rows are written at once). */
+class _SqliteTx implements StoreTx {
+  constructor(
+    private readonly w: _Statements,
+    private readonly signer: Signer,
+    private readonly tracker: UnreadTracker,
+    readonly head: Sealed['head'],
+    readonly agents: AgentEntry[],
+  ) {}
+
+  cursor(agent: string): ReadCursor {
+    return this.w.cursor(agent);
   }
 
-  private applyAck(agent: string, id: string, reply: string | undefined): AckResult {
-    ops.receivedOrRefuse(this.received(agent, id), agent, id, 'message_id');
-    if (reply !== undefined) checkWellFormedText(reply, 'The reply');
-    const earlier = this.earlierAck(agent, id);
-    const seq = this.log(ops.ackEntry(agent, id, reply, earlier !== undefined));
-    if (earlier) return { id, acknowledged_at: earlier.ts, ...(earlier.reply !== undefined ? { reply: earlier.reply } : {}), deduplicated: true };
-    return { id, acknowledged_at: seq.record.ts, ...(reply !== undefined ? { reply } : {}), deduplicated: false };
+  readAfter(agent: string, after: number, want: number): StoredRow[] {
+    return this.w.readAfter(agent, after, want);
   }
 
-  /** The message `id` in `agent`'s inbox, if it is there. */
-  private received(agent: string, id: string): Message | undefined {
-    const row = this.sql(`SELECT ${CAPPED_TEXT} AS text FROM messages WHERE id = ? AND recipient = ?`).get(id, agent) as { text: string | null } | undefined;
-    return ops.recordIs(row?.text ?? undefined, id);
+  readMatching(agent: string, needle: string, after: number, want: number): StoredRow[] {
+    return _rows(this.w.sql(MATCHING).all(agent, after, needle, want));
   }
 
-  /**
-   * `agent`'s earlier acknowledgement of `id`: the first genuine ack receipt in the call
-   * log itself (an index table beside it could be edited apart from the lines: a deleted
-   * row made a second ack count as the first).
-   */
-  private earlierAck(agent: string, id: string): CallRecord | undefined {
-    const needle = `"message_ids":[${JSON.stringify(id)}]`;
-    for (const call of this.sql('SELECT text FROM calls WHERE instr(text, ?) > 0 ORDER BY seq').iterate(needle) as Iterable<{ text: string }>) {
-      const record = genuineCall(call.text, this.signer);
-      if (record && isAckOf(record, id) && record.agent === agent) return record;
-    }
-    return undefined;
+  linesNaming(id: string): string[] {
+    return this.w.linesNaming(id);
   }
 
-  /**
-   * The earlier send's message is stored and a genuine send receipt backs it
-   * (ops.storedDedup, ops.receiptBacks). The receipt is found by its id in the line's
-   * text, newest first (a retry follows its send closely); only retries pay this.
-   */
-  private backs(from: string, key: string, earlier: ops.IdempotentSend): Message | undefined {
-    const row = this.sql('SELECT text FROM messages WHERE id = ? AND recipient = ?').get(earlier.id, earlier.to) as { text: string } | undefined;
-    const stored = ops.storedDedup(from, key, earlier, row?.text);
-    if (!stored) return undefined;
-    const needle = `"message_ids":[${JSON.stringify(stored.id)}]`;
-    for (const call of this.sql('SELECT text FROM calls WHERE instr(text, ?) > 0 ORDER BY seq DESC').iterate(needle) as Iterable<{ text: string }>) {
-      const record = genuineCall(call.text, this.signer);
-      if (record && ops.receiptBacks(record, stored)) return stored;
-    }
-    return undefined;
+  keyedSend(from: string, key: string): ops.IdempotentSend | undefined {
+    return this.w.sql('SELECT id, recipient AS "to", sent_at FROM idempotency WHERE sender = ? AND key = ?').get(from, key) as ops.IdempotentSend | undefined;
   }
 
-  private checkQuota(to: string, bytes: number): void {
-    if (!this.unread.active) return;
-    const cursor = this.cursor(to).pos;
-    const end = (this.sql('SELECT max(pos) AS end FROM messages WHERE recipient = ?').get(to) as { end: number | null }).end ?? cursor;
+  findRecord(agent: string, id: string): StoredRow | undefined {
+    const row = this.w.sql(`SELECT pos, ${CAPPED_TEXT} AS text FROM messages WHERE id = ? AND recipient = ?`).get(id, agent) as { pos: number; text: string | null } | undefined;
+    return row && { pos: row.pos, text: row.text ?? undefined };
+  }
+
+  /** The receipt is found by its id in the line's text, newest first (a retry follows its send closely); only retries pay this. */
+  receiptLines(earlier: ops.IdempotentSend): Iterable<string> {
+    const rows = this.w.sql('SELECT text FROM calls WHERE instr(text, ?) > 0 ORDER BY seq DESC').iterate(`"message_ids":[${JSON.stringify(earlier.id)}]`) as Iterable<{ text: string }>;
+    return (function* () {
+      for (const r of rows) yield r.text;
+    })();
+  }
+
+  earlierAck(agent: string, id: string): { ts: string; reply?: string } | undefined {
+    return this.w.earlierAck(agent, id, this.signer);
+  }
+
+  unread(to: string): Count {
+    const cursor = this.w.cursor(to).pos;
+    const end = (this.w.sql('SELECT max(pos) AS end FROM messages WHERE recipient = ?').get(to) as { end: number | null }).end ?? cursor;
     const count = (from: number, upTo: number) =>
-      this.sql('SELECT count(*) AS messages, coalesce(sum(octet_length(text) + 1), 0) AS bytes FROM messages WHERE recipient = ? AND pos > ? AND pos <= ?').get(to, from, upTo) as Count;
-    checkQuota(this.unread.quota, to, this.unread.unread(to, cursor, end, count), bytes);
+      this.w.sql('SELECT count(*) AS messages, coalesce(sum(octet_length(text) + 1), 0) AS bytes FROM messages WHERE recipient = ? AND pos > ? AND pos <= ?').get(to, from, upTo) as Count;
+    return this.tracker.unread(to, cursor, end, count);
   }
 
-  private applyFetch(agent: string, options: FetchOptions): Message[] {
-    if (options.thread !== undefined) return this.applyThreadRead(agent, options, options.thread);
-    const cursor = this.cursor(agent);
-    const messages: Message[] = [];
-    let skipped = 0;
-    let last = cursor.pos;
-    if (options.limit > 0) {
-      for (const row of this.sql(UNREAD).iterate(agent, cursor.pos) as Iterable<{ pos: number; text: string | null }>) {
-        const m = ops.parseMessage(row.text ?? undefined);
-        if (m) messages.push(m);
-        else skipped++; // damaged: skipped, counted in the receipt, and reported by verify
-        last = row.pos;
-        if (messages.length >= options.limit) break;
-      }
+  addMessage(prepared: ops.PreparedSend): void {
+    const { message, text } = prepared;
+    this.w.sql('INSERT INTO messages (id, recipient, text) VALUES (?, ?, ?)').run(message.id, message.to, text);
+    if (message.idempotency_key !== undefined) {
+      this.w.sql('INSERT OR REPLACE INTO idempotency VALUES (?, ?, ?, ?, ?)').run(message.from, message.idempotency_key, message.id, message.to, message.sent_at);
     }
-    if (options.quietIfEmpty && messages.length === 0) return messages;
-    this.log(ops.fetchEntry(agent, options.tool, messages, skipped, options.peek));
-    if (!options.peek && last !== cursor.pos) {
-      this.sql('INSERT INTO cursors (agent, pos, delivered, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(agent) DO UPDATE SET pos = excluded.pos, delivered = excluded.delivered, updated_at = excluded.updated_at').run(
-        agent,
-        last,
-        cursor.delivered + messages.length,
-        new Date().toISOString(),
-      );
-    }
-    return messages;
   }
 
-  /** Every message of `agent`'s inbox in one conversation, read or not; a peek (nothing moves). */
-  private applyThreadRead(agent: string, options: FetchOptions, thread: string): Message[] {
-    const messages: Message[] = [];
-    for (const row of this.sql(`SELECT ${CAPPED_TEXT} AS text FROM messages WHERE recipient = ? AND instr(text, ?) > 0 ORDER BY pos`).iterate(agent, thread) as Iterable<{ text: string | null }>) {
-      const m = ops.parseMessage(row.text ?? undefined);
-      if (m && ops.threadOf(m) === thread) messages.push(m);
-      if (messages.length >= options.limit) break;
-    }
-    this.log(ops.fetchEntry(agent, options.tool, messages, 0, true));
-    return messages;
+  addCall(sealed: Sealed): void {
+    this.w.sql('INSERT INTO calls (seq, text) VALUES (?, ?)').run(sealed.record.seq, sealed.text);
   }
 
-  private cursor(agent: string): { pos: number; delivered: number } {
-    return (this.sql('SELECT pos, delivered FROM cursors WHERE agent = ?').get(agent) as { pos: number; delivered: number } | undefined) ?? { pos: 0, delivered: 0 };
+  moveCursor(agent: string, cursor: ReadCursor): void {
+    this.w.sql('INSERT INTO cursors (agent, pos, delivered, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(agent) DO UPDATE SET pos = excluded.pos, delivered = excluded.delivered, updated_at = excluded.updated_at').run(
+      agent,
+      cursor.pos,
+      cursor.delivered,
+      new Date().toISOString(),
+    );
   }
+}
 
-  private log(entry: CallEntry, ts?: string): ReturnType<typeof sealCall> {
-    const sealed = sealCall(entry, this.head, this.signer, ts);
-    this.sql('INSERT INTO calls (seq, text) VALUES (?, ?)').run(sealed.record.seq, sealed.text);
-    this.head = sealed.head;
-    return sealed;
-  }
-
-  /** A prepared statement, prepared once. */
-  private sql(text: string): Database.Statement {
-    let statement = this.statements.get(text);
-    if (!statement) {
-      statement = this.db.prepare(text);
-      this.statements.set(text, statement);
-    }
-    return statement;
-  }
+function _rows(rows: unknown[]): StoredRow[] {
+  return (rows as Array<{ pos: number; text: string | null }>).map((r) => ({ pos: r.pos, text: r.text ?? undefined }));
 }
