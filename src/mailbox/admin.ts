@@ -12,8 +12,8 @@ import { inTransaction, resolveDatabaseUrl } from '../attest/postgres.js';
 import { WitnessError } from '../core/errors.js';
 import { assertNoMailbox, type InitOptions, loadKey, type MailboxConfig, newMailboxConfig, newMailboxKey, newToken, readAgents, readConfig, withAgent, writeJsonAtomic, writeMailboxFiles } from './config.js';
 import { signerFor } from '../attest/signature.js';
-import { acquireLock, breakIfStale, hasStaleLock, type Recovery } from './lock.js';
-import { AGENTS_CHANNEL, assertDatabaseFree, assertSameMailbox, claimDatabase, databaseSetting, mailboxDatabaseUrl, openMailboxPool } from './store/postgres-db.js';
+import { acquireLock, breakIfStale, hasStaleLock, type Recovery } from './store/jsonl/lock.js';
+import { AGENTS_CHANNEL, assertDatabaseFree, assertSameMailbox, claimDatabase, databaseSetting, mailboxDatabaseUrl, openMailboxPool } from './store/postgres/db.js';
 
 export interface AddedAgent {
   name: string;

@@ -11,11 +11,11 @@
 import { closeSync, constants, existsSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAX_LINE_BYTES } from './store/lines.js';
-import { openMailboxDatabase, sqlitePath } from './store/sqlite-file.js';
+import { openMailboxDatabase, sqlitePath } from './store/sqlite/file.js';
 import { WitnessError } from '../core/errors.js';
 import { parseStrictJson } from '../core/strict-json.js';
 import { type AgentEntry, type MailboxConfig, readAgents, type StoreKind } from './config.js';
-import { openPostgresEvidence } from './store/postgres-evidence.js';
+import { openPostgresEvidence } from './store/postgres/evidence.js';
 
 export { MAX_LINE_BYTES } from './store/lines.js';
 const CHUNK_BYTES = 1024 * 1024;

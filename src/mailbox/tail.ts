@@ -15,12 +15,12 @@ import { WitnessError } from '../core/errors.js';
 import { type AgentEntry, type MailboxConfig, readAgents, readConfig } from './config.js';
 import { openEvidence } from './evidence.js';
 import { isMailboxFile, openInside, READ } from './store/files.js';
-import { afterLastNewline } from './store/jsonl-files.js';
+import { afterLastNewline } from './store/jsonl/files.js';
 import { scanLines } from './store/lines.js';
 import { parseMessage } from './store/ops.js';
 import { CAPPED_TEXT } from './store/lines.js';
-import { openMailboxDatabase } from './store/sqlite-file.js';
-import { followPostgres } from './store/postgres-tail.js';
+import { openMailboxDatabase } from './store/sqlite/file.js';
+import { followPostgres } from './store/postgres/tail.js';
 
 export interface TailOptions {
   /** Start with messages already stored (default: only new ones). */

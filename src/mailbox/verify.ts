@@ -21,7 +21,7 @@ import { isGenuineCall, parseCallRecord } from './call-check.js';
 import { MAILBOX_KEY, readConfig } from './config.js';
 import { type EvidenceLine, openEvidence } from './evidence.js';
 import { type Explanation, Tracer } from './verify-explain.js';
-import { staleIntent } from './lock.js';
+import { staleIntent } from './store/jsonl/lock.js';
 import { CheckpointCheck, parseCheckpoint } from '../attest/tlog/index.js';
 import { callLeaf, mailboxVerifierKey } from './checkpoint.js';
 import { CallTable, checkChain } from './verify-chain.js';

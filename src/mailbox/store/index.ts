@@ -7,10 +7,10 @@ import { WitnessError } from '../../core/errors.js';
 import { loadKey, readConfig, type StoreKind } from '../config.js';
 import { signerFor } from '../../attest/signature.js';
 import { DEFAULT_LIMITS } from '../limits.js';
-import { JsonlStore } from './jsonl.js';
+import { JsonlStore } from './jsonl/driver.js';
 import type { Quota } from './quota.js';
-import { PostgresStore } from './postgres.js';
-import { SqliteStore } from './sqlite.js';
+import { PostgresStore } from './postgres/driver.js';
+import { SqliteStore } from './sqlite/driver.js';
 import type { MailboxStore } from './types.js';
 
 export interface OpenStoreOptions {
@@ -39,6 +39,6 @@ export async function openStore(dir: string, options: OpenStoreOptions = {}): Pr
 
 export { readSnapshot } from './snapshot.js';
 export type { MailboxStore, StoreSnapshot } from './types.js';
-export { JsonlStore } from './jsonl.js';
-export { SqliteStore } from './sqlite.js';
-export { PostgresStore } from './postgres.js';
+export { JsonlStore } from './jsonl/driver.js';
+export { SqliteStore } from './sqlite/driver.js';
+export { PostgresStore } from './postgres/driver.js';

@@ -12,7 +12,7 @@ import { checkpointFor, MerkleFrontier } from '../../attest/tlog/index.js';
 import { callLeaf, mailboxOrigin } from '../checkpoint.js';
 import { loadKey, readConfig } from '../config.js';
 import { type Cursor, openEvidence } from '../evidence.js';
-import { hasStaleLock } from '../lock.js';
+import { hasStaleLock } from '../store/jsonl/lock.js';
 import { type ExportCounts, type ExportRecord, exportHeader } from './format.js';
 
 /** The export's lines (each without its newline), header first, end line last. */

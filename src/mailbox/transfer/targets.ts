@@ -14,11 +14,11 @@ import { WitnessError } from '../../core/errors.js';
 import type { CallRecord } from '../call-log.js';
 import { type AgentEntry, configPath, type MailboxConfig, writeJsonAtomic } from '../config.js';
 import { APPEND, openInside, READ, replaceFile, writeAll } from '../store/files.js';
-import { cursorRel, inboxRel, LOG } from '../store/jsonl-files.js';
+import { cursorRel, inboxRel, LOG } from '../store/jsonl/files.js';
 import { scanLines } from '../store/lines.js';
 import { type IdempotentSend, learnIdempotency } from '../store/ops.js';
-import { setUpMailboxDatabase } from '../store/sqlite.js';
-import { openMailboxDatabase } from '../store/sqlite-file.js';
+import { setUpMailboxDatabase } from '../store/sqlite/driver.js';
+import { openMailboxDatabase } from '../store/sqlite/file.js';
 import { openPostgresTarget } from './postgres-target.js';
 
 export interface ImportTarget {

@@ -7,27 +7,27 @@
  * call log's hash chain has one total order across every server process — measured
  * faster than a head row locked FOR UPDATE (NOTES.md, bench/pg-chain-lock.ts).
  * Idempotency keys are unique per sender in the database; the per-agent send rate is
- * a row there too (postgres-rate.ts). Commits are synchronous (postgres-db.ts): a send
+ * a row there too (rate.ts). Commits are synchronous (db.ts): a send
  * is answered only once its transaction is durable. Mail wakes waiters in every
- * process through LISTEN/NOTIFY (postgres-listen.ts), with polling as the fallback.
+ * process through LISTEN/NOTIFY (listen.ts), with polling as the fallback.
  */
 import type { Pool, PoolClient } from 'pg';
-import type { Signer } from '../../attest/signature.js';
-import { WitnessError } from '../../core/errors.js';
-import { genuineCall } from '../call-check.js';
-import { type CallRecord, EMPTY_HEAD, lineHash, messageDigest } from '../call-log.js';
-import type { AgentEntry, MailboxConfig } from '../config.js';
-import { DEFAULT_LIMITS, type SendRate } from '../limits.js';
-import { isAckOf } from './delivery.js';
-import type { ReadCursor, Sealed, StoreDriver, StoredRow, StoreTx } from './driver.js';
-import { MailboxEngine } from './engine.js';
-import { CAPPED_TEXT } from './lines.js';
-import type * as ops from './ops.js';
-import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, databaseFailure, LINES_NAMING, mailboxDatabaseUrl, openMailboxPool, reading } from './postgres-db.js';
-import { GroupWrites } from './postgres-group.js';
-import { MailListener } from './postgres-listen.js';
-import { PostgresSendRate } from './postgres-rate.js';
-import { type Count, type Quota, UnreadTracker } from './quota.js';
+import type { Signer } from '../../../attest/signature.js';
+import { WitnessError } from '../../../core/errors.js';
+import { genuineCall } from '../../call-check.js';
+import { type CallRecord, EMPTY_HEAD, lineHash, messageDigest } from '../../call-log.js';
+import type { AgentEntry, MailboxConfig } from '../../config.js';
+import { DEFAULT_LIMITS, type SendRate } from '../../limits.js';
+import { isAckOf } from '../delivery.js';
+import type { ReadCursor, Sealed, StoreDriver, StoredRow, StoreTx } from '../driver.js';
+import { MailboxEngine } from '../engine.js';
+import { CAPPED_TEXT } from '../lines.js';
+import type * as ops from '../ops.js';
+import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, databaseFailure, LINES_NAMING, mailboxDatabaseUrl, openMailboxPool, reading } from './db.js';
+import { GroupWrites } from './group.js';
+import { MailListener } from './listen.js';
+import { PostgresSendRate } from './rate.js';
+import { type Count, type Quota, UnreadTracker } from '../quota.js';
 
 /** The chain lock: one advisory key (in the two-key space, apart from attest's migration lock). */
 export const CHAIN_LOCK = [0x5749_544e, 1] as const;
@@ -207,7 +207,7 @@ export class PostgresDriver implements StoreDriver {
 
 /**
  * One group's view: its transaction, and the rows kept for the group's multi-row
- * INSERTs (postgres-group.ts), flushed before any lookup that must see them.
+ * INSERTs (group.ts), flushed before any lookup that must see them.
  */
 class _PostgresTx implements StoreTx {
   constructor(

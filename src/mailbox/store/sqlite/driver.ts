@@ -11,24 +11,24 @@
  * and the hash chain are checked the same way for every store.
  */
 import type Database from 'better-sqlite3';
-import type { Signer } from '../../attest/signature.js';
-import { WitnessError } from '../../core/errors.js';
-import { retryWhileBusy } from '../../core/sqlite-busy.js';
-import { genuineCall } from '../call-check.js';
-import { EMPTY_HEAD, lineHash } from '../call-log.js';
-import type { AgentEntry } from '../config.js';
-import { DEFAULT_LIMITS } from '../limits.js';
-import { AgentsFile } from './agents-file.js';
-import { isAckOf } from './delivery.js';
-import type { ReadCursor, Sealed, StoreDriver, StoredRow, StoreTx } from './driver.js';
-import { MailboxEngine } from './engine.js';
-import { FolderWatch } from './file-watch.js';
-import { writeFailure } from './files.js';
-import { CAPPED_TEXT } from './lines.js';
-import type * as ops from './ops.js';
-import type { Count, Quota } from './quota.js';
-import { UnreadTracker } from './quota.js';
-import { openMailboxDatabase, SQLITE_FILE, sqlitePath } from './sqlite-file.js';
+import type { Signer } from '../../../attest/signature.js';
+import { WitnessError } from '../../../core/errors.js';
+import { retryWhileBusy } from '../../../core/sqlite-busy.js';
+import { genuineCall } from '../../call-check.js';
+import { EMPTY_HEAD, lineHash } from '../../call-log.js';
+import type { AgentEntry } from '../../config.js';
+import { DEFAULT_LIMITS } from '../../limits.js';
+import { AgentsFile } from '../agents-file.js';
+import { isAckOf } from '../delivery.js';
+import type { ReadCursor, Sealed, StoreDriver, StoredRow, StoreTx } from '../driver.js';
+import { MailboxEngine } from '../engine.js';
+import { FolderWatch } from '../file-watch.js';
+import { writeFailure } from '../files.js';
+import { CAPPED_TEXT } from '../lines.js';
+import type * as ops from '../ops.js';
+import type { Count, Quota } from '../quota.js';
+import { UnreadTracker } from '../quota.js';
+import { openMailboxDatabase, SQLITE_FILE, sqlitePath } from './file.js';
 
 export const SQLITE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS messages (pos INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, recipient TEXT NOT NULL, text TEXT NOT NULL);
@@ -44,7 +44,7 @@ const AFTER = `SELECT pos, ${CAPPED_TEXT} AS text FROM messages WHERE recipient 
 const MATCHING = `SELECT pos, ${CAPPED_TEXT} AS text FROM messages WHERE recipient = ? AND pos > ? AND instr(text, ?) > 0 ORDER BY pos LIMIT ?`;
 const NAMING = 'SELECT text FROM calls WHERE instr(text, ?) > 0 ORDER BY seq';
 
-export { sqlitePath } from './sqlite-file.js';
+export { sqlitePath } from './file.js';
 
 /**
  * WAL mode, FULL sync and the schema. Two servers started at once on a mailbox whose

@@ -14,25 +14,25 @@
  */
 import { closeSync, fstatSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Signer } from '../../attest/signature.js';
-import { syncFolder } from '../../core/atomic-write.js';
-import { WitnessError } from '../../core/errors.js';
-import { genuineCall } from '../call-check.js';
-import type { CallRecord } from '../call-log.js';
-import { DEFAULT_LIMITS } from '../limits.js';
-import { acquireLock, type LockHandle } from '../lock.js';
-import { type LockIntent, rollBack } from '../rollback.js';
-import { AgentsFile } from './agents-file.js';
-import { isAckOf } from './delivery.js';
-import type { ReadCursor, Sealed, StoreDriver, StoredRow, StoreTx } from './driver.js';
-import { MailboxEngine } from './engine.js';
-import { FolderWatch } from './file-watch.js';
-import { fdatasyncAsync, openInside, READ, writeAll, writeFailure } from './files.js';
-import { type Cursor, cursorRel, inboxRel, JsonlFiles, LOG } from './jsonl-files.js';
-import { countLines, scanLines } from './lines.js';
+import type { Signer } from '../../../attest/signature.js';
+import { syncFolder } from '../../../core/atomic-write.js';
+import { WitnessError } from '../../../core/errors.js';
+import { genuineCall } from '../../call-check.js';
+import type { CallRecord } from '../../call-log.js';
+import { DEFAULT_LIMITS } from '../../limits.js';
+import { acquireLock, type LockHandle } from './lock.js';
+import { type LockIntent, rollBack } from './rollback.js';
+import { AgentsFile } from '../agents-file.js';
+import { isAckOf } from '../delivery.js';
+import type { ReadCursor, Sealed, StoreDriver, StoredRow, StoreTx } from '../driver.js';
+import { MailboxEngine } from '../engine.js';
+import { FolderWatch } from '../file-watch.js';
+import { fdatasyncAsync, openInside, READ, writeAll, writeFailure } from '../files.js';
+import { type Cursor, cursorRel, inboxRel, JsonlFiles, LOG } from './files.js';
+import { countLines, scanLines } from '../lines.js';
 import { LogState } from './log-state.js';
-import * as ops from './ops.js';
-import { type Count, type Quota, UnreadTracker } from './quota.js';
+import * as ops from '../ops.js';
+import { type Count, type Quota, UnreadTracker } from '../quota.js';
 
 /** What one group commit will write. */
 interface Batch {
