@@ -7,10 +7,8 @@ import { WitnessError } from '../../core/errors.js';
 import { loadKey, readConfig, type StoreKind } from '../config.js';
 import { signerFor } from '../../attest/signature.js';
 import { DEFAULT_LIMITS } from '../limits.js';
-import { JsonlStore } from './jsonl/driver.js';
+import { storeKind } from '../store-kinds.js';
 import type { Quota } from './quota.js';
-import { PostgresStore } from './postgres/driver.js';
-import { SqliteStore } from './sqlite/driver.js';
 import type { MailboxStore } from './types.js';
 
 export interface OpenStoreOptions {
@@ -33,8 +31,7 @@ export async function openStore(dir: string, options: OpenStoreOptions = {}): Pr
     maxUnreadMessages: options.limits?.maxUnreadMessages ?? DEFAULT_LIMITS.maxUnreadMessages,
     maxUnreadBytes: options.limits?.maxUnreadBytes ?? DEFAULT_LIMITS.maxUnreadBytes,
   };
-  if (config.store === 'postgres') return PostgresStore.open(dir, config, signer, quota);
-  return config.store === 'sqlite' ? new SqliteStore(dir, signer, quota) : new JsonlStore(dir, signer, quota);
+  return storeKind(config.store).open(dir, config, signer, quota);
 }
 
 export { readSnapshot } from './snapshot.js';
