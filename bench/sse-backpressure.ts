@@ -1,11 +1,15 @@
 /**
  * Bench: the HTTP mailbox server's memory under subscribers that never read their
- * event stream. 128 sessions (4 agents × 32) subscribe to `mailbox://inbox`, with
+ * event stream. 128 sessions (2 agents × 64) subscribe to `mailbox://inbox`, with
  * channel events on (`--channel`: each message's body is pushed), open their GET SSE
  * stream and never read it; 8 senders flood them with sends for `--seconds` (60).
  * Printed: the server's RSS (from /proc) idle, with the 128 streams open (the
  * baseline, measured in the same run), its peak during the flood and at the end, as
- * ratios to the baseline, and how many streams the server closed. Without a bound
+ * ratios to the baseline, RSS every 10 s (a plateau or a climb), and how many streams
+ * the server closed. Two agents, not four: on a loaded 2-core machine four agents × 32
+ * got 4.4 MiB per stream in 60 s, which the kernel's socket buffers (~4 MiB send buffer
+ * on loopback; the receiver's window stays small when it never reads) took whole, so no
+ * stream reached the bound; two × 64 push twice as much into each. Without a bound
  * (before MAX_STREAM_BUFFER_BYTES) the server held every unsent event: 89 → 527 MB in
  * 80 s, still growing. With it, each stream holds at most 1 MiB before it is dropped.
  *
@@ -19,6 +23,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { MAX_STREAM_BUFFER_BYTES } from '../src/mailbox/http-session.js';
 import { addAgent, initMailbox } from '../src/mailbox/index.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -27,8 +32,8 @@ const SECONDS = (() => {
   const at = process.argv.indexOf('--seconds');
   return at < 0 ? 60 : Number(process.argv[at + 1]);
 })();
-const SUBSCRIBERS = ['sub0', 'sub1', 'sub2', 'sub3'];
-const SESSIONS_PER_SUBSCRIBER = 32;
+const SUBSCRIBERS = ['sub0', 'sub1'];
+const SESSIONS_PER_SUBSCRIBER = 64;
 const SENDERS = Array.from({ length: 8 }, (_, i) => `sender${i}`);
 /** Near the 64 KiB body limit: on a loaded 2-core machine the flood reaches a few sends a second, so big events fill a stream within the run. */
 const BODY = 'x'.repeat(60_000);
@@ -91,8 +96,13 @@ async function main(): Promise<void> {
   const until = Date.now() + SECONDS * 1000;
   let sends = 0;
   let peak = baseline;
+  const started = Date.now();
+  /** RSS every 10 s: a bound shows as a plateau, a leak as a climb. */
+  const timeline: number[] = [];
   const sampler = setInterval(() => {
-    peak = Math.max(peak, rssMb(pid));
+    const rss = rssMb(pid);
+    peak = Math.max(peak, rss);
+    if (Date.now() - started >= (timeline.length + 1) * 10_000) timeline.push(rss);
   }, 500);
   await Promise.all(
     senders.map(async ({ token, session }, k) => {
@@ -123,12 +133,14 @@ async function main(): Promise<void> {
   for (const socket of sockets) socket.destroy();
   server.kill('SIGTERM');
   const row = (what: string, mb: number) => console.log(`${what.padEnd(44)} ${mb.toFixed(0).padStart(6)} MB  ${(mb / baseline).toFixed(2).padStart(5)}×`);
-  console.log(`128 non-reading SSE subscribers (4 agents × 32 sessions, --channel), ${SENDERS.length} senders, ${SECONDS} s: ${sends} sends of ${BODY.length} B`);
+  console.log(`128 non-reading SSE subscribers (${SUBSCRIBERS.length} agents × ${SESSIONS_PER_SUBSCRIBER} sessions, --channel), ${SENDERS.length} senders, ${SECONDS} s: ${sends} sends of ${BODY.length} B`);
   console.log(`${'server RSS'.padEnd(44)} ${'MB'.padStart(9)}  ratio to baseline`);
   row('idle, no session', idle);
   row('baseline: 128 streams open, before the flood', baseline);
   row('peak during the flood', peak);
   row('at the end of the flood', end);
+  console.log(`RSS every 10 s, as ratios to the baseline: ${timeline.map((mb) => (mb / baseline).toFixed(2)).join(' ')}`);
+  console.log(`the bound for these streams (docs/mailbox.md): baseline + ${sockets.length} × ${MAX_STREAM_BUFFER_BYTES / 1048576} MiB unsent = ${(baseline + (sockets.length * MAX_STREAM_BUFFER_BYTES) / 1048576).toFixed(0)} MB of live data; V8 frees dropped buffers later, so RSS may stand above it`);
   console.log(`events the server had to send each stream: ${((sends / SUBSCRIBERS.length) * BODY.length / 1048576).toFixed(1)} MiB (the kernel's socket buffers take the first few MiB; past them, the bound applies)`);
   console.log(`streams the server closed (not reading past the bound): ${closed.filter(Boolean).length}/${sockets.length}`);
 }

@@ -133,22 +133,132 @@ const _MIGRATION_LOCK = 0x5749_544e; // "WITN"
 /**
  * Brings `component`'s tables to the newest version in `migrations`; returns the
  * version found before. A database at a newer version than this build knows is
- * refused: an old binary must not write rows a newer schema expects otherwise.
+ * refused: an old binary must not write rows a newer schema expects otherwise. A
+ * database already at the newest version is only read (no DDL, no lock), so a role
+ * without CREATE may run this where the schema was made by another. `remedy` ends
+ * the one line a role without the rights to create the tables gets.
  */
-export async function migrate(pool: Pool, component: string, migrations: readonly Migration[]): Promise<number> {
+export async function migrate(pool: Pool, component: string, migrations: readonly Migration[], remedy = 'run this as a role that may create tables'): Promise<number> {
   const newest = migrations.at(-1)?.version ?? 0;
+  const before = await schemaVersion(pool, component);
+  if (before > newest) throw _tooNew(component, before, newest);
+  if (before === newest) return before;
   return inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [_MIGRATION_LOCK]);
     await client.query('CREATE TABLE IF NOT EXISTS witness_schema (component text PRIMARY KEY, version integer NOT NULL)');
     const found = await client.query<{ version: number }>('SELECT version FROM witness_schema WHERE component = $1', [component]);
     const current = found.rows[0]?.version ?? 0;
-    if (current > newest) throw new WitnessError('INVALID_INPUT', `The database's ${component} schema is version ${current}, newer than this Witness knows (${newest}); upgrade Witness.`);
+    if (current > newest) throw _tooNew(component, current, newest);
     for (const step of migrations) {
       if (step.version > current) await client.query(step.sql);
     }
     await client.query('INSERT INTO witness_schema (component, version) VALUES ($1, $2) ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version', [component, newest]);
     return current;
+  }).catch(async (error: unknown) => {
+    if ((error as { code?: unknown }).code !== INSUFFICIENT_PRIVILEGE) throw error;
+    const role = await currentRole(pool).catch(() => 'this role');
+    const message = (error as Error).message;
+    // Upgrading a table takes its owner; creating one, CREATE on the schema.
+    const fix = /must be owner/.test(message) ? 'as the role that owns the tables' : `or grant it: GRANT CREATE ON SCHEMA ${_schemaOf(error)} TO ${quoteIdent(role)}`;
+    throw new WitnessError('USAGE', `The role ${JSON.stringify(role)} may not create or upgrade the ${component} tables (${message}); ${remedy}, ${fix}.`, { cause: error });
   });
+}
+
+/**
+ * The version of `component`'s tables, 0 when there are none: read with SELECT alone
+ * (no DDL, no lock), what a command that must not change the schema checks.
+ */
+export async function schemaVersion(db: Pool | PoolClient, component: string): Promise<number> {
+  const table = (await db.query<{ present: boolean; readable: boolean | null; role: string }>("SELECT to_regclass('witness_schema') IS NOT NULL AS present, has_table_privilege(to_regclass('witness_schema'), 'SELECT') AS readable, current_user AS role")).rows[0]!;
+  if (!table.present) return 0;
+  if (!table.readable) throw new WitnessError('USAGE', `The role ${JSON.stringify(table.role)} may not SELECT from witness_schema, which says which schema version the database holds; grant it: GRANT SELECT ON witness_schema TO ${quoteIdent(table.role)}.`);
+  const found = await db.query<{ version: number }>('SELECT version FROM witness_schema WHERE component = $1', [component]);
+  return found.rows[0]?.version ?? 0;
+}
+
+/**
+ * Refuses a database whose `component` schema is not the newest this build knows,
+ * without changing it: missing or older says to migrate (`remedy`, exit 2), newer to
+ * upgrade Witness.
+ */
+export async function requireSchema(db: Pool | PoolClient, component: string, migrations: readonly Migration[], remedy: string): Promise<void> {
+  const newest = migrations.at(-1)?.version ?? 0;
+  const found = await schemaVersion(db, component);
+  if (found > newest) throw _tooNew(component, found, newest);
+  if (found < newest) throw new WitnessError('USAGE', `The database's ${component} schema is ${found === 0 ? 'not there' : `at version ${found}, older than this Witness's ${newest}`}; ${remedy}.`);
+}
+
+function _tooNew(component: string, found: number, newest: number): WitnessError {
+  return new WitnessError('INVALID_INPUT', `The database's ${component} schema is version ${found}, newer than this Witness knows (${newest}); upgrade Witness.`);
+}
+
+/** SQLSTATE insufficient_privilege: the role lacks a right on the object the statement uses. */
+export const INSUFFICIENT_PRIVILEGE = '42501';
+
+/** A right a command needs: PRIVILEGE on a table, a sequence or a schema. */
+export interface Grant {
+  kind: 'table' | 'sequence' | 'schema';
+  object: string;
+  privilege: 'SELECT' | 'INSERT' | 'UPDATE' | 'DELETE' | 'TRUNCATE' | 'USAGE' | 'CREATE';
+}
+
+/**
+ * Refuses, in one line, a role that lacks any of `grants` (what `command` does with
+ * the database): each missing right by name, with the GRANT that gives it. One query
+ * of the catalog, before any work, so a role short of a right never fails halfway.
+ */
+export async function requireGrants(db: Pool | PoolClient, grants: readonly Grant[], command: string): Promise<void> {
+  if (grants.length === 0) return;
+  const missing = await db.query<{ role: string; kind: Grant['kind']; object: string; privilege: Grant['privilege'] }>(
+    `SELECT current_user AS role, g.kind, g.object, g.privilege FROM unnest($1::text[], $2::text[], $3::text[]) AS g(kind, object, privilege)
+     WHERE NOT CASE g.kind WHEN 'table' THEN has_table_privilege(g.object, g.privilege) WHEN 'sequence' THEN has_sequence_privilege(g.object, g.privilege) ELSE has_schema_privilege(g.object, g.privilege) END`,
+    [grants.map((g) => g.kind), grants.map((g) => g.object), grants.map((g) => g.privilege)],
+  );
+  if (missing.rows.length === 0) return;
+  const role = missing.rows[0]!.role;
+  const rights = missing.rows.map((g) => _right(g));
+  // One GRANT per object, its privileges together, in the order they were asked for.
+  const byObject = new Map<string, Grant['privilege'][]>();
+  for (const g of missing.rows) {
+    const on = `${g.kind === 'table' ? '' : `${g.kind.toUpperCase()} `}${g.object}`;
+    byObject.set(on, [...(byObject.get(on) ?? []), g.privilege]);
+  }
+  const statements = [...byObject].map(([on, privileges]) => `GRANT ${privileges.join(', ')} ON ${on} TO ${quoteIdent(role)}`);
+  throw new WitnessError('USAGE', `The role ${JSON.stringify(role)} may not ${rights.join(', ')}, which ${command} needs; grant it: ${statements.join('; ')}.`);
+}
+
+function _right(g: Grant): string {
+  if (g.privilege === 'CREATE') return `CREATE in schema ${g.object}`;
+  if (g.privilege === 'USAGE') return `use the ${g.kind} ${g.object}`;
+  // Template literals: this folder's import check reads a quote after "from" as a module.
+  const preposition: Partial<Record<Grant['privilege'], string>> = { SELECT: `from `, DELETE: `from `, INSERT: `into ` };
+  return `${g.privilege} ${preposition[g.privilege] ?? ''}${g.object}`;
+}
+
+/**
+ * A one-line reading of a PostgreSQL "permission denied" error (SQLSTATE 42501) that
+ * no check before the work caught (a right revoked while a server runs): which object
+ * it was, and what to do. Undefined for any other error.
+ */
+export function privilegeDenied(error: unknown): string | undefined {
+  const { code, severity, message } = (error ?? {}) as { code?: unknown; severity?: unknown; message?: unknown };
+  if (code !== INSUFFICIENT_PRIVILEGE || typeof severity !== 'string' || typeof message !== 'string') return undefined;
+  return `the database role was refused a right (${message}); grant it the rights docs/mailbox.md lists for this command, or run it as a role that has them`;
+}
+
+/** The role this connection acts as. */
+export async function currentRole(db: Pool | PoolClient): Promise<string> {
+  return (await db.query<{ role: string }>('SELECT current_user AS role')).rows[0]!.role;
+}
+
+/** An SQL identifier as it must be written: bare when plain lower case, else double-quoted. */
+export function quoteIdent(name: string): string {
+  return /^[a-z_][a-z0-9_$]*$/.test(name) ? name : `"${name.replaceAll('"', '""')}"`;
+}
+
+function _schemaOf(error: unknown): string {
+  const match = /permission denied for schema (\S+)/.exec((error as Error).message);
+  return match?.[1] ?? 'public';
 }
 
 /** The environment variable a bare `postgres` (instead of a URL) stands for. */

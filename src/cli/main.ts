@@ -9,6 +9,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import { privilegeDenied } from '../attest/postgres.js';
 import { exitCodeFor, WitnessError } from '../core/errors.js';
 import { a2aCommand } from './commands/a2a.js';
 import { anchorCommand } from './commands/anchor.js';
@@ -74,6 +75,12 @@ function _report(error: unknown, io: CliIo): number {
   if (error instanceof WitnessError) {
     io.stderr(`witness: ${error.message}\n`);
     return exitCodeFor(error);
+  }
+  // A right the database role lacks, met where no check before the work caught it.
+  const denied = privilegeDenied(error);
+  if (denied) {
+    io.stderr(`witness: ${denied}.\n`);
+    return 2;
   }
   const system = systemErrorMessage(error);
   if (system) {

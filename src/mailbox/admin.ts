@@ -8,13 +8,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KeyMaterial } from '../attest/keys.js';
-import { inTransaction, resolveDatabaseUrl } from '../attest/postgres.js';
+import { inTransaction, isPostgresUrl, migrate, openPool, redactUrl, resolveDatabaseUrl } from '../attest/postgres.js';
 import { WitnessError } from '../core/errors.js';
 import { assertNoMailbox, type InitOptions, loadKey, type MailboxConfig, newMailboxConfig, newMailboxKey, newToken, readAgents, readConfig, withAgent, writeJsonAtomic, writeMailboxFiles } from './config.js';
 import { signerFor } from '../attest/signature.js';
 import { acquireLock, breakIfStale, hasStaleLock, type Recovery } from './store/jsonl/lock.js';
 import { storeKind } from './store-kinds.js';
-import { AGENTS_CHANNEL, assertDatabaseFree, assertSameMailbox, claimDatabase, databaseSetting, mailboxDatabaseUrl, openMailboxPool } from './store/postgres/db.js';
+import { AGENTS_CHANNEL, assertDatabaseFree, assertSameMailbox, claimDatabase, databaseSetting, MAILBOX_GRANTS, MAILBOX_MIGRATIONS, mailboxDatabaseUrl, openMailboxPool } from './store/postgres/db.js';
 
 export interface AddedAgent {
   name: string;
@@ -33,18 +33,18 @@ export async function initMailbox(dir: string, options: InitOptions = {}): Promi
   const store = options.store ?? 'jsonl';
   if (storeKind(store).inFolder) {
     if (options.database !== undefined) throw new WitnessError('USAGE', `A database is only for --store postgres; a ${store} mailbox keeps its data in its folder.`);
-    const { id, keyPath, key } = newMailboxKey(options);
-    const config = newMailboxConfig(id, keyPath, key, store);
+    const { id, keyPath, key, checkpointKey } = newMailboxKey(options);
+    const config = newMailboxConfig(id, keyPath, key, store, undefined, checkpointKey);
     writeMailboxFiles(dir, config);
     return { config, key };
   }
   const database = databaseSetting(options.database ?? 'postgres');
   const url = resolveDatabaseUrl(database, '--store');
-  const pool = await openMailboxPool(url, 1);
+  const pool = await openMailboxPool(url, { max: 1, schema: 'migrate', grants: MAILBOX_GRANTS.init, command: '`witness mailbox init`', location: database });
   try {
     await assertDatabaseFree(pool, url);
-    const { id, keyPath, key } = newMailboxKey(options);
-    const config = newMailboxConfig(id, keyPath, key, store, database);
+    const { id, keyPath, key, checkpointKey } = newMailboxKey(options);
+    const config = newMailboxConfig(id, keyPath, key, store, database, checkpointKey);
     await claimDatabase(pool, config, url);
     writeMailboxFiles(dir, config);
     return { config, key };
@@ -57,7 +57,7 @@ export async function addAgent(dir: string, name: string, description?: string):
   const config = readConfig(dir);
   const token = newToken();
   if (!storeKind(config.store).inFolder) {
-    await _addAgentToDatabase(config, name, token, description);
+    await _addAgentToDatabase(dir, config, name, token, description);
     return { name, token };
   }
   const lock = await acquireLock(dir, signerFor(loadKey(config)));
@@ -70,9 +70,9 @@ export async function addAgent(dir: string, name: string, description?: string):
 }
 
 /** The agent's row, the agent list's new version and a notification, in one transaction (the meta row's lock orders concurrent additions). */
-async function _addAgentToDatabase(config: MailboxConfig, name: string, token: string, description?: string): Promise<void> {
+async function _addAgentToDatabase(dir: string, config: MailboxConfig, name: string, token: string, description?: string): Promise<void> {
   const url = mailboxDatabaseUrl(config);
-  const pool = await openMailboxPool(url, 1);
+  const pool = await openMailboxPool(url, { max: 1, grants: MAILBOX_GRANTS.addAgent, command: '`witness mailbox add-agent`', location: dir });
   try {
     await assertSameMailbox(pool, config, url);
     await inTransaction(pool, async (client) => {
@@ -82,6 +82,38 @@ async function _addAgentToDatabase(config: MailboxConfig, name: string, token: s
       await client.query('INSERT INTO mailbox_agents (name, description, created, token_sha256) VALUES ($1, $2, $3, $4)', [entry.name, entry.description ?? null, entry.created, entry.token_sha256]);
       await client.query('SELECT pg_notify($1, $2)', [AGENTS_CHANNEL, entry.name]);
     });
+  } finally {
+    await pool.end();
+  }
+}
+
+export interface Migrated {
+  /** The store the location names; only `postgres` has a schema to migrate. */
+  store: MailboxConfig['store'];
+  /** The database (password redacted), for PostgreSQL. */
+  database?: string;
+  /** The schema version found, and the one it is now (equal: nothing was run). */
+  from?: number;
+  to?: number;
+}
+
+/**
+ * Creates or upgrades a PostgreSQL mailbox's tables to this build's version: the one
+ * step that runs DDL, so every other command can run as a role without CREATE.
+ * `location` is a mailbox folder (its mailbox.json names the database) or a database
+ * URL (`postgres`: $WITNESS_DATABASE_URL), e.g. before `init` by a role without CREATE.
+ */
+export async function migrateMailbox(location: string): Promise<Migrated> {
+  const byUrl = location === 'postgres' || isPostgresUrl(location);
+  if (!byUrl && !existsSync(join(location, 'mailbox.json'))) throw new WitnessError('NOT_FOUND', `${location} is neither a mailbox folder (no mailbox.json) nor a PostgreSQL URL; give the mailbox's folder or its database URL (postgres://USER@HOST/DB).`);
+  const config = byUrl ? undefined : readConfig(location);
+  if (config && storeKind(config.store).inFolder) return { store: config.store };
+  const url = config ? mailboxDatabaseUrl(config) : resolveDatabaseUrl(location, 'LOCATION');
+  const pool = await openPool(url, { purpose: 'mailbox database', max: 1 });
+  try {
+    const to = MAILBOX_MIGRATIONS.at(-1)!.version;
+    const from = await migrate(pool, 'mailbox', MAILBOX_MIGRATIONS, 'run it as a role that may create tables');
+    return { store: 'postgres', database: redactUrl(url), from, to };
   } finally {
     await pool.end();
   }

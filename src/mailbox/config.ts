@@ -34,6 +34,12 @@ export interface MailboxConfig {
   database?: string;
   created: string;
   signing: { alg: SignatureAlg; kid: string; public_key?: string; key_path: string };
+  /**
+   * An HMAC mailbox's Ed25519 key for checkpoints only (checkpoint.ts): a checkpoint is
+   * a signed note others verify with a public key, which an HMAC key has not. Receipts
+   * stay HMAC. An Ed25519 mailbox signs its checkpoints with `signing` and has none.
+   */
+  checkpoint_key?: { kid: string; public_key: string; key_path: string };
 }
 
 export interface AgentEntry {
@@ -65,14 +71,27 @@ export function assertNoMailbox(dir: string): void {
 }
 
 /** A new mailbox's id and signing key (created now, mode 0600, outside the folder by default). */
-export function newMailboxKey(options: InitOptions): { id: string; keyPath: string; key: KeyMaterial } {
+export function newMailboxKey(options: InitOptions): { id: string; keyPath: string; key: KeyMaterial; checkpointKey?: MailboxConfig['checkpoint_key'] } {
   const id = randomUUID();
   const keyPath = resolve(options.keyPath ?? join(defaultKeyDir(), `mailbox-${id}.json`));
-  return { id, keyPath, key: createKeyFile(keyPath, options.alg ?? 'ed25519') };
+  const key = createKeyFile(keyPath, options.alg ?? 'ed25519');
+  return { id, keyPath, key, ...(key.alg === 'ed25519' ? {} : { checkpointKey: newCheckpointKey(checkpointKeyPath(keyPath)) }) };
+}
+
+/** Where an HMAC mailbox's checkpoint key goes by default: beside its signing key. */
+export function checkpointKeyPath(keyPath: string): string {
+  return `${keyPath.endsWith('.json') ? keyPath.slice(0, -'.json'.length) : keyPath}.checkpoint.json`;
+}
+
+/** Creates an HMAC mailbox's Ed25519 checkpoint key at `path` (0600; never over a file), as mailbox.json records it. */
+export function newCheckpointKey(path: string): NonNullable<MailboxConfig['checkpoint_key']> {
+  const key = createKeyFile(resolve(path), 'ed25519');
+  if (key.alg !== 'ed25519') throw new Error('unreachable: an Ed25519 key was created');
+  return { kid: key.kid, public_key: key.publicKey, key_path: resolve(path) };
 }
 
 /** The configuration of a new mailbox signed by `key`. */
-export function newMailboxConfig(id: string, keyPath: string, key: KeyMaterial, store: StoreKind, database?: string): MailboxConfig {
+export function newMailboxConfig(id: string, keyPath: string, key: KeyMaterial, store: StoreKind, database?: string, checkpointKey?: MailboxConfig['checkpoint_key']): MailboxConfig {
   return {
     format: MAILBOX_FORMAT,
     id,
@@ -80,6 +99,7 @@ export function newMailboxConfig(id: string, keyPath: string, key: KeyMaterial, 
     ...(database !== undefined ? { database } : {}),
     created: new Date().toISOString(),
     signing: { alg: key.alg, kid: key.kid, ...(key.alg === 'ed25519' ? { public_key: key.publicKey } : {}), key_path: keyPath },
+    ...(checkpointKey ? { checkpoint_key: checkpointKey } : {}),
   };
 }
 
@@ -106,7 +126,9 @@ export function readConfig(dir: string): MailboxConfig {
   const signingOk =
     typeof signing === 'object' && signing !== null && (signing.alg === 'ed25519' || signing.alg === 'hmac-sha256') && typeof signing.kid === 'string' && typeof signing.key_path === 'string' && signing.key_path !== '' && (signing.public_key === undefined || typeof signing.public_key === 'string');
   const storeOk = config !== null && STORE_KINDS.includes(config.store as StoreKind) && (config.store === 'postgres' ? typeof config.database === 'string' && config.database !== '' : config.database === undefined);
-  if (config?.format !== MAILBOX_FORMAT || !storeOk || !signingOk) {
+  const cp = config?.checkpoint_key as Partial<NonNullable<MailboxConfig['checkpoint_key']>> | undefined;
+  const checkpointOk = cp === undefined || (typeof cp === 'object' && cp !== null && typeof cp.kid === 'string' && typeof cp.public_key === 'string' && typeof cp.key_path === 'string' && cp.key_path !== '');
+  if (config?.format !== MAILBOX_FORMAT || !storeOk || !signingOk || !checkpointOk) {
     throw new WitnessError('INVALID_INPUT', `${path} is not a ${MAILBOX_FORMAT} configuration (it needs format, store (${STORE_KINDS.join(', ')}; postgres with its database) and signing {alg, kid, key_path}); restore it from the mailbox's creation or a backup.`);
   }
   return config as MailboxConfig;

@@ -3,8 +3,8 @@
  * Public API of the mailbox: an MCP server with durable inboxes and a signed call
  * log (mailbox.md §1–§2). Named re-exports only.
  */
-export { addAgent, initMailbox, recoverMailbox } from './admin.js';
-export type { AddedAgent } from './admin.js';
+export { addAgent, initMailbox, migrateMailbox, recoverMailbox } from './admin.js';
+export type { AddedAgent, Migrated } from './admin.js';
 export { GENESIS, LEGACY_LINE_VERSION, LINE_VERSION, lineHash, messageDigest, sealCall, signedBytes, TOOL_NAMES, UNKNOWN_TOOL } from './call-log.js';
 export type { CallEntry, CallReceipt, CallRecord, ChainHead, MailboxToolName, Message, ToolName } from './call-log.js';
 export { MAILBOX_FORMAT, readAgents, readConfig, STORE_KINDS } from './config.js';
@@ -32,4 +32,4 @@ export { importMailbox } from './transfer/import.js';
 export type { ImportOptions, ImportResult } from './transfer/import.js';
 export { EXPORT_FORMAT } from './transfer/format.js';
 export type { MailboxVerifyOptions, ProblemKind, VerifyProblem, VerifyReport } from './verify.js';
-export { callLeaf, mailboxCheckpoint, mailboxOrigin, mailboxVerifierKey } from './checkpoint.js';
+export { addCheckpointKey, callLeaf, mailboxCheckpoint, mailboxOrigin, mailboxVerifierKey } from './checkpoint.js';

@@ -28,7 +28,8 @@ export interface Follower {
 }
 
 export interface StoreKindParts {
-  open(dir: string, config: MailboxConfig, signer: Signer, quota: Quota): Promise<MailboxStore>;
+  /** `readOnly`: only reads will be asked (a database role then needs fewer rights). */
+  open(dir: string, config: MailboxConfig, signer: Signer, quota: Quota, readOnly: boolean): Promise<MailboxStore>;
   evidence(dir: string, config: MailboxConfig): Promise<Evidence>;
   follow(dir: string, config: MailboxConfig, agent: string | undefined, perPoll: number): Promise<Follower>;
   /** An import target in `dir` (checked empty by the caller). */
@@ -53,8 +54,8 @@ const PARTS: Record<StoreKind, StoreKindParts> = {
     inFolder: true,
   },
   postgres: {
-    open: (dir, config, signer, quota) => PostgresStore.open(dir, config, signer, quota),
-    evidence: (_dir, config) => openPostgresEvidence(config),
+    open: (dir, config, signer, quota, readOnly) => PostgresStore.open(dir, config, signer, quota, readOnly),
+    evidence: (dir, config) => openPostgresEvidence(config, dir),
     follow: (_dir, config, agent, perPoll) => followPostgres(config, agent, perPoll),
     target: (dir, config) => openPostgresTarget(dir, config),
     inFolder: false,

@@ -23,8 +23,8 @@ import { type EvidenceLine, openEvidence } from './evidence.js';
 import { type Explanation, Tracer } from './verify-explain.js';
 import { staleIntent } from './store/jsonl/lock.js';
 import { storeKind } from './store-kinds.js';
-import { CheckpointCheck, parseCheckpoint } from '../attest/tlog/index.js';
 import { callLeaf, mailboxVerifierKey } from './checkpoint.js';
+import { CallLogAnchor } from './verify-checkpoint.js';
 import { CallTable, checkChain } from './verify-chain.js';
 import { checkInboxes, type Receipts } from './verify-inbox.js';
 import { checkIdempotencyRows, type KeyedSends, learnKeyedSend } from './verify-index.js';
@@ -64,7 +64,7 @@ export interface MailboxVerifyOptions {
   verifier?: { verifier: Verifier; source: string };
   /** Also trace one message: where it is stored and every receipt that names it (`explain` in the report). */
   explain?: string;
-  /** A signed checkpoint of the call log taken before (checkpoint.ts): the log must be that log or an append-only extension of it. */
+  /** Signed checkpoints of the call log taken before (checkpoint.ts; one note, or several one after another): the log must be that log or an append-only extension of each. */
   checkpoint?: string;
   /** With `verifier`: the Ed25519 public key (base64url) the checkpoint must be signed with (default: as for receipts). */
   checkpointPublicKey?: string;
@@ -87,14 +87,14 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
     for (const u of evidence.unreadable) report('corrupt', u.file, 0, u.why);
     const tracer = options.explain === undefined ? undefined : new Tracer(options.explain, evidence.callsFile);
     const keyed: KeyedSends = new Map();
-    const anchor = options.checkpoint === undefined ? undefined : new CheckpointCheck(parseCheckpoint(options.checkpoint, [mailboxVerifierKey(dir, { ...(options.keyPath !== undefined ? { keyPath: options.keyPath } : {}), ...((options.checkpointPublicKey ?? options.publicKey) !== undefined ? { publicKey: (options.checkpointPublicKey ?? options.publicKey)! } : {}) })]));
+    const checkpointKey = options.checkpointPublicKey ?? options.publicKey;
+    const vkey = options.checkpoint === undefined ? undefined : mailboxVerifierKey(dir, { ...(options.keyPath !== undefined ? { keyPath: options.keyPath } : {}), ...(checkpointKey !== undefined ? { publicKey: checkpointKey } : {}) });
+    const anchor = options.checkpoint === undefined || vkey === undefined ? undefined : new CallLogAnchor(options.checkpoint, vkey, config.store);
     const { table, receipts, torn } = await _readLog(evidence.calls(), signer, evidence.callsFile, keyed, tracer, anchor);
-    const anchored = anchor?.result();
-    if (anchored && !anchored.ok) {
-      const line = anchored.code === 'TRUNCATED' ? anchored.firstMissing + 1 : 0;
-      report(anchored.code === 'TRUNCATED' ? 'truncated' : 'inconsistent', evidence.callsFile, line, anchored.code === 'TRUNCATED' ? `${anchored.message} The first missing entry is call-log line ${line}.` : anchored.message);
-    }
     checkChain(table, (kind, line, message) => report(kind, evidence.callsFile, line, message));
+    // After the chain: an INCONSISTENT reason names the first entry in its range that the chain finds broken. Listed first.
+    const anchored = anchor?.result((from, to) => problems.find((p) => p.file === evidence.callsFile && p.line >= from && p.line <= to));
+    if (anchored) problems.unshift({ code: anchored.kind.toUpperCase() as LogCode, kind: anchored.kind, file: evidence.callsFile, line: anchored.line, message: anchored.message });
     if (torn !== undefined) report('corrupt', evidence.callsFile, torn, 'unterminated last line (an interrupted write); starting a server or `witness mailbox recover` cuts it');
     const messages = await checkInboxes(evidence, receipts, report, (w) => warnings.push(w), tracer?.watchInbox);
     await checkIdempotencyRows(evidence, keyed, (id) => receipts.sends.get(id)?.found === true, report);
@@ -109,15 +109,15 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
 }
 
 /** One pass over the log: the chain table, and what the genuine receipts say. */
-async function _readLog(lines: Iterable<EvidenceLine> | AsyncIterable<EvidenceLine>, signer: Verifier, file: string, keyed: KeyedSends, tracer?: Tracer, anchor?: CheckpointCheck): Promise<{ table: CallTable; receipts: Receipts; torn?: number }> {
+async function _readLog(lines: Iterable<EvidenceLine> | AsyncIterable<EvidenceLine>, signer: Verifier, file: string, keyed: KeyedSends, tracer?: Tracer, anchor?: CallLogAnchor): Promise<{ table: CallTable; receipts: Receipts; torn?: number }> {
   const table = new CallTable();
   const receipts: Receipts = { sends: new Map(), reads: [], delivered: new Map() };
   for await (const l of lines) {
     if (l.torn) return { table, receipts, torn: l.line };
     if (l.text === '') continue;
-    anchor?.add(l.text === undefined ? Buffer.alloc(32) : callLeaf(l.text)); // an over-long line cannot match any checkpoint's leaf
-    tracer?.see(l);
     const parsed = l.text === undefined ? { reason: 'a line of more than 64 MiB' } : parseCallRecord(l.text);
+    anchor?.add(l.line, l.text === undefined ? Buffer.alloc(32) : callLeaf(l.text), 'reason' in parsed ? undefined : parsed); // an over-long line cannot match any checkpoint's leaf
+    tracer?.see(l);
     if ('reason' in parsed) {
       table.add(l.line, l.text, parsed);
       continue;

@@ -154,4 +154,42 @@ describe('checkLogAgainstCheckpoint', () => {
       { numRuns: 300 },
     );
   });
+
+  it('with several checkpoints of one log, the first changed entry lies in the range it names (exact when two kept sizes are one apart), and no matching prefix is past it', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.uint8Array({ maxLength: 6 }), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 6 }),
+        fc.nat(),
+        fc.uint8Array({ minLength: 7, maxLength: 9 }),
+        fc.constantFrom('edit', 'truncate', 'fork'),
+        async (entries, picks, pick, replacement, edit) => {
+          const heads = picks.map((p) => {
+            const size = p % (entries.length + 1);
+            return parseCheckpoint(checkpointFor(ORIGIN, size, rootOfHashes(entries.slice(0, size).map(leafHash)), logKey), [VKEY]);
+          });
+          const at = pick % entries.length;
+          let log: Uint8Array[] = [...entries];
+          if (edit === 'edit') log[at] = replacement;
+          if (edit === 'truncate') log = log.slice(0, at);
+          if (edit === 'fork') log = [...log.slice(0, at), replacement];
+          // The true first difference: `at` (an edit or a fork), or past the end of the cut log.
+          const result = await checkLogAgainstCheckpoint(log.map(leafHash), heads);
+          const covered = heads.filter((h) => h.size > at);
+          if (covered.length === 0) return void expect(result.ok).toBe(true);
+          // Only checkpoints past the log's end cover the change: the prefix they sign cannot be checked.
+          if (covered.every((h) => h.size > log.length)) {
+            const kept = heads.filter((h) => h.size <= at).map((h) => h.size);
+            return void expect(result).toMatchObject({ ok: false, code: 'TRUNCATED', firstMissing: log.length, intact: Math.max(0, ...kept) });
+          }
+          if (result.ok || result.code !== 'INCONSISTENT') throw new Error(`expected INCONSISTENT, got ${JSON.stringify(result)}`);
+          expect(result.firstChanged.from).toBeLessThanOrEqual(at);
+          expect(result.firstChanged.to).toBeGreaterThanOrEqual(at);
+          expect(result.size).toBe(Math.min(...covered.map((h) => h.size)));
+          if (heads.some((h) => h.size === at)) expect(result.firstChanged.from).toBe(at);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });

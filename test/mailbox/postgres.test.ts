@@ -93,7 +93,7 @@ describe('witness mailbox init --store postgres', () => {
     expect((await cli(['mailbox', 'verify', one.dir], 2)).err).toMatch(/holds mailbox/);
   });
 
-  it('a database at the previous schema version (1) is migrated on open, and its existing receipts are indexed for message_status', async () => {
+  it('a database at the previous schema version (1) is refused on open without a change, then upgraded by `mailbox migrate`, its existing receipts indexed for message_status', async () => {
     const mb = await mailbox();
     const store = await openStore(mb.dir, { keyPath: mb.keyPath });
     const sent = await store.send('a', { to: 'b', body: 'before the upgrade' });
@@ -101,6 +101,10 @@ describe('witness mailbox init --store postgres', () => {
     await store.close();
     // As a version-1 database was: no index of the lines that name a message, and the version table says 1.
     await withTables('postgres', mb.dir, (sql) => sql("DROP INDEX mailbox_calls_ids; DROP FUNCTION mailbox_call_ids(text); UPDATE witness_schema SET version = 1 WHERE component = 'mailbox'"));
+    const refused = await openStore(mb.dir, { keyPath: mb.keyPath }).catch((e: unknown) => e);
+    expect(isWitnessError(refused, 'USAGE') && refused.message).toMatch(/schema is at version 1, older than this Witness's 3; run `witness mailbox migrate .*mb` as a role that may create tables/);
+    expect((await withTables('postgres', mb.dir, (sql) => sql("SELECT version FROM witness_schema WHERE component = 'mailbox'")))[0]).toEqual({ version: 1 });
+    expect((await cli(['mailbox', 'migrate', mb.dir])).out).toMatch(/from version 1 to 3/);
     const upgraded = await openStore(mb.dir, { keyPath: mb.keyPath });
     try {
       expect(await upgraded.status(sent.id)).toMatchObject({ id: sent.id, from: 'a', to: 'b', state: 'read' });

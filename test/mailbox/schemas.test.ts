@@ -31,6 +31,12 @@ describe('documented file formats', async () => {
   await store.close();
 
   it('mailbox.json matches mailbox-config.schema.json', () => expectValid('config', JSON.parse(readFileSync(join(mb.dir, 'mailbox.json'), 'utf8'))));
+  it('an HMAC mailbox\'s mailbox.json, with its checkpoint key, matches mailbox-config.schema.json', async () => {
+    const hmac = await makeMailbox([], { alg: 'hmac-sha256' });
+    const config = JSON.parse(readFileSync(join(hmac.dir, 'mailbox.json'), 'utf8')) as { checkpoint_key?: unknown };
+    expect(config.checkpoint_key).toBeDefined();
+    expectValid('config', config);
+  });
   it('agents.json matches mailbox-agents.schema.json', () => expectValid('agents', JSON.parse(readFileSync(join(mb.dir, 'agents.json'), 'utf8'))));
   it('every inbox line matches mailbox-message.schema.json', () => {
     for (const f of readdirSync(join(mb.dir, 'inbox'))) for (const m of jsonl(join(mb.dir, 'inbox', f))) expectValid('message', m);

@@ -14,14 +14,16 @@ import { isoTime } from '../../src/attest/receipt.js';
 import { addKey, emptyDirectory, KeyDirectory } from '../../src/attest/key-directory.js';
 import { newSigningKey, publicJwk } from '../../src/attest/keys.js';
 import { ed25519Signer } from '../../src/attest/signature.js';
-import { canonicalize } from '../../src/core/canonical-json.js';
+import { canonicalize, canonicalizeWithout } from '../../src/core/canonical-json.js';
+import { leafHash, rootOfHashes } from '../../src/core/tlog/merkle.js';
 import { sha256Hex } from '../../src/core/hash.js';
 import { ENGINE } from '../../src/core/version.js';
 import { preset } from '../../src/sim/experiment/presets.js';
 import { runExperiment } from '../../src/sim/experiment/run.js';
 import { type Experiment, parseExperiment } from '../../src/sim/experiment/schema.js';
 import { signCheckpoint, writeCheckpoints } from '../../src/sim/transcript/checkpoint.js';
-import { CHECKPOINT_TYPE, checkpointPath, ReceiptBuilder, signedLine } from '../../src/sim/transcript/format.js';
+import { CHECKPOINT_TYPE, checkpointPath, ReceiptBuilder, receiptDigest, signedLine } from '../../src/sim/transcript/format.js';
+import { chainOrigin, treeHeadSigner } from '../../src/sim/transcript/tree-head.js';
 import { verifyResults } from '../../src/sim/transcript/verify.js';
 
 const lab = newSigningKey('lab');
@@ -53,6 +55,13 @@ function rechained(lines: readonly string[], experiment: Experiment, covered = l
   const checkpoint = { ...base, count: covered, head: signedHead, key_id: lab.kid, deployer: lab.deployer, signed_at: isoTime(Date.now()) };
   writeCheckpoints(checkpointPath(out), [signCheckpoint(checkpoint, ed25519Signer(lab, 'sign the test file'))]);
   return out;
+}
+
+/** Tree-head notes of a signed file's chain at `sizes`, signed by `lab` as a sweep signs them (leaf: each line's receipt digest). */
+function treeHeads(file: string, experiment: Experiment, sizes: readonly number[]): string[] {
+  const digests = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => Buffer.from(receiptDigest(canonicalizeWithout((JSON.parse(l) as { receipt: Record<string, unknown> }).receipt, 'sig').without), 'hex'));
+  const sign = treeHeadSigner(lab, chainOrigin(experiment, null));
+  return sizes.map((n) => sign(n, rootOfHashes(digests.slice(0, n).map((d) => leafHash(d))).toString('hex')));
 }
 
 const resume = (out: string, experiment: Experiment) => runExperiment({ experiment, out, sign: { key: lab } });
@@ -174,6 +183,26 @@ describe('a kept tree head (the note a checkpoint carries) against a later file'
     const rewritten = rechained(withForgedOutcome(await plainLines(e), 2), e);
     expect(verifyResults(rewritten, { directory }).ok).toBe(true);
     expect(codes(rewritten, kept)).toEqual(['INCONSISTENT']);
+  });
+  it('with tree heads kept as the chain grew, names the first changed line exactly when two kept sizes are one apart, else the lines it lies between', async () => {
+    const e = smoke();
+    const lines = await plainLines(e);
+    const genuine = rechained(lines, e);
+    const rewritten = rechained(withForgedOutcome(lines, 3), e);
+    const dir = mkdtempSync(join(tmpdir(), 'witness-kept-'));
+    const heads = (sizes: number[]) => {
+      const file = join(dir, `kept-${sizes.join('-')}.txt`);
+      writeFileSync(file, treeHeads(genuine, e, sizes).join(''));
+      return file;
+    };
+    const inconsistent = (kept: string) => verifyResults(rewritten, { directory, keptHeads: kept }).problems.filter((p) => p.code === 'INCONSISTENT');
+    expect(verifyResults(genuine, { directory, keptHeads: heads([1, 2, 3, 5]) }).problems).toEqual([]);
+    const [exact] = inconsistent(heads([1, 2, 3, 5]));
+    expect(exact).toMatchObject({ line: 3 });
+    expect(exact!.message).toMatch(/the first 3 lines of the file's chain do not have the root the kept checkpoint signed .*; the first changed line is the chain's line 3 \(file line 3\)$/);
+    const [range] = inconsistent(heads([1, 5]));
+    expect(range!.line).toBeUndefined();
+    expect(range!.message).toMatch(/the first changed line is one of the chain's lines 2–5, from file line 2 \(a kept checkpoint proves the first 1 unchanged\); a tree head proves only that one of the lines it signs differs, not which/);
   });
   it('reports a kept head of another experiment as INCONSISTENT: the file is not that log', async () => {
     const { kept } = await keptThenFinished(smoke({ seed: 9 }), 3);

@@ -207,6 +207,33 @@ export function noteSignatureLine(sig: NoteSignature): string {
   return `— ${sig.name} ${sig.base64}\n`;
 }
 
+/**
+ * The notes of a file of kept checkpoints, one after another (`witness sim checkpoint`
+ * prints one per chain; a verifier keeping a mailbox's checkpoints appends each). A
+ * note is its text, a blank line and signature lines (`— …`); the first line after them
+ * that is not one starts the next note. `hint` says what to keep when none is there.
+ */
+export function splitNotes(text: string, what: string, hint: string): string[] {
+  const notes: string[] = [];
+  let current: string[] = [];
+  let inSignatures = false;
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  for (const line of lines) {
+    if (inSignatures && !line.startsWith('— ')) {
+      notes.push(`${current.join('\n')}\n`);
+      current = [];
+      inSignatures = false;
+    }
+    if (line === '' && current.length === 0) continue; // blank lines between notes
+    if (line === '' && current.length > 0 && !inSignatures) inSignatures = true;
+    current.push(line);
+  }
+  if (current.length > 0) notes.push(`${current.join('\n')}\n`);
+  if (notes.length === 0) throw new WitnessError('INVALID_INPUT', `${what} holds no checkpoint: ${hint}.`);
+  return notes;
+}
+
 export const COSIGNATURE_HEADER = Buffer.from('cosignature/v1\n', 'utf8');
 
 /** The message a cosignature/v1 signs (c2sp.org/tlog-cosignature, "Ed25519 signed message"). */

@@ -17,7 +17,7 @@ export function statusCommand(ctx: CliContext): Command {
     .option('--json', 'print the status as JSON')
     .addHelpText('after', '\nExample:\n  $ witness mailbox status ./mb msg_0b9c…   # then `witness mailbox verify ./mb --explain msg_0b9c…` to check every receipt')
     .action(async (dir: string, id: string, o: { key?: string; json?: boolean }) => {
-      const store = await openStore(resolvePath(ctx, dir), { ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}) });
+      const store = await openStore(resolvePath(ctx, dir), { readOnly: true, ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}) });
       let status: DeliveryStatus | undefined;
       try {
         status = await store.status(id);

@@ -1,8 +1,10 @@
 
 import { Command, Option } from 'commander';
+import { isPostgresUrl } from '../../attest/postgres.js';
 import { WitnessError } from '../../core/errors.js';
 import {
   addAgent,
+  addCheckpointKey,
   assertRegistered,
   checkTailTarget,
   createRuntime,
@@ -11,6 +13,7 @@ import {
   installMailbox,
   mailboxCheckpoint,
   mailboxVerifierKey,
+  migrateMailbox,
   type MailboxLimits,
   type MailboxRuntime,
   RUNTIMES,
@@ -36,6 +39,7 @@ export function mailboxCommand(ctx: CliContext): Command {
     .description('A mailbox MCP server: durable per-agent inboxes, server-bound identities, and a call log where every tool call has a hash-chained, signed receipt that `verify` checks against the inboxes.')
     .addHelpText('after', '\nExample:\n  $ witness mailbox init ./mb && witness mailbox add-agent ./mb alice && witness mailbox add-agent ./mb bob\n  $ witness mailbox serve --dir ./mb --agent alice          # stdio, for one agent\n  $ witness mailbox verify ./mb')
     .addCommand(_init(ctx))
+    .addCommand(_migrate(ctx))
     .addCommand(_addAgent(ctx))
     .addCommand(_serve(ctx))
     .addCommand(_verify(ctx))
@@ -62,6 +66,21 @@ function _init(ctx: CliContext): Command {
       if (o.json) return ctx.io.stdout(`${JSON.stringify(config, null, 2)}\n`);
       const where = config.store === 'postgres' ? `postgres, database ${config.database === 'postgres' ? '$WITNESS_DATABASE_URL' : config.database}` : config.store;
       ctx.io.stdout(`Created mailbox ${resolvePath(ctx, dir)} (${where}); receipts signed with ${config.signing.alg} key ${config.signing.kid}\nKey file: ${config.signing.key_path} (keep it away from agents)\n`);
+    });
+}
+
+function _migrate(ctx: CliContext): Command {
+  return new Command('migrate')
+    .description('Create or upgrade a PostgreSQL mailbox\'s tables to this Witness\'s schema version: the only mailbox command that changes tables (besides init and import into a database without them), so servers and readers can run as roles without CREATE (docs/mailbox.md lists the grants each command needs). LOCATION is the mailbox folder, or its database URL before `init`. Run it as the role that owns the tables; a file mailbox has nothing to migrate.')
+    .argument('<location>', 'mailbox folder, a PostgreSQL URL, or postgres for the URL in WITNESS_DATABASE_URL')
+    .option('--json', 'print {store, database, from, to} as JSON')
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox migrate postgres:///witness            # as the owner, before `init` by a role without CREATE\n  $ witness mailbox migrate ./mb                          # after upgrading Witness, before starting its servers')
+    .action(async (location: string, o: { json?: boolean }) => {
+      const where = location === 'postgres' || isPostgresUrl(location) ? location : resolvePath(ctx, location);
+      const result = await migrateMailbox(where);
+      if (o.json) return ctx.io.stdout(`${JSON.stringify(result)}\n`);
+      if (result.from === undefined) return ctx.io.stdout(`Nothing to migrate: ${location} is a ${result.store} mailbox, whose data is in its folder.\n`);
+      ctx.io.stdout(result.from === result.to ? `The mailbox schema in ${result.database} is at version ${result.to} already; nothing was changed.\n` : `Migrated the mailbox schema in ${result.database} from version ${result.from} to ${result.to}.\n`);
     });
 }
 
@@ -202,12 +221,17 @@ function _verify(ctx: CliContext): Command {
 
 function _checkpoint(ctx: CliContext): Command {
   return new Command('checkpoint')
-    .description('Print the call log\'s current signed checkpoint (a C2SP signed note: origin witness.mailbox/<id>, size, RFC 6962 root; each leaf is one call-log line\'s exact text), signed with the mailbox\'s Ed25519 key. Keep it where the mailbox\'s writers cannot reach (or have it witnessed): `verify --checkpoint` then proves nothing was cut off or rewritten since.')
+    .description('Print the call log\'s current signed checkpoint (a C2SP signed note: origin witness.mailbox/<id>, size, RFC 6962 root; each leaf is one call-log line\'s exact text), signed with the mailbox\'s Ed25519 key — or, for an HMAC mailbox, its Ed25519 checkpoint key (init makes one; --create-key for a mailbox made before). Keep it where the mailbox\'s writers cannot reach (or have it witnessed): `verify --checkpoint` then proves nothing was cut off or rewritten since.')
     .argument('<dir>', 'mailbox folder')
-    .option('--key <path>', 'signing key file (default: the one mailbox.json names)')
+    .option('--key <path>', 'the key that signs: the mailbox\'s Ed25519 key, or an HMAC mailbox\'s checkpoint key (default: the one mailbox.json names)')
     .option('--verifier-key', 'print the note verifier key of the checkpoints instead (give it to whoever checks them)')
-    .addHelpText('after', '\nExamples:\n  $ witness mailbox checkpoint ./mb > kept.checkpoint\n  $ witness mailbox checkpoint ./mb --verifier-key')
-    .action(async (dir: string, o: { key?: string; verifierKey?: boolean }) => {
+    .option('--create-key [path]', 'HMAC mailbox without a checkpoint key: create its Ed25519 checkpoint key (default: beside its signing key, NAME.checkpoint.json) and record it in mailbox.json, then print the checkpoint')
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox checkpoint ./mb > kept.checkpoint\n  $ witness mailbox checkpoint ./mb >> kept.checkpoints   # keep one as the log grows: verify then names the first changed entry\n  $ witness mailbox checkpoint ./mb --verifier-key\n  $ witness mailbox checkpoint ./hmac-mb --create-key > kept.checkpoint')
+    .action(async (dir: string, o: { key?: string; verifierKey?: boolean; createKey?: string | true }) => {
+      if (o.createKey !== undefined) {
+        const made = addCheckpointKey(resolvePath(ctx, dir), o.createKey === true ? undefined : resolvePath(ctx, o.createKey));
+        ctx.io.stderr(`Created the checkpoint key ${made.kid} at ${made.key_path} (mailbox.json records it); receipts stay HMAC.\n`);
+      }
       const keyPath = o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {};
       if (o.verifierKey) return ctx.io.stdout(`${mailboxVerifierKey(resolvePath(ctx, dir), keyPath)}\n`);
       ctx.io.stdout(await mailboxCheckpoint(resolvePath(ctx, dir), keyPath));

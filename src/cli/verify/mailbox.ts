@@ -39,7 +39,9 @@ export async function verifyMailboxFolder(artifact: Artifact, o: VerifyCliOption
   };
 }
 
-/** A checkpoint file's text (a signed note is small: more than 64 KiB is not one). */
+/** A kept checkpoint file's text: one signed note of a few hundred bytes, or several appended as the log grew; more than 1 MiB (thousands) is not one. */
+const MAX_KEPT_CHECKPOINT_BYTES = 1024 * 1024;
+
 export function readCheckpointText(path: string): string {
   let text: string;
   try {
@@ -47,6 +49,6 @@ export function readCheckpointText(path: string): string {
   } catch (error) {
     throw new WitnessError('NOT_FOUND', `Cannot read the checkpoint ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give the file \`witness mailbox checkpoint\` printed.`);
   }
-  if (text.length > 65536) throw new WitnessError('INVALID_INPUT', `${path} is not a checkpoint (over 64 KiB); give the file \`witness mailbox checkpoint\` printed.`);
+  if (text.length > MAX_KEPT_CHECKPOINT_BYTES) throw new WitnessError('INVALID_INPUT', `${path} is not a file of checkpoints (over 1 MiB); give the file \`witness mailbox checkpoint\` printed (or several such, appended).`);
   return text;
 }

@@ -18,6 +18,8 @@ export interface OpenStoreOptions {
   kind?: StoreKind;
   /** The per-recipient quota (default: DEFAULT_LIMITS'); other limits are the tools'. */
   limits?: Partial<Quota>;
+  /** Only reads (status): a PostgreSQL role then needs SELECT alone. */
+  readOnly?: boolean;
 }
 
 /** Opens the store `mailbox.json` names (async: a networked store connects first). */
@@ -31,7 +33,7 @@ export async function openStore(dir: string, options: OpenStoreOptions = {}): Pr
     maxUnreadMessages: options.limits?.maxUnreadMessages ?? DEFAULT_LIMITS.maxUnreadMessages,
     maxUnreadBytes: options.limits?.maxUnreadBytes ?? DEFAULT_LIMITS.maxUnreadBytes,
   };
-  return storeKind(config.store).open(dir, config, signer, quota);
+  return storeKind(config.store).open(dir, config, signer, quota, options.readOnly === true);
 }
 
 export { readSnapshot } from './snapshot.js';

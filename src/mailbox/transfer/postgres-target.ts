@@ -8,7 +8,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { WitnessError } from '../../core/errors.js';
 import { type AgentEntry, type MailboxConfig, writeMailboxFiles } from '../config.js';
-import { assertDatabaseFree, claimDatabase, mailboxDatabaseUrl, openMailboxPool } from '../store/postgres/db.js';
+import { assertDatabaseFree, claimDatabase, MAILBOX_GRANTS, mailboxDatabaseUrl, openMailboxPool } from '../store/postgres/db.js';
 import { CHAIN_LOCK } from '../store/postgres/driver.js';
 import { callSeq, type ImportTarget, LogIndex, UniqueIds } from './targets.js';
 
@@ -16,7 +16,7 @@ const BATCH = 500;
 
 export async function openPostgresTarget(dir: string, config: MailboxConfig): Promise<ImportTarget> {
   const url = mailboxDatabaseUrl(config);
-  const pool = await openMailboxPool(url, 1);
+  const pool = await openMailboxPool(url, { max: 1, schema: 'migrate', grants: MAILBOX_GRANTS.import, command: '`witness mailbox import`', ...(config.database ? { location: config.database } : {}) });
   let client: PoolClient | undefined;
   try {
     await assertDatabaseFree(pool, url);
@@ -75,7 +75,7 @@ class _PostgresTarget implements ImportTarget {
 
   /** Deletes every row the import committed (its verify failed): the database is as free as before. */
   async discard(): Promise<void> {
-    const pool = await openMailboxPool(mailboxDatabaseUrl(this.config), 1);
+    const pool = await openMailboxPool(mailboxDatabaseUrl(this.config), { max: 1 });
     try {
       await pool.query('TRUNCATE mailbox_meta, mailbox_agents, mailbox_messages, mailbox_calls, mailbox_cursors, mailbox_idempotency, mailbox_rate');
     } finally {

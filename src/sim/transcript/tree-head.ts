@@ -12,7 +12,6 @@ import type { SigningKey } from '../../attest/keys.js';
 import type { TrustedKey } from '../../attest/key-directory.js';
 import { checkpointFor, NOTE_TYPE, noteSigner, noteVerifierOf, parseCheckpoint, type SignedCheckpoint } from '../../attest/tlog/index.js';
 import { canonicalize } from '../../core/canonical-json.js';
-import { WitnessError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hash.js';
 
 /**
@@ -35,28 +34,3 @@ export function readTreeHead(note: string, origin: string, key: TrustedKey): Sig
   return parseCheckpoint(note, [noteVerifierOf(origin, NOTE_TYPE.ed25519, Buffer.from(x, 'base64url'))]);
 }
 
-/**
- * The notes of a file of kept tree heads, one after another (`witness sim checkpoint`
- * prints one per chain). A note is its text, a blank line and signature lines (`— …`);
- * the first line after them that is not one starts the next note.
- */
-export function splitNotes(text: string, what: string): string[] {
-  const notes: string[] = [];
-  let current: string[] = [];
-  let inSignatures = false;
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  for (const line of lines) {
-    if (inSignatures && !line.startsWith('— ')) {
-      notes.push(`${current.join('\n')}\n`);
-      current = [];
-      inSignatures = false;
-    }
-    if (line === '' && current.length === 0) continue; // blank lines between notes
-    if (line === '' && current.length > 0 && !inSignatures) inSignatures = true;
-    current.push(line);
-  }
-  if (current.length > 0) notes.push(`${current.join('\n')}\n`);
-  if (notes.length === 0) throw new WitnessError('INVALID_INPUT', `${what} holds no checkpoint: keep what \`witness sim checkpoint RESULTS\` prints.`);
-  return notes;
-}

@@ -7,12 +7,13 @@
  * replaced by an older one (a rollback) by anyone who kept it; a kept tree head
  * catches that as TRUNCATED, and a chain rewritten under it as INCONSISTENT.
  */
-import { CheckpointCheck, parseCheckpointBody } from '../../attest/tlog/index.js';
+import { CheckpointCheck, parseCheckpointBody, splitNotes } from '../../attest/tlog/index.js';
 import { readNamedFile } from '../../attest/files.js';
 import { WitnessError } from '../../core/errors.js';
 import type { Checkpoint } from './format.js';
+import type { SignedCheckpoint } from '../../attest/tlog/index.js';
 import { problem } from './reasons.js';
-import { chainOrigin, readTreeHead, splitNotes } from './tree-head.js';
+import { chainOrigin, readTreeHead } from './tree-head.js';
 import type { KeyCheckOptions, ProblemSink } from './verify-checkpoints.js';
 
 /** A checkpoint's note names the same count and root, under its chain's origin, signed by its key. */
@@ -27,11 +28,34 @@ export function checkCheckpointNote(cp: Checkpoint, what: string, keys: KeyCheck
   }
 }
 
-/** One kept tree head being checked against its chain as the file streams past. */
-export interface KeptHead {
-  origin: string;
-  size: number;
-  check: CheckpointCheck;
+/** The kept tree heads of one chain, checked together as the file streams past (one tree, however many heads). */
+export class KeptChain {
+  readonly check: CheckpointCheck;
+  /** File line of each chain entry at which a first change can be named (`CheckpointCheck.boundaries`). */
+  readonly #lines = new Map<number, number>();
+  readonly #boundaries: ReadonlySet<number>;
+  #count = 0;
+  #lastLine: number | undefined;
+  constructor(
+    readonly origin: string,
+    heads: readonly SignedCheckpoint[],
+  ) {
+    this.check = new CheckpointCheck(heads);
+    this.#boundaries = this.check.boundaries;
+  }
+  /** The chain's next entry (its leaf hash), on file line `line`. */
+  add(leaf: Uint8Array, line: number): void {
+    if (this.#boundaries.has(this.#count)) this.#lines.set(this.#count, line);
+    this.#count++;
+    this.#lastLine = line;
+    this.check.add(leaf);
+  }
+  lineOf(index: number): number | undefined {
+    return this.#lines.get(index);
+  }
+  get lastLine(): number | undefined {
+    return this.#lastLine;
+  }
 }
 
 /**
@@ -39,10 +63,10 @@ export interface KeptHead {
  * names (by shard number), its signature checked under that chain's key. Problems
  * (a note of no chain of this file, a bad signature) go to `problems`.
  */
-export function keptHeads(path: string, chains: ReadonlyMap<number, Checkpoint>, keys: KeyCheckOptions, problems: ProblemSink): Map<number, KeptHead[]> {
+export function keptHeads(path: string, chains: ReadonlyMap<number, Checkpoint>, keys: KeyCheckOptions, problems: ProblemSink): Map<number, KeptChain> {
   const text = readNamedFile(path, 'kept checkpoint').toString('utf8');
-  const byShard = new Map<number, KeptHead[]>();
-  for (const [i, note] of splitNotes(text, path).entries()) {
+  const byShard = new Map<number, { origin: string; heads: SignedCheckpoint[] }>();
+  for (const [i, note] of splitNotes(text, path, 'keep what `witness sim checkpoint RESULTS` prints').entries()) {
     const what = `the kept checkpoint ${i + 1} (${path})`;
     let origin: string;
     try {
@@ -61,24 +85,38 @@ export function keptHeads(path: string, chains: ReadonlyMap<number, Checkpoint>,
     if (!key) continue; // reported with the checkpoint's own signature
     try {
       const head = readTreeHead(note, origin, key);
-      byShard.set(index, [...(byShard.get(index) ?? []), { origin, size: head.size, check: new CheckpointCheck(head) }]);
+      const entry = byShard.get(index) ?? { origin, heads: [] };
+      entry.heads.push(head);
+      byShard.set(index, entry);
     } catch (error) {
       const reason = error instanceof WitnessError ? error.message : String(error);
       problems.push(problem('BAD_SIGNATURE', `${what} is not signed by key ${cp.key_id} for the log ${origin}: ${reason}`));
     }
   }
-  return byShard;
+  return new Map([...byShard].map(([shard, { origin, heads }]) => [shard, new KeptChain(origin, heads)]));
 }
 
-/** Each kept head's verdict once the file has been read. */
-export function finishKeptHeads(heads: ReadonlyMap<number, KeptHead[]>, problems: ProblemSink): void {
-  for (const [shard, list] of heads) {
-    for (const head of list) {
-      const result = head.check.result();
-      if (result.ok) continue;
-      const label = ` (chain of shard ${shard}, log ${head.origin})`;
-      if (result.code === 'TRUNCATED') problems.push(problem('TRUNCATED', `the file's chain holds ${result.logSize} lines and the kept checkpoint signed ${head.size}${label}: lines were cut off its end, or the file rolled back to an older state`));
-      else problems.push(problem('INCONSISTENT', `the first ${head.size} lines of the file's chain do not have the root the kept checkpoint signed${label}: lines among them were changed, removed, inserted or reordered, or the chain was rewritten`));
+/**
+ * Each chain's verdict once the file has been read, naming the file line of the first
+ * changed entry when the kept sizes pin it, else the lines it lies between.
+ */
+export function finishKeptHeads(chains: ReadonlyMap<number, KeptChain>, problems: ProblemSink): void {
+  for (const [shard, chain] of chains) {
+    const result = chain.check.result();
+    if (result.ok) continue;
+    const label = ` (chain of shard ${shard}, log ${chain.origin})`;
+    if (result.code === 'TRUNCATED') {
+      const after = chain.lastLine === undefined ? 'the chain has no line left' : `its last line is file line ${chain.lastLine}`;
+      const intact = result.intact > 0 ? `; a kept checkpoint proves its first ${result.intact} lines unchanged` : '';
+      problems.push(problem('TRUNCATED', `the file's chain holds ${result.logSize} lines and the kept checkpoint signed ${result.size}${label}: lines were cut off its end, or the file rolled back to an older state; the first missing is the chain's line ${result.firstMissing + 1} (${after})${intact}`));
+      continue;
     }
+    const { from, to } = result.firstChanged;
+    const at = chain.lineOf(from);
+    const where =
+      from === to
+        ? `the first changed line is the chain's line ${from + 1}${at === undefined ? '' : ` (file line ${at})`}`
+        : `the first changed line is one of the chain's lines ${from + 1}–${to + 1}${at === undefined ? '' : `, from file line ${at}`}${from > 0 ? ` (a kept checkpoint proves the first ${from} unchanged)` : ''}; a tree head proves only that one of the lines it signs differs, not which: keep one more often (all in one file) to narrow it`;
+    problems.push(problem('INCONSISTENT', `the first ${result.size} lines of the file's chain do not have the root the kept checkpoint signed${label}: lines among them were changed, removed, inserted or reordered, or the chain was rewritten; ${where}`, from === to ? at : undefined));
   }
 }

@@ -24,7 +24,7 @@ import { type Checkpoint, checkpointPath, type LineReceipt, receiptDigest, recei
 import { readSignedLine, type SignedLine } from './lines.js';
 import { planMismatch } from './plan-check.js';
 import { problem, RESULTS_REASON_CODES, type ResultsProblem } from './reasons.js';
-import { finishKeptHeads, type KeptHead, keptHeads } from './verify-tree-heads.js';
+import { finishKeptHeads, type KeptChain, keptHeads } from './verify-tree-heads.js';
 import { type CheckedCheckpoints, checkCheckpoints, checkSignature, type KeyCheckOptions, type ProblemSink } from './verify-checkpoints.js';
 
 /** At most this many problems of one code are listed; one more line counts the rest. */
@@ -116,7 +116,7 @@ export function verifyResults(file: string, options: VerifyResultsOptions): Resu
     return _result(base, { problems, lines: _eachLine(file, { push: () => 0 }, () => {}) });
   }
   const checked = checkCheckpoints(read.file.checkpoints, keys, problems);
-  const kept = options.keptHeads ? keptHeads(options.keptHeads, checked.chains, keys, problems) : new Map<number, KeptHead[]>();
+  const kept = options.keptHeads ? keptHeads(options.keptHeads, checked.chains, keys, problems) : new Map<number, KeptChain>();
   const state = new _LineChecker(checked, keys, problems, kept);
   const lines = _eachLine(file, problems, (line, raw) => state.check(line, raw));
   state.finish();
@@ -183,7 +183,7 @@ class _LineChecker {
     private readonly checked: CheckedCheckpoints,
     private readonly keys: KeyCheckOptions,
     private readonly problems: ProblemSink,
-    private readonly kept: ReadonlyMap<number, KeptHead[]>,
+    private readonly kept: ReadonlyMap<number, KeptChain>,
   ) {
     for (const [shard, checkpoint] of checked.chains) {
       const chain = { checkpoint, count: 0, head: null, tree: new MerkleFrontier(), uncovered: 0 };
@@ -268,11 +268,11 @@ class _LineChecker {
     }
     chain.count++;
     chain.head = digest;
-    const heads = this.kept.get(this.#shardOf(receipt));
-    if (chain.count <= chain.checkpoint.count || heads) {
+    const kept = this.kept.get(this.#shardOf(receipt));
+    if (chain.count <= chain.checkpoint.count || kept) {
       const leaf = leafHash(Buffer.from(digest, 'hex'));
       if (chain.count <= chain.checkpoint.count) chain.tree.appendLeafHash(leaf);
-      for (const h of heads ?? []) h.check.add(leaf);
+      kept?.add(leaf, line);
     }
     if (chain.count === chain.checkpoint.count) {
       if (digest !== chain.checkpoint.head) this.problems.push(problem('CHECKPOINT_MISMATCH', `the chain's line ${chain.count} is the last one its checkpoint signed, and its digest is not the signed head`, line));

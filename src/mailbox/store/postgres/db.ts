@@ -7,7 +7,7 @@
  * The connection itself is attest's (`openPool`): one way to reach PostgreSQL.
  */
 import type { Pool, PoolClient } from 'pg';
-import { DATABASE_URL_ENV, type Migration, migrate, openPool, redactUrl, resolveDatabaseUrl } from '../../../attest/postgres.js';
+import { DATABASE_URL_ENV, type Grant, type Migration, migrate, openPool, privilegeDenied, redactUrl, requireGrants, requireSchema, resolveDatabaseUrl } from '../../../attest/postgres.js';
 import { WitnessError } from '../../../core/errors.js';
 import type { AgentEntry, MailboxConfig } from '../../config.js';
 
@@ -104,19 +104,92 @@ export function databaseSetting(value: string): string {
 }
 
 /**
- * Connects to the mailbox's database and brings its schema up to date. Every
- * transaction commits synchronously whatever the server's default: a send is
- * acknowledged only once its commit is on disk.
+ * What each mailbox command does with the database, as rights (docs/mailbox.md's least
+ * privilege table is this): checked in one query when the command opens the database,
+ * so a role short of one is told which, before any work. Only `migrate` (and `init`
+ * or `import` into a database without the tables) creates or changes tables.
  */
-export async function openMailboxPool(url: string, max = 8): Promise<Pool> {
-  const pool = await openPool(url, { purpose: 'mailbox database', max, sessionSql: 'SET synchronous_commit = on' });
+export const MAILBOX_GRANTS = {
+  /** verify, export, status, checkpoint, tail: SELECT alone. */
+  read: _grants({ witness_schema: ['SELECT'], mailbox_meta: ['SELECT'], mailbox_agents: ['SELECT'], mailbox_messages: ['SELECT'], mailbox_calls: ['SELECT'], mailbox_cursors: ['SELECT'], mailbox_idempotency: ['SELECT'] }),
+  /** serve: reads everything, appends messages and receipts, moves cursors, keeps keys and the send rate. */
+  serve: _grants(
+    {
+      witness_schema: ['SELECT'],
+      mailbox_meta: ['SELECT'],
+      mailbox_agents: ['SELECT'],
+      mailbox_messages: ['SELECT', 'INSERT'],
+      mailbox_calls: ['SELECT', 'INSERT'],
+      mailbox_cursors: ['SELECT', 'INSERT', 'UPDATE'],
+      mailbox_idempotency: ['SELECT', 'INSERT', 'UPDATE'],
+      mailbox_rate: ['SELECT', 'INSERT', 'UPDATE'],
+    },
+    ['mailbox_messages_pos_seq'],
+  ),
+  /** add-agent: a new agent row, and the agent list's version. */
+  addAgent: _grants({ witness_schema: ['SELECT'], mailbox_meta: ['SELECT', 'UPDATE'], mailbox_agents: ['SELECT', 'INSERT'] }, ['mailbox_agents_position_seq']),
+  /** init into a database that has the tables: the row that says which mailbox it holds. */
+  init: _grants({ witness_schema: ['SELECT'], mailbox_meta: ['SELECT', 'INSERT'] }),
+  /** import into a database that has the tables: every row, and emptying them again when the result does not verify. */
+  import: _grants(
+    {
+      witness_schema: ['SELECT'],
+      mailbox_meta: ['SELECT', 'INSERT', 'TRUNCATE'],
+      mailbox_agents: ['SELECT', 'INSERT', 'TRUNCATE'],
+      mailbox_messages: ['SELECT', 'INSERT', 'TRUNCATE'],
+      mailbox_calls: ['SELECT', 'INSERT', 'TRUNCATE'],
+      mailbox_cursors: ['SELECT', 'INSERT', 'TRUNCATE'],
+      mailbox_idempotency: ['SELECT', 'INSERT', 'TRUNCATE'],
+      mailbox_rate: ['TRUNCATE'],
+    },
+    ['mailbox_messages_pos_seq', 'mailbox_agents_position_seq'],
+  ),
+} as const;
+
+function _grants(tables: Record<string, Grant['privilege'][]>, sequences: string[] = []): readonly Grant[] {
+  return [...Object.entries(tables).flatMap(([object, privileges]) => privileges.map((privilege) => ({ kind: 'table' as const, object, privilege }))), ...sequences.map((object) => ({ kind: 'sequence' as const, object, privilege: 'USAGE' as const }))];
+}
+
+/** What a command that must not change the schema says to do when it is missing or old. */
+export function migrateRemedy(location: string): string {
+  return `run \`witness mailbox migrate ${location}\` as a role that may create tables`;
+}
+
+export interface MailboxPoolOptions {
+  /** Largest number of connections (default 8). */
+  max?: number;
+  /** `migrate`: create or upgrade the tables (DDL, only when needed); `check` (default): refuse a missing or older schema, changing nothing. */
+  schema?: 'migrate' | 'check';
+  /** The rights the command needs (MAILBOX_GRANTS), checked once the schema is. */
+  grants?: readonly Grant[];
+  /** The command, as the error names it (e.g. `witness mailbox serve`). */
+  command?: string;
+  /** What to name in "run `witness mailbox migrate …`" (default: the URL, redacted). */
+  location?: string;
+}
+
+/**
+ * Connects to the mailbox's database and checks (or, for `migrate`, brings up to date)
+ * its schema, then the role's rights. Every transaction commits synchronously
+ * whatever the server's default: a send is acknowledged only once its commit is on disk.
+ */
+export async function openMailboxPool(url: string, options: MailboxPoolOptions = {}): Promise<Pool> {
+  const pool = await openPool(url, { purpose: 'mailbox database', max: options.max ?? 8, sessionSql: 'SET synchronous_commit = on' });
   try {
-    await migrate(pool, 'mailbox', MAILBOX_MIGRATIONS);
+    await prepareMailboxDatabase(pool, url, options);
   } catch (error) {
     await pool.end().catch(() => {});
     throw error;
   }
   return pool;
+}
+
+/** The schema and rights checks of `openMailboxPool`, for a connection opened otherwise. */
+export async function prepareMailboxDatabase(db: Pool, url: string, options: MailboxPoolOptions): Promise<void> {
+  const remedy = migrateRemedy(options.location ?? redactUrl(url));
+  if (options.schema === 'migrate') await migrate(db, 'mailbox', MAILBOX_MIGRATIONS, remedy);
+  else await requireSchema(db, 'mailbox', MAILBOX_MIGRATIONS, remedy);
+  await requireGrants(db, options.grants ?? [], options.command ?? 'this command');
 }
 
 interface MetaRow {
@@ -172,6 +245,8 @@ export function agentFromRow(r: AgentRow): AgentEntry {
  */
 export function databaseFailure(error: unknown, during: 'write' | 'read' = 'write'): WitnessError {
   if (error instanceof WitnessError) return error;
+  const denied = privilegeDenied(error);
+  if (denied) return new WitnessError('USAGE', `The mailbox database ${during === 'write' ? 'refused the write' : 'refused a read'}: ${denied}; nothing was changed.`, { cause: error });
   const cause = describeDatabaseError(error);
   const effect = during === 'write' ? 'refused the write' : 'failed a read';
   const kept = during === 'write' ? 'this call was not stored and nothing of it was acknowledged' : 'nothing was changed';

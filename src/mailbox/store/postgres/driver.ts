@@ -23,7 +23,7 @@ import type { ReadCursor, Sealed, StoreDriver, StoredRow, StoreTx } from '../dri
 import { MailboxEngine } from '../engine.js';
 import { CAPPED_TEXT } from '../lines.js';
 import type * as ops from '../ops.js';
-import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, databaseFailure, LINES_NAMING, mailboxDatabaseUrl, openMailboxPool, reading } from './db.js';
+import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, databaseFailure, LINES_NAMING, MAILBOX_GRANTS, mailboxDatabaseUrl, openMailboxPool, reading } from './db.js';
 import { GroupWrites } from './group.js';
 import { MailListener } from './listen.js';
 import { PostgresSendRate } from './rate.js';
@@ -52,10 +52,14 @@ export class PostgresStore extends MailboxEngine {
     return this.pg.pool;
   }
 
-  /** Connects (a pool and a listening connection), migrates, and checks the database holds this mailbox. */
-  static async open(dir: string, config: MailboxConfig, signer: Signer, quota: Quota = DEFAULT_LIMITS): Promise<PostgresStore> {
+  /**
+   * Connects (a pool and a listening connection), checks the schema is current and the
+   * role has the rights a server (or, `readOnly`, a reader) needs — no DDL: that is
+   * `witness mailbox migrate`'s — and that the database holds this mailbox.
+   */
+  static async open(dir: string, config: MailboxConfig, signer: Signer, quota: Quota = DEFAULT_LIMITS, readOnly = false): Promise<PostgresStore> {
     const url = mailboxDatabaseUrl(config);
-    const pool = await openMailboxPool(url);
+    const pool = await openMailboxPool(url, { grants: readOnly ? MAILBOX_GRANTS.read : MAILBOX_GRANTS.serve, command: readOnly ? 'reading the mailbox' : 'serving the mailbox', location: dir });
     try {
       await assertSameMailbox(pool, config, url);
       const listener = await MailListener.start(url);

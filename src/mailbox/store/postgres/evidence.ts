@@ -5,7 +5,8 @@
  * repeatable-read transaction), so sends committed by live servers while verify
  * reads never show as a message without its receipt. Rows are fetched through
  * server-side cursors a page at a time, so memory does not grow with the mailbox.
- * Nothing here writes: the schema is not migrated, only checked.
+ * Nothing here writes: the schema is not migrated, only checked, and SELECT is the
+ * one right it needs.
  */
 import type { PoolClient } from 'pg';
 import { openPool, redactUrl } from '../../../attest/postgres.js';
@@ -13,16 +14,17 @@ import { WitnessError } from '../../../core/errors.js';
 import type { MailboxConfig } from '../../config.js';
 import type { Cursor, Evidence, EvidenceLine, IdempotencyRow, InboxLine } from '../../evidence.js';
 import { MAX_LINE_BYTES } from '../lines.js';
-import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, mailboxDatabaseUrl } from './db.js';
+import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, MAILBOX_GRANTS, mailboxDatabaseUrl, prepareMailboxDatabase } from './db.js';
 
 const PAGE = 1000;
 const TEXT = `CASE WHEN octet_length(text) <= ${MAX_LINE_BYTES} THEN text END AS text`;
 
-export async function openPostgresEvidence(config: MailboxConfig): Promise<Evidence> {
+export async function openPostgresEvidence(config: MailboxConfig, dir?: string): Promise<Evidence> {
   const url = mailboxDatabaseUrl(config);
   const pool = await openPool(url, { purpose: 'mailbox database', max: 1 });
   let client: PoolClient | undefined;
   try {
+    await prepareMailboxDatabase(pool, url, { grants: MAILBOX_GRANTS.read, command: 'reading the mailbox', ...(dir !== undefined ? { location: dir } : {}) });
     await assertSameMailbox(pool, config, url).catch((error: unknown) => {
       // No tables at all: the database holds no mailbox.
       if ((error as { code?: string }).code === '42P01') throw new WitnessError('NOT_FOUND', `The database ${redactUrl(url)} holds no mailbox, but mailbox.json (id ${config.id}) names it. Point the mailbox at the right database.`);

@@ -8,10 +8,15 @@ import type { Message } from '../../call-log.js';
 import type { MailboxConfig } from '../../config.js';
 import { CAPPED_TEXT } from '../lines.js';
 import { parseMessage } from '../ops.js';
-import { mailboxDatabaseUrl, reading } from './db.js';
+import { MAILBOX_GRANTS, mailboxDatabaseUrl, prepareMailboxDatabase, reading } from './db.js';
 
 export async function followPostgres(config: MailboxConfig, agent: string | undefined, perPoll: number): Promise<{ next(skip: boolean): Promise<Message[]>; close(): Promise<void> }> {
-  const pool = await openPool(mailboxDatabaseUrl(config), { purpose: 'mailbox database', max: 1 });
+  const url = mailboxDatabaseUrl(config);
+  const pool = await openPool(url, { purpose: 'mailbox database', max: 1 });
+  await prepareMailboxDatabase(pool, url, { grants: MAILBOX_GRANTS.read.filter((g) => g.object === 'witness_schema' || g.object === 'mailbox_messages'), command: '`witness mailbox tail`' }).catch(async (error: unknown) => {
+    await pool.end().catch(() => {});
+    throw error;
+  });
   let last = 0;
   return {
     async next(skip) {
