@@ -22,15 +22,20 @@
  *   fresh database of the local server, also as a ratio to a bare `INSERT … COMMIT`
  *   loop (one connection, one row of a message's size per transaction) on that
  *   database, measured before and after them.
+ * - with a witness: the stdio (8 in flight) and HTTP JSON-RPC rows again with the server
+ *   submitting checkpoints to a real `witness anchor serve` process (`--witness`, the
+ *   default every 1000 receipts / 10 s), each right after the same row without; the
+ *   ratio with/without is printed (goal ≥ 0.95: submitting is off the send's path).
+ *   `--witness-rows` runs only these pairs, each twice.
  * CPU columns: the server process's CPU (from /proc, Linux) and this process's (the
  * clients) per send, so a reader sees which side limits the rate.
  * Every send is durable before it is acknowledged: the inbox line and its signed
  * call-log line are fsynced (group commit shares an fsync between concurrent sends).
  *
- * Run: npx tsx bench/mailbox.ts [--sends N] [--warm-up N] [--stores jsonl,postgres]
+ * Run: npx tsx bench/mailbox.ts [--sends N] [--warm-up N] [--stores jsonl,postgres] [--witness-rows]
  *      (defaults 4000 and 2000 per row, both stores; PostgreSQL at $WITNESS_TEST_DATABASE_URL or postgres:///postgres)
  */
-import { closeSync, fsyncSync, mkdtempSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdtempSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
@@ -42,7 +47,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { openPool } from '../src/attest/postgres.js';
-import { addAgent, initMailbox, verifyMailbox } from '../src/mailbox/index.js';
+import { newSigningKey, writeKeyFile } from '../src/attest/keys.js';
+import { addAgent, initMailbox, mailboxVerifierKey, verifyMailbox } from '../src/mailbox/index.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const WITNESS = [process.execPath, '--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, join(ROOT, 'src/cli/main.ts')];
@@ -88,7 +94,13 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const dirs: string[] = [];
   rows.push(baseline(join(work, 'raw.jsonl'), lineBytes, SENDS));
-  if (STORES.includes('jsonl')) {
+  const pairs: Array<[Row, Row]> = [];
+  if (process.argv.includes('--witness-rows')) {
+    const { dir, tokens } = await benchMailbox(join(work, 'mb'));
+    dirs.push(dir);
+    for (let round = 0; round < 2; round++) pairs.push(...(await witnessPairs(dir, tokens, work)));
+    rows.push(...pairs.flat());
+  } else if (STORES.includes('jsonl')) {
     const { dir, tokens } = await benchMailbox(join(work, 'mb'));
     dirs.push(dir);
     rows.push(await stdio(dir, 1));
@@ -101,6 +113,8 @@ async function main(): Promise<void> {
     rows.push(await http(dir, tokens, 'node:http', '', 'sdk'));
     rows.push(await http(dir, tokens, 'json-rpc', '', 'sdk'));
     rows.push(await httpFloor());
+    pairs.push(...(await witnessPairs(dir, tokens, work)));
+    rows.push(...pairs.flat());
   }
   if (STORES.includes('postgres')) rows.push(...(await postgresRows(join(work, 'mb-pg'), lineBytes, dirs)));
   rows.push(baseline(join(work, 'raw2.jsonl'), lineBytes, SENDS)); // again, so disk drift shows
@@ -108,6 +122,7 @@ async function main(): Promise<void> {
   const last = rows[rows.length - 1]!;
   const base = (rows[0]!.sends / rows[0]!.seconds + last.sends / last.seconds) / 2;
   print(rows, base, lineBytes);
+  for (const [without, withWitness] of pairs) console.log(`with a witness / without (${without.what}): ${(withWitness.sends / withWitness.seconds / (without.sends / without.seconds)).toFixed(3)}`);
   for (const dir of dirs) {
     const report = await verifyMailbox(dir);
     console.log(`\nverify ${dir}: ${report.ok ? 'clean' : 'FAILED'} (${report.calls} receipts, ${report.messages} messages)`);
@@ -219,9 +234,34 @@ async function subscribed(dir: string, row: () => Promise<Row>): Promise<Row> {
   }
 }
 
-async function stdio(dir: string, inFlight: number, label = '', suffix = ''): Promise<Row> {
+/** Rows without and with a witness (a real `witness anchor serve`), each pair back to back. */
+async function witnessPairs(dir: string, tokens: Record<string, string>, work: string): Promise<Array<[Row, Row]>> {
+  const keyPath = join(work, 'bench-witness.key.json');
+  if (!existsSync(keyPath)) writeKeyFile(keyPath, newSigningKey('bench-witness'));
   const [command, ...args] = WITNESS;
-  const transport = new StdioClientTransport({ command: command!, args: [...args, 'mailbox', 'serve', '--dir', dir, '--agent', 'agent0', ...NO_LIMITS], stderr: 'ignore' });
+  const proc = spawn(command!, [...args, 'anchor', 'serve', '--key', keyPath, '--name', 'bench.example/witness', '--state', join(work, `witness-${Date.now()}.db`), '--log', mailboxVerifierKey(dir), '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const ready = await new Promise<{ url: string; vkey: string }>((resolveReady, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolveReady(JSON.parse(out.split('\n')[0]!) as { url: string; vkey: string });
+    });
+    proc.once('exit', () => reject(new Error('the witness exited before it was ready')));
+  });
+  const flags = ['--witness', ready.url, '--witness-key', ready.vkey];
+  try {
+    const pairs: Array<[Row, Row]> = [];
+    pairs.push([await stdio(dir, 8), await stdio(dir, 8, '', ', with a witness', flags)]);
+    pairs.push([await http(dir, tokens, 'json-rpc'), await http(dir, tokens, 'json-rpc', '', 'witness', flags)]);
+    return pairs;
+  } finally {
+    proc.kill('SIGTERM');
+  }
+}
+
+async function stdio(dir: string, inFlight: number, label = '', suffix = '', extra: string[] = []): Promise<Row> {
+  const [command, ...args] = WITNESS;
+  const transport = new StdioClientTransport({ command: command!, args: [...args, 'mailbox', 'serve', '--dir', dir, '--agent', 'agent0', ...NO_LIMITS, ...extra], stderr: 'ignore' });
   const client = new Client({ name: 'bench', version: '0' });
   await client.connect(transport);
   await Promise.all(Array.from({ length: inFlight }, () => send(client, Math.ceil(WARM_UP / inFlight))));
@@ -235,15 +275,15 @@ async function stdio(dir: string, inFlight: number, label = '', suffix = ''): Pr
   return { what: `${label}stdio, 1 agent, ${inFlight} in flight${suffix}`, sends, seconds, ...used };
 }
 
-async function http(dir: string, tokens: Record<string, string>, clientKind: 'fetch' | 'node:http' | 'json-rpc', prefix = '', transport: 'witness' | 'sdk' = 'witness'): Promise<Row> {
+async function http(dir: string, tokens: Record<string, string>, clientKind: 'fetch' | 'node:http' | 'json-rpc', prefix = '', transport: 'witness' | 'sdk' = 'witness', extra: string[] = []): Promise<Row> {
   const [command, ...args] = WITNESS;
-  const serve = transport === 'sdk' ? [...args.slice(0, -1), join(ROOT, 'bench/support/sdk-http-mailbox.ts'), dir] : [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', ...NO_LIMITS];
+  const serve = transport === 'sdk' ? [...args.slice(0, -1), join(ROOT, 'bench/support/sdk-http-mailbox.ts'), dir] : [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', ...NO_LIMITS, ...extra];
   const proc = spawn(command!, serve, { stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await listeningUrl(proc);
   const label = clientKind === 'json-rpc' ? 'plain JSON-RPC POSTs (node:http)' : `SDK client over ${clientKind}`;
   const senders = await Promise.all(AGENTS.map((a) => (clientKind === 'json-rpc' ? jsonRpcSender(url, tokens[a]!) : sdkSender(url, tokens[a]!, clientKind))));
   const via = transport === 'sdk' ? ", via the SDK's StreamableHTTPServerTransport" : '';
-  return timeSenders(`${prefix}HTTP, ${AGENTS.length} agents, 1 in flight each, ${label}${via}`, proc, senders);
+  return timeSenders(`${prefix}HTTP, ${AGENTS.length} agents, 1 in flight each, ${label}${via}${extra.includes('--witness') ? ', with a witness' : ''}`, proc, senders);
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Dependencies point one way (STYLE.md): core ← attest ← (mailbox, sim, a2a) ←
- * (probe, report) ← cli. attest is the one evidence layer (signer, key files, domain
+ * (probe, report) ← view ← cli. attest is the one evidence layer (signer, key files, domain
  * tags, reason codes): everything that signs or verifies builds on it, and it builds
  * on core alone. llm (model clients) needs only core and serves sim and a2a. This
  * test resolves every relative import under src/ and fails on one that points the
@@ -20,7 +20,8 @@ const ALLOWED: Record<string, string[]> = {
   a2a: ['core', 'attest', 'mailbox', 'llm'],
   probe: ['core', 'attest', 'mailbox'],
   report: ['core', 'attest', 'sim'],
-  cli: ['core', 'attest', 'mailbox', 'llm', 'sim', 'probe', 'a2a', 'report'],
+  view: ['core', 'attest', 'sim', 'report'],
+  cli: ['core', 'attest', 'mailbox', 'llm', 'sim', 'probe', 'a2a', 'report', 'view'],
 };
 
 function files(dir: string): string[] {

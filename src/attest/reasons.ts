@@ -44,6 +44,8 @@ export const LOG_CODES = {
   WRONG_KEY: "the key given to check the log is not the log's own key (its key id differs from the one the log names)",
   TRUNCATED: 'the log holds fewer entries than a checkpoint signed for it: its end was cut off or it was rolled back',
   INCONSISTENT: "the log's first entries do not have the root a checkpoint signed for their count: one was changed, removed, inserted or reordered, or the log forked",
+  NOT_WITNESSED: 'no checkpoint of the log cosigned by a witness the verifier requires was found (in the file given, at the witness, or kept with the log): nothing shows the log was not cut or rolled back',
+  WITNESS_STALE: 'the newest checkpoint a required witness cosigned is older than the verifier allows (--witnessed-within): entries since then are not witnessed',
 } as const;
 
 /** Archives that carry their own outputs and evidence (E12 results files). */

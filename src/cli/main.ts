@@ -18,6 +18,7 @@ import { keysCommand } from './commands/keys.js';
 import { mailboxCommand } from './commands/mailbox.js';
 import { probeCommand } from './commands/probe.js';
 import { reportCommand } from './commands/report.js';
+import { viewCommand } from './commands/view.js';
 import { setupCommand } from './commands/setup.js';
 import { simCommand } from './commands/sim.js';
 import { verifyCommand } from './commands/verify.js';
@@ -27,7 +28,7 @@ import { systemErrorExitCode, systemErrorMessage } from './system-error.js';
 import { VERSION } from './version.js';
 
 /** Every top-level command; each file in commands/ exports one factory. */
-const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [simCommand, reportCommand, mailboxCommand, attestCommand, verifyCommand, keysCommand, a2aCommand, anchorCommand, probeCommand, setupCommand];
+const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [simCommand, reportCommand, viewCommand, mailboxCommand, attestCommand, verifyCommand, keysCommand, a2aCommand, anchorCommand, probeCommand, setupCommand];
 
 export function buildProgram(ctx: CliContext): Command {
   const { io } = ctx;

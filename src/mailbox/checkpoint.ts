@@ -29,7 +29,7 @@ export function callLeaf(text: string): Buffer {
 /** The current signed checkpoint of the mailbox's call log (every store). */
 export async function mailboxCheckpoint(dir: string, options: { keyPath?: string } = {}): Promise<string> {
   const config = readConfig(dir);
-  const key = _checkpointSigner(dir, config, options.keyPath);
+  const key = checkpointSigner(dir, config, options.keyPath);
   const frontier = new MerkleFrontier();
   const evidence = await openEvidence(dir, config);
   try {
@@ -45,7 +45,7 @@ export async function mailboxCheckpoint(dir: string, options: { keyPath?: string
 }
 
 /** The key that signs the mailbox's checkpoints: its own Ed25519 key, or an HMAC mailbox's checkpoint key (`keyPath` overrides either). */
-function _checkpointSigner(dir: string, config: MailboxConfig, keyPath?: string): SigningKey {
+export function checkpointSigner(dir: string, config: MailboxConfig, keyPath?: string): SigningKey {
   if (config.signing.alg === 'ed25519') {
     const key = loadKey(config, keyPath);
     if (key.alg === 'ed25519') return key;

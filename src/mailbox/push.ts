@@ -17,6 +17,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type Message, messageDigest } from './call-log.js';
+import type { SessionEvent } from './session-log.js';
 import type { ToolContext } from './tools/index.js';
 import { withAcks } from './tools/messages.js';
 
@@ -41,7 +42,7 @@ const UNBACKED_GIVE_UP_MS = 10_000;
 const NOTICE_GAP_MS = 10;
 
 /** The inbox resource and its subscriptions on one session's server; returns what stops them. */
-export function registerInbox(server: McpServer, ctx: ToolContext): () => void {
+export function registerInbox(server: McpServer, ctx: ToolContext, log: (event: SessionEvent) => void = () => undefined): () => void {
   server.registerResource('inbox', INBOX_URI, { title: 'Your inbox', description: 'Your unread messages, oldest first. Reading it marks nothing read (use check_inbox for that). Subscribe to be told when mail arrives.', mimeType: 'application/json' }, async (uri) => {
     const messages = await ctx.store.fetch(ctx.agent, { limit: ctx.limits.maxFetch, peek: true, tool: 'read_resource' });
     return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ messages: await withAcks(ctx, messages) }) }] };
@@ -50,13 +51,16 @@ export function registerInbox(server: McpServer, ctx: ToolContext): () => void {
   let stop: (() => void) | undefined;
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     _checkUri(request.params.uri);
+    log({ event: 'subscribe', uri: INBOX_URI });
     stop ??= watchInbox(ctx, async () => {
       await server.server.sendResourceUpdated({ uri: INBOX_URI });
+      log({ event: 'resource_updated', uri: INBOX_URI });
     });
     return {};
   });
   server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
     _checkUri(request.params.uri);
+    log({ event: 'unsubscribe', uri: INBOX_URI });
     stop?.();
     stop = undefined;
     return {};
@@ -65,7 +69,7 @@ export function registerInbox(server: McpServer, ctx: ToolContext): () => void {
 }
 
 /** Claude Code channel events for one session: its unread mail when it starts, then each message as it is stored, gated by sender. */
-export function registerChannel(server: McpServer, ctx: ToolContext): () => void {
+export function registerChannel(server: McpServer, ctx: ToolContext, log: (event: SessionEvent) => void = () => undefined): () => void {
   server.server.registerCapabilities({ experimental: { [CHANNEL_CAPABILITY]: {} } });
   let from = ''; // the read cursor: the session starts with the agent's unread mail
   let stop: (() => void) | undefined;
@@ -103,7 +107,10 @@ export function registerChannel(server: McpServer, ctx: ToolContext): () => void
       } else if (Date.now() < u.until) waiting.push(u);
     }
     unbacked = waiting;
-    if (pushed.length > 0) await ctx.store.record(ctx.agent, 'channel_push', { ok: true, message_ids: pushed });
+    if (pushed.length > 0) {
+      log({ event: 'channel', message_ids: pushed });
+      await ctx.store.record(ctx.agent, 'channel_push', { ok: true, message_ids: pushed });
+    }
     clearTimeout(recheck);
     if (unbacked.length > 0 && !stopped) recheck = setTimeout(() => void push().catch(() => undefined), RECHECK_MS).unref();
   };

@@ -7,7 +7,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { type InitializeRequest, InitializeRequestSchema, type InitializeResult, isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { WitnessError } from '../core/errors.js';
 import type { StoreKind } from './config.js';
 import { DEFAULT_LIMITS, type MailboxLimits, RateLimiter, type SendRate } from './limits.js';
@@ -16,6 +16,7 @@ import { openStore } from './store/index.js';
 import type { MailboxStore } from './store/types.js';
 import { channelInstructionsFor, instructionsFor } from './instructions.js';
 import { registerChannel, registerInbox } from './push.js';
+import { type SessionEvent, sessionLogger } from './session-log.js';
 import { registerMailboxTools } from './tools/index.js';
 import { MailSignal } from './tools/wait.js';
 
@@ -33,6 +34,8 @@ export interface MailboxRuntime {
   closing: AbortController;
   /** Push each new message to the session as a Claude Code channel event (`serve --channel`). */
   channel: boolean;
+  /** `serve --session-log FILE`: where each session's negotiated protocol and pushes are written (session-log.ts). */
+  sessionLog?: string;
 }
 
 export interface RuntimeOptions {
@@ -43,6 +46,7 @@ export interface RuntimeOptions {
   limits?: Partial<MailboxLimits>;
   /** Claude Code channel events (see MailboxRuntime.channel). */
   channel?: boolean;
+  sessionLog?: string;
 }
 
 export async function createRuntime(options: RuntimeOptions): Promise<MailboxRuntime> {
@@ -55,7 +59,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<MailboxRun
   const mailSignal = new MailSignal();
   store.onMail?.((agent) => mailSignal.notify(agent)); // mail committed by other processes, where the store hears of it
   const rate = store.sendRate?.(limits.sendsPerMinute) ?? new RateLimiter(limits.sendsPerMinute);
-  return { store, limits, rate, mailSignal, prefix, closing: new AbortController(), channel: options.channel ?? false };
+  return { store, limits, rate, mailSignal, prefix, closing: new AbortController(), channel: options.channel ?? false, ...(options.sessionLog ? { sessionLog: options.sessionLog } : {}) };
 }
 
 /** An MCP server whose every call acts as `agent`. */
@@ -63,13 +67,32 @@ export function createMailboxServer(runtime: MailboxRuntime, agent: string): Mcp
   const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions: instructionsFor(runtime.prefix) + (runtime.channel ? channelInstructionsFor(runtime.prefix) : ''), capabilities: { tools: {} } });
   const ctx = { ...runtime, agent, closing: runtime.closing.signal };
   registerMailboxTools(server, ctx);
-  const stops = [registerInbox(server, ctx), ...(runtime.channel ? [registerChannel(server, ctx)] : [])];
+  const log = sessionLogger(runtime.sessionLog, agent);
+  if (runtime.sessionLog) _logInitialize(server, log);
+  const stops = [registerInbox(server, ctx, log), ...(runtime.channel ? [registerChannel(server, ctx, log)] : [])];
   const onclose = server.server.onclose;
   server.server.onclose = () => {
     for (const stop of stops) stop();
     onclose?.();
   };
   return server;
+}
+
+/**
+ * Records the version the server answers `initialize` with: the SDK's own answer
+ * (it picks the client's version when it supports it, else its latest), so the
+ * record is what was negotiated on the wire, not what the client claims elsewhere.
+ */
+function _logInitialize(server: McpServer, log: (event: SessionEvent) => void): void {
+  const sdk = server.server as unknown as { _oninitialize?: (request: InitializeRequest) => Promise<InitializeResult> };
+  const answer = sdk._oninitialize?.bind(server.server);
+  if (!answer) throw new WitnessError('INTERNAL', 'This MCP SDK has no initialize handler to wrap: --session-log cannot record the negotiated protocol version with it.');
+  server.server.setRequestHandler(InitializeRequestSchema, async (request) => {
+    const result = await answer(request);
+    const info = request.params.clientInfo;
+    log({ event: 'initialize', protocol_version: result.protocolVersion, requested: request.params.protocolVersion, client: { name: info.name, version: info.version } });
+    return result;
+  });
 }
 
 /** Checks that `agent` is registered: an unknown identity fails at start, not as "no mail". */

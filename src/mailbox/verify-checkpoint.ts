@@ -12,7 +12,7 @@
  * re-chains and re-signs every entry after the change, so its own checks see nothing:
  * only more checkpoints (kept as the log grew, all in one file) narrow it.
  */
-import { CheckpointCheck, parseCheckpoint, splitNotes } from '../attest/tlog/index.js';
+import { CheckpointCheck, parseCheckpoint, splitNotes, type TreeHead } from '../attest/tlog/index.js';
 import type { CallRecord } from './call-log.js';
 
 /** What can be said of one call-log entry: where it is, and its call when readable. */
@@ -31,15 +31,19 @@ export class CallLogAnchor {
   readonly #entries = new Map<number, Entry>();
   #count = 0;
   #last: Entry | undefined;
-  /** `text`: the kept file (one or more `witness mailbox checkpoint` notes); `vkey`: the mailbox's note verifier key. */
+  /** `heads`: verified checkpoints of this log (kept, or cosigned by a witness; `origin` names it in messages). */
   constructor(
-    text: string,
-    vkey: string,
+    heads: readonly (Pick<TreeHead, 'size' | 'root'> & { origin?: string })[],
     private readonly store: 'jsonl' | 'sqlite' | 'postgres',
   ) {
-    const notes = splitNotes(text, 'The checkpoint file', 'give what `witness mailbox checkpoint DIR` printed');
-    this.#check = new CheckpointCheck(notes.map((n) => parseCheckpoint(n, [vkey])));
+    this.#check = new CheckpointCheck(heads);
     this.#boundaries = this.#check.boundaries;
+  }
+
+  /** `text`: the kept file (one or more `witness mailbox checkpoint` notes); `vkey`: the mailbox's note verifier key. */
+  static fromKept(text: string, vkey: string, store: 'jsonl' | 'sqlite' | 'postgres'): CallLogAnchor {
+    const notes = splitNotes(text, 'The checkpoint file', 'give what `witness mailbox checkpoint DIR` printed');
+    return new CallLogAnchor(notes.map((n) => parseCheckpoint(n, [vkey])), store);
   }
 
   /** The log's next entry (every stored line that is not blank): where it is, its leaf hash, its record when it parsed. */

@@ -23,8 +23,10 @@ import { type EvidenceLine, openEvidence } from './evidence.js';
 import { type Explanation, Tracer } from './verify-explain.js';
 import { staleIntent } from './store/jsonl/lock.js';
 import { storeKind } from './store-kinds.js';
-import { callLeaf, mailboxVerifierKey } from './checkpoint.js';
+import { parseCheckpoint } from '../attest/tlog/index.js';
+import { callLeaf, mailboxOrigin, mailboxVerifierKey } from './checkpoint.js';
 import { CallLogAnchor } from './verify-checkpoint.js';
+import { findWitnessed, type WitnessRequirement } from './verify-witness.js';
 import { CallTable, checkChain } from './verify-chain.js';
 import { checkInboxes, type Receipts } from './verify-inbox.js';
 import { checkIdempotencyRows, type KeyedSends, learnKeyedSend } from './verify-index.js';
@@ -68,6 +70,14 @@ export interface MailboxVerifyOptions {
   checkpoint?: string;
   /** With `verifier`: the Ed25519 public key (base64url) the checkpoint must be signed with (default: as for receipts). */
   checkpointPublicKey?: string;
+  /**
+   * Witnesses whose cosigned checkpoint the log must extend (verify-witness.ts): each
+   * one's largest, from `checkpoint`, its URL or the mailbox's kept copy; none is
+   * NOT_WITNESSED.
+   */
+  witnesses?: readonly WitnessRequirement[];
+  /** POSIX seconds taken as now for `withinSeconds` (default: the clock). */
+  now?: number;
 }
 
 export async function verifyMailbox(dir: string, options: MailboxVerifyOptions = {}): Promise<VerifyReport> {
@@ -87,14 +97,26 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
     for (const u of evidence.unreadable) report('corrupt', u.file, 0, u.why);
     const tracer = options.explain === undefined ? undefined : new Tracer(options.explain, evidence.callsFile);
     const keyed: KeyedSends = new Map();
-    const checkpointKey = options.checkpointPublicKey ?? options.publicKey;
-    const vkey = options.checkpoint === undefined ? undefined : mailboxVerifierKey(dir, { ...(options.keyPath !== undefined ? { keyPath: options.keyPath } : {}), ...(checkpointKey !== undefined ? { publicKey: checkpointKey } : {}) });
-    const anchor = options.checkpoint === undefined || vkey === undefined ? undefined : new CallLogAnchor(options.checkpoint, vkey, config.store);
-    const { table, receipts, torn } = await _readLog(evidence.calls(), signer, evidence.callsFile, keyed, tracer, anchor);
+    const logVkey = options.checkpoint === undefined && !options.witnesses?.length ? undefined : mailboxVerifierKey(dir, { ...(options.keyPath !== undefined ? { keyPath: options.keyPath } : {}), ...((options.checkpointPublicKey ?? options.publicKey) !== undefined ? { publicKey: (options.checkpointPublicKey ?? options.publicKey)! } : {}) });
+    const anchors: CallLogAnchor[] = [];
+    // The checkpoint given is checked itself, and with witnesses required is also one place to find a cosigned one.
+    if (options.checkpoint !== undefined) anchors.push(CallLogAnchor.fromKept(options.checkpoint, logVkey as string, config.store));
+    for (const req of options.witnesses ?? []) {
+      const found = await findWitnessed(dir, logVkey as string, mailboxOrigin(config), req, { ...(options.checkpoint !== undefined ? { checkpoint: options.checkpoint } : {}), ...(options.now !== undefined ? { now: options.now } : {}) });
+      if (!found.ok) {
+        report('not_witnessed', evidence.callsFile, 0, found.message);
+        continue;
+      }
+      if (found.problem) report('witness_stale', evidence.callsFile, 0, found.problem.message);
+      anchors.push(new CallLogAnchor([{ ...parseCheckpoint(found.checkpoint.note, [logVkey as string]), origin: `${mailboxOrigin(config)} cosigned by ${found.checkpoint.witness}` }], config.store));
+    }
+    const { table, receipts, torn } = await _readLog(evidence.calls(), signer, evidence.callsFile, keyed, tracer, anchors);
     checkChain(table, (kind, line, message) => report(kind, evidence.callsFile, line, message));
     // After the chain: an INCONSISTENT reason names the first entry in its range that the chain finds broken. Listed first.
-    const anchored = anchor?.result((from, to) => problems.find((p) => p.file === evidence.callsFile && p.line >= from && p.line <= to));
-    if (anchored) problems.unshift({ code: anchored.kind.toUpperCase() as LogCode, kind: anchored.kind, file: evidence.callsFile, line: anchored.line, message: anchored.message });
+    for (const anchor of anchors.reverse()) {
+      const anchored = anchor.result((from, to) => problems.find((p) => p.file === evidence.callsFile && p.line >= from && p.line <= to));
+      if (anchored) problems.unshift({ code: anchored.kind.toUpperCase() as LogCode, kind: anchored.kind, file: evidence.callsFile, line: anchored.line, message: anchored.message });
+    }
     if (torn !== undefined) report('corrupt', evidence.callsFile, torn, 'unterminated last line (an interrupted write); starting a server or `witness mailbox recover` cuts it');
     const messages = await checkInboxes(evidence, receipts, report, (w) => warnings.push(w), tracer?.watchInbox);
     await checkIdempotencyRows(evidence, keyed, (id) => receipts.sends.get(id)?.found === true, report);
@@ -109,14 +131,17 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
 }
 
 /** One pass over the log: the chain table, and what the genuine receipts say. */
-async function _readLog(lines: Iterable<EvidenceLine> | AsyncIterable<EvidenceLine>, signer: Verifier, file: string, keyed: KeyedSends, tracer?: Tracer, anchor?: CallLogAnchor): Promise<{ table: CallTable; receipts: Receipts; torn?: number }> {
+async function _readLog(lines: Iterable<EvidenceLine> | AsyncIterable<EvidenceLine>, signer: Verifier, file: string, keyed: KeyedSends, tracer: Tracer | undefined, anchors: readonly CallLogAnchor[]): Promise<{ table: CallTable; receipts: Receipts; torn?: number }> {
   const table = new CallTable();
   const receipts: Receipts = { sends: new Map(), reads: [], delivered: new Map() };
   for await (const l of lines) {
     if (l.torn) return { table, receipts, torn: l.line };
     if (l.text === '') continue;
     const parsed = l.text === undefined ? { reason: 'a line of more than 64 MiB' } : parseCallRecord(l.text);
-    anchor?.add(l.line, l.text === undefined ? Buffer.alloc(32) : callLeaf(l.text), 'reason' in parsed ? undefined : parsed); // an over-long line cannot match any checkpoint's leaf
+    if (anchors.length > 0) {
+      const leaf = l.text === undefined ? Buffer.alloc(32) : callLeaf(l.text); // an over-long line cannot match any checkpoint's leaf
+      for (const anchor of anchors) anchor.add(l.line, leaf, 'reason' in parsed ? undefined : parsed);
+    }
     tracer?.see(l);
     if ('reason' in parsed) {
       table.add(l.line, l.text, parsed);

@@ -13,8 +13,10 @@ import { checkTemplate } from './adapters/command.js';
 import { judge, newCanary, taskFor } from './checks.js';
 import { shadowNote, shadowWarnings, takeInventory } from './inventory.js';
 import { type Peer, startPeer } from './peer.js';
+import { type PushOptions, runPush } from './push.js';
 import { readRecords, recordsSince } from './records.js';
-import { CHECKS, type CheckName, type CheckResult, type Preflight, type ProbeContext, type ProbeReport, type RuntimeAdapter } from './types.js';
+import { negotiated, readSessions } from './sessions.js';
+import { CHECKS, type CheckName, type CheckResult, type Preflight, type ProbeContext, type ProbeReport, PUSH_PATHS, type PushResult, type RuntimeAdapter } from './types.js';
 import { AGENT, createWorkspace } from './workspace.js';
 
 export interface ProbeOptions {
@@ -35,6 +37,9 @@ export interface ProbeOptions {
   /** Parent folder for the workspace (default: the OS temp folder). */
   tmpDir?: string;
   onProgress?: (message: string) => void;
+  /** Also measure each push path (push.ts); `modelRecords` lets it judge whether the model saw the message. */
+  push?: boolean;
+  modelRecords?: PushOptions['modelRecords'];
   /**
    * Aborted on Ctrl-C or SIGTERM: the runtime's process group and the mailbox servers are
    * stopped, the workspace removed (unless kept), and runProbe throws ABORTED with the
@@ -82,6 +87,15 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
       stopIfAborted();
       results.push(result);
     }
+    const push: PushResult[] = [];
+    for (const path of options.push ? PUSH_PATHS : []) {
+      if (blocked) break;
+      progress(`push over ${path}`);
+      peer ??= await startPeer(ws, options.signal);
+      push.push(await runPush(adapter, ctx, path, peer, options.modelRecords ? { modelRecords: options.modelRecords } : {}));
+      stopIfAborted();
+    }
+    const protocol = negotiated(readSessions(ws.sessionLog), AGENT);
     const report: ProbeReport = {
       format: 'witness-probe/1',
       runtime: adapter.name,
@@ -92,6 +106,8 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
       ms: Date.now() - started,
       preflight,
       checks: results,
+      ...(protocol ? { protocol } : {}),
+      ...(options.push ? { push } : {}),
       ok: results.length > 0 && results.every((r) => r.verdict === 'pass'),
       ...(options.keep ? { workspace: ws.root } : {}),
     };

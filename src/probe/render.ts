@@ -12,6 +12,7 @@ export function renderReport(report: ProbeReport): string {
   out.push(`  runtime     ${p.runtime.found ? `found ${p.runtime.bin ?? ''}`.trim() : `MISSING: ${p.runtime.reason}`}`);
   if (p.config) out.push(`  config      ${p.config.file} ${p.config.has_server ? 'has the server' : 'LACKS the server'}`);
   out.push(`  connection  ${p.connection.status}: ${p.connection.detail}`);
+  out.push(`  protocol    ${report.protocol ? `${report.protocol.versions.join(', ')} negotiated (the server's answer to initialize; client ${report.protocol.clients.join(', ')}; ${report.protocol.sessions} sessions)` : 'unknown: no session reached initialize'}`);
   out.push(..._shadowing(p.shadowing));
   for (const w of p.warnings) out.push(`  WARNING     ${w}`);
   out.push('');
@@ -27,6 +28,10 @@ export function renderReport(report: ProbeReport): string {
     out.push(`    canary in output: ${e.canary_in_output ? 'yes' : 'no'}`);
     if (e.agent_tool_calls) out.push(`    agent's tool calls: ${e.agent_tool_calls.join(', ') || 'none'}`);
     out.push(`    output:       ${JSON.stringify(e.output_excerpt.slice(-200))}`);
+  }
+  if (report.push) {
+    out.push('', `  ${'push over'.padEnd(10)} ${'delivered'.padEnd(10)} ${'seen'.padEnd(10)} why`);
+    for (const r of report.push) out.push(`  ${r.path.padEnd(10)} ${r.delivered.padEnd(10)} ${r.seen.padEnd(10)} ${r.delivered === 'n/a' ? r.delivered_reason : `delivered: ${r.delivered_reason}; seen: ${r.seen_reason}`}`);
   }
   const passed = report.checks.filter((c) => c.verdict === 'pass').length;
   out.push('', `${report.ok ? 'PASS' : 'NOT PASSED'}: ${passed}/${report.checks.length} checks passed in ${(report.ms / 1000).toFixed(1)} s${report.workspace ? `; workspace kept at ${report.workspace}` : out.some((l) => l.includes('<workspace>')) ? '; <workspace> was a temporary folder, now deleted (--keep keeps it)' : ''}`);

@@ -12,6 +12,50 @@ export type CheckName = (typeof CHECKS)[number];
 /** `undecided` never counts as a pass. */
 export type Verdict = 'pass' | 'fail' | 'undecided';
 
+/**
+ * The ways a message can reach the agent without a tool call: MCP's subscription to
+ * the `mailbox://inbox` resource (any MCP client may make it), and Claude Code's
+ * channels (`serve --channel`, started with the launch flag `install claude --channel` prints).
+ */
+export const PUSH_PATHS = ['resource', 'channel'] as const;
+export type PushPath = (typeof PUSH_PATHS)[number];
+/** `n/a`: the runtime offers no such path; `undecided`: the records cannot tell. */
+export type PushAnswer = 'yes' | 'no' | 'undecided' | 'n/a';
+
+/** One push path measured: a peer's message stored mid-run, judged from the server's records and the model's requests apart. */
+export interface PushResult {
+  path: PushPath;
+  /** The server sent the notice or event to the runtime's session (session log; the signed `channel_push` line for channels). */
+  delivered: PushAnswer;
+  delivered_reason: string;
+  /** A later model request held the message's canary, with no inbox read by the agent before it. */
+  seen: PushAnswer;
+  seen_reason: string;
+  canary: string;
+  message_id?: string;
+  /** From the send to the notice the server sent, and to the first model request that held the canary. */
+  delivered_ms?: number;
+  seen_ms?: number;
+  /** The call-log lines of the agent's sessions during the run, in order (tools as logged, server events such as channel_push included). */
+  agent_calls: string[];
+  ms: number;
+}
+
+/** A model request as the model endpoint recorded it: when it came, and its whole text. */
+export interface ModelRecord {
+  at: number;
+  text: string;
+}
+
+/** What the servers' session logs say about the MCP protocol the runtime negotiated. */
+export interface Negotiated {
+  /** Each protocol version the server answered the runtime's `initialize` with, in order of first use. */
+  versions: string[];
+  /** The runtime's MCP client as it named itself (`name version`). */
+  clients: string[];
+  sessions: number;
+}
+
 export interface CheckEvidence {
   /** Inbox lines relevant to the check, as stored (file:line and the record). */
   inbox: Array<{ at: string; id: string; from: string; to: string; body_has_canary: boolean }>;
@@ -75,7 +119,9 @@ export interface ToolListing {
 /** What one check asks the agent to do. Only `send` carries its canary: receive and control must not. */
 export type AgentTask =
   | { kind: 'send'; prompt: string; peer: string; canary: string }
-  | { kind: 'receive' | 'control'; prompt: string };
+  | { kind: 'receive' | 'control'; prompt: string }
+  /** Keep working without reading the inbox; `path` says how mail is pushed meanwhile (the launch flag a channel needs). */
+  | { kind: 'push'; prompt: string; path: PushPath };
 
 export interface AgentRun {
   stdout: string;
@@ -115,6 +161,8 @@ export interface RuntimeAdapter {
   run(ctx: ProbeContext, task: AgentTask): Promise<AgentRun>;
   /** Asks the runtime for its tools, with no model answering; absent when it has no way to. Throws a one-line error when asking failed. */
   listTools?(ctx: ProbeContext): Promise<ToolListing>;
+  /** Registers the server with Claude Code's channel contract (`--channel`); absent when the runtime has no channels. */
+  installChannel?(ctx: ProbeContext): Preflight['config'];
 }
 
 export interface ProbeReport {
@@ -127,6 +175,10 @@ export interface ProbeReport {
   ms: number;
   preflight: Preflight;
   checks: CheckResult[];
+  /** The protocol version(s) negotiated, from the server's session log; absent when no session reached initialize. */
+  protocol?: Negotiated;
+  /** Each push path, when asked for (`--push`). Not part of `ok`: a runtime may rightly offer no push. */
+  push?: PushResult[];
   /** True only when every check passed. */
   ok: boolean;
   workspace?: string;

@@ -19,6 +19,8 @@ export interface Workspace {
   home: string;
   mailbox: string;
   keyPath: string;
+  /** Every mailbox server of the probe writes its sessions here (`serve --session-log`, mailbox/session-log.ts). */
+  sessionLog: string;
   /** How to start `witness` (executable and arguments before `mailbox serve`). */
   serverCommand: string[];
   /** The environment every runtime process gets: temp HOME and XDG folders. */
@@ -34,6 +36,7 @@ export async function createWorkspace(serverCommand: string[], parent = tmpdir()
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
   const mailbox = join(root, 'mailbox');
   const keyPath = join(root, 'key', 'mailbox-key.json');
+  const sessionLog = join(root, 'sessions.jsonl');
   await initMailbox(mailbox, { keyPath });
   await addAgent(mailbox, AGENT, 'the agent under test');
   await addAgent(mailbox, PEER, 'the probe\'s peer: send your test message here');
@@ -56,9 +59,10 @@ export async function createWorkspace(serverCommand: string[], parent = tmpdir()
     home: dirs.home,
     mailbox,
     keyPath,
+    sessionLog,
     serverCommand,
     env,
-    serverArgs: (agent, toolPrefix) => [...serverCommand.slice(1), 'mailbox', 'serve', '--dir', mailbox, '--agent', agent, '--tool-prefix', toolPrefix, '--key', keyPath],
+    serverArgs: (agent, toolPrefix) => [...serverCommand.slice(1), 'mailbox', 'serve', '--dir', mailbox, '--agent', agent, '--tool-prefix', toolPrefix, '--key', keyPath, '--session-log', sessionLog],
     remove: () => {
       // The key first: should removing the rest fail part way, no signing key is left behind.
       rmSync(keyPath, { force: true });

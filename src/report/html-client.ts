@@ -37,6 +37,17 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
   };
   const distinct = (rows: Record<string, unknown>[], key: string) => new Set(rows.map((r) => r[key])).size;
   const pct = (x: number) => `${Math.round(x * 100)}%`;
+  // Whole-number ticks for axes of counts and rounds: a step of 1, 2, 5, 10, 20, … giving
+  // at most 10 ticks, so no axis reads 0.5 votes or labels one round three times.
+  const wholeTicks = (lo: number, hi: number) => {
+    const span = Math.max(1, hi - lo);
+    let step = 1;
+    for (let k = 0; span / step > 10; k++) step = [1, 2, 5][(k + 1) % 3]! * 10 ** Math.floor((k + 1) / 3);
+    const ticks: number[] = [];
+    for (let t = Math.ceil(lo / step) * step; t <= hi; t += step) ticks.push(t);
+    return ticks;
+  };
+  const whole = (values: readonly number[]) => values.every((v) => Number.isInteger(v));
   // One colour per outcome in every chart; a legend lists only what its chart draws.
   const allOutcomes = ['valid', 'invalid', 'none', 'timeout', 'escalated', 'no_consensus'];
   const allColours = ['#2a9d8f', '#e76f51', '#f4a261', '#8d99ae', '#9b5de5', '#3d405b'];
@@ -77,9 +88,9 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
         height: Math.max(140, 26 * data.convergence.length + 70),
         marginLeft: 300,
         marginRight: 30,
-        // Whole rounds only: as many ticks as rounds, up to 10.
+        // Whole rounds only, at most 10 ticks.
         // Axes above and below: the rows are read from either end.
-        x: { label: 'first round at which all honest agents held the same honest initial value', domain: [0, last], ticks: Math.min(last, 10), tickFormat: 'd', grid: true, axis: 'both' },
+        x: { label: 'first round at which all honest agents held the same honest initial value', domain: [0, last], ticks: wholeTicks(0, last), tickFormat: 'd', grid: true, axis: 'both' },
         y: { label: null, domain: data.convergence.map((c) => c.cell) },
         r: { range: [2, 10] },
         marks: [
@@ -92,14 +103,18 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
   }
 
   if (data.trajectories.length) {
+    const lastRound = Math.max(1, ...data.trajectories.map((t) => t.round));
+    const values = data.trajectories.map((t) => t.value);
+    const valueTicks = whole(values) ? wholeTicks(Math.min(...values), Math.max(...values)) : undefined;
+    const stops = Math.max(1, ...data.votes.map((v) => Math.max(v.stop, v.threshold)));
     mount(
       'trajectories',
       Plot.plot({
         width: 1100,
         height: 220 * Math.ceil(distinct(data.trajectories as never, 'run') / 2) + 40,
         marginRight: 20,
-        x: { label: 'round', tickFormat: 'd' },
-        y: { label: 'value', grid: true },
+        x: { label: 'round', ticks: wholeTicks(1, lastRound), tickFormat: 'd' },
+        y: { label: 'value', grid: true, ...(valueTicks ? { ticks: valueTicks, tickFormat: 'd' } : {}) },
         fy: { label: null },
         facet: { data: data.trajectories, y: 'run', marginRight: 360 },
         marks: [Plot.lineY(data.trajectories, { x: 'round', y: 'value', stroke: 'agent', marker: 'dot', tip: true }), Plot.frame({ stroke: '#ddd' })],
@@ -111,8 +126,8 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
       Plot.plot({
         width: 1100,
         height: 260,
-        x: { label: 'round', tickFormat: 'd' },
-        y: { label: 'stop votes', grid: true },
+        x: { label: 'round', ticks: wholeTicks(1, lastRound), tickFormat: 'd' },
+        y: { label: 'stop votes', grid: true, domain: [0, stops], ticks: wholeTicks(0, stops), tickFormat: 'd' },
         color: { legend: true },
         marks: [
           Plot.lineY(data.votes, { x: 'round', y: 'stop', stroke: 'run', marker: 'dot', tip: true }),
@@ -123,15 +138,32 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
     );
   }
 
+  // One bar per whole number of rounds (a bin 2.0–2.5 is no number of rounds), stacked by outcome.
+  const roundCounts = new Map<string, { rounds: number; outcome: string; count: number }>();
+  for (const r of data.rounds) {
+    const key = `${r.rounds} ${r.outcome}`;
+    const seen = roundCounts.get(key);
+    if (seen) seen.count++;
+    else roundCounts.set(key, { rounds: r.rounds, outcome: r.outcome, count: 1 });
+  }
+  const bars = [...roundCounts.values()].sort((a, b) => a.rounds - b.rounds || allOutcomes.indexOf(a.outcome) - allOutcomes.indexOf(b.outcome));
+  const perRounds = new Map<number, number>();
+  for (const b of bars) perRounds.set(b.rounds, (perRounds.get(b.rounds) ?? 0) + b.count);
+  const [fewest, most] = [Math.min(...perRounds.keys()), Math.max(...perRounds.keys())];
+  const tallest = Math.max(1, ...perRounds.values());
   mount(
     'rounds',
     Plot.plot({
       width: 1100,
       height: 260,
-      x: { label: 'rounds played' },
-      y: { label: 'runs', grid: true },
+      // From round 1: one bar alone is a bar, not the whole width.
+      x: { label: 'rounds played', domain: [0.5, Math.max(most, fewest + 9) + 0.5], ticks: wholeTicks(1, Math.max(most, fewest + 9)), tickFormat: 'd' },
+      y: { label: 'runs', grid: true, domain: [0, tallest], ticks: wholeTicks(0, tallest), tickFormat: 'd' },
       color: outcomeColours(data.rounds.map((r) => r.outcome)),
-      marks: [Plot.rectY(data.rounds, Plot.binX({ y: 'count' }, { x: 'rounds', fill: 'outcome', tip: true })), Plot.ruleY([0])],
+      marks: [
+        Plot.rectY(bars, { x1: (b: { rounds: number }) => b.rounds - 0.4, x2: (b: { rounds: number }) => b.rounds + 0.4, y: 'count', fill: 'outcome', title: (b: { rounds: number; outcome: string; count: number }) => `${b.count} runs ${b.outcome} after ${b.rounds} rounds`, tip: true }),
+        Plot.ruleY([0]),
+      ],
     }),
     distinct(data.rounds as never, 'outcome'),
   );

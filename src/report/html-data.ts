@@ -8,6 +8,7 @@
 import type { RunRecord } from '../sim/experiment/record.js';
 import { type CellSummary, convergenceRound, GroupedSummaries, OUTCOMES, type RunsSummary, summarizeCells } from '../sim/stats.js';
 import { shortLabels } from './labels.js';
+import { GroupedLlmMetrics, type LlmMetrics } from './llm-metrics.js';
 import { type GroupSummary, groupLabel, type PoolField, poolRuns } from './pool.js';
 
 export { shortLabels } from './labels.js';
@@ -94,10 +95,12 @@ export interface ReportData {
   modes: ModeRow[];
   /** The cell settings: what every cell shares once, and per cell only what differs. */
   settings: Settings;
+  /** LLM metrics per cell (short label), in cell order. */
+  llm: { cell: string; metrics: LlmMetrics }[];
 }
 
 export interface Settings {
-  /** Settings every cell has with the same value, as `key: JSON value`. */
+  /** Settings every cell has with the same value, as `[key, value as text]`. */
   common: [string, string][];
   /** The settings whose values differ between cells. */
   differing: string[];
@@ -136,6 +139,7 @@ export function buildReportData(records: readonly RunRecord[], options: ReportDa
     rounds: records.map((r) => ({ cell: r.cell, outcome: r.outcome, rounds: r.rounds })),
     modes: _modes(records),
     settings: _settings(records),
+    llm: _llm(records),
   };
 }
 
@@ -161,10 +165,16 @@ function _pooled(records: readonly RunRecord[], by: readonly PoolField[]): Poole
   return { by: [...by], groups, outcomes: _outcomeRows(groups.map((g) => [groupLabel(g.group), g])) };
 }
 
+function _llm(records: readonly RunRecord[]): ReportData['llm'] {
+  const groups = new GroupedLlmMetrics<RunRecord>((r) => r.cell);
+  for (const r of records) groups.add(r);
+  return [...groups.finish()].map(([cell, metrics]) => ({ cell, metrics }));
+}
+
 function _settings(records: readonly RunRecord[]): Settings {
   const configs = [...new Map(records.map((r) => [r.cell, r.config as unknown as Record<string, unknown>])).entries()];
   const keys = [...new Set(configs.flatMap(([, c]) => Object.keys(c)))];
-  const value = (c: Record<string, unknown>, k: string) => (Object.hasOwn(c, k) && c[k] !== undefined ? JSON.stringify(c[k]) : '–');
+  const value = (c: Record<string, unknown>, k: string) => (Object.hasOwn(c, k) && c[k] !== undefined ? settingText(c[k]) : '–');
   const differing = keys.filter((k) => new Set(configs.map(([, c]) => value(c, k))).size > 1);
   const first = configs[0]?.[1] ?? {};
   return {
@@ -172,6 +182,19 @@ function _settings(records: readonly RunRecord[]): Settings {
     differing,
     cells: configs.map(([cell, c]) => ({ cell, values: differing.map((k) => value(c, k)) })),
   };
+}
+
+/**
+ * A setting as people write it, not as JSON: `policy` not `"policy"`, `none` not
+ * `null`, `0–50` for a range, `rounds 30` for `{"rounds":30}`.
+ */
+export function settingText(value: unknown): string {
+  if (value === null) return 'none';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return value.length === 2 && value.every((v) => typeof v === 'number') ? `${value[0]}–${value[1]}` : value.map(settingText).join(', ');
+  if (typeof value === 'object') return Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).map(([k, v]) => `${k} ${settingText(v)}`).join(', ');
+  return String(value);
 }
 
 /** Runs worth looking at: one per cell, longest first (short games show little), up to `count`. */

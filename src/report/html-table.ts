@@ -39,6 +39,13 @@ export function shownMeasures(rows: readonly RunsSummary[], options: CellTableOp
   return MEASURES.filter((m) => (m.key === 'in range' ? options.inRange : m.key === 'valid' || m.key === 'invalid' || rows.some((r) => m.of(r).count > 0))).map((m) => m.key);
 }
 
+/** The rate of one measure (a key of `shownMeasures`) of a summary. */
+export function measureRate(key: string, s: RunsSummary): RateSummary {
+  const m = MEASURES.find((x) => x.key === key);
+  if (!m) throw new Error(`unknown measure ${key}`);
+  return m.of(s);
+}
+
 const _pct = (x: number) => `${+(x * 100).toFixed(2)}%`;
 
 function _bar(m: _Measure, s: RunsSummary): string {

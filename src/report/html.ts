@@ -14,7 +14,8 @@ import type { RunRecord } from '../sim/experiment/record.js';
 import { drawReport } from './html-client.js';
 import { buildReportData, type ReportData } from './html-data.js';
 import { formatPercent } from './format.js';
-import { CELL_TABLE_STYLE, escapeHtml as _esc, renderCellTable } from './html-table.js';
+import { CELL_TABLE_STYLE, escapeHtml as _esc, renderCellTable, shownMeasures } from './html-table.js';
+import { hasLlmMetrics, LLM_CAPTION, LLM_HEADER, llmRow } from './llm-metrics.js';
 import { PAIRED_CAPTION, PAIRED_HEADER, pairedRows } from './paired-table.js';
 import { groupLabel, type PoolField } from './pool.js';
 import { PairedRuns } from '../sim/paired.js';
@@ -67,7 +68,8 @@ ${data.trajectories.length ? _figure('trajectories', "Honest agents' values by r
 ${data.votes.length ? _figure('votes', 'Stop votes by round', 'Stop votes per round for the same runs; the dashed line is the 2N/3 threshold.', _votesTable(data)) : ''}
 ${_figure('rounds', 'Rounds to decision', 'How many rounds runs took, coloured by outcome.', _roundsTable(data))}
 ${_pairedSection(records)}
-${data.modes.length ? _figure('modes', 'Decision modes compared', 'Rates per decision mode against the number and strategy of Byzantine agents, with 95% Wilson intervals. in range: the honest agents agree on a value within their initial min..max, what a trimmed mean or median guarantees even when the value is no agent\'s initial one (then it counts as invalid).', _modesTable(data)) : ''}
+${_llmSection(data)}
+${data.modes.length ? _figure('modes', 'Decision modes compared', _modesCaption(data), _modesTable(data)) : ''}
 <footer>${_settingsSection(data)}<p>${_esc(versions)}</p></footer>
 <script>${d3.code}</script>
 <script>${plot.code}</script>
@@ -122,19 +124,36 @@ function _pooledTable(data: ReportData): string {
 
 const _inRange = (data: ReportData) => data.cells.some((c) => /(^| )(rule|hybrid):/.test(c.cell)) || data.common.includes('rule:') || data.common.includes('hybrid:');
 
-const _RATES_CAPTION =
-  'Share of runs with 95% Wilson intervals (bar: rate, black line: interval; hover for counts); click a column to sort. valid: decided, honest agents agree on an honest initial value. in range: they agree on a value within their initial min..max — a rule that averages (trimmed mean, median) can decide a value no agent started with, strictly invalid yet in range, with no Byzantine agent at all. no consensus = none + timeout, the paper\'s measure. converged: in some round every honest agent held the same honest initial value.';
+/** What each column of the rates table means; the caption explains only the columns shown. */
+const _MEASURE_NOTES: Record<string, string> = {
+  valid: 'valid: decided, honest agents agree on an honest initial value.',
+  'in range': 'in range: they agree on a value within their initial min..max — a rule that averages (trimmed mean, median) can decide a value no agent started with, strictly invalid yet in range, with no Byzantine agent at all.',
+  none: 'none: decided while the honest agents differ.',
+  timeout: 'timeout: no decision in R rounds.',
+  escalated: 'escalated: the circuit breaker stopped the game over its budget.',
+  'no consensus': "no consensus = none + timeout, the paper's measure.",
+  converged: 'converged: in some round every honest agent held the same honest initial value.',
+};
+
+/** The caption of a rates table: how to read it, then each shown column, in table order. */
+export function ratesCaption(shown: readonly string[]): string {
+  return ['Share of runs with 95% Wilson intervals (bar: rate, black line: interval; hover for counts); click a column to sort.', ...shown.map((m) => _MEASURE_NOTES[m]).filter(Boolean)].join(' ');
+}
 
 function _cellsSection(data: ReportData): string {
   const rows = data.cells.map((c) => ({ label: c.cell, summary: c }));
-  return `<section id="outcomes"><h2>Outcome rates per cell</h2>${renderCellTable('outcomes', 'cell', rows, { inRange: _inRange(data) })}<p class="caption">${_esc(_RATES_CAPTION)}</p>
+  const options = { inRange: _inRange(data) };
+  const caption = ratesCaption(shownMeasures(data.cells, options));
+  return `<section id="outcomes"><h2>Outcome rates per cell</h2>${renderCellTable('outcomes', 'cell', rows, options)}<p class="caption">${_esc(caption)}</p>
 <details><summary>Every rate with its interval, as a list</summary>${_outcomeTable(data)}</details></section>`;
 }
 
 function _pooledSection(data: ReportData): string {
   const pooled = data.pooled!;
   const rows = pooled.groups.map((g) => ({ label: groupLabel(g.group), summary: g }));
-  return `<section id="pooled"><h2>${_esc(`Pooled by ${pooled.by.join(', ')}`)}</h2>${renderCellTable('pooled', 'group', rows, { inRange: _inRange(data) })}<p class="caption">Runs of all cells with the same values of these fields, pooled. ${_esc(_RATES_CAPTION)}</p>
+  const options = { inRange: _inRange(data) };
+  const caption = ratesCaption(shownMeasures(pooled.groups, options));
+  return `<section id="pooled"><h2>${_esc(`Pooled by ${pooled.by.join(', ')}`)}</h2>${renderCellTable('pooled', 'group', rows, options)}<p class="caption">Runs of all cells with the same values of these fields, pooled. ${_esc(caption)}</p>
 <details><summary>Table</summary>${_pooledTable(data)}</details></section>`;
 }
 
@@ -145,6 +164,18 @@ function _pairedSection(records: readonly RunRecord[]): string {
   const comparisons = paired.comparisons();
   if (comparisons.length === 0) return '';
   return `<section id="paired"><h2>Paired comparisons</h2><p class="caption">Each cell against the base that played the same games (seeds, initial values, Byzantine seats): the difference of the valid rates over the same runs. ${_esc(PAIRED_CAPTION)}</p><div class="scroll">${_table(PAIRED_HEADER, pairedRows(comparisons))}</div></section>`;
+}
+
+function _modesCaption(data: ReportData): string {
+  const base = 'Rates per decision mode against the number and strategy of Byzantine agents, with 95% Wilson intervals.';
+  const inRange = data.modes.some((m) => m.measure === 'in range');
+  return inRange ? `${base} in range: the honest agents agree on a value within their initial min..max, what a trimmed mean or median guarantees even when the value is no agent's initial one (then it counts as invalid).` : base;
+}
+
+/** LLM metrics per cell; nothing for a sweep of rule-based agents with no invalid answer. */
+function _llmSection(data: ReportData): string {
+  if (!hasLlmMetrics(data.llm.map((l) => l.metrics))) return '';
+  return `<section id="llm"><h2>LLM metrics per cell</h2><div class="scroll">${_table(['cell', ...LLM_HEADER], data.llm.map((l) => [l.cell, ...llmRow(l.metrics)]))}</div><p class="caption">${_esc(LLM_CAPTION)}</p></section>`;
 }
 
 function _settingsSection(data: ReportData): string {

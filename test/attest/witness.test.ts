@@ -142,9 +142,23 @@ for (const [kind, openState] of STATES)
           expect((await post(bad)).status, JSON.stringify(bad)).toBe(400);
         }
       });
+      it('GET /checkpoint answers the newest cosigned checkpoint with the cosignature it answered, or 404 / 400 / 405', async () => {
+        const other = 'example.org/none';
+        expect((await fetch(`${server.url}/checkpoint?origin=${encodeURIComponent(other)}`)).status).toBe(404);
+        expect((await fetch(`${server.url}/checkpoint`)).status).toBe(400);
+        expect((await fetch(`${server.url}/checkpoint?origin=${encodeURIComponent(ORIGIN)}`, { method: 'POST' })).status).toBe(405);
+        const held = await witness.latest(ORIGIN); // what the tests before this one left cosigned
+        expect(held?.size).toBeGreaterThan(0);
+        const res = await fetch(`${server.url}/checkpoint?origin=${encodeURIComponent(ORIGIN)}`);
+        expect(res.status).toBe(200);
+        const parsed = parseCheckpoint(await res.text(), [LOG_VKEY, vkey]);
+        expect(parsed.size).toBe(held?.size);
+        expect(parsed.body).toBe(cp(LOG, held!.size).slice(0, cp(LOG, held!.size).indexOf('\n\n') + 1));
+        expect(parsed.cosignatures).toHaveLength(1);
+      });
       it('refuses a body over the limit with 413, a wrong Host with 403, and another path with 404', async () => {
         expect((await post(`old 0\n\n${'x'.repeat(70_000)}`)).status).toBe(413);
-        expect((await fetch(`${server.url}/checkpoint`)).status).toBe(404);
+        expect((await fetch(`${server.url}/other`)).status).toBe(404);
         const status = await new Promise<number>((resolve, reject) => {
           const req = request(`${server.url}/add-checkpoint`, { method: 'POST', headers: { Host: 'evil.example' } }, (res) => {
             res.resume();

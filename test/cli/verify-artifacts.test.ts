@@ -123,7 +123,7 @@ describe('options that do not apply are usage errors (exit 2), never ignored', (
   it('--output or --now with a mailbox folder', async () => {
     const mb = await makeMailbox(['a']);
     const r = await cli(cwd, 'verify', mb.dir, '--output', 'answer.txt', '--now', '2030-01-01T00:00:00Z');
-    expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--output and --now do not apply to a mailbox folder.*Only --keys, --checkpoint and --json do/)]);
+    expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--output and --now do not apply to a mailbox folder.*Only --keys, --checkpoint, --witness, --witness-url, --witnessed-within and --json do/)]);
   });
   it('--keys missing for a bundle', async () => {
     const r = await cli(cwd, 'verify', 'bundle.json');

@@ -6,6 +6,8 @@
  * and claims success — the incident in mailbox.md; `claim` calls nothing and
  * claims success. Tools a runtime defers are loaded first, its own way: Qwen
  * Code's `tool_search` + `tool_call`, Claude Code's `ToolSearch` ("select:NAME").
+ * The push task keeps the runtime busy with slow `list_agents` calls and never reads
+ * the inbox: it quotes a canary only once a request the runtime sends shows it one.
  */
 import { textOf } from './model-wire/common.js';
 import type { ChatMessage, ChatRequest, ModelPolicy, ModelReply } from './tool-model.js';
@@ -16,12 +18,17 @@ function _task(messages: ChatMessage[]): { kind: string; to?: string; body?: str
   for (const m of messages) {
     if (m.role !== 'user') continue;
     const text = textOf(m.content);
-    const kind = /\[witness-probe (send|read)\]/.exec(text)?.[1];
+    const kind = /\[witness-probe (send|read|push)\]/.exec(text)?.[1];
     if (!kind) continue;
     return { kind, ...(kind === 'send' ? { to: /\bto=([\w.-]+)/.exec(text)?.[1], body: /\bbody=([\w-]+)/.exec(text)?.[1] } : {}) };
   }
   return undefined;
 }
+
+/** How long the push task "thinks" before each call: time for mail to arrive between two requests. */
+const PUSH_STEP_MS = 1000;
+const PUSH_STEPS = 8;
+const _canary = (request: ChatRequest) => /canary-[A-Za-z0-9]{12}/.exec(JSON.stringify(request.messages))?.[0];
 
 const _offered = (request: ChatRequest) => (request.tools ?? []).map((t) => t.function.name);
 const _called = (request: ChatRequest) => request.messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []) : [])).map((c) => c.function.name);
@@ -96,6 +103,13 @@ export function mailboxModel(mode: 'mcp' | 'builtin' | 'claim', options: Mailbox
       if (!found) throw new Error(`the runtime offers no MCP tool ${prefix}${base} of ${server}`);
       return found;
     };
+    if (task.kind === 'push') {
+      const seen = _canary(request);
+      if (seen) return { text: `A message reached me: ${seen}` };
+      const list = tool('list_agents');
+      const reply = _next(request, _steps(request, Array.from({ length: PUSH_STEPS }, () => ({ ...list, arguments: {} }))), () => 'No message reached me.');
+      return 'toolCalls' in reply ? new Promise((resolve) => setTimeout(() => resolve(reply), PUSH_STEP_MS)) : reply;
+    }
     const plan =
       task.kind === 'send'
         ? [

@@ -34,13 +34,16 @@ export interface ChatRequest {
 
 /** The behaviour language: answer this text, or call these tools (any name the runtime offers) with these arguments. */
 export type ModelReply = { text: string } | { toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> };
-export type ModelPolicy = (request: ChatRequest) => ModelReply;
+/** A policy may take its time (a model thinking): the runtime waits, and what reaches it meanwhile goes into its next request. */
+export type ModelPolicy = (request: ChatRequest) => ModelReply | Promise<ModelReply>;
 
 export type ModelApi = 'chat' | 'anthropic' | 'responses';
 
 /** A request as it arrived, before translation. */
 export interface RawRequest {
   api: ModelApi;
+  /** When it arrived (ms since the epoch): when the model was shown what it holds. */
+  at: number;
   path: string;
   headers: IncomingMessage['headers'];
   // biome-ignore lint/suspicious/noExplicitAny: request bodies are free-form JSON
@@ -83,12 +86,12 @@ export async function startToolModel(policy: ModelPolicy): Promise<ToolModel> {
     } catch {
       return sendJson(res, { error: { message: 'body is not JSON' } }, 400);
     }
-    raw.push({ api, path: req.url ?? '', headers: req.headers, body });
+    raw.push({ api, at: Date.now(), path: req.url ?? '', headers: req.headers, body });
     const chat = WIRES[api].request(body);
     requests.push(chat);
     let reply: ModelReply;
     try {
-      reply = policy(chat);
+      reply = await policy(chat);
     } catch (error) {
       return sendJson(res, { error: { type: 'api_error', message: `policy failed: ${(error as Error).message}` } }, 500);
     }

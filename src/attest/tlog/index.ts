@@ -59,9 +59,10 @@ export {
   verifyInclusion,
   verifyInclusionOfHash,
 } from '../../core/tlog/merkle.js';
+export { MerkleTree } from '../../core/tlog/tree.js';
 export { DEFAULT_WITNESS_MAX_REQUEST_BYTES, MAX_PROOF_LINES, serveWitness, Witness } from './witness.js';
 export type { WitnessAnswer, WitnessOptions, WitnessServer, WitnessServerOptions } from './witness.js';
-export { submitCheckpoint } from './witness-client.js';
+export { fetchWitnessedCheckpoint, submitCheckpoint } from './witness-client.js';
 export type { SubmitOptions, SubmitResult } from './witness-client.js';
 export { SqliteWitnessState } from './witness-store.js';
 export type { StoredCheckpoint, WitnessDecision, WitnessState } from './witness-store.js';

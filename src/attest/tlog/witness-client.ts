@@ -74,3 +74,23 @@ async function _post(url: string, checkpoint: string, oldSize: number, proof: re
 function _size(checkpoint: string): number {
   return Number(checkpoint.split('\n')[1]);
 }
+
+/**
+ * Asks the witness at `url` for the newest checkpoint of `origin` it cosigned (its
+ * `GET /checkpoint?origin=…`, docs/witness.md): the note with its cosignature, or
+ * undefined when it holds none. The caller verifies it (`parseCheckpoint`).
+ * @example const note = await fetchWitnessedCheckpoint('http://127.0.0.1:4500', 'witness.mailbox/mb_…')
+ */
+export async function fetchWitnessedCheckpoint(url: string, origin: string, options: { timeoutMs?: number } = {}): Promise<string | undefined> {
+  let res: Response;
+  try {
+    res = await fetch(`${url.replace(/\/+$/, '')}/checkpoint?origin=${encodeURIComponent(origin)}`, { signal: AbortSignal.timeout(options.timeoutMs ?? 10_000) });
+  } catch (cause) {
+    throw new WitnessError('IO', `Cannot reach the witness at ${url}: ${(cause as Error).message}. Check the URL and that it runs (witness anchor serve).`, { cause });
+  }
+  const text = await res.text();
+  if (res.status === 404) return undefined;
+  if (res.status !== 200) throw new WitnessError('IO', `The witness at ${url} answered ${res.status} to GET /checkpoint: ${text.trim().slice(0, 300)}`);
+  if (text.length > 65536) throw new WitnessError('INVALID_INPUT', `The witness at ${url} answered GET /checkpoint with over 64 KiB, which is not a checkpoint.`);
+  return text;
+}

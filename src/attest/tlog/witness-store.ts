@@ -39,7 +39,7 @@ export interface StoredCheckpoint {
   origin: string;
   size: number;
   root: Buffer;
-  /** The checkpoint note as submitted (with the log's signature). */
+  /** The checkpoint note as submitted (with the log's signature), followed by the cosignature the witness answered. */
   note: string;
 }
 

@@ -12,6 +12,12 @@
  * 409 the old size is not the stored one (body: the stored size, `text/x.tlog.size`)
  * or the same size with another root, 422 the consistency proof fails. Bodies are
  * plain text, never the request echoed.
+ *
+ * The protocol has no read; `GET /checkpoint?origin=O` is this witness's own: the
+ * newest checkpoint it cosigned for O with the cosignature it answered then (its
+ * timestamp is when it was witnessed, not when it was read), so a verifier can ask the
+ * witness itself — a log whose database was rolled back also lost any checkpoint kept
+ * in it. 404 when it holds none for O (or O is not one of its logs).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { WitnessError } from '../../core/errors.js';
@@ -81,9 +87,18 @@ export class Witness {
     return [...this.#logs.keys()];
   }
 
-  /** The newest checkpoint cosigned for `origin`. */
+  /** The newest checkpoint cosigned for `origin`: its note carries the cosignature this witness answered. */
   async latest(origin: string): Promise<{ size: number; root: Buffer; note: string } | undefined> {
     return this.#store.latest(origin);
+  }
+
+  /** `GET /checkpoint?origin=…`: the newest cosigned checkpoint of a log, as a note (200), or 404. */
+  async readCheckpoint(origin: string | null): Promise<WitnessAnswer> {
+    if (!origin) return _text(400, 'Name the log: GET /checkpoint?origin=ORIGIN (the first line of its checkpoints).');
+    if (!this.#logs.has(origin)) return _text(404, `Unknown log ${JSON.stringify(origin.slice(0, 200))}: this witness is not configured for it.`);
+    const latest = await this.#store.latest(origin);
+    if (!latest) return _text(404, `This witness has cosigned no checkpoint of ${origin} yet.`);
+    return { status: 200, contentType: 'text/plain; charset=utf-8', body: latest.note };
   }
 
   async addCheckpoint(body: Buffer): Promise<WitnessAnswer> {
@@ -121,7 +136,8 @@ export class Witness {
       // The cosignature is made before the commit, the answer sent after it: a crash in
       // between loses an answer, never the state it vouches for.
       const lines = signatureLines(checkpoint.body, [this.#cosigner]);
-      return { store: { origin, size: checkpoint.size, root: checkpoint.root, note }, result: _text(200, lines) };
+      // Kept with its cosignature, so GET /checkpoint shows when it was witnessed.
+      return { store: { origin, size: checkpoint.size, root: checkpoint.root, note: note + lines }, result: _text(200, lines) };
     });
   }
 
@@ -176,7 +192,7 @@ export interface WitnessServer {
   close(): Promise<void>;
 }
 
-/** Serves `witness` at POST /add-checkpoint (the submission prefix is the server's root). */
+/** Serves `witness` at POST /add-checkpoint (the submission prefix is the server's root) and GET /checkpoint?origin=…. */
 export async function serveWitness(witness: Witness, options: WitnessServerOptions = {}): Promise<WitnessServer> {
   const host = options.host ?? '127.0.0.1';
   const guard = requestGuard({ host, what: 'the witness', ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}), ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}) });
@@ -192,7 +208,12 @@ export async function serveWitness(witness: Witness, options: WitnessServerOptio
 async function _route(witness: Witness, guard: ReturnType<typeof requestGuard>, limit: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const forbidden = guard(req.headers);
   if (forbidden) return _send(res, _text(403, forbidden));
-  if (req.url !== '/add-checkpoint') return _send(res, _text(404, 'Not found: this witness answers POST /add-checkpoint.'));
+  const url = new URL(req.url ?? '/', 'http://witness');
+  if (url.pathname === '/checkpoint') {
+    if (req.method !== 'GET') return _send(res, _text(405, 'checkpoint takes GET.'), { Allow: 'GET' });
+    return _send(res, await witness.readCheckpoint(url.searchParams.get('origin')));
+  }
+  if (req.url !== '/add-checkpoint') return _send(res, _text(404, 'Not found: this witness answers POST /add-checkpoint and GET /checkpoint?origin=ORIGIN.'));
   if (req.method !== 'POST') return _send(res, _text(405, 'add-checkpoint takes POST.'), { Allow: 'POST' });
   const body = await readBody(req, limit);
   if (body === undefined) return _send(res, _text(413, tooLargeMessage(limit)));

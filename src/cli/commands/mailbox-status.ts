@@ -5,18 +5,19 @@
  * part of `witness mailbox verify` (the same state, each step traced to its receipt).
  */
 import { Command } from 'commander';
-import { type DeliveryStatus, type Explanation, openStore } from '../../mailbox/index.js';
+import { type DeliveryStatus, type Explanation, listWitnessed, openStore, readConfig } from '../../mailbox/index.js';
 import { type CliContext, resolvePath } from '../context.js';
 
 export function statusCommand(ctx: CliContext): Command {
   return new Command('status')
-    .description('Where a message stands, from the signed call log: stored, read (fetched by its recipient) or acknowledged (ack_message, with its reply) — each with the receipt that proves it. Exit 1 when no genuine send receipt stores it.')
+    .description('Where a message stands, from the signed call log: stored, read (fetched by its recipient) or acknowledged (ack_message, with its reply) — each with the receipt that proves it. Exit 1 when no genuine send receipt stores it. Without ID: what each witness the servers submit to last answered (the newest cosigned size, and the last refusal or error); exit 1 when the last answer of one was not a cosignature.')
     .argument('<dir>', 'mailbox folder')
-    .argument('<id>', 'message id (msg_…)')
+    .argument('[id]', 'message id (msg_…)')
     .option('--key <path>', 'signing key file, if not where mailbox.json says')
     .option('--json', 'print the status as JSON')
-    .addHelpText('after', '\nExample:\n  $ witness mailbox status ./mb msg_0b9c…   # then `witness mailbox verify ./mb --explain msg_0b9c…` to check every receipt')
-    .action(async (dir: string, id: string, o: { key?: string; json?: boolean }) => {
+    .addHelpText('after', '\nExample:\n  $ witness mailbox status ./mb msg_0b9c…   # then `witness mailbox verify ./mb --explain msg_0b9c…` to check every receipt\n  $ witness mailbox status ./mb            # the witnesses\' last answers')
+    .action(async (dir: string, id: string | undefined, o: { key?: string; json?: boolean }) => {
+      if (id === undefined) return _witnessStatus(ctx, dir, o.json);
       const store = await openStore(resolvePath(ctx, dir), { readOnly: true, ...(o.key ? { keyPath: resolvePath(ctx, o.key) } : {}) });
       let status: DeliveryStatus | undefined;
       try {
@@ -33,6 +34,24 @@ export function statusCommand(ctx: CliContext): Command {
       if (o.json) return ctx.io.stdout(`${JSON.stringify(status, null, 2)}\n`);
       ctx.io.stdout(`${formatStatus(status)}\n`);
     });
+}
+
+function _witnessStatus(ctx: CliContext, dir: string, json?: boolean): void {
+  const path = resolvePath(ctx, dir);
+  readConfig(path); // not a mailbox: its one clear error
+  const records = listWitnessed(path);
+  if (records.some((r) => r.last && !r.last.ok)) ctx.exitCode = 1;
+  if (json) {
+    ctx.io.stdout(`${JSON.stringify(records.map(({ note: _, ...r }) => r), null, 2)}\n`);
+    return;
+  }
+  if (records.length === 0) ctx.io.stdout(`${dir}: no witness has answered yet (serve with --witness URL --witness-key VKEY).\n`);
+  for (const r of records) {
+    const name = r.vkey.split('+')[0];
+    const cosigned = r.size === undefined ? 'nothing cosigned yet' : `cosigned size ${r.size}`;
+    const last = r.last ? (r.last.ok ? `last: cosigned size ${r.last.size} at ${r.last.at}` : `last: ${r.last.status === undefined ? 'unreachable' : `refused (${r.last.status})`} size ${r.last.size} at ${r.last.at}: ${r.last.message}`) : '';
+    ctx.io.stdout(`${name} ${r.url}: ${cosigned}; ${last}\n`);
+  }
 }
 
 /** A status in a few lines: the state, then each step with its receipt's seq and time. */

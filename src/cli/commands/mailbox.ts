@@ -29,7 +29,9 @@ import { parseCommandArray, selfCommand } from '../self-command.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { untilStopped } from '../signals.js';
 import { readCheckpointText } from '../verify/mailbox.js';
+import { addWitnessVerifyOptions, witnessRequirements, type WitnessVerifyOptions } from '../verify/witness-options.js';
 import { storeOption } from './mailbox-store.js';
+import { addWitnessOptions, startWitnessing, type WitnessServeOptions } from './mailbox-witness.js';
 import { formatExplanation, statusCommand } from './mailbox-status.js';
 import { exportCommand, importCommand } from './mailbox-transfer.js';
 
@@ -117,11 +119,12 @@ interface ServeOptions {
   allowOrigin: string[];
   allowedHost: string[];
   channel?: boolean;
+  sessionLog?: string;
 }
 
 function _serve(ctx: CliContext): Command {
   const collect = (v: string, all: string[]) => [...all, v];
-  return new Command('serve')
+  const command = new Command('serve')
     .description('Serve the mailbox over MCP: stdio for one agent (--agent), or Streamable HTTP for many (--http; each agent authenticates with its token).')
     .requiredOption('--dir <dir>', 'mailbox folder')
     .option('--agent <name>', 'stdio: the agent this process acts for (or WITNESS_MAILBOX_AGENT)')
@@ -139,30 +142,39 @@ function _serve(ctx: CliContext): Command {
     .option('--allow-origin <origin>', 'HTTP: also allow this Origin (repeatable)', collect, [])
     .option('--allowed-host <host>', 'HTTP: allowed Host names when binding beyond loopback (repeatable)', collect, [])
     .option('--channel', 'push each new message from a registered agent into the session as a Claude Code channel event (notifications/claude/channel)')
-    .addHelpText('after', '\nExamples:\n  $ witness mailbox serve --dir ./mb --agent alice --tool-prefix mailbox_\n  $ witness mailbox serve --dir ./mb --http --port 8765     # prints the URL on stderr\n  $ witness mailbox serve --dir ./mb --agent alice --channel  # for Claude Code: see `witness mailbox install claude --channel`')
-    .action(async (o: ServeOptions) => {
+    .option('--session-log <file>', 'append one JSON line per session event: the MCP protocol version negotiated, subscriptions, each notification pushed (ids only, never a body)')
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox serve --dir ./mb --agent alice --tool-prefix mailbox_\n  $ witness mailbox serve --dir ./mb --agent alice --session-log sessions.jsonl   # what `witness probe` reads\n  $ witness mailbox serve --dir ./mb --http --port 8765     # prints the URL on stderr\n  $ witness mailbox serve --dir ./mb --agent alice --channel  # for Claude Code: see `witness mailbox install claude --channel`\n  $ witness mailbox serve --dir ./mb --http --witness http://w1.example:4501 --witness-key "witness.example/w1+6a1f03c2+BH3k…"');
+  return addWitnessOptions(command).action(async (o: ServeOptions & WitnessServeOptions) => {
       const agent = o.agent ?? process.env.WITNESS_MAILBOX_AGENT;
       if (!o.http && !agent) throw new WitnessError('USAGE', 'Say who this stdio server acts for with --agent NAME (or WITNESS_MAILBOX_AGENT), or serve many agents with --http.');
       if (o.http && o.agent) throw new WitnessError('USAGE', 'Use either --agent (stdio, one agent) or --http (agents identified by their tokens), not both.');
       if (!o.http && o.maxRequestBytes !== undefined) throw new WitnessError('USAGE', '--max-request-bytes limits HTTP request bodies; add --http, or drop it (stdio has no request body).');
-      const runtime = await createRuntime({ dir: resolvePath(ctx, o.dir), prefix: o.toolPrefix, limits: _limits(o), ...(o.channel ? { channel: true } : {}), ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.store ? { store: storeOption(o.store).store } : {}) });
+      const runtime = await createRuntime({ dir: resolvePath(ctx, o.dir), prefix: o.toolPrefix, limits: _limits(o), ...(o.channel ? { channel: true } : {}), ...(o.sessionLog ? { sessionLog: resolvePath(ctx, o.sessionLog) } : {}), ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.store ? { store: storeOption(o.store).store } : {}) });
       // Until it serves, a failure closes the store: a PostgreSQL pool and its LISTEN
       // connection left open would keep the process alive after the error is printed.
+      let submitter: Awaited<ReturnType<typeof startWitnessing>>;
       const server = await _closingOnError(runtime, async () => {
         const recovery = recoverMailbox(runtime.store.dir, o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {});
         if (recovery?.problem) ctx.io.stderr(`witness mailbox: warning: ${recovery.problem}
 `);
-        if (!o.http) return void (await assertRegistered(runtime, agent!));
-        return serveHttp(runtime, { host: o.host, port: o.port, allowedOrigins: o.allowOrigin, allowedHosts: o.allowedHost, ...(o.maxRequestBytes !== undefined ? { maxRequestBytes: o.maxRequestBytes } : {}) });
+        if (!o.http) await assertRegistered(runtime, agent!);
+        submitter = await startWitnessing(ctx, runtime, o, o.key !== undefined ? _keyPath(ctx, o.key) : undefined);
+        if (!o.http) return undefined;
+        return serveHttp(runtime, { host: o.host, port: o.port, allowedOrigins: o.allowOrigin, allowedHosts: o.allowedHost, ...(o.maxRequestBytes !== undefined ? { maxRequestBytes: o.maxRequestBytes } : {}) }).catch(async (error: unknown) => {
+          await submitter?.close().catch(() => undefined); // its own database connection would keep the process alive
+          throw error;
+        });
       });
       if (!server) {
         ctx.io.stderr(`witness mailbox: serving ${agent} over stdio (${runtime.store.dir})\n`);
-        return serveStdio(runtime, agent!);
+        await serveStdio(runtime, agent!);
+        return submitter?.close(); // the log's final checkpoint, once the last receipt is stored
       }
       const stopped = untilStopped(ctx); // listening before it says it is ready, so a signal right after the line is not missed
       ctx.io.stderr(`witness mailbox: listening on ${server.url}\n`);
       await stopped;
       await server.close();
+      await submitter?.close();
     });
 }
 
@@ -197,19 +209,20 @@ function _keyPath(ctx: CliContext, key: string): string {
 }
 
 function _verify(ctx: CliContext): Command {
-  return new Command('verify')
+  const command = new Command('verify')
     .description('Check the call log\'s hash chain and every receipt, and cross-check inboxes against the log. Exit 0 only when clean; each problem is printed with file, line and kind (forged, modified, reordered, deleted, corrupt, orphan, skipped).')
     .argument('<dir>', 'mailbox folder')
     .option('--key <path>', 'key file to check receipts with')
     .option('--public-key <base64url>', 'pin the Ed25519 public key instead of trusting any file')
     .option('--explain <id>', 'also trace one message: where it is stored and every receipt that names it')
     .option('--checkpoint <file>', 'a checkpoint taken before (`witness mailbox checkpoint`): the log must be that log or an append-only extension (else truncated / inconsistent)')
-    .option('--json', 'print the report as JSON')
-    .addHelpText('after', '\nExamples:\n  $ witness mailbox verify ./mb --json | jq ".problems"\n  $ witness mailbox verify ./mb --explain msg_0b9c…\n  $ witness mailbox verify ./mb --checkpoint kept.checkpoint')
-    .action(async (dir: string, o: { key?: string; publicKey?: string; explain?: string; checkpoint?: string; json?: boolean }) => {
+    .option('--json', 'print the report as JSON');
+  return addWitnessVerifyOptions(command)
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox verify ./mb --json | jq ".problems"\n  $ witness mailbox verify ./mb --explain msg_0b9c…\n  $ witness mailbox verify ./mb --checkpoint kept.checkpoint\n  $ witness mailbox verify ./mb --witness "witness.example/w1+6a1f03c2+BH3k…" --witness-url http://w1.example:4501')
+    .action(async (dir: string, o: { key?: string; publicKey?: string; explain?: string; checkpoint?: string; json?: boolean } & WitnessVerifyOptions) => {
       if (o.key !== undefined && o.publicKey !== undefined) throw new WitnessError('USAGE', 'Give either --key or --public-key, not both: receipts are checked with one key.');
       if (o.explain !== undefined && o.explain.trim() === '') throw new WitnessError('USAGE', '--explain is empty; give a message id (msg_…).');
-      const report = await verifyMailbox(resolvePath(ctx, dir), { ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.publicKey !== undefined ? { publicKey: o.publicKey } : {}), ...(o.explain !== undefined ? { explain: o.explain } : {}), ...(o.checkpoint !== undefined ? { checkpoint: readCheckpointText(resolvePath(ctx, o.checkpoint)) } : {}) });
+      const report = await verifyMailbox(resolvePath(ctx, dir), { ...(o.key !== undefined ? { keyPath: _keyPath(ctx, o.key) } : {}), ...(o.publicKey !== undefined ? { publicKey: o.publicKey } : {}), ...(o.explain !== undefined ? { explain: o.explain } : {}), ...(o.checkpoint !== undefined ? { checkpoint: readCheckpointText(resolvePath(ctx, o.checkpoint)) } : {}), witnesses: witnessRequirements(o) });
       if (!report.ok) ctx.exitCode = 1;
       if (o.json) return ctx.io.stdout(`${JSON.stringify(report, null, 2)}\n`);
       if (report.explain) ctx.io.stdout(`${formatExplanation(report.explain)}\n`);

@@ -20,6 +20,7 @@ interface ProbeFlags {
   timeout: number;
   serverCommand?: string;
   all?: boolean;
+  push?: boolean;
 }
 
 export function probeCommand(ctx: CliContext): Command {
@@ -44,9 +45,10 @@ export function probeCommand(ctx: CliContext): Command {
     .option('--server-command <json>', 'how to start witness for the mailbox servers, as a JSON array (default: this witness)')
     .option('--json', 'print the report as JSON')
     .option('--keep', 'keep the temporary workspace (mailbox, config, logs) and print where it is')
+    .option('--push', 'also measure push, per path the runtime offers (inbox subscription; Claude Code channels): delivered to the runtime, from the server\'s records; seen by the model needs the model\'s request records, so it stays undecided here (docs/probe.md)')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ witness probe reference                          # the built-in agent that does it right: all pass\n  $ witness probe liar                               # an adversary: the probe must not pass it\n  $ witness probe builtin-sender                     # sends with its own SendMessage: caught, and named as shadowing\n  $ witness probe qwen --model-endpoint http://127.0.0.1:8000/v1 --model qwen3-coder\n  $ witness probe qwen --tool-prefix mailbox_ --model-endpoint http://127.0.0.1:8000/v1 --model qwen3-coder\n  $ witness probe opencode --model anthropic/claude-sonnet-4 --json > probe.json\n  $ witness probe command --template \'mycli --prompt {prompt}\' --check send',
+      '\nExamples:\n  $ witness probe reference                          # the built-in agent that does it right: all pass\n  $ witness probe liar                               # an adversary: the probe must not pass it\n  $ witness probe builtin-sender                     # sends with its own SendMessage: caught, and named as shadowing\n  $ witness probe qwen --model-endpoint http://127.0.0.1:8000/v1 --model qwen3-coder\n  $ witness probe qwen --tool-prefix mailbox_ --model-endpoint http://127.0.0.1:8000/v1 --model qwen3-coder\n  $ witness probe opencode --model anthropic/claude-sonnet-4 --json > probe.json\n  $ witness probe command --template \'mycli --prompt {prompt}\' --check send\n  $ witness probe claude --push --model-endpoint http://127.0.0.1:8000 --json   # push delivered per path',
     )
     .action(async (runtime: string | undefined, o: ProbeFlags) => {
       if (o.all && runtime) throw new WitnessError('USAGE', `Give a runtime or --all, not both (got ${runtime} and --all).`);
@@ -72,6 +74,7 @@ function _commonOptions(ctx: CliContext, o: ProbeFlags) {
     ...(o.check.length > 0 ? { checks: [...new Set(o.check)] } : {}),
     ...(o.modelEndpoint ? { modelEndpoint: o.modelEndpoint } : {}),
     ...(o.model ? { model: o.model } : {}),
+    ...(o.push ? { push: true } : {}),
     ...(o.json ? {} : { onProgress: (m: string) => ctx.io.stderr(`probe: ${m}\n`) }),
   };
 }

@@ -7,7 +7,9 @@ import { writeFileAtomic } from '../../core/atomic-write.js';
 import { Command, InvalidArgumentError } from 'commander';
 import { isWitnessError } from '../../core/errors.js';
 import { renderHtmlReport } from '../../report/html.js';
-import { POOL_FIELDS, type PoolField, parsePoolFields, poolRuns } from '../../report/pool.js';
+import { GroupedLlmMetrics, renderLlmTable } from '../../report/llm-metrics.js';
+import { groupLabel, POOL_FIELDS, type PoolField, parsePoolFields, poolRuns } from '../../report/pool.js';
+import { shortLabels } from '../../report/labels.js';
 import { pairedJson, renderPairedTable } from '../../report/paired-table.js';
 import { renderGroupTable, renderOutcomeTable } from '../../report/table.js';
 import type { RunRecord } from '../../sim/experiment/record.js';
@@ -65,9 +67,15 @@ function _report(ctx: CliContext, file: string, options: ReportOptions): void {
   const kept = held && [...unique.filter(held.records)];
   const scan = emptyScan();
   const paired = new PairedRuns();
-  const records = (): Iterable<RunRecord> => _tee(kept ?? unique.filter(recordsOf(path, scan)), (r) => paired.add(r));
+  const llm = new GroupedLlmMetrics<RunRecord>(options.by ? (r) => _groupOf(r, options.by!) : (r) => r.cell);
+  const records = (): Iterable<RunRecord> =>
+    _tee(kept ?? unique.filter(recordsOf(path, scan)), (r) => {
+      paired.add(r);
+      llm.add(r);
+    });
   const tables = _tables(records(), options);
   const comparisons = paired.comparisons();
+  const metrics = llm.finish();
   const problems = held?.problems ?? scan.problems;
   const tornTail = held?.tornTail ?? scan.tornTail;
   const runs = (held?.records.length ?? scan.runs) - unique.count;
@@ -79,17 +87,31 @@ function _report(ctx: CliContext, file: string, options: ReportOptions): void {
   const d = unique.dropped;
   const head = { file: path, runs, problems, torn_tail: tornTail, dropped: { repeated: d.repeated, other_experiment: d.otherExperiment, seq_taken: d.seqTaken } };
   if (tables.groups) {
-    if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, by: options.by, groups: tables.groups, paired: comparisons.map(pairedJson) }, null, 2)}\n`);
-    else ctx.io.stdout(`${renderGroupTable(tables.groups, options.by!, { inRange: tables.inRange, wide: options.wide })}\n`);
+    const groups = tables.groups.map((g) => ({ ...g, llm: metrics.get(groupLabel(g.group)) }));
+    if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, by: options.by, groups, paired: comparisons.map(pairedJson) }, null, 2)}\n`);
+    else {
+      const llmTable = renderLlmTable('group', groups.map((g) => ({ label: groupLabel(g.group), metrics: g.llm! })));
+      ctx.io.stdout(`${renderGroupTable(tables.groups, options.by!, { inRange: tables.inRange, wide: options.wide })}\n${_section(llmTable)}`);
+    }
   } else {
-    if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, cells: tables.cells, paired: comparisons.map(pairedJson) }, null, 2)}\n`);
-    else ctx.io.stdout(`${renderOutcomeTable(tables.cells!, { wide: options.wide })}\n${_section(renderPairedTable(comparisons))}`);
+    const cells = tables.cells!.map((c) => ({ ...c, llm: metrics.get(c.cell) }));
+    if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, cells, paired: comparisons.map(pairedJson) }, null, 2)}\n`);
+    else {
+      const { short } = shortLabels(cells.map((c) => c.cell));
+      const llmTable = renderLlmTable('cell', cells.map((c) => ({ label: options.wide ? c.cell : (short.get(c.cell) ?? c.cell), metrics: c.llm! })));
+      ctx.io.stdout(`${renderOutcomeTable(tables.cells!, { wide: options.wide })}\n${_section(renderPairedTable(comparisons))}${_section(llmTable)}`);
+    }
   }
   if (options.html && kept) {
     const out = resolvePath(ctx, options.html);
     writeFileAtomic(out, renderHtmlReport(kept, { title: options.title, source: file, version: VERSION, by: options.by }));
     ctx.io.stderr(`HTML report: ${out}\n`);
   }
+}
+
+/** A run's group with --by, labelled as the group table labels it. */
+function _groupOf(r: RunRecord, by: readonly PoolField[]): string {
+  return groupLabel(Object.fromEntries(by.map((f) => [f, POOL_FIELDS[f].of(r)])));
 }
 
 /** `records`, handing each to `see` as it passes. */

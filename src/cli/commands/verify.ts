@@ -14,13 +14,14 @@ import { type CliContext, resolvePath } from '../context.js';
 import { checkOptions, recognise } from '../verify/read.js';
 import type { OptionName, Outcome, OutcomeProblem, VerifyCliOptions } from '../verify/types.js';
 import { parseTime } from './keys.js';
+import { addWitnessVerifyOptions } from '../verify/witness-options.js';
 
 export type { VerifyCliOptions } from '../verify/types.js';
 
 const MAX_SKEW_S = MAX_SKEW_MS / 1000;
 
 export function verifyCommand(ctx: CliContext): Command {
-  return new Command('verify')
+  const command = new Command('verify')
     .summary('verify any Witness artifact: a receipt, path, envelope, bundle, E12 results file, mailbox folder or signed simulation results')
     .description(
       'Check a Witness artifact, recognised by the type it declares: a release receipt or delegation path (against --output, trusting only --keys), a DSSE envelope, an evidence bundle that carries its output, an E12 results file, a mailbox folder, or signed simulation results (witness sim --sign). Prints the problems, each with its reason code, when invalid. An option that does not apply to the artifact given is a usage error. Exit 0 valid, 1 invalid, 2 usage error.',
@@ -34,13 +35,14 @@ export function verifyCommand(ctx: CliContext): Command {
     .option('--now <time>', 'verify as of this time instead of now, e.g. 2026-01-31T12:00:00Z', (text: string) => parseTime(text, '--now'))
     .addOption(new Option('--revocation <policy>', 'from-revoked-at: refuse receipts issued after revocation; all: refuse every receipt of a revoked key').choices(['from-revoked-at', 'all']).default('from-revoked-at'))
     .option('--require-cosigner <deployer...>', 'deployers that must co-sign every delegation (only dag edges carry co-signatures)', [])
-    .option('--checkpoint <file>', 'signed results only: their checkpoint file (default: RESULTS.checkpoint.json beside them), or a checkpoint you kept (`witness sim checkpoint`): the file must be that log or an append-only extension of it')
+    .option('--checkpoint <file>', 'signed results and mailbox folders: their checkpoint file (default: RESULTS.checkpoint.json beside them), or a checkpoint you kept (`witness sim checkpoint`): the file must be that log or an append-only extension of it')
     .option('--cassette <file>', 'signed results only: check this cassette against the digest their checkpoint signed (--record, or a replay)')
     .option('--allow-partial', 'signed sharded results only: valid when some shards of the sweep are missing (the verdict says partial); without it a missing shard is SHARD_MISSING')
-    .option('--json', 'print {ok, type, legacy, summary, problems, details} as JSON')
+    .option('--json', 'print {ok, type, legacy, summary, problems, details} as JSON');
+  return addWitnessVerifyOptions(command)
     .addHelpText(
       'after',
-      '\nExample:\n  $ witness verify answer.evidence.json --output answer.txt --keys trusted.json --nonces nonces.db --construction dag\n  $ witness verify receipt.json --output report.txt --keys trusted.json --json\n  $ witness verify receipt.json --output report.txt --keys trusted.json --nonces postgres://verifier@db.internal/witness\n  $ witness verify answer.bundle.json --keys trusted.json   # evidence with its output\n  $ witness verify results.json                  # an E12 results file (witness a2a bench)\n  $ witness verify ./mb --keys trusted.json      # a mailbox folder, its key pinned by your directory\n  $ witness verify sweep.jsonl --keys trusted.json   # signed simulation results (witness sim --sign)',
+      '\nExample:\n  $ witness verify answer.evidence.json --output answer.txt --keys trusted.json --nonces nonces.db --construction dag\n  $ witness verify receipt.json --output report.txt --keys trusted.json --json\n  $ witness verify receipt.json --output report.txt --keys trusted.json --nonces postgres://verifier@db.internal/witness\n  $ witness verify answer.bundle.json --keys trusted.json   # evidence with its output\n  $ witness verify results.json                  # an E12 results file (witness a2a bench)\n  $ witness verify ./mb --keys trusted.json      # a mailbox folder, its key pinned by your directory\n  $ witness verify sweep.jsonl --keys trusted.json   # signed simulation results (witness sim --sign)\n  $ witness verify ./mb --witness "witness.example/w1+6a1f03c2+BH3k…" --witness-url http://w1.example:4501 --witnessed-within 10m',
     )
     .action(async (file: string, o: VerifyCliOptions, command: Command) => {
       const found = recognise(resolvePath(ctx, file), file);

@@ -71,7 +71,7 @@ export const ARTIFACT_KINDS: readonly ArtifactKind[] = [
     form: 'dir',
     manifest: 'mailbox.json',
     declared: { field: 'format', values: [MAILBOX_FORMAT] },
-    uses: ['keys', 'checkpoint'],
+    uses: ['keys', 'checkpoint', 'witness', 'witnessUrl', 'witnessedWithin'],
     why: { output: 'a mailbox holds its own records' },
     verify: verifyMailboxFolder,
   },

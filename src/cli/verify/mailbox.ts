@@ -6,7 +6,9 @@
  * directory holds for the mailbox's key id — the trust root is yours, not the
  * mailbox's files; without it, with the key the mailbox names (as `mailbox verify`).
  * With `--checkpoint`, the call log must extend that signed checkpoint (TRUNCATED /
- * INCONSISTENT otherwise), its signature checked with the same key.
+ * INCONSISTENT otherwise), its signature checked with the same key. With `--witness`,
+ * a checkpoint cosigned by each witness named is required (NOT_WITNESSED without one)
+ * and checked the same way.
  */
 import { readFileSync } from 'node:fs';
 import { loadKeyDirectory } from '../../attest/index.js';
@@ -14,6 +16,7 @@ import { WitnessError } from '../../core/errors.js';
 import { readConfig, verifyMailbox } from '../../mailbox/index.js';
 import { type CliContext, resolvePath } from '../context.js';
 import type { Artifact, Outcome, VerifyCliOptions } from './types.js';
+import { witnessRequirements } from './witness-options.js';
 
 export async function verifyMailboxFolder(artifact: Artifact, o: VerifyCliOptions, ctx: CliContext): Promise<Outcome> {
   const config = readConfig(artifact.path);
@@ -28,6 +31,8 @@ export async function verifyMailboxFolder(artifact: Artifact, o: VerifyCliOption
     pinned = { verifier: { verifier: trusted, source: `key directory ${o.keys}` }, checkpointPublicKey: String(trusted.key.export({ format: 'jwk' }).x) };
   }
   if (o.checkpoint !== undefined) pinned.checkpoint = readCheckpointText(resolvePath(ctx, o.checkpoint));
+  const witnesses = witnessRequirements(o);
+  if (witnesses.length > 0) pinned.witnesses = witnesses;
   const report = await verifyMailbox(artifact.path, pinned);
   const counts = `${report.calls} call receipts, ${report.messages} messages, key ${report.key.kid} (${report.key.source})`;
   return {

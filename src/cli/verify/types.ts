@@ -20,10 +20,13 @@ export interface VerifyCliOptions {
   checkpoint?: string;
   cassette?: string;
   allowPartial?: boolean;
+  witness?: string[];
+  witnessUrl?: string[];
+  witnessedWithin?: number;
 }
 
 /** The options an artifact kind may use (`--json` applies to every kind). */
-export type OptionName = 'output' | 'keys' | 'nonces' | 'construction' | 'skew' | 'now' | 'revocation' | 'requireCosigner' | 'checkpoint' | 'cassette' | 'allowPartial';
+export type OptionName = 'output' | 'keys' | 'nonces' | 'construction' | 'skew' | 'now' | 'revocation' | 'requireCosigner' | 'checkpoint' | 'cassette' | 'allowPartial' | 'witness' | 'witnessUrl' | 'witnessedWithin';
 
 /** Command-line spelling of each option, in the order messages list them. */
 export const OPTION_FLAGS: Readonly<Record<OptionName, string>> = {
@@ -38,6 +41,9 @@ export const OPTION_FLAGS: Readonly<Record<OptionName, string>> = {
   checkpoint: '--checkpoint',
   cassette: '--cassette',
   allowPartial: '--allow-partial',
+  witness: '--witness',
+  witnessUrl: '--witness-url',
+  witnessedWithin: '--witnessed-within',
 };
 
 /** An artifact as read: one JSON document, the first line of a JSONL file, or a folder's manifest. */

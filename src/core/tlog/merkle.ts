@@ -149,8 +149,18 @@ export function consistencyProofOfHashes(leafHashes: readonly Uint8Array[], oldS
   const n = leafHashes.length;
   if (!Number.isInteger(oldSize) || oldSize < 0 || oldSize > n) throw new RangeError(`No consistency proof from size ${oldSize} to a tree of ${n}.`);
   if (oldSize === 0 || oldSize === n) return [];
+  return consistencyProofBy(oldSize, n, (lo, hi) => _subtree(leafHashes, lo, hi));
+}
+
+/**
+ * The consistency proof from `oldSize` to `newSize`, given the root of any range of
+ * leaves [lo, hi): a tree that keeps its interior nodes (tree.ts) answers each in
+ * O(log n) instead of rehashing the range.
+ */
+export function consistencyProofBy(oldSize: number, newSize: number, subtree: (lo: number, hi: number) => Buffer): Buffer[] {
+  if (oldSize === 0 || oldSize === newSize) return [];
   const out: Buffer[] = [];
-  _subproof(leafHashes, oldSize, 0, n, true, out);
+  _subproof(subtree, oldSize, 0, newSize, true, out);
   return out;
 }
 
@@ -198,19 +208,19 @@ export function verifyConsistency(oldSize: number, newSize: number, oldRoot: Uin
 }
 
 // RFC 9162 §2.1.4.1 SUBPROOF(m, D[lo:hi], b), appending to `out` in the RFC's order.
-function _subproof(hashes: readonly Uint8Array[], m: number, lo: number, hi: number, complete: boolean, out: Buffer[]): void {
+function _subproof(subtree: (lo: number, hi: number) => Buffer, m: number, lo: number, hi: number, complete: boolean, out: Buffer[]): void {
   const n = hi - lo;
   if (m === n) {
-    if (!complete) out.push(_subtree(hashes, lo, hi));
+    if (!complete) out.push(subtree(lo, hi));
     return;
   }
   const k = _split(n);
   if (m <= k) {
-    _subproof(hashes, m, lo, lo + k, complete, out);
-    out.push(_subtree(hashes, lo + k, hi));
+    _subproof(subtree, m, lo, lo + k, complete, out);
+    out.push(subtree(lo + k, hi));
   } else {
-    _subproof(hashes, m - k, lo + k, hi, false, out);
-    out.push(_subtree(hashes, lo, lo + k));
+    _subproof(subtree, m - k, lo + k, hi, false, out);
+    out.push(subtree(lo, lo + k));
   }
 }
 

@@ -46,6 +46,8 @@ export interface InstallOptions {
   force?: boolean;
   /** Claude Code only: serve with `--channel` (new mail pushed into the session as channel events). */
   channel?: boolean;
+  /** Serve with `--session-log FILE` (the probe reads it: negotiated protocol version, pushes). */
+  sessionLog?: string;
 }
 
 export interface InstallResult {
@@ -63,7 +65,7 @@ export function installMailbox(options: InstallOptions): InstallResult {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new WitnessError('USAGE', `--name ${JSON.stringify(name)} must be letters, digits, "_" or "-".`);
   const [command, ...pre] = options.serverCommand;
   if (!command) throw new WitnessError('USAGE', 'The server command is empty; pass --server-command \'["witness"]\'.');
-  const args = [...pre, 'mailbox', 'serve', '--dir', resolve(options.dir), '--agent', options.agent, '--tool-prefix', options.toolPrefix ?? 'mailbox_', ...(options.keyPath ? ['--key', resolve(options.keyPath)] : []), ...(options.channel ? ['--channel'] : [])];
+  const args = [...pre, 'mailbox', 'serve', '--dir', resolve(options.dir), '--agent', options.agent, '--tool-prefix', options.toolPrefix ?? 'mailbox_', ...(options.keyPath ? ['--key', resolve(options.keyPath)] : []), ...(options.channel ? ['--channel'] : []), ...(options.sessionLog ? ['--session-log', resolve(options.sessionLog)] : [])];
   if (existsSync(options.project) && !statSync(options.project).isDirectory()) throw new WitnessError('USAGE', `--project ${options.project} is not a folder; give the project's folder.`);
   const file = configFile(options);
   const before = _read(file);

@@ -31,6 +31,7 @@ export const claude: RuntimeAdapter = {
   title: 'Claude Code',
   detect: (ctx) => detectCli('claude', 'Claude Code', ctx, 'npm i -g @anthropic-ai/claude-code'),
   install: (ctx) => installFor('claude', ctx, 'user'),
+  installChannel: (ctx) => installFor('claude', ctx, 'user', true),
   async connection(ctx) {
     const out = await runProcess(findBin('claude', ctx)!, ['mcp', 'list'], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs, signal: ctx.signal });
     if (out.timedOut) return { status: 'failed', detail: `claude mcp list did not finish within ${Math.round(ctx.timeoutMs / 1000)} s` };
@@ -39,7 +40,9 @@ export const claude: RuntimeAdapter = {
   async run(ctx, task: AgentTask) {
     const model = ctx.model ? ['--model', ctx.model] : [];
     // --dangerously-skip-permissions is refused as root; allowing the mailbox server's tools is all the checks need.
-    const args = ['-p', task.prompt, ...model, '--output-format', 'stream-json', '--verbose', '--allowedTools', `mcp__${ctx.serverName}`];
+    // The launch flag `witness mailbox install claude --channel` prints: a server not on Anthropic's list loads only with it.
+    const channel = task.kind === 'push' && task.path === 'channel' ? ['--dangerously-load-development-channels', `server:${ctx.serverName}`] : [];
+    const args = ['-p', task.prompt, ...model, ...channel, '--output-format', 'stream-json', '--verbose', '--allowedTools', `mcp__${ctx.serverName}`];
     return readStreamJson(await runProcess(findBin('claude', ctx)!, args, { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs, signal: ctx.signal }));
   },
   listTools: (ctx) => withNoModel((url) => _listTools(ctx, url)),

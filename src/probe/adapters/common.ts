@@ -56,7 +56,7 @@ export async function detectCli(name: string, title: string, ctx: ProbeContext, 
 }
 
 /** Writes the mailbox server into the runtime's config with the library behind `witness mailbox install`. */
-export function installFor(runtime: Runtime, ctx: ProbeContext, scope: 'project' | 'user' = 'project'): { file: string; has_server: boolean } {
+export function installFor(runtime: Runtime, ctx: ProbeContext, scope: 'project' | 'user' = 'project', channel = false): { file: string; has_server: boolean } {
   const result = installMailbox({
     runtime,
     dir: ctx.ws.mailbox,
@@ -68,6 +68,8 @@ export function installFor(runtime: Runtime, ctx: ProbeContext, scope: 'project'
     toolPrefix: ctx.toolPrefix,
     keyPath: ctx.ws.keyPath,
     serverCommand: ctx.ws.serverCommand,
+    sessionLog: ctx.ws.sessionLog,
+    ...(channel ? { channel: true, force: true } : {}),
   });
   return { file: result.file, has_server: configHasServer(result.file, ctx.serverName) };
 }

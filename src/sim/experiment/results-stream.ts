@@ -35,13 +35,14 @@ export interface ResultsScan {
 }
 
 /**
- * Every complete line of a file, without its newline, with its 1-based number; `chunk`:
+ * Every complete line of a file, without its newline, with its 1-based number, its byte
+ * offset in the file and its length in bytes (for an index that reads it again); `chunk`:
  * bytes read at once. Refuses a file that is not a regular file before reading, reads no
  * further than the size it had when opened, and throws CORRUPT at a line past
  * `maxLineBytes` (an unterminated last line that long is only skipped, as any torn tail
  * is, and reported as one: its bytes are not kept).
  */
-export function* fileLines(path: string, chunk = CHUNK, maxLineBytes = MAX_LINE_BYTES): Generator<{ line: number; raw: string }, { tornTail: boolean }> {
+export function* fileLines(path: string, chunk = CHUNK, maxLineBytes = MAX_LINE_BYTES): Generator<{ line: number; raw: string; offset: number; bytes: number }, { tornTail: boolean }> {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -53,6 +54,9 @@ export function* fileLines(path: string, chunk = CHUNK, maxLineBytes = MAX_LINE_
   let carried = 0;
   let tooLong = false;
   let line = 0;
+  // Byte offsets in the file: of the buffer's first byte, and of the line being read.
+  let base = 0;
+  let lineStart = 0;
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw notRegularFile(path, 'file');
@@ -70,8 +74,9 @@ export function* fileLines(path: string, chunk = CHUNK, maxLineBytes = MAX_LINE_
         carry = [];
         carried = 0;
         line++;
-        yield { line, raw };
+        yield { line, raw, offset: lineStart, bytes: base + at - lineStart };
         start = at + 1;
+        lineStart = base + start;
       }
       if (!tooLong && carried + n - start > maxLineBytes) {
         // Too long to keep: skipped to its end, where a newline makes it an error.
@@ -82,6 +87,7 @@ export function* fileLines(path: string, chunk = CHUNK, maxLineBytes = MAX_LINE_
         carry.push(Buffer.from(buffer.subarray(start, n)));
         carried += n - start;
       }
+      base += n;
     }
   } finally {
     closeSync(fd);
@@ -99,7 +105,7 @@ function _lineTooLong(path: string, line: number, max: number): WitnessError {
  * with lines but not one record is not a results file (e.g. `witness report
  * README.md`): an error, not an empty table.
  */
-export function* resultsRecords(path: string, scan: ResultsScan = emptyScan()): Generator<{ record: RunRecord; raw: string; line: number }> {
+export function* resultsRecords(path: string, scan: ResultsScan = emptyScan()): Generator<{ record: RunRecord; raw: string; line: number; offset: number; bytes: number }> {
   if (!existsSync(path)) throw new WitnessError('NOT_FOUND', `${path} has no results (missing or empty). Run \`witness sim --out ${path}\` first.`);
   const lines = fileLines(path);
   for (let next = lines.next(); ; next = lines.next()) {
@@ -107,7 +113,7 @@ export function* resultsRecords(path: string, scan: ResultsScan = emptyScan()): 
       scan.tornTail = next.value.tornTail;
       break;
     }
-    const { line, raw } = next.value;
+    const { line, raw, offset, bytes } = next.value;
     if (raw.trim() === '') continue;
     let record: RunRecord;
     try {
@@ -117,7 +123,7 @@ export function* resultsRecords(path: string, scan: ResultsScan = emptyScan()): 
       continue;
     }
     scan.runs++;
-    yield { record, raw, line };
+    yield { record, raw, line, offset, bytes };
   }
   if (scan.runs === 0 && scan.problemCount === 0 && !scan.tornTail) {
     throw new WitnessError('NOT_FOUND', `${path} has no results (missing or empty). Run \`witness sim --out ${path}\` first.`);

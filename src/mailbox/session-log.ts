@@ -1,0 +1,38 @@
+/**
+ * @module
+ * The server's own account of its MCP sessions (`mailbox serve --session-log FILE`):
+ * one JSON line per event the call log does not hold — the protocol version the
+ * server answered `initialize` with (the version negotiated: a client that cannot
+ * speak it disconnects), the client's name and version, each `resources/subscribe`,
+ * and each notification pushed to the session once the transport took it
+ * (`resource_updated`, `channel`). `witness probe` reads it to tell "the runtime was
+ * told" from "the model saw it". Unsigned and off by default: it says what happened
+ * on the wire, and a message body is never written to it (ids only).
+ */
+import { appendFileSync } from 'node:fs';
+
+export type SessionEvent =
+  | { event: 'initialize'; protocol_version: string; requested: string; client: { name: string; version: string } }
+  | { event: 'subscribe'; uri: string }
+  | { event: 'unsubscribe'; uri: string }
+  | { event: 'resource_updated'; uri: string }
+  | { event: 'channel'; message_ids: string[] };
+
+export type SessionRecord = SessionEvent & { at: string; agent: string; pid: number };
+
+/** Appends events for `agent` to `file`; a write that fails is said once on stderr and never stops the server. */
+export function sessionLogger(file: string | undefined, agent: string): (event: SessionEvent) => void {
+  if (!file) return () => undefined;
+  let warned = false;
+  return (event) => {
+    const record: SessionRecord = { at: new Date().toISOString(), agent, pid: process.pid, ...event };
+    try {
+      // One write of one line with O_APPEND: lines of concurrent servers never interleave.
+      appendFileSync(file, `${JSON.stringify(record)}\n`);
+    } catch (error) {
+      if (warned) return;
+      warned = true;
+      process.stderr.write(`witness mailbox: warning: cannot write the session log ${file}: ${(error as Error).message}; serving on without it.\n`);
+    }
+  };
+}
