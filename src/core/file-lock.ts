@@ -6,7 +6,7 @@
  * earlier boot) is broken; a live owner's, or one on another host, is refused with its
  * holder named. Breaking happens under a mkdir guard (`FILE.lock.break`) and only when
  * the lock still names the owner found dead, so two processes never both break it and
- * take it — the same scheme as the mailbox lock (mailbox/lock.ts), without its intents.
+ * take it — the same scheme as the mailbox lock (mailbox/store/jsonl/lock.ts), without its intents.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';

@@ -12,8 +12,9 @@ import { inTransaction, isPostgresUrl, migrate, openPool, redactUrl, resolveData
 import { WitnessError } from '../core/errors.js';
 import { assertNoMailbox, type InitOptions, loadKey, type MailboxConfig, newMailboxConfig, newMailboxKey, newToken, readAgents, readConfig, withAgent, writeJsonAtomic, writeMailboxFiles } from './config.js';
 import { signerFor } from '../attest/signature.js';
-import { acquireLock, breakIfStale, hasStaleLock, type Recovery } from './lock.js';
-import { AGENTS_CHANNEL, assertDatabaseFree, assertSameMailbox, claimDatabase, databaseSetting, MAILBOX_GRANTS, MAILBOX_MIGRATIONS, mailboxDatabaseUrl, openMailboxPool } from './store/postgres-db.js';
+import { acquireLock, breakIfStale, hasStaleLock, type Recovery } from './store/jsonl/lock.js';
+import { storeKind } from './store-kinds.js';
+import { AGENTS_CHANNEL, assertDatabaseFree, assertSameMailbox, claimDatabase, databaseSetting, MAILBOX_GRANTS, MAILBOX_MIGRATIONS, mailboxDatabaseUrl, openMailboxPool } from './store/postgres/db.js';
 
 export interface AddedAgent {
   name: string;
@@ -30,7 +31,7 @@ export interface AddedAgent {
 export async function initMailbox(dir: string, options: InitOptions = {}): Promise<{ config: MailboxConfig; key: KeyMaterial }> {
   assertNoMailbox(dir);
   const store = options.store ?? 'jsonl';
-  if (store !== 'postgres') {
+  if (storeKind(store).inFolder) {
     if (options.database !== undefined) throw new WitnessError('USAGE', `A database is only for --store postgres; a ${store} mailbox keeps its data in its folder.`);
     const { id, keyPath, key, checkpointKey } = newMailboxKey(options);
     const config = newMailboxConfig(id, keyPath, key, store, undefined, checkpointKey);
@@ -55,7 +56,7 @@ export async function initMailbox(dir: string, options: InitOptions = {}): Promi
 export async function addAgent(dir: string, name: string, description?: string): Promise<AddedAgent> {
   const config = readConfig(dir);
   const token = newToken();
-  if (config.store === 'postgres') {
+  if (!storeKind(config.store).inFolder) {
     await _addAgentToDatabase(dir, config, name, token, description);
     return { name, token };
   }
@@ -106,7 +107,7 @@ export async function migrateMailbox(location: string): Promise<Migrated> {
   const byUrl = location === 'postgres' || isPostgresUrl(location);
   if (!byUrl && !existsSync(join(location, 'mailbox.json'))) throw new WitnessError('NOT_FOUND', `${location} is neither a mailbox folder (no mailbox.json) nor a PostgreSQL URL; give the mailbox's folder or its database URL (postgres://USER@HOST/DB).`);
   const config = byUrl ? undefined : readConfig(location);
-  if (config && config.store !== 'postgres') return { store: config.store };
+  if (config && storeKind(config.store).inFolder) return { store: config.store };
   const url = config ? mailboxDatabaseUrl(config) : resolveDatabaseUrl(location, 'LOCATION');
   const pool = await openPool(url, { purpose: 'mailbox database', max: 1 });
   try {
@@ -126,6 +127,6 @@ export async function migrateMailbox(location: string): Promise<Migrated> {
 export function recoverMailbox(dir: string, options: { keyPath?: string } = {}): Recovery | undefined {
   if (!existsSync(join(dir, 'mailbox.json'))) throw new WitnessError('NOT_FOUND', `${dir} is not a mailbox (no mailbox.json).`);
   const config = readConfig(dir);
-  if (config.store === 'postgres' || !hasStaleLock(dir)) return undefined;
+  if (!storeKind(config.store).inFolder || !hasStaleLock(dir)) return undefined;
   return breakIfStale(dir, signerFor(loadKey(config, options.keyPath)));
 }

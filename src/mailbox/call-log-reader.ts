@@ -16,9 +16,9 @@ import type { Pool } from 'pg';
 import { openPool } from '../attest/postgres.js';
 import { callLeaf } from './checkpoint.js';
 import type { MailboxConfig } from './config.js';
-import { mailboxDatabaseUrl } from './store/postgres-db.js';
-import { openMailboxDatabase, sqlitePath } from './store/sqlite-file.js';
-import { LOG } from './store/jsonl-files.js';
+import { mailboxDatabaseUrl } from './store/postgres/db.js';
+import { openMailboxDatabase, sqlitePath } from './store/sqlite/file.js';
+import { LOG } from './store/jsonl/files.js';
 
 export interface CallLogRead {
   /** Leaf hashes of the lines stored since the last read (from the first line when `rewound`). */

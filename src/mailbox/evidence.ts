@@ -11,11 +11,11 @@
 import { closeSync, constants, existsSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAX_LINE_BYTES } from './store/lines.js';
-import { openMailboxDatabase, sqlitePath } from './store/sqlite-file.js';
+import { openMailboxDatabase, sqlitePath } from './store/sqlite/file.js';
 import { WitnessError } from '../core/errors.js';
 import { parseStrictJson } from '../core/strict-json.js';
 import { type AgentEntry, type MailboxConfig, readAgents, type StoreKind } from './config.js';
-import { openPostgresEvidence } from './store/postgres-evidence.js';
+import { storeKind } from './store-kinds.js';
 
 export { MAX_LINE_BYTES } from './store/lines.js';
 const CHUNK_BYTES = 1024 * 1024;
@@ -89,8 +89,7 @@ export interface Evidence {
 
 /** The evidence of a mailbox, whichever store `config` names (PostgreSQL: one consistent snapshot of the database). */
 export async function openEvidence(dir: string, config: MailboxConfig): Promise<Evidence> {
-  if (config.store === 'postgres') return openPostgresEvidence(config, dir);
-  return config.store === 'sqlite' ? _sqliteEvidence(dir) : _jsonlEvidence(dir);
+  return storeKind(config.store).evidence(dir, config);
 }
 
 /** The lines of a file, read in chunks; the last item is marked `torn` when it has no newline. */
@@ -148,7 +147,7 @@ class _Pending {
   }
 }
 
-function _jsonlEvidence(dir: string): Evidence {
+export function jsonlEvidence(dir: string): Evidence {
   const callsFile = join(dir, 'calls.jsonl');
   const unreadable: Unreadable[] = [];
   const regular = (file: string, problems = unreadable) => {
@@ -192,7 +191,7 @@ function _jsonlEvidence(dir: string): Evidence {
   };
 }
 
-function _sqliteEvidence(dir: string): Evidence {
+export function sqliteEvidence(dir: string): Evidence {
   const path = sqlitePath(dir);
   const db = openMailboxDatabase(dir, { readonly: true }); // never through a planted link
   return {

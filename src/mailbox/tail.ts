@@ -15,12 +15,12 @@ import { WitnessError } from '../core/errors.js';
 import { type AgentEntry, type MailboxConfig, readAgents, readConfig } from './config.js';
 import { openEvidence } from './evidence.js';
 import { isMailboxFile, openInside, READ } from './store/files.js';
-import { afterLastNewline } from './store/jsonl-files.js';
+import { afterLastNewline } from './store/jsonl/files.js';
 import { scanLines } from './store/lines.js';
 import { parseMessage } from './store/ops.js';
 import { CAPPED_TEXT } from './store/lines.js';
-import { openMailboxDatabase } from './store/sqlite-file.js';
-import { followPostgres } from './store/postgres-tail.js';
+import { openMailboxDatabase } from './store/sqlite/file.js';
+import { storeKind } from './store-kinds.js';
 
 export interface TailOptions {
   /** Start with messages already stored (default: only new ones). */
@@ -67,7 +67,7 @@ export async function checkTailTarget(dir: string, agent: string | undefined): P
 
 /** The registered agents, read without any lock: agents.json for the file stores (a SQLite file may not exist before the first server), rows on PostgreSQL. */
 async function _agents(dir: string, config: MailboxConfig): Promise<AgentEntry[]> {
-  if (config.store !== 'postgres') return readAgents(dir);
+  if (storeKind(config.store).inFolder) return readAgents(dir);
   const evidence = await openEvidence(dir, config);
   try {
     return await evidence.agents();
@@ -84,12 +84,11 @@ interface _Follow {
 
 async function _follower(dir: string, agent: string | undefined): Promise<_Follow> {
   const config = readConfig(dir);
-  if (config.store === 'postgres') return followPostgres(config, agent, PER_POLL);
-  return { next: config.store === 'sqlite' ? _sqlite(dir, agent) : _jsonl(dir, agent), close: () => {} };
+  return storeKind(config.store).follow(dir, config, agent, PER_POLL);
 }
 
 /** New messages of each inbox file since the last call; `skip` only moves past what is there. */
-function _jsonl(dir: string, agent?: string): (skip: boolean) => Message[] {
+export function followJsonl(dir: string, agent?: string): (skip: boolean) => Message[] {
   const offsets = new Map<string, number>();
   return (skip) => {
     const out: Message[] = [];
@@ -123,7 +122,8 @@ function _jsonl(dir: string, agent?: string): (skip: boolean) => Message[] {
   };
 }
 
-function _sqlite(dir: string, agent?: string): (skip: boolean) => Message[] {
+/** New rows of a SQLite mailbox since the last call. */
+export function followSqlite(dir: string, agent?: string): (skip: boolean) => Message[] {
   let last = 0;
   return (skip) => {
     const db = openMailboxDatabase(dir, { readonly: true });

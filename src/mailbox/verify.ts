@@ -21,7 +21,8 @@ import { isGenuineCall, parseCallRecord } from './call-check.js';
 import { MAILBOX_KEY, readConfig } from './config.js';
 import { type EvidenceLine, openEvidence } from './evidence.js';
 import { type Explanation, Tracer } from './verify-explain.js';
-import { staleIntent } from './lock.js';
+import { staleIntent } from './store/jsonl/lock.js';
+import { storeKind } from './store-kinds.js';
 import { parseCheckpoint } from '../attest/tlog/index.js';
 import { callLeaf, mailboxOrigin, mailboxVerifierKey } from './checkpoint.js';
 import { CallLogAnchor } from './verify-checkpoint.js';
@@ -119,7 +120,7 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
     if (torn !== undefined) report('corrupt', evidence.callsFile, torn, 'unterminated last line (an interrupted write); starting a server or `witness mailbox recover` cuts it');
     const messages = await checkInboxes(evidence, receipts, report, (w) => warnings.push(w), tracer?.watchInbox);
     await checkIdempotencyRows(evidence, keyed, (id) => receipts.sends.get(id)?.found === true, report);
-    const intent = config.store === 'postgres' ? undefined : staleIntent(dir, signer);
+    const intent = storeKind(config.store).inFolder ? staleIntent(dir, signer) : undefined;
     if (intent?.status === 'forged') report('forged', '.lock', 0, `the lock file of a dead writer holds an intent the mailbox key did not sign (${intent.why}); recovery will not obey it, but someone who can write the mailbox folder wrote it`);
     else if (intent) warnings.push('a writer died holding the lock; its unfinished write is rolled back by the next server start or `witness mailbox recover`.');
     const explain = tracer?.explain(signer, problems);

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { readKeyFile } from '../../src/attest/keys.js';
 import { signerFor } from '../../src/attest/signature.js';
 import { verifyMailbox } from '../../src/mailbox/index.js';
-import { intentLine } from '../../src/mailbox/lock-intent.js';
+import { intentLine } from '../../src/mailbox/store/jsonl/lock-intent.js';
 import { call, cli, type Connected, makeMailbox, stdioClient, waitFor } from './helpers.js';
 
 /** Sends `count` messages with `window` requests in flight; returns the acknowledged ids. */

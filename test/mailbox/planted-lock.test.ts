@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { readKeyFile } from '../../src/attest/keys.js';
 import { signerFor } from '../../src/attest/signature.js';
 import { openStore, verifyMailbox } from '../../src/mailbox/index.js';
-import { intentLine } from '../../src/mailbox/lock-intent.js';
+import { intentLine } from '../../src/mailbox/store/jsonl/lock-intent.js';
 import { cli, makeMailbox, type TestMailbox } from './helpers.js';
 
 const THIS_BOOT = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();

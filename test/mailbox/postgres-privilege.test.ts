@@ -13,7 +13,7 @@ import { PostgresNonceStore } from '../../src/attest/nonce-store-pg.js';
 import { type Grant, openPool } from '../../src/attest/postgres.js';
 import { isWitnessError } from '../../src/core/errors.js';
 import { openStore, readConfig } from '../../src/mailbox/index.js';
-import { MAILBOX_GRANTS } from '../../src/mailbox/store/postgres-db.js';
+import { MAILBOX_GRANTS } from '../../src/mailbox/store/postgres/db.js';
 import { ADMIN_URL, freshDatabase, urlFor } from '../attest/postgres.js';
 import { call, cli, ROOT, stdioClient, tempDir } from './helpers.js';
 

@@ -12,7 +12,7 @@ import { openPool } from '../../src/attest/postgres.js';
 import { isWitnessError } from '../../src/core/errors.js';
 import { createRuntime, type MailboxRuntime, openStore, type PostgresStore, readConfig, tailMailbox, verifyMailbox } from '../../src/mailbox/index.js';
 import type { Message } from '../../src/mailbox/call-log.js';
-import { mailboxDatabaseUrl } from '../../src/mailbox/store/postgres-db.js';
+import { mailboxDatabaseUrl } from '../../src/mailbox/store/postgres/db.js';
 import type { ToolContext } from '../../src/mailbox/tools/index.js';
 import { type MailSignal, waitForMail } from '../../src/mailbox/tools/wait.js';
 import { freshDatabase } from '../attest/postgres.js';

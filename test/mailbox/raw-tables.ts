@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openPool } from '../../src/attest/postgres.js';
 import { readConfig } from '../../src/mailbox/config.js';
-import { mailboxDatabaseUrl } from '../../src/mailbox/store/postgres-db.js';
+import { mailboxDatabaseUrl } from '../../src/mailbox/store/postgres/db.js';
 
 export type Sql = (text: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>;
 

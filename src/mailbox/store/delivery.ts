@@ -40,11 +40,15 @@ export interface DeliveryStatus {
 /**
  * The status of message `id` from the call-log lines that mention it, in log order
  * (other lines are passed over); undefined when no genuine send receipt stores it.
+ * With `asker`, only a send receipt naming it as sender or recipient is looked at,
+ * and that is decided before any signature is checked: another pair's message
+ * answers as fast as a made-up id, and the same (undefined).
  */
-export function deliveryOf(id: string, lines: Iterable<string>, verifier: Verifier): DeliveryStatus | undefined {
+export function deliveryOf(id: string, lines: Iterable<string>, verifier: Verifier, asker?: string): DeliveryStatus | undefined {
   let status: DeliveryStatus | undefined;
   for (const text of lines) {
     if (!text.includes(id)) continue;
+    if (!status && asker !== undefined && !_claimsSendWith(text, id, asker)) continue;
     const r = genuineCall(text, verifier);
     if (!r?.ok || !r.message_ids.includes(id)) continue;
     if (!status) {
@@ -67,6 +71,17 @@ export function isSendOf(r: CallRecord, id: string): boolean {
 /** The first acknowledgement of `id` (a repeated ack is marked deduplicated). */
 export function isAckOf(r: CallRecord, id: string): boolean {
   return r.tool === 'ack_message' && r.ok && r.deduplicated !== true && r.message_ids.length === 1 && r.message_ids[0] === id;
+}
+
+/** Does this line, unchecked, claim to be the send of `id` by or to `asker`? (A cheap parse: the signature is checked after.) */
+function _claimsSendWith(text: string, id: string, asker: string): boolean {
+  let r: Partial<CallRecord>;
+  try {
+    r = JSON.parse(text) as Partial<CallRecord>;
+  } catch {
+    return false;
+  }
+  return r?.tool === 'send_message' && r.message_ids?.[0] === id && (r.agent === asker || r.to?.[0] === asker);
 }
 
 function _receipt(r: CallRecord, text: string, withLine: boolean): DeliveryReceipt {

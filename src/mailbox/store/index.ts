@@ -7,10 +7,8 @@ import { WitnessError } from '../../core/errors.js';
 import { loadKey, readConfig, type StoreKind } from '../config.js';
 import { signerFor } from '../../attest/signature.js';
 import { DEFAULT_LIMITS } from '../limits.js';
-import { JsonlStore } from './jsonl.js';
+import { storeKind } from '../store-kinds.js';
 import type { Quota } from './quota.js';
-import { PostgresStore } from './postgres.js';
-import { SqliteStore } from './sqlite.js';
 import type { MailboxStore } from './types.js';
 
 export interface OpenStoreOptions {
@@ -35,12 +33,11 @@ export async function openStore(dir: string, options: OpenStoreOptions = {}): Pr
     maxUnreadMessages: options.limits?.maxUnreadMessages ?? DEFAULT_LIMITS.maxUnreadMessages,
     maxUnreadBytes: options.limits?.maxUnreadBytes ?? DEFAULT_LIMITS.maxUnreadBytes,
   };
-  if (config.store === 'postgres') return PostgresStore.open(dir, config, signer, quota, options.readOnly === true);
-  return config.store === 'sqlite' ? new SqliteStore(dir, signer, quota) : new JsonlStore(dir, signer, quota);
+  return storeKind(config.store).open(dir, config, signer, quota, options.readOnly === true);
 }
 
 export { readSnapshot } from './snapshot.js';
 export type { MailboxStore, StoreSnapshot } from './types.js';
-export { JsonlStore } from './jsonl.js';
-export { SqliteStore } from './sqlite.js';
-export { PostgresStore } from './postgres.js';
+export { JsonlStore } from './jsonl/driver.js';
+export { SqliteStore } from './sqlite/driver.js';
+export { PostgresStore } from './postgres/driver.js';

@@ -74,8 +74,12 @@ export interface MailboxStore {
   hasUnread(agent: string): Promise<boolean>;
   /** Records `agent`'s acknowledgement of a message it received (NOT_FOUND otherwise), with a receipt. */
   ack(agent: string, id: string, reply?: string): Promise<AckResult>;
-  /** A message's delivery state from the call log's genuine receipts (delivery.ts); no access check. */
-  status(id: string): Promise<DeliveryStatus | undefined>;
+  /**
+   * A message's delivery state from the call log's genuine receipts (delivery.ts).
+   * With `asker`: undefined unless it sent or received the message, decided before
+   * any receipt is checked (no access check without it: the operator's status).
+   */
+  status(id: string, asker?: string): Promise<DeliveryStatus | undefined>;
   /** Which of `ids`, received by `agent`, it has acknowledged (each backed by a genuine receipt). */
   acknowledged(agent: string, ids: string[]): Promise<Set<string>>;
   /** Something that changes whenever mail is stored for `agent` (e.g. its inbox's size): push notices compare it. */
@@ -93,7 +97,7 @@ export interface MailboxStore {
    */
   onMail?(wake: (agent: string | undefined) => void): () => void;
   /** A send rate shared by every process of the store (default: one bucket per agent per process). */
-  sendRate?(perMinute: number): SendRate;
+  sendRate?(perMinute: number): SendRate | undefined;
   /** How often a waiter polls `hasUnread` for mail sent by other processes (default 50 ms). */
   readonly pollMs?: number;
   close(): Promise<void>;

@@ -166,8 +166,9 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
         } catch (error) {
           return rejectAndLog('message_status', error as WitnessError);
         }
-        const status = await store.status(args.message_id);
-        // The same answer for a message that does not exist and one that is not the caller's: nothing leaks.
+        // Asked as the caller: another pair's message is passed over before its status is built,
+        // so it answers as a made-up id does, in the same time and with the same error.
+        const status = await store.status(args.message_id, agent);
         if (!status || (status.from !== agent && status.to !== agent)) {
           return rejectAndLog('message_status', new WitnessError('NOT_FOUND', `message_id ${JSON.stringify(args.message_id.slice(0, 100))} is not a message you sent or received. Use an id from your send_message answers or your inbox.`));
         }

@@ -12,7 +12,8 @@ import { checkpointFor, MerkleFrontier } from '../../attest/tlog/index.js';
 import { callLeaf, mailboxOrigin } from '../checkpoint.js';
 import { loadKey, readConfig } from '../config.js';
 import { type Cursor, openEvidence } from '../evidence.js';
-import { hasStaleLock } from '../lock.js';
+import { hasStaleLock } from '../store/jsonl/lock.js';
+import { storeKind } from '../store-kinds.js';
 import { type ExportCounts, type ExportRecord, exportHeader } from './format.js';
 
 /** The export's lines (each without its newline), header first, end line last. */
@@ -22,7 +23,7 @@ export async function* exportMailbox(dir: string, options: { keyPath?: string } 
   // cut-off export with recounted counts would import as a whole mailbox.
   const key = config.signing.alg === 'ed25519' ? loadKey(config, options.keyPath) : undefined;
   const frontier = new MerkleFrontier();
-  if (config.store !== 'postgres' && hasStaleLock(dir)) throw _cannot(dir, 'a writer died holding its lock, and its unfinished write is still there', `run \`witness mailbox recover ${dir}\` first`);
+  if (storeKind(config.store).inFolder && hasStaleLock(dir)) throw _cannot(dir, 'a writer died holding its lock, and its unfinished write is still there', `run \`witness mailbox recover ${dir}\` first`);
   const evidence = await openEvidence(dir, config);
   try {
     const unreadable = evidence.unreadable[0];

@@ -21,7 +21,7 @@ import { assertNoMailbox, MAILBOX_FORMAT, MAILBOX_KEY, type MailboxConfig, type 
 import { fileLines } from '../evidence.js';
 import { defaultKeyDir } from '../keys.js';
 import { agentNameProblem, sameNameAs } from '../names.js';
-import { databaseSetting } from '../store/postgres-db.js';
+import { databaseSetting } from '../store/postgres/db.js';
 import { type VerifyReport, verifyMailbox } from '../verify.js';
 import { CheckpointCheck, noteVerifierKey, parseCheckpoint } from '../../attest/tlog/index.js';
 import { callLeaf, mailboxOrigin } from '../checkpoint.js';

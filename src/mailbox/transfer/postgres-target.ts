@@ -8,8 +8,8 @@
 import type { Pool, PoolClient } from 'pg';
 import { WitnessError } from '../../core/errors.js';
 import { type AgentEntry, type MailboxConfig, writeMailboxFiles } from '../config.js';
-import { assertDatabaseFree, claimDatabase, MAILBOX_GRANTS, mailboxDatabaseUrl, openMailboxPool } from '../store/postgres-db.js';
-import { CHAIN_LOCK } from '../store/postgres.js';
+import { assertDatabaseFree, claimDatabase, MAILBOX_GRANTS, mailboxDatabaseUrl, openMailboxPool } from '../store/postgres/db.js';
+import { CHAIN_LOCK } from '../store/postgres/driver.js';
 import { callSeq, type ImportTarget, LogIndex, UniqueIds } from './targets.js';
 
 const BATCH = 500;

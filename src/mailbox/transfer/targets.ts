@@ -14,12 +14,12 @@ import { WitnessError } from '../../core/errors.js';
 import type { CallRecord } from '../call-log.js';
 import { type AgentEntry, configPath, type MailboxConfig, writeJsonAtomic } from '../config.js';
 import { APPEND, openInside, READ, replaceFile, writeAll } from '../store/files.js';
-import { cursorRel, inboxRel, LOG } from '../store/jsonl-files.js';
+import { cursorRel, inboxRel, LOG } from '../store/jsonl/files.js';
 import { scanLines } from '../store/lines.js';
 import { type IdempotentSend, learnIdempotency } from '../store/ops.js';
-import { setUpMailboxDatabase } from '../store/sqlite.js';
-import { openMailboxDatabase } from '../store/sqlite-file.js';
-import { openPostgresTarget } from './postgres-target.js';
+import { setUpMailboxDatabase } from '../store/sqlite/driver.js';
+import { openMailboxDatabase } from '../store/sqlite/file.js';
+import { storeKind } from '../store-kinds.js';
 
 export interface ImportTarget {
   agent(entry: AgentEntry): void | Promise<void>;
@@ -37,14 +37,17 @@ export interface ImportTarget {
 
 export async function openTarget(dir: string, config: MailboxConfig): Promise<ImportTarget> {
   if (existsSync(dir) && readdirSync(dir).length > 0) throw new WitnessError('USAGE', `${dir} is not empty; import into a new folder. Nothing was imported.`);
-  if (config.store === 'postgres') return openPostgresTarget(dir, config);
+  return storeKind(config.store).target(dir, config);
+}
+
+/** A target that keeps its data in the folder: made here, and removed (or emptied, if it was there) on failure. */
+export function folderTarget(dir: string, make: (remove: () => void) => ImportTarget): ImportTarget {
   const created = !existsSync(dir);
   mkdirSync(dir, { recursive: true });
-  const remove = () => {
+  return make(() => {
     if (created) rmSync(dir, { recursive: true, force: true });
     else for (const f of readdirSync(dir)) rmSync(join(dir, f), { recursive: true, force: true });
-  };
-  return config.store === 'sqlite' ? new _SqliteTarget(dir, config, remove) : new _JsonlTarget(dir, config, remove);
+  });
 }
 
 /**
@@ -78,7 +81,7 @@ export class LogIndex {
   }
 }
 
-class _JsonlTarget implements ImportTarget {
+export class JsonlTarget implements ImportTarget {
   private readonly agents: AgentEntry[] = [];
   private readonly fds = new Map<string, number>();
   private readonly cursors: Array<[string, number]> = [];
@@ -154,7 +157,7 @@ class _JsonlTarget implements ImportTarget {
   }
 }
 
-class _SqliteTarget implements ImportTarget {
+export class SqliteTarget implements ImportTarget {
   private readonly db: Database.Database;
   private readonly index = new LogIndex();
   private readonly agents: AgentEntry[] = [];

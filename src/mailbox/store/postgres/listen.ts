@@ -1,7 +1,7 @@
 /**
  * @module
  * Wake-ups across server processes and hosts for a PostgreSQL mailbox: one
- * connection per process LISTENs on the mail and agent channels (postgres-db.ts);
+ * connection per process LISTENs on the mail and agent channels (db.ts);
  * a send NOTIFYs its recipient inside its transaction, so the notification arrives
  * only once the message is committed. A lost connection is reconnected with
  * back-off; meanwhile `listening` is false (waiters poll often and the agent cache
@@ -9,8 +9,8 @@
  * have arrived unheard.
  */
 import type { Client } from 'pg';
-import { openClient } from '../../attest/postgres.js';
-import { AGENTS_CHANNEL, MAIL_CHANNEL } from './postgres-db.js';
+import { openClient } from '../../../attest/postgres.js';
+import { AGENTS_CHANNEL, MAIL_CHANNEL } from './db.js';
 
 const RETRY_MS = [100, 250, 500, 1000, 2000, 5000] as const;
 

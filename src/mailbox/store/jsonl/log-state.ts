@@ -6,9 +6,9 @@
  * at a time (lines.ts), so memory does not grow with the log.
  */
 import { fstatSync, ftruncateSync } from 'node:fs';
-import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type sealCall } from '../call-log.js';
-import { scanLines } from './lines.js';
-import { type IdempotentSend, type KnownAck, learnAck, learnIdempotency } from './ops.js';
+import { type CallEntry, type ChainHead, EMPTY_HEAD, lineHash, type sealCall } from '../../call-log.js';
+import { scanLines } from '../lines.js';
+import { type IdempotentSend, type KnownAck, learnAck, learnIdempotency } from '../ops.js';
 
 export class LogState {
   head: ChainHead = EMPTY_HEAD;

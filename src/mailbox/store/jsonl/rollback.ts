@@ -8,8 +8,8 @@
  * (store/files.ts).
  */
 import { closeSync, fdatasyncSync, fstatSync, ftruncateSync } from 'node:fs';
-import { WitnessError } from '../core/errors.js';
-import { isMailboxFile, openInside, readSmall, removeInside, replaceFile, UPDATE } from './store/files.js';
+import { WitnessError } from '../../../core/errors.js';
+import { isMailboxFile, openInside, readSmall, removeInside, replaceFile, UPDATE } from '../files.js';
 
 export interface LockIntent {
   /** Path relative to the directory → size in bytes before the write. */

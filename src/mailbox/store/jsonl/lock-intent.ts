@@ -9,10 +9,10 @@
  * a genuine intent whose log already holds later genuine lines is stale (copied from an
  * earlier commit) and is reported, not obeyed.
  */
-import { DOMAIN_TAGS, taggedBytes } from '../attest/domain.js';
-import type { Signer, Verifier } from '../attest/signature.js';
-import { canonicalize } from '../core/canonical-json.js';
-import { isMailboxFile } from './store/files.js';
+import { DOMAIN_TAGS, taggedBytes } from '../../../attest/domain.js';
+import type { Signer, Verifier } from '../../../attest/signature.js';
+import { canonicalize } from '../../../core/canonical-json.js';
+import { isMailboxFile } from '../files.js';
 
 /** What a lock file's intent line holds (without its signature). */
 export interface SignedIntent {

@@ -9,12 +9,12 @@
  * one right it needs.
  */
 import type { PoolClient } from 'pg';
-import { openPool, redactUrl } from '../../attest/postgres.js';
-import { WitnessError } from '../../core/errors.js';
-import type { MailboxConfig } from '../config.js';
-import type { Cursor, Evidence, EvidenceLine, IdempotencyRow, InboxLine } from '../evidence.js';
-import { MAX_LINE_BYTES } from './lines.js';
-import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, MAILBOX_GRANTS, mailboxDatabaseUrl, prepareMailboxDatabase } from './postgres-db.js';
+import { openPool, redactUrl } from '../../../attest/postgres.js';
+import { WitnessError } from '../../../core/errors.js';
+import type { MailboxConfig } from '../../config.js';
+import type { Cursor, Evidence, EvidenceLine, IdempotencyRow, InboxLine } from '../../evidence.js';
+import { MAX_LINE_BYTES } from '../lines.js';
+import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, MAILBOX_GRANTS, mailboxDatabaseUrl, prepareMailboxDatabase } from './db.js';
 
 const PAGE = 1000;
 const TEXT = `CASE WHEN octet_length(text) <= ${MAX_LINE_BYTES} THEN text END AS text`;

@@ -13,8 +13,8 @@
 import { closeSync, constants, fstatSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { WitnessError } from '../../core/errors.js';
-import { notRegularFile, openInside, READ, UPDATE } from './files.js';
+import { WitnessError } from '../../../core/errors.js';
+import { notRegularFile, openInside, READ, UPDATE } from '../files.js';
 
 export const SQLITE_FILE = 'mailbox.sqlite';
 /** The files SQLite opens by name beside the database (WAL mode, or a rollback journal). */

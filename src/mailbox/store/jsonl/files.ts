@@ -6,10 +6,10 @@
  */
 import { closeSync, fstatSync, ftruncateSync, lstatSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseStrictJson } from '../../core/strict-json.js';
-import { APPEND, openInside, READ, readSmall, replaceFile } from './files.js';
-import { scanLines } from './lines.js';
-import { parseMessage } from './ops.js';
+import { parseStrictJson } from '../../../core/strict-json.js';
+import { APPEND, openInside, READ, readSmall, replaceFile } from '../files.js';
+import { scanLines } from '../lines.js';
+import { parseMessage } from '../ops.js';
 
 export interface Cursor {
   /** Bytes of the inbox already read. */

@@ -8,11 +8,11 @@
  * group flushes first, so it sees every message sent before it.
  */
 import type { PoolClient } from 'pg';
-import type { CallRecord, Message } from '../call-log.js';
-import { isAckOf } from './delivery.js';
-import { idempotencyIndexKey } from './ops.js';
-import { MAIL_CHANNEL } from './postgres-db.js';
-import type { Count } from './quota.js';
+import type { CallRecord, Message } from '../../call-log.js';
+import { isAckOf } from '../delivery.js';
+import { idempotencyIndexKey } from '../ops.js';
+import { MAIL_CHANNEL } from './db.js';
+import type { Count } from '../quota.js';
 
 export class GroupWrites {
   private messages = { id: [] as string[], recipient: [] as string[], text: [] as string[] };

@@ -6,8 +6,8 @@
  * both take the last token). Time is the database's clock, not each host's.
  */
 import type { Pool } from 'pg';
-import { rateLimitError, type SendRate } from '../limits.js';
-import { databaseFailure } from './postgres-db.js';
+import { rateLimitError, type SendRate } from '../../limits.js';
+import { databaseFailure } from './db.js';
 
 // In an UPDATE's SET every expression reads the row as it was, so the refill is computed once per column.
 const _REFILL = 'least($2::float8, r.tokens + (EXCLUDED.at_ms - r.at_ms) * $2::float8 / 60000.0)';

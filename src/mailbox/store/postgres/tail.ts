@@ -3,12 +3,12 @@
  * `witness mailbox tail` on a PostgreSQL mailbox: messages after the last position
  * seen, a page per poll, read without any lock or cursor move.
  */
-import { openPool } from '../../attest/postgres.js';
-import type { Message } from '../call-log.js';
-import type { MailboxConfig } from '../config.js';
-import { CAPPED_TEXT } from './lines.js';
-import { parseMessage } from './ops.js';
-import { MAILBOX_GRANTS, mailboxDatabaseUrl, prepareMailboxDatabase, reading } from './postgres-db.js';
+import { openPool } from '../../../attest/postgres.js';
+import type { Message } from '../../call-log.js';
+import type { MailboxConfig } from '../../config.js';
+import { CAPPED_TEXT } from '../lines.js';
+import { parseMessage } from '../ops.js';
+import { MAILBOX_GRANTS, mailboxDatabaseUrl, prepareMailboxDatabase, reading } from './db.js';
 
 export async function followPostgres(config: MailboxConfig, agent: string | undefined, perPoll: number): Promise<{ next(skip: boolean): Promise<Message[]>; close(): Promise<void> }> {
   const url = mailboxDatabaseUrl(config);

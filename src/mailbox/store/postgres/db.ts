@@ -7,9 +7,9 @@
  * The connection itself is attest's (`openPool`): one way to reach PostgreSQL.
  */
 import type { Pool, PoolClient } from 'pg';
-import { DATABASE_URL_ENV, type Grant, type Migration, migrate, openPool, privilegeDenied, redactUrl, requireGrants, requireSchema, resolveDatabaseUrl } from '../../attest/postgres.js';
-import { WitnessError } from '../../core/errors.js';
-import type { AgentEntry, MailboxConfig } from '../config.js';
+import { DATABASE_URL_ENV, type Grant, type Migration, migrate, openPool, privilegeDenied, redactUrl, requireGrants, requireSchema, resolveDatabaseUrl } from '../../../attest/postgres.js';
+import { WitnessError } from '../../../core/errors.js';
+import type { AgentEntry, MailboxConfig } from '../../config.js';
 
 /**
  * The mailbox's tables, oldest step first. Messages and call-log lines keep the exact

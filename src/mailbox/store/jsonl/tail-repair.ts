@@ -22,13 +22,13 @@
  */
 import { closeSync, existsSync, fdatasyncSync, fstatSync, ftruncateSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Verifier } from '../attest/signature.js';
-import { WitnessError } from '../core/errors.js';
-import { genuineCall } from './call-check.js';
-import type { CallRecord } from './call-log.js';
-import { isMailboxFile, openInside, READ, UPDATE } from './store/files.js';
-import { scanLines } from './store/lines.js';
-import { parseMessage } from './store/ops.js';
+import type { Verifier } from '../../../attest/signature.js';
+import { WitnessError } from '../../../core/errors.js';
+import { genuineCall } from '../../call-check.js';
+import type { CallRecord } from '../../call-log.js';
+import { isMailboxFile, openInside, READ, UPDATE } from '../files.js';
+import { scanLines } from '../lines.js';
+import { parseMessage } from '../ops.js';
 
 const LOG = 'calls.jsonl';
 /** Lines at the end of a file looked at first (more when none of them is kept). */

@@ -21,12 +21,12 @@ import { closeSync, mkdirSync, openSync, rmdirSync, statSync, unlinkSync } from 
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WitnessError } from '../core/errors.js';
-import { bootId, pidAlive, processStartTime } from '../core/process-liveness.js';
-import type { Signer, Verifier } from '../attest/signature.js';
+import { WitnessError } from '../../../core/errors.js';
+import { bootId, pidAlive, processStartTime } from '../../../core/process-liveness.js';
+import type { Signer, Verifier } from '../../../attest/signature.js';
 import { intentLine, readIntent, type SignedIntent } from './lock-intent.js';
 import { repairTails } from './tail-repair.js';
-import { readSmall, writeAll, writeFailure } from './store/files.js';
+import { readSmall, writeAll, writeFailure } from '../files.js';
 
 const LOCK = '.lock';
 const BREAK = '.lock.break';
