@@ -35,11 +35,10 @@ export interface CallLogReader {
 /** Rows a SQL read takes at a time. */
 const PAGE = 5000;
 
-export async function openCallLogReader(dir: string, config: MailboxConfig): Promise<CallLogReader> {
-  if (config.store === 'postgres') return _sqlReader(await _postgres(config));
-  if (config.store === 'sqlite') return _sqlReader(_sqlite(dir));
-  return _jsonlReader(join(dir, LOG));
-}
+/** The call log's reader for each store kind (store-kinds.ts picks one). */
+export const jsonlCallLogReader = (dir: string): CallLogReader => _jsonlReader(join(dir, LOG));
+export const sqliteCallLogReader = (dir: string): CallLogReader => _sqlReader(_sqlite(dir));
+export const postgresCallLogReader = async (config: MailboxConfig): Promise<CallLogReader> => _sqlReader(await _postgres(config));
 
 interface _Rows {
   /** Rows with seq ≥ `from`, in order, at most PAGE. */

@@ -2,12 +2,13 @@
  * @module
  * The one place that decides, from a mailbox's store kind, what serves it: the live
  * store (engine over its driver), its evidence for verify and export, a follower for
- * `tail`, an import target, and whether it lives in its folder (agents.json, and the
+ * `tail`, an import target, a reader of the call log's new lines, and whether it lives in its folder (agents.json, and the
  * folder lock a dead writer may leave for recovery) or in a database. Everything
  * else asks here instead of switching on the kind itself, so a new kind is one entry.
  */
 import type { Signer } from '../attest/signature.js';
 import type { Message } from './call-log.js';
+import { type CallLogReader, jsonlCallLogReader, postgresCallLogReader, sqliteCallLogReader } from './call-log-reader.js';
 import type { MailboxConfig, StoreKind } from './config.js';
 import { type Evidence, jsonlEvidence, sqliteEvidence } from './evidence.js';
 import { JsonlStore } from './store/jsonl/driver.js';
@@ -34,6 +35,8 @@ export interface StoreKindParts {
   follow(dir: string, config: MailboxConfig, agent: string | undefined, perPoll: number): Promise<Follower>;
   /** An import target in `dir` (checked empty by the caller). */
   target(dir: string, config: MailboxConfig): Promise<ImportTarget>;
+  /** Reads the call log's new lines as leaf hashes, for the witness submitter. */
+  callLog(dir: string, config: MailboxConfig): Promise<CallLogReader>;
   /** Its data, agents.json and the folder lock are in the mailbox folder (false: in a database, which rolls back itself). */
   inFolder: boolean;
 }
@@ -44,6 +47,7 @@ const PARTS: Record<StoreKind, StoreKindParts> = {
     evidence: async (dir) => jsonlEvidence(dir),
     follow: async (dir, _config, agent) => ({ next: followJsonl(dir, agent), close: () => {} }),
     target: async (dir, config) => folderTarget(dir, (remove) => new JsonlTarget(dir, config, remove)),
+    callLog: async (dir) => jsonlCallLogReader(dir),
     inFolder: true,
   },
   sqlite: {
@@ -51,6 +55,7 @@ const PARTS: Record<StoreKind, StoreKindParts> = {
     evidence: async (dir) => sqliteEvidence(dir),
     follow: async (dir, _config, agent) => ({ next: followSqlite(dir, agent), close: () => {} }),
     target: async (dir, config) => folderTarget(dir, (remove) => new SqliteTarget(dir, config, remove)),
+    callLog: async (dir) => sqliteCallLogReader(dir),
     inFolder: true,
   },
   postgres: {
@@ -58,6 +63,7 @@ const PARTS: Record<StoreKind, StoreKindParts> = {
     evidence: (dir, config) => openPostgresEvidence(config, dir),
     follow: (_dir, config, agent, perPoll) => followPostgres(config, agent, perPoll),
     target: (dir, config) => openPostgresTarget(dir, config),
+    callLog: (_dir, config) => postgresCallLogReader(config),
     inFolder: false,
   },
 };

@@ -18,9 +18,10 @@ import { parseNoteVerifierKey } from '../attest/tlog/note.js';
 import { submitCheckpoint, type SubmitResult } from '../attest/tlog/witness-client.js';
 import { WitnessError } from '../core/errors.js';
 import { MerkleTree } from '../core/tlog/tree.js';
-import { type CallLogReader, openCallLogReader } from './call-log-reader.js';
+import type { CallLogReader } from './call-log-reader.js';
 import { checkpointSigner, mailboxOrigin } from './checkpoint.js';
 import { readConfig } from './config.js';
+import { storeKind } from './store-kinds.js';
 import type { MailboxStore } from './store/types.js';
 import { readWitnessed, recordWitnessAnswer } from './witnessed.js';
 
@@ -87,7 +88,7 @@ export class WitnessSubmitter {
     const key = checkpointSigner(dir, config, config.signing.alg === 'ed25519' ? options.keyPath : undefined);
     const origin = mailboxOrigin(config);
     const witnesses = options.witnesses.map((w) => _target(dir, w));
-    const reader = await openCallLogReader(dir, config);
+    const reader = await storeKind(config.store).callLog(dir, config);
     return new WitnessSubmitter(dir, origin, (size, root) => checkpointFor(origin, size, root, key), reader, witnesses, options);
   }
 
