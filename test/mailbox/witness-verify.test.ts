@@ -5,6 +5,7 @@
  * is NOT_WITNESSED (never valid); an old cosignature is WITNESS_STALE; a witness that
  * hangs or is down neither stops the server nor holds up its sends.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,6 +52,34 @@ describe('verify --witness', () => {
     const report = await verifyMailbox(mb.dir, { witnesses: [{ vkey: witness.cosignerKey, withinSeconds: 600 }], now: Math.floor(Date.now() / 1000) + 2 * 3600 });
     expect(report.problems.map((p) => p.code)).toEqual(['WITNESS_STALE']);
     expect(report.problems[0]?.message).toMatch(/witnessed 2h( \d+m)? ago.*older than --witnessed-within 10m/);
+  });
+
+  it('an HMAC mailbox is witnessed through its checkpoint key; a cut end is then TRUNCATED', async () => {
+    const hmac = await makeMailbox(['alice', 'bob'], { alg: 'hmac-sha256' });
+    const w = await Witness.open({ logs: [mailboxVerifierKey(hmac.dir)], cosigner: cosigner(newSigningKey('hmac-w-operator'), 'hmac-w.example/w'), state: join(tempDir('witness-state-'), 'w.db') });
+    const ws = await serveWitness(w);
+    try {
+      const submitter = await WitnessSubmitter.start(hmac.dir, { witnesses: [{ url: ws.url, vkey: w.cosignerKey }], everyReceipts: 100, everySeconds: 3600 });
+      const store = submitter.watch(await openStore(hmac.dir));
+      for (let i = 0; i < 4; i++) await store.send('alice', { to: 'bob', body: `h${i}` });
+      await store.close();
+      await submitter.close(); // the final checkpoint: size 4
+      expect(listWitnessed(hmac.dir)[0]?.size).toBe(4);
+      expect((await cli(['verify', hmac.dir, '--witness', w.cosignerKey, '--witness-url', ws.url])).out).toMatch(/^valid: mailbox/);
+      // Cut the last call (and its inbox line) as the log's holder could: the witness still holds size 4.
+      const calls = join(hmac.dir, 'calls.jsonl');
+      const lines = readFileSync(calls, 'utf8').split('\n').filter((l) => l !== '');
+      writeFileSync(calls, `${lines.slice(0, -1).join('\n')}\n`);
+      const inbox = join(hmac.dir, 'inbox', 'bob.jsonl');
+      const mail = readFileSync(inbox, 'utf8').split('\n').filter((l) => l !== '');
+      writeFileSync(inbox, `${mail.slice(0, -1).join('\n')}\n`);
+      const cut = await cli(['verify', hmac.dir, '--witness', w.cosignerKey, '--witness-url', ws.url, '--json'], 1);
+      expect((JSON.parse(cut.out) as { problems: Array<{ code: string }> }).problems.map((p) => p.code)).toContain('TRUNCATED');
+    } finally {
+      await ws.close();
+      await w.close();
+      await hmac.cleanup();
+    }
   });
 
   it('--witnessed-within without --witness is a usage error (exit 2)', async () => {
