@@ -1,6 +1,6 @@
 /**
- * Bench: how far the progress line's ETA is from the time the command really took
- * (issue 18 item 5). Runs `witness sim --preset paper-benign --runs N` (or another preset; rule-based, one
+ * Bench: how far the progress line's ETA is from the time the command really took.
+ * Runs `witness sim --preset paper-benign --runs N` (or another preset; rule-based, one
  * thread) in a pseudo-terminal (`script`), so the progress line is redrawn every
  * 100 ms, and stamps each redraw with the time it arrived. At the first redraw past
  * 25 % and past 50 % of the runs it compares the ETA shown with what was really left:

@@ -16,9 +16,9 @@
  *   sdk-http-mailbox.ts: same runtime, store and tools), driven like the rows above:
  *   what the hand-written session transport (src/mailbox/http-session.ts) buys.
  * - stdio, 8 in flight, with the recipient subscribed to `mailbox://inbox` in its own
- *   server process (issue 17: a subscription must not slow sends down); the row says
+ *   server process (a subscription must not slow sends down); the row says
  *   how many notices the subscriber got.
- * - PostgreSQL (issue 16): the same stdio (8 in flight) and HTTP rows on a mailbox in a
+ * - PostgreSQL: the same stdio (8 in flight) and HTTP rows on a mailbox in a
  *   fresh database of the local server, also as a ratio to a bare `INSERT … COMMIT`
  *   loop (one connection, one row of a message's size per transaction) on that
  *   database, measured before and after them.

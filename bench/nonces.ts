@@ -1,5 +1,5 @@
 /**
- * Verifications per second of one process with each nonce store (attest.md §4, issue 16),
+ * Verifications per second of one process with each nonce store (attest.md §4),
  * as ratios to the same receipts verified with no nonce store, in the same run: what
  * remembering a nonce costs in a memory map, a SQLite file and a PostgreSQL database.
  * Sequential (one verification at a time) and 8 in flight (PostgreSQL claims overlap on

@@ -1,5 +1,5 @@
 /**
- * Which way to serialise appends to one hash chain in PostgreSQL (issue 16: "an advisory
+ * Which way to serialise appends to one hash chain in PostgreSQL ("an advisory
  * lock or a single-row head with FOR UPDATE; measure which is faster"), for the
  * PostgreSQL mailbox store's call log. Each append is one transaction: take the lock,
  * read the head, insert the next line chained to it, move the head, commit. 8

@@ -1,5 +1,5 @@
 /**
- * Bench: peak RSS of a 2-million-run sweep's steps (issue 18 item 5; goal: resume,
+ * Bench: peak RSS of a 2-million-run sweep's steps (goal: resume,
  * merge and report each under 300 MB): a fresh sweep (one thread and two workers), a
  * resume with its summary, a signed resume, `witness verify` of the signed file,
  * `witness report`, and `witness sim merge`

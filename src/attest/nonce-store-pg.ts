@@ -1,6 +1,6 @@
 /**
  * @module
- * A nonce store in PostgreSQL, for verifiers on several machines (issue 16): the SQLite
+ * A nonce store in PostgreSQL, for verifiers on several machines: the SQLite
  * file only serialises processes of one host. A claim is one `INSERT … ON CONFLICT DO
  * NOTHING` against a primary key — never a read then a write — so of any number of
  * verifiers racing on one nonce, the database lets exactly one row in.

@@ -21,7 +21,7 @@ export function capPerCode<T extends { code: string }>(items: Iterable<T>, max: 
  * `capPerCode` of the items sorted by line (a stable sort: items of one line keep
  * their order), without holding them all: it keeps the `max` lowest-lined items of
  * each code and counts the rest, so a verifier reading a file broken on every one of
- * its 2 million lines holds 20 problems per code, not 2 million (issue 18 item 5).
+ * its 2 million lines holds 20 problems per code, not 2 million.
  * An item without a line sorts after every line. `items()` gives exactly what
  * `capPerCode(stableSortByLine(all), max, rest)` gives.
  */

@@ -1,5 +1,5 @@
 // Every option of `witness verify`, `attest` and `keys` is honoured or refused, and bad
-// paths and values are one-line errors with the documented exit status (issue 13).
+// paths and values are one-line errors with the documented exit status.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // PostgreSQL for tests: a fresh database per test file, dropped after. PostgreSQL is a
-// stated dependency of the project's machines (issue 16), so an unreachable server is
+// stated dependency of the project's machines, so an unreachable server is
 // a failure with the command to start it — never a silent skip.
 import { randomBytes } from 'node:crypto';
 import { openPool } from '../../src/attest/postgres.js';

@@ -1,4 +1,4 @@
-// What a newcomer types first (issue 18): bare `witness`, `-v`, and a typo.
+// What a newcomer types first: bare `witness`, `-v`, and a typo.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Servers on Ctrl-C (issue 18 items 2 and 16): `mailbox serve --http`, `mailbox tail`,
+ * Servers on Ctrl-C: `mailbox serve --http`, `mailbox tail`,
  * `a2a serve`, `a2a cosigner`, `a2a tool` and `anchor serve` exit 130 on SIGINT (128 + SIGINT, as `witness sim` does) and 0 on
  * SIGTERM. Real processes (the bundled CLI), real signals.
  */

@@ -1,6 +1,6 @@
 /**
  * `witness sim` tallies its table as the resume reads the file and as records are
- * written, instead of reading the whole file back after the last run (issue 18): the
+ * written, instead of reading the whole file back after the last run: the
  * table must be what a read of the file gives — `witness report --json` over the runs
  * of this plan — after a fresh sweep, a resume of a file with gaps, a repeated run, a
  * corrupt line, another experiment's run and a torn last line, and a signed resume.

@@ -1,5 +1,5 @@
 /**
- * core's writeAll and the results writer on a full disk (issue 13, row 1, for the
+ * core's writeAll and the results writer on a full disk (for the
  * writes under every acknowledgement): a write that does not fit is finished or
  * failed, never taken as whole, and a results file keeps only complete lines.
  * The disk is a small tmpfs mounted and removed by the test.

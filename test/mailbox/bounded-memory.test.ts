@@ -1,5 +1,5 @@
 /**
- * Bounded memory (issue 13, row 7): reading an inbox or the call log pages through
+ * Bounded memory: reading an inbox or the call log pages through
  * the file instead of loading it whole, so a 600 MB inbox line (more than a V8
  * string can hold) or a call log of that size neither fails every read nor costs
  * memory in proportion. The big files are sparse, so the test needs no disk space.

@@ -1,5 +1,5 @@
 /**
- * Delivery states a sender can check (issue 17, "Must show"): a message's life through
+ * Delivery states a sender can check: a message's life through
  * every state over real MCP clients and server processes, each answer traced to its
  * receipt by `witness mailbox verify --explain ID`; a third agent asking for another's
  * message gets the same refusal as for a message that does not exist, and nothing

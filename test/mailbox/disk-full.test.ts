@@ -1,5 +1,5 @@
 /**
- * Disk full (issue 13, row 1): a mailbox on a small tmpfs that another program has
+ * Disk full: a mailbox on a small tmpfs that another program has
  * filled. With 1 and 8 sends in flight, on both stores, every acknowledged send must
  * be in its inbox, every other send must fail with a clear IO error, the store must
  * be left as it was before the failed commit (verify clean), and once space is freed

@@ -1,5 +1,5 @@
 /**
- * Several mailbox servers, one PostgreSQL mailbox (issue 16, "Must show"): four
+ * Several mailbox servers, one PostgreSQL mailbox: four
  * `witness mailbox serve --http` processes, each in a network namespace of its own
  * (a host: its own network stack, the database reached over TCP through its
  * gateway; loopback where namespaces cannot be made, said on stdout), real MCP SDK

@@ -1,5 +1,5 @@
 /**
- * Path escapes (issue 13, row 3). Agents may be able to write the mailbox directory
+ * Path escapes. Agents may be able to write the mailbox directory
  * but not the rest of the home directory: nothing they put there — a crafted stale
  * `.lock` whose intent names `../` paths, symbolic links in place of inbox, cursor or
  * temporary files, a symlinked `inbox/` — may make a server or `recover` truncate,

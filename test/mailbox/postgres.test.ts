@@ -1,5 +1,5 @@
 /**
- * What only a PostgreSQL mailbox has (issue 16): creating it against a real server
+ * What only a PostgreSQL mailbox has: creating it against a real server
  * (and refusing what would leak a password or mix two mailboxes), its schema's
  * version, wake-ups and the send rate shared by server processes, a listener that
  * survives a dropped connection, and verify catching edits made in the database.

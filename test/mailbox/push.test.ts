@@ -1,5 +1,5 @@
 /**
- * Push on arrival (issue 17, "Must show"): a subscribed SDK client gets
+ * Push on arrival: a subscribed SDK client gets
  * `notifications/resources/updated` for `mailbox://inbox` within 100 ms of a send made
  * by another server process (median of 100), over stdio and over HTTP; a Claude Code
  * channel session gets `notifications/claude/channel` with the documented payload, and

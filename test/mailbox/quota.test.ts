@@ -1,5 +1,5 @@
 /**
- * The per-recipient quota through a real server (issue 13, row 7): no sender can
+ * The per-recipient quota through a real server: no sender can
  * fill another agent's inbox until it cannot be read. The limits come from
  * `serve --max-unread-messages / --max-unread-bytes`; a refused send is a tool error
  * naming the recipient, the limit and what to do, and leaves a failure receipt.

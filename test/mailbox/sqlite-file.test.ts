@@ -1,5 +1,5 @@
 /**
- * The SQLite store's file is opened like the JSONL store's (issue 13, row 3): an
+ * The SQLite store's file is opened like the JSONL store's: an
  * agent that can write the mailbox folder plants a symbolic link at
  * `mailbox.sqlite` (or at a file SQLite opens beside it), and neither a server nor
  * a verifier may write or read the file it points to.

@@ -1,6 +1,6 @@
 /**
  * The shared store suite's second half: hostile input and damaged data, run against
- * every store (issue 13). A send that fails stores nothing; a damaged inbox line is
+ * every store. A send that fails stores nothing; a damaged inbox line is
  * skipped and counted, never fatal; a recipient's unread quota refuses further sends
  * with a clear error and a failure receipt.
  */

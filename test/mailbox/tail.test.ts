@@ -1,5 +1,5 @@
 /**
- * `witness mailbox tail` reads a page at a time (issue 13, row 7): an inbox holding
+ * `witness mailbox tail` reads a page at a time: an inbox holding
  * damaged records and a 600 MB line (sparse: no disk space) is followed without
  * failing, showing every real message once, in both stores' ways of following.
  */

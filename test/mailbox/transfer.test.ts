@@ -1,5 +1,5 @@
 /**
- * `witness mailbox export` / `import` (issue 16): a mailbox moves between any two
+ * `witness mailbox export` / `import`: a mailbox moves between any two
  * stores with every receipt still verifying, its agents' tokens still working and
  * its readers' positions kept; servers go on extending the same chain; an import is
  * all or nothing, and a cut-off, edited or foreign export is refused or reported.

@@ -1,5 +1,5 @@
 /**
- * `wait_for_message` leaves exactly one receipt per call (issue 13, row 9), whatever
+ * `wait_for_message` leaves exactly one receipt per call, whatever
  * the inbox holds while it waits: a torn last line (a write in progress or a crash),
  * damaged lines, or a message that arrives part-way through. Real server process,
  * real MCP client.

@@ -1,5 +1,5 @@
 /**
- * Shadowing by normalised name (issue 17): every spelling of a mailbox action
+ * Shadowing by normalised name: every spelling of a mailbox action
  * clashes with the mailbox's tool, with and without a tool prefix and under every
  * namespace a runtime gives MCP tools; unrelated tools never do. Property tests
  * check the normaliser's invariants over generated spellings.

@@ -1,5 +1,5 @@
 /**
- * `witness sim merge` of inputs out of seq order, in bounded memory (issue 18): the
+ * `witness sim merge` of inputs out of seq order, in bounded memory: the
  * external sort gives every line back in seq order, file order within a seq, through
  * temporary files beside the output that are gone afterwards — whatever the ids and
  * lines hold — and a merge through it writes exactly the sweep's own file and refuses

@@ -1,4 +1,4 @@
-// A copy of the built-in pack is recorded under its own name once edited (issue 18).
+// A copy of the built-in pack is recorded under its own name once edited.
 import { appendFileSync, cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Results files read as streams (issue 18 items 5 and 6): lines that straddle the
+ * Results files read as streams: lines that straddle the
  * 1 MiB read chunks come out whole, a torn tail is reported, and a file that is not
  * results at all (README.md) is an error, not an empty table.
  */

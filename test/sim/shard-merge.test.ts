@@ -1,5 +1,5 @@
 /**
- * Sweeps on batch engines (issue 16): `--shard auto` from the variables a Kubernetes
+ * Sweeps on batch engines: `--shard auto` from the variables a Kubernetes
  * Indexed Job or a SLURM array sets, and `witness sim merge` that names the planned
  * runs no shard holds (exit 1) and refuses a missing input file (exit 2).
  */

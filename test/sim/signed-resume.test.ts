@@ -2,7 +2,7 @@
  * A signed resume refuses what it cannot vouch for even when every receipt links and
  * the checkpoint verifies — a file the key's own holder rewrote and re-chained: a run
  * of another plan, a run twice, two runs swapped, lines removed, a head the checkpoint
- * did not sign. The resume reads the plan lazily and the file as a stream (issue 18);
+ * did not sign. The resume reads the plan lazily and the file as a stream;
  * these are the plan checks it must keep. Tampering by anyone else (an edited value, a
  * broken chain, another key) is in transcript.test.ts.
  */

@@ -59,7 +59,7 @@ export const SCENARIOS: Record<string, 'applies' | string> = {
 
 const EVERYTHING_RESOURCE = "reads or subscribes to a test:// resource of the reference 'everything' server; the mailbox offers only mailbox://inbox (its read and subscribe are tested in test/mailbox/push.test.ts)";
 
-/** The mailbox's table: it has resources (mailbox://inbox, with subscriptions) since issue 17. */
+/** The mailbox's table: it has resources (mailbox://inbox, with subscriptions). */
 export const MAILBOX_SCENARIOS: Record<string, 'applies' | string> = {
   ...SCENARIOS,
   'resources-list': 'applies',

@@ -97,7 +97,7 @@ function _folder(path: string, name: string, kinds: readonly ArtifactKind[]): Re
 /**
  * A file too large to be one JSON document read whole (a V8 string holds ~512 MB): a
  * JSONL artifact, known by its first line — a 2-million-run results file is ~2.5 GB,
- * and its verifier reads it as a stream (issue 18 item 5).
+ * and its verifier reads it as a stream.
  */
 function _large(path: string, name: string, size: number, kinds: readonly ArtifactKind[]): Recognised {
   const first = _firstLine(_firstLineText(path, FIRST_LINE_BYTES));

@@ -1,6 +1,6 @@
 /**
  * @module
- * A message's delivery state, read from the call log and nothing else (issue 17):
+ * A message's delivery state, read from the call log and nothing else:
  * `stored` (its send receipt), `read` (the first receipt that showed it to its
  * recipient: a read, a peek, a read of the inbox resource, a channel push),
  * `acknowledged` (the recipient's ack_message

@@ -2,7 +2,7 @@
  * @module
  * The runs a results file already holds, against the plan: one bit per planned `seq`
  * (a shard's seqs are a stride of them), so resuming 2 million runs holds 250 KB of
- * bits, not 2 million ids (issue 18 item 5). Filled by the plain resume (sink.ts) and
+ * bits, not 2 million ids. Filled by the plain resume (sink.ts) and
  * the signed one (transcript/writer.ts) as they read the file, with the outcomes of the
  * runs marked, so a resumed sweep's tally counts what its table shows (#18 item 16).
  */

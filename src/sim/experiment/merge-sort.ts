@@ -3,7 +3,7 @@
  * The line streams `witness sim merge` joins: a k-way merge by `seq` over sorted
  * streams, and an external merge sort for an input that is not in `seq` order
  * (hand-edited, concatenated shards, a resume that replayed a damaged line), so a
- * merge's memory does not grow with its inputs (issue 18 item 5).
+ * merge's memory does not grow with its inputs.
  *
  * The sort reads the input's lines in runs of about RUN_CHARS characters, sorts each
  * by `seq` (stable: file order within a seq) and writes it to a temporary file in a

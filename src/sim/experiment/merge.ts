@@ -6,7 +6,7 @@
  * exactly the file an unsharded run writes. Signed shards keep their own chains and
  * checkpoints (src/sim/transcript/merge.ts).
  *
- * Streamed (issue 18 item 5): a sweep writes its file in `seq` order, so the merge is
+ * Streamed: a sweep writes its file in `seq` order, so the merge is
  * a k-way merge by `seq` over the inputs read a line at a time, written through
  * core's chunked atomic write. Lines of one `seq` meet at the merge head, where
  * duplicates collapse and conflicts are caught; the one thing kept per run is 8 bytes

@@ -124,7 +124,7 @@ export function* eachPlannedRun(experiment: Experiment, shard?: Shard): Generato
 /**
  * A plan that computes its runs when asked (a run is a hash of its cell, index and
  * seed, so the run at any `seq` is known without the others): resuming or checking a
- * 2-million-run sweep costs its cells, not its runs (issue 18 item 5).
+ * 2-million-run sweep costs its cells, not its runs.
  */
 export interface Plan extends Iterable<PlannedRun> {
   /** Runs in the plan (of this shard). */
@@ -206,7 +206,7 @@ export function gamesCell(cell: Cell, paired: readonly PairedAxis[] = DEFAULT_PA
 
 /**
  * The runs a sweep has left to play, handed out one at a time in plan order: a fresh
- * 2-million-run sweep holds the runs in flight, not a list of every run (issue 18).
+ * 2-million-run sweep holds the runs in flight, not a list of every run.
  */
 export interface RunQueue {
   /** Runs the queue hands out in all. */

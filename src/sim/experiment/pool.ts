@@ -81,7 +81,7 @@ function _spawn(): Worker {
  * chunks in flight (their runs replay on resume) and the threads are terminated, so
  * SIGINT ends a sweep at once, not after a chunk. Not a race with one promise that
  * settles on abort: each race left a reaction on it holding the chunk's records until
- * the sweep ended — 3 KB a run, out of memory after 1.5 million runs (issue 18).
+ * the sweep ended — 3 KB a run, out of memory after 1.5 million runs.
  */
 function _request(worker: Worker, request: ChunkRequest, signal?: AbortSignal): Promise<RunRecord[] | null> {
   return new Promise((resolve, reject) => {

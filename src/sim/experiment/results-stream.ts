@@ -2,7 +2,7 @@
  * @module
  * Reading results files as streams: one line at a time from fixed-size chunks, so a
  * reader's memory is what it keeps (a cell summary, a set of ids), not the file — a
- * 2-million-run file is ~2.5 GB, past the longest string V8 can hold (issue 18 item 5).
+ * 2-million-run file is ~2.5 GB, past the longest string V8 can hold.
  * Synchronous on purpose: the callers (summary, report, resume) are synchronous and
  * read only local files. Bounded: only a regular file is read, no further than its size
  * when opened, and a line longer than MAX_LINE_BYTES is an error naming the file and

@@ -71,7 +71,7 @@ export interface RunExperimentOptions {
    * Called with every run of this plan the results file holds once the sweep ends, in
    * file order: the valid records already there (as the resume reads the file), then
    * each new one as it is written (without `out`: the new ones). A summary tallied from
-   * these equals one read back from the file, without the second read (issue 18).
+   * these equals one read back from the file, without the second read.
    */
   onFileRecord?: (record: RunRecord) => void;
   /**

@@ -7,7 +7,7 @@
  *
  * Either kind's finished runs are one bit per planned `seq` (finished.ts; a line counts
  * when its id is the plan's id at its seq): resuming 2 million runs holds 2 million
- * bits, not 2 million id strings (issue 18 item 5).
+ * bits, not 2 million id strings.
  */
 import { existsSync } from 'node:fs';
 import { WitnessError } from '../../core/errors.js';

@@ -87,7 +87,7 @@ interface _Chain {
  * Verifies a signed results file against your key directory (docs/results-format.md,
  * "Verifying"). The file is read as a stream and the plan computed run by run, so
  * memory is the plan's cells plus 4 bytes per planned run (the line each was seen on),
- * not the file (issue 18 item 5).
+ * not the file.
  */
 export function verifyResults(file: string, options: VerifyResultsOptions): ResultsVerifyResult {
   const cpFile = options.checkpoints ?? checkpointPath(file);

@@ -227,7 +227,7 @@ function _resume(path: string, cpPath: string, base: ReturnType<typeof _baseChec
   const previous = _sameSweep(existing.checkpoints, base, signer, cpPath);
   let covered: _Chain = { ...chain };
   let coveredBytes = 0;
-  // Streamed, one line at a time: a resume holds the plan's bits, not the file (issue 18).
+  // Streamed, one line at a time: a resume holds the plan's bits, not the file.
   for (const { line, raw, end } of _lines(path)) {
     const read = _continueWith(chain, raw, line, signer, options, base.line_signatures);
     if (typeof read === 'string') _refuseLine(path, line, read);
