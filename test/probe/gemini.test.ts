@@ -45,7 +45,7 @@ describe.skipIf(!GEMINI)('witness probe gemini', () => {
     expect(model.raw.length).toBeGreaterThan(0);
     expect(model.raw.every((r) => r.api === 'gemini' && r.path === '/v1beta/models/scripted:streamGenerateContent?alt=sse')).toBe(true);
     expect(report.checks[0]!.evidence.agent_tool_calls).toEqual(['mcp_witness-mailbox_list_agents', 'mcp_witness-mailbox_send_message']);
-    expect(report.protocol.clients).toContain('gemini-cli-mcp-client 0.61.0');
+    expect(report.protocol?.clients).toContain('gemini-cli-mcp-client 0.61.0');
     expect(code).toBe(0);
   }, PROBE_TEST_MS * 2);
 

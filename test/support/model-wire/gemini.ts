@@ -52,6 +52,8 @@ export function geminiReply(res: ServerResponse, body: ChatRequest, reply: Model
   }
   startEvents(res);
   const pieces = 'toolCalls' in reply ? parts.map((p) => [p]) : splitInTwo(reply.text).map((text) => [{ text }]);
-  pieces.forEach((p, i) => res.write(`data: ${JSON.stringify(chunk(p, i === pieces.length - 1 ? 'STOP' : undefined))}\n\n`));
+  pieces.forEach((p, i) => {
+    res.write(`data: ${JSON.stringify(chunk(p, i === pieces.length - 1 ? 'STOP' : undefined))}\n\n`);
+  });
   res.end();
 }
