@@ -81,7 +81,8 @@ const lines = [
   ...report.skipped.map((s) => `| ${s.runtime} | not run | — | — | — | — | ${s.known_builtins ? `${cell(s.known_builtins.shadowing.join(', ') || 'none')} (known built-ins, fallback)` : '—'} | ${s.known_builtins ? 'witness\'s table' : '—'} | — | — | — |`),
   '',
   ...report.skipped.map((s) => `- **${s.runtime}**: ${s.reason}.${s.known_builtins ? ` Its row's shadowing comes from witness's table of known built-ins, not from the runtime (${s.known_builtins.source}): ${s.known_builtins.tools.map((t) => `\`${t}\``).join(' ')}.` : ''}`),
-  '- **Gemini CLI** is not in the matrix yet, though it could be: `@google/gemini-cli` 0.61.0 installs from npm here and runs headless against a loopback server (`GOOGLE_GEMINI_BASE_URL`, `GEMINI_API_KEY`, `security.auth.selectedType: "gemini-api-key"` in `~/.gemini/settings.json`, `GEMINI_CLI_TRUST_WORKSPACE=true`; it posts `/v1beta/models/<model>:generateContent` and `:streamGenerateContent?alt=sse`). What is missing: a Gemini API wire for the scripted model, a `gemini` target for `witness mailbox install` (`~/.gemini/settings.json` `mcpServers`), its probe adapter, and its pin in scripts/tools.mjs — see [probe.md](probe.md).',
+  // A matrix signed before witness had a Gemini CLI adapter has no gemini row: say so rather than leave it out silently.
+  ...([...report.rows, ...report.skipped].some((r) => r.runtime === 'gemini') ? [] : ['- **gemini**: not in this signed matrix, which predates witness\'s Gemini CLI adapter. `witness probe gemini` (`@google/gemini-cli` 0.61.0, pinned in scripts/tools.mjs) passes send, receive and control against the scripted model (test/probe/gemini.test.ts), and the next `npm run docs:runtimes` adds its row.']),
   '',
   'Why each push cell is what it is (from the records):',
   '',

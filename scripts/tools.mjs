@@ -33,6 +33,10 @@ export const GROUPS = {
   // prefix is not reinstalled for them. Claude Code's binary is a per-platform package,
   // named explicitly as for node-llama-cpp.
   agents2: ['agents2', [], { '@anthropic-ai/claude-code': '2.1.328', '@openai/codex': '0.169.0', ...(process.platform === 'linux' && process.arch === 'x64' ? { '@anthropic-ai/claude-code-linux-x64': '2.1.328' } : {}) }],
+  // Gemini CLI ships as one bundle (7 packages, a few seconds): its own prefix so the
+  // other groups are not reinstalled for it; its install scripts only build optional
+  // native helpers (keychain, pty) a headless run does not use.
+  gemini: ['gemini', ['--ignore-scripts'], { '@google/gemini-cli': '0.61.0' }],
   embedded: ['embedded', ['--ignore-scripts', '--omit=optional'], { 'node-llama-cpp': '3.21.1', ...(process.platform === 'linux' && process.arch === 'x64' ? { '@node-llama-cpp/linux-x64': '3.21.1' } : {}) }],
 };
 

@@ -39,6 +39,12 @@ const ROWS: readonly KnownBuiltins[] = [
     tools: ['exec_command', 'write_stdin', 'list_mcp_resources', 'list_mcp_resource_templates', 'read_mcp_resource', 'request_user_input', 'view_image', 'multi_agent_v1.close_agent', 'multi_agent_v1.resume_agent', 'multi_agent_v1.send_input', 'multi_agent_v1.spawn_agent', 'multi_agent_v1.wait_agent', 'get_goal', 'create_goal', 'update_goal', 'web_search'],
     source: 'the tools Codex 0.169.0 sent with its first model request, recorded by witness',
   },
+  {
+    runtime: 'gemini',
+    since: '0.61.0',
+    tools: ['update_topic', 'list_directory', 'read_file', 'grep_search', 'glob', 'replace', 'write_file', 'web_fetch', 'read_mcp_resource', 'list_mcp_resources', 'run_shell_command', 'list_background_processes', 'read_background_output', 'google_web_search', 'enter_plan_mode', 'invoke_agent', 'activate_skill'],
+    source: 'the functionDeclarations Gemini CLI 0.61.0 sent with its first model request, recorded by witness',
+  },
   { runtime: 'openhands', since: '1.0.0', tools: ['terminal', 'file_editor', 'task_tracker', 'delegate', 'finish', 'think'], source: "the OpenHands software-agent-sdk default preset in CLI mode (no browser tools); not checked against a running OpenHands CLI" },
 ];
 

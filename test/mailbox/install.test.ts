@@ -128,8 +128,28 @@ describe('mailbox install', () => {
     expect(text).toMatch(/^\[mcp_servers\.witness-mailbox\]\ncommand = "node"\nargs = \[.*\]\n\n\[mcp_servers\.after\]\ncommand = "y"\n$/);
   });
 
+  it('merges a "mcpServers" entry into Gemini CLI\'s existing ~/.gemini/settings.json, keeping every other key, and replaces one only with --force', async () => {
+    mkdirSync(join(home, '.gemini'));
+    const file = join(home, '.gemini', 'settings.json');
+    writeFileSync(file, JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, mcpServers: { other: { command: 'x' }, 'witness-mailbox': { command: 'mine' } } }, null, 2));
+    const refused = await install('gemini', ['--scope', 'user'], 2);
+    expect(refused.err).toMatch(/already has a different "witness-mailbox" entry under "mcpServers".*--force/);
+    expect(readJson(file).mcpServers['witness-mailbox']).toEqual({ command: 'mine' });
+    await install('gemini', ['--scope', 'user', '--force']);
+    const config = readJson(file);
+    expect(config.security).toEqual({ auth: { selectedType: 'gemini-api-key' } });
+    expect(config.mcpServers.other).toEqual({ command: 'x' });
+    expect(config.mcpServers['witness-mailbox']).toEqual({ command: 'node', args: ['/opt/witness/main.js', 'mailbox', 'serve', '--dir', mb.dir, '--agent', 'alice', '--tool-prefix', 'mailbox_'], env: {} });
+  });
+
+  it('writes Gemini CLI\'s project .gemini/settings.json and says the folder must be trusted', async () => {
+    const { err } = await install('gemini');
+    expect(readJson(join(project, '.gemini', 'settings.json')).mcpServers['witness-mailbox'].command).toBe('node');
+    expect(err).toMatch(/Gemini CLI reads .* only in a folder it trusts.*GEMINI_CLI_TRUST_WORKSPACE=true.*--scope user/);
+  });
+
   it('refuses an unknown runtime, listing the known ones', async () => {
     const { err } = await install('vscode', [], 2);
-    expect(err).toMatch(/opencode, qwen, openhands, claude/);
+    expect(err).toMatch(/opencode, qwen, openhands, claude, codex, gemini/);
   });
 });

@@ -24,7 +24,7 @@ describe('witness probe usage', () => {
   it('refuses an unknown runtime and lists the known ones', async () => {
     const { code, err } = await witness(['probe', 'vscode']);
     expect(code).toBe(2);
-    expect(err).toMatch(/opencode, qwen, openhands, claude, codex, command, reference, liar/);
+    expect(err).toMatch(/opencode, qwen, openhands, claude, codex, gemini, command, reference, liar/);
   });
 
   it('refuses the command runtime without a --template containing {prompt}', async () => {

@@ -2,7 +2,8 @@
  * A scripted model for driving real agent runtimes in tests: a node:http server on
  * 127.0.0.1 that answers from ONE policy in every API the runtimes speak — OpenAI
  * Chat Completions (`…/chat/completions`: OpenCode, Qwen Code), Anthropic Messages
- * (`…/messages`: Claude Code) and OpenAI Responses (`…/responses`: Codex), streamed
+ * (`…/messages`: Claude Code) and OpenAI Responses (`…/responses`: Codex) and the Gemini API
+ * (`…/models/<m>:generateContent`: Gemini CLI), streamed
  * when the request asks for it. Each wire module (model-wire/) turns its request
  * into the chat shape below and the policy's reply — answer a text, or call tools
  * by name (the mailbox's through MCP, or the runtime's own built-ins) — into its
@@ -15,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { anthropicReply, anthropicRequest } from './model-wire/anthropic.js';
 import { chatReply, chatRequest } from './model-wire/chat.js';
 import { sendJson } from './model-wire/common.js';
+import { geminiReply, geminiRequest } from './model-wire/gemini.js';
 import { responsesReply, responsesRequest } from './model-wire/responses.js';
 
 export interface ChatMessage {
@@ -37,7 +39,7 @@ export type ModelReply = { text: string } | { toolCalls: Array<{ name: string; a
 /** A policy may take its time (a model thinking): the runtime waits, and what reaches it meanwhile goes into its next request. */
 export type ModelPolicy = (request: ChatRequest) => ModelReply | Promise<ModelReply>;
 
-export type ModelApi = 'chat' | 'anthropic' | 'responses';
+export type ModelApi = 'chat' | 'anthropic' | 'responses' | 'gemini';
 
 /** A request as it arrived, before translation. */
 export interface RawRequest {
@@ -61,10 +63,11 @@ export interface ToolModel {
   close(): Promise<void>;
 }
 
-const WIRES: Record<ModelApi, { path: RegExp; request: (body: unknown) => ChatRequest; reply: (res: ServerResponse, body: ChatRequest, reply: ModelReply, n: number) => void }> = {
+const WIRES: Record<ModelApi, { path: RegExp; request: (body: unknown, path: string) => ChatRequest; reply: (res: ServerResponse, body: ChatRequest, reply: ModelReply, n: number) => void }> = {
   chat: { path: /\/chat\/completions$/, request: chatRequest, reply: chatReply },
   anthropic: { path: /\/messages$/, request: anthropicRequest, reply: anthropicReply },
   responses: { path: /\/responses$/, request: responsesRequest, reply: responsesReply },
+  gemini: { path: /\/models\/[^/]+:(?:stream)?[gG]enerateContent$/, request: geminiRequest, reply: geminiReply },
 };
 
 export async function startToolModel(policy: ModelPolicy): Promise<ToolModel> {
@@ -78,6 +81,7 @@ export async function startToolModel(policy: ModelPolicy): Promise<ToolModel> {
     if (req.method === 'GET' && /\/models$/.test(path)) return sendJson(res, { object: 'list', data: [{ id: 'scripted', object: 'model', owned_by: 'test' }] });
     // Claude Code counts tokens before some requests; any count will do.
     if (req.method === 'POST' && /\/messages\/count_tokens$/.test(path)) return sendJson(res, { input_tokens: 10 });
+    if (req.method === 'POST' && /:countTokens$/.test(path)) return sendJson(res, { totalTokens: 10 });
     const api = (Object.keys(WIRES) as ModelApi[]).find((a) => WIRES[a].path.test(path));
     if (req.method !== 'POST' || !api) return sendJson(res, { error: { message: `no route ${req.method} ${req.url}` } }, 404);
     let body: unknown;
@@ -87,7 +91,7 @@ export async function startToolModel(policy: ModelPolicy): Promise<ToolModel> {
       return sendJson(res, { error: { message: 'body is not JSON' } }, 400);
     }
     raw.push({ api, at: Date.now(), path: req.url ?? '', headers: req.headers, body });
-    const chat = WIRES[api].request(body);
+    const chat = WIRES[api].request(body, path);
     requests.push(chat);
     let reply: ModelReply;
     try {

@@ -267,7 +267,7 @@ function _install(ctx: CliContext): Command {
     .option('--channel', 'claude only: push new mail into the session as channel events (prints the launch flag)')
     .option('--dry-run', 'print the diff without writing')
     .option('--json', 'print the result as JSON')
-    .addHelpText('after', '\nExamples:\n  $ witness mailbox install opencode --dir ./mb --agent alice --dry-run\n  $ witness mailbox install qwen --dir ./mb --agent bob --scope user\n  $ witness mailbox install claude --dir ./mb --agent carol --channel')
+    .addHelpText('after', '\nExamples:\n  $ witness mailbox install opencode --dir ./mb --agent alice --dry-run\n  $ witness mailbox install qwen --dir ./mb --agent bob --scope user\n  $ witness mailbox install claude --dir ./mb --agent carol --channel\n  $ witness mailbox install gemini --dir ./mb --agent dave --scope user   # ~/.gemini/settings.json; --force replaces an existing entry')
     .action((runtime: Runtime, o: { dir: string; agent: string; project?: string; scope: 'project' | 'user'; name: string; toolPrefix: string; key?: string; serverCommand?: string; force?: boolean; channel?: boolean; dryRun?: boolean; json?: boolean }) => {
       const result = installMailbox({
         runtime,

@@ -35,7 +35,7 @@ export function probeCommand(ctx: CliContext): Command {
     )
     .addArgument(new Command().createArgument('[runtime]', `${PROBE_TARGETS.join(' | ')} (or --all)`).argParser(_runtime))
     .option('--all', 'probe every installed runtime (on PATH or in .tools), one table; --model-endpoint must then answer each in its own API')
-    .option('--model-endpoint <url>', 'the runtime\'s model endpoint (…/v1) in the API it speaks: OpenAI chat completions (opencode, qwen), Anthropic Messages (claude), OpenAI Responses (codex)')
+    .option('--model-endpoint <url>', 'the runtime\'s model endpoint (…/v1) in the API it speaks: OpenAI chat completions (opencode, qwen), Anthropic Messages (claude), OpenAI Responses (codex), the Gemini API origin (gemini)')
     .option('--model <name>', 'model name (with --model-endpoint: the endpoint\'s model id)')
     .option('--tool-prefix <prefix>', 'prefix the mailbox\'s tool names (e.g. mailbox_); default: bare names, as in the incident', '')
     .option('--bin <path>', 'the runtime\'s executable (default: found on PATH, then in the checkout\'s .tools)')

@@ -8,6 +8,7 @@
  *   openhands `~/.openhands/mcp.json`         "mcpServers": {NAME: {command, args, env}}
  *   claude    `<project>/.mcp.json`           "mcpServers": {NAME: {type:"stdio", command, args, env}}
  *   codex     `~/.codex/config.toml` (TOML)   [mcp_servers.NAME] command, args (install/codex.ts)
+ *   gemini    `<project>/.gemini/settings.json` "mcpServers": {NAME: {command, args, env}}
  * An existing entry with the same name and different content is never replaced
  * unless `force` is set; a JSON file that is not plain JSON is never rewritten.
  */
@@ -24,7 +25,7 @@ import { instructionsFor } from '../instructions.js';
 import { addCodexServer, codexTable } from './codex.js';
 import { lineDiff } from './diff.js';
 
-export const RUNTIMES = ['opencode', 'qwen', 'openhands', 'claude', 'codex'] as const;
+export const RUNTIMES = ['opencode', 'qwen', 'openhands', 'claude', 'codex', 'gemini'] as const;
 export type Runtime = (typeof RUNTIMES)[number];
 
 export interface InstallOptions {
@@ -79,6 +80,7 @@ export function installMailbox(options: InstallOptions): InstallResult {
   if (_databaseFromEnvironment(options.dir)) notes.push(`This mailbox reads its database URL from ${DATABASE_URL_ENV}: set it in the environment the runtime starts servers with (it is not written into ${file}, which the agent can read).`);
   if (options.runtime === 'qwen' && (options.scope ?? 'project') === 'project') notes.push(`Qwen Code asks before it trusts a project's servers: run \`qwen mcp approve ${name}\` in ${options.project} (or use --scope user).`);
   if (options.runtime === 'codex' && (options.scope ?? 'project') === 'project') notes.push(`Codex reads ${file} only in a project it trusts (answer its trust prompt, or run codex exec --trust once), or use --scope user for ~/.codex/config.toml.`);
+  if (options.runtime === 'gemini' && (options.scope ?? 'project') === 'project') notes.push(`Gemini CLI reads ${file} only in a folder it trusts (answer its trust prompt, or set GEMINI_CLI_TRUST_WORKSPACE=true for a headless run), or use --scope user for ~/.gemini/settings.json.`);
   if (!options.dryRun) _writeAtomic(file, after);
   return { file, changed: true, diff, written: !options.dryRun, notes };
 }
@@ -125,6 +127,8 @@ export function configFile(options: Pick<InstallOptions, 'runtime' | 'project' |
     case 'codex':
       // Codex reads a project's .codex/config.toml only once the project is trusted.
       return join(options.scope === 'project' ? project : home, '.codex', 'config.toml');
+    case 'gemini':
+      return join(options.scope === 'user' ? home : project, '.gemini', 'settings.json');
   }
 }
 
