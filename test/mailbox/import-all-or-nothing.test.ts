@@ -18,8 +18,8 @@ afterAll(async () => {
 });
 
 /** An export of a mailbox where bob has two messages and has read one. */
-async function exported(): Promise<{ lines: string[]; keyPath: string }> {
-  const mb = await makeMailbox(['alice', 'bob']);
+async function exported(alg?: 'hmac-sha256'): Promise<{ lines: string[]; keyPath: string; dir: string }> {
+  const mb = await makeMailbox(['alice', 'bob'], alg ? { alg } : {});
   cleanups.push(mb.cleanup);
   const store = await openStore(mb.dir, { keyPath: mb.keyPath });
   await store.send('alice', { to: 'bob', body: 'one' });
@@ -28,7 +28,7 @@ async function exported(): Promise<{ lines: string[]; keyPath: string }> {
   await store.close();
   const file = join(tempDir(), 'export.jsonl');
   await cli(['mailbox', 'export', mb.dir, '--out', file]);
-  return { lines: readFileSync(file, 'utf8').trimEnd().split('\n'), keyPath: mb.keyPath };
+  return { lines: readFileSync(file, 'utf8').trimEnd().split('\n'), keyPath: mb.keyPath, dir: mb.dir };
 }
 
 const kindOf = (line: string) => Object.keys(JSON.parse(line) as object)[0];
@@ -109,4 +109,39 @@ describe('import is all or nothing', () => {
       }
     });
   }
+
+  it('an HMAC mailbox: its export carries a checkpoint signed by its checkpoint key, which the import keeps and checks', async () => {
+    const { lines, keyPath, dir: source } = await exported('hmac-sha256');
+    const header = JSON.parse(lines[0]!) as { mailbox: { checkpoint_key?: { kid: string; public_key: string } } };
+    expect(header.mailbox.checkpoint_key?.public_key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const file = join(tempDir(), 'hmac.jsonl');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const dir = join(tempDir(), 'imported');
+    await cli(['mailbox', 'import', file, dir, '--key', keyPath]);
+    // The same checkpoint key, so checkpoints kept (or cosigned) before the move still verify.
+    const vkey = async (d: string) => (await cli(['mailbox', 'checkpoint', d, '--verifier-key'])).out.trim();
+    expect(await vkey(dir)).toBe(await vkey(source));
+    const kept = join(tempDir(), 'kept.checkpoint');
+    writeFileSync(kept, (await cli(['mailbox', 'checkpoint', source])).out);
+    await cli(['mailbox', 'verify', dir, '--key', keyPath, '--checkpoint', kept]);
+
+    const calls = indexes(lines, 'call');
+    const messages = indexes(lines, 'message');
+    const cut = recount([...lines.slice(0, calls.at(-1)!), ...lines.slice(calls.at(-1)! + 1, messages.at(-1)!), ...lines.slice(messages.at(-1)! + 1)], true);
+    const stripped = recount(lines);
+    const ed25519Header = JSON.parse(lines[0]!) as { mailbox: { signing: { alg: string } } };
+    ed25519Header.mailbox.signing.alg = 'ed25519';
+    for (const [what, content, code, message] of [
+      ['the last call and message dropped, the end line recounted', cut, 1, /not the call log its checkpoint signed \(TRUNCATED\)/],
+      ['the checkpoint dropped from the end line', stripped, 1, /carries no checkpoint of the call log/],
+      ['a checkpoint key in an Ed25519 header', [JSON.stringify(ed25519Header), ...lines.slice(1)], 2, /only an HMAC mailbox has/],
+    ] as const) {
+      const edited = join(tempDir(), 'edited.jsonl');
+      writeFileSync(edited, `${content.join('\n')}\n`);
+      const into = join(tempDir(), 'imported');
+      const { err } = await cli(['mailbox', 'import', edited, into, '--key', keyPath], code);
+      expect(err, what).toMatch(message);
+      expect(readdirSync(dirname(into)), what).toEqual([]);
+    }
+  });
 });

@@ -73,6 +73,12 @@ describe('documented file formats', async () => {
     const lines = jsonl(out);
     expect(lines.length).toBeGreaterThan(8);
     for (const l of lines) expectValid('export', l);
+    const hmac = await makeMailbox(['alice'], { alg: 'hmac-sha256' });
+    const hmacOut = join(tempDir(), 'hmac-export.jsonl');
+    await cli(['mailbox', 'export', hmac.dir, '--out', hmacOut]);
+    const [header, ...rest] = jsonl(hmacOut) as [{ mailbox: { checkpoint_key?: unknown } }, ...unknown[]];
+    expect(header.mailbox.checkpoint_key).toBeDefined();
+    for (const l of [header, ...rest]) expectValid('export', l);
   });
   it('a PostgreSQL mailbox\'s mailbox.json matches mailbox-config.schema.json, and its database field is only allowed there', async () => {
     const pg = await makeMailbox([], { store: 'postgres' });

@@ -9,8 +9,8 @@
  */
 import { WitnessError } from '../../core/errors.js';
 import { checkpointFor, MerkleFrontier } from '../../attest/tlog/index.js';
-import { callLeaf, mailboxOrigin } from '../checkpoint.js';
-import { loadKey, readConfig } from '../config.js';
+import { callLeaf, checkpointSigner, mailboxOrigin } from '../checkpoint.js';
+import { readConfig } from '../config.js';
 import { type Cursor, openEvidence } from '../evidence.js';
 import { hasStaleLock } from '../store/jsonl/lock.js';
 import { storeKind } from '../store-kinds.js';
@@ -19,9 +19,11 @@ import { type ExportCounts, type ExportRecord, exportHeader } from './format.js'
 /** The export's lines (each without its newline), header first, end line last. */
 export async function* exportMailbox(dir: string, options: { keyPath?: string } = {}): AsyncGenerator<string> {
   const config = readConfig(dir);
-  // An Ed25519 mailbox's export ends with a checkpoint signed by its key: without it a
-  // cut-off export with recounted counts would import as a whole mailbox.
-  const key = config.signing.alg === 'ed25519' ? loadKey(config, options.keyPath) : undefined;
+  // The export ends with a checkpoint signed by the mailbox's checkpoint signer (its
+  // Ed25519 key, or an HMAC mailbox's checkpoint key): without it a cut-off export with
+  // recounted counts would import as a whole mailbox. An HMAC mailbox made before
+  // checkpoint keys has none to sign with.
+  const key = config.signing.alg === 'ed25519' || config.checkpoint_key ? checkpointSigner(dir, config, config.signing.alg === 'ed25519' ? options.keyPath : undefined) : undefined;
   const frontier = new MerkleFrontier();
   if (storeKind(config.store).inFolder && hasStaleLock(dir)) throw _cannot(dir, 'a writer died holding its lock, and its unfinished write is still there', `run \`witness mailbox recover ${dir}\` first`);
   const evidence = await openEvidence(dir, config);
@@ -57,7 +59,7 @@ export async function* exportMailbox(dir: string, options: { keyPath?: string } 
       counts.cursors++;
       yield line({ cursor: { agent, messages: read.get(agent) ?? 0 } });
     }
-    yield line({ end: key?.alg === 'ed25519' ? { ...counts, checkpoint: checkpointFor(mailboxOrigin(config), frontier.size, frontier.root(), key) } : counts });
+    yield line({ end: key ? { ...counts, checkpoint: checkpointFor(mailboxOrigin(config), frontier.size, frontier.root(), key) } : counts });
   } finally {
     await evidence.close();
   }

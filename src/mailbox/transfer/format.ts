@@ -7,7 +7,8 @@
  * keep working), the call log's lines, each inbox's messages, the read cursors (as a
  * count of records read, which every store can turn into its own position), and an
  * end line with the counts, so a cut-off export is refused rather than imported, and
- * (Ed25519 mailboxes) the call log's signed checkpoint (checkpoint.ts), so one whose
+ * the call log's signed checkpoint (checkpoint.ts: the Ed25519 mailbox key's, or an
+ * HMAC mailbox's checkpoint key's, whose public half the header names), so one whose
  * last calls and messages were dropped and its counts rewritten is refused too.
  */
 import type { SignatureAlg } from '../../attest/signature.js';
@@ -17,7 +18,13 @@ export const EXPORT_FORMAT = 'witness-mailbox-export/1';
 
 export interface ExportHeader {
   format: typeof EXPORT_FORMAT;
-  mailbox: { id: string; created: string; signing: { alg: SignatureAlg; kid: string; public_key?: string } };
+  mailbox: {
+    id: string;
+    created: string;
+    signing: { alg: SignatureAlg; kid: string; public_key?: string };
+    /** An HMAC mailbox's Ed25519 checkpoint key (its public half): what the end line's checkpoint is signed with. */
+    checkpoint_key?: { kid: string; public_key: string };
+  };
   source: StoreKind;
   exported_at: string;
 }
@@ -38,5 +45,11 @@ export type ExportRecord =
 
 export function exportHeader(config: MailboxConfig): ExportHeader {
   const { alg, kid, public_key } = config.signing;
-  return { format: EXPORT_FORMAT, mailbox: { id: config.id, created: config.created, signing: { alg, kid, ...(public_key !== undefined ? { public_key } : {}) } }, source: config.store, exported_at: new Date().toISOString() };
+  const cp = config.checkpoint_key;
+  return {
+    format: EXPORT_FORMAT,
+    mailbox: { id: config.id, created: config.created, signing: { alg, kid, ...(public_key !== undefined ? { public_key } : {}) }, ...(cp ? { checkpoint_key: { kid: cp.kid, public_key: cp.public_key } } : {}) },
+    source: config.store,
+    exported_at: new Date().toISOString(),
+  };
 }

@@ -17,7 +17,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { readKeyFile } from '../../attest/keys.js';
 import { WitnessError } from '../../core/errors.js';
 import { parseStrictJson } from '../../core/strict-json.js';
-import { assertNoMailbox, MAILBOX_FORMAT, MAILBOX_KEY, type MailboxConfig, type StoreKind } from '../config.js';
+import { assertNoMailbox, checkpointKeyPath, MAILBOX_FORMAT, MAILBOX_KEY, type MailboxConfig, type StoreKind } from '../config.js';
 import { fileLines } from '../evidence.js';
 import { defaultKeyDir } from '../keys.js';
 import { agentNameProblem, sameNameAs } from '../names.js';
@@ -93,14 +93,19 @@ export async function importMailbox(file: string, dir: string, options: ImportOp
 }
 
 /**
- * An Ed25519 mailbox's export carries the call log's checkpoint in its end line: the
- * calls imported must be exactly the log it signed (checked with the key the import
- * uses, else the exported public key). An HMAC mailbox has none (a limit, documented).
+ * The export of a mailbox with a checkpoint signer carries the call log's checkpoint in
+ * its end line: the calls imported must be exactly the log it signed. An Ed25519
+ * mailbox's is checked with the key the import uses, else the exported public key; an
+ * HMAC mailbox's with the checkpoint key its header names. An HMAC mailbox made before
+ * checkpoint keys has none (a limit, documented).
  */
 function _checkAnchored(file: string, header: ExportHeader, config: MailboxConfig, note: string | undefined, leaves: Buffer[]): void {
-  if (header.mailbox.signing.alg !== 'ed25519') return;
-  if (note === undefined) throw new WitnessError('CORRUPT', `${file}: cannot import: its end line carries no checkpoint of the call log, which an Ed25519 mailbox's export always has: calls may have been dropped. Nothing was imported; export the mailbox again.`);
-  const vkey = existsSync(config.signing.key_path) ? _importKeyVerifier(config) : noteVerifierKey(mailboxOrigin(config), Buffer.from(header.mailbox.signing.public_key ?? '', 'base64url'));
+  const ed25519 = header.mailbox.signing.alg === 'ed25519';
+  if (!ed25519 && !header.mailbox.checkpoint_key) return;
+  const whose = ed25519 ? "an Ed25519 mailbox's export always has" : 'which an export whose header names a checkpoint key always has';
+  if (note === undefined) throw new WitnessError('CORRUPT', `${file}: cannot import: its end line carries no checkpoint of the call log, ${ed25519 ? `which ${whose}` : whose}: calls may have been dropped. Nothing was imported; export the mailbox again.`);
+  const publicKey = ed25519 ? header.mailbox.signing.public_key : header.mailbox.checkpoint_key?.public_key;
+  const vkey = ed25519 && existsSync(config.signing.key_path) ? _importKeyVerifier(config) : noteVerifierKey(mailboxOrigin(config), Buffer.from(publicKey ?? '', 'base64url'));
   let check: CheckpointCheck;
   try {
     check = new CheckpointCheck(parseCheckpoint(note, [vkey]));
@@ -228,6 +233,12 @@ function _header(first: { line: number; text?: string } | undefined, file: strin
   if (h?.format === EXPORT_FORMAT && (typeof h.mailbox?.id !== 'string' || !MAILBOX_ID.test(h.mailbox.id))) throw _bad(file, 1, `its mailbox id ${JSON.stringify(h.mailbox?.id)} is not one (letters, digits, _ and -, at most 128: it names the key file)`, 'give a file written by `witness mailbox export`');
   const ok = h?.format === EXPORT_FORMAT && typeof h.mailbox?.id === 'string' && typeof h.mailbox.created === 'string' && (signing?.alg === 'ed25519' || signing?.alg === 'hmac-sha256') && typeof signing.kid === 'string';
   if (!ok) throw _bad(file, 1, `it does not start with a ${EXPORT_FORMAT} header`, 'give a file written by `witness mailbox export`');
+  const cp = h?.mailbox?.checkpoint_key as { kid?: unknown; public_key?: unknown } | undefined;
+  if (cp !== undefined) {
+    if (signing?.alg === 'ed25519') throw _bad(file, 1, 'its header names a checkpoint key, which only an HMAC mailbox has (an Ed25519 mailbox signs its checkpoints with its own key)', 'give a file written by `witness mailbox export`');
+    const publicKey = typeof cp?.public_key === 'string' && /^[A-Za-z0-9_-]{43}$/.test(cp.public_key) ? Buffer.from(cp.public_key, 'base64url') : undefined;
+    if (typeof cp?.kid !== 'string' || publicKey?.length !== 32) throw _bad(file, 1, 'its header\'s checkpoint_key needs a kid and a 32-byte base64url Ed25519 public_key', 'give a file written by `witness mailbox export`');
+  }
   return h as ExportHeader;
 }
 
@@ -244,7 +255,31 @@ function _config(h: ExportHeader, options: ImportOptions, warnings: string[]): M
   }
   const store = options.store ?? 'jsonl';
   const database = store === 'postgres' ? databaseSetting(options.database ?? 'postgres') : undefined;
-  return { format: MAILBOX_FORMAT, id: h.mailbox.id, store, ...(database !== undefined ? { database } : {}), created: h.mailbox.created, signing: { ...h.mailbox.signing, key_path: keyPath } };
+  return {
+    format: MAILBOX_FORMAT,
+    id: h.mailbox.id,
+    store,
+    ...(database !== undefined ? { database } : {}),
+    created: h.mailbox.created,
+    signing: { ...h.mailbox.signing, key_path: keyPath },
+    ...(h.mailbox.checkpoint_key ? { checkpoint_key: _checkpointKey(h.mailbox.checkpoint_key, keyPath, warnings) } : {}),
+  };
+}
+
+/**
+ * An HMAC mailbox's checkpoint key carries over (its public half, so its checkpoints
+ * and witnessed cosignatures keep verifying); its key file is expected beside the
+ * signing key, where `init` puts it. A file there with another key id is refused.
+ */
+function _checkpointKey(cp: { kid: string; public_key: string }, keyPath: string, warnings: string[]): NonNullable<MailboxConfig['checkpoint_key']> {
+  const path = checkpointKeyPath(keyPath);
+  if (existsSync(path)) {
+    const key = readKeyFile(path, { what: 'mailbox checkpoint key' });
+    if (key.kid !== cp.kid) throw new WitnessError('USAGE', `The key ${path} has id ${key.kid}, but the exported mailbox signs its checkpoints with ${cp.kid}; put its own checkpoint key there (or move this one away). Nothing was imported.`);
+  } else {
+    warnings.push(`no checkpoint key file at ${path}: verify checks checkpoints with the public key, but \`witness mailbox checkpoint\` and --witness need the key there.`);
+  }
+  return { ...cp, key_path: path };
 }
 
 function _agent(value: unknown, seen: string[], file: string, line: number): { name: string; created: string; description?: string; token_sha256?: string } {
