@@ -36,7 +36,7 @@
  *      (defaults 4000 and 2000 per row, both stores; PostgreSQL at $WITNESS_TEST_DATABASE_URL or postgres:///postgres)
  */
 import { closeSync, existsSync, fsyncSync, mkdtempSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { request } from 'node:http';
 import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
@@ -49,6 +49,7 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { openPool } from '../src/attest/postgres.js';
 import { newSigningKey, writeKeyFile } from '../src/attest/keys.js';
 import { addAgent, initMailbox, mailboxVerifierKey, verifyMailbox } from '../src/mailbox/index.js';
+import { jsonRpcSender as rawSender, keepAlive } from './support/json-rpc-sender.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const WITNESS = [process.execPath, '--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, join(ROOT, 'src/cli/main.ts')];
@@ -344,6 +345,11 @@ interface Sender {
   close(): Promise<void>;
 }
 
+/** An agent that speaks the protocol by hand (support/json-rpc-sender.ts). */
+async function jsonRpcSender(url: string, token: string): Promise<Sender> {
+  return { send: await rawSender(url, token, BODY), close: async () => undefined };
+}
+
 async function sdkSender(url: string, token: string, clientHttp: 'fetch' | 'node:http'): Promise<Sender> {
   const client = new Client({ name: 'bench', version: '0' });
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } }, ...(clientHttp === 'node:http' ? { fetch: nodeHttpFetch } : {}) });
@@ -351,39 +357,6 @@ async function sdkSender(url: string, token: string, clientHttp: 'fetch' | 'node
   return { send: (n) => send(client, n), close: () => client.close() };
 }
 
-/** An agent that speaks the protocol by hand: initialize, then one POST per send. */
-async function jsonRpcSender(url: string, token: string): Promise<Sender> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` };
-  const init = await postJson(url, headers, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } });
-  headers['mcp-session-id'] = String(init.headers['mcp-session-id']);
-  headers['mcp-protocol-version'] = '2025-06-18';
-  await postJson(url, headers, { jsonrpc: '2.0', method: 'notifications/initialized' });
-  let id = 1;
-  return {
-    async send(n) {
-      for (let i = 0; i < n; i++) {
-        const reply = await postJson(url, headers, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'send_message', arguments: { to: 'sink', body: BODY } } });
-        if (reply.status !== 200 || !reply.text.includes('"structuredContent"')) throw new Error(`send failed: ${reply.status} ${reply.text}`);
-      }
-    },
-    close: async () => undefined,
-  };
-}
-
-function postJson(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
-  return new Promise((resolvePost, reject) => {
-    const req = request(url, { method: 'POST', headers, agent: keepAlive }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      res.on('end', () => resolvePost({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
 
 /** Starts counting CPU; the returned function gives µs per send for the server (Linux /proc) and this process. */
 function cpuMeter(pid: number | undefined): (sends: number) => { serverCpu?: number; clientCpu: number } {
@@ -410,7 +383,6 @@ function cpuMeter(pid: number | undefined): (sends: number) => { serverCpu?: num
  * fetch costs several ms of CPU per request here, and the 8 clients share 2 cores
  * with the server; this row shows what the server itself sustains.
  */
-const keepAlive = new Agent({ keepAlive: true, maxSockets: 64 });
 const nodeHttpFetch = ((input: string | URL, init: RequestInit = {}) =>
   new Promise<Response>((resolveResponse, reject) => {
     const headers: Record<string, string> = {};
