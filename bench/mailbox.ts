@@ -50,6 +50,7 @@ import { openPool } from '../src/attest/postgres.js';
 import { newSigningKey, writeKeyFile } from '../src/attest/keys.js';
 import { addAgent, initMailbox, mailboxVerifierKey, verifyMailbox } from '../src/mailbox/index.js';
 import { jsonRpcSender as rawSender, keepAlive } from './support/json-rpc-sender.js';
+import { dropDatabases, freshDatabase } from './support/pg-database.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const WITNESS = [process.execPath, '--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, join(ROOT, 'src/cli/main.ts')];
@@ -141,7 +142,7 @@ async function benchMailbox(dir: string, store: { store?: 'postgres'; database?:
 
 /** The PostgreSQL rows, between two bare INSERT … COMMIT loops on the mailbox's own database. */
 async function postgresRows(dir: string, lineBytes: number, dirs: string[]): Promise<Row[]> {
-  const url = await freshDatabase();
+  const url = await freshDatabase(`pg_bench_mailbox_${process.pid}`);
   const { tokens } = await benchMailbox(dir, { store: 'postgres', database: url });
   dirs.push(dir);
   const rows = [await insertCommit(url, lineBytes, SENDS)];
@@ -152,33 +153,6 @@ async function postgresRows(dir: string, lineBytes: number, dirs: string[]): Pro
   const pgBase = (rows[0]!.sends / rows[0]!.seconds + rows.at(-1)!.sends / rows.at(-1)!.seconds) / 2;
   for (const r of rows) r.pgRatio = r.sends / r.seconds / pgBase;
   return rows;
-}
-
-const ADMIN_URL = process.env.WITNESS_TEST_DATABASE_URL ?? 'postgres:///postgres';
-const created: string[] = [];
-
-async function freshDatabase(): Promise<string> {
-  const name = `pg_bench_mailbox_${process.pid}`;
-  const admin = await openPool(ADMIN_URL, { purpose: 'bench PostgreSQL server', max: 1 });
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  created.push(name);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function dropDatabases(): Promise<void> {
-  const admin = await openPool(ADMIN_URL, { purpose: 'bench PostgreSQL server', max: 1 });
-  try {
-    for (const name of created) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
 }
 
 /** The database's own durable-write rate: one row of a message's size per transaction, one connection. */
