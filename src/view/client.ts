@@ -10,7 +10,24 @@
 // biome-ignore lint/suspicious/noExplicitAny: the browser's window and DOM; the project compiles without DOM types.
 type Any = any;
 
-export function viewerApp(win: Any, bundle: Record<string, unknown> | null): void {
+/** What a page module (client-mailbox.ts, client-graph.ts, client-e12.ts) gets: the DOM helpers and the data source. */
+export interface PageHelpers {
+  win: Any;
+  doc: Any;
+  el: (tag: string, attrs?: Record<string, string>, ...children: unknown[]) => Any;
+  link: (href: string, text: string, attrs?: Record<string, string>) => Any;
+  table: (head: string[], rows: unknown[][], attrs?: Record<string, string>) => Any;
+  /** An SVG element (attributes, then children: nodes or text). */
+  svg: (tag: string, attrs?: Record<string, string | number>, ...children: unknown[]) => Any;
+  api: (path: string, params: Record<string, string | number>) => Promise<Any>;
+  /** The server's address for a path with the token (`/api/events?t=…`); null in a bundle. */
+  live: (path: string) => string | null;
+}
+
+/** A page module: its routes (the first part of the hash) and the page each draws. */
+export type PageModule = (h: PageHelpers) => Record<string, (parts: string[], q: Any) => Promise<Any>>;
+
+export function viewerApp(win: Any, bundle: Record<string, unknown> | null, modules: PageModule[] = []): void {
   const doc = win.document;
   const token = new URLSearchParams(win.location.search).get('t') ?? '';
   const main = doc.getElementById('main');
@@ -38,6 +55,16 @@ export function viewerApp(win: Any, bundle: Record<string, unknown> | null): voi
     if (!res.ok) throw new Error(body.error ?? `HTTP ${res.status}`);
     return body;
   };
+  const svg = (tag: string, attrs: Record<string, string | number> = {}, ...children: unknown[]) => {
+    const node = doc.createElementNS('http://www.w3.org/2000/svg', tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+    for (const c of children) node.append(c instanceof win.Node ? c : doc.createTextNode(String(c ?? '')));
+    return node;
+  };
+  const live = (path: string) => (bundle ? null : `${path}?t=${encodeURIComponent(token)}`);
+  const pages: Record<string, (parts: string[], q: Any) => Promise<Any>> = {};
+  for (const m of modules) Object.assign(pages, m({ win, doc, el, link, table, svg, api, live }));
+  let about: Any = null;
   let overview: Any = null;
   const cellOf = (f: number, c: number) => overview.files[f].cells[c];
 
@@ -179,8 +206,18 @@ export function viewerApp(win: Any, bundle: Record<string, unknown> | null): voi
     const pair = (s: string | undefined) => String(s).split(':').map(Number);
     main.setAttribute('aria-busy', 'true');
     try {
-      overview ??= await api('overview', {});
+      about ??= await api('about', {});
       let view: Any;
+      // A mailbox, a delegation path or an E12 file: the pages of its module, its own page at #/.
+      if (about.kind !== 'results') {
+        const page = pages[parts[0] ?? about.kind] ?? pages[about.kind];
+        if (!page) throw new Error(`This viewer has no page for ${about.kind}.`);
+        main.replaceChildren(await page(parts, q));
+        main.setAttribute('data-page', parts[0] ?? about.kind);
+        main.removeAttribute('aria-busy');
+        return;
+      }
+      overview ??= await api('overview', {});
       if (parts[0] === 'cell') view = await runsPage(Number(parts[1]), Number(parts[2]), q.get('outcome') ?? '', Number(q.get('page') ?? 0));
       else if (parts[0] === 'run') view = await runPage(Number(parts[1]), Number(parts[2]));
       else if (parts[0] === 'compare') view = await comparePage(pair(parts[1]), pair(parts[2]));

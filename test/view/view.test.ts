@@ -15,6 +15,7 @@ import { ViewModel } from '../../src/view/model.js';
 import { ResultsIndex } from '../../src/view/results-index.js';
 import { startViewServer, type ViewServer } from '../../src/view/server.js';
 import { CHROMIUM, hasChromium, type OpenedPage, openPage } from '../support/browser.js';
+import { cellsOf, checkedVisit } from './pages.js';
 
 if (!hasChromium) console.warn(`skipping the browser tests of witness view: ${CHROMIUM} is missing (apt-get install chromium)`);
 
@@ -98,25 +99,11 @@ describe('witness view on the command line', () => {
   });
 });
 
-/** The texts of a table's cells, row by row. */
-// biome-ignore lint/suspicious/noExplicitAny: a playwright page.
-const cellsOf = (page: any, selector: string): Promise<string[][]> =>
-  // biome-ignore lint/suspicious/noExplicitAny: runs in the page.
-  page.evaluate((s: string) => [...(globalThis as any).document.querySelectorAll(`${s} tbody tr`)].map((tr: any) => [...tr.children].map((td: any) => td.textContent)), selector);
 
 /** Every page, over the server and from a bundle: the same checks. */
 function pages(name: string, open: (hash: string) => Promise<OpenedPage>, local: (url: string) => boolean) {
   describe.skipIf(!hasChromium)(`${name} in headless Chromium`, () => {
-    const visit = async (hash: string, check: (o: OpenedPage) => Promise<void>) => {
-      const opened = await open(hash);
-      try {
-        await check(opened);
-        expect(opened.errors).toEqual([]);
-        expect(opened.requests.filter((u) => !local(u)), 'no request leaves the machine').toEqual([]);
-      } finally {
-        await opened.close();
-      }
-    };
+    const visit = (hash: string, check: (o: OpenedPage) => Promise<void>) => checkedVisit(() => open(hash), local, check);
     it('the sweep: one row per cell with its rates; the filter narrows it; the paired cells are offered', async () => {
       await visit('', async ({ page }) => {
         const rows = await cellsOf(page, 'table.cells');
