@@ -20,7 +20,7 @@ const ALLOWED: Record<string, string[]> = {
   a2a: ['core', 'attest', 'mailbox', 'llm'],
   probe: ['core', 'attest', 'mailbox'],
   report: ['core', 'attest', 'sim'],
-  view: ['core', 'attest', 'sim', 'report'],
+  view: ['core', 'attest', 'mailbox', 'sim', 'a2a', 'report'],
   cli: ['core', 'attest', 'mailbox', 'llm', 'sim', 'probe', 'a2a', 'report', 'view'],
 };
 
