@@ -143,7 +143,7 @@ async function _run(options: ChildAgentOptions, backend: AgentBackend, tool: Evi
   let cosign: ReturnType<typeof httpCosign> | undefined;
   if (construction === 'dag' && parent) {
     const cosignerUrl = options.cosigners?.[parent.deployer];
-    if (!cosignerUrl) throw new WitnessError('ABORTED', `No co-signing service is configured for the parent deployer ${parent.deployer}; a dag edge cannot be released without it (fail closed). Start the child with --cosigner ${parent.deployer}=URL.`);
+    if (!cosignerUrl) throw new WitnessError('REFUSED', `No co-signing service is configured for the parent deployer ${parent.deployer}; a dag edge cannot be released without it (fail closed). Start the child with --cosigner ${parent.deployer}=URL.`);
     const request = httpCosign(cosignerUrl, delegation?.task_id ?? '', { token: delegation?.cosign_token ?? '', timeoutMs: options.cosignTimeoutMs ?? 5000 });
     cosign = async (edge, deployer) => {
       const c0 = performance.now();

@@ -24,20 +24,20 @@ export function httpCosign(url: string, taskId: string, options: { token: string
       reply = await _post(`${url.replace(/\/+$/, '')}/cosign`, JSON.stringify({ task_id: taskId, edge }), options.token, timeoutMs);
     } catch (cause) {
       const timedOut = (cause as Error).name === 'TimeoutError';
-      throw new WitnessError('ABORTED', timedOut ? `the co-signer at ${url} did not answer within ${timeoutMs} ms` : `the co-signer at ${url} is unreachable (${(cause as Error).message})`, { cause });
+      throw new WitnessError(timedOut ? 'TIMEOUT' : 'UNAVAILABLE', timedOut ? `the co-signer at ${url} did not answer within ${timeoutMs} ms` : `the co-signer at ${url} is unreachable (${(cause as Error).message})`, { cause });
     }
     let body: unknown;
     try {
       body = JSON.parse(reply.text);
     } catch {
-      throw new WitnessError('ABORTED', `the co-signer at ${url} answered HTTP ${reply.status} with a body that is not JSON`);
+      throw new WitnessError('UNAVAILABLE', `the co-signer at ${url} answered HTTP ${reply.status} with a body that is not JSON`);
     }
     if (reply.status !== 200) {
       const message = (body as { error?: { message?: unknown } })?.error?.message;
-      throw new WitnessError('ABORTED', `the co-signer refused (HTTP ${reply.status}): ${typeof message === 'string' ? message : reply.text.slice(0, 200)}`);
+      throw new WitnessError('REFUSED', `the co-signer refused (HTTP ${reply.status}): ${typeof message === 'string' ? message : reply.text.slice(0, 200)}`);
     }
     const sig = SignatureSchema.safeParse((body as { signature?: unknown })?.signature);
-    if (!sig.success) throw new WitnessError('ABORTED', `the co-signer at ${url} answered without a well-formed signature`);
+    if (!sig.success) throw new WitnessError('UNAVAILABLE', `the co-signer at ${url} answered without a well-formed signature`);
     return sig.data;
   };
 }

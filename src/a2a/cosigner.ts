@@ -73,11 +73,11 @@ export class CosignService {
     return token;
   }
 
-  /** Co-signs `edge` for `taskId` when `token` is the grant's credential, or throws `ABORTED` with the refusal. */
+  /** Co-signs `edge` for `taskId` when `token` is the grant's credential, or throws `REFUSED` with the refusal. */
   cosign(taskId: string, edge: UnsignedReceipt, token: string): Signature {
     const grant = this.#grants.get(taskId);
-    if (!grant) throw new WitnessError('ABORTED', `${this.#key.deployer} refused to co-sign: it issued no pending delegation for task ${taskId}.`);
-    if (!timingSafeEqual(_sha256(token), grant.tokenHash)) throw new WitnessError('ABORTED', `${this.#key.deployer} refused to co-sign: the credential does not match the grant for task ${taskId}.`);
+    if (!grant) throw new WitnessError('REFUSED', `${this.#key.deployer} refused to co-sign: it issued no pending delegation for task ${taskId}.`);
+    if (!timingSafeEqual(_sha256(token), grant.tokenHash)) throw new WitnessError('REFUSED', `${this.#key.deployer} refused to co-sign: the credential does not match the grant for task ${taskId}.`);
     const cosigner = createCosigner(this.#key, (e) => {
       if (e.parent !== grant.parentDigest) return `the edge names another parent receipt than the one delegated with task ${taskId}`;
       if (e.deployer !== grant.childDeployer) return `task ${taskId} was delegated to ${grant.childDeployer}, not ${e.deployer}`;
@@ -152,7 +152,7 @@ async function _route({ service, adminToken, guard, limit }: _Front, req: Incomi
   try {
     return _json(res, 200, { signature: service.cosign(c.data.task_id, c.data.edge, bearer as string) });
   } catch (error) {
-    if (error instanceof WitnessError && error.code === 'ABORTED') return _json(res, 403, { error: { code: 'REFUSED', message: error.message } });
+    if (error instanceof WitnessError && error.code === 'REFUSED') return _json(res, 403, { error: { code: 'REFUSED', message: error.message } });
     throw error;
   }
 }

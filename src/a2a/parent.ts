@@ -66,7 +66,7 @@ export async function delegate(childUrl: string, task: string, condition: Condit
   const start = performance.now();
   const card = await fetchAgentCard(childUrl);
   const cardCheck = verifyAgentCard(card, options.directory);
-  if (!cardCheck.ok || !cardCheck.deployer) throw new WitnessError('ABORTED', `The child's Agent Card at ${childUrl} did not verify: ${cardCheck.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}`);
+  if (!cardCheck.ok || !cardCheck.deployer) throw new WitnessError('REFUSED', `The child's Agent Card at ${childUrl} did not verify: ${cardCheck.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}`);
   const client = await new ClientFactory().createFromAgentCard(AgentCard.fromJSON(card));
   const tDiscovered = performance.now();
 
@@ -135,13 +135,13 @@ function _result(response: unknown, childUrl: string): _ChildResult {
   const r = response as { parts?: unknown; metadata?: Record<string, unknown>; status?: { state?: number; message?: { parts?: Array<{ content?: { value?: unknown } }> } }; id?: string };
   if (!Array.isArray(r.parts)) {
     const why = (r.metadata?.[ERROR_KEY] as { message?: string } | undefined)?.message ?? String(r.status?.message?.parts?.[0]?.content?.value ?? 'no message');
-    throw new WitnessError('ABORTED', `The child at ${childUrl} returned no result (task ${r.id ?? '?'} failed): ${why}`);
+    throw new WitnessError('UNAVAILABLE', `The child at ${childUrl} returned no result (task ${r.id ?? '?'} failed): ${why}`);
   }
   const parts = r.parts as Array<{ content?: { $case?: string; value?: unknown } }>;
   const first = parts[0]?.content;
-  if (parts.length !== 1 || first?.$case !== 'text' || typeof first.value !== 'string') throw new WitnessError('ABORTED', `The child at ${childUrl} answered without exactly one text part.`);
+  if (parts.length !== 1 || first?.$case !== 'text' || typeof first.value !== 'string') throw new WitnessError('UNAVAILABLE', `The child at ${childUrl} answered without exactly one text part.`);
   const evidence = r.metadata?.[EVIDENCE_KEY];
-  if (evidence === undefined) throw new WitnessError('ABORTED', `The child at ${childUrl} answered without ${EVIDENCE_KEY}: an unattested result is not accepted.`);
+  if (evidence === undefined) throw new WitnessError('REFUSED', `The child at ${childUrl} answered without ${EVIDENCE_KEY}: an unattested result is not accepted.`);
   const timings = ChildTimingsSchema.safeParse(r.metadata?.[TIMINGS_KEY]);
   return { text: first.value, evidence, timings: timings.success ? timings.data : { tool_ms: 0, model_ms: 0, sign_ms: 0, cosign_ms: 0, cpu_ms: 0 } };
 }

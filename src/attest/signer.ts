@@ -8,7 +8,7 @@
  * receipt exists; refusal or timeout fails closed (no receipt at all).
  */
 import { randomBytes } from 'node:crypto';
-import { WitnessError } from '../core/errors.js';
+import { WitnessError, type WitnessErrorCode } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
 import { ancestryRoot } from './ancestry/merkle.js';
 import type { SigningKey } from './keys.js';
@@ -111,6 +111,9 @@ function _assertWellFormed(record: UnsignedReceipt): void {
   if (problems.length > 0) throw new WitnessError('USAGE', `Refusing to sign a malformed receipt: ${problems.map((r) => r.message).join(' ')}`);
 }
 
+/** What a co-signer's failure already says exactly, kept as it is; anything else a co-sign function throws is a refusal. */
+const _COSIGN_FAILURES: ReadonlySet<WitnessErrorCode> = new Set(['REFUSED', 'TIMEOUT', 'UNAVAILABLE']);
+
 async function _collectCosignatures(edge: UnsignedReceipt, options: ReleaseSignerOptions): Promise<Signature[]> {
   const request = options.cosign;
   if (!request) throw new WitnessError('USAGE', 'A dag edge needs co-signatures, but the signer has no cosign function; give it the parent signing service.');
@@ -119,14 +122,14 @@ async function _collectCosignatures(edge: UnsignedReceipt, options: ReleaseSigne
   for (const deployer of edge.cosigners) {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new WitnessError('ABORTED', `No co-signature within ${timeoutMs} ms; the output is not released (fail closed).`)), timeoutMs);
+      timer = setTimeout(() => reject(new WitnessError('TIMEOUT', `No co-signature within ${timeoutMs} ms; the output is not released (fail closed).`)), timeoutMs);
     });
     try {
       const sig = await Promise.race([Promise.resolve().then(() => request(edge, deployer)), timeout]);
       if (!out.some((s) => s.key_id === sig.key_id)) out.push(sig);
     } catch (cause) {
-      if (cause instanceof WitnessError && cause.code === 'ABORTED') throw cause;
-      throw new WitnessError('ABORTED', `The co-signer refused or failed: ${(cause as Error).message} The output is not released (fail closed).`, { cause });
+      if (cause instanceof WitnessError && _COSIGN_FAILURES.has(cause.code)) throw cause;
+      throw new WitnessError('REFUSED', `The co-signer refused or failed: ${(cause as Error).message} The output is not released (fail closed).`, { cause });
     } finally {
       clearTimeout(timer);
     }

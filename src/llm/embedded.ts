@@ -91,7 +91,7 @@ export class EmbeddedBackend implements ChatBackend {
         endpoint: this.endpoint,
       };
     } catch (error) {
-      if (signal?.aborted) throw new WitnessError('ABORTED', 'The embedded model call was cancelled (interrupted).', { cause: error });
+      if (signal?.aborted) throw new WitnessError('CANCELLED', 'The embedded model call was cancelled (interrupted).', { cause: error });
       throw error;
     } finally {
       session.dispose({ disposeSequence: false });

@@ -193,7 +193,7 @@ function _describe(error: unknown): string {
 }
 
 function _aborted(signal: AbortSignal | undefined): WitnessError {
-  return new WitnessError('ABORTED', 'The LLM request was cancelled (interrupted).', { cause: signal?.reason });
+  return new WitnessError('CANCELLED', 'The LLM request was cancelled (interrupted).', { cause: signal?.reason });
 }
 
 function _sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

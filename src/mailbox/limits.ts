@@ -78,7 +78,7 @@ export function checkMessageId(id: string | undefined, field: string): void {
   }
 }
 
-/** Takes one send from an agent's allowance, or refuses it (ABORTED, with retry_after_ms). */
+/** Takes one send from an agent's allowance, or refuses it (RATE_LIMITED, with retry_after_ms). */
 export interface SendRate {
   take(agent: string): void | Promise<void>;
 }
@@ -107,5 +107,5 @@ export class RateLimiter implements SendRate {
 /** The refusal of a send when `agent`'s bucket holds `tokens` (< 1) of `perMinute`. */
 export function rateLimitError(agent: string, perMinute: number, tokens: number): WitnessError {
   const waitMs = Math.ceil(((1 - tokens) * 60_000) / perMinute);
-  return new WitnessError('ABORTED', `Rate limit: ${agent} may send ${perMinute} messages per minute. Try again in ${waitMs} ms.`, { data: { retry_after_ms: waitMs } });
+  return new WitnessError('RATE_LIMITED', `Rate limit: ${agent} may send ${perMinute} messages per minute. Try again in ${waitMs} ms.`, { data: { retry_after_ms: waitMs } });
 }

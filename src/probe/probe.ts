@@ -42,7 +42,7 @@ export interface ProbeOptions {
   modelRecords?: PushOptions['modelRecords'];
   /**
    * Aborted on Ctrl-C or SIGTERM: the runtime's process group and the mailbox servers are
-   * stopped, the workspace removed (unless kept), and runProbe throws ABORTED with the
+   * stopped, the workspace removed (unless kept), and runProbe throws CANCELLED with the
    * checks that finished in `data.finished`.
    */
   signal?: AbortSignal;
@@ -174,7 +174,7 @@ function _interrupted(checks: readonly CheckName[], finished: CheckResult[], kep
   const done = finished.map((r) => `${r.check} ${r.verdict}`);
   const notRun = checks.slice(finished.length);
   const workspace = kept ? `the workspace is kept at ${kept}` : 'its workspace and mailbox key were removed';
-  return new WitnessError('ABORTED', `The probe was interrupted: finished ${done.length > 0 ? done.join(', ') : 'no check'}${notRun.length > 0 ? `; not run: ${notRun.join(', ')}` : ''}. The runtime's processes and mailbox servers were stopped and ${workspace}; nothing was reported as a pass. Rerun the probe for a full report.`, { data: { finished } });
+  return new WitnessError('CANCELLED', `The probe was interrupted: finished ${done.length > 0 ? done.join(', ') : 'no check'}${notRun.length > 0 ? `; not run: ${notRun.join(', ')}` : ''}. The runtime's processes and mailbox servers were stopped and ${workspace}; nothing was reported as a pass. Rerun the probe for a full report.`, { data: { finished } });
 }
 
 function _undecided(check: CheckName, reason: string): CheckResult {

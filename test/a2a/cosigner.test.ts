@@ -230,7 +230,7 @@ describe('the co-signing service', () => {
     expect(signature.key_id).toBe(world.parent.kid);
   });
 
-  it('makes the client throw ABORTED when the service rejects the request', async () => {
-    await expect(httpCosign(world.cosigner.url, 'never-granted', { token: 'A'.repeat(43) })({} as UnsignedReceipt, 'org-parent')).rejects.toMatchObject({ code: 'ABORTED', message: expect.stringMatching(/HTTP 400/) });
+  it('makes the client throw REFUSED when the service rejects the request', async () => {
+    await expect(httpCosign(world.cosigner.url, 'never-granted', { token: 'A'.repeat(43) })({} as UnsignedReceipt, 'org-parent')).rejects.toMatchObject({ code: 'REFUSED', message: expect.stringMatching(/HTTP 400/) });
   });
 });

@@ -61,12 +61,12 @@ describe('dag edges and the parent co-signer', () => {
   it('fails closed when the parent refuses: no receipt is produced', async () => {
     const stranger = await signerAt(parentKey, NOW).releaseOutput(Buffer.from('not a delegation'), { construction: 'dag' });
     const error = await rejection(childSigner().releaseOutput(Buffer.from('s'), { ancestors: [stranger] }));
-    expect(isWitnessError(error, 'ABORTED')).toBe(true);
+    expect(isWitnessError(error, 'REFUSED')).toBe(true);
     expect((error as Error).message).toMatch(/no delegation was issued from that parent receipt/);
   });
   it('fails closed when the parent does not answer in time', async () => {
     const error = await rejection(childSigner(() => new Promise<never>(() => {}), 50).releaseOutput(Buffer.from('s'), { ancestors: [root] }));
-    expect(isWitnessError(error, 'ABORTED')).toBe(true);
+    expect(isWitnessError(error, 'TIMEOUT')).toBe(true);
     expect((error as Error).message).toMatch(/No co-signature within 50 ms/);
   });
   it('refuses to co-sign for another child deployer or after the grant expired', () => {

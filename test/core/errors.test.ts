@@ -16,6 +16,13 @@ describe('WitnessError', () => {
       const row = doc.split('\n').find((line) => line.startsWith(`| \`${code}\` |`));
       expect(row, `docs/errors.md has no row for ${code}`).toBeDefined();
       expect(row!.trim().endsWith(`| ${exitCodeFor(new WitnessError(code, ''))} |`)).toBe(true);
+      expect(row!.split(' | ')[1], `docs/errors.md gives ${code} another meaning than ERROR_CODES`).toBe(ERROR_CODES[code]);
     }
+  });
+  it('documents no code that Witness does not have', () => {
+    const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'errors.md'), 'utf8');
+    const table = doc.slice(0, doc.indexOf('Exit status of every command'));
+    const documented = [...table.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]);
+    expect(documented.sort()).toEqual(Object.keys(ERROR_CODES).sort());
   });
 });

@@ -159,7 +159,7 @@ describe('OpenAI-compatible backend against a scripted server', () => {
     await server.received(1);
     controller.abort();
     const error = await pending;
-    expect((error as WitnessError).code).toBe('ABORTED');
+    expect((error as WitnessError).code).toBe('CANCELLED');
   });
 });
 

@@ -89,6 +89,8 @@ describe('bad input', () => {
     } finally {
       await p.close();
     }
+    const refused = readFileSync(join(mb2.dir, 'calls.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { ok: boolean; error?: { code: string } }).filter((c) => !c.ok);
+    expect(refused.map((c) => c.error?.code)).toEqual(['RATE_LIMITED']);
   });
 
   it('answers a line that is not JSON with a parse error and keeps serving', async () => {

@@ -24,8 +24,9 @@ describe('per-recipient quota', () => {
     } finally {
       await Promise.all([a.close(), b.close()]);
     }
-    const sends = readFileSync(join(mb.dir, 'calls.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { tool: string; ok: boolean });
+    const sends = readFileSync(join(mb.dir, 'calls.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { tool: string; ok: boolean; error?: { code: string } });
     expect(sends.filter((c) => c.tool === 'send_message').map((c) => c.ok)).toEqual([true, true, false, true]);
+    expect(sends.find((c) => !c.ok)?.error?.code).toBe('QUOTA_EXCEEDED');
     expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 

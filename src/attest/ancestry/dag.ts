@@ -68,7 +68,7 @@ export type CosignGrant = (edge: UnsignedReceipt) => true | string;
 export interface Cosigner {
   readonly deployer: string;
   readonly keyId: string;
-  /** Signs the edge manifest, or throws `ABORTED` with the refusal. */
+  /** Signs the edge manifest, or throws `REFUSED` with the refusal. */
   cosign(edge: UnsignedReceipt): Signature;
 }
 
@@ -92,7 +92,7 @@ export function createCosigner(key: SigningKey, grant: CosignGrant): Cosigner {
             : !edge.cosigners.includes(key.deployer)
               ? `the edge's co-signer policy does not name ${key.deployer}`
               : grant(edge);
-      if (refusal !== true) throw new WitnessError('ABORTED', `${key.deployer} refused to co-sign the edge: ${refusal}.`);
+      if (refusal !== true) throw new WitnessError('REFUSED', `${key.deployer} refused to co-sign the edge: ${refusal}.`);
       return { key_id: key.kid, alg: 'Ed25519', sig: signer.sign(signingBytes(edge)) };
     },
   });

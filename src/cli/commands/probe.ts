@@ -87,7 +87,7 @@ async function _interruptible<R extends { ok: boolean }>(ctx: CliContext, run: (
   const stop = stopOnSignal();
   const report = await run(stop.signal)
     .catch((error: unknown) => {
-      if (!stop.by || !(error instanceof WitnessError) || error.code !== 'ABORTED') throw error;
+      if (!stop.by || !(error instanceof WitnessError) || error.code !== 'CANCELLED') throw error;
       ctx.io.stderr(`witness: ${error.message}\n`);
       ctx.exitCode = interruptedExitCode(stop.by);
       return undefined;

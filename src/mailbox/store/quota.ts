@@ -89,9 +89,9 @@ export function checkQuota(quota: Quota, to: string, unread: Count, bytes: numbe
   const { maxUnreadMessages: maxMessages, maxUnreadBytes: maxBytes } = quota;
   const data = { recipient: to, unread_messages: unread.messages, unread_bytes: unread.bytes };
   if (maxMessages > 0 && unread.messages + 1 > maxMessages) {
-    throw new WitnessError('ABORTED', `${to}'s inbox is full: ${to} has ${unread.messages} unread messages and the limit is ${maxMessages} per recipient. Nothing was stored. Wait until ${to} reads its mail, then send again (the server's operator can raise --max-unread-messages).`, { data });
+    throw new WitnessError('QUOTA_EXCEEDED', `${to}'s inbox is full: ${to} has ${unread.messages} unread messages and the limit is ${maxMessages} per recipient. Nothing was stored. Wait until ${to} reads its mail, then send again (the server's operator can raise --max-unread-messages).`, { data });
   }
   if (maxBytes > 0 && unread.bytes + bytes > maxBytes) {
-    throw new WitnessError('ABORTED', `${to}'s inbox is full: ${to} has ${unread.bytes} unread bytes, and this message (${bytes} bytes) would pass the limit of ${maxBytes} per recipient. Nothing was stored. Wait until ${to} reads its mail, or send less, then send again (the server's operator can raise --max-unread-bytes).`, { data });
+    throw new WitnessError('QUOTA_EXCEEDED', `${to}'s inbox is full: ${to} has ${unread.bytes} unread bytes, and this message (${bytes} bytes) would pass the limit of ${maxBytes} per recipient. Nothing was stored. Wait until ${to} reads its mail, or send less, then send again (the server's operator can raise --max-unread-bytes).`, { data });
   }
 }

@@ -78,7 +78,7 @@ export async function acquireLock(dir: string, signer: Signer, timeoutMs = 30_00
     if (handle) return handle;
     if (breakIfStale(dir, signer)) continue;
     if (Date.now() > deadline) {
-      throw new WitnessError('ABORTED', `Timed out after ${timeoutMs} ms waiting for the mailbox lock ${path}, held by a live process (${_describe(path)}).`);
+      throw new WitnessError('TIMEOUT', `Timed out after ${timeoutMs} ms waiting for the mailbox lock ${path}, held by a live process (${_describe(path)}).`);
     }
     await sleep(delay + Math.random() * delay);
     delay = Math.min(delay * 2, 8);
