@@ -3,17 +3,22 @@
  * ready (index built, overview answered) and peak RSS of the process that serves it,
  * against reading the whole file into memory (every line parsed and kept, then the
  * cells summarised) — both in this run, each in its own child process so one's peak
- * memory is not the other's. The file is generated: the smoke preset's runs repeated
- * with fresh ids, seqs and run indexes until it holds RUNS runs.
+ * memory is not the other's. The whole-file side reads line by line (a 2,000,000-run
+ * file, ~4 GiB, is past V8's longest string) and gets a heap large enough to keep every
+ * record (--max-old-space-size, WHOLE_HEAP_MB); the index runs on Node's default heap.
+ * The file is generated: the smoke preset's runs repeated with fresh ids, seqs and run
+ * indexes until it holds RUNS runs.
  *
- * Run: npx tsx bench/view.ts [RUNS] [--json]    (default 200,000 runs)
+ * Run: npx tsx bench/view.ts [RUNS] [--json]    (default 200,000 runs; the 2,000,000-run row takes
+ *      about 10 min and ~10 GiB for the whole-file side)
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunRecord } from '../src/sim/experiment/record.js';
 import { preset } from '../src/sim/experiment/presets.js';
+import { fileLines } from '../src/sim/experiment/results-stream.js';
 import { runExperiment } from '../src/sim/experiment/run.js';
 import { parseExperiment } from '../src/sim/experiment/schema.js';
 import { summarizeCells } from '../src/sim/stats.js';
@@ -28,7 +33,8 @@ if (mode === '--index' || mode === '--whole') {
     const model = new ViewModel([ResultsIndex.build(file!)], [file!]);
     cells = model.overview().files[0]!.cells.length;
   } else {
-    const records = readFileSync(file!, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as RunRecord);
+    const records: RunRecord[] = [];
+    for (const { raw } of fileLines(file!)) if (raw.length > 0) records.push(JSON.parse(raw) as RunRecord);
     cells = summarizeCells(records).length;
   }
   const ms = performance.now() - started;
@@ -55,10 +61,12 @@ for (let seq = 0; seq < runs; seq++) {
 }
 if (lines.length) writeSync(fd, `${lines.join('\n')}\n`);
 closeSync(fd);
-const bytes = readFileSync(path).length;
+const bytes = statSync(path).size;
 
+const WHOLE_HEAP_MB = 20_000;
 const child = (m: string) => {
-  const out = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, m, path], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const heap = m === '--whole' ? [`--max-old-space-size=${WHOLE_HEAP_MB}`] : [];
+  const out = spawnSync(process.execPath, [...heap, '--import', 'tsx', import.meta.filename, m, path], { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (out.status !== 0) return { ms: Number.NaN, cells: 0, peak_rss_mb: Number.NaN, failed: out.stderr.split('\n').find((l) => /Error/.test(l)) ?? `exit ${out.status}` };
   return JSON.parse(out.stdout) as { ms: number; cells: number; peak_rss_mb: number; failed?: string };
 };
