@@ -175,3 +175,34 @@ const bundle = async () => {
   return bundleDir;
 };
 pages('witness view bundle, from file://', async (hash) => openPage(`file://${await bundle()}/index.html${hash}`, 'main[data-page]'), (u) => u.startsWith('file://') || u.startsWith('data:'));
+
+describe.skipIf(!hasChromium)('the remedy preset as a bundle, from file://, in headless Chromium', () => {
+  it('opens with the same pages: every cell and its pairs, a comparison, a game round by round', async () => {
+    const records = (await runExperiment({ experiment: parseExperiment(preset('remedy')) })).records;
+    write('remedy.jsonl', records);
+    const io = memoryIo(dir);
+    expect(await runMain(['view', 'bundle', 'remedy.jsonl', '-o', 'remedy-view', '--json'], io), io.err).toBe(0);
+    const at = (hash: string) => () => openPage(`file://${JSON.parse(io.out).dir as string}/index.html${hash}`, 'main[data-page]');
+    const local = (u: string) => u.startsWith('file://') || u.startsWith('data:');
+    const cells = [...new Set(records.map((r) => r.cell))];
+    const paired = new PairedRuns();
+    for (const r of records) paired.add(r);
+    const comparison = paired.comparisons().find((c) => c.difference !== 0)!;
+    expect(comparison, 'a decision layer that changed the valid rate').toBeDefined();
+    await checkedVisit(at(''), local, async ({ page }) => {
+      expect(await cellsOf(page, 'table.cells')).toHaveLength(cells.length);
+      expect(await page.locator('ul.pairs a').count()).toBe(paired.comparisons().length);
+    });
+    await checkedVisit(at(`#/compare/0:${cells.indexOf(comparison.base)}/0:${cells.indexOf(comparison.other)}`), local, async ({ page }) => {
+      await page.waitForSelector('main[data-page="compare"]');
+      const [row] = await cellsOf(page, 'table.paired');
+      expect(row?.slice(0, 2)).toEqual([String(comparison.pairs), `${comparison.difference > 0 ? '+' : ''}${(comparison.difference * 100).toFixed(1)}`]);
+    });
+    const last = records.length - 1;
+    await checkedVisit(at(`#/run/0/${last}`), local, async ({ page }) => {
+      await page.waitForSelector('main[data-page="run"]');
+      expect(await cellsOf(page, 'table.rounds')).toHaveLength(records[last]!.rounds);
+      expect(await page.locator('table.facts').textContent()).toContain(records[last]!.outcome);
+    });
+  });
+});
