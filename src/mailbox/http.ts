@@ -6,13 +6,16 @@
  * drive a local agent's mailbox). Each agent authenticates with its bearer token
  * (`witness mailbox add-agent`); a session is bound to the token's agent at
  * `initialize`, and every later request in it must carry the same agent's token.
+ * The same endpoint serves MCP 2026-07-28 statelessly (modern-http.ts): a POST that
+ * the SDK classifies as that era goes there, after the same guard and authentication.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isWitnessError } from '../core/errors.js';
 import { requestGuard } from '../core/http-guard.js';
-import { closeServer, INTERNAL_ERROR_MESSAGE, listen, parseErrorMessage, readBody, requestLimit, sendJsonRpcError, tooLargeMessage } from '../core/http-server.js';
+import { closeServer, INTERNAL_ERROR_MESSAGE, listen, parseErrorMessage, readBody, requestLimit, sendJson, sendJsonRpcError, tooLargeMessage } from '../core/http-server.js';
 import { tokenHash } from './config.js';
 import { answerPost, checkPost, checkProtocolVersion, closedEarly, HttpSession, type Post } from './http-session.js';
+import { eraOf, ModernMailbox } from './modern-http.js';
 import { createMailboxServer, type MailboxRuntime } from './server.js';
 
 export interface HttpOptions {
@@ -67,7 +70,8 @@ export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = 
   try {
     const host = options.host ?? '127.0.0.1';
     const guard = requestGuard({ host, what: 'the mailbox', ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}), ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}) });
-    front = { runtime, sessions: new Map(), guard, limit: requestLimit(options.maxRequestBytes, DEFAULT_MAX_REQUEST_BYTES) };
+    const limit = requestLimit(options.maxRequestBytes, DEFAULT_MAX_REQUEST_BYTES);
+    front = { runtime, sessions: new Map(), guard, limit, modern: new ModernMailbox(runtime, limit) };
     url = await listen(server, options.port ?? 0, host);
   } catch (error) {
     await runtime.store.close();
@@ -85,6 +89,7 @@ export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = 
       runtime.closing.abort(); // pending waits answer now, before their sessions close
       for (const { transport } of sessions.values()) await transport.close();
       sessions.clear();
+      await front.modern.close();
       await closeServer(server);
       await runtime.store.close();
     },
@@ -98,6 +103,8 @@ interface _Front {
   guard: ReturnType<typeof requestGuard>;
   /** Largest request body, bytes. */
   limit: number;
+  /** MCP 2026-07-28 requests. */
+  modern: ModernMailbox;
 }
 
 /** The checks every request passes, in the order that reveals least to a stranger. */
@@ -120,6 +127,9 @@ async function _route(front: _Front, req: Req, res: Res): Promise<void> {
     } catch (error) {
       return _jsonRpcError(res, 400, -32700, parseErrorMessage(error));
     }
+    const era = eraOf(req.headers, body);
+    if (era.kind === 'modern') return front.modern.answer(agent, req, res, bytes, body);
+    if (era.kind === 'reject') return sendJson(res, era.status, { jsonrpc: '2.0', id: _idOf(body), error: { code: era.code, message: era.message, ...(era.data !== undefined ? { data: era.data } : {}) } });
   }
   await _handle(front.runtime, front.sessions, agent, req, res, body);
 }
@@ -181,3 +191,9 @@ async function _authenticate(runtime: MailboxRuntime, req: Req): Promise<string 
 }
 
 const _jsonRpcError = (res: Res, status: number, code: number, message: string): void => sendJsonRpcError(res, status, code, message);
+
+/** The id of a JSON-RPC request, for its error answer; null when it has none. */
+function _idOf(body: unknown): string | number | null {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}

@@ -41,12 +41,26 @@ const UNBACKED_GIVE_UP_MS = 10_000;
  */
 const NOTICE_GAP_MS = 10;
 
-/** The inbox resource and its subscriptions on one session's server; returns what stops them. */
-export function registerInbox(server: McpServer, ctx: ToolContext, log: (event: SessionEvent) => void = () => undefined): () => void {
+/** An MCP server of either SDK line, as far as registering a resource goes. */
+export interface ResourceServer {
+  registerResource(name: string, uri: string, config: { title: string; description: string; mimeType: string }, read: (uri: URL) => Promise<{ contents: { uri: string; mimeType: string; text: string }[] }>): unknown;
+}
+
+/**
+ * The inbox resource, the same in both protocol eras: a 2025-11-25 session subscribes
+ * with `resources/subscribe` (registerInbox), a 2026-07-28 client names it in
+ * `subscriptions/listen` (modern-http.ts); both are told by `watchInbox`.
+ */
+export function registerInboxResource(server: ResourceServer, ctx: ToolContext): void {
   server.registerResource('inbox', INBOX_URI, { title: 'Your inbox', description: 'Your unread messages, oldest first. Reading it marks nothing read (use check_inbox for that). Subscribe to be told when mail arrives.', mimeType: 'application/json' }, async (uri) => {
     const messages = await ctx.store.fetch(ctx.agent, { limit: ctx.limits.maxFetch, peek: true, tool: 'read_resource' });
     return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ messages: await withAcks(ctx, messages) }) }] };
   });
+}
+
+/** The inbox resource and its subscriptions on one 2025-11-25 session's server; returns what stops them. */
+export function registerInbox(server: McpServer, ctx: ToolContext, log: (event: SessionEvent) => void = () => undefined): () => void {
+  registerInboxResource(server, ctx);
   server.server.registerCapabilities({ resources: { subscribe: true } });
   let stop: (() => void) | undefined;
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {

@@ -1,9 +1,12 @@
 /**
  * @module
  * The mailbox MCP server over stdio: one process per agent, identity from
- * `--agent` (mailbox.md §1). `createMailboxServer` builds the `McpServer` for one
- * bound identity; the HTTP transport (http.ts) builds one per session.
+ * `--agent` (mailbox.md §1). `createMailboxServer` builds the `McpServer` (SDK 1.x,
+ * MCP 2025-11-25) for one bound identity; the HTTP transport (http.ts) builds one per
+ * session. `createModernMailboxServer` builds the same tools and inbox on SDK 2.x for
+ * MCP 2026-07-28, where a server answers one request and keeps nothing between them.
  */
+import { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -15,7 +18,7 @@ import { assertAgentName } from './names.js';
 import { openStore } from './store/index.js';
 import type { MailboxStore } from './store/types.js';
 import { channelInstructionsFor, instructionsFor } from './instructions.js';
-import { registerChannel, registerInbox } from './push.js';
+import { registerChannel, registerInbox, registerInboxResource } from './push.js';
 import { type SessionEvent, sessionLogger } from './session-log.js';
 import { registerMailboxTools } from './tools/index.js';
 import { MailSignal } from './tools/wait.js';
@@ -75,6 +78,21 @@ export function createMailboxServer(runtime: MailboxRuntime, agent: string): Mcp
     for (const stop of stops) stop();
     onclose?.();
   };
+  return server;
+}
+
+/**
+ * The same tools and inbox resource for MCP 2026-07-28 (SDK 2.x), acting as `agent`.
+ * Built per request by the HTTP front (modern-http.ts): the protocol has no session,
+ * so nothing here outlives the request; inbox pushes ride `subscriptions/listen`,
+ * which the SDK's handler serves from the front's event bus. Claude Code's channel
+ * is a 2025-era session notification and is not offered here.
+ */
+export function createModernMailboxServer(runtime: MailboxRuntime, agent: string): ModernMcpServer {
+  const server = new ModernMcpServer({ name: SERVER_NAME, version: VERSION }, { instructions: instructionsFor(runtime.prefix), capabilities: { tools: {}, resources: { subscribe: true } } });
+  const ctx = { ...runtime, agent, closing: runtime.closing.signal };
+  registerMailboxTools(server, ctx);
+  registerInboxResource(server, ctx);
   return server;
 }
 

@@ -1,12 +1,13 @@
 /**
  * @module
- * The five mailbox tools on an `McpServer`. The caller's identity (`agent`) is bound
+ * The mailbox tools on an `McpServer` of either SDK line (1.x serves MCP 2025-11-25,
+ * 2.x serves 2026-07-28). The caller's identity (`agent`) is bound
  * when the server is created — from `--agent` on stdio, from the bearer token on
  * HTTP — and no tool takes a sender argument (mailbox.md §1). Every call, accepted
  * or rejected, leaves one signed line in the call log: calls reach the tools
  * through route.ts, which checks and logs what the SDK would refuse unlogged.
  */
-import type { McpServer, ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { WitnessError } from '../../core/errors.js';
@@ -14,7 +15,7 @@ import type { MailboxToolName, ToolName } from '../call-log.js';
 import { checkBody, checkIdempotencyKey, checkMessageId, checkReply, type MailboxLimits, type SendRate } from '../limits.js';
 import { agentNameProblem, AGENT_NAME_RULE } from '../names.js';
 import type { MailboxStore } from '../store/types.js';
-import { routeToolCalls, type ToolRoute } from './route.js';
+import { type RoutableServer, requestSignal, routeToolCalls, type ToolRoute } from './route.js';
 import * as s from './schemas.js';
 import { withAcks } from './messages.js';
 import { type MailSignal, waitForMail } from './wait.js';
@@ -41,7 +42,16 @@ interface ToolConfig<In extends z.ZodRawShape> {
   annotations: ToolAnnotations;
 }
 
-export function registerMailboxTools(server: McpServer, ctx: ToolContext): void {
+/**
+ * An MCP server of either SDK line as the tools use it: `registerTool` for
+ * tools/list (both lines take a raw Zod shape) and the router's hook for tools/call.
+ */
+export interface ToolServer {
+  registerTool(name: string, config: ToolConfig<z.ZodRawShape>, cb: (args: never, extra: never) => unknown): unknown;
+  readonly server: RoutableServer;
+}
+
+export function registerMailboxTools(server: ToolServer, ctx: ToolContext): void {
   const { store, agent, prefix } = ctx;
   const routes = new Map<string, ToolRoute>();
   // Registered with the SDK for tools/list; calls are routed by route.ts, which checks the same input schema.
@@ -145,7 +155,7 @@ export function registerMailboxTools(server: McpServer, ctx: ToolContext): void 
       guarded(async () => {
         const limit = Math.min(args.limit ?? 20, ctx.limits.maxFetch);
         const timeout = Math.min(args.timeout_ms, ctx.limits.maxWaitMs);
-        const messages = await waitForMail(ctx, limit, timeout, AbortSignal.any([extra.signal, ctx.closing]));
+        const messages = await waitForMail(ctx, limit, timeout, AbortSignal.any([requestSignal(extra), ctx.closing]));
         return { messages: await withAcks(ctx, messages), timed_out: messages.length === 0 };
       }),
   );

@@ -15,15 +15,36 @@
  * and correct. Messages are one line, never a schema library's dump. The MCP evidence
  * tool of `witness a2a tool` routes its calls here too, with nothing to log.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type * as z from 'zod';
 import { WitnessError } from '../../core/errors.js';
 import { checkWellFormedValue } from '../../core/text.js';
 import { type MailboxToolName, UNKNOWN_TOOL } from '../call-log.js';
 
-export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/**
+ * What a tool gets of the request it answers, in either SDK line: the 1.x SDK
+ * (MCP 2025-11-25) passes `signal`, the 2.x SDK (2026-07-28) `mcpReq.signal`.
+ */
+export interface ToolExtra {
+  signal?: AbortSignal;
+  mcpReq?: { signal: AbortSignal };
+}
+
+/** Aborted when the client cancels the request or goes away. */
+export function requestSignal(extra: ToolExtra): AbortSignal {
+  const signal = extra.mcpReq?.signal ?? extra.signal;
+  if (!signal) throw new WitnessError('INTERNAL', 'The MCP SDK passed a tool no abort signal.');
+  return signal;
+}
+
+/**
+ * The part of an MCP server (`McpServer.server`, of either SDK line) the router
+ * takes over. Methods, so both SDKs' own handler types fit.
+ */
+export interface RoutableServer {
+  removeRequestHandler(method: string): void;
+  fallbackRequestHandler?(request: { method: string; params?: unknown }, extra: ToolExtra): Promise<unknown>;
+}
 
 /** A tool as the router sees it: its log name, its input schema and what it does with checked arguments. */
 export interface ToolRoute<Name extends string = MailboxToolName> {
@@ -54,7 +75,7 @@ class _ProtocolError extends Error {
  * the SDK's own handler is removed, and the Protocol's fallback handler, which gets
  * the raw request, routes the call. Other unknown methods stay "Method not found".
  */
-export function routeToolCalls<Name extends string>(server: McpServer, routes: ReadonlyMap<string, ToolRoute<Name>>, logRefusal: LogRefusal<Name>): void {
+export function routeToolCalls<Name extends string>(server: { readonly server: RoutableServer }, routes: ReadonlyMap<string, ToolRoute<Name>>, logRefusal: LogRefusal<Name>): void {
   const inner = server.server;
   inner.removeRequestHandler('tools/call');
   inner.fallbackRequestHandler = async (request, extra) => {

@@ -1,0 +1,159 @@
+/**
+ * @module
+ * MCP 2026-07-28 on the mailbox's HTTP endpoint, beside the 2025-11-25 sessions of
+ * http.ts: one endpoint, two protocol eras. The era of each POST is decided by the
+ * 2.x SDK's own classifier (`classifyInboundRequest`: the per-request `_meta`
+ * envelope, the `MCP-Protocol-Version` and `Mcp-Method` headers), so this server and
+ * the SDK cannot disagree about what a request is.
+ *
+ * A 2026 request is answered statelessly by the SDK's handler (`createMcpHandler`,
+ * 2025 traffic refused there, since http.ts serves it): any server process of a
+ * mailbox can answer any request, which is what lets several share one PostgreSQL
+ * mailbox behind a plain load balancer. Identity is still the server's: the bearer
+ * token of *this* request picks the agent (http.ts authenticates before it gets
+ * here), and each agent has its own handler, whose server acts only as that agent.
+ *
+ * Push: `subscriptions/listen` streams are fed by each agent's event bus, which
+ * watches the agent's inbox (`watchInbox`, the same source as 2025's
+ * `resources/subscribe`: store wake-ups such as LISTEN/NOTIFY, and a slow poll) only
+ * while a stream is open.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { classifyInboundRequest, createMcpHandler, InMemoryServerEventBus, type McpHttpHandler, type ServerEvent, type ServerEventBus } from '@modelcontextprotocol/server';
+import { INBOX_URI, watchInbox } from './push.js';
+import { createModernMailboxServer, type MailboxRuntime } from './server.js';
+
+/** How a POST's era was decided: served here, served by the 2025 session code, or refused as the SDK would. */
+export type Era = { kind: 'modern' } | { kind: 'legacy' } | { kind: 'reject'; status: number; code: number; message: string; data?: unknown };
+
+/** The era of a POST with JSON body `body`, by the SDK's classifier. */
+export function eraOf(headers: IncomingMessage['headers'], body: unknown): Era {
+  const header = (name: string) => (typeof headers[name] === 'string' ? (headers[name] as string) : undefined);
+  const outcome = classifyInboundRequest({
+    httpMethod: 'POST',
+    ...(header('mcp-protocol-version') !== undefined ? { protocolVersionHeader: header('mcp-protocol-version') } : {}),
+    ...(header('mcp-method') !== undefined ? { mcpMethodHeader: header('mcp-method') } : {}),
+    ...(header('mcp-name') !== undefined ? { mcpNameHeader: header('mcp-name') } : {}),
+    body,
+  });
+  if (outcome.kind === 'modern') return { kind: 'modern' };
+  if (outcome.kind === 'legacy') return { kind: 'legacy' };
+  return { kind: 'reject', status: outcome.httpStatus, code: outcome.code, message: outcome.message, ...(outcome.data !== undefined ? { data: outcome.data } : {}) };
+}
+
+/** The 2026-07-28 side of one mailbox HTTP server: a handler per agent, made when the agent first calls. */
+export class ModernMailbox {
+  readonly #handlers = new Map<string, McpHttpHandler>();
+
+  constructor(
+    private readonly runtime: MailboxRuntime,
+    private readonly maxRequestBytes: number,
+  ) {}
+
+  /** Answers one authenticated 2026 POST as `agent`; the body was read and parsed by the caller. */
+  async answer(agent: string, req: IncomingMessage, res: ServerResponse, bytes: Buffer, body: unknown): Promise<void> {
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
+    const request = new Request(`http://127.0.0.1${req.url ?? '/mcp'}`, { method: 'POST', headers: _headers(req.headers), body: bytes, signal: gone.signal });
+    const response = await this.#handler(agent).fetch(request, { parsedBody: body });
+    await _send(response, res);
+  }
+
+  async close(): Promise<void> {
+    const handlers = [...this.#handlers.values()];
+    this.#handlers.clear();
+    await Promise.all(handlers.map((h) => h.close()));
+  }
+
+  #handler(agent: string): McpHttpHandler {
+    let handler = this.#handlers.get(agent);
+    if (!handler) {
+      const ctx = { ...this.runtime, agent, closing: this.runtime.closing.signal };
+      const bus = new _InboxBus((onChange) => watchInbox(ctx, onChange));
+      handler = createMcpHandler(() => createModernMailboxServer(this.runtime, agent), { legacy: 'reject', bus, maxRequestBodySize: this.maxRequestBytes });
+      this.#handlers.set(agent, handler);
+    }
+    return handler;
+  }
+}
+
+/**
+ * The SDK's in-memory bus, plus the agent's inbox as a source of `resource_updated`
+ * events while anything listens, so an idle agent costs no watcher.
+ */
+class _InboxBus implements ServerEventBus {
+  readonly #bus = new InMemoryServerEventBus();
+  #listeners = 0;
+  #stop: (() => void) | undefined;
+
+  constructor(private readonly watch: (onChange: () => Promise<void>) => () => void) {}
+
+  publish(event: ServerEvent): void {
+    this.#bus.publish(event);
+  }
+
+  subscribe(listener: (event: ServerEvent) => void): () => void {
+    const off = this.#bus.subscribe(listener);
+    if (this.#listeners++ === 0) this.#stop = this.watch(async () => this.#bus.publish({ kind: 'resource_updated', uri: INBOX_URI }));
+    let subscribed = true;
+    return () => {
+      if (!subscribed) return;
+      subscribed = false;
+      off();
+      if (--this.#listeners === 0) {
+        this.#stop?.();
+        this.#stop = undefined;
+      }
+    };
+  }
+}
+
+function _headers(headers: IncomingMessage['headers']): Headers {
+  const out = new Headers();
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value === 'string') out.set(name, value);
+    else if (Array.isArray(value)) for (const v of value) out.append(name, v);
+  }
+  return out;
+}
+
+/**
+ * Writes the SDK's answer to the socket: a JSON body, or an SSE stream (a tool call
+ * that streams, a `subscriptions/listen`) written as it comes, waiting for the socket
+ * to drain, and cancelled when the client goes away.
+ */
+async function _send(response: Response, res: ServerResponse): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  res.writeHead(response.status, headers);
+  if (!response.body) return void res.end();
+  const reader = response.body.getReader();
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  res.once('close', cancel);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || res.destroyed) break;
+      if (!res.write(value)) await _drained(res);
+    }
+  } catch {
+    // The stream was cancelled (the client left) or the server is closing: nothing more to send.
+  } finally {
+    res.off('close', cancel);
+    res.end();
+  }
+}
+
+function _drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
