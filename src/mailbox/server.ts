@@ -21,6 +21,7 @@ import { channelInstructionsFor, instructionsFor } from './instructions.js';
 import { registerChannel, registerInbox, registerInboxResource } from './push.js';
 import { type SessionEvent, sessionLogger } from './session-log.js';
 import { registerMailboxTools } from './tools/index.js';
+import { routeModernToolCalls } from './tools/route-modern.js';
 import { MailSignal } from './tools/wait.js';
 
 export const SERVER_NAME = 'witness-mailbox';
@@ -91,7 +92,7 @@ export function createMailboxServer(runtime: MailboxRuntime, agent: string): Mcp
 export function createModernMailboxServer(runtime: MailboxRuntime, agent: string): ModernMcpServer {
   const server = new ModernMcpServer({ name: SERVER_NAME, version: VERSION }, { instructions: instructionsFor(runtime.prefix), capabilities: { tools: {}, resources: { subscribe: true } } });
   const ctx = { ...runtime, agent, closing: runtime.closing.signal };
-  registerMailboxTools(server, ctx);
+  registerMailboxTools(server, ctx, (routes, logRefusal) => routeModernToolCalls(server, routes, logRefusal));
   registerInboxResource(server, ctx);
   return server;
 }

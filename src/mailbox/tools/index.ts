@@ -15,7 +15,7 @@ import type { MailboxToolName, ToolName } from '../call-log.js';
 import { checkBody, checkIdempotencyKey, checkMessageId, checkReply, type MailboxLimits, type SendRate } from '../limits.js';
 import { agentNameProblem, AGENT_NAME_RULE } from '../names.js';
 import type { MailboxStore } from '../store/types.js';
-import { type RoutableServer, requestSignal, routeToolCalls, type ToolRoute } from './route.js';
+import { type LogRefusal, type RoutableServer, requestSignal, routeToolCalls, type ToolRoute } from './route.js';
 import * as s from './schemas.js';
 import { withAcks } from './messages.js';
 import { type MailSignal, waitForMail } from './wait.js';
@@ -51,7 +51,10 @@ export interface ToolServer {
   readonly server: RoutableServer;
 }
 
-export function registerMailboxTools(server: ToolServer, ctx: ToolContext): void {
+/** Installs the router for tools/call on a server (routeToolCalls for SDK 1.x, routeModernToolCalls for 2.x). */
+export type ToolRouter = (routes: ReadonlyMap<string, ToolRoute>, logRefusal: LogRefusal) => void;
+
+export function registerMailboxTools(server: ToolServer, ctx: ToolContext, router: ToolRouter = (routes, log) => routeToolCalls(server, routes, log)): void {
   const { store, agent, prefix } = ctx;
   const routes = new Map<string, ToolRoute>();
   // Registered with the SDK for tools/list; calls are routed by route.ts, which checks the same input schema.
@@ -208,7 +211,7 @@ export function registerMailboxTools(server: ToolServer, ctx: ToolContext): void
       }),
   );
 
-  routeToolCalls(server, routes, logRefusal);
+  router(routes, logRefusal);
 }
 
 function _ok(value: Record<string, unknown>): CallToolResult {

@@ -80,11 +80,12 @@ export function routeToolCalls<Name extends string>(server: { readonly server: R
   inner.removeRequestHandler('tools/call');
   inner.fallbackRequestHandler = async (request, extra) => {
     if (request.method !== 'tools/call') throw new _ProtocolError(METHOD_NOT_FOUND, 'Method not found');
-    return _route(request.params, extra, routes, logRefusal);
+    return routeCall(request.params, extra, routes, logRefusal);
   };
 }
 
-async function _route<Name extends string>(params: unknown, extra: ToolExtra, routes: ReadonlyMap<string, ToolRoute<Name>>, logRefusal: LogRefusal<Name>): Promise<CallToolResult> {
+/** Checks and dispatches one `tools/call` by its raw params: what both SDK lines' takeovers run. */
+export async function routeCall<Name extends string>(params: unknown, extra: ToolExtra, routes: ReadonlyMap<string, ToolRoute<Name>>, logRefusal: LogRefusal<Name>): Promise<CallToolResult> {
   const refuse = async (tool: Name | typeof UNKNOWN_TOOL, code: 'INVALID_INPUT' | 'NOT_FOUND', message: string): Promise<never> => {
     await logRefusal(tool, new WitnessError(code, message));
     throw new _ProtocolError(INVALID_PARAMS, message);
