@@ -11,7 +11,9 @@
  *   in flight per agent: the SDK client over global fetch, the SDK client over a
  *   node:http fetch, and plain JSON-RPC POSTs (what the server sustains when clients
  *   cost little: the 8 clients share this machine's cores with the server), and the
- *   same POSTs to an echo server that does nothing: the HTTP floor here.
+ *   same POSTs to an echo server that does nothing: the HTTP floor here. Then the
+ *   same endpoint in MCP 2026-07-28 (stateless, no session): the SDK 2.4 client and
+ *   plain POSTs carrying the per-request `_meta` and headers.
  * - HTTP through the MCP SDK's own `StreamableHTTPServerTransport` (bench/support/
  *   sdk-http-mailbox.ts: same runtime, store and tools), driven like the rows above:
  *   what the hand-written session transport (src/mailbox/http-session.ts) buys.
@@ -49,7 +51,8 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { openPool } from '../src/attest/postgres.js';
 import { newSigningKey, writeKeyFile } from '../src/attest/keys.js';
 import { addAgent, initMailbox, mailboxVerifierKey, verifyMailbox } from '../src/mailbox/index.js';
-import { jsonRpcSender as rawSender, keepAlive } from './support/json-rpc-sender.js';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { jsonRpcSender as rawSender, keepAlive, modernJsonRpcSender } from './support/json-rpc-sender.js';
 import { dropDatabases, freshDatabase } from './support/pg-database.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -112,6 +115,8 @@ async function main(): Promise<void> {
     rows.push(await http(dir, tokens, 'fetch'));
     rows.push(await http(dir, tokens, 'node:http'));
     rows.push(await http(dir, tokens, 'json-rpc'));
+    rows.push(await http(dir, tokens, 'sdk-2026'));
+    rows.push(await http(dir, tokens, 'json-rpc-2026'));
     rows.push(await http(dir, tokens, 'node:http', '', 'sdk'));
     rows.push(await http(dir, tokens, 'json-rpc', '', 'sdk'));
     rows.push(await httpFloor());
@@ -149,6 +154,8 @@ async function postgresRows(dir: string, lineBytes: number, dirs: string[]): Pro
   rows.push(await stdio(dir, 8, 'PostgreSQL: '));
   rows.push(await http(dir, tokens, 'node:http', 'PostgreSQL: '));
   rows.push(await http(dir, tokens, 'json-rpc', 'PostgreSQL: '));
+  rows.push(await http(dir, tokens, 'sdk-2026', 'PostgreSQL: '));
+  rows.push(await http(dir, tokens, 'json-rpc-2026', 'PostgreSQL: '));
   rows.push(await insertCommit(url, lineBytes, SENDS));
   const pgBase = (rows[0]!.sends / rows[0]!.seconds + rows.at(-1)!.sends / rows.at(-1)!.seconds) / 2;
   for (const r of rows) r.pgRatio = r.sends / r.seconds / pgBase;
@@ -250,13 +257,22 @@ async function stdio(dir: string, inFlight: number, label = '', suffix = '', ext
   return { what: `${label}stdio, 1 agent, ${inFlight} in flight${suffix}`, sends, seconds, ...used };
 }
 
-async function http(dir: string, tokens: Record<string, string>, clientKind: 'fetch' | 'node:http' | 'json-rpc', prefix = '', transport: 'witness' | 'sdk' = 'witness', extra: string[] = []): Promise<Row> {
+type ClientKind = 'fetch' | 'node:http' | 'json-rpc' | 'sdk-2026' | 'json-rpc-2026';
+const CLIENT_LABELS: Record<ClientKind, string> = {
+  fetch: 'SDK client over fetch',
+  'node:http': 'SDK client over node:http',
+  'json-rpc': 'plain JSON-RPC POSTs (node:http)',
+  'sdk-2026': 'MCP 2026-07-28, SDK 2.4 client over node:http (stateless)',
+  'json-rpc-2026': 'MCP 2026-07-28, plain JSON-RPC POSTs (node:http, stateless)',
+};
+
+async function http(dir: string, tokens: Record<string, string>, clientKind: ClientKind, prefix = '', transport: 'witness' | 'sdk' = 'witness', extra: string[] = []): Promise<Row> {
   const [command, ...args] = WITNESS;
   const serve = transport === 'sdk' ? [...args.slice(0, -1), join(ROOT, 'bench/support/sdk-http-mailbox.ts'), dir] : [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', ...NO_LIMITS, ...extra];
   const proc = spawn(command!, serve, { stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await listeningUrl(proc);
-  const label = clientKind === 'json-rpc' ? 'plain JSON-RPC POSTs (node:http)' : `SDK client over ${clientKind}`;
-  const senders = await Promise.all(AGENTS.map((a) => (clientKind === 'json-rpc' ? jsonRpcSender(url, tokens[a]!) : sdkSender(url, tokens[a]!, clientKind))));
+  const label = CLIENT_LABELS[clientKind];
+  const senders = await Promise.all(AGENTS.map((a) => _sender(clientKind, url, tokens[a]!)));
   const via = transport === 'sdk' ? ", via the SDK's StreamableHTTPServerTransport" : '';
   return timeSenders(`${prefix}HTTP, ${AGENTS.length} agents, 1 in flight each, ${label}${via}${extra.includes('--witness') ? ', with a witness' : ''}`, proc, senders);
 }
@@ -317,6 +333,28 @@ async function timeSenders(what: string, proc: ChildProcess, senders: Sender[]):
 interface Sender {
   send(n: number): Promise<void>;
   close(): Promise<void>;
+}
+
+function _sender(kind: ClientKind, url: string, token: string): Promise<Sender> {
+  if (kind === 'json-rpc') return jsonRpcSender(url, token);
+  if (kind === 'json-rpc-2026') return Promise.resolve({ send: modernJsonRpcSender(url, token, BODY), close: async () => undefined });
+  if (kind === 'sdk-2026') return modernSdkSender(url, token);
+  return sdkSender(url, token, kind);
+}
+
+/** The SDK 2.4 client pinned to MCP 2026-07-28 (server/discover, then one stateless POST per send). */
+async function modernSdkSender(url: string, token: string): Promise<Sender> {
+  const client = new ModernClient({ name: 'bench', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new ModernTransport(new URL(url), { fetch: nodeHttpFetch, requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  return {
+    send: async (n) => {
+      for (let i = 0; i < n; i++) {
+        const result = await client.callTool({ name: 'send_message', arguments: { to: 'sink', body: BODY } });
+        if (result.isError) throw new Error(JSON.stringify(result.content));
+      }
+    },
+    close: () => client.close(),
+  };
 }
 
 /** An agent that speaks the protocol by hand (support/json-rpc-sender.ts). */

@@ -38,3 +38,27 @@ export function postJson(url: string, headers: Record<string, string>, body: unk
     req.end(JSON.stringify(body));
   });
 }
+
+/**
+ * The same agent speaking MCP 2026-07-28: no initialize and no session; each POST
+ * carries its protocol version and client capabilities in `_meta`, and the
+ * `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers the revision requires.
+ */
+export function modernJsonRpcSender(url: string, token: string, body: string): (n: number) => Promise<void> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${token}`,
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': 'send_message',
+  };
+  const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '0' } };
+  let id = 1;
+  return async (n) => {
+    for (let i = 0; i < n; i++) {
+      const reply = await postJson(url, headers, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'send_message', arguments: { to: 'sink', body }, _meta } });
+      if (reply.status !== 200 || !reply.text.includes('"structuredContent"')) throw new Error(`send failed: ${reply.status} ${reply.text}`);
+    }
+  };
+}

@@ -21,6 +21,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyInboundRequest, createMcpHandler, InMemoryServerEventBus, type McpHttpHandler, type ServerEvent, type ServerEventBus } from '@modelcontextprotocol/server';
 import { INBOX_URI, watchInbox } from './push.js';
+import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { createModernMailboxServer, type MailboxRuntime } from './server.js';
 
 /** How a POST's era was decided: served here, served by the 2025 session code, or refused as the SDK would. */
@@ -70,11 +71,40 @@ export class ModernMailbox {
     if (!handler) {
       const ctx = { ...this.runtime, agent, closing: this.runtime.closing.signal };
       const bus = new _InboxBus((onChange) => watchInbox(ctx, onChange));
-      handler = createMcpHandler(() => createModernMailboxServer(this.runtime, agent), { legacy: 'reject', bus, maxRequestBodySize: this.maxRequestBytes });
+      handler = createMcpHandler(_pooled(() => createModernMailboxServer(this.runtime, agent)), { legacy: 'reject', bus, maxRequestBodySize: this.maxRequestBytes });
       this.#handlers.set(agent, handler);
     }
     return handler;
   }
+}
+
+/** Idle servers kept per agent: as many as its requests in flight at once, up to this. */
+const MAX_IDLE_SERVERS = 32;
+
+/**
+ * A factory that hands out idle servers before it builds one. Building a server per
+ * request (what the SDK's handler does with a plain factory) cost more than the rest
+ * of a send: seven tools registered, their Zod schemas compiled again and converted
+ * to JSON Schema again on every call (bench/mailbox.ts: 1,725 µs of server CPU per
+ * send against 638 for a 2025 session). A server is handed out only when it serves
+ * no request (the handler checks that too), and comes back when its exchange closes.
+ * What it holds is the agent's, never a request's: the handler seeds the client's
+ * identity from each request's `_meta`.
+ */
+function _pooled(build: () => ModernMcpServer): () => ModernMcpServer {
+  const idle: ModernMcpServer[] = [];
+  return () => {
+    let server = idle.pop();
+    while (server && server.server.transport !== undefined) server = idle.pop();
+    const lent = server ?? build();
+    let out = true;
+    lent.server.onclose = () => {
+      if (!out) return;
+      out = false;
+      if (idle.length < MAX_IDLE_SERVERS) idle.push(lent);
+    };
+    return lent;
+  };
 }
 
 /**
