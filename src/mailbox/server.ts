@@ -1,16 +1,14 @@
 /**
  * @module
- * The mailbox MCP server over stdio: one process per agent, identity from
- * `--agent` (mailbox.md §1). `createMailboxServer` builds the `McpServer` (SDK 1.x,
- * MCP 2025-11-25) for one bound identity; the HTTP transport (http.ts) builds one per
- * session. `createModernMailboxServer` builds the same tools and inbox on SDK 2.x for
- * MCP 2026-07-28, where a server answers one request and keeps nothing between them.
+ * The mailbox MCP server for one bound identity: from `--agent` on stdio (stdio.ts),
+ * from the bearer token on HTTP (http.ts, modern-http.ts) (mailbox.md §1).
+ * `createMailboxServer` builds the `McpServer` of SDK 1.x (MCP 2025-11-25): one per
+ * stdio process or HTTP session. `createModernMailboxServer` builds the same tools and
+ * inbox on SDK 2.x (MCP 2026-07-28), where a server keeps nothing between requests.
  */
 import { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type InitializeRequest, InitializeRequestSchema, type InitializeResult, isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { type InitializeRequest, InitializeRequestSchema, type InitializeResult } from '@modelcontextprotocol/sdk/types.js';
 import { WitnessError } from '../core/errors.js';
 import type { StoreKind } from './config.js';
 import { DEFAULT_LIMITS, type MailboxLimits, RateLimiter, type SendRate } from './limits.js';
@@ -120,65 +118,4 @@ export async function assertRegistered(runtime: MailboxRuntime, agent: string): 
   if (!(await runtime.store.agents()).some((a) => a.name === agent)) {
     throw new WitnessError('NOT_FOUND', `The agent "${agent}" is not registered in ${runtime.store.dir}. Register it first: witness mailbox add-agent ${runtime.store.dir} ${agent}`);
   }
-}
-
-/**
- * Serves one agent over stdin/stdout until the client closes the stream. Requests
- * read before the end are still answered: a client may write a request and close
- * stdin at once, and its answer must not be lost (the SDK aborts every unanswered
- * request when the server closes, so the server closes only once they are answered).
- */
-export async function serveStdio(runtime: MailboxRuntime, agent: string): Promise<void> {
-  await assertRegistered(runtime, agent);
-  const server = createMailboxServer(runtime, agent);
-  const transport = new StdioServerTransport();
-  // The SDK drops a line it cannot parse; answer it as JSON-RPC says (parse error /
-  // invalid request, id null) so a client with a bug sees why nothing happened.
-  transport.onerror = (error) => {
-    const invalidJson = error instanceof SyntaxError;
-    if (!invalidJson && error.name !== 'ZodError') return;
-    const reply = { jsonrpc: '2.0', id: null, error: { code: invalidJson ? -32700 : -32600, message: invalidJson ? `Parse error: the line is not JSON (${error.message}).` : 'Invalid request: the line is JSON but not a JSON-RPC 2.0 message.' } };
-    transport.send(reply as unknown as JSONRPCMessage).catch(() => undefined);
-  };
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
-    process.stdin.once('end', () => resolve());
-  });
-  await server.connect(transport);
-  const answered = _trackRequests(transport);
-  await closed;
-  runtime.closing.abort();
-  await answered();
-  await new Promise<void>((resolve) => process.stdout.write('', () => resolve())); // after every reply written before it
-  await server.close();
-  await runtime.store.close();
-}
-
-/**
- * Counts the requests a connected transport delivered and not yet answered; the
- * returned function resolves once none is left. A cancelled request gets no
- * answer (MCP cancellation), so a cancellation settles it too.
- */
-function _trackRequests(transport: Transport): () => Promise<void> {
-  const open = new Set<RequestId>();
-  let idle: (() => void) | undefined;
-  const settle = (id: RequestId) => {
-    open.delete(id);
-    if (open.size === 0) idle?.();
-  };
-  const deliver = transport.onmessage;
-  transport.onmessage = (message, extra) => {
-    if (isJSONRPCRequest(message)) open.add(message.id);
-    else if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
-      const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
-      if (id !== undefined) settle(id);
-    }
-    deliver?.(message, extra);
-  };
-  const send = transport.send.bind(transport);
-  transport.send = async (message, options) => {
-    await send(message, options);
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) settle(message.id as RequestId);
-  };
-  return () => (open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve)));
 }

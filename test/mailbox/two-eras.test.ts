@@ -1,16 +1,19 @@
 /**
- * One HTTP endpoint, two protocol eras: a 2025-11-25 client (SDK 1.32, initialize and
+ * One endpoint, two protocol eras, on HTTP and on stdio. HTTP: a 2025-11-25 client (SDK 1.32, initialize and
  * a session) and a 2026-07-28 client (SDK 2.4, pinned: server/discover, per-request
  * `_meta`, no initialize, no session) on one `witness mailbox serve --http`. Each lists
  * the tools, sends, reads, waits and is pushed to; the 2026 client's requests are
  * recorded on the wire to show it never sent `initialize` or a session id; the call
- * log holds every call of both, and verifies.
+ * log holds every call of both, and verifies. stdio: `witness mailbox serve --agent`
+ * answers a pinned 2026 client (server/discover first) and a 2025 one alike, and the
+ * 2026 one is told of new mail on its `subscriptions/listen` stream.
  */
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdioTransport } from '@modelcontextprotocol/client/stdio';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyMailbox } from '../../src/mailbox/index.js';
-import { call, type Connected, httpClient, type HttpServerProcess, makeMailbox, startHttp, type TestMailbox, waitFor } from './helpers.js';
+import { call, type Connected, httpClient, type HttpServerProcess, makeMailbox, startHttp, stdioClient, type TestMailbox, waitFor, witnessCommand } from './helpers.js';
 
 const INBOX = 'mailbox://inbox';
 
@@ -114,5 +117,38 @@ describe('one mailbox endpoint, MCP 2025-11-25 and 2026-07-28', () => {
     const report = await verifyMailbox(mb.dir);
     expect(report.problems).toEqual([]);
     expect(report.messages).toBeGreaterThanOrEqual(5);
+  });
+});
+
+describe('one stdio server command, MCP 2025-11-25 and 2026-07-28', () => {
+  let mb: TestMailbox;
+  beforeAll(async () => {
+    mb = await makeMailbox(['alice', 'bob']);
+  }, 60_000);
+  afterAll(() => mb?.cleanup());
+
+  it('serves a pinned 2026-07-28 client (no initialize) beside a 2025-11-25 one, and pushes on its listen stream', async () => {
+    const [command, ...args] = witnessCommand();
+    const modern = new ModernClient({ name: 'witness-test-2026', version: '0.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await modern.connect(new ModernStdioTransport({ command: command!, args: [...args, 'mailbox', 'serve', '--dir', mb.dir, '--agent', 'bob'], stderr: 'pipe' }));
+    const legacy = await stdioClient(mb.dir, 'alice');
+    try {
+      expect(modern.getNegotiatedProtocolVersion?.()).toBe('2026-07-28');
+      expect(structured(await modern.callTool({ name: 'whoami', arguments: {} }))).toEqual({ name: 'bob' });
+      const updates: string[] = [];
+      modern.setNotificationHandler('notifications/resources/updated', (n) => void updates.push(n.params.uri));
+      const listening = await modern.listen({ resourceSubscriptions: [INBOX] });
+      const sent = await call<{ id: string }>(legacy.client, 'send_message', { to: 'bob', body: 'over stdio' });
+      await waitFor(() => updates.length > 0, 10_000, () => 'a notifications/resources/updated on the 2026 stdio listen stream');
+      const inbox = structured<{ messages: { id: string }[] }>(await modern.callTool({ name: 'check_inbox', arguments: {} }));
+      expect(inbox.messages.map((m) => m.id)).toEqual([sent.id]);
+      await modern.callTool({ name: 'send_message', arguments: { to: 'alice', body: 'back over stdio' } });
+      expect((await call<{ messages: { body: string }[] }>(legacy.client, 'check_inbox')).messages.map((m) => m.body)).toEqual(['back over stdio']);
+      await listening.close();
+    } finally {
+      await modern.close();
+      await legacy.close();
+    }
+    expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 });
