@@ -2,7 +2,8 @@
  * @module
  * The MCP tool the child agent calls (the paper's `get_evidence`), over Streamable
  * HTTP, stateless: each POST gets a fresh server, so any number of children can call
- * it without sessions. The HTTP front is the mailbox's (plain node:http, the checks
+ * it without sessions. MCP 2026-07-28 clients are answered on the same endpoint by the
+ * 2.x SDK's handler (the era picked as on the mailbox, mailbox/modern-http.ts). The HTTP front is the mailbox's (plain node:http, the checks
  * and status codes of the SDK's transport, JSON-response mode): a GET is answered 405
  * at once — there is no server-to-client stream to hold open, and a GET the SDK
  * client sends after `initialize` must not wait for one. Bound to 127.0.0.1 by
@@ -13,13 +14,17 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createMcpHandler, type McpHttpHandler, McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { WitnessError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
 import { closeServer, INTERNAL_ERROR_MESSAGE, listen, parseErrorMessage, readBody, requestLimit, sendJsonRpcError, tooLargeMessage } from '../core/http-server.js';
 import { answerPost, checkPost, checkProtocolVersion, closedEarly, HttpSession } from '../mailbox/http-session.js';
+import { answerModern, eraOf, pooled } from '../mailbox/modern-http.js';
+import type { ToolServer as McpToolServer } from '../mailbox/tools/index.js';
 import { routeToolCalls, type ToolRoute } from '../mailbox/tools/route.js';
+import { routeModernToolCalls } from '../mailbox/tools/route-modern.js';
 import { accessGuard, type ServerAccessOptions } from './access.js';
 
 export const EVIDENCE_TOOL = 'get_evidence' as const;
@@ -40,12 +45,26 @@ export function evidenceFor(task: string): Evidence {
 export const DEFAULT_TOOL_MAX_REQUEST_BYTES = 1024 * 1024;
 
 /**
- * The tool on a fresh `McpServer`. Calls go through the mailbox's router (route.ts), so
- * an unknown tool or a call without params is a -32602 error as MCP 2025-11-25 lists
- * it, and bad arguments a one-line tool error; this server keeps no log to write.
+ * The tool on a fresh `McpServer` of SDK 1.x (MCP 2025-11-25). Calls go through the
+ * mailbox's router (route.ts), so an unknown tool or a call without params is a -32602
+ * error as MCP lists it, and bad arguments a one-line tool error; this server keeps no
+ * log to write.
  */
 function _server(maxTaskChars: number): McpServer {
   const server = new McpServer({ name: 'witness-evidence', version: '0.1.0' }, { capabilities: { tools: {} } });
+  routeToolCalls(server, _registerEvidence(server, maxTaskChars), async () => {});
+  return server;
+}
+
+/** The same tool on SDK 2.x (MCP 2026-07-28). */
+function _modernServer(maxTaskChars: number): ModernMcpServer {
+  const server = new ModernMcpServer({ name: 'witness-evidence', version: '0.1.0' }, { capabilities: { tools: {} } });
+  routeModernToolCalls(server, _registerEvidence(server, maxTaskChars), async () => {});
+  return server;
+}
+
+/** Registers the evidence tool (for tools/list) and returns its route (for tools/call). */
+function _registerEvidence(server: McpToolServer, maxTaskChars: number): Map<string, ToolRoute<typeof EVIDENCE_TOOL>> {
   const inputSchema = { task: z.string().min(1).max(maxTaskChars) };
   const run = async ({ task }: { task: string }) => {
     const evidence = evidenceFor(task);
@@ -63,8 +82,7 @@ function _server(maxTaskChars: number): McpServer {
     run,
   );
   const route: ToolRoute<typeof EVIDENCE_TOOL> = { tool: EVIDENCE_TOOL, input: z.object(inputSchema), run: (args) => run(args as { task: string }) };
-  routeToolCalls(server, new Map([[EVIDENCE_TOOL, route]]), async () => {});
-  return server;
+  return new Map([[EVIDENCE_TOOL, route]]);
 }
 
 export interface ToolServer {
@@ -76,15 +94,22 @@ export interface ToolServer {
 export async function serveEvidenceTool(options: ServerAccessOptions = {}): Promise<ToolServer> {
   const guard = accessGuard(options, 'the MCP tool server');
   const limit = requestLimit(options.maxRequestBytes, DEFAULT_TOOL_MAX_REQUEST_BYTES);
+  const modern = createMcpHandler(pooled(() => _modernServer(limit)), { legacy: 'reject', maxRequestBodySize: limit });
   const server = createServer((req, res) => {
-    _route(guard, limit, req, res).catch(() => sendJsonRpcError(res, 500, -32603, INTERNAL_ERROR_MESSAGE));
+    _route(guard, limit, modern, req, res).catch(() => sendJsonRpcError(res, 500, -32603, INTERNAL_ERROR_MESSAGE));
   });
   const url = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
-  return { url: `${url}/mcp`, close: () => closeServer(server) };
+  return {
+    url: `${url}/mcp`,
+    close: async () => {
+      await modern.close();
+      await closeServer(server);
+    },
+  };
 }
 
 /** Host/Origin, path, method, body, then the Streamable HTTP checks: in the order that reveals least. */
-async function _route(guard: ReturnType<typeof accessGuard>, limit: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function _route(guard: ReturnType<typeof accessGuard>, limit: number, modern: McpHttpHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const forbidden = guard(req.headers);
   if (forbidden) return sendJsonRpcError(res, 403, -32000, forbidden);
   if ((req.url ?? '/').split('?')[0] !== '/mcp') return sendJsonRpcError(res, 404, -32000, 'Not found: the MCP endpoint is /mcp.');
@@ -100,6 +125,8 @@ async function _route(guard: ReturnType<typeof accessGuard>, limit: number, req:
   } catch (error) {
     return sendJsonRpcError(res, 400, -32700, parseErrorMessage(error));
   }
+  // MCP 2026-07-28 (stateless by design) goes to the 2.x SDK's handler, by its own classifier.
+  if (eraOf(req.headers, body).kind !== 'legacy') return answerModern(modern, req, res, bytes, body);
   const post = checkPost(req.headers, body);
   if ('status' in post) return sendJsonRpcError(res, post.status, post.code, post.message);
   const version = post.initialize ? undefined : checkProtocolVersion(req.headers);

@@ -52,12 +52,8 @@ export class ModernMailbox {
   ) {}
 
   /** Answers one authenticated 2026 POST as `agent`; the body was read and parsed by the caller. */
-  async answer(agent: string, req: IncomingMessage, res: ServerResponse, bytes: Buffer, body: unknown): Promise<void> {
-    const gone = new AbortController();
-    res.once('close', () => gone.abort());
-    const request = new Request(`http://127.0.0.1${req.url ?? '/mcp'}`, { method: 'POST', headers: _headers(req.headers), body: bytes, signal: gone.signal });
-    const response = await this.#handler(agent).fetch(request, { parsedBody: body });
-    await _send(response, res);
+  answer(agent: string, req: IncomingMessage, res: ServerResponse, bytes: Buffer, body: unknown): Promise<void> {
+    return answerModern(this.#handler(agent), req, res, bytes, body);
   }
 
   async close(): Promise<void> {
@@ -71,7 +67,7 @@ export class ModernMailbox {
     if (!handler) {
       const ctx = { ...this.runtime, agent, closing: this.runtime.closing.signal };
       const bus = new _InboxBus((onChange) => watchInbox(ctx, onChange));
-      handler = createMcpHandler(_pooled(() => createModernMailboxServer(this.runtime, agent)), { legacy: 'reject', bus, maxRequestBodySize: this.maxRequestBytes });
+      handler = createMcpHandler(pooled(() => createModernMailboxServer(this.runtime, agent)), { legacy: 'reject', bus, maxRequestBodySize: this.maxRequestBytes });
       this.#handlers.set(agent, handler);
     }
     return handler;
@@ -91,7 +87,7 @@ const MAX_IDLE_SERVERS = 32;
  * What it holds is the agent's, never a request's: the handler seeds the client's
  * identity from each request's `_meta`.
  */
-function _pooled(build: () => ModernMcpServer): () => ModernMcpServer {
+export function pooled(build: () => ModernMcpServer): () => ModernMcpServer {
   const idle: ModernMcpServer[] = [];
   return () => {
     let server = idle.pop();
@@ -136,6 +132,14 @@ class _InboxBus implements ServerEventBus {
       }
     };
   }
+}
+
+/** Answers one 2026 POST, already read and parsed, with `handler` (the SDK's, `legacy: 'reject'`). */
+export async function answerModern(handler: McpHttpHandler, req: IncomingMessage, res: ServerResponse, bytes: Buffer, body: unknown): Promise<void> {
+  const gone = new AbortController();
+  res.once('close', () => gone.abort());
+  const request = new Request(`http://127.0.0.1${req.url ?? '/mcp'}`, { method: 'POST', headers: _headers(req.headers), body: bytes, signal: gone.signal });
+  await _send(await handler.fetch(request, { parsedBody: body }), res);
 }
 
 function _headers(headers: IncomingMessage['headers']): Headers {

@@ -2,6 +2,7 @@
 // once (405, Allow) instead of holding a stream that never ends, and every refusal is
 // JSON — a parse error, a body that is not JSON-RPC, a body over the limit.
 import { request } from 'node:http';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectEvidenceTool, evidenceFor, serveEvidenceTool, type ToolServer } from '../../src/a2a/tool-server.js';
 
@@ -73,6 +74,22 @@ describe('the MCP tool server', () => {
     try {
       const task = 'Inspect this lot. '.repeat(11_500);
       expect(await client.getEvidence(task)).toEqual(evidenceFor(task));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers an MCP 2026-07-28 client (SDK 2.4, no initialize) on the same endpoint, with the same evidence and the same refusals', async () => {
+    const client = new ModernClient({ name: 'witness-test-2026', version: '0.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new ModernTransport(new URL(tool.url)));
+    try {
+      expect(client.getNegotiatedProtocolVersion?.()).toBe('2026-07-28');
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['get_evidence']);
+      const result = await client.callTool({ name: 'get_evidence', arguments: { task: 'inspect lot 7' } });
+      expect(result.structuredContent).toEqual(evidenceFor('inspect lot 7'));
+      const bad = await client.callTool({ name: 'get_evidence', arguments: { task: 7 } });
+      expect(bad).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^Invalid arguments for get_evidence: task: expected a string, got a number\./) }] });
+      await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602 });
     } finally {
       await client.close();
     }

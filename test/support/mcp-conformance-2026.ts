@@ -76,3 +76,21 @@ export const MAILBOX_SCENARIOS_2026: ScenarioTable = {
   'json-schema-2020-12': `${EVERYTHING} (json_schema_2020_12_tool; pending, never scored)`,
   'http-custom-header-server-validation': 'no mailbox tool declares x-mcp-header parameters (pending, never scored)',
 };
+
+const NO_RESOURCES = 'no resources capability: the evidence tool server offers one tool and nothing else';
+
+/** `witness a2a tool`'s table: the mailbox's, less what needs resources. */
+export const TOOL_SCENARIOS_2026: ScenarioTable = {
+  ...MAILBOX_SCENARIOS_2026,
+  'resources-list': NO_RESOURCES,
+  'sep-2164-resource-not-found': `${NO_RESOURCES} (resources/read is Method not found, so the suite's SHOULDs about its error do not arise)`,
+  'server-sse-multiple-streams': 'the suite only notes (INFO) that streams work: nothing to pass or fail on a server with no server-to-client stream',
+  caching: {
+    except: {
+      'sep-2549-prompts-list-caching-hints': `${NO_PROMPTS}: prompts/list is Method not found`,
+      'sep-2549-resources-list-caching-hints': NO_RESOURCES,
+      'sep-2549-resources-templates-list-caching-hints': NO_RESOURCES,
+      'sep-2549-resources-read-caching-hints': NO_RESOURCES,
+    },
+  },
+};
