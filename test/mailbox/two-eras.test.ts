@@ -93,6 +93,22 @@ describe('one mailbox endpoint, MCP 2025-11-25 and 2026-07-28', () => {
     expect(woke).toMatchObject({ timed_out: false, messages: [{ id: later.id }] });
   });
 
+  it('runs the whole tool set in each era: list_agents, message_status and ack_message as well', async () => {
+    const modernCall = async <T>(name: string, args: Record<string, unknown> = {}) => structured<T>(await modern.callTool({ name, arguments: args }));
+    const agents = (list: { agents: { name: string; you: boolean }[] }) => list.agents.map((a) => [a.name, a.you]);
+    expect(agents(await call(legacy.client, 'list_agents'))).toEqual([['alice', true], ['bob', false]]);
+    expect(agents(await modernCall('list_agents'))).toEqual([['alice', false], ['bob', true]]);
+    const sent = await call<{ id: string }>(legacy.client, 'send_message', { to: 'bob', body: 'please ack' });
+    await modernCall('check_inbox');
+    expect(await modernCall('ack_message', { message_id: sent.id, reply: 'done' })).toMatchObject({ id: sent.id });
+    expect(await call(legacy.client, 'message_status', { message_id: sent.id })).toMatchObject({ id: sent.id, state: 'acknowledged', acknowledged: { reply: 'done' } });
+    expect(await modernCall('message_status', { message_id: sent.id })).toMatchObject({ id: sent.id, state: 'acknowledged' });
+    const back = await modernCall<{ id: string }>('send_message', { to: 'alice', body: 'ack this too' });
+    await call(legacy.client, 'check_inbox');
+    await call(legacy.client, 'ack_message', { message_id: back.id });
+    expect(await modernCall('message_status', { message_id: back.id })).toMatchObject({ id: back.id, state: 'acknowledged' });
+  });
+
   it('pushes to both: resources/subscribe in 2025, subscriptions/listen in 2026', async () => {
     const legacyUpdates: string[] = [];
     const modernUpdates: string[] = [];
