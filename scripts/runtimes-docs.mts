@@ -68,7 +68,7 @@ const lines = [
   '',
   `\`witness probe --all --push\` on ${report.started_at.slice(0, 10)} (${versions}), over every runtime installed on the development machine, with the test suite's scripted model (test/support/tool-model.ts) calling the mailbox's MCP tools — the honest agent. Each verdict comes from the mailbox's records ([probe.md](probe.md)); the shadowing column names each built-in of the runtime's own tool list that names a mailbox action (≈ the mailbox tool, served under bare names).`,
   '',
-  '- **MCP protocol**: the version the mailbox server answered the runtime\'s `initialize` with, from the server\'s session log (`mailbox serve --session-log`), not from the runtime.',
+  '- **MCP protocol**: the version the mailbox server answered the runtime\'s `initialize` with (or, for an MCP 2026-07-28 client, the version its `server/discover` claimed: the server serves both), from the server\'s session log (`mailbox serve --session-log`), not from the runtime.',
   '- **push resource / push channel**: *delivered to the runtime / seen by the model*, per push path, after a peer\'s message arrived mid-run (the agent was busy with `list_agents` and told not to read its inbox). *Delivered*: the server sent the runtime\'s session `notifications/resources/updated` (session log; the runtime had to subscribe to `mailbox://inbox` first) or the Claude Code channel event (the signed `channel_push` line). *Seen*: a later request to the model held the message\'s canary, with no inbox read before it (the scripted model\'s request records). n/a: the runtime offers no such path.',
   '',
   '| runtime | version | MCP protocol | send | receive | control | shadowing built-ins | built-ins listed by | push resource | push channel | seconds |',

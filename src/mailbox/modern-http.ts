@@ -21,6 +21,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyInboundRequest, createMcpHandler, InMemoryServerEventBus, type McpHttpHandler, type ServerEvent, type ServerEventBus } from '@modelcontextprotocol/server';
 import { INBOX_URI, watchInbox } from './push.js';
+import { discoverEvent, sessionLogger } from './session-log.js';
 import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { createModernMailboxServer, type MailboxRuntime } from './server.js';
 
@@ -53,6 +54,8 @@ export class ModernMailbox {
 
   /** Answers one authenticated 2026 POST as `agent`; the body was read and parsed by the caller. */
   answer(agent: string, req: IncomingMessage, res: ServerResponse, bytes: Buffer, body: unknown): Promise<void> {
+    const discovered = this.runtime.sessionLog ? discoverEvent(body) : undefined;
+    if (discovered) sessionLogger(this.runtime.sessionLog, agent)(discovered);
     return answerModern(this.#handler(agent), req, res, bytes, body);
   }
 

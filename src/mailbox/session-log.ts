@@ -3,7 +3,8 @@
  * The server's own account of its MCP sessions (`mailbox serve --session-log FILE`):
  * one JSON line per event the call log does not hold — the protocol version the
  * server answered `initialize` with (the version negotiated: a client that cannot
- * speak it disconnects), the client's name and version, each `resources/subscribe`,
+ * speak it disconnects) or, in MCP 2026-07-28, the version a `server/discover` claims,
+ * the client's name and version, each `resources/subscribe`,
  * and each notification pushed to the session once the transport took it
  * (`resource_updated`, `channel`). `witness probe` reads it to tell "the runtime was
  * told" from "the model saw it". Unsigned and off by default: it says what happened
@@ -13,6 +14,8 @@ import { appendFileSync } from 'node:fs';
 
 export type SessionEvent =
   | { event: 'initialize'; protocol_version: string; requested: string; client: { name: string; version: string } }
+  /** MCP 2026-07-28 has no initialize: a `server/discover` is logged with the version its envelope claims, which the server serves. */
+  | { event: 'discover'; protocol_version: string; client: { name: string; version: string } }
   | { event: 'subscribe'; uri: string }
   | { event: 'unsubscribe'; uri: string }
   | { event: 'resource_updated'; uri: string }
@@ -35,4 +38,15 @@ export function sessionLogger(file: string | undefined, agent: string): (event: 
       process.stderr.write(`witness mailbox: warning: cannot write the session log ${file}: ${(error as Error).message}; serving on without it.\n`);
     }
   };
+}
+
+/** The `discover` event of a 2026-07-28 `server/discover` request, or undefined for any other message. */
+export function discoverEvent(message: unknown): SessionEvent | undefined {
+  const m = message as { method?: unknown; params?: { _meta?: Record<string, unknown> } } | null;
+  if (m?.method !== 'server/discover') return undefined;
+  const meta = m.params?._meta ?? {};
+  const version = meta['io.modelcontextprotocol/protocolVersion'];
+  const info = meta['io.modelcontextprotocol/clientInfo'] as { name?: unknown; version?: unknown } | undefined;
+  if (typeof version !== 'string') return undefined;
+  return { event: 'discover', protocol_version: version, client: { name: String(info?.name ?? 'unknown'), version: String(info?.version ?? 'unknown') } };
 }

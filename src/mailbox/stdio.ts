@@ -17,6 +17,7 @@ import { isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCRequest, isJSON
 import { eraOf } from './modern-http.js';
 import { INBOX_URI, watchInbox } from './push.js';
 import { assertRegistered, createMailboxServer, createModernMailboxServer, type MailboxRuntime } from './server.js';
+import { discoverEvent, sessionLogger } from './session-log.js';
 
 /**
  * Serves one agent over stdin/stdout until the client closes the stream. Requests
@@ -43,7 +44,10 @@ export async function serveStdio(runtime: MailboxRuntime, agent: string): Promis
   await wire.start();
   const first = await Promise.race([line.first(), closed.then(() => undefined)]);
   // A message that claims 2026-07-28 with a broken envelope is the 2.x entry's to refuse, as on HTTP.
-  const stop = first && eraOf({}, first).kind !== 'legacy' ? _serveModern(runtime, agent, line) : await _serveLegacy(runtime, agent, line);
+  const modern = first !== undefined && eraOf({}, first).kind !== 'legacy';
+  const discovered = modern ? discoverEvent(first) : undefined;
+  if (discovered) sessionLogger(runtime.sessionLog, agent)(discovered);
+  const stop = modern ? _serveModern(runtime, agent, line) : await _serveLegacy(runtime, agent, line);
   await closed;
   runtime.closing.abort();
   await stop();

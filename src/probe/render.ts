@@ -12,7 +12,7 @@ export function renderReport(report: ProbeReport): string {
   out.push(`  runtime     ${p.runtime.found ? `found ${p.runtime.bin ?? ''}`.trim() : `MISSING: ${p.runtime.reason}`}`);
   if (p.config) out.push(`  config      ${p.config.file} ${p.config.has_server ? 'has the server' : 'LACKS the server'}`);
   out.push(`  connection  ${p.connection.status}: ${p.connection.detail}`);
-  out.push(`  protocol    ${report.protocol ? `${report.protocol.versions.join(', ')} negotiated (the server's answer to initialize; client ${report.protocol.clients.join(', ')}; ${report.protocol.sessions} sessions)` : 'unknown: no session reached initialize'}`);
+  out.push(`  protocol    ${report.protocol ? `${report.protocol.versions.join(', ')} negotiated (the server's answer to initialize, or the version a 2026-07-28 server/discover claimed; client ${report.protocol.clients.join(', ')}; ${report.protocol.sessions} sessions)` : 'unknown: no session reached initialize or server/discover'}`);
   out.push(..._shadowing(p.shadowing));
   for (const w of p.warnings) out.push(`  WARNING     ${w}`);
   out.push('');

@@ -49,7 +49,7 @@ export interface ModelRecord {
 
 /** What the servers' session logs say about the MCP protocol the runtime negotiated. */
 export interface Negotiated {
-  /** Each protocol version the server answered the runtime's `initialize` with, in order of first use. */
+  /** Each protocol version the server answered the runtime's `initialize` with (or a 2026-07-28 `server/discover` claimed), in order of first use. */
   versions: string[];
   /** The runtime's MCP client as it named itself (`name version`). */
   clients: string[];

@@ -12,7 +12,9 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { StdioClientTransport as ModernStdioTransport } from '@modelcontextprotocol/client/stdio';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
 import { verifyMailbox } from '../../src/mailbox/index.js';
+import { negotiated, readSessions } from '../../src/probe/sessions.js';
 import { call, type Connected, httpClient, type HttpServerProcess, makeMailbox, startHttp, stdioClient, type TestMailbox, waitFor, witnessCommand } from './helpers.js';
 
 const INBOX = 'mailbox://inbox';
@@ -146,8 +148,9 @@ describe('one stdio server command, MCP 2025-11-25 and 2026-07-28', () => {
   it('serves a pinned 2026-07-28 client (no initialize) beside a 2025-11-25 one, and pushes on its listen stream', async () => {
     const [command, ...args] = witnessCommand();
     const modern = new ModernClient({ name: 'witness-test-2026', version: '0.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    await modern.connect(new ModernStdioTransport({ command: command!, args: [...args, 'mailbox', 'serve', '--dir', mb.dir, '--agent', 'bob'], stderr: 'pipe' }));
-    const legacy = await stdioClient(mb.dir, 'alice');
+    const sessionLog = join(mb.dir, '..', 'sessions.jsonl');
+    await modern.connect(new ModernStdioTransport({ command: command!, args: [...args, 'mailbox', 'serve', '--dir', mb.dir, '--agent', 'bob', '--session-log', sessionLog], stderr: 'pipe' }));
+    const legacy = await stdioClient(mb.dir, 'alice', ['--session-log', sessionLog]);
     try {
       expect(modern.getNegotiatedProtocolVersion?.()).toBe('2026-07-28');
       expect(structured(await modern.callTool({ name: 'whoami', arguments: {} }))).toEqual({ name: 'bob' });
@@ -166,5 +169,10 @@ describe('one stdio server command, MCP 2025-11-25 and 2026-07-28', () => {
       await legacy.close();
     }
     expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
+    // What the probe's "MCP protocol" column reads: the server's own session log.
+    const sessions = readSessions(sessionLog);
+    expect(negotiated(sessions, 'bob')?.versions).toEqual(['2026-07-28']);
+    expect(negotiated(sessions, 'bob')?.clients).toEqual(['witness-test-2026 0.0.0']);
+    expect(negotiated(sessions, 'alice')?.versions).toEqual(['2025-11-25']);
   });
 });
