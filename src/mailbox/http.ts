@@ -9,10 +9,10 @@
  * The same endpoint serves MCP 2026-07-28 statelessly (modern-http.ts): a POST that
  * the SDK classifies as that era goes there, after the same guard and authentication.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isWitnessError } from '../core/errors.js';
-import { requestGuard } from '../core/http-guard.js';
-import { closeServer, INTERNAL_ERROR_MESSAGE, listen, parseErrorMessage, readBody, requestLimit, sendJson, sendJsonRpcError, tooLargeMessage } from '../core/http-server.js';
+import { type FrontRequest, type HttpFront, JSON_RPC_ERRORS, serveFront } from '../core/http-front.js';
+import { requestLimit, sendJson, sendJsonRpcError } from '../core/http-server.js';
 import { tokenHash } from './config.js';
 import { answerPost, checkPost, checkProtocolVersion, closedEarly, HttpSession, type Post } from './http-session.js';
 import { eraOf, ModernMailbox } from './modern-http.js';
@@ -56,23 +56,17 @@ interface Session {
 
 export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = {}): Promise<HttpMailbox> {
   let front: _Front;
-  let url: string;
-  // Plain node:http, not Express: the checks below are all this endpoint needs, and
-  // Express's router and body parser cost a large share of each request's CPU.
-  const server = createServer((req, res) => {
-    _route(front, req, res).catch((error: unknown) => {
-      // The store could not be read (its database is down, say): a temporary failure, and
-      // nothing was stored. Its own message names paths and addresses, which are the operator's.
-      if (isWitnessError(error, 'IO')) return sendJsonRpcError(res, 503, -32000, STORE_UNAVAILABLE, null, { 'Retry-After': '1' });
-      _jsonRpcError(res, 500, -32603, INTERNAL_ERROR_MESSAGE);
-    });
-  });
+  let http: HttpFront;
+  // Plain node:http behind the one front (core/http-front.ts), not Express: its checks are
+  // all this endpoint needs, and Express's router and body parser cost a large share of each request's CPU.
   try {
-    const host = options.host ?? '127.0.0.1';
-    const guard = requestGuard({ host, what: 'the mailbox', ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}), ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}) });
     const limit = requestLimit(options.maxRequestBytes, DEFAULT_MAX_REQUEST_BYTES);
-    front = { runtime, sessions: new Map(), guard, limit, modern: new ModernMailbox(runtime, limit) };
-    url = await listen(server, options.port ?? 0, host);
+    front = { runtime, sessions: new Map(), limit, modern: new ModernMailbox(runtime, limit) };
+    const state = front;
+    http = await serveFront(
+      { what: 'the mailbox', ...options, limit, errors: JSON_RPC_ERRORS, onError: _storeUnavailable },
+      (req, res, request) => _route(state, req, res, request),
+    );
   } catch (error) {
     await runtime.store.close();
     throw error; // a usage error, or Node's (port in use, host unknown): the CLI prints it as one line
@@ -83,52 +77,52 @@ export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = 
   }, 60_000);
   sweep.unref();
   return {
-    url: `${url}/mcp`,
+    url: `${http.url}/mcp`,
     async close() {
       clearInterval(sweep);
       runtime.closing.abort(); // pending waits answer now, before their sessions close
       for (const { transport } of sessions.values()) await transport.close();
       sessions.clear();
       await front.modern.close();
-      await closeServer(server);
+      await http.close();
       await runtime.store.close();
     },
   };
+}
+
+/**
+ * The store could not be read (its database is down, say): a temporary failure, and
+ * nothing was stored. Its own message names paths and addresses, which are the operator's.
+ */
+function _storeUnavailable(error: unknown, res: ServerResponse): boolean {
+  if (!isWitnessError(error, 'IO')) return false;
+  sendJsonRpcError(res, 503, -32000, STORE_UNAVAILABLE, null, { 'Retry-After': '1' });
+  return true;
 }
 
 /** What every request of one server sees. */
 interface _Front {
   runtime: MailboxRuntime;
   sessions: Map<string, Session>;
-  guard: ReturnType<typeof requestGuard>;
   /** Largest request body, bytes. */
   limit: number;
   /** MCP 2026-07-28 requests. */
   modern: ModernMailbox;
 }
 
-/** The checks every request passes, in the order that reveals least to a stranger. */
-async function _route(front: _Front, req: Req, res: Res): Promise<void> {
-  const forbidden = front.guard(req.headers);
-  if (forbidden) return _jsonRpcError(res, 403, -32000, forbidden);
+/** The checks every request passes after the front's Host/Origin guard, in the order that reveals least to a stranger. */
+async function _route(front: _Front, req: Req, res: Res, request: FrontRequest): Promise<void> {
   const path = (req.url ?? '/').split('?')[0];
-  if (path !== '/mcp') return _jsonRpcError(res, 404, -32000, 'Not found: the MCP endpoint is /mcp.');
+  if (path !== '/mcp') return request.refuse(404, 'NOT_FOUND', 'Not found: the MCP endpoint is /mcp.');
   const agent = await _authenticate(front.runtime, req);
-  if (!agent) {
-    res.setHeader('WWW-Authenticate', 'Bearer realm="witness-mailbox"');
-    return _jsonRpcError(res, 401, -32001, 'Unauthorized: send "Authorization: Bearer <token>" with the token printed by `witness mailbox add-agent`.');
-  }
+  if (!agent) return request.refuse(401, 'UNAUTHORIZED', 'Unauthorized: send "Authorization: Bearer <token>" with the token printed by `witness mailbox add-agent`.', { 'WWW-Authenticate': 'Bearer realm="witness-mailbox"' });
   let body: unknown; // read only for a known agent: a stranger cannot make the server buffer a body
   if (req.method === 'POST') {
-    const bytes = await readBody(req, front.limit);
-    if (bytes === undefined) return _jsonRpcError(res, 413, -32000, tooLargeMessage(front.limit));
-    try {
-      body = JSON.parse(bytes.toString('utf8'));
-    } catch (error) {
-      return _jsonRpcError(res, 400, -32700, parseErrorMessage(error));
-    }
+    const read = await request.json();
+    if (!read) return;
+    body = read.value;
     const era = eraOf(req.headers, body);
-    if (era.kind === 'modern') return front.modern.answer(agent, req, res, bytes, body);
+    if (era.kind === 'modern') return front.modern.answer(agent, req, res, read.bytes, body);
     if (era.kind === 'reject') return sendJson(res, era.status, { jsonrpc: '2.0', id: _idOf(body), error: { code: era.code, message: era.message, ...(era.data !== undefined ? { data: era.data } : {}) } });
   }
   await _handle(front.runtime, front.sessions, agent, req, res, body);
