@@ -11,7 +11,7 @@
  * (`maxRequestBytes`) and every refusal is JSON (core/http-server.ts). The evidence is
  * a deterministic function of the task text, so E12 outputs are reproducible.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createMcpHandler, type McpHttpHandler, McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
@@ -19,13 +19,14 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { WitnessError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
-import { closeServer, INTERNAL_ERROR_MESSAGE, listen, parseErrorMessage, readBody, requestLimit, sendJsonRpcError, tooLargeMessage } from '../core/http-server.js';
+import { type FrontRequest, JSON_RPC_ERRORS, serveFront } from '../core/http-front.js';
+import { requestLimit, sendJsonRpcError } from '../core/http-server.js';
 import { answerPost, checkPost, checkProtocolVersion, closedEarly, HttpSession } from '../mailbox/http-session.js';
 import { answerModern, eraOf, pooled } from '../mailbox/modern-http.js';
 import type { ToolServer as McpToolServer } from '../mailbox/tools/index.js';
 import { routeToolCalls, type ToolRoute } from '../mailbox/tools/route.js';
 import { routeModernToolCalls } from '../mailbox/tools/route-modern.js';
-import { accessGuard, type ServerAccessOptions } from './access.js';
+import type { ServerAccessOptions } from './access.js';
 
 export const EVIDENCE_TOOL = 'get_evidence' as const;
 
@@ -92,39 +93,28 @@ export interface ToolServer {
 }
 
 export async function serveEvidenceTool(options: ServerAccessOptions = {}): Promise<ToolServer> {
-  const guard = accessGuard(options, 'the MCP tool server');
   const limit = requestLimit(options.maxRequestBytes, DEFAULT_TOOL_MAX_REQUEST_BYTES);
   const modern = createMcpHandler(pooled(() => _modernServer(limit)), { legacy: 'reject', maxRequestBodySize: limit });
-  const server = createServer((req, res) => {
-    _route(guard, limit, modern, req, res).catch(() => sendJsonRpcError(res, 500, -32603, INTERNAL_ERROR_MESSAGE));
-  });
-  const url = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
+  const http = await serveFront({ what: 'the MCP tool server', ...options, limit, errors: JSON_RPC_ERRORS }, (req, res, request) => _route(limit, modern, req, res, request));
   return {
-    url: `${url}/mcp`,
+    url: `${http.url}/mcp`,
     close: async () => {
       await modern.close();
-      await closeServer(server);
+      await http.close();
     },
   };
 }
 
-/** Host/Origin, path, method, body, then the Streamable HTTP checks: in the order that reveals least. */
-async function _route(guard: ReturnType<typeof accessGuard>, limit: number, modern: McpHttpHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const forbidden = guard(req.headers);
-  if (forbidden) return sendJsonRpcError(res, 403, -32000, forbidden);
-  if ((req.url ?? '/').split('?')[0] !== '/mcp') return sendJsonRpcError(res, 404, -32000, 'Not found: the MCP endpoint is /mcp.');
+/** Path, method, body, then the Streamable HTTP checks (after the front's Host/Origin guard): in the order that reveals least. */
+async function _route(limit: number, modern: McpHttpHandler, req: IncomingMessage, res: ServerResponse, request: FrontRequest): Promise<void> {
+  if ((req.url ?? '/').split('?')[0] !== '/mcp') return request.refuse(404, 'NOT_FOUND', 'Not found: the MCP endpoint is /mcp.');
   if (req.method !== 'POST') {
     // Stateless and JSON-only: no SSE stream to open (GET) and no session to end (DELETE); the spec allows 405.
-    return sendJsonRpcError(res, 405, -32000, `Method not allowed: ${req.method}. This stateless server answers POSTs with JSON and offers no SSE stream.`, null, { Allow: 'POST' });
+    return request.refuse(405, 'METHOD_NOT_ALLOWED', `Method not allowed: ${req.method}. This stateless server answers POSTs with JSON and offers no SSE stream.`, { Allow: 'POST' });
   }
-  const bytes = await readBody(req, limit);
-  if (bytes === undefined) return sendJsonRpcError(res, 413, -32000, tooLargeMessage(limit));
-  let body: unknown;
-  try {
-    body = JSON.parse(bytes.toString('utf8'));
-  } catch (error) {
-    return sendJsonRpcError(res, 400, -32700, parseErrorMessage(error));
-  }
+  const read = await request.json();
+  if (!read) return;
+  const { bytes, value: body } = read;
   // MCP 2026-07-28 (stateless by design) goes to the 2.x SDK's handler, by its own classifier.
   if (eraOf(req.headers, body).kind !== 'legacy') return answerModern(modern, req, res, bytes, body);
   const post = checkPost(req.headers, body);
