@@ -13,7 +13,6 @@
  * `agent-witness.dev/timings` (metadata.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { AgentCard, type Message, Role, TaskState } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, DefaultRequestHandler, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
@@ -23,9 +22,10 @@ import type { SigningKey } from '../attest/keys.js';
 import { parseReceipt, type Receipt } from '../attest/receipt.js';
 import { createReleaseSigner } from '../attest/signer.js';
 import { WitnessError } from '../core/errors.js';
-import { closeServer, listen, requestLimit, sendJsonRpcError } from '../core/http-server.js';
+import { type HttpFront, JSON_RPC_ERRORS, serveFront } from '../core/http-front.js';
+import { requestLimit, sendJsonRpcError } from '../core/http-server.js';
 import { buildAgentCard, CARD_PATH, type CardJson, JSONRPC_PATH, signAgentCard } from './card.js';
-import { accessGuard, guardMiddleware, type ServerAccessOptions } from './access.js';
+import type { ServerAccessOptions } from './access.js';
 import { jsonFallbacks, jsonRpcFront } from './jsonrpc-front.js';
 import { ChildTaskStore } from './task-store.js';
 import { httpCosign } from './cosign-client.js';
@@ -73,12 +73,10 @@ export interface ChildAgent {
 export const DEFAULT_AGENT_MAX_REQUEST_BYTES = 1024 * 1024;
 
 export async function serveChildAgent(options: ChildAgentOptions): Promise<ChildAgent> {
-  const guard = accessGuard(options, 'the A2A agent');
   const limit = requestLimit(options.maxRequestBytes, DEFAULT_AGENT_MAX_REQUEST_BYTES);
   const tool = await connectEvidenceTool(options.toolUrl);
   const app = express();
   app.disable('x-powered-by');
-  app.use(guardMiddleware(guard)); // before the card and JSON-RPC routes, and any body parsing
   let card: CardJson | undefined;
   let rpc: express.RequestHandler | undefined;
   const notReady = (res: express.Response) => sendJsonRpcError(res, 503, -32603, 'The agent is starting; retry in a moment.');
@@ -87,14 +85,16 @@ export async function serveChildAgent(options: ChildAgentOptions): Promise<Child
   app.get(CARD_PATH, (_req, res) => (card ? void res.type('application/json').send(JSON.stringify(card)) : notReady(res)));
   app.use(JSONRPC_PATH, jsonRpcFront(limit), (req, res, next) => (rpc ? rpc(req, res, next) : notReady(res)));
   app.use(...jsonFallbacks());
-  const server = createServer(app);
-  let url: string;
+  // The one front (core/http-front.ts) guards Host and Origin before Express sees the
+  // request, the card route or any body parser included; the A2A JSON-RPC checks are jsonRpcFront's.
+  let http: HttpFront;
   try {
-    url = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
+    http = await serveFront({ what: 'the A2A agent', ...options, limit, errors: JSON_RPC_ERRORS }, async (req, res) => void app(req, res));
   } catch (error) {
     await tool.close();
     throw error;
   }
+  const url = http.url;
   card = signAgentCard(buildAgentCard({ baseUrl: url, name: options.name ?? `witness-child-${options.key.deployer}`, deployer: options.key.deployer }), options.key);
   const handler = new DefaultRequestHandler(AgentCard.fromJSON(card), new ChildTaskStore(), _executor(options, tool));
   rpc = jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } });
@@ -102,7 +102,7 @@ export async function serveChildAgent(options: ChildAgentOptions): Promise<Child
     url,
     card,
     async close() {
-      await closeServer(server);
+      await http.close();
       await tool.close();
       await options.backend?.close?.();
     },

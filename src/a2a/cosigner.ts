@@ -16,17 +16,17 @@
  * - `POST /cosign` (Authorization: Bearer COSIGN_TOKEN) `{task_id, edge}` → 200 `{signature}` | 403 refused | 401 no credential | 400 bad body
  */
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { createCosigner } from '../attest/ancestry/dag.js';
 import type { SigningKey } from '../attest/keys.js';
 import { ReceiptSchema, type Signature, type UnsignedReceipt } from '../attest/receipt.js';
 import { WitnessError } from '../core/errors.js';
-import type { requestGuard } from '../core/http-guard.js';
-import { closeServer, INTERNAL_ERROR_MESSAGE, listen, readBody, requestLimit, sendJson, tooLargeMessage } from '../core/http-server.js';
+import { type FrontRequest, JSON_ERRORS, serveFront } from '../core/http-front.js';
+import { requestLimit, sendJson } from '../core/http-server.js';
 import { parseStrictJson } from '../core/strict-json.js';
 import { checkWellFormedValue } from '../core/text.js';
-import { accessGuard, type ServerAccessOptions } from './access.js';
+import type { ServerAccessOptions } from './access.js';
 
 export { httpCosign } from './cosign-client.js';
 
@@ -110,49 +110,41 @@ export const DEFAULT_COSIGNER_MAX_REQUEST_BYTES = 64 * 1024;
 
 /** Serves `service` over HTTP; binds 127.0.0.1 unless told otherwise. */
 export async function serveCosigner(service: CosignService, options: CosignerServerOptions = {}): Promise<CosignerServer> {
-  const guard = accessGuard(options, 'the co-signer');
   const limit = requestLimit(options.maxRequestBytes, DEFAULT_COSIGNER_MAX_REQUEST_BYTES);
   const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
-  const server = createServer((req, res) => {
-    _route({ service, adminToken, guard, limit }, req, res).catch(() => _json(res, 500, { error: { code: 'INTERNAL', message: INTERNAL_ERROR_MESSAGE } }));
+  const http = await serveFront({ what: 'the co-signer', ...options, limit, errors: JSON_ERRORS, keepAliveTimeout: 60_000 }, async (req, res, request) => {
+    const answer = await _route(service, adminToken, req, request);
+    if (answer) sendJson(res, answer.status, answer.body);
   });
-  server.keepAliveTimeout = 60_000;
-  const url = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
-  return { url, adminToken, close: () => closeServer(server) };
+  return { url: http.url, adminToken, close: () => http.close() };
 }
 
-interface _Front {
-  service: CosignService;
-  adminToken: string;
-  guard: ReturnType<typeof requestGuard>;
-  /** Largest request body, bytes. */
-  limit: number;
-}
-
-/** Checks in the order that reveals least to a stranger: Host/Origin, route, credential present, then the body. */
-async function _route({ service, adminToken, guard, limit }: _Front, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const forbidden = guard(req.headers);
-  if (forbidden) return _json(res, 403, { error: { code: 'FORBIDDEN', message: forbidden } });
-  if (req.method !== 'POST' || (req.url !== '/cosign' && req.url !== '/grants')) return _json(res, 404, { error: { code: 'NOT_FOUND', message: 'POST /cosign or POST /grants.' } });
+/**
+ * Checks in the order that reveals least to a stranger (after the front's Host/Origin
+ * guard): route, credential present, then the body. Returns the answer, or undefined
+ * once the request was refused.
+ */
+async function _route(service: CosignService, adminToken: string, req: IncomingMessage, request: FrontRequest): Promise<{ status: number; body: unknown } | undefined> {
+  if (req.method !== 'POST' || (req.url !== '/cosign' && req.url !== '/grants')) return request.refuse(404, 'NOT_FOUND', 'POST /cosign or POST /grants.');
   const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-  if (req.url === '/grants' && !_tokenMatches(bearer, adminToken)) return _json(res, 401, { error: { code: 'UNAUTHORIZED', message: 'POST /grants needs "Authorization: Bearer ADMIN_TOKEN".' } });
-  if (req.url === '/cosign' && !bearer) return _json(res, 401, { error: { code: 'UNAUTHORIZED', message: 'POST /cosign needs "Authorization: Bearer COSIGN_TOKEN": the credential the parent received with the grant and passed to the child with the delegation.' } });
-  const bytes = await readBody(req, limit);
-  if (bytes === undefined) return _json(res, 413, { error: { code: 'TOO_LARGE', message: tooLargeMessage(limit) } });
+  if (req.url === '/grants' && !_tokenMatches(bearer, adminToken)) return request.refuse(401, 'UNAUTHORIZED', 'POST /grants needs "Authorization: Bearer ADMIN_TOKEN".');
+  if (req.url === '/cosign' && !bearer) return request.refuse(401, 'UNAUTHORIZED', 'POST /cosign needs "Authorization: Bearer COSIGN_TOKEN": the credential the parent received with the grant and passed to the child with the delegation.');
+  const bytes = await request.bytes();
+  if (bytes === undefined) return undefined;
   const body = _parseBody(bytes, req.url);
-  if (!body.ok) return _json(res, 400, { error: { code: 'BAD_REQUEST', message: body.message } });
+  if (!body.ok) return request.refuse(400, 'BAD_REQUEST', body.message);
   if (req.url === '/grants') {
     const g = GrantBodySchema.safeParse(body.value);
-    if (!g.success) return _json(res, 400, { error: { code: 'BAD_REQUEST', message: `Bad grant: ${_issue(g.error)}` } });
+    if (!g.success) return request.refuse(400, 'BAD_REQUEST', `Bad grant: ${_issue(g.error)}`);
     const token = service.grant({ taskId: g.data.task_id, childDeployer: g.data.child_deployer, parentDigest: g.data.parent_digest, expiresAt: g.data.expires_at });
-    return _json(res, 201, { ok: true, cosign_token: token });
+    return { status: 201, body: { ok: true, cosign_token: token } };
   }
   const c = CosignBodySchema.safeParse(body.value);
-  if (!c.success) return _json(res, 400, { error: { code: 'BAD_REQUEST', message: `Bad co-sign request: ${_issue(c.error)}` } });
+  if (!c.success) return request.refuse(400, 'BAD_REQUEST', `Bad co-sign request: ${_issue(c.error)}`);
   try {
-    return _json(res, 200, { signature: service.cosign(c.data.task_id, c.data.edge, bearer as string) });
+    return { status: 200, body: { signature: service.cosign(c.data.task_id, c.data.edge, bearer as string) } };
   } catch (error) {
-    if (error instanceof WitnessError && error.code === 'REFUSED') return _json(res, 403, { error: { code: 'REFUSED', message: error.message } });
+    if (error instanceof WitnessError && error.code === 'REFUSED') return request.refuse(403, 'REFUSED', error.message);
     throw error;
   }
 }
@@ -180,4 +172,3 @@ function _parseBody(bytes: Buffer, url: string | undefined): { ok: true; value: 
   }
 }
 
-const _json = (res: ServerResponse, status: number, value: unknown): void => sendJson(res, status, value);

@@ -10,15 +10,16 @@
  * - JSON-RPC endpoints (`JSON_RPC_ERRORS`): `{jsonrpc, id: null, error: {code, message}}`,
  *   with the JSON-RPC code for what was refused (-32700 parse error, -32600 invalid
  *   request, -32001 unauthorized, -32603 internal, -32000 the rest);
- * - the co-signer and the witness (`JSON_ERRORS`): `{error: {code, message}}`, `code`
- *   one of `Refusal` (docs/errors.md, "HTTP refusals").
+ * - the co-signer (`JSON_ERRORS`): `{error: {code, message}}`, `code` one of `Refusal`;
+ * - the witness (`TEXT_ERRORS`): the message as `text/plain`, as every other answer of
+ *   the C2SP tlog-witness protocol it speaks is text (a C2SP client reads no JSON).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { requestGuard } from './http-guard.js';
 import { closeServer, INTERNAL_ERROR_MESSAGE, listen, parseErrorMessage, readBody, sendJson, tooLargeMessage } from './http-server.js';
 
 /** What a front refuses a request for. */
-export type Refusal = 'FORBIDDEN' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'NOT_ACCEPTABLE' | 'UNAUTHORIZED' | 'TOO_LARGE' | 'PARSE_ERROR' | 'BAD_REQUEST' | 'CONFLICT' | 'UNAVAILABLE' | 'INTERNAL';
+export type Refusal = 'FORBIDDEN' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'NOT_ACCEPTABLE' | 'UNAUTHORIZED' | 'TOO_LARGE' | 'PARSE_ERROR' | 'BAD_REQUEST' | 'REFUSED' | 'UNAVAILABLE' | 'INTERNAL';
 
 /** How a server's refusals are written. */
 export interface ErrorShape {
@@ -37,10 +38,23 @@ export const JSON_ERRORS: ErrorShape = {
   send: (res, status, refusal, message, headers = {}) => sendJson(res, status, { error: { code: refusal, message } }, headers),
 };
 
+/** The message as text/plain, for text protocols (the C2SP witness). */
+export const TEXT_ERRORS: ErrorShape = {
+  send: (res, status, _refusal, message, headers = {}) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const body = message.endsWith('\n') ? message : `${message}\n`;
+    res.writeHead(status, { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+  },
+};
+
 /** What a route gets from the front besides the request. */
 export interface FrontRequest {
-  /** Refuses the request in the server's error shape. */
-  refuse(status: number, refusal: Refusal, message: string, headers?: Record<string, string>): void;
+  /** Refuses the request in the server's error shape (undefined, so a route can `return` it as "answered"). */
+  refuse(status: number, refusal: Refusal, message: string, headers?: Record<string, string>): undefined;
   /** The body, or undefined once it was refused as too large (413 naming the limit). */
   bytes(): Promise<Buffer | undefined>;
   /** The body and its JSON, or undefined once it was refused (413, or 400 parse error saying where, never quoting it). */
@@ -79,7 +93,10 @@ export async function serveFront(options: FrontOptions, route: (req: IncomingMes
   const server = createServer((req, res) => {
     const front = _frontRequest(req, res, options);
     const forbidden = guard(req.headers);
-    if (forbidden) return front.refuse(403, 'FORBIDDEN', forbidden);
+    if (forbidden) {
+      front.refuse(403, 'FORBIDDEN', forbidden);
+      return;
+    }
     route(req, res, front).catch((error: unknown) => {
       if (options.onError?.(error, res, front)) return;
       front.refuse(500, 'INTERNAL', INTERNAL_ERROR_MESSAGE);
@@ -91,7 +108,10 @@ export async function serveFront(options: FrontOptions, route: (req: IncomingMes
 }
 
 function _frontRequest(req: IncomingMessage, res: ServerResponse, options: FrontOptions): FrontRequest {
-  const refuse: FrontRequest['refuse'] = (status, refusal, message, headers) => options.errors.send(res, status, refusal, message, headers);
+  const refuse: FrontRequest['refuse'] = (status, refusal, message, headers) => {
+    options.errors.send(res, status, refusal, message, headers);
+    return undefined;
+  };
   const bytes = async () => {
     const body = await readBody(req, options.limit);
     if (body === undefined) refuse(413, 'TOO_LARGE', tooLargeMessage(options.limit));

@@ -19,10 +19,10 @@
  * witness itself — a log whose database was rolled back also lost any checkpoint kept
  * in it. 404 when it holds none for O (or O is not one of its logs).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WitnessError } from '../../core/errors.js';
-import { requestGuard } from '../../core/http-guard.js';
-import { closeServer, INTERNAL_ERROR_MESSAGE, listen, readBody, requestLimit, tooLargeMessage } from '../../core/http-server.js';
+import { type FrontRequest, serveFront, TEXT_ERRORS } from '../../core/http-front.js';
+import { requestLimit } from '../../core/http-server.js';
 import { EMPTY_ROOT, verifyConsistency } from '../../core/tlog/merkle.js';
 import { parseCheckpoint } from './checkpoint.js';
 import { decodeBase64Strict, type NoteProblem, type NoteSigner, type NoteVerifier, parseNoteVerifierKey, signatureLines } from './note.js';
@@ -194,29 +194,22 @@ export interface WitnessServer {
 
 /** Serves `witness` at POST /add-checkpoint (the submission prefix is the server's root) and GET /checkpoint?origin=…. */
 export async function serveWitness(witness: Witness, options: WitnessServerOptions = {}): Promise<WitnessServer> {
-  const host = options.host ?? '127.0.0.1';
-  const guard = requestGuard({ host, what: 'the witness', ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}), ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}) });
   const limit = requestLimit(options.maxRequestBytes, DEFAULT_WITNESS_MAX_REQUEST_BYTES);
-  const server = createServer((req, res) => {
-    _route(witness, guard, limit, req, res).catch(() => _send(res, _text(500, INTERNAL_ERROR_MESSAGE)));
-  });
-  server.keepAliveTimeout = 60_000;
-  const url = await listen(server, options.port ?? 0, host);
-  return { url, close: () => closeServer(server) };
+  const http = await serveFront({ what: 'the witness', ...options, limit, errors: TEXT_ERRORS, keepAliveTimeout: 60_000 }, (req, res, request) => _route(witness, req, res, request));
+  return { url: http.url, close: () => http.close() };
 }
 
-async function _route(witness: Witness, guard: ReturnType<typeof requestGuard>, limit: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const forbidden = guard(req.headers);
-  if (forbidden) return _send(res, _text(403, forbidden));
+/** After the front's Host/Origin guard: the two endpoints, then the body. */
+async function _route(witness: Witness, req: IncomingMessage, res: ServerResponse, request: FrontRequest): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://witness');
   if (url.pathname === '/checkpoint') {
-    if (req.method !== 'GET') return _send(res, _text(405, 'checkpoint takes GET.'), { Allow: 'GET' });
+    if (req.method !== 'GET') return request.refuse(405, 'METHOD_NOT_ALLOWED', 'checkpoint takes GET.', { Allow: 'GET' });
     return _send(res, await witness.readCheckpoint(url.searchParams.get('origin')));
   }
-  if (req.url !== '/add-checkpoint') return _send(res, _text(404, 'Not found: this witness answers POST /add-checkpoint and GET /checkpoint?origin=ORIGIN.'));
-  if (req.method !== 'POST') return _send(res, _text(405, 'add-checkpoint takes POST.'), { Allow: 'POST' });
-  const body = await readBody(req, limit);
-  if (body === undefined) return _send(res, _text(413, tooLargeMessage(limit)));
+  if (req.url !== '/add-checkpoint') return request.refuse(404, 'NOT_FOUND', 'Not found: this witness answers POST /add-checkpoint and GET /checkpoint?origin=ORIGIN.');
+  if (req.method !== 'POST') return request.refuse(405, 'METHOD_NOT_ALLOWED', 'add-checkpoint takes POST.', { Allow: 'POST' });
+  const body = await request.bytes();
+  if (body === undefined) return;
   _send(res, await witness.addCheckpoint(body));
 }
 
