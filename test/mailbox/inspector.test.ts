@@ -1,6 +1,7 @@
 /**
  * The mailbox driven by the MCP Inspector CLI — a client nobody here wrote — over
- * stdio and over Streamable HTTP. The Inspector wants Node >= 22, so it is not a
+ * stdio and over Streamable HTTP, the whole tool set in each protocol era (2025-11-25
+ * and 2026-07-28 on the same endpoint). The Inspector wants Node >= 22, so it is not a
  * devDependency (`npm ci` warned EBADENGINE): scripts/tools.mjs installs it into
  * .tools/inspector, and it runs on the conformance suite's Node 22.
  */
@@ -9,6 +10,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyMailbox } from '../../src/mailbox/index.js';
+import { negotiated, readSessions } from '../../src/probe/sessions.js';
 import { node22 } from '../support/mcp-conformance.js';
 import { makeMailbox, ROOT, startHttp, tempDir, witnessCommand } from './helpers.js';
 
@@ -44,6 +46,30 @@ describe.skipIf(missing !== undefined)('MCP Inspector CLI', () => {
     expect(read.structuredContent.messages).toEqual([expect.objectContaining({ id: sent.structuredContent.id, from: 'alice', body: 'from the inspector' })]);
     expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   }, 120_000);
+
+  for (const era of ['legacy', 'modern'] as const) {
+    it(`runs the whole tool set over Streamable HTTP as a ${era === 'legacy' ? '2025-11-25' : '2026-07-28'} client (--protocol-era ${era})`, async () => {
+      const mb = await makeMailbox(['alice', 'bob']);
+      const sessionLog = join(mb.dir, '..', 'sessions.jsonl');
+      const server = await startHttp(mb.dir, ['--session-log', sessionLog]);
+      const as = (agent: string, tool: string, args: Record<string, unknown> = {}) =>
+        (inspector([server.url, '--transport', 'http', '--protocol-era', era, '--header', `Authorization: Bearer ${mb.tokens[agent]}`, '--method', 'tools/call', '--tool-name', tool, '--tool-args-json', JSON.stringify(args)]) as { structuredContent: Record<string, unknown> }).structuredContent;
+      try {
+        expect(as('alice', 'whoami')).toEqual({ name: 'alice' });
+        expect((as('alice', 'list_agents').agents as Array<{ name: string }>).map((a) => a.name)).toEqual(['alice', 'bob']);
+        const sent = as('alice', 'send_message', { to: 'bob', body: `from the inspector, ${era}` }) as { id: string };
+        expect((as('bob', 'check_inbox').messages as Array<{ id: string }>).map((m) => m.id)).toEqual([sent.id]);
+        expect(as('bob', 'ack_message', { message_id: sent.id, reply: 'seen' })).toMatchObject({ id: sent.id });
+        expect(as('alice', 'message_status', { message_id: sent.id })).toMatchObject({ state: 'acknowledged', acknowledged: { reply: 'seen' } });
+        expect(as('bob', 'wait_for_message', { timeout_ms: 100 })).toMatchObject({ messages: [], timed_out: true });
+      } finally {
+        await server.stop();
+      }
+      expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
+      // The era the server saw, from its own session log: initialize (2025) or server/discover (2026).
+      expect(negotiated(readSessions(sessionLog), 'alice')?.versions).toEqual([era === 'legacy' ? '2025-11-25' : '2026-07-28']);
+    }, 240_000);
+  }
 
   it('calls whoami over Streamable HTTP with a bearer token', async () => {
     const mb = await makeMailbox(['alice']);
