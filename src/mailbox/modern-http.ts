@@ -21,7 +21,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyInboundRequest, createMcpHandler, InMemoryServerEventBus, type McpHttpHandler, type ServerEvent, type ServerEventBus } from '@modelcontextprotocol/server';
 import { INBOX_URI, watchInbox } from './push.js';
-import { discoverEvent, sessionLogger } from './session-log.js';
+import { modernSessionEvents, sessionLogger } from './session-log.js';
 import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { createModernMailboxServer, type MailboxRuntime } from './server.js';
 
@@ -54,8 +54,7 @@ export class ModernMailbox {
 
   /** Answers one authenticated 2026 POST as `agent`; the body was read and parsed by the caller. */
   answer(agent: string, req: IncomingMessage, res: ServerResponse, bytes: Buffer, body: unknown): Promise<void> {
-    const discovered = this.runtime.sessionLog ? discoverEvent(body) : undefined;
-    if (discovered) sessionLogger(this.runtime.sessionLog, agent)(discovered);
+    if (this.runtime.sessionLog) modernSessionEvents(sessionLogger(this.runtime.sessionLog, agent)).inbound(body);
     return answerModern(this.#handler(agent), req, res, bytes, body);
   }
 
@@ -69,7 +68,8 @@ export class ModernMailbox {
     let handler = this.#handlers.get(agent);
     if (!handler) {
       const ctx = { ...this.runtime, agent, closing: this.runtime.closing.signal };
-      const bus = new _InboxBus((onChange) => watchInbox(ctx, onChange));
+      const log = this.runtime.sessionLog ? sessionLogger(this.runtime.sessionLog, agent) : undefined;
+      const bus = new _InboxBus((onChange) => watchInbox(ctx, onChange), () => log?.({ event: 'resource_updated', uri: INBOX_URI }));
       handler = createMcpHandler(pooled(() => createModernMailboxServer(this.runtime, agent)), { legacy: 'reject', bus, maxRequestBodySize: this.maxRequestBytes });
       this.#handlers.set(agent, handler);
     }
@@ -115,7 +115,11 @@ class _InboxBus implements ServerEventBus {
   #listeners = 0;
   #stop: (() => void) | undefined;
 
-  constructor(private readonly watch: (onChange: () => Promise<void>) => () => void) {}
+  constructor(
+    private readonly watch: (onChange: () => Promise<void>) => () => void,
+    /** Told of each inbox notice handed to the open listen streams (the session log's resource_updated). */
+    private readonly noticed: () => void = () => undefined,
+  ) {}
 
   publish(event: ServerEvent): void {
     this.#bus.publish(event);
@@ -123,7 +127,12 @@ class _InboxBus implements ServerEventBus {
 
   subscribe(listener: (event: ServerEvent) => void): () => void {
     const off = this.#bus.subscribe(listener);
-    if (this.#listeners++ === 0) this.#stop = this.watch(async () => this.#bus.publish({ kind: 'resource_updated', uri: INBOX_URI }));
+    if (this.#listeners++ === 0) {
+      this.#stop = this.watch(async () => {
+        this.#bus.publish({ kind: 'resource_updated', uri: INBOX_URI });
+        this.noticed();
+      });
+    }
     let subscribed = true;
     return () => {
       if (!subscribed) return;

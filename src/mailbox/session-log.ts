@@ -4,7 +4,8 @@
  * one JSON line per event the call log does not hold — the protocol version the
  * server answered `initialize` with (the version negotiated: a client that cannot
  * speak it disconnects) or, in MCP 2026-07-28, the version a `server/discover` claims,
- * the client's name and version, each `resources/subscribe`,
+ * the client's name and version, each `resources/subscribe` (in 2026-07-28, each
+ * `subscriptions/listen` naming the inbox),
  * and each notification pushed to the session once the transport took it
  * (`resource_updated`, `channel`). `witness probe` reads it to tell "the runtime was
  * told" from "the model saw it". Unsigned and off by default: it says what happened
@@ -41,7 +42,7 @@ export function sessionLogger(file: string | undefined, agent: string): (event: 
 }
 
 /** The `discover` event of a 2026-07-28 `server/discover` request, or undefined for any other message. */
-export function discoverEvent(message: unknown): SessionEvent | undefined {
+function discoverEvent(message: unknown): SessionEvent | undefined {
   const m = message as { method?: unknown; params?: { _meta?: Record<string, unknown> } } | null;
   if (m?.method !== 'server/discover') return undefined;
   const meta = m.params?._meta ?? {};
@@ -49,4 +50,39 @@ export function discoverEvent(message: unknown): SessionEvent | undefined {
   const info = meta['io.modelcontextprotocol/clientInfo'] as { name?: unknown; version?: unknown } | undefined;
   if (typeof version !== 'string') return undefined;
   return { event: 'discover', protocol_version: version, client: { name: String(info?.name ?? 'unknown'), version: String(info?.version ?? 'unknown') } };
+}
+
+/** Sees the messages of one 2026-07-28 connection as they cross the wire. */
+export interface WireWatcher {
+  inbound(message: unknown): void;
+  outbound(message: unknown): void;
+}
+
+/**
+ * The session log of a 2026-07-28 stdio connection, read off the wire: its
+ * `server/discover`, each `subscriptions/listen` that names mailbox://inbox (the
+ * revision's subscribe), and each `notifications/resources/updated` once the line took
+ * it (a notice on a listen stream: the entry sends none that nothing asked for).
+ */
+export function modernSessionEvents(log: (event: SessionEvent) => void): WireWatcher {
+  return {
+    inbound(message) {
+      const discovered = discoverEvent(message);
+      if (discovered) return log(discovered);
+      const uri = _listenedInbox(message);
+      if (uri) log({ event: 'subscribe', uri });
+    },
+    outbound(message) {
+      const m = message as { method?: unknown; params?: { uri?: unknown } } | null;
+      if (m?.method === 'notifications/resources/updated' && typeof m.params?.uri === 'string') log({ event: 'resource_updated', uri: m.params.uri });
+    },
+  };
+}
+
+/** The inbox URI a `subscriptions/listen` asks to be told about, or undefined. */
+function _listenedInbox(message: unknown): string | undefined {
+  const m = message as { method?: unknown; params?: { notifications?: { resourceSubscriptions?: unknown } } } | null;
+  if (m?.method !== 'subscriptions/listen') return undefined;
+  const uris = m.params?.notifications?.resourceSubscriptions;
+  return Array.isArray(uris) ? uris.find((u): u is string => u === 'mailbox://inbox') : undefined;
 }

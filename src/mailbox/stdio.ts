@@ -17,7 +17,7 @@ import { isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCRequest, isJSON
 import { eraOf } from './modern-http.js';
 import { INBOX_URI, watchInbox } from './push.js';
 import { assertRegistered, createMailboxServer, createModernMailboxServer, type MailboxRuntime } from './server.js';
-import { discoverEvent, sessionLogger } from './session-log.js';
+import { modernSessionEvents, sessionLogger, type WireWatcher } from './session-log.js';
 
 /**
  * Serves one agent over stdin/stdout until the client closes the stream. Requests
@@ -44,9 +44,9 @@ export async function serveStdio(runtime: MailboxRuntime, agent: string): Promis
   await wire.start();
   const first = await Promise.race([line.first(), closed.then(() => undefined)]);
   // A message that claims 2026-07-28 with a broken envelope is the 2.x entry's to refuse, as on HTTP.
-  const modern = first !== undefined && eraOf({}, first).kind !== 'legacy';
-  const discovered = modern ? discoverEvent(first) : undefined;
-  if (discovered) sessionLogger(runtime.sessionLog, agent)(discovered);
+  // Claude Code's channel (`--channel`) is a 2025-era session notification: a server
+  // started for it stays in that era, and a 2026 client's probe falls back to initialize.
+  const modern = first !== undefined && !runtime.channel && eraOf({}, first).kind !== 'legacy';
   const stop = modern ? _serveModern(runtime, agent, line) : await _serveLegacy(runtime, agent, line);
   await closed;
   runtime.closing.abort();
@@ -76,6 +76,7 @@ async function _serveLegacy(runtime: MailboxRuntime, agent: string, line: _Repla
 function _serveModern(runtime: MailboxRuntime, agent: string, line: _ReplayTransport): () => Promise<void> {
   let pinned: ModernMcpServer | undefined;
   let unwatch: (() => void) | undefined;
+  if (runtime.sessionLog) line.watch(modernSessionEvents(sessionLogger(runtime.sessionLog, agent)));
   const answered = _trackRequests(line);
   const handle = serveModernStdio(
     () => {
@@ -110,6 +111,7 @@ class _ReplayTransport implements Transport {
   #held: JSONRPCMessage[] = [];
   #firstSeen: ((message: JSONRPCMessage) => void) | undefined;
   #replayed = false;
+  #watcher: WireWatcher | undefined;
 
   constructor(private readonly wire: StdioServerTransport) {
     wire.onmessage = (message) => {
@@ -119,6 +121,7 @@ class _ReplayTransport implements Transport {
         this.#firstSeen = undefined;
         return;
       }
+      this.#watcher?.inbound(message);
       this.onmessage?.(message);
     };
     wire.onclose = () => {
@@ -141,20 +144,29 @@ class _ReplayTransport implements Transport {
     });
   }
 
+  /** Has `watcher` see every message from here on, both ways (what the session log records). */
+  watch(watcher: WireWatcher): void {
+    this.#watcher = watcher;
+  }
+
   /** Delivers what was held, in order, then lets lines through as they come. */
   replay(): void {
     this.#replayed = true;
     const held = this.#held;
     this.#held = [];
-    for (const message of held) this.onmessage?.(message);
+    for (const message of held) {
+      this.#watcher?.inbound(message);
+      this.onmessage?.(message);
+    }
   }
 
   async start(): Promise<void> {
     // The line was started before its first message was read.
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
-    return this.wire.send(message);
+  async send(message: JSONRPCMessage): Promise<void> {
+    await this.wire.send(message);
+    this.#watcher?.outbound(message);
   }
 
   close(): Promise<void> {

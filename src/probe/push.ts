@@ -89,8 +89,8 @@ type Delivered = Pick<PushResult, 'delivered' | 'delivered_reason' | 'delivered_
 
 function _resourceDelivered(ctx: ProbeContext, sentAt: number, started: number): Delivered {
   const mine = readSessions(ctx.ws.sessionLog).filter((r) => r.agent === AGENT && Date.parse(r.at) >= started - 1000);
-  if (!mine.some((r) => r.event === 'initialize')) return { delivered: 'undecided', delivered_reason: 'no session of the agent reached initialize in the session log during the run' };
-  if (!mine.some((r) => r.event === 'subscribe')) return { delivered: 'no', delivered_reason: 'the runtime never subscribed to mailbox://inbox (no resources/subscribe in the session log), so the server had no one to tell' };
+  if (!mine.some((r) => r.event === 'initialize' || r.event === 'discover')) return { delivered: 'undecided', delivered_reason: 'no session of the agent reached initialize (or a 2026-07-28 server/discover) in the session log during the run' };
+  if (!mine.some((r) => r.event === 'subscribe')) return { delivered: 'no', delivered_reason: 'the runtime never subscribed to mailbox://inbox (no resources/subscribe, or subscriptions/listen naming it, in the session log), so the server had no one to tell' };
   const notice = mine.find((r) => r.event === 'resource_updated' && Date.parse(r.at) >= sentAt);
   if (!notice) return { delivered: 'no', delivered_reason: 'the runtime subscribed to mailbox://inbox, but the server sent no resources/updated after the message was stored (the session had ended?)' };
   const ms = Date.parse(notice.at) - sentAt;

@@ -174,5 +174,21 @@ describe('one stdio server command, MCP 2025-11-25 and 2026-07-28', () => {
     expect(negotiated(sessions, 'bob')?.versions).toEqual(['2026-07-28']);
     expect(negotiated(sessions, 'bob')?.clients).toEqual(['witness-test-2026 0.0.0']);
     expect(negotiated(sessions, 'alice')?.versions).toEqual(['2025-11-25']);
+    // The listen stream and the notice on it are in the log too, as for a 2025 subscription.
+    expect(sessions.filter((r) => r.agent === 'bob').map((r) => r.event)).toEqual(expect.arrayContaining(['discover', 'subscribe', 'resource_updated']));
+  });
+
+  it('stays in the 2025 era when serving Claude Code channel events (--channel): a pinned 2026 client is refused, a 2025 one served', async () => {
+    const [command, ...args] = witnessCommand();
+    const pinned = new ModernClient({ name: 'witness-test-2026', version: '0.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await expect(pinned.connect(new ModernStdioTransport({ command: command!, args: [...args, 'mailbox', 'serve', '--dir', mb.dir, '--agent', 'bob', '--channel'], stderr: 'pipe' }))).rejects.toThrow();
+    await pinned.close().catch(() => undefined);
+    const legacy = await stdioClient(mb.dir, 'bob', ['--channel']);
+    try {
+      expect(await call(legacy.client, 'whoami')).toEqual({ name: 'bob' });
+      expect(legacy.client.getServerCapabilities()?.experimental).toHaveProperty(['claude/channel']);
+    } finally {
+      await legacy.close();
+    }
   });
 });
