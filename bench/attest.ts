@@ -32,7 +32,8 @@ const NOW = Date.now();
 const keys = ['org-a', 'org-b', 'org-c', 'org-d'].map((d) => newSigningKey(d));
 const byDeployer = new Map(keys.map((k) => [k.deployer, k] as const));
 let dirFile = emptyDirectory();
-for (const k of keys) dirFile = addKey(dirFile, publicJwk(k), { notBefore: NOW - 86_400_000, notAfter: NOW + 86_400_000 });
+for (const k of keys)
+  dirFile = addKey(dirFile, publicJwk(k), { notBefore: NOW - 86_400_000, notAfter: NOW + 86_400_000 });
 const directory = new KeyDirectory(dirFile);
 const output = Buffer.from('{"answer":"the leaf output, a few hundred bytes in practice"}');
 
@@ -45,7 +46,12 @@ async function buildPath(depth: number, construction: C): Promise<Receipt[]> {
       clock: () => NOW - (depth - i + 1) * 10,
       cosign: (edge, deployer) => createCosigner(byDeployer.get(deployer) as SigningKey, () => true).cosign(edge),
     });
-    path.push(await signer.releaseOutput(i === depth ? output : Buffer.from(`task ${i}`), { ancestors: [...path], construction }));
+    path.push(
+      await signer.releaseOutput(i === depth ? output : Buffer.from(`task ${i}`), {
+        ancestors: [...path],
+        construction,
+      }),
+    );
   }
   return path;
 }
@@ -54,14 +60,17 @@ async function buildPath(depth: number, construction: C): Promise<Receipt[]> {
 function rawChecks(path: Receipt[]) {
   return path.flatMap((r) => {
     const bytes = signingBytes(r);
-    return r.signatures.map((s) => ({ key: directory.get(s.key_id)?.key ?? assertNever(s.key_id), bytes, sig: Buffer.from(s.sig, 'base64url') }));
+    return r.signatures.map((s) => ({
+      key: directory.get(s.key_id)?.key ?? assertNever(s.key_id),
+      bytes,
+      sig: Buffer.from(s.sig, 'base64url'),
+    }));
   });
 }
 
 function assertNever(kid: string): never {
   throw new Error(`key ${kid} missing from the bench directory`);
 }
-
 
 interface Row {
   construction: C;
@@ -115,7 +124,17 @@ async function measure(construction: C, depth: number): Promise<Row> {
   const paired = pathTimes.map((p, i) => p / (rawTimes[i] as number)).sort((a, b) => a - b);
   const ratio = paired[Math.floor(paired.length / 2)] as number;
   const cpuRatio = await onCpuRatio(verify, Math.max(5, Math.round((ROUNDS * batch) / 2)));
-  return { construction, depth, signatures: checks.length, pathUs, rawUs, ratio, bestRatio: pathUs / rawUs, cpuRatio, perHopUs: pathUs / (depth + 1) };
+  return {
+    construction,
+    depth,
+    signatures: checks.length,
+    pathUs,
+    rawUs,
+    ratio,
+    bestRatio: pathUs / rawUs,
+    cpuRatio,
+    perHopUs: pathUs / (depth + 1),
+  };
 }
 
 /**
@@ -185,7 +204,19 @@ const shape = await measureShape();
 if (process.argv.includes('--json')) {
   console.log(JSON.stringify({ rows, shape }, null, 2));
 } else {
-  const header = ['construction', 'depth', 'sigs', 'path µs', 'raw Ed25519 µs', 'wall ratio', 'best/best', 'on-CPU ratio', 'goal ≤1.3', 'µs/hop', 'paper µs/hop (M1 Pro, depth 5)'];
+  const header = [
+    'construction',
+    'depth',
+    'sigs',
+    'path µs',
+    'raw Ed25519 µs',
+    'wall ratio',
+    'best/best',
+    'on-CPU ratio',
+    'goal ≤1.3',
+    'µs/hop',
+    'paper µs/hop (M1 Pro, depth 5)',
+  ];
   const body = rows.map((r) => [
     r.construction,
     String(r.depth),
@@ -200,18 +231,33 @@ if (process.argv.includes('--json')) {
     r.depth === 5 ? PAPER[r.construction].toFixed(1) : '',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] as string).length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < 1 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i < 1 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
   console.log(line(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const b of body) console.log(line(b));
-  console.log(`\nhop = one receipt on the path (root included); raw = one node:crypto Ed25519 verify per signature on the path, same KeyObjects, same run.`);
-  console.log(`Node ${process.version}, ${process.arch}; wall clock, ${ROUNDS} alternating batches of path and raw verification per row (~${BATCH_US / 1000} ms each).`);
-  console.log('wall ratio = median of paired batch ratios; best/best = fastest path batch / fastest raw batch; µs columns = fastest batch;');
-  console.log('on-CPU ratio = V8 profile samples in verifyPath / those inside Ed25519 verify (immune to other processes; the goal is judged on it).');
+  console.log(
+    `\nhop = one receipt on the path (root included); raw = one node:crypto Ed25519 verify per signature on the path, same KeyObjects, same run.`,
+  );
+  console.log(
+    `Node ${process.version}, ${process.arch}; wall clock, ${ROUNDS} alternating batches of path and raw verification per row (~${BATCH_US / 1000} ms each).`,
+  );
+  console.log(
+    'wall ratio = median of paired batch ratios; best/best = fastest path batch / fastest raw batch; µs columns = fastest batch;',
+  );
+  console.log(
+    'on-CPU ratio = V8 profile samples in verifyPath / those inside Ed25519 verify (immune to other processes; the goal is judged on it).',
+  );
   const worst = Math.max(...rows.map((r) => r.cpuRatio));
-  console.log(`worst on-CPU ratio ${worst.toFixed(3)} — goal ≤ 1.3 ${worst <= 1.3 ? 'met' : 'NOT met'}; worst wall ratio ${Math.max(...rows.map((r) => r.ratio)).toFixed(3)}`);
+  console.log(
+    `worst on-CPU ratio ${worst.toFixed(3)} — goal ≤ 1.3 ${worst <= 1.3 ? 'met' : 'NOT met'}; worst wall ratio ${Math.max(...rows.map((r) => r.ratio)).toFixed(3)}`,
+  );
   const hop = rows.find((r) => r.construction === 'chain' && r.depth === 64)?.perHopUs ?? Number.NaN;
   console.log('\nreceipt shape check, per receipt (fastest of alternating batches over a 65-receipt merkle path):');
-  console.log('compiled from the schema µs  zod safeParse µs  zod / compiled  saved per hop, share of a chain hop at depth 64');
-  console.log(`${shape.compiledUs.toFixed(2).padStart(27)}  ${shape.zodUs.toFixed(2).padStart(16)}  ${(shape.zodUs / shape.compiledUs).toFixed(1).padStart(14)}  ${(((shape.zodUs - shape.compiledUs) / hop) * 100).toFixed(1)}% of ${hop.toFixed(1)} µs`);
+  console.log(
+    'compiled from the schema µs  zod safeParse µs  zod / compiled  saved per hop, share of a chain hop at depth 64',
+  );
+  console.log(
+    `${shape.compiledUs.toFixed(2).padStart(27)}  ${shape.zodUs.toFixed(2).padStart(16)}  ${(shape.zodUs / shape.compiledUs).toFixed(1).padStart(14)}  ${(((shape.zodUs - shape.compiledUs) / hop) * 100).toFixed(1)}% of ${hop.toFixed(1)} µs`,
+  );
 }

@@ -42,7 +42,9 @@ function seconds(text: string): number {
 
 async function once(): Promise<{ samples: Sample[]; started: number; ended: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'witness-bench-eta-'));
-  const command = [process.execPath, cli, 'sim', '--preset', presetName, '--runs', runs, '--out', join(dir, 'r.jsonl')].map((a) => `'${a}'`).join(' ');
+  const command = [process.execPath, cli, 'sim', '--preset', presetName, '--runs', runs, '--out', join(dir, 'r.jsonl')]
+    .map((a) => `'${a}'`)
+    .join(' ');
   const started = performance.now();
   const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const samples: Sample[] = [];
@@ -65,7 +67,9 @@ async function once(): Promise<{ samples: Sample[]; started: number; ended: numb
 }
 
 console.log(`witness sim --preset ${presetName} --runs ${runs} (${cli})`);
-console.log(`${'run'.padEnd(4)} ${'at'.padStart(4)} ${'ETA s'.padStart(6)} ${'real s'.padStart(7)} ${'error'.padStart(7)}   last run → exit`);
+console.log(
+  `${'run'.padEnd(4)} ${'at'.padStart(4)} ${'ETA s'.padStart(6)} ${'real s'.padStart(7)} ${'error'.padStart(7)}   last run → exit`,
+);
 for (let r = 1; r <= repeat; r++) {
   const { samples, started, ended } = await once();
   const last = samples.find((s) => s.done === s.total);
@@ -75,11 +79,18 @@ for (let r = 1; r <= repeat; r++) {
     if (!s) continue;
     const real = (ended - s.at) / 1000;
     const error = (s.eta! - real) / real;
-    console.log(`${String(r).padEnd(4)} ${`${share * 100}%`.padStart(4)} ${String(s.eta).padStart(6)} ${real.toFixed(1).padStart(7)} ${`${(error * 100).toFixed(0)} %`.padStart(7)}   ${share === 0.25 ? tail : ''}`);
+    console.log(
+      `${String(r).padEnd(4)} ${`${share * 100}%`.padStart(4)} ${String(s.eta).padStart(6)} ${real.toFixed(1).padStart(7)} ${`${(error * 100).toFixed(0)} %`.padStart(7)}   ${share === 0.25 ? tail : ''}`,
+    );
   }
   if (process.argv.includes('--trace') && last) {
     const first = samples[0]!.at;
-    const tenths = Array.from({ length: 10 }, (_, k) => samples.find((x) => x.at - first >= ((k + 1) / 10) * (last.at - first))!);
-    console.log(`     runs done at each tenth of ${((last.at - first) / 1000).toFixed(1)} s: ${tenths.map((x) => `${((x.done / x.total) * 100).toFixed(0)}%`).join(' ')}`);
+    const tenths = Array.from(
+      { length: 10 },
+      (_, k) => samples.find((x) => x.at - first >= ((k + 1) / 10) * (last.at - first))!,
+    );
+    console.log(
+      `     runs done at each tenth of ${((last.at - first) / 1000).toFixed(1)} s: ${tenths.map((x) => `${((x.done / x.total) * 100).toFixed(0)}%`).join(' ')}`,
+    );
   }
 }

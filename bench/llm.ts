@@ -40,7 +40,11 @@ if (process.argv.includes('--serve')) {
     content:
       requestStage(r.body) === 'vote'
         ? '{"decision":"continue"}'
-        : JSON.stringify({ internal_strategy: 'Keep the group busy.', value: n++ % 51, public_reasoning: 'I propose this value to explore the range before we settle.' }),
+        : JSON.stringify({
+            internal_strategy: 'Keep the group busy.',
+            value: n++ % 51,
+            public_reasoning: 'I propose this value to explore the range before we settle.',
+          }),
   }));
   process.send?.({ url: server.url });
 } else {
@@ -51,7 +55,9 @@ async function main(): Promise<void> {
   const seconds = Number(arg('--seconds', '4'));
   const levels = arg('--c', '1,8,64').split(',').map(Number);
   const child = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv: ['--import', 'tsx'] });
-  const { url } = await new Promise<{ url: string }>((resolve) => child.once('message', (m) => resolve(m as { url: string })));
+  const { url } = await new Promise<{ url: string }>((resolve) =>
+    child.once('message', (m) => resolve(m as { url: string })),
+  );
   const rows: string[][] = [];
   const load = loadavg()[0]!;
   try {
@@ -65,8 +71,20 @@ async function main(): Promise<void> {
   } finally {
     child.kill();
   }
-  console.log(`${availableParallelism()} cores, load average ${load.toFixed(1)} at start; scripted server latency ${LATENCY_MS} ms in a child process.`);
-  const header = ['C', 'what', 'calls', 'seconds', 'calls/s', `ideal C/${LATENCY_MS}ms`, 'ratio', 'CPU µs/call', 'vs bare'];
+  console.log(
+    `${availableParallelism()} cores, load average ${load.toFixed(1)} at start; scripted server latency ${LATENCY_MS} ms in a child process.`,
+  );
+  const header = [
+    'C',
+    'what',
+    'calls',
+    'seconds',
+    'calls/s',
+    `ideal C/${LATENCY_MS}ms`,
+    'ratio',
+    'CPU µs/call',
+    'vs bare',
+  ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i]!)).join('  ');
   console.log(line(header));
@@ -76,20 +94,40 @@ async function main(): Promise<void> {
 function row(c: number, what: string, calls: number, ms: number, cpuMicros: number): string[] {
   const perSecond = (calls / ms) * 1000;
   const ideal = (c / LATENCY_MS) * 1000;
-  return [String(c), what, String(calls), (ms / 1000).toFixed(2), perSecond.toFixed(0), ideal.toFixed(0), (perSecond / ideal).toFixed(3), (cpuMicros / calls).toFixed(0)];
+  return [
+    String(c),
+    what,
+    String(calls),
+    (ms / 1000).toFixed(2),
+    perSecond.toFixed(0),
+    ideal.toFixed(0),
+    (perSecond / ideal).toFixed(3),
+    (cpuMicros / calls).toFixed(0),
+  ];
 }
 
 async function bareRow(url: string, c: number, seconds: number): Promise<{ cells: string[]; perSecond: number }> {
-  const body = JSON.stringify({ model: 'bench', messages: renderRequest(loadPromptPack(), 'decide', sampleViews('may_exist').decide.honest).messages });
+  const body = JSON.stringify({
+    model: 'bench',
+    messages: renderRequest(loadPromptPack(), 'decide', sampleViews('may_exist').decide.honest).messages,
+  });
   const agent = new Agent({ keepAlive: true, maxSockets: c });
   const target = new URL(`${url}/chat/completions`);
   const post = () =>
     new Promise<unknown>((resolve, reject) => {
-      const req = request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
-      });
+      const req = request(
+        target,
+        {
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -99,7 +137,11 @@ async function bareRow(url: string, c: number, seconds: number): Promise<{ cells
 }
 
 /** C workers calling `call` until the time is up, after one warm-up call each. */
-async function loop(c: number, seconds: number, call: () => Promise<unknown>): Promise<{ calls: number; ms: number; cpu: number }> {
+async function loop(
+  c: number,
+  seconds: number,
+  call: () => Promise<unknown>,
+): Promise<{ calls: number; ms: number; cpu: number }> {
   await Promise.all(Array.from({ length: c }, call));
   let calls = 0;
   const cpu = process.cpuUsage();
@@ -130,13 +172,26 @@ async function engineRow(url: string, c: number): Promise<string[]> {
   const agents = 8;
   const games = Math.floor(c / agents);
   const rounds = 10;
-  const experiment = parseExperiment({ name: 'bench-llm', seed: 1, runs: games * 3, grid: { agents: 'llm', model: 'bench', honest: agents, rounds } });
-  const backend = new OpenAiCompatibleBackend({ endpoints: [url], model: 'bench', perEndpointConcurrency: Math.max(c, agents) });
+  const experiment = parseExperiment({
+    name: 'bench-llm',
+    seed: 1,
+    runs: games * 3,
+    grid: { agents: 'llm', model: 'bench', honest: agents, rounds },
+  });
+  const backend = new OpenAiCompatibleBackend({
+    endpoints: [url],
+    model: 'bench',
+    perEndpointConcurrency: Math.max(c, agents),
+  });
   const pack = loadPromptPack();
   let calls = 0;
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const summary = await runExperiment({ experiment, concurrency: games, agents: { forRun: (run) => createRunAgents(run, { pack, backendFor: () => backend }) } });
+  const summary = await runExperiment({
+    experiment,
+    concurrency: games,
+    agents: { forRun: (run) => createRunAgents(run, { pack, backendFor: () => backend }) },
+  });
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
   for (const r of summary.records) calls += r.llm!.calls;

@@ -38,7 +38,9 @@ interface Mailbox {
 }
 
 function usage(message: string): never {
-  console.error(`bench/mailbox-ab: ${message}\nusage: npx tsx bench/mailbox-ab.ts --base DIR [--stores jsonl,sqlite,postgres] [--block N] [--blocks N] [--warm-up N]`);
+  console.error(
+    `bench/mailbox-ab: ${message}\nusage: npx tsx bench/mailbox-ab.ts --base DIR [--stores jsonl,sqlite,postgres] [--block N] [--blocks N] [--warm-up N]`,
+  );
   process.exit(2);
 }
 
@@ -48,12 +50,23 @@ function parseArgs(): { base: string; stores: StoreKind[]; blocks: { block: numb
   if (!base) usage('--base DIR is required: a checkout of the version to compare against');
   const root = resolve(base);
   if (!existsSync(join(root, 'src/cli/main.ts'))) usage(`${root} is not a Witness checkout (no src/cli/main.ts)`);
-  if (!existsSync(join(root, 'node_modules/tsx/dist/loader.mjs'))) usage(`${root} has no node_modules/tsx: run npm ci there, or link this checkout's node_modules into it`);
+  if (!existsSync(join(root, 'node_modules/tsx/dist/loader.mjs')))
+    usage(`${root} has no node_modules/tsx: run npm ci there, or link this checkout's node_modules into it`);
   const s = process.argv.indexOf('--stores');
   const stores = (s < 0 ? 'jsonl,sqlite,postgres' : (process.argv[s + 1] ?? '')).split(',');
-  for (const k of stores) if (!(STORE_KINDS as readonly string[]).includes(k)) usage(`unknown store "${k}" in --stores (choose from ${STORE_KINDS.join(', ')})`);
+  for (const k of stores)
+    if (!(STORE_KINDS as readonly string[]).includes(k))
+      usage(`unknown store "${k}" in --stores (choose from ${STORE_KINDS.join(', ')})`);
   try {
-    return { base: root, stores: stores as StoreKind[], blocks: { block: numberArg('--block', 500), blocks: numberArg('--blocks', 12), warmUp: numberArg('--warm-up', 2000) } };
+    return {
+      base: root,
+      stores: stores as StoreKind[],
+      blocks: {
+        block: numberArg('--block', 500),
+        blocks: numberArg('--blocks', 12),
+        warmUp: numberArg('--warm-up', 2000),
+      },
+    };
   } catch (error) {
     usage((error as Error).message);
   }
@@ -75,9 +88,13 @@ async function main(): Promise<void> {
     { label: `this ${revision(here)}`, witness: witnessCommand(here) },
   ];
   const work = mkdtempSync(join(tmpdir(), 'witness-bench-ab-'));
-  console.log(`Mailbox sends, two versions side by side (${blocks.blocks} alternating blocks of ${blocks.block} sends, after ${blocks.warmUp} warm-up sends):`);
+  console.log(
+    `Mailbox sends, two versions side by side (${blocks.blocks} alternating blocks of ${blocks.block} sends, after ${blocks.warmUp} warm-up sends):`,
+  );
   for (const s of sides) console.log(`- ${s.label}`);
-  console.log('\n| store | row | base sends/s | this sends/s | this ÷ base: median block pair [range] | base CPU µs/send | this | CPU base ÷ this: median [range] |');
+  console.log(
+    '\n| store | row | base sends/s | this sends/s | this ÷ base: median block pair [range] | base CPU µs/send | this | CPU base ÷ this: median [range] |',
+  );
   console.log('|---|---|---:|---:|---:|---:|---:|---:|');
   let worst = Number.POSITIVE_INFINITY;
   try {
@@ -101,7 +118,9 @@ async function main(): Promise<void> {
       for (const [i, m] of made.entries()) {
         const side = sides[i] as Side;
         try {
-          execFileSync(side.witness[0] as string, [...side.witness.slice(1), 'mailbox', 'verify', m.dir], { stdio: 'ignore' });
+          execFileSync(side.witness[0] as string, [...side.witness.slice(1), 'mailbox', 'verify', m.dir], {
+            stdio: 'ignore',
+          });
         } catch {
           console.error(`verify ${m.dir} (${side.label}): FAILED`);
           process.exitCode = 1;
@@ -117,10 +136,12 @@ async function main(): Promise<void> {
 
 /** A mailbox made by `side`'s own CLI, with `sink` and the bench agents registered. */
 function mailbox(side: Side, dir: string, store: string): Mailbox {
-  const run = (args: string[]) => execFileSync(side.witness[0] as string, [...side.witness.slice(1), ...args], { encoding: 'utf8' });
+  const run = (args: string[]) =>
+    execFileSync(side.witness[0] as string, [...side.witness.slice(1), ...args], { encoding: 'utf8' });
   run(['mailbox', 'init', dir, '--store', store, '--key', `${dir}.key.json`, '--json']);
   const tokens: Record<string, string> = {};
-  for (const agent of ['sink', ...AGENTS]) tokens[agent] = (JSON.parse(run(['mailbox', 'add-agent', dir, agent, '--json'])) as { token: string }).token;
+  for (const agent of ['sink', ...AGENTS])
+    tokens[agent] = (JSON.parse(run(['mailbox', 'add-agent', dir, agent, '--json'])) as { token: string }).token;
   return { dir, tokens };
 }
 

@@ -28,7 +28,11 @@ import { listWitnessed } from '../src/mailbox/witnessed.js';
 import { AGENTS, fmt, httpTarget, interleaved, numberArg, stdioTarget, witnessCommand } from './support/alternating.js';
 
 const WITNESS = witnessCommand(resolve(import.meta.dirname, '..'));
-const BLOCKS = { block: numberArg('--block', 500), blocks: numberArg('--blocks', 12), warmUp: numberArg('--warm-up', 2000) };
+const BLOCKS = {
+  block: numberArg('--block', 500),
+  blocks: numberArg('--blocks', 12),
+  warmUp: numberArg('--warm-up', 2000),
+};
 
 interface Mailbox {
   dir: string;
@@ -42,14 +46,21 @@ async function main(): Promise<void> {
     const witnessed = await mailbox(join(work, 'witnessed'));
     const witness = await startWitness(work, [mailboxVerifierKey(plain.dir), mailboxVerifierKey(witnessed.dir)]);
     const flags = ['--witness', witness.url, '--witness-key', witness.vkey];
-    console.log(`What a witness costs mailbox sends: two live servers on two mailboxes (same disk), one submitting to a witness; ${BLOCKS.blocks} alternating blocks of ${BLOCKS.block} sends each, after ${BLOCKS.warmUp} warm-up sends.\n`);
-    console.log('| row | sends/s without | sends/s with | with ÷ without: median block pair [range] | server CPU µs/send without | with | CPU ratio: median [range] | cosigned checkpoints |');
+    console.log(
+      `What a witness costs mailbox sends: two live servers on two mailboxes (same disk), one submitting to a witness; ${BLOCKS.blocks} alternating blocks of ${BLOCKS.block} sends each, after ${BLOCKS.warmUp} warm-up sends.\n`,
+    );
+    console.log(
+      '| row | sends/s without | sends/s with | with ÷ without: median block pair [range] | server CPU µs/send without | with | CPU ratio: median [range] | cosigned checkpoints |',
+    );
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
     let worst = Number.POSITIVE_INFINITY;
     try {
       for (const [name, start] of [
         ['stdio, 1 agent, 8 in flight', (m: Mailbox, extra: string[]) => stdioTarget(WITNESS, m.dir, extra)],
-        ['HTTP, 8 agents, plain JSON-RPC POSTs', (m: Mailbox, extra: string[]) => httpTarget(WITNESS, m.dir, m.tokens, extra)],
+        [
+          'HTTP, 8 agents, plain JSON-RPC POSTs',
+          (m: Mailbox, extra: string[]) => httpTarget(WITNESS, m.dir, m.tokens, extra),
+        ],
       ] as const) {
         const before = cosignedSize(witnessed.dir);
         const row = await interleaved(await start(plain, []), await start(witnessed, flags), BLOCKS);
@@ -66,10 +77,14 @@ async function main(): Promise<void> {
     } finally {
       witness.proc.kill('SIGTERM');
     }
-    console.log(`\ngoal: with ÷ without ≥ 0.95 (median of block pairs): ${worst >= 0.95 ? 'yes' : 'no'} (worst row ${worst.toFixed(3)})`);
+    console.log(
+      `\ngoal: with ÷ without ≥ 0.95 (median of block pairs): ${worst >= 0.95 ? 'yes' : 'no'} (worst row ${worst.toFixed(3)})`,
+    );
     for (const m of [plain, witnessed]) {
       const report = await verifyMailbox(m.dir);
-      console.log(`verify ${m.dir}: ${report.ok ? 'clean' : 'FAILED'} (${report.calls} receipts, ${report.messages} messages)`);
+      console.log(
+        `verify ${m.dir}: ${report.ok ? 'clean' : 'FAILED'} (${report.calls} receipts, ${report.messages} messages)`,
+      );
       if (!report.ok) process.exitCode = 1;
     }
   } finally {
@@ -93,9 +108,25 @@ async function startWitness(work: string, logs: string[]): Promise<{ url: string
   const keyPath = join(work, 'bench-witness.key.json');
   writeKeyFile(keyPath, newSigningKey('bench-witness'));
   const [command, ...args] = WITNESS;
-  const proc = spawn(command as string, [...args, 'anchor', 'serve', '--key', keyPath, '--name', 'bench.example/witness', '--state', join(work, 'witness.db'), ...logs.flatMap((l) => ['--log', l]), '--json'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const proc = spawn(
+    command as string,
+    [
+      ...args,
+      'anchor',
+      'serve',
+      '--key',
+      keyPath,
+      '--name',
+      'bench.example/witness',
+      '--state',
+      join(work, 'witness.db'),
+      ...logs.flatMap((l) => ['--log', l]),
+      '--json',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const ready = await new Promise<{ url: string; vkey: string }>((resolveReady, reject) => {
     let out = '';
     proc.stdout?.on('data', (d: Buffer) => {

@@ -56,7 +56,12 @@ import { jsonRpcSender as rawSender, keepAlive, modernJsonRpcSender } from './su
 import { dropDatabases, freshDatabase } from './support/pg-database.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const WITNESS = [process.execPath, '--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, join(ROOT, 'src/cli/main.ts')];
+const WITNESS = [
+  process.execPath,
+  '--import',
+  pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
+  join(ROOT, 'src/cli/main.ts'),
+];
 const SENDS = numberArg('--sends', 4000);
 /**
  * Sends before timing starts, in each server process. A long-running server is
@@ -73,7 +78,8 @@ function numberArg(flag: string, fallback: number): number {
   const at = process.argv.indexOf(flag);
   if (at < 0) return fallback;
   const value = Number(process.argv[at + 1]);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${flag} needs a whole number, got ${process.argv[at + 1]}`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new Error(`${flag} needs a whole number, got ${process.argv[at + 1]}`);
   return value;
 }
 
@@ -95,7 +101,9 @@ const STORES = (() => {
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'witness-bench-'));
-  const lineBytes = Buffer.byteLength(`${JSON.stringify({ id: `msg_${'0'.repeat(36)}`, from: 'agent0', to: 'sink', body: BODY, sent_at: new Date().toISOString() })}\n`);
+  const lineBytes = Buffer.byteLength(
+    `${JSON.stringify({ id: `msg_${'0'.repeat(36)}`, from: 'agent0', to: 'sink', body: BODY, sent_at: new Date().toISOString() })}\n`,
+  );
   const rows: Row[] = [];
   const dirs: string[] = [];
   rows.push(baseline(join(work, 'raw.jsonl'), lineBytes, SENDS));
@@ -129,16 +137,24 @@ async function main(): Promise<void> {
   const last = rows[rows.length - 1]!;
   const base = (rows[0]!.sends / rows[0]!.seconds + last.sends / last.seconds) / 2;
   print(rows, base, lineBytes);
-  for (const [without, withWitness] of pairs) console.log(`with a witness / without (${without.what}): ${(withWitness.sends / withWitness.seconds / (without.sends / without.seconds)).toFixed(3)}`);
+  for (const [without, withWitness] of pairs)
+    console.log(
+      `with a witness / without (${without.what}): ${(withWitness.sends / withWitness.seconds / (without.sends / without.seconds)).toFixed(3)}`,
+    );
   for (const dir of dirs) {
     const report = await verifyMailbox(dir);
-    console.log(`\nverify ${dir}: ${report.ok ? 'clean' : 'FAILED'} (${report.calls} receipts, ${report.messages} messages)`);
+    console.log(
+      `\nverify ${dir}: ${report.ok ? 'clean' : 'FAILED'} (${report.calls} receipts, ${report.messages} messages)`,
+    );
     if (!report.ok) process.exitCode = 1;
   }
   await dropDatabases();
 }
 
-async function benchMailbox(dir: string, store: { store?: 'postgres'; database?: string } = {}): Promise<{ dir: string; tokens: Record<string, string> }> {
+async function benchMailbox(
+  dir: string,
+  store: { store?: 'postgres'; database?: string } = {},
+): Promise<{ dir: string; tokens: Record<string, string> }> {
   await initMailbox(dir, { keyPath: join(dir, '..', `${basename(dir)}.key.json`), ...store });
   const tokens: Record<string, string> = {};
   for (const a of ['sink', ...AGENTS]) tokens[a] = (await addAgent(dir, a)).token;
@@ -175,7 +191,11 @@ async function insertCommit(url: string, bytes: number, n: number): Promise<Row>
     } finally {
       client.release();
     }
-    return { what: 'PostgreSQL: bare INSERT … COMMIT (baseline)', sends: n, seconds: (performance.now() - start) / 1000 };
+    return {
+      what: 'PostgreSQL: bare INSERT … COMMIT (baseline)',
+      sends: n,
+      seconds: (performance.now() - start) / 1000,
+    };
   } finally {
     await pool.end();
   }
@@ -200,7 +220,11 @@ const NO_LIMITS = ['--rate-limit', '0', '--max-unread-messages', '0', '--max-unr
 /** Runs `row` while the sink, in a server process of its own, is subscribed to its inbox; the row's label counts the notices. */
 async function subscribed(dir: string, row: () => Promise<Row>): Promise<Row> {
   const [command, ...args] = WITNESS;
-  const transport = new StdioClientTransport({ command: command!, args: [...args, 'mailbox', 'serve', '--dir', dir, '--agent', 'sink'], stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: command!,
+    args: [...args, 'mailbox', 'serve', '--dir', dir, '--agent', 'sink'],
+    stderr: 'ignore',
+  });
   const sink = new Client({ name: 'bench-sink', version: '0' });
   await sink.connect(transport);
   let notices = 0;
@@ -221,7 +245,24 @@ async function witnessPairs(dir: string, tokens: Record<string, string>, work: s
   const keyPath = join(work, 'bench-witness.key.json');
   if (!existsSync(keyPath)) writeKeyFile(keyPath, newSigningKey('bench-witness'));
   const [command, ...args] = WITNESS;
-  const proc = spawn(command!, [...args, 'anchor', 'serve', '--key', keyPath, '--name', 'bench.example/witness', '--state', join(work, `witness-${Date.now()}.db`), '--log', mailboxVerifierKey(dir), '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(
+    command!,
+    [
+      ...args,
+      'anchor',
+      'serve',
+      '--key',
+      keyPath,
+      '--name',
+      'bench.example/witness',
+      '--state',
+      join(work, `witness-${Date.now()}.db`),
+      '--log',
+      mailboxVerifierKey(dir),
+      '--json',
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const ready = await new Promise<{ url: string; vkey: string }>((resolveReady, reject) => {
     let out = '';
     proc.stdout!.on('data', (d: Buffer) => {
@@ -243,7 +284,11 @@ async function witnessPairs(dir: string, tokens: Record<string, string>, work: s
 
 async function stdio(dir: string, inFlight: number, label = '', suffix = '', extra: string[] = []): Promise<Row> {
   const [command, ...args] = WITNESS;
-  const transport = new StdioClientTransport({ command: command!, args: [...args, 'mailbox', 'serve', '--dir', dir, '--agent', 'agent0', ...NO_LIMITS, ...extra], stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: command!,
+    args: [...args, 'mailbox', 'serve', '--dir', dir, '--agent', 'agent0', ...NO_LIMITS, ...extra],
+    stderr: 'ignore',
+  });
   const client = new Client({ name: 'bench', version: '0' });
   await client.connect(transport);
   await Promise.all(Array.from({ length: inFlight }, () => send(client, Math.ceil(WARM_UP / inFlight))));
@@ -266,15 +311,29 @@ const CLIENT_LABELS: Record<ClientKind, string> = {
   'json-rpc-2026': 'MCP 2026-07-28, plain JSON-RPC POSTs (node:http, stateless)',
 };
 
-async function http(dir: string, tokens: Record<string, string>, clientKind: ClientKind, prefix = '', transport: 'witness' | 'sdk' = 'witness', extra: string[] = []): Promise<Row> {
+async function http(
+  dir: string,
+  tokens: Record<string, string>,
+  clientKind: ClientKind,
+  prefix = '',
+  transport: 'witness' | 'sdk' = 'witness',
+  extra: string[] = [],
+): Promise<Row> {
   const [command, ...args] = WITNESS;
-  const serve = transport === 'sdk' ? [...args.slice(0, -1), join(ROOT, 'bench/support/sdk-http-mailbox.ts'), dir] : [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', ...NO_LIMITS, ...extra];
+  const serve =
+    transport === 'sdk'
+      ? [...args.slice(0, -1), join(ROOT, 'bench/support/sdk-http-mailbox.ts'), dir]
+      : [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', ...NO_LIMITS, ...extra];
   const proc = spawn(command!, serve, { stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await listeningUrl(proc);
   const label = CLIENT_LABELS[clientKind];
   const senders = await Promise.all(AGENTS.map((a) => _sender(clientKind, url, tokens[a]!)));
   const via = transport === 'sdk' ? ", via the SDK's StreamableHTTPServerTransport" : '';
-  return timeSenders(`${prefix}HTTP, ${AGENTS.length} agents, 1 in flight each, ${label}${via}${extra.includes('--witness') ? ', with a witness' : ''}`, proc, senders);
+  return timeSenders(
+    `${prefix}HTTP, ${AGENTS.length} agents, 1 in flight each, ${label}${via}${extra.includes('--witness') ? ', with a witness' : ''}`,
+    proc,
+    senders,
+  );
 }
 
 /**
@@ -337,15 +396,24 @@ interface Sender {
 
 function _sender(kind: ClientKind, url: string, token: string): Promise<Sender> {
   if (kind === 'json-rpc') return jsonRpcSender(url, token);
-  if (kind === 'json-rpc-2026') return Promise.resolve({ send: modernJsonRpcSender(url, token, BODY), close: async () => undefined });
+  if (kind === 'json-rpc-2026')
+    return Promise.resolve({ send: modernJsonRpcSender(url, token, BODY), close: async () => undefined });
   if (kind === 'sdk-2026') return modernSdkSender(url, token);
   return sdkSender(url, token, kind);
 }
 
 /** The SDK 2.4 client pinned to MCP 2026-07-28 (server/discover, then one stateless POST per send). */
 async function modernSdkSender(url: string, token: string): Promise<Sender> {
-  const client = new ModernClient({ name: 'bench', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new ModernTransport(new URL(url), { fetch: nodeHttpFetch, requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  const client = new ModernClient(
+    { name: 'bench', version: '0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await client.connect(
+    new ModernTransport(new URL(url), {
+      fetch: nodeHttpFetch,
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
   return {
     send: async (n) => {
       for (let i = 0; i < n; i++) {
@@ -364,11 +432,13 @@ async function jsonRpcSender(url: string, token: string): Promise<Sender> {
 
 async function sdkSender(url: string, token: string, clientHttp: 'fetch' | 'node:http'): Promise<Sender> {
   const client = new Client({ name: 'bench', version: '0' });
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } }, ...(clientHttp === 'node:http' ? { fetch: nodeHttpFetch } : {}) });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    ...(clientHttp === 'node:http' ? { fetch: nodeHttpFetch } : {}),
+  });
   await client.connect(transport);
   return { send: (n) => send(client, n), close: () => client.close() };
 }
-
 
 /** Starts counting CPU; the returned function gives µs per send for the server (Linux /proc) and this process. */
 function cpuMeter(pid: number | undefined): (sends: number) => { serverCpu?: number; clientCpu: number } {
@@ -386,7 +456,10 @@ function cpuMeter(pid: number | undefined): (sends: number) => { serverCpu?: num
   return (sends) => {
     const server1 = serverCpu();
     const client = process.cpuUsage(client0);
-    return { ...(server0 !== undefined && server1 !== undefined ? { serverCpu: (server1 - server0) / sends } : {}), clientCpu: (client.user + client.system) / sends };
+    return {
+      ...(server0 !== undefined && server1 !== undefined ? { serverCpu: (server1 - server0) / sends } : {}),
+      clientCpu: (client.user + client.system) / sends,
+    };
   };
 }
 
@@ -401,13 +474,23 @@ const nodeHttpFetch = ((input: string | URL, init: RequestInit = {}) =>
     new Headers(init.headers).forEach((value, key) => {
       headers[key] = value;
     });
-    const req = request(input, { method: init.method ?? 'GET', headers, agent: keepAlive, ...(init.signal ? { signal: init.signal } : {}) }, (res) => {
-      const out = new Headers();
-      for (const [key, value] of Object.entries(res.headers)) if (value !== undefined) out.set(key, Array.isArray(value) ? value.join(', ') : value);
-      const empty = res.statusCode === 202 || res.statusCode === 204;
-      if (empty) res.resume();
-      resolveResponse(new Response(empty ? null : (Readable.toWeb(res) as ReadableStream), { status: res.statusCode ?? 0, headers: out }));
-    });
+    const req = request(
+      input,
+      { method: init.method ?? 'GET', headers, agent: keepAlive, ...(init.signal ? { signal: init.signal } : {}) },
+      (res) => {
+        const out = new Headers();
+        for (const [key, value] of Object.entries(res.headers))
+          if (value !== undefined) out.set(key, Array.isArray(value) ? value.join(', ') : value);
+        const empty = res.statusCode === 202 || res.statusCode === 204;
+        if (empty) res.resume();
+        resolveResponse(
+          new Response(empty ? null : (Readable.toWeb(res) as ReadableStream), {
+            status: res.statusCode ?? 0,
+            headers: out,
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(typeof init.body === 'string' ? init.body : undefined);
   })) as typeof fetch;
@@ -421,12 +504,16 @@ async function send(client: Client, n: number): Promise<void> {
 
 function print(rows: Row[], base: number, lineBytes: number): void {
   console.log(`Mailbox durable sends vs raw fsync'd appends of ${lineBytes}-byte lines (same disk, same run)\n`);
-  console.log('| what | sends | seconds | per second | ratio to baseline | ratio to INSERT … COMMIT | server CPU µs/send | clients CPU µs/send |');
+  console.log(
+    '| what | sends | seconds | per second | ratio to baseline | ratio to INSERT … COMMIT | server CPU µs/send | clients CPU µs/send |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   const us = (v: number | undefined) => (v === undefined ? '' : v.toFixed(0));
   for (const r of rows) {
     const rate = r.sends / r.seconds;
-    console.log(`| ${r.what} | ${r.sends} | ${r.seconds.toFixed(2)} | ${rate.toFixed(0)} | ${(rate / base).toFixed(2)} | ${r.pgRatio === undefined ? '' : r.pgRatio.toFixed(2)} | ${us(r.serverCpu)} | ${us(r.clientCpu)} |`);
+    console.log(
+      `| ${r.what} | ${r.sends} | ${r.seconds.toFixed(2)} | ${rate.toFixed(0)} | ${(rate / base).toFixed(2)} | ${r.pgRatio === undefined ? '' : r.pgRatio.toFixed(2)} | ${us(r.serverCpu)} | ${us(r.clientCpu)} |`,
+    );
   }
   console.log(`\nbaseline (mean of both runs): ${base.toFixed(0)} appends/s; goal: ratio ≥ 0.5`);
 }

@@ -29,10 +29,14 @@ const ADMIN = arg('--db', process.env.WITNESS_TEST_DATABASE_URL ?? 'postgres:///
 
 const now = Date.now();
 const key = newSigningKey('bench');
-const directory = new KeyDirectory(addKey(emptyDirectory(), publicJwk(key), { notBefore: now - 86_400_000, notAfter: now + 86_400_000 }));
+const directory = new KeyDirectory(
+  addKey(emptyDirectory(), publicJwk(key), { notBefore: now - 86_400_000, notAfter: now + 86_400_000 }),
+);
 const signer = createReleaseSigner({ key, instance: 'bench', clock: () => now });
 const output = Buffer.from('the released output');
-const receipts = await Promise.all(Array.from({ length: N }, () => signer.releaseOutput(output).then((r) => JSON.stringify(r))));
+const receipts = await Promise.all(
+  Array.from({ length: N }, () => signer.releaseOutput(output).then((r) => JSON.stringify(r))),
+);
 
 async function run(store: NonceStore | undefined, inFlight: number): Promise<number> {
   let next = 0;
@@ -75,8 +79,13 @@ try {
     }
   }
   console.log('store            in flight  verifications/s  ratio to no store (same run)');
-  for (const r of rows) console.log(`${r.store.padEnd(16)} ${String(r.inFlight).padStart(9)}  ${r.perSecond.toFixed(0).padStart(15)}  ${r.ratio.toFixed(3)}`);
-  console.log(`\n${N} distinct receipts per row (each nonce claimed once); Node ${process.version}; PostgreSQL at ${ADMIN} (database ${name}, dropped after).`);
+  for (const r of rows)
+    console.log(
+      `${r.store.padEnd(16)} ${String(r.inFlight).padStart(9)}  ${r.perSecond.toFixed(0).padStart(15)}  ${r.ratio.toFixed(3)}`,
+    );
+  console.log(
+    `\n${N} distinct receipts per row (each nonce claimed once); Node ${process.version}; PostgreSQL at ${ADMIN} (database ${name}, dropped after).`,
+  );
 } finally {
   await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin.end();

@@ -23,27 +23,50 @@ const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 type Append = (c: PoolClient, i: number) => Promise<void>;
 
-async function _chained(c: PoolClient, i: number, head: { seq: number; hash: string }, table: string): Promise<{ seq: number; hash: string }> {
+async function _chained(
+  c: PoolClient,
+  i: number,
+  head: { seq: number; hash: string },
+  table: string,
+): Promise<{ seq: number; hash: string }> {
   const text = JSON.stringify({ seq: head.seq + 1, prev: head.hash, i });
   await c.query(`INSERT INTO ${table} (seq, text) VALUES ($1, $2)`, [head.seq + 1, text]);
   return { seq: head.seq + 1, hash: sha(text) };
 }
 
 const METHODS: Array<[string, string, Append]> = [
-  ['bare INSERT … COMMIT (baseline)', 'bare', async (c, i) => {
-    await c.query('INSERT INTO bare (text) VALUES ($1)', [String(i)]);
-  }],
-  ['head row, SELECT … FOR UPDATE', 'chain_head', async (c, i) => {
-    // bigint comes back as a string from pg (it may exceed 2^53): read it as a number here.
-    const head = (await c.query<{ seq: number; hash: string }>('SELECT seq::int AS seq, hash FROM head WHERE id = 1 FOR UPDATE')).rows[0] as { seq: number; hash: string };
-    const next = await _chained(c, i, head, 'chain_head');
-    await c.query('UPDATE head SET seq = $1, hash = $2 WHERE id = 1', [next.seq, next.hash]);
-  }],
-  ['advisory lock + last row', 'chain_lock', async (c, i) => {
-    await c.query('SELECT pg_advisory_xact_lock(42)');
-    const last = (await c.query<{ seq: number; text: string }>('SELECT seq::int AS seq, text FROM chain_lock ORDER BY seq DESC LIMIT 1')).rows[0];
-    await _chained(c, i, last ? { seq: last.seq, hash: sha(last.text) } : { seq: 0, hash: '' }, 'chain_lock');
-  }],
+  [
+    'bare INSERT … COMMIT (baseline)',
+    'bare',
+    async (c, i) => {
+      await c.query('INSERT INTO bare (text) VALUES ($1)', [String(i)]);
+    },
+  ],
+  [
+    'head row, SELECT … FOR UPDATE',
+    'chain_head',
+    async (c, i) => {
+      // bigint comes back as a string from pg (it may exceed 2^53): read it as a number here.
+      const head = (
+        await c.query<{ seq: number; hash: string }>('SELECT seq::int AS seq, hash FROM head WHERE id = 1 FOR UPDATE')
+      ).rows[0] as { seq: number; hash: string };
+      const next = await _chained(c, i, head, 'chain_head');
+      await c.query('UPDATE head SET seq = $1, hash = $2 WHERE id = 1', [next.seq, next.hash]);
+    },
+  ],
+  [
+    'advisory lock + last row',
+    'chain_lock',
+    async (c, i) => {
+      await c.query('SELECT pg_advisory_xact_lock(42)');
+      const last = (
+        await c.query<{ seq: number; text: string }>(
+          'SELECT seq::int AS seq, text FROM chain_lock ORDER BY seq DESC LIMIT 1',
+        )
+      ).rows[0];
+      await _chained(c, i, last ? { seq: last.seq, hash: sha(last.text) } : { seq: 0, hash: '' }, 'chain_lock');
+    },
+  ],
 ];
 
 async function run(pool: Pool, append: Append): Promise<number> {
@@ -68,13 +91,18 @@ async function run(pool: Pool, append: Append): Promise<number> {
 }
 
 async function unbroken(pool: Pool, table: string): Promise<boolean> {
-  const rows = (await pool.query<{ seq: number; text: string }>(`SELECT seq::int AS seq, text FROM ${table} ORDER BY seq`)).rows;
+  const rows = (
+    await pool.query<{ seq: number; text: string }>(`SELECT seq::int AS seq, text FROM ${table} ORDER BY seq`)
+  ).rows;
   let prev = '';
-  return rows.length === N && rows.every((r, k) => {
-    const ok = r.seq === k + 1 && (JSON.parse(r.text) as { prev: string }).prev === prev;
-    prev = sha(r.text);
-    return ok;
-  });
+  return (
+    rows.length === N &&
+    rows.every((r, k) => {
+      const ok = r.seq === k + 1 && (JSON.parse(r.text) as { prev: string }).prev === prev;
+      prev = sha(r.text);
+      return ok;
+    })
+  );
 }
 
 const name = `pg_bench_${randomBytes(4).toString('hex')}`;
@@ -84,7 +112,9 @@ const url = new URL(ADMIN);
 url.pathname = `/${name}`;
 const pool = await openPool(url.toString(), { purpose: 'bench database', max: IN_FLIGHT });
 try {
-  await pool.query('CREATE TABLE bare (id bigserial PRIMARY KEY, text text NOT NULL); CREATE TABLE chain_head (seq bigint PRIMARY KEY, text text NOT NULL); CREATE TABLE chain_lock (seq bigint PRIMARY KEY, text text NOT NULL); CREATE TABLE head (id int PRIMARY KEY, seq bigint NOT NULL, hash text NOT NULL); INSERT INTO head VALUES (1, 0, \'\')');
+  await pool.query(
+    "CREATE TABLE bare (id bigserial PRIMARY KEY, text text NOT NULL); CREATE TABLE chain_head (seq bigint PRIMARY KEY, text text NOT NULL); CREATE TABLE chain_lock (seq bigint PRIMARY KEY, text text NOT NULL); CREATE TABLE head (id int PRIMARY KEY, seq bigint NOT NULL, hash text NOT NULL); INSERT INTO head VALUES (1, 0, '')",
+  );
   await run(pool, async (c) => void (await c.query('SELECT 1'))); // warm-up
   const rates = new Map<string, number[]>();
   // Alternate the methods over 3 rounds so load that drifts over the run falls on all of them.
@@ -104,7 +134,9 @@ try {
     const m = median(rates.get(label) as number[]);
     console.log(`${label.padEnd(33)} ${m.toFixed(0).padStart(23)}  ${(m / base).toFixed(3)}`);
   }
-  console.log(`\n${N} appends per run, ${IN_FLIGHT} connections in flight, each append its own transaction; both chains checked unbroken. Node ${process.version}; ${ADMIN}.`);
+  console.log(
+    `\n${N} appends per run, ${IN_FLIGHT} connections in flight, each append its own transaction; both chains checked unbroken. Node ${process.version}; ${ADMIN}.`,
+  );
 } finally {
   await pool.end();
   await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

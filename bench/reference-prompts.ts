@@ -20,16 +20,39 @@ import type { GameRules, VoteView } from '../src/sim/types.js';
 const args = process.argv.slice(2);
 const countArg = args.indexOf('--prompts');
 const count = countArg >= 0 ? Number(args[countArg + 1]) : 2000;
-const path = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--prompts') ?? join(import.meta.dirname, '..', 'test', 'fixtures', 'reference-standin');
+const path =
+  args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--prompts') ??
+  join(import.meta.dirname, '..', 'test', 'fixtures', 'reference-standin');
 const spawned = Math.max(5, Math.round(count / 100));
 
 /** Round 10 of 16 agents, as agent_3 sees it before proposing. */
 function view(i: number): VoteView {
   const ids = Array.from({ length: 16 }, (_, k) => `agent_${k}`);
-  const history = Array.from({ length: 9 }, (_, r) => sealRound(r + 1, ids, ids.map((_, k) => (r * k + i) % 51), ids.map((id) => `${id} thinks ${r} is a fine round to agree on a value near the middle`)));
+  const history = Array.from({ length: 9 }, (_, r) =>
+    sealRound(
+      r + 1,
+      ids,
+      ids.map((_, k) => (r * k + i) % 51),
+      ids.map((id) => `${id} thinks ${r} is a fine round to agree on a value near the middle`),
+    ),
+  );
   const rules = { totalAgents: 16, range: [0, 50], maxRounds: 50, awareness: 'may_exist' } as GameRules;
-  const notes = Array.from({ length: 9 }, (_, r) => ({ round: r + 1, text: `note of round ${r + 1}: keep to the plurality` }));
-  return { id: 'agent_3', role: 'honest', round: 10, rules, initialValue: 17, currentValue: i % 51, history, notes, proposals: [], proposalValues: [] };
+  const notes = Array.from({ length: 9 }, (_, r) => ({
+    round: r + 1,
+    text: `note of round ${r + 1}: keep to the plurality`,
+  }));
+  return {
+    id: 'agent_3',
+    role: 'honest',
+    round: 10,
+    rules,
+    initialValue: 17,
+    currentValue: i % 51,
+    history,
+    notes,
+    proposals: [],
+    proposalValues: [],
+  };
 }
 
 const pack = loadPromptPack();
@@ -60,4 +83,6 @@ console.log(`checkout: ${dir}`);
 console.log(`long-lived bridge: ${bridgeRate.toFixed(0)} prompts/s (${count} prompts, 16 in flight)`);
 console.log(`python3 per prompt (baseline): ${spawnRate.toFixed(1)} prompts/s (${spawned} starts)`);
 console.log(`our pack renderer: ${packRate.toFixed(0)} prompts/s`);
-console.log(`ratio long-lived / per prompt: ${(bridgeRate / spawnRate).toFixed(0)}×; pack / bridge: ${(packRate / bridgeRate).toFixed(1)}×`);
+console.log(
+  `ratio long-lived / per prompt: ${(bridgeRate / spawnRate).toFixed(0)}×; pack / bridge: ${(packRate / bridgeRate).toFixed(1)}×`,
+);

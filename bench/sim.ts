@@ -36,7 +36,9 @@ function bareLoop(experiment: ReturnType<typeof parseExperiment>): { decisions: 
     const n = cell.honest + cell.byzantine;
     // Same derivation as the engine, so the same initial values.
     const rng = Rng.forRun(run.seed, 'game');
-    const roles = rng.fork('roles').shuffle([...Array<Role>(cell.honest).fill('honest'), ...Array<Role>(cell.byzantine).fill('byzantine')]);
+    const roles = rng
+      .fork('roles')
+      .shuffle([...Array<Role>(cell.honest).fill('honest'), ...Array<Role>(cell.byzantine).fill('byzantine')]);
     const valueRng = rng.fork('initial-values');
     const initial = roles.map(() => valueRng.int(cell.range[0], cell.range[1]));
     const rules: GameRules = { totalAgents: n, range: cell.range, maxRounds: cell.rounds, awareness: cell.awareness };
@@ -49,10 +51,12 @@ function bareLoop(experiment: ReturnType<typeof parseExperiment>): { decisions: 
     while (round < cell.rounds && !stopped) {
       round++;
       const next: Proposal[] = new Array(n);
-      for (let i = 0; i < n; i++) next[i] = policy.propose({ round, rules, last, previous, own: current[i]!, initial: initial[i]!, rng });
+      for (let i = 0; i < n; i++)
+        next[i] = policy.propose({ round, rules, last, previous, own: current[i]!, initial: initial[i]!, rng });
       decisions += n;
       let stops = 0;
-      for (let i = 0; i < n; i++) if (honestVote({ rules, round, proposalValues: next, currentValue: next[i]! }) === 'stop') stops++;
+      for (let i = 0; i < n; i++)
+        if (honestVote({ rules, round, proposalValues: next, currentValue: next[i]! }) === 'stop') stops++;
       decisions += n;
       previous = last;
       last = next;
@@ -60,7 +64,9 @@ function bareLoop(experiment: ReturnType<typeof parseExperiment>): { decisions: 
       stopped = shouldStop(stops, n);
     }
     const agree = current.every((v) => v === current[0]);
-    outcomes.push(!stopped ? 'timeout' : !agree ? 'none' : initial.includes(current[0] as number) ? 'valid' : 'invalid');
+    outcomes.push(
+      !stopped ? 'timeout' : !agree ? 'none' : initial.includes(current[0] as number) ? 'valid' : 'invalid',
+    );
   }
   return { decisions, outcomes };
 }
@@ -70,7 +76,10 @@ function bareLoop(experiment: ReturnType<typeof parseExperiment>): { decisions: 
 const built = new URL('../dist/sim/experiment/run.js', import.meta.url);
 const runBuilt: typeof runExperiment = existsSync(built) ? (await import(built.href)).runExperiment : runExperiment;
 
-async function engine(experiment: ReturnType<typeof parseExperiment>, workers = 1): Promise<{ decisions: number; outcomes: string[] }> {
+async function engine(
+  experiment: ReturnType<typeof parseExperiment>,
+  workers = 1,
+): Promise<{ decisions: number; outcomes: string[] }> {
   let decisions = 0;
   const outcomes: string[] = [];
   // Stream the records, as a long sweep does, instead of holding them all.
@@ -99,8 +108,12 @@ async function measure<T>(fn: () => T | Promise<T>): Promise<{ ms: number; wallM
 }
 
 async function main() {
-  console.log(`Simulator bench: paper-benign grid (N ∈ {4, 8, 16} × 2 awareness variants), ${runsPerCell} runs per cell, rule-based agents.`);
-  console.log(`policy      | engine decisions/s | bare loop decisions/s | engine/bare time ratio | engine, ${cores} workers | games`);
+  console.log(
+    `Simulator bench: paper-benign grid (N ∈ {4, 8, 16} × 2 awareness variants), ${runsPerCell} runs per cell, rule-based agents.`,
+  );
+  console.log(
+    `policy      | engine decisions/s | bare loop decisions/s | engine/bare time ratio | engine, ${cores} workers | games`,
+  );
   for (const policy of ['plurality', 'median', 'stubborn']) {
     const input = preset('paper-benign');
     const experiment = parseExperiment({ ...input, runs: runsPerCell, grid: { ...input.grid, honestPolicy: policy } });
@@ -108,13 +121,19 @@ async function main() {
     const warm = parseExperiment({ ...input, runs: 20, grid: { ...input.grid, honestPolicy: policy } });
     await engine(warm);
     bareLoop(warm);
-    const best = { engine: Number.POSITIVE_INFINITY, bare: Number.POSITIVE_INFINITY, parallel: Number.POSITIVE_INFINITY };
+    const best = {
+      engine: Number.POSITIVE_INFINITY,
+      bare: Number.POSITIVE_INFINITY,
+      parallel: Number.POSITIVE_INFINITY,
+    };
     let decisions = 0;
     for (let rep = 0; rep < 3; rep++) {
       const e = await measure(() => engine(experiment));
       const b = await measure(() => bareLoop(experiment));
       if (e.value.decisions !== b.value.decisions || e.value.outcomes.join() !== b.value.outcomes.join()) {
-        throw new Error(`bare loop and engine disagree for ${policy}: ${e.value.decisions} vs ${b.value.decisions} decisions`);
+        throw new Error(
+          `bare loop and engine disagree for ${policy}: ${e.value.decisions} vs ${b.value.decisions} decisions`,
+        );
       }
       decisions = e.value.decisions;
       best.engine = Math.min(best.engine, e.ms);
@@ -126,8 +145,12 @@ async function main() {
       `${policy.padEnd(11)} | ${rate(best.engine).padStart(18)} | ${rate(best.bare).padStart(21)} | ${(best.engine / best.bare).toFixed(2).padStart(22)} | ${(cores > 1 ? rate(best.parallel) : '-').padStart(18)} | ${planRuns(experiment).length}`,
     );
   }
-  console.log('Best of 3 repetitions each; engine and bare loop are checked to make the same decisions and reach the same outcomes.');
-  console.log('Single-thread columns use CPU time (robust on a shared machine); the workers column is wall time of the same engine on every core.');
+  console.log(
+    'Best of 3 repetitions each; engine and bare loop are checked to make the same decisions and reach the same outcomes.',
+  );
+  console.log(
+    'Single-thread columns use CPU time (robust on a shared machine); the workers column is wall time of the same engine on every core.',
+  );
 }
 
 const KEY = newSigningKey('bench');
@@ -142,13 +165,21 @@ const SIGNING = [
  * time of the sweep alone (removing the files afterwards is not the sweep's cost, and
  * a signed file, a quarter longer, takes longer to remove).
  */
-async function toFile(experiment: ReturnType<typeof parseExperiment>, sign: (typeof SIGNING)[number][1]): Promise<{ decisions: number; ms: number }> {
+async function toFile(
+  experiment: ReturnType<typeof parseExperiment>,
+  sign: (typeof SIGNING)[number][1],
+): Promise<{ decisions: number; ms: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'witness-bench-'));
   const out = join(dir, 'r.jsonl');
   try {
     const m = await measure(async () => {
       let decisions = 0;
-      await runExperiment({ experiment, out, keepRecords: false, sign, onRecord: (r) => {
+      await runExperiment({
+        experiment,
+        out,
+        keepRecords: false,
+        sign,
+        onRecord: (r) => {
           decisions += r.decisions;
         },
       });
@@ -193,8 +224,12 @@ async function signing() {
   }
   const runs = planRuns(experiment).length;
   const base = times[0] as number[];
-  console.log(`\nSigning: paper-benign, plurality, ${runs} runs written to a results file (CPU time; ${rounds} rounds, one sweep of each mode per round, order rotated).`);
-  console.log('results file                            | runs/s (median) | µs/run (median) | throughput vs unsigned: median round [range] | medians | signing cost | goal ≤ 10 %');
+  console.log(
+    `\nSigning: paper-benign, plurality, ${runs} runs written to a results file (CPU time; ${rounds} rounds, one sweep of each mode per round, order rotated).`,
+  );
+  console.log(
+    'results file                            | runs/s (median) | µs/run (median) | throughput vs unsigned: median round [range] | medians | signing cost | goal ≤ 10 %',
+  );
   for (const [i, [name]] of SIGNING.entries()) {
     const t = times[i] as number[];
     const perRound = t.map((ms, k) => (base[k] as number) / ms);
@@ -203,7 +238,11 @@ async function signing() {
     const goal = i === 0 ? '-' : 1 - ratio <= 0.1 ? 'yes' : 'no';
     const range = `[${Math.min(...perRound).toFixed(3)}–${Math.max(...perRound).toFixed(3)}]`;
     console.log(
-      `${name.padEnd(39)} | ${Math.round(runs / (median(t) / 1000)).toLocaleString('en-US').padStart(15)} | ${((median(t) * 1000) / runs).toFixed(1).padStart(15)} | ${`${ratio.toFixed(3)} ${range}`.padStart(44)} | ${(median(base) / median(t)).toFixed(3).padStart(7)} | ${cost.padStart(12)} | ${goal}`,
+      `${name.padEnd(39)} | ${Math.round(runs / (median(t) / 1000))
+        .toLocaleString('en-US')
+        .padStart(
+          15,
+        )} | ${((median(t) * 1000) / runs).toFixed(1).padStart(15)} | ${`${ratio.toFixed(3)} ${range}`.padStart(44)} | ${(median(base) / median(t)).toFixed(3).padStart(7)} | ${cost.padStart(12)} | ${goal}`,
     );
   }
   console.log(`${decisions.toLocaleString('en-US')} decisions per sweep.`);

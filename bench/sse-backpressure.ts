@@ -27,7 +27,12 @@ import { MAX_STREAM_BUFFER_BYTES } from '../src/mailbox/http-session.js';
 import { addAgent, initMailbox } from '../src/mailbox/index.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const WITNESS = [process.execPath, '--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, join(ROOT, 'src/cli/main.ts')];
+const WITNESS = [
+  process.execPath,
+  '--import',
+  pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
+  join(ROOT, 'src/cli/main.ts'),
+];
 const SECONDS = (() => {
   const at = process.argv.indexOf('--seconds');
   return at < 0 ? 60 : Number(process.argv[at + 1]);
@@ -46,17 +51,42 @@ function rssMb(pid: number): number {
 }
 
 /** One JSON-RPC POST to /mcp; resolves with the session id header and the parsed body. */
-function post(port: number, token: string, body: unknown, session?: string): Promise<{ session: string | undefined; body: unknown }> {
+function post(
+  port: number,
+  token: string,
+  body: unknown,
+  session?: string,
+): Promise<{ session: string | undefined; body: unknown }> {
   const text = JSON.stringify(body);
   return new Promise((resolvePost, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(session ? { 'mcp-session-id': session } : {}) } }, (res) => {
-      let data = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => {
-        data += d;
-      });
-      res.on('end', () => resolvePost({ session: res.headers['mcp-session-id'] as string | undefined, body: data ? JSON.parse(data) : undefined }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(text),
+          ...(session ? { 'mcp-session-id': session } : {}),
+        },
+      },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          data += d;
+        });
+        res.on('end', () =>
+          resolvePost({
+            session: res.headers['mcp-session-id'] as string | undefined,
+            body: data ? JSON.parse(data) : undefined,
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(text);
   });
@@ -64,12 +94,24 @@ function post(port: number, token: string, body: unknown, session?: string): Pro
 
 /** A session that subscribes to its inbox and opens its event stream, then never reads it. */
 async function nonReadingSubscriber(port: number, token: string): Promise<Socket> {
-  const init = await post(port, token, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } });
+  const init = await post(port, token, {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
+  });
   const session = init.session!;
   await post(port, token, { jsonrpc: '2.0', method: 'notifications/initialized' }, session);
-  await post(port, token, { jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: 'mailbox://inbox' } }, session);
+  await post(
+    port,
+    token,
+    { jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: 'mailbox://inbox' } },
+    session,
+  );
   const socket = connect(port, '127.0.0.1');
-  socket.write(`GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\nmcp-session-id: ${session}\r\n\r\n`);
+  socket.write(
+    `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\nmcp-session-id: ${session}\r\n\r\n`,
+  );
   socket.pause();
   return socket;
 }
@@ -79,7 +121,27 @@ async function main(): Promise<void> {
   await initMailbox(dir, { keyPath: join(dir, '..', 'mb.key.json') });
   const tokens: Record<string, string> = {};
   for (const a of [...SUBSCRIBERS, ...SENDERS]) tokens[a] = (await addAgent(dir, a)).token;
-  const server: ChildProcess = spawn(WITNESS[0]!, [...WITNESS.slice(1), 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', '--channel', '--rate-limit', '0', '--max-unread-messages', '0', '--max-unread-bytes', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const server: ChildProcess = spawn(
+    WITNESS[0]!,
+    [
+      ...WITNESS.slice(1),
+      'mailbox',
+      'serve',
+      '--dir',
+      dir,
+      '--http',
+      '--port',
+      '0',
+      '--channel',
+      '--rate-limit',
+      '0',
+      '--max-unread-messages',
+      '0',
+      '--max-unread-bytes',
+      '0',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   const port = await new Promise<number>((resolvePort) => {
     let err = '';
     server.stderr!.on('data', (d: Buffer) => {
@@ -91,10 +153,23 @@ async function main(): Promise<void> {
   const pid = server.pid!;
   const idle = rssMb(pid);
   const sockets: Socket[] = [];
-  for (const s of SUBSCRIBERS) for (let i = 0; i < SESSIONS_PER_SUBSCRIBER; i++) sockets.push(await nonReadingSubscriber(port, tokens[s]!));
+  for (const s of SUBSCRIBERS)
+    for (let i = 0; i < SESSIONS_PER_SUBSCRIBER; i++) sockets.push(await nonReadingSubscriber(port, tokens[s]!));
   const baseline = rssMb(pid);
 
-  const senders = await Promise.all(SENDERS.map(async (a) => ({ token: tokens[a]!, session: (await post(port, tokens[a]!, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } })).session! })));
+  const senders = await Promise.all(
+    SENDERS.map(async (a) => ({
+      token: tokens[a]!,
+      session: (
+        await post(port, tokens[a]!, {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
+        })
+      ).session!,
+    })),
+  );
   const until = Date.now() + SECONDS * 1000;
   let sends = 0;
   let peak = baseline;
@@ -110,7 +185,17 @@ async function main(): Promise<void> {
     senders.map(async ({ token, session }, k) => {
       for (let i = 0; Date.now() < until; i++) {
         const to = SUBSCRIBERS[(i + k) % SUBSCRIBERS.length];
-        await post(port, token, { jsonrpc: '2.0', id: i + 2, method: 'tools/call', params: { name: 'send_message', arguments: { to, body: BODY } } }, session);
+        await post(
+          port,
+          token,
+          {
+            jsonrpc: '2.0',
+            id: i + 2,
+            method: 'tools/call',
+            params: { name: 'send_message', arguments: { to, body: BODY } },
+          },
+          session,
+        );
         sends++;
       }
     }),
@@ -134,21 +219,34 @@ async function main(): Promise<void> {
   );
   for (const socket of sockets) socket.destroy();
   server.kill('SIGTERM');
-  const row = (what: string, mb: number) => console.log(`${what.padEnd(44)} ${mb.toFixed(0).padStart(6)} MB  ${(mb / baseline).toFixed(2).padStart(5)}×`);
-  console.log(`128 non-reading SSE subscribers (${SUBSCRIBERS.length} agents × ${SESSIONS_PER_SUBSCRIBER} sessions, --channel), ${SENDERS.length} senders, ${SECONDS} s: ${sends} sends of ${BODY.length} B`);
+  const row = (what: string, mb: number) =>
+    console.log(`${what.padEnd(44)} ${mb.toFixed(0).padStart(6)} MB  ${(mb / baseline).toFixed(2).padStart(5)}×`);
+  console.log(
+    `128 non-reading SSE subscribers (${SUBSCRIBERS.length} agents × ${SESSIONS_PER_SUBSCRIBER} sessions, --channel), ${SENDERS.length} senders, ${SECONDS} s: ${sends} sends of ${BODY.length} B`,
+  );
   console.log(`${'server RSS'.padEnd(44)} ${'MB'.padStart(9)}  ratio to baseline`);
   row('idle, no session', idle);
   row('baseline: 128 streams open, before the flood', baseline);
   row('peak during the flood', peak);
   row('at the end of the flood', end);
-  console.log(`RSS every 10 s, as ratios to the baseline: ${timeline.map((mb) => (mb / baseline).toFixed(2)).join(' ')}`);
-  console.log(`the live bound for these streams: baseline + ${sockets.length} × ${MAX_STREAM_BUFFER_BYTES / 1048576} MiB unsent = ${(baseline + (sockets.length * MAX_STREAM_BUFFER_BYTES) / 1048576).toFixed(0)} MB of live data; V8 frees dropped buffers later, so RSS may stand above it`);
+  console.log(
+    `RSS every 10 s, as ratios to the baseline: ${timeline.map((mb) => (mb / baseline).toFixed(2)).join(' ')}`,
+  );
+  console.log(
+    `the live bound for these streams: baseline + ${sockets.length} × ${MAX_STREAM_BUFFER_BYTES / 1048576} MiB unsent = ${(baseline + (sockets.length * MAX_STREAM_BUFFER_BYTES) / 1048576).toFixed(0)} MB of live data; V8 frees dropped buffers later, so RSS may stand above it`,
+  );
   // The documented bound (docs/mailbox.md): what RSS stays under, garbage not yet collected included.
   const bound = baseline + RSS_BOUND_MIB_PER_STREAM * sockets.length;
   const perStream = (peak - baseline) / sockets.length;
-  console.log(`peak above the baseline: ${(peak - baseline).toFixed(0)} MB = ${perStream.toFixed(2)} MB per stream; documented bound baseline + ${RSS_BOUND_MIB_PER_STREAM} MB × ${sockets.length} = ${bound.toFixed(0)} MB: ${peak <= bound ? 'within' : 'OVER THE BOUND'}`);
-  console.log(`events the server had to send each stream: ${((sends / SUBSCRIBERS.length) * BODY.length / 1048576).toFixed(1)} MiB (the kernel's socket buffers take the first few MiB; past them, the bound applies)`);
-  console.log(`streams the server closed (not reading past the bound): ${closed.filter(Boolean).length}/${sockets.length}`);
+  console.log(
+    `peak above the baseline: ${(peak - baseline).toFixed(0)} MB = ${perStream.toFixed(2)} MB per stream; documented bound baseline + ${RSS_BOUND_MIB_PER_STREAM} MB × ${sockets.length} = ${bound.toFixed(0)} MB: ${peak <= bound ? 'within' : 'OVER THE BOUND'}`,
+  );
+  console.log(
+    `events the server had to send each stream: ${(((sends / SUBSCRIBERS.length) * BODY.length) / 1048576).toFixed(1)} MiB (the kernel's socket buffers take the first few MiB; past them, the bound applies)`,
+  );
+  console.log(
+    `streams the server closed (not reading past the bound): ${closed.filter(Boolean).length}/${sockets.length}`,
+  );
   if (peak > bound) process.exitCode = 1;
 }
 

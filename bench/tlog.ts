@@ -31,7 +31,9 @@ async function* hashesAsync(): AsyncGenerator<Buffer> {
 const frontier = new MerkleFrontier();
 for (const h of hashes()) frontier.appendLeafHash(h);
 const key = newSigningKey('bench');
-const cp = parseCheckpoint(checkpointFor('bench.example/log', N, frontier.root(), key), [noteVerifierKey('bench.example/log', Buffer.from(key.publicKey, 'base64url'))]);
+const cp = parseCheckpoint(checkpointFor('bench.example/log', N, frontier.root(), key), [
+  noteVerifierKey('bench.example/log', Buffer.from(key.publicKey, 'base64url')),
+]);
 
 function time<T>(f: () => T): [T, number] {
   const t = process.hrtime.bigint();
@@ -56,5 +58,9 @@ const [async_, asyncMs, asyncHeap] = await timeAsync(() => checkLogAgainstCheckp
 if (!sync.ok || !async_.ok) throw new Error('the bench log did not verify');
 const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
 console.log(`lines: ${N}; hashing alone ${base.toFixed(0)} ms`);
-console.log(`check (sync iterable):  ${syncMs.toFixed(0)} ms, ratio ${(syncMs / base).toFixed(2)}, heap growth ≤ ${mb(syncHeap)} (garbage included)`);
-console.log(`check (async iterable): ${asyncMs.toFixed(0)} ms, ratio ${(asyncMs / base).toFixed(2)}, heap growth ≤ ${mb(asyncHeap)} (garbage included)`);
+console.log(
+  `check (sync iterable):  ${syncMs.toFixed(0)} ms, ratio ${(syncMs / base).toFixed(2)}, heap growth ≤ ${mb(syncHeap)} (garbage included)`,
+);
+console.log(
+  `check (async iterable): ${asyncMs.toFixed(0)} ms, ratio ${(asyncMs / base).toFixed(2)}, heap growth ≤ ${mb(asyncHeap)} (garbage included)`,
+);

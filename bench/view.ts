@@ -66,19 +66,37 @@ const bytes = statSync(path).size;
 const WHOLE_HEAP_MB = 20_000;
 const child = (m: string) => {
   const heap = m === '--whole' ? [`--max-old-space-size=${WHOLE_HEAP_MB}`] : [];
-  const out = spawnSync(process.execPath, [...heap, '--import', 'tsx', import.meta.filename, m, path], { encoding: 'utf8', maxBuffer: 1 << 20 });
-  if (out.status !== 0) return { ms: Number.NaN, cells: 0, peak_rss_mb: Number.NaN, failed: out.stderr.split('\n').find((l) => /Error/.test(l)) ?? `exit ${out.status}` };
+  const out = spawnSync(process.execPath, [...heap, '--import', 'tsx', import.meta.filename, m, path], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
+  if (out.status !== 0)
+    return {
+      ms: Number.NaN,
+      cells: 0,
+      peak_rss_mb: Number.NaN,
+      failed: out.stderr.split('\n').find((l) => /Error/.test(l)) ?? `exit ${out.status}`,
+    };
   return JSON.parse(out.stdout) as { ms: number; cells: number; peak_rss_mb: number; failed?: string };
 };
 const index = child('--index');
 const whole = child('--whole');
 rmSync(dir, { recursive: true, force: true });
-const row = { runs, file_mb: bytes / 2 ** 20, index, whole, time_ratio: index.ms / whole.ms, rss_ratio: index.peak_rss_mb / whole.peak_rss_mb };
+const row = {
+  runs,
+  file_mb: bytes / 2 ** 20,
+  index,
+  whole,
+  time_ratio: index.ms / whole.ms,
+  rss_ratio: index.peak_rss_mb / whole.peak_rss_mb,
+};
 if (json) console.log(JSON.stringify(row));
 else {
   const f = (x: number) => (Number.isNaN(x) ? 'failed' : x.toFixed(0));
   console.log(`witness view, ${runs} runs (${row.file_mb.toFixed(0)} MiB, ${index.cells} cells)`);
   console.log(`  index (view):      ${f(index.ms)} ms to the cell table, peak RSS ${f(index.peak_rss_mb)} MiB`);
-  console.log(`  whole file loaded: ${f(whole.ms)} ms, peak RSS ${f(whole.peak_rss_mb)} MiB${whole.failed ? ` (${whole.failed})` : ''}`);
+  console.log(
+    `  whole file loaded: ${f(whole.ms)} ms, peak RSS ${f(whole.peak_rss_mb)} MiB${whole.failed ? ` (${whole.failed})` : ''}`,
+  );
   console.log(`  ratio view / whole: time ${row.time_ratio.toFixed(2)}, peak RSS ${row.rss_ratio.toFixed(2)}`);
 }

@@ -18,12 +18,19 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const WITNESS = [process.execPath, '--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, join(ROOT, 'src/cli/main.ts')];
+const WITNESS = [
+  process.execPath,
+  '--import',
+  pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
+  join(ROOT, 'src/cli/main.ts'),
+];
 const MODULES = ['pytest', 'httpx', 'jsonschema', 'requests', 'grpc', 'google.protobuf'];
 
 /** Tests that fail against this agent, and why (docs/a2a.md, "A2A TCK"). */
-const TASK = 'assumes SendMessage answers a Task; this agent answers a Message (the spec allows either; NOTES.md says why)';
-const WORKING = 'assumes a Task that stays in TASK_STATE_WORKING (its helper polls GetTask until it does); this agent answers a Message';
+const TASK =
+  'assumes SendMessage answers a Task; this agent answers a Message (the spec allows either; NOTES.md says why)';
+const WORKING =
+  'assumes a Task that stays in TASK_STATE_WORKING (its helper polls GetTask until it does); this agent answers a Message';
 export const EXPECTED = {
   'test_a2a_v030_new_methods.py::TestMethodMappingCompliance::test_core_method_mapping_compliance': `${TASK}, then cancels it`,
   'test_message_send_method.py::test_message_send_continue_task': TASK,
@@ -37,13 +44,18 @@ export const EXPECTED = {
   'test_tasks_list_method.py::TestHistoryLimiting::*': WORKING,
   'test_tasks_list_method.py::TestArtifactInclusion::*': WORKING,
   'test_tasks_list_method.py::TestEdgeCasesAndErrors::test_default_page_size_is_50': WORKING,
-  'test_a2a_error_codes_enhanced.py::test_push_notification_not_supported_error_32003_enhanced': 'a bug in the TCK: the test calls its own helper with one argument too many (TypeError) before sending anything',
-  'test_agent_card_security.py::test_public_agent_card_access_control': 'the TCK fetches the card at --sut-url + /.well-known/agent-card.json, i.e. under the JSON-RPC path; the card is at the host root (RFC 8615), where the TCK\'s own card fetch finds it',
-  'test_agent_card_security.py::test_sensitive_information_protection': 'a heuristic: it flags 127.0.0.1 (the loopback address the agent is bound to; its own FIXME allows only "localhost") and "test" inside "attested … url"',
+  'test_a2a_error_codes_enhanced.py::test_push_notification_not_supported_error_32003_enhanced':
+    'a bug in the TCK: the test calls its own helper with one argument too many (TypeError) before sending anything',
+  'test_agent_card_security.py::test_public_agent_card_access_control':
+    "the TCK fetches the card at --sut-url + /.well-known/agent-card.json, i.e. under the JSON-RPC path; the card is at the host root (RFC 8615), where the TCK's own card fetch finds it",
+  'test_agent_card_security.py::test_sensitive_information_protection':
+    'a heuristic: it flags 127.0.0.1 (the loopback address the agent is bound to; its own FIXME allows only "localhost") and "test" inside "attested … url"',
 };
 
 function usage(message) {
-  process.stderr.write(`${message}\nUsage: node scripts/a2a-tck.mjs TCK_CHECKOUT   (a checkout of a2aproject/a2a-tck)\n`);
+  process.stderr.write(
+    `${message}\nUsage: node scripts/a2a-tck.mjs TCK_CHECKOUT   (a checkout of a2aproject/a2a-tck)\n`,
+  );
   process.exit(2);
 }
 
@@ -53,7 +65,9 @@ function findPython() {
     const probe = spawnSync(python, ['-c', MODULES.map((m) => `import ${m}`).join('; ')], { stdio: 'ignore' });
     if (probe.status === 0) return python;
   }
-  usage(`No python3 with ${MODULES.join(', ')}. On Debian: apt-get install python3-pytest python3-httpx python3-jsonschema python3-requests python3-grpcio python3-protobuf`);
+  usage(
+    `No python3 with ${MODULES.join(', ')}. On Debian: apt-get install python3-pytest python3-httpx python3-jsonschema python3-requests python3-grpcio python3-protobuf`,
+  );
 }
 
 /** Starts `witness ARGS --json` and resolves with the JSON line it prints when ready. */
@@ -79,7 +93,13 @@ function outcomes(xml) {
     const file = parts.findIndex((p) => p.startsWith('test_'));
     const id = [`${parts[file]}.py`, ...parts.slice(file + 1), attrs.name].join('::');
     const body = m[2] ?? '';
-    const outcome = /<(failure)\b/.test(body) ? 'failed' : /<(error)\b/.test(body) ? 'error' : /<skipped\b/.test(body) ? 'skipped' : 'passed';
+    const outcome = /<(failure)\b/.test(body)
+      ? 'failed'
+      : /<(error)\b/.test(body)
+        ? 'error'
+        : /<skipped\b/.test(body)
+          ? 'skipped'
+          : 'passed';
     cases.push({ id, outcome });
   }
   return cases;
@@ -95,18 +115,41 @@ function expectedReason(id) {
 async function main() {
   const checkout = process.argv[2];
   if (!checkout) usage('Give the path of an a2a-tck checkout.');
-  if (!existsSync(join(checkout, 'tests', 'mandatory'))) usage(`${checkout} is not an a2a-tck checkout (no tests/mandatory).`);
+  if (!existsSync(join(checkout, 'tests', 'mandatory')))
+    usage(`${checkout} is not an a2a-tck checkout (no tests/mandatory).`);
   const python = findPython();
   const work = mkdtempSync(join(tmpdir(), 'witness-tck-'));
   const processes = [];
   try {
     const key = join(work, 'child.key.json');
-    if (spawnSync(WITNESS[0], [...WITNESS.slice(1), 'keys', 'new', '--deployer', 'org-child', '--out', key], { stdio: 'ignore' }).status !== 0) throw new Error('witness keys new failed');
+    if (
+      spawnSync(WITNESS[0], [...WITNESS.slice(1), 'keys', 'new', '--deployer', 'org-child', '--out', key], {
+        stdio: 'ignore',
+      }).status !== 0
+    )
+      throw new Error('witness keys new failed');
     const tool = await start(['a2a', 'tool'], processes);
     const agent = await start(['a2a', 'serve', '--key', key, '--tool', tool.url], processes);
     const report = join(work, 'tck.xml');
-    const args = ['-m', 'pytest', 'tests/mandatory', '--sut-url', `${agent.url}/a2a/jsonrpc`, '--transports', 'jsonrpc', '-p', 'no:cacheprovider', '-q', `--junitxml=${report}`];
-    spawnSync(python, args, { cwd: checkout, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, A2A_AUTH_HEADERS: JSON.stringify({ 'A2A-Version': '1.0' }) }, timeout: 900_000 });
+    const args = [
+      '-m',
+      'pytest',
+      'tests/mandatory',
+      '--sut-url',
+      `${agent.url}/a2a/jsonrpc`,
+      '--transports',
+      'jsonrpc',
+      '-p',
+      'no:cacheprovider',
+      '-q',
+      `--junitxml=${report}`,
+    ];
+    spawnSync(python, args, {
+      cwd: checkout,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, A2A_AUTH_HEADERS: JSON.stringify({ 'A2A-Version': '1.0' }) },
+      timeout: 900_000,
+    });
     if (!existsSync(report)) throw new Error('the TCK wrote no report; run its pytest command by hand to see why');
     return summarise(outcomes(readFileSync(report, 'utf8')), checkout);
   } finally {
@@ -116,13 +159,17 @@ async function main() {
 }
 
 function summarise(cases, checkout) {
-  const commit = spawnSync('git', ['-C', checkout, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim() || 'unknown';
+  const commit =
+    spawnSync('git', ['-C', checkout, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim() || 'unknown';
   const count = (o) => cases.filter((c) => c.outcome === o).length;
   const notPassed = cases.filter((c) => c.outcome === 'failed' || c.outcome === 'error');
   const unexpected = notPassed.filter((c) => !expectedReason(c.id));
-  console.log(`A2A TCK ${commit}, tests/mandatory, JSON-RPC, A2A-Version 1.0: ${count('passed')} passed, ${count('failed') + count('error')} failed (${notPassed.length - unexpected.length} expected), ${count('skipped')} skipped\n`);
+  console.log(
+    `A2A TCK ${commit}, tests/mandatory, JSON-RPC, A2A-Version 1.0: ${count('passed')} passed, ${count('failed') + count('error')} failed (${notPassed.length - unexpected.length} expected), ${count('skipped')} skipped\n`,
+  );
   console.log('| test | result | why |\n|---|---|---|');
-  for (const c of notPassed) console.log(`| \`${c.id}\` | ${c.outcome} | ${expectedReason(c.id) ?? '**unexpected**'} |`);
+  for (const c of notPassed)
+    console.log(`| \`${c.id}\` | ${c.outcome} | ${expectedReason(c.id) ?? '**unexpected**'} |`);
   if (unexpected.length > 0) console.log(`\nUnexpected failures: ${unexpected.map((c) => c.id).join(', ')}`);
   return unexpected.length === 0 ? 0 : 1;
 }

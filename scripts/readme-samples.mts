@@ -20,7 +20,10 @@ export const README = join(import.meta.dirname, '..', 'README.md');
 /** Runs one sample's command in a fresh directory and returns what it printed. */
 export async function runSample(name: string): Promise<string> {
   const args = SAMPLES[name];
-  if (!args) throw new Error(`README.md has a sample region "${name}" that scripts/readme-samples.mts does not know; known: ${Object.keys(SAMPLES).join(', ')}.`);
+  if (!args)
+    throw new Error(
+      `README.md has a sample region "${name}" that scripts/readme-samples.mts does not know; known: ${Object.keys(SAMPLES).join(', ')}.`,
+    );
   const dir = mkdtempSync(join(tmpdir(), 'witness-readme-'));
   try {
     const io = memoryIo(dir);
@@ -75,6 +78,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     console.log(`README.md samples are up to date (${outputs.size}).`);
   } else {
     writeFileSync(README, applySamples(readme, outputs));
-    console.log(drifted.length ? `Rewrote README.md samples: ${drifted.join(', ')}.` : `README.md samples were already up to date (${outputs.size}).`);
+    console.log(
+      drifted.length
+        ? `Rewrote README.md samples: ${drifted.join(', ')}.`
+        : `README.md samples were already up to date (${outputs.size}).`,
+    );
   }
 }

@@ -28,15 +28,39 @@ for (const strategy of [...new Set(records.filter((r) => r.byzantine > 0).map((r
     const pick = (beyond: boolean) =>
       summarizeCells(
         records
-          .filter((r) => r.config.byzantineStrategy === strategy && (r.config.decide ?? 'vote') === mode && (beyond ? r.byzantine > f : r.byzantine <= f))
+          .filter(
+            (r) =>
+              r.config.byzantineStrategy === strategy &&
+              (r.config.decide ?? 'vote') === mode &&
+              (beyond ? r.byzantine > f : r.byzantine <= f),
+          )
           .map((r) => ({ ...r, cell: 'x' })),
       )[0]!;
     const pct = (x: number) => `${Math.round(x * 100)}%`;
-    const cells = (s: ReturnType<typeof pick>) => [pct(s.outcomes.valid.rate), pct(s.range_valid.rate), pct(s.outcomes.none.rate), pct(s.outcomes.timeout.rate), pct(s.outcomes.escalated.rate)];
+    const cells = (s: ReturnType<typeof pick>) => [
+      pct(s.outcomes.valid.rate),
+      pct(s.range_valid.rate),
+      pct(s.outcomes.none.rate),
+      pct(s.outcomes.timeout.rate),
+      pct(s.outcomes.escalated.rate),
+    ];
     rows.push([strategy, mode, ...cells(pick(false)), ...cells(pick(true))]);
   }
 }
-const header = ['strategy', 'decide', 'valid', 'in range', 'none', 'timeout', 'escalated', `valid b=${f + 1}`, 'in range', 'none', 'timeout', 'escalated'];
+const header = [
+  'strategy',
+  'decide',
+  'valid',
+  'in range',
+  'none',
+  'timeout',
+  'escalated',
+  `valid b=${f + 1}`,
+  'in range',
+  'none',
+  'timeout',
+  'escalated',
+];
 const compact = renderTable(header, rows);
 const full = renderOutcomeTable(summarizeCells(records));
 const pairs = new PairedRuns();
@@ -83,10 +107,25 @@ if (!existsSync('/usr/bin/chromium')) {
   console.log('no /usr/bin/chromium: pictures not regenerated (apt-get install chromium)');
 } else {
   const html = join(mkdtempSync(join(tmpdir(), 'witness-docs-')), 'remedy.html');
-  writeFileSync(html, renderHtmlReport(records, { title: 'Witness: decision layers side by side (remedy preset)', source: 'witness sim --preset remedy' }));
+  writeFileSync(
+    html,
+    renderHtmlReport(records, {
+      title: 'Witness: decision layers side by side (remedy preset)',
+      source: 'witness sim --preset remedy',
+    }),
+  );
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
   await page.goto(`file://${html}`);

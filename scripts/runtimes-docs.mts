@@ -12,7 +12,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { newSigningKey, type Receipt, readKeyFile } from '../src/attest/index.js';
-import { type AllReport, type Matrix, MATRIX_DEPLOYER, matrixBytes, matrixOf, pushCell, runAll, signMatrix } from '../src/probe/index.js';
+import {
+  type AllReport,
+  type Matrix,
+  MATRIX_DEPLOYER,
+  matrixBytes,
+  matrixOf,
+  pushCell,
+  runAll,
+  signMatrix,
+} from '../src/probe/index.js';
 import { mailboxModel } from '../test/support/mailbox-model.js';
 import { startToolModel } from '../test/support/tool-model.js';
 import { witnessBundle } from '../test/support/witness-bundle.js';
@@ -68,8 +77,8 @@ const lines = [
   '',
   `\`witness probe --all --push\` on ${report.started_at.slice(0, 10)} (${versions}), over every runtime installed on the development machine, with the test suite's scripted model (test/support/tool-model.ts) calling the mailbox's MCP tools — the honest agent. Each verdict comes from the mailbox's records ([probe.md](probe.md)); the shadowing column names each built-in of the runtime's own tool list that names a mailbox action (≈ the mailbox tool, served under bare names).`,
   '',
-  '- **MCP protocol**: the version the mailbox server answered the runtime\'s `initialize` with (or, for an MCP 2026-07-28 client, the version its `server/discover` claimed: the server serves both), from the server\'s session log (`mailbox serve --session-log`), not from the runtime.',
-  '- **push resource / push channel**: *delivered to the runtime / seen by the model*, per push path, after a peer\'s message arrived mid-run (the agent was busy with `list_agents` and told not to read its inbox). *Delivered*: the server sent the runtime\'s session `notifications/resources/updated` (session log; the runtime had to subscribe to `mailbox://inbox` first) or the Claude Code channel event (the signed `channel_push` line). *Seen*: a later request to the model held the message\'s canary, with no inbox read before it (the scripted model\'s request records). n/a: the runtime offers no such path.',
+  "- **MCP protocol**: the version the mailbox server answered the runtime's `initialize` with (or, for an MCP 2026-07-28 client, the version its `server/discover` claimed: the server serves both), from the server's session log (`mailbox serve --session-log`), not from the runtime.",
+  "- **push resource / push channel**: *delivered to the runtime / seen by the model*, per push path, after a peer's message arrived mid-run (the agent was busy with `list_agents` and told not to read its inbox). *Delivered*: the server sent the runtime's session `notifications/resources/updated` (session log; the runtime had to subscribe to `mailbox://inbox` first) or the Claude Code channel event (the signed `channel_push` line). *Seen*: a later request to the model held the message's canary, with no inbox read before it (the scripted model's request records). n/a: the runtime offers no such path.",
   '',
   '| runtime | version | MCP protocol | send | receive | control | shadowing built-ins | built-ins listed by | push resource | push channel | seconds |',
   '|---|---|---|---|---|---|---|---|---|---|---|',
@@ -78,19 +87,39 @@ const lines = [
     const s = r.preflight.shadowing;
     return `| ${row.runtime} | ${row.version ?? '?'} | ${row.protocol?.join(', ') ?? '?'} | ${row.verdicts.send} | ${row.verdicts.receive} | ${row.verdicts.control} | ${cell(row.shadowing.join(', ') || 'none')} | ${s.source === 'runtime' ? `the runtime (${s.builtins.length})` : s.source} | ${pushCell(row.push?.resource)} | ${pushCell(row.push?.channel)} | ${row.seconds.toFixed(1)} |`;
   }),
-  ...report.skipped.map((s) => `| ${s.runtime} | not run | — | — | — | — | ${s.known_builtins ? `${cell(s.known_builtins.shadowing.join(', ') || 'none')} (known built-ins, fallback)` : '—'} | ${s.known_builtins ? 'witness\'s table' : '—'} | — | — | — |`),
+  ...report.skipped.map(
+    (s) =>
+      `| ${s.runtime} | not run | — | — | — | — | ${s.known_builtins ? `${cell(s.known_builtins.shadowing.join(', ') || 'none')} (known built-ins, fallback)` : '—'} | ${s.known_builtins ? "witness's table" : '—'} | — | — | — |`,
+  ),
   '',
-  ...report.skipped.map((s) => `- **${s.runtime}**: ${s.reason}.${s.known_builtins ? ` Its row's shadowing comes from witness's table of known built-ins, not from the runtime (${s.known_builtins.source}): ${s.known_builtins.tools.map((t) => `\`${t}\``).join(' ')}.` : ''}`),
+  ...report.skipped.map(
+    (s) =>
+      `- **${s.runtime}**: ${s.reason}.${s.known_builtins ? ` Its row's shadowing comes from witness's table of known built-ins, not from the runtime (${s.known_builtins.source}): ${s.known_builtins.tools.map((t) => `\`${t}\``).join(' ')}.` : ''}`,
+  ),
   // A matrix signed before witness had a Gemini CLI adapter has no gemini row: say so rather than leave it out silently.
-  ...([...report.rows, ...report.skipped].some((r) => r.runtime === 'gemini') ? [] : ['- **gemini**: not in this signed matrix, which predates witness\'s Gemini CLI adapter. `witness probe gemini` (`@google/gemini-cli` 0.61.0, pinned in scripts/tools.mjs) passes send, receive and control against the scripted model (test/probe/gemini.test.ts), and the next `npm run docs:runtimes` adds its row.']),
+  ...([...report.rows, ...report.skipped].some((r) => r.runtime === 'gemini')
+    ? []
+    : [
+        "- **gemini**: not in this signed matrix, which predates witness's Gemini CLI adapter. `witness probe gemini` (`@google/gemini-cli` 0.61.0, pinned in scripts/tools.mjs) passes send, receive and control against the scripted model (test/probe/gemini.test.ts), and the next `npm run docs:runtimes` adds its row.",
+      ]),
   '',
   'Why each push cell is what it is (from the records):',
   '',
-  ...report.reports.flatMap((r) => (r.push ?? []).filter((p) => p.delivered !== 'n/a').map((p) => `- **${r.runtime} ${r.version ?? ''}, ${p.path}**: delivered ${p.delivered} — ${p.delivered_reason}; seen ${p.seen} — ${p.seen_reason}.`)),
+  ...report.reports.flatMap((r) =>
+    (r.push ?? [])
+      .filter((p) => p.delivered !== 'n/a')
+      .map(
+        (p) =>
+          `- **${r.runtime} ${r.version ?? ''}, ${p.path}**: delivered ${p.delivered} — ${p.delivered_reason}; seen ${p.seen} — ${p.seen_reason}.`,
+      ),
+  ),
   '',
   'The built-ins each runtime listed:',
   '',
-  ...report.reports.map((r) => `- **${r.runtime} ${r.version ?? ''}** (${r.preflight.shadowing.detail}): ${r.preflight.shadowing.builtins.map((b) => `\`${b}\``).join(' ')}`),
+  ...report.reports.map(
+    (r) =>
+      `- **${r.runtime} ${r.version ?? ''}** (${r.preflight.shadowing.detail}): ${r.preflight.shadowing.builtins.map((b) => `\`${b}\``).join(' ')}`,
+  ),
   '',
   '## Checking the matrix',
   '',
@@ -104,5 +133,7 @@ const lines = [
   '',
 ];
 writeFileSync(join(DOCS, 'runtimes.md'), lines.join('\n'));
-process.stderr.write(`runtimes-docs: wrote docs/runtimes.${renderOnly ? 'md from docs/runtimes.json' : '{md,json,receipt.json,keys.json}'} (${report.rows.length} runtimes, ${report.skipped.length} skipped; signed by ${receipt.key_id})\n`);
+process.stderr.write(
+  `runtimes-docs: wrote docs/runtimes.${renderOnly ? 'md from docs/runtimes.json' : '{md,json,receipt.json,keys.json}'} (${report.rows.length} runtimes, ${report.skipped.length} skipped; signed by ${receipt.key_id})\n`,
+);
 process.exit(ok ? 0 : 1);

@@ -7,7 +7,14 @@ import { join } from 'node:path';
 const outDir = 'test-output';
 mkdirSync(outDir, { recursive: true });
 const report = join(outDir, 'vitest-report.json');
-const args = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)];
+const args = [
+  'vitest',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${report}`,
+  ...process.argv.slice(2),
+];
 const run = spawnSync('npx', args, { stdio: 'inherit' });
 
 let passed = 0;

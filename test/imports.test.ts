@@ -25,12 +25,16 @@ const ALLOWED: Record<string, string[]> = {
 };
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 describe('dependency direction', () => {
   it('knows every top-level folder of src/', () => {
-    const parts = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const parts = readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     expect(parts.sort()).toEqual(Object.keys(ALLOWED).sort());
   });
   it('puts attest between core and every part that signs or verifies', () => {
@@ -45,7 +49,8 @@ describe('dependency direction', () => {
       const text = readFileSync(file, 'utf8');
       for (const m of text.matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)) {
         const target = relative(SRC, resolve(dirname(file), m[1]!)).split('/')[0]!;
-        if (target !== part && !ALLOWED[part]!.includes(target)) wrong.push(`${relative(SRC, file)} imports ${m[1]} (${part} → ${target})`);
+        if (target !== part && !ALLOWED[part]!.includes(target))
+          wrong.push(`${relative(SRC, file)} imports ${m[1]} (${part} → ${target})`);
       }
     }
     expect(wrong).toEqual([]);

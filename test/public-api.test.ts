@@ -15,13 +15,24 @@ it('no name is exported by two public entry points from different modules', () =
     const dir = join(SRC, part.name);
     const index = readdirSync(dir).includes('index.ts') ? readFileSync(join(dir, 'index.ts'), 'utf8') : '';
     for (const [, names, from] of index.matchAll(/export (?:type )?\{([^}]+)\} from '([^']+)'/g)) {
-      for (const name of names!.split(',').map((n) => n.trim().split(/\s+as\s+/).pop()!).filter(Boolean)) {
+      for (const name of names!
+        .split(',')
+        .map(
+          (n) =>
+            n
+              .trim()
+              .split(/\s+as\s+/)
+              .pop()!,
+        )
+        .filter(Boolean)) {
         const where = sources.get(name) ?? new Set<string>();
         where.add(resolve(dir, from!));
         sources.set(name, where);
       }
     }
   }
-  const twice = [...sources].filter(([, where]) => where.size > 1).map(([name, where]) => `${name}: ${[...where].map((w) => w.slice(SRC.length + 1)).join(', ')}`);
+  const twice = [...sources]
+    .filter(([, where]) => where.size > 1)
+    .map(([name, where]) => `${name}: ${[...where].map((w) => w.slice(SRC.length + 1)).join(', ')}`);
   expect(twice).toEqual([]);
 });

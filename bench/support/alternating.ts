@@ -23,14 +23,20 @@ export const NO_LIMITS = ['--rate-limit', '0', '--max-unread-messages', '0', '--
 
 /** `witness` of the checkout at `root`, run from its sources through its own tsx. */
 export function witnessCommand(root: string): string[] {
-  return [process.execPath, '--import', pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href, join(root, 'src/cli/main.ts')];
+  return [
+    process.execPath,
+    '--import',
+    pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href,
+    join(root, 'src/cli/main.ts'),
+  ];
 }
 
 export function numberArg(flag: string, fallback: number): number {
   const at = process.argv.indexOf(flag);
   if (at < 0) return fallback;
   const value = Number(process.argv[at + 1]);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${flag} needs a positive whole number, got ${process.argv[at + 1]}`);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new Error(`${flag} needs a positive whole number, got ${process.argv[at + 1]}`);
   return value;
 }
 
@@ -73,7 +79,11 @@ export interface PairRow {
 }
 
 /** Warms both servers up, then alternates blocks between them and closes both. */
-export async function interleaved(base: Target, candidate: Target, { block, blocks, warmUp }: Blocks): Promise<PairRow> {
+export async function interleaved(
+  base: Target,
+  candidate: Target,
+  { block, blocks, warmUp }: Blocks,
+): Promise<PairRow> {
   try {
     await base.send(warmUp);
     await candidate.send(warmUp);
@@ -126,7 +136,11 @@ function processCpuUs(pid: number): number {
 /** One stdio server for `agent0`, driven by the MCP SDK client with 8 sends in flight. */
 export async function stdioTarget(witness: string[], dir: string, extra: string[]): Promise<Target> {
   const [command, ...args] = witness;
-  const transport = new StdioClientTransport({ command: command as string, args: [...args, 'mailbox', 'serve', '--dir', dir, '--agent', 'agent0', ...NO_LIMITS, ...extra], stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: command as string,
+    args: [...args, 'mailbox', 'serve', '--dir', dir, '--agent', 'agent0', ...NO_LIMITS, ...extra],
+    stderr: 'ignore',
+  });
   const client = new Client({ name: 'bench', version: '0' });
   await client.connect(transport);
   const one = async (n: number) => {
@@ -145,9 +159,18 @@ export async function stdioTarget(witness: string[], dir: string, extra: string[
 }
 
 /** One HTTP server; its 8 agents send plain JSON-RPC POSTs, one in flight each. */
-export async function httpTarget(witness: string[], dir: string, tokens: Record<string, string>, extra: string[]): Promise<Target> {
+export async function httpTarget(
+  witness: string[],
+  dir: string,
+  tokens: Record<string, string>,
+  extra: string[],
+): Promise<Target> {
   const [command, ...args] = witness;
-  const proc = spawn(command as string, [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', ...NO_LIMITS, ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(
+    command as string,
+    [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', ...NO_LIMITS, ...extra],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   const url = await listeningUrl(proc);
   const senders = await Promise.all(AGENTS.map((a) => jsonRpcSender(url, tokens[a] as string, BODY)));
   return {

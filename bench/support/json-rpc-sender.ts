@@ -10,21 +10,40 @@ export const keepAlive = new Agent({ keepAlive: true, maxSockets: 64 });
 
 /** Opens a session for `token`; the function it returns sends `n` messages, one in flight. */
 export async function jsonRpcSender(url: string, token: string, body: string): Promise<(n: number) => Promise<void>> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` };
-  const init = await postJson(url, headers, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } });
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${token}`,
+  };
+  const init = await postJson(url, headers, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
+  });
   headers['mcp-session-id'] = String(init.headers['mcp-session-id']);
   headers['mcp-protocol-version'] = '2025-06-18';
   await postJson(url, headers, { jsonrpc: '2.0', method: 'notifications/initialized' });
   let id = 1;
   return async (n) => {
     for (let i = 0; i < n; i++) {
-      const reply = await postJson(url, headers, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'send_message', arguments: { to: 'sink', body } } });
-      if (reply.status !== 200 || !reply.text.includes('"structuredContent"')) throw new Error(`send failed: ${reply.status} ${reply.text}`);
+      const reply = await postJson(url, headers, {
+        jsonrpc: '2.0',
+        id: id++,
+        method: 'tools/call',
+        params: { name: 'send_message', arguments: { to: 'sink', body } },
+      });
+      if (reply.status !== 200 || !reply.text.includes('"structuredContent"'))
+        throw new Error(`send failed: ${reply.status} ${reply.text}`);
     }
   };
 }
 
-export function postJson(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+export function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
   return new Promise((resolvePost, reject) => {
     const req = request(url, { method: 'POST', headers, agent: keepAlive }, (res) => {
       let text = '';
@@ -53,12 +72,22 @@ export function modernJsonRpcSender(url: string, token: string, body: string): (
     'mcp-method': 'tools/call',
     'mcp-name': 'send_message',
   };
-  const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '0' } };
+  const _meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '0' },
+  };
   let id = 1;
   return async (n) => {
     for (let i = 0; i < n; i++) {
-      const reply = await postJson(url, headers, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'send_message', arguments: { to: 'sink', body }, _meta } });
-      if (reply.status !== 200 || !reply.text.includes('"structuredContent"')) throw new Error(`send failed: ${reply.status} ${reply.text}`);
+      const reply = await postJson(url, headers, {
+        jsonrpc: '2.0',
+        id: id++,
+        method: 'tools/call',
+        params: { name: 'send_message', arguments: { to: 'sink', body }, _meta },
+      });
+      if (reply.status !== 200 || !reply.text.includes('"structuredContent"'))
+        throw new Error(`send failed: ${reply.status} ${reply.text}`);
     }
   };
 }

@@ -32,7 +32,11 @@ const server = createServer(async (req, res) => {
   const id = req.headers['mcp-session-id'];
   let transport = typeof id === 'string' ? sessions.get(id) : undefined;
   if (!transport) {
-    transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), enableJsonResponse: true, onsessioninitialized: (sid) => void sessions.set(sid, transport!) });
+    transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: true,
+      onsessioninitialized: (sid) => void sessions.set(sid, transport!),
+    });
     await createMailboxServer(runtime, agent).connect(transport);
   }
   await transport.handleRequest(req, res, parsed);

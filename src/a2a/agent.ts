@@ -15,7 +15,13 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { AgentCard, type Message, Role, TaskState } from '@a2a-js/sdk';
-import { AgentEvent, type AgentExecutor, DefaultRequestHandler, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import {
+  AgentEvent,
+  type AgentExecutor,
+  DefaultRequestHandler,
+  type ExecutionEventBus,
+  type RequestContext,
+} from '@a2a-js/sdk/server';
 import { jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import express from 'express';
 import type { SigningKey } from '../attest/keys.js';
@@ -29,7 +35,15 @@ import type { ServerAccessOptions } from './access.js';
 import { jsonFallbacks, jsonRpcFront } from './jsonrpc-front.js';
 import { ChildTaskStore } from './task-store.js';
 import { httpCosign } from './cosign-client.js';
-import { type ChildTimings, DELEGATION_KEY, type Delegation, DelegationSchema, ERROR_KEY, EVIDENCE_KEY, TIMINGS_KEY } from './metadata.js';
+import {
+  type ChildTimings,
+  DELEGATION_KEY,
+  type Delegation,
+  DelegationSchema,
+  ERROR_KEY,
+  EVIDENCE_KEY,
+  TIMINGS_KEY,
+} from './metadata.js';
 import { connectEvidenceTool, type Evidence, type EvidenceClient } from './tool-server.js';
 
 /** What answers a task: model-free (`policy`) or a model. It sees the task and the tool's evidence, never a key. */
@@ -46,7 +60,10 @@ export const policyBackend: AgentBackend = {
   answer(task, evidence) {
     const within = evidence.items.filter((item) => item.endsWith('within tolerance')).length;
     const verdict = within * 2 > evidence.items.length ? 'ACCEPT' : 'REJECT';
-    return [`Task ${evidence.task_sha256.slice(0, 16)} (${Buffer.byteLength(task, 'utf8')} bytes): ${within} of ${evidence.items.length} findings within tolerance; verdict ${verdict}.`, ...evidence.items.map((i) => `- ${i}`)].join('\n');
+    return [
+      `Task ${evidence.task_sha256.slice(0, 16)} (${Buffer.byteLength(task, 'utf8')} bytes): ${within} of ${evidence.items.length} findings within tolerance; verdict ${verdict}.`,
+      ...evidence.items.map((i) => `- ${i}`),
+    ].join('\n');
   },
 };
 
@@ -79,25 +96,42 @@ export async function serveChildAgent(options: ChildAgentOptions): Promise<Child
   app.disable('x-powered-by');
   let card: CardJson | undefined;
   let rpc: express.RequestHandler | undefined;
-  const notReady = (res: express.Response) => sendJsonRpcError(res, 503, -32603, 'The agent is starting; retry in a moment.');
+  const notReady = (res: express.Response) =>
+    sendJsonRpcError(res, 503, -32603, 'The agent is starting; retry in a moment.');
   // The card is served byte for byte as signed (the SDK's agentCardHandler re-serialises
   // with default values filled in, which a JCS verifier would not reproduce).
-  app.get(CARD_PATH, (_req, res) => (card ? void res.type('application/json').send(JSON.stringify(card)) : notReady(res)));
+  app.get(CARD_PATH, (_req, res) =>
+    card ? void res.type('application/json').send(JSON.stringify(card)) : notReady(res),
+  );
   app.use(JSONRPC_PATH, jsonRpcFront(limit), (req, res, next) => (rpc ? rpc(req, res, next) : notReady(res)));
   app.use(...jsonFallbacks());
   // The one front (core/http-front.ts) guards Host and Origin before Express sees the
   // request, the card route or any body parser included; the A2A JSON-RPC checks are jsonRpcFront's.
   let http: HttpFront;
   try {
-    http = await serveFront({ what: 'the A2A agent', ...options, limit, errors: JSON_RPC_ERRORS }, async (req, res) => void app(req, res));
+    http = await serveFront(
+      { what: 'the A2A agent', ...options, limit, errors: JSON_RPC_ERRORS },
+      async (req, res) => void app(req, res),
+    );
   } catch (error) {
     await tool.close();
     throw error;
   }
   const url = http.url;
-  card = signAgentCard(buildAgentCard({ baseUrl: url, name: options.name ?? `witness-child-${options.key.deployer}`, deployer: options.key.deployer }), options.key);
+  card = signAgentCard(
+    buildAgentCard({
+      baseUrl: url,
+      name: options.name ?? `witness-child-${options.key.deployer}`,
+      deployer: options.key.deployer,
+    }),
+    options.key,
+  );
   const handler = new DefaultRequestHandler(AgentCard.fromJSON(card), new ChildTaskStore(), _executor(options, tool));
-  rpc = jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } });
+  rpc = jsonRpcHandler({
+    requestHandler: handler,
+    userBuilder: UserBuilder.noAuthentication,
+    legacyCompat: { enabled: true },
+  });
   return {
     url,
     card,
@@ -125,7 +159,12 @@ function _executor(options: ChildAgentOptions, tool: EvidenceClient): AgentExecu
   };
 }
 
-async function _run(options: ChildAgentOptions, backend: AgentBackend, tool: EvidenceClient, ctx: RequestContext): Promise<{ text: string; metadata: Record<string, unknown> }> {
+async function _run(
+  options: ChildAgentOptions,
+  backend: AgentBackend,
+  tool: EvidenceClient,
+  ctx: RequestContext,
+): Promise<{ text: string; metadata: Record<string, unknown> }> {
   const message = ctx.userMessage;
   const task = message.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
   if (task === '') throw new WitnessError('INVALID_INPUT', 'The message has no text part: send the task as text.');
@@ -143,8 +182,15 @@ async function _run(options: ChildAgentOptions, backend: AgentBackend, tool: Evi
   let cosign: ReturnType<typeof httpCosign> | undefined;
   if (construction === 'dag' && parent) {
     const cosignerUrl = options.cosigners?.[parent.deployer];
-    if (!cosignerUrl) throw new WitnessError('REFUSED', `No co-signing service is configured for the parent deployer ${parent.deployer}; a dag edge cannot be released without it (fail closed). Start the child with --cosigner ${parent.deployer}=URL.`);
-    const request = httpCosign(cosignerUrl, delegation?.task_id ?? '', { token: delegation?.cosign_token ?? '', timeoutMs: options.cosignTimeoutMs ?? 5000 });
+    if (!cosignerUrl)
+      throw new WitnessError(
+        'REFUSED',
+        `No co-signing service is configured for the parent deployer ${parent.deployer}; a dag edge cannot be released without it (fail closed). Start the child with --cosigner ${parent.deployer}=URL.`,
+      );
+    const request = httpCosign(cosignerUrl, delegation?.task_id ?? '', {
+      token: delegation?.cosign_token ?? '',
+      timeoutMs: options.cosignTimeoutMs ?? 5000,
+    });
     cosign = async (edge, deployer) => {
       const c0 = performance.now();
       try {
@@ -154,11 +200,22 @@ async function _run(options: ChildAgentOptions, backend: AgentBackend, tool: Evi
       }
     };
   }
-  const signer = createReleaseSigner({ key: options.key, instance: options.instance ?? backend.name, cosignTimeoutMs: options.cosignTimeoutMs ?? 5000, ...(cosign ? { cosign } : {}) });
+  const signer = createReleaseSigner({
+    key: options.key,
+    instance: options.instance ?? backend.name,
+    cosignTimeoutMs: options.cosignTimeoutMs ?? 5000,
+    ...(cosign ? { cosign } : {}),
+  });
   const receipt = await signer.releaseOutput(Buffer.from(output, 'utf8'), { ancestors, construction });
   const t3 = performance.now();
   const cpu = process.cpuUsage(cpu0);
-  const timings: ChildTimings = { tool_ms: t1 - t0, model_ms: t2 - t1, sign_ms: Math.max(0, t3 - t2 - cosignMs), cosign_ms: cosignMs, cpu_ms: (cpu.user + cpu.system) / 1000 };
+  const timings: ChildTimings = {
+    tool_ms: t1 - t0,
+    model_ms: t2 - t1,
+    sign_ms: Math.max(0, t3 - t2 - cosignMs),
+    cosign_ms: cosignMs,
+    cpu_ms: (cpu.user + cpu.system) / 1000,
+  };
   return { text: output, metadata: { [EVIDENCE_KEY]: { path: [...ancestors, receipt] }, [TIMINGS_KEY]: timings } };
 }
 
@@ -167,13 +224,22 @@ function _delegation(value: unknown): Delegation | undefined {
   const checked = DelegationSchema.safeParse(value);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    throw new WitnessError('INVALID_INPUT', `metadata ${DELEGATION_KEY} is malformed: ${issue?.path.join('.') || '(root)'}: ${issue?.message}.`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `metadata ${DELEGATION_KEY} is malformed: ${issue?.path.join('.') || '(root)'}: ${issue?.message}.`,
+    );
   }
   if ((checked.data.construction === 'none') !== (checked.data.evidence === null)) {
-    throw new WitnessError('INVALID_INPUT', `metadata ${DELEGATION_KEY}: construction none goes without evidence; chain and dag need the parent's task evidence.`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `metadata ${DELEGATION_KEY}: construction none goes without evidence; chain and dag need the parent's task evidence.`,
+    );
   }
   if ((checked.data.construction === 'dag') !== (checked.data.cosign_token !== undefined)) {
-    throw new WitnessError('INVALID_INPUT', `metadata ${DELEGATION_KEY}: a dag delegation carries cosign_token, the credential the parent's co-signer issued with the grant (and only dag does).`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `metadata ${DELEGATION_KEY}: a dag delegation carries cosign_token, the credential the parent's co-signer issued with the grant (and only dag does).`,
+    );
   }
   return checked.data;
 }
@@ -183,7 +249,11 @@ function _ancestors(delegation: Delegation | undefined): Receipt[] {
   const path = delegation.evidence.path;
   return path.map((item, i) => {
     const parsed = parseReceipt(item, i);
-    if (!parsed.ok) throw new WitnessError('INVALID_INPUT', `The parent's task evidence is malformed: ${parsed.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}`);
+    if (!parsed.ok)
+      throw new WitnessError(
+        'INVALID_INPUT',
+        `The parent's task evidence is malformed: ${parsed.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}`,
+      );
     return parsed.value.receipt;
   });
 }
@@ -204,7 +274,10 @@ function _message(ctx: RequestContext, text: string, metadata: Record<string, un
 function _failedTask(ctx: RequestContext, error: unknown) {
   const code = error instanceof WitnessError ? error.code : 'INTERNAL';
   const text = `No result was released: ${(error as Error).message}`;
-  const status = { ...(_message(ctx, text, { [ERROR_KEY]: { code, message: (error as Error).message } }) as Message), taskId: ctx.taskId };
+  const status = {
+    ...(_message(ctx, text, { [ERROR_KEY]: { code, message: (error as Error).message } }) as Message),
+    taskId: ctx.taskId,
+  };
   return {
     id: ctx.taskId,
     contextId: ctx.contextId,

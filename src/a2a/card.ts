@@ -27,7 +27,13 @@ export interface CardSignature {
   header?: Record<string, unknown>;
 }
 
-export type CardReasonCode = 'CARD_MALFORMED' | 'CARD_UNSIGNED' | 'CARD_UNKNOWN_KEY' | 'CARD_KEY_NOT_VALID' | 'CARD_WRONG_DEPLOYER' | 'CARD_BAD_SIGNATURE';
+export type CardReasonCode =
+  | 'CARD_MALFORMED'
+  | 'CARD_UNSIGNED'
+  | 'CARD_UNKNOWN_KEY'
+  | 'CARD_KEY_NOT_VALID'
+  | 'CARD_WRONG_DEPLOYER'
+  | 'CARD_BAD_SIGNATURE';
 export interface CardReason {
   code: CardReasonCode;
   message: string;
@@ -59,7 +65,9 @@ export function buildAgentCard(options: BuildCardOptions): CardJson {
   const url = `${options.baseUrl}${JSONRPC_PATH}`;
   return {
     name: options.name,
-    description: options.description ?? 'A Witness child agent: answers a delegated task with attested output (receipt and delegation-edge evidence in the message metadata).',
+    description:
+      options.description ??
+      'A Witness child agent: answers a delegated task with attested output (receipt and delegation-edge evidence in the message metadata).',
     supportedInterfaces: [
       { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
@@ -67,11 +75,24 @@ export function buildAgentCard(options: BuildCardOptions): CardJson {
     provider: { organization: options.deployer, url: options.baseUrl },
     version: options.version ?? '1.0.0',
     capabilities: {
-      extensions: [{ uri: ATTESTED_RESULTS_EXTENSION, description: 'Results carry a Witness release receipt and delegation-edge evidence (docs/a2a.md).' }],
+      extensions: [
+        {
+          uri: ATTESTED_RESULTS_EXTENSION,
+          description: 'Results carry a Witness release receipt and delegation-edge evidence (docs/a2a.md).',
+        },
+      ],
     },
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
-    skills: [{ id: 'answer-with-evidence', name: 'Answer with evidence', description: 'Answers a task from the evidence an MCP tool returns; the answer is released with a signed receipt.', tags: ['attested'] }],
+    skills: [
+      {
+        id: 'answer-with-evidence',
+        name: 'Answer with evidence',
+        description:
+          'Answers a task from the evidence an MCP tool returns; the answer is released with a signed receipt.',
+        tags: ['attested'],
+      },
+    ],
   };
 }
 
@@ -89,7 +110,10 @@ export function cardPayload(card: CardJson): string {
 export function signAgentCard(card: CardJson, key: SigningKey): CardJson {
   const payload = cardPayload(card);
   if (payload !== canonicalizeAgentCard(AgentCard.fromJSON(card))) {
-    throw new WitnessError('USAGE', 'The card has fields the A2A v1.0 schema drops or empty/default values; a signature over it would not verify in other A2A SDKs. Remove empty and unknown fields.');
+    throw new WitnessError(
+      'USAGE',
+      'The card has fields the A2A v1.0 schema drops or empty/default values; a signature over it would not verify in other A2A SDKs. Remove empty and unknown fields.',
+    );
   }
   const header = { alg: 'EdDSA', kid: key.kid, typ: 'JOSE' };
   const protectedB64 = Buffer.from(JSON.stringify(header), 'utf8').toString('base64url');
@@ -101,7 +125,8 @@ export function signAgentCard(card: CardJson, key: SigningKey): CardJson {
 /** Parses card JSON text strictly (duplicate keys refused); a bad card is `INVALID_INPUT`. */
 export function parseCardText(text: string, what = 'the Agent Card'): CardJson {
   const value = parseStrictJson(text, { what });
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new WitnessError('INVALID_INPUT', `${what} is not a JSON object.`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new WitnessError('INVALID_INPUT', `${what} is not a JSON object.`);
   return value as CardJson;
 }
 
@@ -115,18 +140,33 @@ export function verifyAgentCard(card: unknown, directory: KeyDirectory, now: num
   if (shape) return { ok: false, reasons: [{ code: 'CARD_MALFORMED', message: shape }] };
   const c = card as CardJson;
   const signatures = c.signatures ?? [];
-  if (signatures.length === 0) return { ok: false, reasons: [{ code: 'CARD_UNSIGNED', message: 'The card carries no signatures; an unsigned card proves nothing about who runs the agent.' }] };
+  if (signatures.length === 0)
+    return {
+      ok: false,
+      reasons: [
+        {
+          code: 'CARD_UNSIGNED',
+          message: 'The card carries no signatures; an unsigned card proves nothing about who runs the agent.',
+        },
+      ],
+    };
   const organization = (c.provider as { organization?: unknown } | undefined)?.organization;
   let payload: string;
   try {
     payload = Buffer.from(cardPayload(c), 'utf8').toString('base64url');
   } catch (error) {
-    return { ok: false, reasons: [{ code: 'CARD_MALFORMED', message: `The card has no canonical JSON form: ${(error as Error).message}` }] };
+    return {
+      ok: false,
+      reasons: [
+        { code: 'CARD_MALFORMED', message: `The card has no canonical JSON form: ${(error as Error).message}` },
+      ],
+    };
   }
   const reasons: CardReason[] = [];
   for (const [i, sig] of signatures.entries()) {
     const problem = _signatureProblem(sig, i, payload, organization, directory, now);
-    if (typeof problem !== 'string' && 'kid' in problem) return { ok: true, reasons: [], kid: problem.kid, deployer: problem.deployer };
+    if (typeof problem !== 'string' && 'kid' in problem)
+      return { ok: true, reasons: [], kid: problem.kid, deployer: problem.deployer };
     reasons.push(typeof problem === 'string' ? { code: 'CARD_MALFORMED', message: problem } : problem);
   }
   return { ok: false, reasons };
@@ -135,36 +175,63 @@ export function verifyAgentCard(card: unknown, directory: KeyDirectory, now: num
 function _shapeProblem(card: unknown): string | undefined {
   if (card === null || typeof card !== 'object' || Array.isArray(card)) return 'The card is not a JSON object.';
   const c = card as Record<string, unknown>;
-  if (typeof c.name !== 'string' || !Array.isArray(c.supportedInterfaces)) return 'The card lacks name or supportedInterfaces; it is not an A2A v1.0 Agent Card.';
-  if (c.signatures !== undefined && !Array.isArray(c.signatures)) return 'card.signatures must be an array of {protected, signature, header?}.';
+  if (typeof c.name !== 'string' || !Array.isArray(c.supportedInterfaces))
+    return 'The card lacks name or supportedInterfaces; it is not an A2A v1.0 Agent Card.';
+  if (c.signatures !== undefined && !Array.isArray(c.signatures))
+    return 'card.signatures must be an array of {protected, signature, header?}.';
   return undefined;
 }
 
-function _signatureProblem(sig: unknown, i: number, payload: string, organization: unknown, directory: KeyDirectory, now: number): string | CardReason | { kid: string; deployer: string } {
+function _signatureProblem(
+  sig: unknown,
+  i: number,
+  payload: string,
+  organization: unknown,
+  directory: KeyDirectory,
+  now: number,
+): string | CardReason | { kid: string; deployer: string } {
   const s = sig as Partial<CardSignature> | null;
-  if (!s || typeof s.protected !== 'string' || typeof s.signature !== 'string') return `signatures[${i}] is not {protected, signature, header?}.`;
+  if (!s || typeof s.protected !== 'string' || typeof s.signature !== 'string')
+    return `signatures[${i}] is not {protected, signature, header?}.`;
   let header: Record<string, unknown>;
   const headerBytes = decodeBase64urlStrict(s.protected); // one text per header, as for every signature Witness checks
   if (!headerBytes) return `signatures[${i}].protected is not unpadded base64url in its one canonical spelling.`;
   try {
-    header = parseStrictJson(headerBytes.toString('utf8'), { what: `signatures[${i}].protected` }) as Record<string, unknown>;
+    header = parseStrictJson(headerBytes.toString('utf8'), { what: `signatures[${i}].protected` }) as Record<
+      string,
+      unknown
+    >;
   } catch (error) {
     return `signatures[${i}].protected is not base64url JSON: ${(error as Error).message}`;
   }
   if (header === null || typeof header !== 'object') return `signatures[${i}].protected is not a JSON object.`;
-  if (header.alg !== 'EdDSA' && header.alg !== 'Ed25519') return `signatures[${i}] uses alg ${JSON.stringify(header.alg)}; this verifier accepts EdDSA (Ed25519) only.`;
+  if (header.alg !== 'EdDSA' && header.alg !== 'Ed25519')
+    return `signatures[${i}] uses alg ${JSON.stringify(header.alg)}; this verifier accepts EdDSA (Ed25519) only.`;
   if (typeof header.kid !== 'string') return `signatures[${i}] has no kid in its protected header.`;
   // jku / jwk / x5u in the header are deliberately ignored: the directory is the only trust root.
   const key = directory.get(header.kid);
-  if (!key) return { code: 'CARD_UNKNOWN_KEY', message: `signatures[${i}]: key ${header.kid} is not in your key directory; keys or URLs named by the card are never trusted. Add the agent operator's public key with: witness keys add` };
+  if (!key)
+    return {
+      code: 'CARD_UNKNOWN_KEY',
+      message: `signatures[${i}]: key ${header.kid} is not in your key directory; keys or URLs named by the card are never trusted. Add the agent operator's public key with: witness keys add`,
+    };
   if (now < key.notBefore || now >= key.notAfter || (key.revokedAt !== undefined && now >= key.revokedAt)) {
-    return { code: 'CARD_KEY_NOT_VALID', message: `signatures[${i}]: key ${header.kid} is not valid now (${new Date(now).toISOString()}): outside its window or revoked.` };
+    return {
+      code: 'CARD_KEY_NOT_VALID',
+      message: `signatures[${i}]: key ${header.kid} is not valid now (${new Date(now).toISOString()}): outside its window or revoked.`,
+    };
   }
   if (!verifyEd25519(key.key, Buffer.from(`${s.protected}.${payload}`, 'ascii'), s.signature)) {
-    return { code: 'CARD_BAD_SIGNATURE', message: `signatures[${i}] by ${header.kid} does not verify over the card: the card was changed after signing, or signed by another key.` };
+    return {
+      code: 'CARD_BAD_SIGNATURE',
+      message: `signatures[${i}] by ${header.kid} does not verify over the card: the card was changed after signing, or signed by another key.`,
+    };
   }
   if (organization !== key.deployer) {
-    return { code: 'CARD_WRONG_DEPLOYER', message: `signatures[${i}]: key ${header.kid} belongs to ${key.deployer}, but the card names provider.organization ${JSON.stringify(organization)}.` };
+    return {
+      code: 'CARD_WRONG_DEPLOYER',
+      message: `signatures[${i}]: key ${header.kid} belongs to ${key.deployer}, but the card names provider.organization ${JSON.stringify(organization)}.`,
+    };
   }
   return { kid: key.kid, deployer: key.deployer };
 }
@@ -174,11 +241,22 @@ export async function fetchAgentCard(url: string, options: { timeoutMs?: number 
   const cardUrl = url.endsWith('.json') ? url : `${url.replace(/\/+$/, '')}${CARD_PATH}`;
   let response: Response;
   try {
-    response = await fetch(cardUrl, { headers: { 'A2A-Version': '1.0', Accept: 'application/json' }, signal: AbortSignal.timeout(options.timeoutMs ?? 10_000) });
+    response = await fetch(cardUrl, {
+      headers: { 'A2A-Version': '1.0', Accept: 'application/json' },
+      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+    });
   } catch (cause) {
-    throw new WitnessError('IO', `Cannot fetch the Agent Card at ${cardUrl}: ${(cause as Error).message}. Is the agent running?`, { cause });
+    throw new WitnessError(
+      'IO',
+      `Cannot fetch the Agent Card at ${cardUrl}: ${(cause as Error).message}. Is the agent running?`,
+      { cause },
+    );
   }
   const text = await response.text();
-  if (!response.ok) throw new WitnessError('IO', `The Agent Card at ${cardUrl} answered HTTP ${response.status}; expected 200 with the card.`);
+  if (!response.ok)
+    throw new WitnessError(
+      'IO',
+      `The Agent Card at ${cardUrl} answered HTTP ${response.status}; expected 200 with the card.`,
+    );
   return parseCardText(text, `the Agent Card at ${cardUrl}`);
 }

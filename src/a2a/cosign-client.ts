@@ -21,23 +21,41 @@ export function httpCosign(url: string, taskId: string, options: { token: string
   return async (edge): Promise<Signature> => {
     let reply: { status: number; text: string };
     try {
-      reply = await _post(`${url.replace(/\/+$/, '')}/cosign`, JSON.stringify({ task_id: taskId, edge }), options.token, timeoutMs);
+      reply = await _post(
+        `${url.replace(/\/+$/, '')}/cosign`,
+        JSON.stringify({ task_id: taskId, edge }),
+        options.token,
+        timeoutMs,
+      );
     } catch (cause) {
       const timedOut = (cause as Error).name === 'TimeoutError';
-      throw new WitnessError(timedOut ? 'TIMEOUT' : 'UNAVAILABLE', timedOut ? `the co-signer at ${url} did not answer within ${timeoutMs} ms` : `the co-signer at ${url} is unreachable (${(cause as Error).message})`, { cause });
+      throw new WitnessError(
+        timedOut ? 'TIMEOUT' : 'UNAVAILABLE',
+        timedOut
+          ? `the co-signer at ${url} did not answer within ${timeoutMs} ms`
+          : `the co-signer at ${url} is unreachable (${(cause as Error).message})`,
+        { cause },
+      );
     }
     let body: unknown;
     try {
       body = JSON.parse(reply.text);
     } catch {
-      throw new WitnessError('UNAVAILABLE', `the co-signer at ${url} answered HTTP ${reply.status} with a body that is not JSON`);
+      throw new WitnessError(
+        'UNAVAILABLE',
+        `the co-signer at ${url} answered HTTP ${reply.status} with a body that is not JSON`,
+      );
     }
     if (reply.status !== 200) {
       const message = (body as { error?: { message?: unknown } })?.error?.message;
-      throw new WitnessError('REFUSED', `the co-signer refused (HTTP ${reply.status}): ${typeof message === 'string' ? message : reply.text.slice(0, 200)}`);
+      throw new WitnessError(
+        'REFUSED',
+        `the co-signer refused (HTTP ${reply.status}): ${typeof message === 'string' ? message : reply.text.slice(0, 200)}`,
+      );
     }
     const sig = SignatureSchema.safeParse((body as { signature?: unknown })?.signature);
-    if (!sig.success) throw new WitnessError('UNAVAILABLE', `the co-signer at ${url} answered without a well-formed signature`);
+    if (!sig.success)
+      throw new WitnessError('UNAVAILABLE', `the co-signer at ${url} answered without a well-formed signature`);
     return sig.data;
   };
 }
@@ -46,14 +64,24 @@ const _agent = new HttpAgent({ keepAlive: true, maxSockets: 16 });
 
 function _post(url: string, body: string, token: string, timeoutMs: number): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const headers = { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Authorization: `Bearer ${token}` };
-    const req = httpRequest(url, { method: 'POST', agent: _agent, headers, signal: AbortSignal.timeout(timeoutMs) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', (error) => reject(error.name === 'AbortError' && error.cause instanceof Error ? error.cause : error));
+    const headers = {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(body),
+      Authorization: `Bearer ${token}`,
+    };
+    const req = httpRequest(
+      url,
+      { method: 'POST', agent: _agent, headers, signal: AbortSignal.timeout(timeoutMs) },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', (error) =>
+      reject(error.name === 'AbortError' && error.cause instanceof Error ? error.cause : error),
+    );
     req.end(body);
   });
 }

@@ -45,7 +45,12 @@ interface _Pending extends Grant {
 
 const EdgeSchema = ReceiptSchema.omit({ signatures: true });
 const CosignBodySchema = z.strictObject({ task_id: z.string().min(1).max(128), edge: EdgeSchema });
-const GrantBodySchema = z.strictObject({ task_id: z.string().min(1).max(128), child_deployer: z.string().min(1).max(128), parent_digest: z.string().regex(/^[0-9a-f]{64}$/), expires_at: z.number().int() });
+const GrantBodySchema = z.strictObject({
+  task_id: z.string().min(1).max(128),
+  child_deployer: z.string().min(1).max(128),
+  parent_digest: z.string().regex(/^[0-9a-f]{64}$/),
+  expires_at: z.number().int(),
+});
 
 /** The parent's pending grants and its co-signing key, in one process. */
 export class CosignService {
@@ -76,12 +81,23 @@ export class CosignService {
   /** Co-signs `edge` for `taskId` when `token` is the grant's credential, or throws `REFUSED` with the refusal. */
   cosign(taskId: string, edge: UnsignedReceipt, token: string): Signature {
     const grant = this.#grants.get(taskId);
-    if (!grant) throw new WitnessError('REFUSED', `${this.#key.deployer} refused to co-sign: it issued no pending delegation for task ${taskId}.`);
-    if (!timingSafeEqual(_sha256(token), grant.tokenHash)) throw new WitnessError('REFUSED', `${this.#key.deployer} refused to co-sign: the credential does not match the grant for task ${taskId}.`);
+    if (!grant)
+      throw new WitnessError(
+        'REFUSED',
+        `${this.#key.deployer} refused to co-sign: it issued no pending delegation for task ${taskId}.`,
+      );
+    if (!timingSafeEqual(_sha256(token), grant.tokenHash))
+      throw new WitnessError(
+        'REFUSED',
+        `${this.#key.deployer} refused to co-sign: the credential does not match the grant for task ${taskId}.`,
+      );
     const cosigner = createCosigner(this.#key, (e) => {
-      if (e.parent !== grant.parentDigest) return `the edge names another parent receipt than the one delegated with task ${taskId}`;
-      if (e.deployer !== grant.childDeployer) return `task ${taskId} was delegated to ${grant.childDeployer}, not ${e.deployer}`;
-      if (this.#clock() >= grant.expiresAt) return `the grant for task ${taskId} expired at ${new Date(grant.expiresAt).toISOString()}`;
+      if (e.parent !== grant.parentDigest)
+        return `the edge names another parent receipt than the one delegated with task ${taskId}`;
+      if (e.deployer !== grant.childDeployer)
+        return `task ${taskId} was delegated to ${grant.childDeployer}, not ${e.deployer}`;
+      if (this.#clock() >= grant.expiresAt)
+        return `the grant for task ${taskId} expired at ${new Date(grant.expiresAt).toISOString()}`;
       return true;
     });
     const signature = cosigner.cosign(edge);
@@ -109,13 +125,19 @@ export interface CosignerServer {
 export const DEFAULT_COSIGNER_MAX_REQUEST_BYTES = 64 * 1024;
 
 /** Serves `service` over HTTP; binds 127.0.0.1 unless told otherwise. */
-export async function serveCosigner(service: CosignService, options: CosignerServerOptions = {}): Promise<CosignerServer> {
+export async function serveCosigner(
+  service: CosignService,
+  options: CosignerServerOptions = {},
+): Promise<CosignerServer> {
   const limit = requestLimit(options.maxRequestBytes, DEFAULT_COSIGNER_MAX_REQUEST_BYTES);
   const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
-  const http = await serveFront({ what: 'the co-signer', ...options, limit, errors: JSON_ERRORS, keepAliveTimeout: 60_000 }, async (req, res, request) => {
-    const answer = await _route(service, adminToken, req, request);
-    if (answer) sendJson(res, answer.status, answer.body);
-  });
+  const http = await serveFront(
+    { what: 'the co-signer', ...options, limit, errors: JSON_ERRORS, keepAliveTimeout: 60_000 },
+    async (req, res, request) => {
+      const answer = await _route(service, adminToken, req, request);
+      if (answer) sendJson(res, answer.status, answer.body);
+    },
+  );
   return { url: http.url, adminToken, close: () => http.close() };
 }
 
@@ -124,11 +146,23 @@ export async function serveCosigner(service: CosignService, options: CosignerSer
  * guard): route, credential present, then the body. Returns the answer, or undefined
  * once the request was refused.
  */
-async function _route(service: CosignService, adminToken: string, req: IncomingMessage, request: FrontRequest): Promise<{ status: number; body: unknown } | undefined> {
-  if (req.method !== 'POST' || (req.url !== '/cosign' && req.url !== '/grants')) return request.refuse(404, 'NOT_FOUND', 'POST /cosign or POST /grants.');
+async function _route(
+  service: CosignService,
+  adminToken: string,
+  req: IncomingMessage,
+  request: FrontRequest,
+): Promise<{ status: number; body: unknown } | undefined> {
+  if (req.method !== 'POST' || (req.url !== '/cosign' && req.url !== '/grants'))
+    return request.refuse(404, 'NOT_FOUND', 'POST /cosign or POST /grants.');
   const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-  if (req.url === '/grants' && !_tokenMatches(bearer, adminToken)) return request.refuse(401, 'UNAUTHORIZED', 'POST /grants needs "Authorization: Bearer ADMIN_TOKEN".');
-  if (req.url === '/cosign' && !bearer) return request.refuse(401, 'UNAUTHORIZED', 'POST /cosign needs "Authorization: Bearer COSIGN_TOKEN": the credential the parent received with the grant and passed to the child with the delegation.');
+  if (req.url === '/grants' && !_tokenMatches(bearer, adminToken))
+    return request.refuse(401, 'UNAUTHORIZED', 'POST /grants needs "Authorization: Bearer ADMIN_TOKEN".');
+  if (req.url === '/cosign' && !bearer)
+    return request.refuse(
+      401,
+      'UNAUTHORIZED',
+      'POST /cosign needs "Authorization: Bearer COSIGN_TOKEN": the credential the parent received with the grant and passed to the child with the delegation.',
+    );
   const bytes = await request.bytes();
   if (bytes === undefined) return undefined;
   const body = _parseBody(bytes, req.url);
@@ -136,7 +170,12 @@ async function _route(service: CosignService, adminToken: string, req: IncomingM
   if (req.url === '/grants') {
     const g = GrantBodySchema.safeParse(body.value);
     if (!g.success) return request.refuse(400, 'BAD_REQUEST', `Bad grant: ${_issue(g.error)}`);
-    const token = service.grant({ taskId: g.data.task_id, childDeployer: g.data.child_deployer, parentDigest: g.data.parent_digest, expiresAt: g.data.expires_at });
+    const token = service.grant({
+      taskId: g.data.task_id,
+      childDeployer: g.data.child_deployer,
+      parentDigest: g.data.parent_digest,
+      expiresAt: g.data.expires_at,
+    });
     return { status: 201, body: { ok: true, cosign_token: token } };
   }
   const c = CosignBodySchema.safeParse(body.value);
@@ -161,7 +200,10 @@ function _issue(error: z.ZodError): string {
 }
 
 /** The body as strict JSON (no duplicate keys) holding well-formed text only, or why not. */
-function _parseBody(bytes: Buffer, url: string | undefined): { ok: true; value: unknown } | { ok: false; message: string } {
+function _parseBody(
+  bytes: Buffer,
+  url: string | undefined,
+): { ok: true; value: unknown } | { ok: false; message: string } {
   try {
     const value = parseStrictJson(bytes.toString('utf8'), { what: 'the body' });
     checkWellFormedValue(value, url === '/grants' ? 'the grant' : 'the co-sign request');
@@ -171,4 +213,3 @@ function _parseBody(bytes: Buffer, url: string | undefined): { ok: true; value: 
     return { ok: false, message: error.message };
   }
 }
-

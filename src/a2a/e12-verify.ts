@@ -32,25 +32,48 @@ const TrialSchema = z.object({
   verdict: z.object({ ok: z.boolean() }),
   verified_at: z.string(),
 });
-const ForgerySchema = z.object({ construction: z.enum(['chain', 'dag']), output_text: z.string(), evidence: z.unknown(), verified_at: z.string(), accepted: z.boolean() });
+const ForgerySchema = z.object({
+  construction: z.enum(['chain', 'dag']),
+  output_text: z.string(),
+  evidence: z.unknown(),
+  verified_at: z.string(),
+  accepted: z.boolean(),
+});
 const SummarySchema = z.object({ condition: z.enum(CONDITIONS), n: z.number(), verified: z.number() });
-const ResultsSchema = z.object({
-  // `type` since types are declared; `kind` in files written before (legacy). Exactly one.
-  type: z.literal(E12_KIND).optional(),
-  kind: z.literal(E12_KIND).optional(),
-  v: z.literal(1),
-  created_at: z.string(),
-  config: z.object({ trials: z.int().min(1, 'an E12 run has at least one trial per condition') }),
-  keys: z.unknown(),
-  card: z.unknown(),
-  trials: z.array(TrialSchema).min(1, 'an E12 results file needs at least one trial'),
-  forgery: z.array(ForgerySchema).length(2, 'an E12 results file holds the forgery under chain and under dag'),
-  summary: z.array(SummarySchema),
-  interrupted: z.object({ at: z.string(), trials_recorded: z.int(), trials_planned: z.int() }).optional(),
-}).refine((r) => (r.type === undefined) !== (r.kind === undefined), { message: 'an E12 results file declares "type" (or, written before, "kind"): exactly one', path: ['type'] });
+const ResultsSchema = z
+  .object({
+    // `type` since types are declared; `kind` in files written before (legacy). Exactly one.
+    type: z.literal(E12_KIND).optional(),
+    kind: z.literal(E12_KIND).optional(),
+    v: z.literal(1),
+    created_at: z.string(),
+    config: z.object({ trials: z.int().min(1, 'an E12 run has at least one trial per condition') }),
+    keys: z.unknown(),
+    card: z.unknown(),
+    trials: z.array(TrialSchema).min(1, 'an E12 results file needs at least one trial'),
+    forgery: z.array(ForgerySchema).length(2, 'an E12 results file holds the forgery under chain and under dag'),
+    summary: z.array(SummarySchema),
+    interrupted: z.object({ at: z.string(), trials_recorded: z.int(), trials_planned: z.int() }).optional(),
+  })
+  .refine((r) => (r.type === undefined) !== (r.kind === undefined), {
+    message: 'an E12 results file declares "type" (or, written before, "kind"): exactly one',
+    path: ['type'],
+  });
 
 /** What can be wrong with an E12 file, by code, with its meaning (docs/a2a.md §3): attest's one vocabulary. */
-export const E12_PROBLEM_CODES = codesFor(['MALFORMED', 'UNKNOWN_KEY', 'TASK_ID_REPEATED', 'OUTPUT_MISMATCH', 'LENGTH_MISMATCH', 'EVIDENCE_INVALID', 'VERDICT_NOT_REPRODUCED', 'SUMMARY_MISMATCH', 'FORGERY_NOT_REPRODUCED', 'CARD_INVALID', 'INCOMPLETE']);
+export const E12_PROBLEM_CODES = codesFor([
+  'MALFORMED',
+  'UNKNOWN_KEY',
+  'TASK_ID_REPEATED',
+  'OUTPUT_MISMATCH',
+  'LENGTH_MISMATCH',
+  'EVIDENCE_INVALID',
+  'VERDICT_NOT_REPRODUCED',
+  'SUMMARY_MISMATCH',
+  'FORGERY_NOT_REPRODUCED',
+  'CARD_INVALID',
+  'INCOMPLETE',
+]);
 export type E12ProblemCode = keyof typeof E12_PROBLEM_CODES;
 export interface E12Problem {
   code: E12ProblemCode;
@@ -87,10 +110,23 @@ export function isE12Results(value: unknown): boolean {
 
 export async function verifyE12Results(value: unknown, options: E12VerifyOptions = {}): Promise<E12VerifyResult> {
   const trustedKeys = options.directory ? 'directory' : 'file';
-  const empty = (problems: E12Problem[]): E12VerifyResult => ({ ok: false, trials: 0, verified: 0, signatures: 0, edges: 0, problems, trustedKeys });
+  const empty = (problems: E12Problem[]): E12VerifyResult => ({
+    ok: false,
+    trials: 0,
+    verified: 0,
+    signatures: 0,
+    edges: 0,
+    problems,
+    trustedKeys,
+  });
   const parsed = ResultsSchema.safeParse(value);
   if (!parsed.success) {
-    return empty(parsed.error.issues.slice(0, 8).map((issue) => ({ code: 'MALFORMED', message: `Not a complete E12 results file: ${issue.path.join('.') || '(root)'}: ${issue.message}.` })));
+    return empty(
+      parsed.error.issues.slice(0, 8).map((issue) => ({
+        code: 'MALFORMED',
+        message: `Not a complete E12 results file: ${issue.path.join('.') || '(root)'}: ${issue.message}.`,
+      })),
+    );
   }
   const results = parsed.data;
   let directory = options.directory;
@@ -102,9 +138,22 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
     }
   }
   const foreign = options.directory ? _foreignKeys(results.keys, options.directory) : undefined;
-  if (foreign) return { ...empty([{ code: 'UNKNOWN_KEY', message: `your key directory holds none of the keys that signed this run (${foreign.join(', ')}): give the directory that trusts them, or leave --keys out to check against the keys the file records` }]), trials: results.trials.length };
+  if (foreign)
+    return {
+      ...empty([
+        {
+          code: 'UNKNOWN_KEY',
+          message: `your key directory holds none of the keys that signed this run (${foreign.join(', ')}): give the directory that trusts them, or leave --keys out to check against the keys the file records`,
+        },
+      ]),
+      trials: results.trials.length,
+    };
   const problems = _shapeProblems(results);
-  const check = { directory, revocation: options.revocation ?? 'from-revoked-at', requireCosigners: options.requireCosigners ?? [] } as const;
+  const check = {
+    directory,
+    revocation: options.revocation ?? 'from-revoked-at',
+    requireCosigners: options.requireCosigners ?? [],
+  } as const;
   const seen = new Set<string>();
   const verifiedBy = new Map<string, number>();
   let signatures = 0;
@@ -115,20 +164,53 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
     seen.add(t.task_id);
     const bytes = Buffer.from(t.output_text, 'utf8');
     const sha = sha256Hex(bytes);
-    if (sha !== t.output_sha256) problems.push({ code: 'OUTPUT_MISMATCH', message: `${where}: the output's SHA-256 is ${sha}, the record says ${t.output_sha256}.` });
-    if (bytes.length !== t.output_len) problems.push({ code: 'LENGTH_MISMATCH', message: `${where}: the output has ${bytes.length} UTF-8 bytes, the record says ${t.output_len}.` });
-    const result = await verifyEvidence(t.evidence, bytes, { ...check, construction: t.condition, now: Date.parse(t.verified_at) });
+    if (sha !== t.output_sha256)
+      problems.push({
+        code: 'OUTPUT_MISMATCH',
+        message: `${where}: the output's SHA-256 is ${sha}, the record says ${t.output_sha256}.`,
+      });
+    if (bytes.length !== t.output_len)
+      problems.push({
+        code: 'LENGTH_MISMATCH',
+        message: `${where}: the output has ${bytes.length} UTF-8 bytes, the record says ${t.output_len}.`,
+      });
+    const result = await verifyEvidence(t.evidence, bytes, {
+      ...check,
+      construction: t.condition,
+      now: Date.parse(t.verified_at),
+    });
     signatures += result.signaturesChecked;
     edges += (result.path ?? []).filter((r) => r.type === 'edge').length;
     if (result.ok) verifiedBy.set(t.condition, (verifiedBy.get(t.condition) ?? 0) + 1);
-    else problems.push({ code: 'EVIDENCE_INVALID', message: `${where}: evidence does not verify: ${result.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}` });
-    if (result.ok !== t.verdict.ok) problems.push({ code: 'VERDICT_NOT_REPRODUCED', message: `${where}: recorded verdict ${t.verdict.ok ? 'valid' : 'invalid'} is not reproduced.` });
+    else
+      problems.push({
+        code: 'EVIDENCE_INVALID',
+        message: `${where}: evidence does not verify: ${result.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}`,
+      });
+    if (result.ok !== t.verdict.ok)
+      problems.push({
+        code: 'VERDICT_NOT_REPRODUCED',
+        message: `${where}: recorded verdict ${t.verdict.ok ? 'valid' : 'invalid'} is not reproduced.`,
+      });
   }
   problems.push(...(await _forgeryProblems(results.forgery, check)), ..._summaryProblems(results, verifiedBy));
   const card = verifyAgentCard(results.card, directory, Date.parse(results.created_at));
-  if (!card.ok) problems.push({ code: 'CARD_INVALID', message: `the child's Agent Card: ${card.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}` });
+  if (!card.ok)
+    problems.push({
+      code: 'CARD_INVALID',
+      message: `the child's Agent Card: ${card.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}`,
+    });
   const verified = [...verifiedBy.values()].reduce((a, b) => a + b, 0);
-  return { ok: problems.length === 0, trials: results.trials.length, verified, signatures, edges, problems, trustedKeys, ...(results.interrupted ? { interrupted: results.interrupted } : {}) };
+  return {
+    ok: problems.length === 0,
+    trials: results.trials.length,
+    verified,
+    signatures,
+    edges,
+    problems,
+    trustedKeys,
+    ...(results.interrupted ? { interrupted: results.interrupted } : {}),
+  };
 }
 
 type _Results = z.infer<typeof ResultsSchema>;
@@ -154,26 +236,59 @@ function _shapeProblems(results: _Results): E12Problem[] {
   const counts = CONDITIONS.map((c) => `${results.trials.filter((t) => t.condition === c).length} ${c}`).join(', ');
   if (results.interrupted) {
     const { at, trials_recorded, trials_planned } = results.interrupted;
-    if (trials_recorded !== results.trials.length || trials_planned !== results.config.trials * CONDITIONS.length) problems.push({ code: 'MALFORMED', message: `interrupted says ${trials_recorded} of ${trials_planned} trials, but the file holds ${results.trials.length} of the ${results.config.trials * CONDITIONS.length} its config plans.` });
-    problems.push({ code: 'INCOMPLETE', message: `the run was interrupted at ${at}: the file holds ${results.trials.length} of the ${results.config.trials * CONDITIONS.length} planned trials (${counts}); they are checked below, but this is not the complete experiment.` });
+    if (trials_recorded !== results.trials.length || trials_planned !== results.config.trials * CONDITIONS.length)
+      problems.push({
+        code: 'MALFORMED',
+        message: `interrupted says ${trials_recorded} of ${trials_planned} trials, but the file holds ${results.trials.length} of the ${results.config.trials * CONDITIONS.length} its config plans.`,
+      });
+    problems.push({
+      code: 'INCOMPLETE',
+      message: `the run was interrupted at ${at}: the file holds ${results.trials.length} of the ${results.config.trials * CONDITIONS.length} planned trials (${counts}); they are checked below, but this is not the complete experiment.`,
+    });
   }
   for (const c of CONDITIONS) {
     const n = results.trials.filter((t) => t.condition === c).length;
     // An interrupted run holds fewer (INCOMPLETE says so), never more.
-    if (results.interrupted ? n > results.config.trials : n !== results.config.trials) problems.push({ code: 'MALFORMED', message: `config.trials says ${results.config.trials} trials per condition, but the file holds ${n} ${c} trials.` });
+    if (results.interrupted ? n > results.config.trials : n !== results.config.trials)
+      problems.push({
+        code: 'MALFORMED',
+        message: `config.trials says ${results.config.trials} trials per condition, but the file holds ${n} ${c} trials.`,
+      });
   }
   const constructions = results.forgery.map((f) => f.construction).sort();
-  if (constructions.join() !== 'chain,dag') problems.push({ code: 'MALFORMED', message: `forgery must hold one chain and one dag entry; it holds ${constructions.join(', ')}.` });
+  if (constructions.join() !== 'chain,dag')
+    problems.push({
+      code: 'MALFORMED',
+      message: `forgery must hold one chain and one dag entry; it holds ${constructions.join(', ')}.`,
+    });
   return problems;
 }
 
-async function _forgeryProblems(forgery: _Results['forgery'], check: Omit<E12VerifyOptions, 'directory'> & { directory: KeyDirectory }): Promise<E12Problem[]> {
+async function _forgeryProblems(
+  forgery: _Results['forgery'],
+  check: Omit<E12VerifyOptions, 'directory'> & { directory: KeyDirectory },
+): Promise<E12Problem[]> {
   const problems: E12Problem[] = [];
   for (const f of forgery) {
-    const result = await verifyEvidence(f.evidence, Buffer.from(f.output_text, 'utf8'), { ...check, construction: f.construction, now: Date.parse(f.verified_at) });
-    const expected = f.construction === 'chain' ? result.ok : !result.ok && result.reasons.some((r) => r.code === 'COSIGNATURE_MISSING');
-    if (!expected) problems.push({ code: 'FORGERY_NOT_REPRODUCED', message: `forgery under ${f.construction}: expected ${f.construction === 'chain' ? 'accepted' : 'rejected with COSIGNATURE_MISSING'}, got ${result.ok ? 'accepted' : result.reasons.map((r) => r.code).join(', ')}.` });
-    if (result.ok !== f.accepted) problems.push({ code: 'FORGERY_NOT_REPRODUCED', message: `forgery under ${f.construction}: recorded ${f.accepted ? 'accepted' : 'rejected'} is not reproduced.` });
+    const result = await verifyEvidence(f.evidence, Buffer.from(f.output_text, 'utf8'), {
+      ...check,
+      construction: f.construction,
+      now: Date.parse(f.verified_at),
+    });
+    const expected =
+      f.construction === 'chain'
+        ? result.ok
+        : !result.ok && result.reasons.some((r) => r.code === 'COSIGNATURE_MISSING');
+    if (!expected)
+      problems.push({
+        code: 'FORGERY_NOT_REPRODUCED',
+        message: `forgery under ${f.construction}: expected ${f.construction === 'chain' ? 'accepted' : 'rejected with COSIGNATURE_MISSING'}, got ${result.ok ? 'accepted' : result.reasons.map((r) => r.code).join(', ')}.`,
+      });
+    if (result.ok !== f.accepted)
+      problems.push({
+        code: 'FORGERY_NOT_REPRODUCED',
+        message: `forgery under ${f.construction}: recorded ${f.accepted ? 'accepted' : 'rejected'} is not reproduced.`,
+      });
   }
   return problems;
 }
@@ -185,7 +300,11 @@ function _summaryProblems(results: _Results, verifiedBy: Map<string, number>): E
     const s = results.summary.find((x) => x.condition === c);
     const n = results.trials.filter((t) => t.condition === c).length;
     const verified = verifiedBy.get(c) ?? 0;
-    if (!s || s.n !== n || s.verified !== verified) problems.push({ code: 'SUMMARY_MISMATCH', message: `summary for ${c}: ${s ? `${s.verified}/${s.n}` : 'missing'}, but the trials re-verify ${verified}/${n}.` });
+    if (!s || s.n !== n || s.verified !== verified)
+      problems.push({
+        code: 'SUMMARY_MISMATCH',
+        message: `summary for ${c}: ${s ? `${s.verified}/${s.n}` : 'missing'}, but the trials re-verify ${verified}/${n}.`,
+      });
   }
   return problems;
 }

@@ -30,7 +30,17 @@ import { type DelegationResult, delegate, type Latency } from './parent.js';
 
 /** The declared `type` of an E12 results file (files written before declared it as `kind`). */
 export const E12_KIND = 'witness/e12-results';
-export const LATENCY_PARTS = ['discovery_ms', 'a2a_ms', 'tool_ms', 'model_ms', 'sign_ms', 'cosign_ms', 'verify_ms', 'total_ms', 'cpu_ms'] as const;
+export const LATENCY_PARTS = [
+  'discovery_ms',
+  'a2a_ms',
+  'tool_ms',
+  'model_ms',
+  'sign_ms',
+  'cosign_ms',
+  'verify_ms',
+  'total_ms',
+  'cpu_ms',
+] as const;
 
 export interface E12Options {
   trials?: number;
@@ -84,7 +94,15 @@ export interface E12Results {
   type: typeof E12_KIND;
   v: 1;
   created_at: string;
-  config: { trials: number; warmup: number; agent: string; node: string; platform: string; cpus: number; /** 1-minute load average at the start and the end of the run. */ load_average: [number, number] };
+  config: {
+    trials: number;
+    warmup: number;
+    agent: string;
+    node: string;
+    platform: string;
+    cpus: number /** 1-minute load average at the start and the end of the run. */;
+    load_average: [number, number];
+  };
   /** The public keys of the run's two deployers, as a key directory file. */
   keys: DirectoryFile;
   card: CardJson;
@@ -112,7 +130,8 @@ export async function runE12(options: E12Options = {}): Promise<E12Results> {
   const now = Date.now();
   const loadAtStart = loadavg()[0] ?? 0;
   let keys = emptyDirectory();
-  for (const k of [parent, child]) keys = addKey(keys, publicJwk(k), { notBefore: now - 60_000, notAfter: now + 7 * 86_400_000 });
+  for (const k of [parent, child])
+    keys = addKey(keys, publicJwk(k), { notBefore: now - 60_000, notAfter: now + 7 * 86_400_000 });
   const directory = new KeyDirectory(keys);
   writeKeyFile(join(work, 'child.key.json'), child);
 
@@ -122,7 +141,24 @@ export async function runE12(options: E12Options = {}): Promise<E12Results> {
   const nonceStore = new SqliteNonceStore(join(work, 'nonces.db'));
   try {
     const tool = await _start(['a2a', 'tool', '--json'], processes);
-    const childUrl = await _start(['a2a', 'serve', '--key', join(work, 'child.key.json'), '--tool', tool, '--cosigner', `${parent.deployer}=${cosigner.url}`, '--agent', agent, ...(options.endpoint ? ['--endpoint', options.endpoint] : []), ...(options.model ? ['--model', options.model] : []), '--json'], processes);
+    const childUrl = await _start(
+      [
+        'a2a',
+        'serve',
+        '--key',
+        join(work, 'child.key.json'),
+        '--tool',
+        tool,
+        '--cosigner',
+        `${parent.deployer}=${cosigner.url}`,
+        '--agent',
+        agent,
+        ...(options.endpoint ? ['--endpoint', options.endpoint] : []),
+        ...(options.model ? ['--model', options.model] : []),
+        '--json',
+      ],
+      processes,
+    );
     const card = await fetchAgentCard(childUrl);
     const parentOptions = { key: parent, directory, nonceStore, cosigner: service };
     const total = (warmup + trials) * CONDITIONS.length;
@@ -144,15 +180,32 @@ export async function runE12(options: E12Options = {}): Promise<E12Results> {
       }
     }
     const planned = trials * CONDITIONS.length;
-    const interrupted = records.length < planned ? { at: new Date().toISOString(), trials_recorded: records.length, trials_planned: planned } : undefined;
+    const interrupted =
+      records.length < planned
+        ? { at: new Date().toISOString(), trials_recorded: records.length, trials_planned: planned }
+        : undefined;
     const forgery = await _forge(parent, child, directory);
-    const summary = CONDITIONS.map((c) => summarise(c, records.filter((r) => r.condition === c)));
-    const mean = (c: Condition, part: 'total_ms' | 'cpu_ms' = 'total_ms') => summary.find((s) => s.condition === c)?.mean[part] ?? Number.NaN;
+    const summary = CONDITIONS.map((c) =>
+      summarise(
+        c,
+        records.filter((r) => r.condition === c),
+      ),
+    );
+    const mean = (c: Condition, part: 'total_ms' | 'cpu_ms' = 'total_ms') =>
+      summary.find((s) => s.condition === c)?.mean[part] ?? Number.NaN;
     return {
       type: E12_KIND,
       v: 1,
       created_at: new Date(now).toISOString(),
-      config: { trials, warmup, agent, node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, load_average: [loadAtStart, loadavg()[0] ?? 0] },
+      config: {
+        trials,
+        warmup,
+        agent,
+        node: process.version,
+        platform: `${process.platform}-${process.arch}`,
+        cpus: cpus().length,
+        load_average: [loadAtStart, loadavg()[0] ?? 0],
+      },
       keys,
       card,
       trials: records,
@@ -173,7 +226,9 @@ export async function runE12(options: E12Options = {}): Promise<E12Results> {
 }
 
 function _task(i: number): string {
-  return i < 0 ? `E12 warm-up ${-i}: inspect lot W${-i} and report whether it is within tolerance.` : `E12 task ${i + 1}: inspect lot ${1000 + i} and report whether it is within tolerance.`;
+  return i < 0
+    ? `E12 warm-up ${-i}: inspect lot W${-i} and report whether it is within tolerance.`
+    : `E12 task ${i + 1}: inspect lot ${1000 + i} and report whether it is within tolerance.`;
 }
 
 /** Condition order rotates per round, so no condition always runs first. */
@@ -208,15 +263,28 @@ export function pairedMedian(trials: readonly E12Trial[], a: Condition, b: Condi
   }
   diffs.sort((x, y) => x - y);
   const mid = diffs.length >> 1;
-  return diffs.length === 0 ? Number.NaN : diffs.length % 2 ? (diffs[mid] as number) : ((diffs[mid - 1] as number) + (diffs[mid] as number)) / 2;
+  return diffs.length === 0
+    ? Number.NaN
+    : diffs.length % 2
+      ? (diffs[mid] as number)
+      : ((diffs[mid - 1] as number) + (diffs[mid] as number)) / 2;
 }
 
 export function summarise(condition: Condition, trials: readonly E12Trial[]): E12Summary {
   const mean = {} as E12Summary['mean'];
-  for (const part of LATENCY_PARTS) mean[part] = trials.reduce((s, t) => s + t.latency[part], 0) / Math.max(1, trials.length);
+  for (const part of LATENCY_PARTS)
+    mean[part] = trials.reduce((s, t) => s + t.latency[part], 0) / Math.max(1, trials.length);
   const totals = trials.map((t) => t.latency.total_ms).sort((a, b) => a - b);
-  const q = (p: number) => totals[Math.min(totals.length - 1, Math.max(0, Math.ceil(p * totals.length) - 1))] ?? Number.NaN;
-  return { condition, n: trials.length, verified: trials.filter((t) => t.verdict.ok).length, mean, median_total_ms: q(0.5), p95_total_ms: q(0.95) };
+  const q = (p: number) =>
+    totals[Math.min(totals.length - 1, Math.max(0, Math.ceil(p * totals.length) - 1))] ?? Number.NaN;
+  return {
+    condition,
+    n: trials.length,
+    verified: trials.filter((t) => t.verdict.ok).length,
+    mean,
+    median_total_ms: q(0.5),
+    p95_total_ms: q(0.95),
+  };
 }
 
 /**
@@ -237,12 +305,28 @@ async function _forge(parent: SigningKey, child: SigningKey, directory: KeyDirec
     let leaf = chainEdge;
     if (construction === 'dag') {
       const { signatures: _drop, ...rest } = chainEdge;
-      const edge: UnsignedReceipt = { ...rest, type: 'edge', construction: 'dag', parent: receiptDigest(root), cosigners: [parent.deployer] };
-      leaf = { ...edge, signatures: [{ key_id: child.kid, alg: 'Ed25519', sig: signEd25519(child.privateKey, signingBytes(edge)) }] };
+      const edge: UnsignedReceipt = {
+        ...rest,
+        type: 'edge',
+        construction: 'dag',
+        parent: receiptDigest(root),
+        cosigners: [parent.deployer],
+      };
+      leaf = {
+        ...edge,
+        signatures: [{ key_id: child.kid, alg: 'Ed25519', sig: signEd25519(child.privateKey, signingBytes(edge)) }],
+      };
     }
     const verifiedAt = Date.now();
     const verdict = await verifyEvidence({ path: [root, leaf] }, bytes, { directory, construction, now: verifiedAt });
-    out.push({ construction, output_text: output, evidence: { path: [root, leaf] }, verified_at: new Date(verifiedAt).toISOString(), accepted: verdict.ok, reasons: [...new Set(verdict.reasons.map((r) => r.code))] });
+    out.push({
+      construction,
+      output_text: output,
+      evidence: { path: [root, leaf] },
+      verified_at: new Date(verifiedAt).toISOString(),
+      accepted: verdict.ok,
+      reasons: [...new Set(verdict.reasons.map((r) => r.code))],
+    });
   }
   return out;
 }
@@ -251,7 +335,8 @@ async function _forge(parent: SigningKey, child: SigningKey, directory: KeyDirec
 function _cli(): { command: string; args: string[]; cwd: string } {
   const here = fileURLToPath(import.meta.url);
   const root = resolve(dirname(here), '../..');
-  if (here.endsWith('.ts')) return { command: process.execPath, args: ['--import', 'tsx', join(root, 'src/cli/main.ts')], cwd: root };
+  if (here.endsWith('.ts'))
+    return { command: process.execPath, args: ['--import', 'tsx', join(root, 'src/cli/main.ts')], cwd: root };
   const built = join(dirname(here), '../cli/main.js');
   if (!existsSync(built)) throw new WitnessError('INTERNAL', `The CLI entry ${built} is missing; run npm run build.`);
   return { command: process.execPath, args: [built], cwd: root };
@@ -262,7 +347,11 @@ async function _start(args: string[], processes: ChildProcess[]): Promise<string
   const cli = _cli();
   // Its own process group: a Ctrl-C at the terminal reaches only this process, which lets
   // the trial in flight finish, then stops the servers itself (SIGTERM, below).
-  const proc = spawn(cli.command, [...cli.args, ...args], { cwd: cli.cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const proc = spawn(cli.command, [...cli.args, ...args], {
+    cwd: cli.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   processes.push(proc);
   let stderr = '';
   proc.stderr?.on('data', (d: Buffer) => {
@@ -270,14 +359,26 @@ async function _start(args: string[], processes: ChildProcess[]): Promise<string
   });
   const lines = createInterface({ input: proc.stdout as NodeJS.ReadableStream });
   return new Promise<string>((resolveUrl, reject) => {
-    proc.once('exit', (code) => reject(new WitnessError('IO', `witness ${args.slice(0, 2).join(' ')} exited (${code}) before it was ready:\n${stderr}`)));
+    proc.once('exit', (code) =>
+      reject(
+        new WitnessError(
+          'IO',
+          `witness ${args.slice(0, 2).join(' ')} exited (${code}) before it was ready:\n${stderr}`,
+        ),
+      ),
+    );
     lines.once('line', (line) => {
       try {
         const url = (JSON.parse(line) as { url?: unknown }).url;
         if (typeof url !== 'string') throw new Error('no url');
         resolveUrl(url);
       } catch {
-        reject(new WitnessError('IO', `witness ${args.slice(0, 2).join(' ')} printed ${JSON.stringify(line)} instead of {"url": …}.`));
+        reject(
+          new WitnessError(
+            'IO',
+            `witness ${args.slice(0, 2).join(' ')} printed ${JSON.stringify(line)} instead of {"url": …}.`,
+          ),
+        );
       }
     });
   });
@@ -291,12 +392,59 @@ async function _stop(proc: ChildProcess): Promise<void> {
 }
 
 /** The summary as a fixed-width table. */
-export function formatE12Summary(results: Pick<E12Results, 'config' | 'summary' | 'forgery' | 'overhead_dag_vs_none_ms' | 'overhead_chain_vs_none_ms' | 'overhead_dag_vs_none_cpu_ms' | 'overhead_dag_vs_none_paired_median_ms'>): string {
-  const head = ['condition', 'n', 'verified', 'mean total', 'median', 'p95', 'discovery', 'a2a', 'tool', 'model', 'sign', 'cosign', 'verify', 'cpu'];
-  const rows = results.summary.map((s) => [s.condition, String(s.n), `${s.verified}/${s.n}`, ...[s.mean.total_ms, s.median_total_ms, s.p95_total_ms, s.mean.discovery_ms, s.mean.a2a_ms, s.mean.tool_ms, s.mean.model_ms, s.mean.sign_ms, s.mean.cosign_ms, s.mean.verify_ms, s.mean.cpu_ms].map(_ms)]);
+export function formatE12Summary(
+  results: Pick<
+    E12Results,
+    | 'config'
+    | 'summary'
+    | 'forgery'
+    | 'overhead_dag_vs_none_ms'
+    | 'overhead_chain_vs_none_ms'
+    | 'overhead_dag_vs_none_cpu_ms'
+    | 'overhead_dag_vs_none_paired_median_ms'
+  >,
+): string {
+  const head = [
+    'condition',
+    'n',
+    'verified',
+    'mean total',
+    'median',
+    'p95',
+    'discovery',
+    'a2a',
+    'tool',
+    'model',
+    'sign',
+    'cosign',
+    'verify',
+    'cpu',
+  ];
+  const rows = results.summary.map((s) => [
+    s.condition,
+    String(s.n),
+    `${s.verified}/${s.n}`,
+    ...[
+      s.mean.total_ms,
+      s.median_total_ms,
+      s.p95_total_ms,
+      s.mean.discovery_ms,
+      s.mean.a2a_ms,
+      s.mean.tool_ms,
+      s.mean.model_ms,
+      s.mean.sign_ms,
+      s.mean.cosign_ms,
+      s.mean.verify_ms,
+      s.mean.cpu_ms,
+    ].map(_ms),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
-  const forgery = results.forgery.map((f) => `  child key only, claims a parent, ${f.construction.padEnd(5)}: ${f.accepted ? 'accepted' : `rejected ${f.reasons.join(', ')}`}`);
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  const forgery = results.forgery.map(
+    (f) =>
+      `  child key only, claims a parent, ${f.construction.padEnd(5)}: ${f.accepted ? 'accepted' : `rejected ${f.reasons.join(', ')}`}`,
+  );
   return [
     'latency, ms (means unless marked)',
     line(head),

@@ -7,8 +7,24 @@
  */
 export { policyBackend, serveChildAgent } from './agent.js';
 export type { AgentBackend, ChildAgent, ChildAgentOptions } from './agent.js';
-export { buildAgentCard, CARD_PATH, cardPayload, fetchAgentCard, JSONRPC_PATH, parseCardText, signAgentCard, verifyAgentCard } from './card.js';
-export type { BuildCardOptions, CardJson, CardReason, CardReasonCode, CardSignature, CardVerifyResult } from './card.js';
+export {
+  buildAgentCard,
+  CARD_PATH,
+  cardPayload,
+  fetchAgentCard,
+  JSONRPC_PATH,
+  parseCardText,
+  signAgentCard,
+  verifyAgentCard,
+} from './card.js';
+export type {
+  BuildCardOptions,
+  CardJson,
+  CardReason,
+  CardReasonCode,
+  CardSignature,
+  CardVerifyResult,
+} from './card.js';
 export { CosignService, httpCosign, serveCosigner } from './cosigner.js';
 export type { CosignerServer, CosignerServerOptions, Grant } from './cosigner.js';
 export { E12_KIND, formatE12Summary, LATENCY_PARTS, pairedMedian, runE12, summarise } from './e12.js';
@@ -16,7 +32,14 @@ export type { E12Forgery, E12Options, E12Results, E12Summary, E12Trial } from '.
 export { E12_PROBLEM_CODES, isE12Results, verifyE12Results } from './e12-verify.js';
 export type { E12Problem, E12ProblemCode, E12VerifyOptions, E12VerifyResult } from './e12-verify.js';
 export type { ServerAccessOptions } from './access.js';
-export { ATTESTED_RESULTS_EXTENSION, CONDITIONS, DELEGATION_KEY, ERROR_KEY, EVIDENCE_KEY, TIMINGS_KEY } from './metadata.js';
+export {
+  ATTESTED_RESULTS_EXTENSION,
+  CONDITIONS,
+  DELEGATION_KEY,
+  ERROR_KEY,
+  EVIDENCE_KEY,
+  TIMINGS_KEY,
+} from './metadata.js';
 export type { ChildTimings, Condition, Delegation } from './metadata.js';
 export { llmBackend, openAiCompatibleBackend } from './llm-backend.js';
 export { delegate } from './parent.js';

@@ -31,17 +31,22 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d
 
 /** Checks one parsed body; `ok` requests go on to the SDK. */
 export function checkA2aRequest(body: unknown): RequestCheck {
-  if (Array.isArray(body)) return _invalid(null, 'Invalid Request: batches are not supported; send one JSON-RPC request per POST.');
+  if (Array.isArray(body))
+    return _invalid(null, 'Invalid Request: batches are not supported; send one JSON-RPC request per POST.');
   if (!_isObject(body)) return _invalid(null, 'Invalid Request: the body must be one JSON-RPC 2.0 request object.');
   const hasId = 'id' in body;
   if (hasId && !_isId(body.id)) return _invalid(null, 'Invalid Request: id must be a string, a number or null.');
   const id = hasId ? (body.id as _Id) : null;
   if (body.jsonrpc !== '2.0') return _invalid(id, 'Invalid Request: jsonrpc must be "2.0".');
-  if (typeof body.method !== 'string' || body.method === '') return _invalid(id, 'Invalid Request: method must be a non-empty string.');
-  if ('params' in body && (typeof body.params !== 'object' || body.params === null)) return _invalid(id, 'Invalid Request: params must be an object.');
+  if (typeof body.method !== 'string' || body.method === '')
+    return _invalid(id, 'Invalid Request: method must be a non-empty string.');
+  if ('params' in body && (typeof body.params !== 'object' || body.params === null))
+    return _invalid(id, 'Invalid Request: params must be an object.');
   if (!hasId) return { ok: true, notification: true };
   const problem = _paramsProblem(body.method, body.params);
-  return problem ? { ok: false, code: INVALID_PARAMS, message: `Invalid params: ${problem}`, id } : { ok: true, notification: false };
+  return problem
+    ? { ok: false, code: INVALID_PARAMS, message: `Invalid params: ${problem}`, id }
+    : { ok: true, notification: false };
 }
 
 /** What the SDK lets through and the spec refuses, for the methods it concerns. */
@@ -50,8 +55,10 @@ function _paramsProblem(method: string, params: unknown): string | undefined {
   const roles = MESSAGE_METHODS[method];
   if (roles && _isObject(params.message)) {
     const { role, parts } = params.message;
-    if (!roles.includes(role as string)) return `message.role is required: ${roles.filter((r) => typeof r === 'string').join(' or ')}.`;
-    if (!Array.isArray(parts) || parts.length === 0) return 'message.parts must hold at least one part (the task as a text part).';
+    if (!roles.includes(role as string))
+      return `message.role is required: ${roles.filter((r) => typeof r === 'string').join(' or ')}.`;
+    if (!Array.isArray(parts) || parts.length === 0)
+      return 'message.parts must hold at least one part (the task as a text part).';
   }
   if (HISTORY_METHODS.has(method) && 'historyLength' in params) {
     const n = params.historyLength;
@@ -59,7 +66,8 @@ function _paramsProblem(method: string, params: unknown): string | undefined {
   }
   if (method === 'ListTasks' && 'statusTimestampAfter' in params) {
     const t = params.statusTimestampAfter;
-    if (typeof t !== 'string' || !RFC3339.test(t) || Number.isNaN(Date.parse(t))) return 'statusTimestampAfter must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z.';
+    if (typeof t !== 'string' || !RFC3339.test(t) || Number.isNaN(Date.parse(t)))
+      return 'statusTimestampAfter must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z.';
   }
   return undefined;
 }

@@ -12,7 +12,13 @@
  * left over is answered as JSON too (`jsonFallbacks`).
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { INTERNAL_ERROR_MESSAGE, parseErrorMessage, readBody, sendJsonRpcError, tooLargeMessage } from '../core/http-server.js';
+import {
+  INTERNAL_ERROR_MESSAGE,
+  parseErrorMessage,
+  readBody,
+  sendJsonRpcError,
+  tooLargeMessage,
+} from '../core/http-server.js';
 import { checkA2aRequest } from './jsonrpc-check.js';
 
 const VERSION_HEADER = 'a2a-version';
@@ -22,8 +28,17 @@ const RPC_STATUS = 200;
 /** The front of the JSON-RPC route, for a server whose request bodies are at most `limit` bytes. */
 export function jsonRpcFront(limit: number): RequestHandler {
   return (req, res, next) => {
-    if (req.path !== '/') return sendJsonRpcError(res, 404, -32601, 'Not found: the JSON-RPC endpoint is the card\'s interface URL.');
-    if (req.method !== 'POST') return sendJsonRpcError(res, 405, -32600, `Invalid Request: ${req.method} is not allowed; send JSON-RPC requests with POST.`, null, { Allow: 'POST' });
+    if (req.path !== '/')
+      return sendJsonRpcError(res, 404, -32601, "Not found: the JSON-RPC endpoint is the card's interface URL.");
+    if (req.method !== 'POST')
+      return sendJsonRpcError(
+        res,
+        405,
+        -32600,
+        `Invalid Request: ${req.method} is not allowed; send JSON-RPC requests with POST.`,
+        null,
+        { Allow: 'POST' },
+      );
     _versionFromQuery(req);
     const type = req.headers['content-type'];
     if (type !== undefined && type.split(';')[0]!.trim().toLowerCase() !== 'application/json') return next(); // the SDK answers it
@@ -58,16 +73,29 @@ function _versionFromQuery(req: Request): void {
 
 /** The last handlers of an Express app: a JSON 404 for any other route, and a JSON answer for any error. */
 export function jsonFallbacks(): [RequestHandler, ErrorRequestHandler] {
-  const notFound: RequestHandler = (_req, res) => sendJsonRpcError(res, 404, -32601, 'Not found: this agent serves its card at /.well-known/agent-card.json and JSON-RPC at the card\'s interface URL.');
+  const notFound: RequestHandler = (_req, res) =>
+    sendJsonRpcError(
+      res,
+      404,
+      -32601,
+      "Not found: this agent serves its card at /.well-known/agent-card.json and JSON-RPC at the card's interface URL.",
+    );
   const failed: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
     const status = _clientStatus(error);
-    sendJsonRpcError(res, status ?? 500, status === 413 ? -32600 : -32603, status ? `Bad request (HTTP ${status}).` : INTERNAL_ERROR_MESSAGE);
+    sendJsonRpcError(
+      res,
+      status ?? 500,
+      status === 413 ? -32600 : -32603,
+      status ? `Bad request (HTTP ${status}).` : INTERNAL_ERROR_MESSAGE,
+    );
   };
   return [notFound, failed];
 }
 
 /** The 4xx status an Express or body-parser error carries, if it is the client's fault. */
 function _clientStatus(error: unknown): number | undefined {
-  const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
+  const status =
+    (error as { status?: unknown; statusCode?: unknown } | null)?.status ??
+    (error as { statusCode?: unknown } | null)?.statusCode;
   return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
 }

@@ -15,15 +15,22 @@ import type { AgentBackend } from './agent.js';
 
 const ANSWER_SCHEMA: JsonSchema = {
   type: 'object',
-  properties: { verdict: { type: 'string', enum: ['ACCEPT', 'REJECT'] }, reason: { type: 'string', minLength: 1, maxLength: 400 } },
+  properties: {
+    verdict: { type: 'string', enum: ['ACCEPT', 'REJECT'] },
+    reason: { type: 'string', minLength: 1, maxLength: 400 },
+  },
   required: ['verdict', 'reason'],
   additionalProperties: false,
 };
 
-const SYSTEM = 'You inspect production lots. Answer with JSON {"verdict": "ACCEPT" | "REJECT", "reason": "…"}: ACCEPT when most findings are within tolerance. Base the answer only on the findings given.';
+const SYSTEM =
+  'You inspect production lots. Answer with JSON {"verdict": "ACCEPT" | "REJECT", "reason": "…"}: ACCEPT when most findings are within tolerance. Base the answer only on the findings given.';
 
 /** An agent backend answering through `chat`; `instance` names the calls. */
-export function llmBackend(chat: ChatBackend, options: { maxTokens?: number; instance?: string } = {}): AgentBackend & { close(): Promise<void> } {
+export function llmBackend(
+  chat: ChatBackend,
+  options: { maxTokens?: number; instance?: string } = {},
+): AgentBackend & { close(): Promise<void> } {
   let calls = 0;
   return {
     name: 'llm',
@@ -45,7 +52,10 @@ export function llmBackend(chat: ChatBackend, options: { maxTokens?: number; ins
       try {
         value = JSON.parse(reply.content);
       } catch {
-        throw new WitnessError('INVALID_INPUT', `The model's answer is not JSON: ${JSON.stringify(reply.content.slice(0, 200))}`);
+        throw new WitnessError(
+          'INVALID_INPUT',
+          `The model's answer is not JSON: ${JSON.stringify(reply.content.slice(0, 200))}`,
+        );
       }
       const problem = checkJson(value, ANSWER_SCHEMA);
       if (problem) throw new WitnessError('INVALID_INPUT', `The model's answer breaks the schema (${problem}).`);
@@ -57,8 +67,19 @@ export function llmBackend(chat: ChatBackend, options: { maxTokens?: number; ins
 }
 
 /** The `--agent llm` backend for an OpenAI-compatible endpoint. */
-export function openAiCompatibleBackend(options: { endpoint: string; model: string; apiKey?: string; timeoutMs?: number }): AgentBackend & { close(): Promise<void> } {
-  const chat = new OpenAiCompatibleBackend({ endpoints: [options.endpoint], model: options.model, maxRetries: 1, timeoutMs: options.timeoutMs ?? 60_000, ...(options.apiKey ? { apiKey: options.apiKey } : {}) });
+export function openAiCompatibleBackend(options: {
+  endpoint: string;
+  model: string;
+  apiKey?: string;
+  timeoutMs?: number;
+}): AgentBackend & { close(): Promise<void> } {
+  const chat = new OpenAiCompatibleBackend({
+    endpoints: [options.endpoint],
+    model: options.model,
+    maxRetries: 1,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+  });
   return llmBackend(chat);
 }
 
@@ -67,18 +88,28 @@ export function openAiCompatibleBackend(options: { endpoint: string; model: stri
  * the first task (so a missing optional package or a bad file fails that task with
  * its reason, and starting the agent stays fast).
  */
-export function embeddedBackend(options: { modelPath: string; contextSize?: number; threads?: number }): AgentBackend & { close(): Promise<void> } {
+export function embeddedBackend(options: {
+  modelPath: string;
+  contextSize?: number;
+  threads?: number;
+}): AgentBackend & { close(): Promise<void> } {
   let inner: Promise<AgentBackend & { close(): Promise<void> }> | undefined;
   const open = () => {
-    inner ??= EmbeddedBackend.open({ modelPath: options.modelPath, contextSize: options.contextSize ?? 2048, ...(options.threads ? { threads: options.threads } : {}) }).then((chat) =>
-      llmBackend(chat, { instance: 'child' }),
-    );
+    inner ??= EmbeddedBackend.open({
+      modelPath: options.modelPath,
+      contextSize: options.contextSize ?? 2048,
+      ...(options.threads ? { threads: options.threads } : {}),
+    }).then((chat) => llmBackend(chat, { instance: 'child' }));
     return inner;
   };
   return {
     name: 'embedded',
     answer: async (task, evidence) => (await open()).answer(task, evidence),
     // A model that never opened has nothing to release (its error went to the task).
-    close: async () => inner?.then((backend) => backend.close(), () => undefined),
+    close: async () =>
+      inner?.then(
+        (backend) => backend.close(),
+        () => undefined,
+      ),
   };
 }

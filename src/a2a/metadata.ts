@@ -27,7 +27,10 @@ export const DelegationSchema = z.strictObject({
   /** The parent's task receipt path (root first); null under `none`. */
   evidence: z.strictObject({ path: z.array(z.unknown()).min(1).max(64) }).nullable(),
   /** Under `dag` only: the credential the parent's co-signer issued with the grant (cosigner.ts). */
-  cosign_token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'expected the 43-character token the co-signer returned with the grant').optional(),
+  cosign_token: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/, 'expected the 43-character token the co-signer returned with the grant')
+    .optional(),
 });
 export type Delegation = z.infer<typeof DelegationSchema>;
 

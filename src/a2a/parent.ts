@@ -21,7 +21,16 @@ import type { Reason } from '../attest/reasons.js';
 import { WitnessError } from '../core/errors.js';
 import { fetchAgentCard, verifyAgentCard } from './card.js';
 import type { CosignService } from './cosigner.js';
-import { type ChildTimings, ChildTimingsSchema, type Condition, DELEGATION_KEY, type Delegation, ERROR_KEY, EVIDENCE_KEY, TIMINGS_KEY } from './metadata.js';
+import {
+  type ChildTimings,
+  ChildTimingsSchema,
+  type Condition,
+  DELEGATION_KEY,
+  type Delegation,
+  ERROR_KEY,
+  EVIDENCE_KEY,
+  TIMINGS_KEY,
+} from './metadata.js';
 
 export interface ParentOptions {
   key: SigningKey;
@@ -60,13 +69,22 @@ export interface DelegationResult {
 }
 
 /** Delegates `task` to the agent at `childUrl` under `condition`; throws when the child returns no result. */
-export async function delegate(childUrl: string, task: string, condition: Condition, options: ParentOptions): Promise<DelegationResult> {
+export async function delegate(
+  childUrl: string,
+  task: string,
+  condition: Condition,
+  options: ParentOptions,
+): Promise<DelegationResult> {
   const taskId = randomUUID();
   const cpu0 = process.cpuUsage();
   const start = performance.now();
   const card = await fetchAgentCard(childUrl);
   const cardCheck = verifyAgentCard(card, options.directory);
-  if (!cardCheck.ok || !cardCheck.deployer) throw new WitnessError('REFUSED', `The child's Agent Card at ${childUrl} did not verify: ${cardCheck.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}`);
+  if (!cardCheck.ok || !cardCheck.deployer)
+    throw new WitnessError(
+      'REFUSED',
+      `The child's Agent Card at ${childUrl} did not verify: ${cardCheck.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}`,
+    );
   const client = await new ClientFactory().createFromAgentCard(AgentCard.fromJSON(card));
   const tDiscovered = performance.now();
 
@@ -80,15 +98,34 @@ export async function delegate(childUrl: string, task: string, condition: Condit
   let cosignToken: string | undefined;
   if (condition === 'dag') {
     if (!options.cosigner) throw new WitnessError('USAGE', 'The dag condition needs the parent co-signing service.');
-    cosignToken = options.cosigner.grant({ taskId, childDeployer: cardCheck.deployer, parentDigest: receiptDigest(parentPath[0] as Receipt), expiresAt: Date.now() + ttl });
+    cosignToken = options.cosigner.grant({
+      taskId,
+      childDeployer: cardCheck.deployer,
+      parentDigest: receiptDigest(parentPath[0] as Receipt),
+      expiresAt: Date.now() + ttl,
+    });
   }
   const tGranted = performance.now();
 
   // The grant's credential goes to this child only, with the delegation it authorises.
-  const delegation: Delegation = { task_id: taskId, construction: condition, evidence: condition === 'none' ? null : { path: parentPath }, ...(cosignToken ? { cosign_token: cosignToken } : {}) };
+  const delegation: Delegation = {
+    task_id: taskId,
+    construction: condition,
+    evidence: condition === 'none' ? null : { path: parentPath },
+    ...(cosignToken ? { cosign_token: cosignToken } : {}),
+  };
   const response = await client.sendMessage({
     tenant: '',
-    message: { messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: task }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: { [DELEGATION_KEY]: delegation }, extensions: [], referenceTaskIds: [] },
+    message: {
+      messageId: randomUUID(),
+      contextId: '',
+      taskId: '',
+      role: Role.ROLE_USER,
+      parts: [{ content: { $case: 'text', value: task }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+      metadata: { [DELEGATION_KEY]: delegation },
+      extensions: [],
+      referenceTaskIds: [],
+    },
     configuration: undefined,
     metadata: undefined,
   });
@@ -97,7 +134,12 @@ export async function delegate(childUrl: string, task: string, condition: Condit
 
   const verifiedAt = Date.now();
   const bytes = Buffer.from(result.text, 'utf8');
-  const verdict = await verifyEvidence(result.evidence, bytes, { directory: options.directory, construction: condition, now: verifiedAt, ...(options.nonceStore ? { nonceStore: options.nonceStore } : {}) });
+  const verdict = await verifyEvidence(result.evidence, bytes, {
+    directory: options.directory,
+    construction: condition,
+    now: verifiedAt,
+    ...(options.nonceStore ? { nonceStore: options.nonceStore } : {}),
+  });
   const tVerified = performance.now();
   const cpu = process.cpuUsage(cpu0);
   const child = result.timings;
@@ -132,16 +174,35 @@ interface _ChildResult {
 
 /** The child's answer: a message with one text part and our metadata; a failed task is an error. */
 function _result(response: unknown, childUrl: string): _ChildResult {
-  const r = response as { parts?: unknown; metadata?: Record<string, unknown>; status?: { state?: number; message?: { parts?: Array<{ content?: { value?: unknown } }> } }; id?: string };
+  const r = response as {
+    parts?: unknown;
+    metadata?: Record<string, unknown>;
+    status?: { state?: number; message?: { parts?: Array<{ content?: { value?: unknown } }> } };
+    id?: string;
+  };
   if (!Array.isArray(r.parts)) {
-    const why = (r.metadata?.[ERROR_KEY] as { message?: string } | undefined)?.message ?? String(r.status?.message?.parts?.[0]?.content?.value ?? 'no message');
-    throw new WitnessError('UNAVAILABLE', `The child at ${childUrl} returned no result (task ${r.id ?? '?'} failed): ${why}`);
+    const why =
+      (r.metadata?.[ERROR_KEY] as { message?: string } | undefined)?.message ??
+      String(r.status?.message?.parts?.[0]?.content?.value ?? 'no message');
+    throw new WitnessError(
+      'UNAVAILABLE',
+      `The child at ${childUrl} returned no result (task ${r.id ?? '?'} failed): ${why}`,
+    );
   }
   const parts = r.parts as Array<{ content?: { $case?: string; value?: unknown } }>;
   const first = parts[0]?.content;
-  if (parts.length !== 1 || first?.$case !== 'text' || typeof first.value !== 'string') throw new WitnessError('UNAVAILABLE', `The child at ${childUrl} answered without exactly one text part.`);
+  if (parts.length !== 1 || first?.$case !== 'text' || typeof first.value !== 'string')
+    throw new WitnessError('UNAVAILABLE', `The child at ${childUrl} answered without exactly one text part.`);
   const evidence = r.metadata?.[EVIDENCE_KEY];
-  if (evidence === undefined) throw new WitnessError('REFUSED', `The child at ${childUrl} answered without ${EVIDENCE_KEY}: an unattested result is not accepted.`);
+  if (evidence === undefined)
+    throw new WitnessError(
+      'REFUSED',
+      `The child at ${childUrl} answered without ${EVIDENCE_KEY}: an unattested result is not accepted.`,
+    );
   const timings = ChildTimingsSchema.safeParse(r.metadata?.[TIMINGS_KEY]);
-  return { text: first.value, evidence, timings: timings.success ? timings.data : { tool_ms: 0, model_ms: 0, sign_ms: 0, cosign_ms: 0, cpu_ms: 0 } };
+  return {
+    text: first.value,
+    evidence,
+    timings: timings.success ? timings.data : { tool_ms: 0, model_ms: 0, sign_ms: 0, cosign_ms: 0, cpu_ms: 0 },
+  };
 }

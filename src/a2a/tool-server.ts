@@ -38,7 +38,10 @@ export interface Evidence {
 /** The evidence for a task: three findings derived from the task's SHA-256. */
 export function evidenceFor(task: string): Evidence {
   const digest = sha256Hex(Buffer.from(task, 'utf8'));
-  const items = [0, 1, 2].map((i) => `finding ${i + 1}: measurement ${digest.slice(i * 8, i * 8 + 8)} is ${Number.parseInt(digest.slice(i * 8, i * 8 + 2), 16) % 2 === 0 ? 'within' : 'outside'} tolerance`);
+  const items = [0, 1, 2].map(
+    (i) =>
+      `finding ${i + 1}: measurement ${digest.slice(i * 8, i * 8 + 8)} is ${Number.parseInt(digest.slice(i * 8, i * 8 + 2), 16) % 2 === 0 ? 'within' : 'outside'} tolerance`,
+  );
   return { task_sha256: digest, items };
 }
 
@@ -82,7 +85,11 @@ function _registerEvidence(server: McpToolServer, maxTaskChars: number): Map<str
     },
     run,
   );
-  const route: ToolRoute<typeof EVIDENCE_TOOL> = { tool: EVIDENCE_TOOL, input: z.object(inputSchema), run: (args) => run(args as { task: string }) };
+  const route: ToolRoute<typeof EVIDENCE_TOOL> = {
+    tool: EVIDENCE_TOOL,
+    input: z.object(inputSchema),
+    run: (args) => run(args as { task: string }),
+  };
   return new Map([[EVIDENCE_TOOL, route]]);
 }
 
@@ -94,8 +101,14 @@ export interface ToolServer {
 
 export async function serveEvidenceTool(options: ServerAccessOptions = {}): Promise<ToolServer> {
   const limit = requestLimit(options.maxRequestBytes, DEFAULT_TOOL_MAX_REQUEST_BYTES);
-  const modern = createMcpHandler(pooled(() => _modernServer(limit)), { legacy: 'reject', maxRequestBodySize: limit });
-  const http = await serveFront({ what: 'the MCP tool server', ...options, limit, errors: JSON_RPC_ERRORS }, (req, res, request) => _route(limit, modern, req, res, request));
+  const modern = createMcpHandler(
+    pooled(() => _modernServer(limit)),
+    { legacy: 'reject', maxRequestBodySize: limit },
+  );
+  const http = await serveFront(
+    { what: 'the MCP tool server', ...options, limit, errors: JSON_RPC_ERRORS },
+    (req, res, request) => _route(limit, modern, req, res, request),
+  );
   return {
     url: `${http.url}/mcp`,
     close: async () => {
@@ -106,11 +119,23 @@ export async function serveEvidenceTool(options: ServerAccessOptions = {}): Prom
 }
 
 /** Path, method, body, then the Streamable HTTP checks (after the front's Host/Origin guard): in the order that reveals least. */
-async function _route(limit: number, modern: McpHttpHandler, req: IncomingMessage, res: ServerResponse, request: FrontRequest): Promise<void> {
-  if ((req.url ?? '/').split('?')[0] !== '/mcp') return request.refuse(404, 'NOT_FOUND', 'Not found: the MCP endpoint is /mcp.');
+async function _route(
+  limit: number,
+  modern: McpHttpHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  request: FrontRequest,
+): Promise<void> {
+  if ((req.url ?? '/').split('?')[0] !== '/mcp')
+    return request.refuse(404, 'NOT_FOUND', 'Not found: the MCP endpoint is /mcp.');
   if (req.method !== 'POST') {
     // Stateless and JSON-only: no SSE stream to open (GET) and no session to end (DELETE); the spec allows 405.
-    return request.refuse(405, 'METHOD_NOT_ALLOWED', `Method not allowed: ${req.method}. This stateless server answers POSTs with JSON and offers no SSE stream.`, { Allow: 'POST' });
+    return request.refuse(
+      405,
+      'METHOD_NOT_ALLOWED',
+      `Method not allowed: ${req.method}. This stateless server answers POSTs with JSON and offers no SSE stream.`,
+      { Allow: 'POST' },
+    );
   }
   const read = await request.json();
   if (!read) return;
@@ -142,13 +167,23 @@ export async function connectEvidenceTool(url: string): Promise<EvidenceClient> 
   try {
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   } catch (cause) {
-    throw new WitnessError('IO', `Cannot reach the MCP tool server at ${url}: ${(cause as Error).message}. Start it with: witness a2a tool`, { cause });
+    throw new WitnessError(
+      'IO',
+      `Cannot reach the MCP tool server at ${url}: ${(cause as Error).message}. Start it with: witness a2a tool`,
+      { cause },
+    );
   }
   return {
     async getEvidence(task) {
       const result = await client.callTool({ name: EVIDENCE_TOOL, arguments: { task } });
-      const parsed = z.object({ task_sha256: z.string(), items: z.array(z.string()) }).safeParse(result.structuredContent);
-      if (result.isError || !parsed.success) throw new WitnessError('IO', `The ${EVIDENCE_TOOL} tool failed: ${JSON.stringify(result.content).slice(0, 300)}`);
+      const parsed = z
+        .object({ task_sha256: z.string(), items: z.array(z.string()) })
+        .safeParse(result.structuredContent);
+      if (result.isError || !parsed.success)
+        throw new WitnessError(
+          'IO',
+          `The ${EVIDENCE_TOOL} tool failed: ${JSON.stringify(result.content).slice(0, 300)}`,
+        );
       return parsed.data;
     },
     close: () => client.close(),

@@ -49,7 +49,11 @@ export function pae(payloadType: string, payload: Uint8Array): Buffer {
 export function exportDsse(path: readonly Receipt[], key: SigningKey, options: { name?: string } = {}): DsseEnvelope {
   const leaf = path.at(-1);
   if (!leaf) throw new WitnessError('USAGE', 'Nothing to export: the evidence path is empty.');
-  if (leaf.key_id !== key.kid) throw new WitnessError('USAGE', `The key ${key.kid} did not sign this receipt (${leaf.key_id}); export with the releasing deployer's key.`);
+  if (leaf.key_id !== key.kid)
+    throw new WitnessError(
+      'USAGE',
+      `The key ${key.kid} did not sign this receipt (${leaf.key_id}); export with the releasing deployer's key.`,
+    );
   const statement = {
     _type: STATEMENT_TYPE,
     subject: [{ name: options.name ?? 'output', digest: { sha256: leaf.output_sha256 } }],
@@ -60,7 +64,15 @@ export function exportDsse(path: readonly Receipt[], key: SigningKey, options: {
   return {
     payloadType: IN_TOTO_PAYLOAD_TYPE,
     payload: payload.toString('base64'),
-    signatures: [{ keyid: key.kid, sig: Buffer.from(ed25519Signer(key, 'sign a DSSE envelope').sign(pae(IN_TOTO_PAYLOAD_TYPE, payload)), 'base64url').toString('base64') }],
+    signatures: [
+      {
+        keyid: key.kid,
+        sig: Buffer.from(
+          ed25519Signer(key, 'sign a DSSE envelope').sign(pae(IN_TOTO_PAYLOAD_TYPE, payload)),
+          'base64url',
+        ).toString('base64'),
+      },
+    ],
   };
 }
 
@@ -72,21 +84,45 @@ export function exportDsse(path: readonly Receipt[], key: SigningKey, options: {
 export async function verifyDsse(envelope: unknown, output: Uint8Array, options: VerifyOptions): Promise<VerifyResult> {
   const fail = (reasons: Reason[]): VerifyResult => ({ ok: false, reasons, signaturesChecked: 0 });
   const env = EnvelopeSchema.safeParse(envelope);
-  if (!env.success) return fail([reason('MALFORMED', `Not a DSSE envelope: ${env.error.issues[0]?.path.join('.')}: ${env.error.issues[0]?.message}.`)]);
-  if (env.data.payloadType !== IN_TOTO_PAYLOAD_TYPE) return fail([reason('MALFORMED', `The envelope carries ${env.data.payloadType}, not an in-toto statement.`)]);
+  if (!env.success)
+    return fail([
+      reason(
+        'MALFORMED',
+        `Not a DSSE envelope: ${env.error.issues[0]?.path.join('.')}: ${env.error.issues[0]?.message}.`,
+      ),
+    ]);
+  if (env.data.payloadType !== IN_TOTO_PAYLOAD_TYPE)
+    return fail([reason('MALFORMED', `The envelope carries ${env.data.payloadType}, not an in-toto statement.`)]);
   const payload = Buffer.from(env.data.payload, 'base64');
   const json = parseJsonText(payload, 'the envelope payload');
   if (!json.ok) return fail(json.reasons);
   const parsed = StatementSchema.safeParse(json.value);
-  if (!parsed.success) return fail([reason('MALFORMED', `The statement is not a Witness receipt statement: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}.`)]);
+  if (!parsed.success)
+    return fail([
+      reason(
+        'MALFORMED',
+        `The statement is not a Witness receipt statement: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}.`,
+      ),
+    ]);
   const statement = parsed.data;
   const check = checkPath(statement.predicate.path, output, options);
   const leaf = check.path?.at(-1);
   if (leaf) {
     const key = options.directory.get(leaf.key_id);
-    const signed = env.data.signatures.some((s) => s.keyid === leaf.key_id && key !== undefined && key.verify(pae(env.data.payloadType, payload), Buffer.from(s.sig, 'base64')));
-    if (!signed) check.reasons.push(reason('BAD_SIGNATURE', `The envelope has no valid DSSE signature by the releasing key ${leaf.key_id}.`));
-    if (!statement.subject.some((s) => s.digest.sha256 === leaf.output_sha256)) check.reasons.push(reason('OUTPUT_MISMATCH', "The statement subject's sha256 is not the receipt's output digest."));
+    const signed = env.data.signatures.some(
+      (s) =>
+        s.keyid === leaf.key_id &&
+        key !== undefined &&
+        key.verify(pae(env.data.payloadType, payload), Buffer.from(s.sig, 'base64')),
+    );
+    if (!signed)
+      check.reasons.push(
+        reason('BAD_SIGNATURE', `The envelope has no valid DSSE signature by the releasing key ${leaf.key_id}.`),
+      );
+    if (!statement.subject.some((s) => s.digest.sha256 === leaf.output_sha256))
+      check.reasons.push(
+        reason('OUTPUT_MISMATCH', "The statement subject's sha256 is not the receipt's output digest."),
+      );
   }
   return acceptPath(check, options);
 }

@@ -40,7 +40,12 @@ const BundleSchema = z.strictObject({
   type: z.literal(BUNDLE_TYPE),
   v: z.literal(1),
   evidence: z.unknown(),
-  output_base64: z.string().refine((s) => Buffer.from(s, 'base64').toString('base64') === s, 'expected the output in standard base64 (RFC 4648 §4, padded)'),
+  output_base64: z
+    .string()
+    .refine(
+      (s) => Buffer.from(s, 'base64').toString('base64') === s,
+      'expected the output in standard base64 (RFC 4648 §4, padded)',
+    ),
 });
 
 /** Verifies a bundle: its evidence against the output it carries, with every option of `verifyEvidence`. */
@@ -48,7 +53,13 @@ export async function verifyBundle(bundle: unknown, options: VerifyOptions): Pro
   const checked = BundleSchema.safeParse(bundle);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    return { ok: false, reasons: [reason('MALFORMED', `Not a Witness evidence bundle: ${issue?.path.join('.') || '(root)'}: ${issue?.message}.`)], signaturesChecked: 0 };
+    return {
+      ok: false,
+      reasons: [
+        reason('MALFORMED', `Not a Witness evidence bundle: ${issue?.path.join('.') || '(root)'}: ${issue?.message}.`),
+      ],
+      signaturesChecked: 0,
+    };
   }
   return verifyEvidence(checked.data.evidence, Buffer.from(checked.data.output_base64, 'base64'), options);
 }
@@ -69,5 +80,9 @@ export function readEvidenceFile(file: string): Receipt[] {
 
 function _invalid(file: string, reasons: Reason[]): WitnessError {
   const lines = reasons.map((r) => `  ${r.code}: ${r.message}`).join('\n');
-  return new WitnessError('INVALID_INPUT', `${file} is not a valid Witness receipt or evidence path:\n${lines}\nPass the file \`witness attest sign\` printed.`, { data: { reasons } });
+  return new WitnessError(
+    'INVALID_INPUT',
+    `${file} is not a valid Witness receipt or evidence path:\n${lines}\nPass the file \`witness attest sign\` printed.`,
+    { data: { reasons } },
+  );
 }

@@ -33,7 +33,12 @@ export function statNamedFile(path: string, what: string, options: NamedFileOpti
     stats = statSync(path);
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new WitnessError('NOT_FOUND', `The ${what} ${path} does not exist.${options.whenMissing ? ` ${options.whenMissing}` : ''}`, { cause });
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      throw new WitnessError(
+        'NOT_FOUND',
+        `The ${what} ${path} does not exist.${options.whenMissing ? ` ${options.whenMissing}` : ''}`,
+        { cause },
+      );
     throw _unreadable(path, what, cause);
   }
   if (stats.isDirectory()) throw new WitnessError('USAGE', `The ${what} ${path} is a directory; give a file.`);
@@ -43,12 +48,18 @@ export function statNamedFile(path: string, what: string, options: NamedFileOpti
 
 /** The refusal of a path that is not a regular file (a device, a FIFO, a socket). */
 export function notRegularFile(path: string, what: string): WitnessError {
-  return new WitnessError('INVALID_INPUT', `The ${what} ${path} is not a regular file (a device, a FIFO or a socket), so it has no end to read to; save its contents to a file and give that.`);
+  return new WitnessError(
+    'INVALID_INPUT',
+    `The ${what} ${path} is not a regular file (a device, a FIFO or a socket), so it has no end to read to; save its contents to a file and give that.`,
+  );
 }
 
 /** The refusal of a file larger than its reader takes. */
 export function fileTooLarge(path: string, what: string, max: number): WitnessError {
-  return new WitnessError('INVALID_INPUT', `The ${what} ${path} is larger than ${max} bytes, the most read for a ${what} (docs/errors.md, "Limits on what is read"); it is not one Witness wrote, or it was damaged.`);
+  return new WitnessError(
+    'INVALID_INPUT',
+    `The ${what} ${path} is larger than ${max} bytes, the most read for a ${what} (docs/errors.md, "Limits on what is read"); it is not one Witness wrote, or it was damaged.`,
+  );
 }
 
 /** The file's bytes, with the errors of `statNamedFile`, and IO when it cannot be read. */
@@ -90,6 +101,7 @@ function _read(fd: number, chunk: Buffer, path: string, what: string): number {
 
 function _unreadable(path: string, what: string, cause: unknown): WitnessError {
   const code = (cause as NodeJS.ErrnoException).code;
-  const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied; check its owner and mode' : (cause as Error).message;
+  const why =
+    code === 'EACCES' || code === 'EPERM' ? 'permission denied; check its owner and mode' : (cause as Error).message;
   return new WitnessError('IO', `Cannot read the ${what} ${path}: ${why}.`, { cause });
 }

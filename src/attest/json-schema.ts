@@ -17,18 +17,23 @@ const DESCRIPTIONS: Record<string, string> = {
   key_id: 'Key that signed the release: "ed25519:" + first 16 hex of SHA-256 of the raw public key.',
   issued_at: 'Release time, UTC with milliseconds, exactly as Date.prototype.toISOString writes it.',
   not_after: 'End of validity (exclusive); later than issued_at.',
-  nonce: 'At least 128 random bits, unpadded base64url with zero padding bits; consumed once by verifiers sharing a nonce store.',
+  nonce:
+    'At least 128 random bits, unpadded base64url with zero padding bits; consumed once by verifiers sharing a nonce store.',
   parent: 'SHA-256 (hex) of the RFC 8785 form of the whole parent receipt, signatures included; null at the root.',
   depth: 'Position on the path: 0 at the root, parent depth + 1 otherwise.',
   construction: 'Ancestry construction: none (no parent), chain, merkle or dag.',
   cosigners: 'dag edges: deployers that must co-sign the edge (always including the parent deployer); empty otherwise.',
   ancestry_root: 'merkle only: RFC 6962 tree head over the digests of all ancestors, root first.',
-  signatures: 'Ed25519 signatures over the domain tag ("witness/receipt/v1\\u0000" or "witness/edge/v1\\u0000") followed by the RFC 8785 form of the receipt without signatures.',
+  signatures:
+    'Ed25519 signatures over the domain tag ("witness/receipt/v1\\u0000" or "witness/edge/v1\\u0000") followed by the RFC 8785 form of the receipt without signatures.',
 };
 
 /** The JSON Schema document for an evidence file: one receipt, or {"path": [root, …, leaf]}. */
 export function receiptJsonSchema(): Record<string, unknown> {
-  const receipt = z.toJSONSchema(ReceiptSchema) as { properties: Record<string, Record<string, unknown>>; $schema?: string };
+  const receipt = z.toJSONSchema(ReceiptSchema) as {
+    properties: Record<string, Record<string, unknown>>;
+    $schema?: string;
+  };
   delete receipt.$schema;
   for (const [name, text] of Object.entries(DESCRIPTIONS)) {
     const property = receipt.properties[name];
@@ -44,7 +49,14 @@ export function receiptJsonSchema(): Record<string, unknown> {
       { $ref: '#/$defs/receipt' },
       {
         type: 'object',
-        properties: { path: { type: 'array', minItems: 1, items: { $ref: '#/$defs/receipt' }, description: 'Receipts from the root (depth 0) to the leaf.' } },
+        properties: {
+          path: {
+            type: 'array',
+            minItems: 1,
+            items: { $ref: '#/$defs/receipt' },
+            description: 'Receipts from the root (depth 0) to the leaf.',
+          },
+        },
         required: ['path'],
         additionalProperties: false,
       },

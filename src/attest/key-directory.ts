@@ -26,7 +26,10 @@ const TIME = TimeSchema;
 
 export const DirectoryEntrySchema = z
   .strictObject({ ...PublicJwkSchema.shape, not_before: TIME, not_after: TIME, revoked_at: TIME.optional() })
-  .refine((e) => Date.parse(e.not_before) < Date.parse(e.not_after), { message: 'not_after must be later than not_before', path: ['not_after'] });
+  .refine((e) => Date.parse(e.not_before) < Date.parse(e.not_after), {
+    message: 'not_after must be later than not_before',
+    path: ['not_after'],
+  });
 export const DirectoryFileSchema = z.strictObject({ v: z.literal(1), keys: z.array(DirectoryEntrySchema) });
 
 export type DirectoryEntry = z.infer<typeof DirectoryEntrySchema>;
@@ -81,20 +84,30 @@ export function parseDirectory(value: unknown, what = 'the key directory'): Dire
   const holds = describeKeyJson(value);
   if (holds === 'key file' || holds === 'public key') {
     const kid = (value as { kid: string }).kid;
-    throw new WitnessError('USAGE', `${what} is a ${holds === 'key file' ? 'signing key file' : 'public key file'} (${kid}), not a key directory; trust it in one with: witness keys add FILE --dir DIR.json, and give that directory.`);
+    throw new WitnessError(
+      'USAGE',
+      `${what} is a ${holds === 'key file' ? 'signing key file' : 'public key file'} (${kid}), not a key directory; trust it in one with: witness keys add FILE --dir DIR.json, and give that directory.`,
+    );
   }
   const entries = (value as { keys?: unknown[] } | null)?.keys;
   if (Array.isArray(entries) && entries.some((e) => e !== null && typeof e === 'object' && 'd' in e)) {
-    throw new WitnessError('INVALID_INPUT', `${what} holds a private key (member "d"); a directory holds public keys only — remove it and add keys with: witness keys add`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${what} holds a private key (member "d"); a directory holds public keys only — remove it and add keys with: witness keys add`,
+    );
   }
   const checked = DirectoryFileSchema.safeParse(value);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    throw new WitnessError('INVALID_INPUT', `${what} is not a key directory: ${issue?.path.join('.') || '(root)'}: ${issue?.message}.`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${what} is not a key directory: ${issue?.path.join('.') || '(root)'}: ${issue?.message}.`,
+    );
   }
   const seen = new Set<string>();
   for (const entry of checked.data.keys) {
-    if (seen.has(entry.kid)) throw new WitnessError('INVALID_INPUT', `${what} lists key ${entry.kid} twice; keep one entry per key.`);
+    if (seen.has(entry.kid))
+      throw new WitnessError('INVALID_INPUT', `${what} lists key ${entry.kid} twice; keep one entry per key.`);
     seen.add(entry.kid);
   }
   return checked.data;
@@ -102,7 +115,10 @@ export function parseDirectory(value: unknown, what = 'the key directory'): Dire
 
 export function readDirectoryFile(path: string, options: { createIfMissing?: boolean } = {}): DirectoryFile {
   if (options.createIfMissing && !existsSync(path)) return emptyDirectory();
-  const text = readNamedFile(path, 'key directory', { whenMissing: `Create it with: witness keys add KEY.json --dir ${path}`, maxBytes: MAX_KEY_DIRECTORY_BYTES }).toString('utf8');
+  const text = readNamedFile(path, 'key directory', {
+    whenMissing: `Create it with: witness keys add KEY.json --dir ${path}`,
+    maxBytes: MAX_KEY_DIRECTORY_BYTES,
+  }).toString('utf8');
   return parseDirectory(parseStrictJson(text, { what: path }), path);
 }
 
@@ -127,7 +143,8 @@ export interface AddKeyOptions {
 
 /** A new directory with `jwk` trusted for the window; a key id already present is refused. */
 export function addKey(file: DirectoryFile, jwk: PublicJwk, options: AddKeyOptions): DirectoryFile {
-  if (file.keys.some((e) => e.kid === jwk.kid)) throw new WitnessError('USAGE', `Key ${jwk.kid} is already in the directory; revoke or rotate it instead.`);
+  if (file.keys.some((e) => e.kid === jwk.kid))
+    throw new WitnessError('USAGE', `Key ${jwk.kid} is already in the directory; revoke or rotate it instead.`);
   const entry = { ...jwk, not_before: isoTime(options.notBefore), not_after: isoTime(options.notAfter) };
   return parseDirectory({ v: 1, keys: [...file.keys, entry] });
 }
@@ -135,7 +152,8 @@ export function addKey(file: DirectoryFile, jwk: PublicJwk, options: AddKeyOptio
 /** A new directory where `kid` is revoked from `at` on. An earlier revocation time is kept. */
 export function revokeKey(file: DirectoryFile, kid: string, at: number): DirectoryFile {
   const entry = _entry(file, kid);
-  const revokedAt = entry.revoked_at !== undefined && Date.parse(entry.revoked_at) <= at ? entry.revoked_at : isoTime(at);
+  const revokedAt =
+    entry.revoked_at !== undefined && Date.parse(entry.revoked_at) <= at ? entry.revoked_at : isoTime(at);
   return { v: 1, keys: file.keys.map((e) => (e.kid === kid ? { ...e, revoked_at: revokedAt } : e)) };
 }
 
@@ -143,17 +161,35 @@ export function revokeKey(file: DirectoryFile, kid: string, at: number): Directo
  * Rotation: the old key's window ends at `at` and the new key's begins there. Receipts
  * the old key issued before `at` stay valid until their own expiry.
  */
-export function rotateKey(file: DirectoryFile, oldKid: string, jwk: PublicJwk, at: number, notAfter: number): DirectoryFile {
+export function rotateKey(
+  file: DirectoryFile,
+  oldKid: string,
+  jwk: PublicJwk,
+  at: number,
+  notAfter: number,
+): DirectoryFile {
   const old = _entry(file, oldKid);
-  if (old.deployer !== jwk.deployer) throw new WitnessError('USAGE', `Key ${oldKid} belongs to ${old.deployer}, the new key to ${jwk.deployer}; rotation stays within one deployer.`);
-  if (at <= Date.parse(old.not_before)) throw new WitnessError('USAGE', `The rotation time must be after the old key's not_before (${old.not_before}).`);
+  if (old.deployer !== jwk.deployer)
+    throw new WitnessError(
+      'USAGE',
+      `Key ${oldKid} belongs to ${old.deployer}, the new key to ${jwk.deployer}; rotation stays within one deployer.`,
+    );
+  if (at <= Date.parse(old.not_before))
+    throw new WitnessError('USAGE', `The rotation time must be after the old key's not_before (${old.not_before}).`);
   const ended = Math.min(at, Date.parse(old.not_after));
-  const shortened = { v: 1 as const, keys: file.keys.map((e) => (e.kid === oldKid ? { ...e, not_after: isoTime(ended) } : e)) };
+  const shortened = {
+    v: 1 as const,
+    keys: file.keys.map((e) => (e.kid === oldKid ? { ...e, not_after: isoTime(ended) } : e)),
+  };
   return addKey(shortened, jwk, { notBefore: at, notAfter });
 }
 
 function _entry(file: DirectoryFile, kid: string): DirectoryEntry {
   const entry = file.keys.find((e) => e.kid === kid);
-  if (!entry) throw new WitnessError('NOT_FOUND', `Key ${kid} is not in the directory; list the keys with: witness keys list --dir DIR.json`);
+  if (!entry)
+    throw new WitnessError(
+      'NOT_FOUND',
+      `Key ${kid} is not in the directory; list the keys with: witness keys list --dir DIR.json`,
+    );
   return entry;
 }

@@ -14,13 +14,27 @@ import { type Reason, reason } from './reasons.js';
  */
 export type RevocationPolicy = 'from-revoked-at' | 'all';
 
-export function keyProblem(key: TrustedKey, issuedAt: number, now: number, policy: RevocationPolicy, index?: number): Reason | undefined {
+export function keyProblem(
+  key: TrustedKey,
+  issuedAt: number,
+  now: number,
+  policy: RevocationPolicy,
+  index?: number,
+): Reason | undefined {
   if (key.revokedAt !== undefined) {
     if (issuedAt >= key.revokedAt) {
-      return reason('REVOKED_KEY', `Key ${key.kid} was revoked at ${_iso(key.revokedAt)}, at or before the receipt was issued (${_iso(issuedAt)}).`, index);
+      return reason(
+        'REVOKED_KEY',
+        `Key ${key.kid} was revoked at ${_iso(key.revokedAt)}, at or before the receipt was issued (${_iso(issuedAt)}).`,
+        index,
+      );
     }
     if (policy === 'all' && now >= key.revokedAt) {
-      return reason('REVOKED_KEY', `Key ${key.kid} was revoked at ${_iso(key.revokedAt)}; the revocation policy "all" refuses every receipt of a revoked key.`, index);
+      return reason(
+        'REVOKED_KEY',
+        `Key ${key.kid} was revoked at ${_iso(key.revokedAt)}; the revocation policy "all" refuses every receipt of a revoked key.`,
+        index,
+      );
     }
   }
   if (issuedAt < key.notBefore || issuedAt >= key.notAfter) {

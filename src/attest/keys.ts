@@ -34,11 +34,24 @@ const ED25519_KID = z.string().regex(/^ed25519:[0-9a-f]{16}$/, 'expected ed25519
 const HMAC_KID = z.string().regex(/^hmac:[0-9a-f]{16}$/, 'expected hmac: and 16 hex digits');
 
 /** The public half as a JWK (RFC 8037 OKP), with our `deployer`. */
-export const PublicJwkSchema = z.strictObject({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), kid: ED25519_KID, x: B64URL32, deployer: DEPLOYER });
+export const PublicJwkSchema = z.strictObject({
+  kty: z.literal('OKP'),
+  crv: z.literal('Ed25519'),
+  kid: ED25519_KID,
+  x: B64URL32,
+  deployer: DEPLOYER,
+});
 export type PublicJwk = z.infer<typeof PublicJwkSchema>;
 
 const Ed25519FileSchema = z.strictObject({ ...PublicJwkSchema.shape, v: z.literal(1), d: B64URL32 });
-const HmacFileSchema = z.strictObject({ v: z.literal(1), kty: z.literal('oct'), alg: z.literal('HS256'), kid: HMAC_KID, k: B64URL32, deployer: DEPLOYER });
+const HmacFileSchema = z.strictObject({
+  v: z.literal(1),
+  kty: z.literal('oct'),
+  alg: z.literal('HS256'),
+  kid: HMAC_KID,
+  k: B64URL32,
+  deployer: DEPLOYER,
+});
 /** The key-file format (Ed25519 or HMAC), as JSON Schema users see it in docs/attest.md. */
 export const KeyFileSchema = z.discriminatedUnion('kty', [Ed25519FileSchema, HmacFileSchema]);
 export type KeyFile = z.infer<typeof KeyFileSchema>;
@@ -46,7 +59,13 @@ export type KeyFile = z.infer<typeof KeyFileSchema>;
 // The mailbox's files before the one format (read only; never written).
 const _Created = z.string().max(64);
 const _LegacyMailboxKeySchema = z.discriminatedUnion('alg', [
-  z.strictObject({ alg: z.literal('ed25519'), kid: ED25519_KID, publicKey: B64URL32, secret: B64URL32, created: _Created }),
+  z.strictObject({
+    alg: z.literal('ed25519'),
+    kid: ED25519_KID,
+    publicKey: B64URL32,
+    secret: B64URL32,
+    created: _Created,
+  }),
   z.strictObject({ alg: z.literal('hmac-sha256'), kid: HMAC_KID, secret: B64URL32, created: _Created }),
 ]);
 /** The deployer a legacy mailbox key file reads as (those files named none). */
@@ -78,7 +97,13 @@ export type KeyMaterial = SigningKey | HmacKey;
 export function newSigningKey(deployer: string): SigningKey {
   _checkDeployer(deployer);
   const pair = generateEd25519KeyPair();
-  return { alg: 'ed25519', kid: keyIdFor(pair.publicKey), deployer, publicKey: pair.publicKey, privateKey: pair.privateKey };
+  return {
+    alg: 'ed25519',
+    kid: keyIdFor(pair.publicKey),
+    deployer,
+    publicKey: pair.publicKey,
+    privateKey: pair.privateKey,
+  };
 }
 
 export function newHmacKey(deployer: string): HmacKey {
@@ -144,11 +169,21 @@ export function readKeyFile(path: string, options: ReadKeyOptions = {}): KeyMate
   statNamedFile(path, what, named); // missing, a directory: one line naming the role
   // What the file holds is checked before its mode: "chmod 600" is wrong advice for a
   // public key or a key directory given where the key file belongs.
-  const key = parseKeyFile(readNamedFile(path, what, { ...named, maxBytes: MAX_KEY_FILE_BYTES }).toString('utf8'), path);
+  const key = parseKeyFile(
+    readNamedFile(path, what, { ...named, maxBytes: MAX_KEY_FILE_BYTES }).toString('utf8'),
+    path,
+  );
   const role = `The ${what}`;
-  if (options.onShared && readableByOthers(path)) options.onShared(`${role} ${path} can be read by other users, so any of them could have signed; run: chmod 600 ${path}`);
+  if (options.onShared && readableByOthers(path))
+    options.onShared(
+      `${role} ${path} can be read by other users, so any of them could have signed; run: chmod 600 ${path}`,
+    );
   else checkPrivateFile(path, role);
-  if (key.alg !== 'ed25519' && !options.hmac) throw new WitnessError('USAGE', `${path} holds an HMAC key (${key.kid}); this needs an Ed25519 key, which others can verify without the secret. Create one with: witness keys new --deployer ID --out KEY.json`);
+  if (key.alg !== 'ed25519' && !options.hmac)
+    throw new WitnessError(
+      'USAGE',
+      `${path} holds an HMAC key (${key.kid}); this needs an Ed25519 key, which others can verify without the secret. Create one with: witness keys new --deployer ID --out KEY.json`,
+    );
   return key;
 }
 
@@ -156,18 +191,38 @@ export function readKeyFile(path: string, options: ReadKeyOptions = {}): KeyMate
 export function parseKeyFile(text: string, what = 'the key file'): KeyMaterial {
   const value = parseStrictJson(text, { what });
   const legacy = _LegacyMailboxKeySchema.safeParse(value);
-  if (legacy.success) return _checked(_fromLegacy(legacy.data), what, legacy.data.alg === 'ed25519' ? legacy.data.publicKey : undefined, { secret: 'secret', public: 'publicKey' });
+  if (legacy.success)
+    return _checked(_fromLegacy(legacy.data), what, legacy.data.alg === 'ed25519' ? legacy.data.publicKey : undefined, {
+      secret: 'secret',
+      public: 'publicKey',
+    });
   const checked = KeyFileSchema.safeParse(value);
   if (!checked.success) {
     const holds = describeKeyJson(value);
-    if (holds === 'public key') throw new WitnessError('USAGE', `${what} holds only the public key ${(value as { kid: string }).kid}; signing needs the key file with its private key (member "d"), the one \`witness keys new\` wrote.`);
-    if (holds === 'key directory') throw new WitnessError('USAGE', `${what} is a key directory (the public keys a verifier trusts), not a key file; give the key file \`witness keys new\` wrote.`);
+    if (holds === 'public key')
+      throw new WitnessError(
+        'USAGE',
+        `${what} holds only the public key ${(value as { kid: string }).kid}; signing needs the key file with its private key (member "d"), the one \`witness keys new\` wrote.`,
+      );
+    if (holds === 'key directory')
+      throw new WitnessError(
+        'USAGE',
+        `${what} is a key directory (the public keys a verifier trusts), not a key file; give the key file \`witness keys new\` wrote.`,
+      );
     const issue = checked.error.issues[0];
-    throw new WitnessError('INVALID_INPUT', `${what} is not a Witness key file: ${issue?.path.join('.') || '(root)'}: ${issue?.message}. Create one with: witness keys new --deployer ID --out KEY.json`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${what} is not a Witness key file: ${issue?.path.join('.') || '(root)'}: ${issue?.message}. Create one with: witness keys new --deployer ID --out KEY.json`,
+    );
   }
   const file = checked.data;
-  if (file.kty === 'oct') return _checked({ alg: 'hmac-sha256', kid: file.kid, deployer: file.deployer, secret: file.k }, what);
-  return _checked({ alg: 'ed25519', kid: file.kid, deployer: file.deployer, publicKey: file.x, privateKey: file.d }, what, file.x);
+  if (file.kty === 'oct')
+    return _checked({ alg: 'hmac-sha256', kid: file.kid, deployer: file.deployer, secret: file.k }, what);
+  return _checked(
+    { alg: 'ed25519', kid: file.kid, deployer: file.deployer, publicKey: file.x, privateKey: file.d },
+    what,
+    file.x,
+  );
 }
 
 /**
@@ -187,15 +242,25 @@ export function describeKeyJson(value: unknown): 'key file' | 'public key' | 'ke
 
 /** The public half of a key file or a public JWK file (the `d` member, if any, is dropped). */
 export function readPublicJwk(path: string): PublicJwk {
-  const value = parseStrictJson(readNamedFile(path, 'key file', { maxBytes: MAX_KEY_FILE_BYTES }).toString('utf8'), { what: path }) as Record<string, unknown>;
-  if (value?.kty === 'oct' || value?.alg === 'hmac-sha256') throw new WitnessError('USAGE', `${path} holds an HMAC key, which has no public half to trust; use an Ed25519 key (witness keys new).`);
+  const value = parseStrictJson(readNamedFile(path, 'key file', { maxBytes: MAX_KEY_FILE_BYTES }).toString('utf8'), {
+    what: path,
+  }) as Record<string, unknown>;
+  if (value?.kty === 'oct' || value?.alg === 'hmac-sha256')
+    throw new WitnessError(
+      'USAGE',
+      `${path} holds an HMAC key, which has no public half to trust; use an Ed25519 key (witness keys new).`,
+    );
   const { d: _private, v: _version, ...rest } = value ?? {};
   const checked = PublicJwkSchema.safeParse(rest);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    throw new WitnessError('INVALID_INPUT', `${path} is not an Ed25519 key file: ${issue?.path.join('.') || '(root)'}: ${issue?.message}.`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${path} is not an Ed25519 key file: ${issue?.path.join('.') || '(root)'}: ${issue?.message}.`,
+    );
   }
-  if (keyIdFor(checked.data.x) !== checked.data.kid) throw new WitnessError('INVALID_INPUT', `${path}: kid ${checked.data.kid} is not the id of its public key.`);
+  if (keyIdFor(checked.data.x) !== checked.data.kid)
+    throw new WitnessError('INVALID_INPUT', `${path}: kid ${checked.data.kid} is not the id of its public key.`);
   return checked.data;
 }
 
@@ -206,18 +271,39 @@ function _fromLegacy(file: z.infer<typeof _LegacyMailboxKeySchema>): KeyMaterial
 }
 
 /** The secret, the public key and the kid must agree: a damaged or spliced file signs nothing. */
-function _checked(key: KeyMaterial, what: string, statedPublic?: string, members = { secret: 'd', public: 'x' }): KeyMaterial {
+function _checked(
+  key: KeyMaterial,
+  what: string,
+  statedPublic?: string,
+  members = { secret: 'd', public: 'x' },
+): KeyMaterial {
   if (key.alg === 'hmac-sha256') {
-    if (hmacKeyId(key.secret) !== key.kid) throw new WitnessError('INVALID_INPUT', `${what}: kid ${key.kid} is not the id of its secret (${hmacKeyId(key.secret)}); the file is damaged.`);
+    if (hmacKeyId(key.secret) !== key.kid)
+      throw new WitnessError(
+        'INVALID_INPUT',
+        `${what}: kid ${key.kid} is not the id of its secret (${hmacKeyId(key.secret)}); the file is damaged.`,
+      );
     return key;
   }
   const derived = createPublicKey(privateKeyObject(key.privateKey)).export({ format: 'jwk' }).x;
-  if (derived !== statedPublic) throw new WitnessError('INVALID_INPUT', `${what}: the private key (${members.secret}) does not belong to the public key (${members.public}); the file is damaged.`);
-  if (keyIdFor(key.publicKey) !== key.kid) throw new WitnessError('INVALID_INPUT', `${what}: kid ${key.kid} is not the id of its public key (${keyIdFor(key.publicKey)}).`);
+  if (derived !== statedPublic)
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${what}: the private key (${members.secret}) does not belong to the public key (${members.public}); the file is damaged.`,
+    );
+  if (keyIdFor(key.publicKey) !== key.kid)
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${what}: kid ${key.kid} is not the id of its public key (${keyIdFor(key.publicKey)}).`,
+    );
   return key;
 }
 
 function _checkDeployer(deployer: string): void {
   const checked = DEPLOYER.safeParse(deployer);
-  if (!checked.success) throw new WitnessError('USAGE', `The deployer id ${JSON.stringify(deployer)} is not usable: ${checked.error.issues[0]?.message}.`);
+  if (!checked.success)
+    throw new WitnessError(
+      'USAGE',
+      `The deployer id ${JSON.stringify(deployer)} is not usable: ${checked.error.issues[0]?.message}.`,
+    );
 }

@@ -37,7 +37,10 @@ export class PostgresNonceStore implements NonceStore {
   }
 
   async claim(id: string, expiresAt: number): Promise<boolean> {
-    const result = await this.#pool.query('INSERT INTO witness_nonces (id, expires_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [id, expiresAt]);
+    const result = await this.#pool.query(
+      'INSERT INTO witness_nonces (id, expires_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING',
+      [id, expiresAt],
+    );
     return result.rowCount === 1;
   }
 

@@ -75,7 +75,11 @@ function _loadSqlite(): _DatabaseConstructor {
   try {
     return createRequire(import.meta.url)('better-sqlite3') as _DatabaseConstructor;
   } catch (cause) {
-    throw new WitnessError('INTERNAL', `The SQLite nonce store needs better-sqlite3, which failed to load (${(cause as Error).message}). Run: npm rebuild better-sqlite3`, { cause });
+    throw new WitnessError(
+      'INTERNAL',
+      `The SQLite nonce store needs better-sqlite3, which failed to load (${(cause as Error).message}). Run: npm rebuild better-sqlite3`,
+      { cause },
+    );
   }
 }
 
@@ -100,12 +104,20 @@ export class SqliteNonceStore implements NonceStore {
       retryWhileBusy(() => {
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');
-        db.exec('CREATE TABLE IF NOT EXISTS witness_nonces (id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL) WITHOUT ROWID');
+        db.exec(
+          'CREATE TABLE IF NOT EXISTS witness_nonces (id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL) WITHOUT ROWID',
+        );
       }, options.busyTimeoutMs ?? 5000);
     } catch (cause) {
-      throw new WitnessError('IO', `Cannot open the nonce store ${path}: ${(cause as Error).message}. Check the path is a writable SQLite file.`, { cause });
+      throw new WitnessError(
+        'IO',
+        `Cannot open the nonce store ${path}: ${(cause as Error).message}. Check the path is a writable SQLite file.`,
+        { cause },
+      );
     }
-    this.#insert = this.#db.prepare('INSERT INTO witness_nonces (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING');
+    this.#insert = this.#db.prepare(
+      'INSERT INTO witness_nonces (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING',
+    );
     this.#prune = this.#db.prepare('DELETE FROM witness_nonces WHERE expires_at < ?');
   }
 

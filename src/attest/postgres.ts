@@ -81,7 +81,11 @@ function _runFirst(sql: string): (client: { query(sql: string): Promise<unknown>
 
 /** The pg module, loaded on first use with libpq's defaults, once `url` is checked to be a PostgreSQL URL. */
 async function _pg(url: string, purpose: string): Promise<typeof import('pg').default> {
-  if (!isPostgresUrl(url)) throw new WitnessError('USAGE', `The ${purpose} URL ${redactUrl(url)} is not a PostgreSQL URL; write postgres://USER@HOST:PORT/DB (or postgres:///DB for the local socket).`);
+  if (!isPostgresUrl(url))
+    throw new WitnessError(
+      'USAGE',
+      `The ${purpose} URL ${redactUrl(url)} is not a PostgreSQL URL; write postgres://USER@HOST:PORT/DB (or postgres:///DB for the local socket).`,
+    );
   const { default: pg } = await import('pg');
   _libpqDefaults(pg.defaults);
   return pg;
@@ -90,7 +94,11 @@ async function _pg(url: string, purpose: string): Promise<typeof import('pg').de
 function _unreachable(url: string, purpose: string, cause: unknown): WitnessError {
   // A host name that does not resolve is the caller's to fix (exit 2, docs/errors.md); a server that is down is not.
   const code = (cause as { code?: unknown } | undefined)?.code === 'ENOTFOUND' ? 'INVALID_INPUT' : 'IO';
-  return new WitnessError(code, `Cannot reach the ${purpose} at ${redactUrl(url)}: ${(cause as Error).message}. Check the server runs and the URL names an existing database.`, { cause });
+  return new WitnessError(
+    code,
+    `Cannot reach the ${purpose} at ${redactUrl(url)}: ${(cause as Error).message}. Check the server runs and the URL names an existing database.`,
+    { cause },
+  );
 }
 
 /**
@@ -100,7 +108,8 @@ function _unreachable(url: string, purpose: string, cause: unknown): WitnessErro
  */
 function _libpqDefaults(defaults: { user?: string | undefined; host?: string | undefined }): void {
   defaults.user ||= process.env.PGUSER || userInfo().username;
-  if (!process.env.PGHOST && defaults.host === 'localhost' && existsSync('/var/run/postgresql')) defaults.host = '/var/run/postgresql';
+  if (!process.env.PGHOST && defaults.host === 'localhost' && existsSync('/var/run/postgresql'))
+    defaults.host = '/var/run/postgresql';
 }
 
 /** Runs `work` in one transaction on one connection: COMMIT when it returns, ROLLBACK when it throws. */
@@ -138,29 +147,47 @@ const _MIGRATION_LOCK = 0x5749_544e; // "WITN"
  * without CREATE may run this where the schema was made by another. `remedy` ends
  * the one line a role without the rights to create the tables gets.
  */
-export async function migrate(pool: Pool, component: string, migrations: readonly Migration[], remedy = 'run this as a role that may create tables'): Promise<number> {
+export async function migrate(
+  pool: Pool,
+  component: string,
+  migrations: readonly Migration[],
+  remedy = 'run this as a role that may create tables',
+): Promise<number> {
   const newest = migrations.at(-1)?.version ?? 0;
   const before = await schemaVersion(pool, component);
   if (before > newest) throw _tooNew(component, before, newest);
   if (before === newest) return before;
   return inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [_MIGRATION_LOCK]);
-    await client.query('CREATE TABLE IF NOT EXISTS witness_schema (component text PRIMARY KEY, version integer NOT NULL)');
-    const found = await client.query<{ version: number }>('SELECT version FROM witness_schema WHERE component = $1', [component]);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS witness_schema (component text PRIMARY KEY, version integer NOT NULL)',
+    );
+    const found = await client.query<{ version: number }>('SELECT version FROM witness_schema WHERE component = $1', [
+      component,
+    ]);
     const current = found.rows[0]?.version ?? 0;
     if (current > newest) throw _tooNew(component, current, newest);
     for (const step of migrations) {
       if (step.version > current) await client.query(step.sql);
     }
-    await client.query('INSERT INTO witness_schema (component, version) VALUES ($1, $2) ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version', [component, newest]);
+    await client.query(
+      'INSERT INTO witness_schema (component, version) VALUES ($1, $2) ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version',
+      [component, newest],
+    );
     return current;
   }).catch(async (error: unknown) => {
     if ((error as { code?: unknown }).code !== INSUFFICIENT_PRIVILEGE) throw error;
     const role = await currentRole(pool).catch(() => 'this role');
     const message = (error as Error).message;
     // Upgrading a table takes its owner; creating one, CREATE on the schema.
-    const fix = /must be owner/.test(message) ? 'as the role that owns the tables' : `or grant it: GRANT CREATE ON SCHEMA ${_schemaOf(error)} TO ${quoteIdent(role)}`;
-    throw new WitnessError('USAGE', `The role ${JSON.stringify(role)} may not create or upgrade the ${component} tables (${message}); ${remedy}, ${fix}.`, { cause: error });
+    const fix = /must be owner/.test(message)
+      ? 'as the role that owns the tables'
+      : `or grant it: GRANT CREATE ON SCHEMA ${_schemaOf(error)} TO ${quoteIdent(role)}`;
+    throw new WitnessError(
+      'USAGE',
+      `The role ${JSON.stringify(role)} may not create or upgrade the ${component} tables (${message}); ${remedy}, ${fix}.`,
+      { cause: error },
+    );
   });
 }
 
@@ -169,10 +196,20 @@ export async function migrate(pool: Pool, component: string, migrations: readonl
  * (no DDL, no lock), what a command that must not change the schema checks.
  */
 export async function schemaVersion(db: Pool | PoolClient, component: string): Promise<number> {
-  const table = (await db.query<{ present: boolean; readable: boolean | null; role: string }>("SELECT to_regclass('witness_schema') IS NOT NULL AS present, has_table_privilege(to_regclass('witness_schema'), 'SELECT') AS readable, current_user AS role")).rows[0]!;
+  const table = (
+    await db.query<{ present: boolean; readable: boolean | null; role: string }>(
+      "SELECT to_regclass('witness_schema') IS NOT NULL AS present, has_table_privilege(to_regclass('witness_schema'), 'SELECT') AS readable, current_user AS role",
+    )
+  ).rows[0]!;
   if (!table.present) return 0;
-  if (!table.readable) throw new WitnessError('USAGE', `The role ${JSON.stringify(table.role)} may not SELECT from witness_schema, which says which schema version the database holds; grant it: GRANT SELECT ON witness_schema TO ${quoteIdent(table.role)}.`);
-  const found = await db.query<{ version: number }>('SELECT version FROM witness_schema WHERE component = $1', [component]);
+  if (!table.readable)
+    throw new WitnessError(
+      'USAGE',
+      `The role ${JSON.stringify(table.role)} may not SELECT from witness_schema, which says which schema version the database holds; grant it: GRANT SELECT ON witness_schema TO ${quoteIdent(table.role)}.`,
+    );
+  const found = await db.query<{ version: number }>('SELECT version FROM witness_schema WHERE component = $1', [
+    component,
+  ]);
   return found.rows[0]?.version ?? 0;
 }
 
@@ -181,15 +218,27 @@ export async function schemaVersion(db: Pool | PoolClient, component: string): P
  * without changing it: missing or older says to migrate (`remedy`, exit 2), newer to
  * upgrade Witness.
  */
-export async function requireSchema(db: Pool | PoolClient, component: string, migrations: readonly Migration[], remedy: string): Promise<void> {
+export async function requireSchema(
+  db: Pool | PoolClient,
+  component: string,
+  migrations: readonly Migration[],
+  remedy: string,
+): Promise<void> {
   const newest = migrations.at(-1)?.version ?? 0;
   const found = await schemaVersion(db, component);
   if (found > newest) throw _tooNew(component, found, newest);
-  if (found < newest) throw new WitnessError('USAGE', `The database's ${component} schema is ${found === 0 ? 'not there' : `at version ${found}, older than this Witness's ${newest}`}; ${remedy}.`);
+  if (found < newest)
+    throw new WitnessError(
+      'USAGE',
+      `The database's ${component} schema is ${found === 0 ? 'not there' : `at version ${found}, older than this Witness's ${newest}`}; ${remedy}.`,
+    );
 }
 
 function _tooNew(component: string, found: number, newest: number): WitnessError {
-  return new WitnessError('INVALID_INPUT', `The database's ${component} schema is version ${found}, newer than this Witness knows (${newest}); upgrade Witness.`);
+  return new WitnessError(
+    'INVALID_INPUT',
+    `The database's ${component} schema is version ${found}, newer than this Witness knows (${newest}); upgrade Witness.`,
+  );
 }
 
 /** SQLSTATE insufficient_privilege: the role lacks a right on the object the statement uses. */
@@ -223,15 +272,24 @@ export async function requireGrants(db: Pool | PoolClient, grants: readonly Gran
     const on = `${g.kind === 'table' ? '' : `${g.kind.toUpperCase()} `}${g.object}`;
     byObject.set(on, [...(byObject.get(on) ?? []), g.privilege]);
   }
-  const statements = [...byObject].map(([on, privileges]) => `GRANT ${privileges.join(', ')} ON ${on} TO ${quoteIdent(role)}`);
-  throw new WitnessError('USAGE', `The role ${JSON.stringify(role)} may not ${rights.join(', ')}, which ${command} needs; grant it: ${statements.join('; ')}.`);
+  const statements = [...byObject].map(
+    ([on, privileges]) => `GRANT ${privileges.join(', ')} ON ${on} TO ${quoteIdent(role)}`,
+  );
+  throw new WitnessError(
+    'USAGE',
+    `The role ${JSON.stringify(role)} may not ${rights.join(', ')}, which ${command} needs; grant it: ${statements.join('; ')}.`,
+  );
 }
 
 function _right(g: Grant): string {
   if (g.privilege === 'CREATE') return `CREATE in schema ${g.object}`;
   if (g.privilege === 'USAGE') return `use the ${g.kind} ${g.object}`;
   // Template literals: this folder's import check reads a quote after "from" as a module.
-  const preposition: Partial<Record<Grant['privilege'], string>> = { SELECT: `from `, DELETE: `from `, INSERT: `into ` };
+  const preposition: Partial<Record<Grant['privilege'], string>> = {
+    SELECT: `from `,
+    DELETE: `from `,
+    INSERT: `into `,
+  };
   return `${g.privilege} ${preposition[g.privilege] ?? ''}${g.object}`;
 }
 
@@ -272,6 +330,10 @@ export const DATABASE_URL_ENV = 'WITNESS_DATABASE_URL';
 export function resolveDatabaseUrl(value: string, option: string, env: NodeJS.ProcessEnv = process.env): string {
   if (value !== 'postgres') return value;
   const url = env[DATABASE_URL_ENV];
-  if (!url) throw new WitnessError('USAGE', `${option} postgres reads the database URL from ${DATABASE_URL_ENV}, which is not set; set it (e.g. postgres:///witness) or give the URL itself.`);
+  if (!url)
+    throw new WitnessError(
+      'USAGE',
+      `${option} postgres reads the database URL from ${DATABASE_URL_ENV}, which is not set; set it (e.g. postgres:///witness) or give the URL itself.`,
+    );
   return url;
 }

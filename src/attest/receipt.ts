@@ -49,7 +49,9 @@ const receiptTime = z.string().regex(ISO_MS, 'expected a UTC time like 2026-01-3
 export const SignatureSchema = z.strictObject({
   key_id: z.string().regex(/^ed25519:[0-9a-f]{16}$/, 'expected ed25519: and 16 hex digits'),
   alg: z.literal('Ed25519'),
-  sig: z.string().regex(/^[A-Za-z0-9_-]{86}$/, 'expected a 64-byte Ed25519 signature in unpadded base64url (86 characters)'),
+  sig: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{86}$/, 'expected a 64-byte Ed25519 signature in unpadded base64url (86 characters)'),
 });
 
 /**
@@ -68,7 +70,11 @@ export const ReceiptSchema = z.strictObject({
   key_id: SignatureSchema.shape.key_id,
   issued_at: receiptTime,
   not_after: receiptTime,
-  nonce: z.string().min(22, 'expected at least 128 random bits (22 base64url characters)').max(86).regex(B64URL, 'expected unpadded base64url'),
+  nonce: z
+    .string()
+    .min(22, 'expected at least 128 random bits (22 base64url characters)')
+    .max(86)
+    .regex(B64URL, 'expected unpadded base64url'),
   parent: hex64.nullable(),
   depth: z.int().nonnegative().max(MAX_DEPTH),
   construction: z.enum(CONSTRUCTIONS),
@@ -82,7 +88,9 @@ export const ReceiptSchema = z.strictObject({
  * `ReceiptSchema` (shape.ts): true only for values the schema accepts unchanged;
  * false means "ask zod", which says why. bench/attest.ts shows what it saves.
  */
-export const hasReceiptShape = compileShape(z.toJSONSchema(ReceiptSchema) as Record<string, unknown>) as (value: unknown) => value is Receipt;
+export const hasReceiptShape = compileShape(z.toJSONSchema(ReceiptSchema) as Record<string, unknown>) as (
+  value: unknown,
+) => value is Receipt;
 
 export type Signature = z.infer<typeof SignatureSchema>;
 export type Receipt = z.infer<typeof ReceiptSchema>;
@@ -129,14 +137,22 @@ export type ParseResult<T> = { ok: true; value: T } | { ok: false; reasons: Reas
  * `MALFORMED` / `NON_CANONICAL` reasons naming the field, never as exceptions.
  */
 export function parseReceipt(input: unknown, index?: number): ParseResult<PreparedReceipt> {
-  const parsed = typeof input === 'string' || input instanceof Uint8Array ? parseJsonText(input, 'the receipt', index) : ({ ok: true, value: input } as const);
+  const parsed =
+    typeof input === 'string' || input instanceof Uint8Array
+      ? parseJsonText(input, 'the receipt', index)
+      : ({ ok: true, value: input } as const);
   if (!parsed.ok) return parsed;
   let receipt: Receipt;
   if (hasReceiptShape(parsed.value)) receipt = parsed.value;
   else {
     const checked = ReceiptSchema.safeParse(parsed.value);
     if (!checked.success) {
-      return { ok: false, reasons: checked.error.issues.map((issue) => reason('MALFORMED', `receipt.${issue.path.join('.') || '(root)'}: ${issue.message}.`, index)) };
+      return {
+        ok: false,
+        reasons: checked.error.issues.map((issue) =>
+          reason('MALFORMED', `receipt.${issue.path.join('.') || '(root)'}: ${issue.message}.`, index),
+        ),
+      };
     }
     receipt = checked.data;
   }
@@ -192,7 +208,10 @@ export function parseJsonText(text: string | Uint8Array, what: string, index?: n
     return { ok: true, value: parseStrictJson(source, { what }) };
   } catch (error) {
     const message = (error as Error).message;
-    return { ok: false, reasons: [reason(/duplicate key/.test(message) ? 'NON_CANONICAL' : 'MALFORMED', message, index)] };
+    return {
+      ok: false,
+      reasons: [reason(/duplicate key/.test(message) ? 'NON_CANONICAL' : 'MALFORMED', message, index)],
+    };
   }
 }
 
@@ -209,7 +228,15 @@ export function evidencePath(value: unknown): ParseResult<unknown[]> {
     const { path, type, ...rest } = value as { path: unknown; type?: unknown };
     const typed = type === undefined || type === PATH_TYPE;
     if (!Array.isArray(path) || path.length === 0 || !typed || Object.keys(rest).length > 0) {
-      return { ok: false, reasons: [reason('MALFORMED', `Evidence of the form {"type": "${PATH_TYPE}", "path": [...]} must hold only a non-empty array of receipts, root first.`)] };
+      return {
+        ok: false,
+        reasons: [
+          reason(
+            'MALFORMED',
+            `Evidence of the form {"type": "${PATH_TYPE}", "path": [...]} must hold only a non-empty array of receipts, root first.`,
+          ),
+        ],
+      };
     }
     return { ok: true, value: path };
   }
@@ -219,12 +246,17 @@ export function evidencePath(value: unknown): ParseResult<unknown[]> {
 // Loops and module-level helpers only: this runs for every receipt on every path.
 function _semanticProblems(receipt: Receipt, issuedAt: number, notAfter: number, index?: number): Reason[] {
   const problems: Reason[] = [];
-  if (!_realTime(receipt.issued_at, issuedAt)) problems.push(_malformed('issued_at', 'not a real calendar time', index));
-  if (!_realTime(receipt.not_after, notAfter)) problems.push(_malformed('not_after', 'not a real calendar time', index));
-  if (problems.length === 0 && issuedAt >= notAfter) problems.push(_malformed('not_after', 'not_after must be later than issued_at', index));
-  if (receipt.cosigners.length > 1 && new Set(receipt.cosigners).size !== receipt.cosigners.length) problems.push(_malformed('cosigners', 'a deployer is listed twice', index));
+  if (!_realTime(receipt.issued_at, issuedAt))
+    problems.push(_malformed('issued_at', 'not a real calendar time', index));
+  if (!_realTime(receipt.not_after, notAfter))
+    problems.push(_malformed('not_after', 'not a real calendar time', index));
+  if (problems.length === 0 && issuedAt >= notAfter)
+    problems.push(_malformed('not_after', 'not_after must be later than issued_at', index));
+  if (receipt.cosigners.length > 1 && new Set(receipt.cosigners).size !== receipt.cosigners.length)
+    problems.push(_malformed('cosigners', 'a deployer is listed twice', index));
   const sigs = receipt.signatures;
-  if (sigs.length > 1 && new Set(sigs.map(_keyIdOf)).size !== sigs.length) problems.push(_malformed('signatures', 'the same key_id signs twice; keep one signature per key', index));
+  if (sigs.length > 1 && new Set(sigs.map(_keyIdOf)).size !== sigs.length)
+    problems.push(_malformed('signatures', 'the same key_id signs twice; keep one signature per key', index));
   // Base64url with non-zero padding bits decodes to the same bytes as another text:
   // two encodings of one signature would give one receipt two digests.
   if (!isCanonicalBase64url(receipt.nonce)) problems.push(_nonCanonical('nonce', index));
@@ -239,7 +271,11 @@ function _malformed(field: string, message: string, index?: number): Reason {
 }
 
 function _nonCanonical(field: string, index?: number): Reason {
-  return reason('NON_CANONICAL', `receipt.${field}: base64url text with non-zero padding bits; re-encode the bytes.`, index);
+  return reason(
+    'NON_CANONICAL',
+    `receipt.${field}: base64url text with non-zero padding bits; re-encode the bytes.`,
+    index,
+  );
 }
 
 function _keyIdOf(s: Signature): string {
@@ -267,7 +303,10 @@ const _EARLIEST_TIME = Date.parse('0000-01-01T00:00:00.000Z');
 /** A millisecond time as the receipt's time format; a time the format cannot hold is a USAGE error. */
 export function isoTime(ms: number): string {
   if (!(ms >= _EARLIEST_TIME && ms <= LATEST_TIME)) {
-    throw new WitnessError('USAGE', `The time ${Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms)} is after ${new Date(LATEST_TIME).toISOString()} (or before year 0), the last time a receipt or key directory can hold; choose an earlier time or a shorter window.`);
+    throw new WitnessError(
+      'USAGE',
+      `The time ${Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms)} is after ${new Date(LATEST_TIME).toISOString()} (or before year 0), the last time a receipt or key directory can hold; choose an earlier time or a shorter window.`,
+    );
   }
   return new Date(ms).toISOString();
 }

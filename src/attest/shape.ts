@@ -14,18 +14,42 @@
 type Check = (value: unknown) => boolean;
 type Schema = Record<string, unknown>;
 
-const KNOWN = new Set(['type', 'const', 'enum', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'anyOf', 'items', 'minItems', 'maxItems', 'properties', 'required', 'additionalProperties', 'description', '$schema', 'title']);
+const KNOWN = new Set([
+  'type',
+  'const',
+  'enum',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'anyOf',
+  'items',
+  'minItems',
+  'maxItems',
+  'properties',
+  'required',
+  'additionalProperties',
+  'description',
+  '$schema',
+  'title',
+]);
 
 /** The check of `schema`: true only for values it accepts. */
 export function compileShape(schema: Schema): Check {
-  for (const key of Object.keys(schema)) if (!KNOWN.has(key)) throw new Error(`compileShape: keyword ${key} is not supported; extend the compiler or keep the schema to its subset.`);
+  for (const key of Object.keys(schema))
+    if (!KNOWN.has(key))
+      throw new Error(
+        `compileShape: keyword ${key} is not supported; extend the compiler or keep the schema to its subset.`,
+      );
   const checks: Check[] = [];
   if (schema.anyOf !== undefined) {
     const options = (schema.anyOf as Schema[]).map(compileShape);
     checks.push((v) => options.some((c) => c(v)));
   }
   if (schema.const !== undefined) {
-    if (schema.type !== undefined && !_constFits(schema.const, schema.type as string)) throw new Error(`compileShape: const ${JSON.stringify(schema.const)} is not of type ${schema.type}.`);
+    if (schema.type !== undefined && !_constFits(schema.const, schema.type as string))
+      throw new Error(`compileShape: const ${JSON.stringify(schema.const)} is not of type ${schema.type}.`);
     checks.push((v) => v === schema.const);
   }
   if (schema.enum !== undefined) {
@@ -33,8 +57,13 @@ export function compileShape(schema: Schema): Check {
     checks.push((v) => allowed.has(v));
   }
   // A const, or an enum of values of the declared type, with no other constraint already implies the type.
-  const onlyValues = Object.keys(schema).every((k) => k === 'type' || k === 'const' || k === 'enum' || k === 'description' || k === 'title');
-  const fixed = onlyValues && (schema.const !== undefined || (schema.enum !== undefined && (schema.enum as unknown[]).every((e) => _hasType(e, schema.type))));
+  const onlyValues = Object.keys(schema).every(
+    (k) => k === 'type' || k === 'const' || k === 'enum' || k === 'description' || k === 'title',
+  );
+  const fixed =
+    onlyValues &&
+    (schema.const !== undefined ||
+      (schema.enum !== undefined && (schema.enum as unknown[]).every((e) => _hasType(e, schema.type))));
   if (schema.type !== undefined && !fixed) checks.push(..._typed(schema.type as string, schema));
   if (checks.length === 1) return checks[0] as Check;
   return (v) => {
@@ -44,7 +73,11 @@ export function compileShape(schema: Schema): Check {
 }
 
 function _constFits(value: unknown, type: string): boolean {
-  return type === 'integer' ? Number.isSafeInteger(value) : type === 'number' ? typeof value === 'number' && Number.isFinite(value) : _hasType(value, type);
+  return type === 'integer'
+    ? Number.isSafeInteger(value)
+    : type === 'number'
+      ? typeof value === 'number' && Number.isFinite(value)
+      : _hasType(value, type);
 }
 
 function _hasType(value: unknown, type: unknown): boolean {
@@ -70,14 +103,16 @@ function _typed(type: string, schema: Schema): Check[] {
 }
 
 function _number(integer: boolean, min = Number.NEGATIVE_INFINITY, max = Number.POSITIVE_INFINITY): Check {
-  return (v) => typeof v === 'number' && (integer ? Number.isSafeInteger(v) : Number.isFinite(v)) && v >= min && v <= max;
+  return (v) =>
+    typeof v === 'number' && (integer ? Number.isSafeInteger(v) : Number.isFinite(v)) && v >= min && v <= max;
 }
 
 function _string(schema: Schema): Check {
   const min = (schema.minLength as number | undefined) ?? 0;
   const max = (schema.maxLength as number | undefined) ?? Number.POSITIVE_INFINITY;
   const pattern = schema.pattern === undefined ? undefined : new RegExp(schema.pattern as string);
-  return (v) => typeof v === 'string' && v.length >= min && v.length <= max && (pattern === undefined || pattern.test(v));
+  return (v) =>
+    typeof v === 'string' && v.length >= min && v.length <= max && (pattern === undefined || pattern.test(v));
 }
 
 function _array(schema: Schema): Check {
@@ -92,10 +127,16 @@ function _array(schema: Schema): Check {
 }
 
 function _object(schema: Schema): Check {
-  if (schema.additionalProperties !== false) throw new Error('compileShape: only closed objects (additionalProperties: false) are supported.');
+  if (schema.additionalProperties !== false)
+    throw new Error('compileShape: only closed objects (additionalProperties: false) are supported.');
   const required = new Set((schema.required as string[] | undefined) ?? []);
-  const properties = new Map(Object.entries((schema.properties ?? {}) as Record<string, Schema>).map(([k, s]) => [k, { check: compileShape(s), required: required.has(k) }] as const));
-  for (const key of required) if (!properties.has(key)) throw new Error(`compileShape: required member ${key} has no schema.`);
+  const properties = new Map(
+    Object.entries((schema.properties ?? {}) as Record<string, Schema>).map(
+      ([k, s]) => [k, { check: compileShape(s), required: required.has(k) }] as const,
+    ),
+  );
+  for (const key of required)
+    if (!properties.has(key)) throw new Error(`compileShape: required member ${key} has no schema.`);
   return (v) => {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
     const proto = Object.getPrototypeOf(v);

@@ -63,12 +63,20 @@ export function signerFor(key: KeyMaterial): Signer {
  * naming what it was for.
  */
 export function ed25519Signer(key: KeyMaterial, purpose: string): Signer {
-  if (key.alg !== 'ed25519') throw new WitnessError('USAGE', `Cannot ${purpose} with the HMAC key ${key.kid}: others verify this evidence with a public key, so it needs an Ed25519 key (witness keys new).`);
+  if (key.alg !== 'ed25519')
+    throw new WitnessError(
+      'USAGE',
+      `Cannot ${purpose} with the HMAC key ${key.kid}: others verify this evidence with a public key, so it needs an Ed25519 key (witness keys new).`,
+    );
   return signerFor(key);
 }
 
 /** A verifier from an Ed25519 public key alone (raw base64url, or a KeyObject): what an auditor without the secret holds. */
 export function ed25519Verifier(kid: string, publicKey: string | KeyObject): Verifier {
   const pub = typeof publicKey === 'string' ? publicKeyObject(publicKey) : publicKey;
-  return Object.freeze({ alg: 'ed25519' as const, kid, verify: (m: Uint8Array, s: string | Uint8Array) => verifyEd25519(pub, m, s) });
+  return Object.freeze({
+    alg: 'ed25519' as const,
+    kid,
+    verify: (m: Uint8Array, s: string | Uint8Array) => verifyEd25519(pub, m, s),
+  });
 }

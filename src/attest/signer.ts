@@ -13,7 +13,16 @@ import { sha256Hex } from '../core/hash.js';
 import { ancestryRoot } from './ancestry/merkle.js';
 import type { SigningKey } from './keys.js';
 import { ed25519Signer } from './signature.js';
-import { type Construction, isoTime, type Receipt, receiptDigest, type Signature, signingBytes, type UnsignedReceipt, unsignedRecordProblems } from './receipt.js';
+import {
+  type Construction,
+  isoTime,
+  type Receipt,
+  receiptDigest,
+  type Signature,
+  signingBytes,
+  type UnsignedReceipt,
+  unsignedRecordProblems,
+} from './receipt.js';
 
 /** The longest receipt lifetime a signer grants: 100 years of 365 days, ms. */
 export const MAX_TTL_MS = 100 * 365 * 86_400_000;
@@ -64,7 +73,11 @@ export function createReleaseSigner(options: ReleaseSignerOptions): ReleaseSigne
   const signer = ed25519Signer(options.key, 'sign release receipts');
   const clock = options.clock ?? Date.now;
   const ttl = options.ttlMs ?? 3_600_000;
-  if (!(ttl > 0 && ttl <= MAX_TTL_MS)) throw new WitnessError('USAGE', `The receipt lifetime (ttlMs) must be more than 0 and at most ${MAX_TTL_MS} ms (100 years); got ${ttl}.`);
+  if (!(ttl > 0 && ttl <= MAX_TTL_MS))
+    throw new WitnessError(
+      'USAGE',
+      `The receipt lifetime (ttlMs) must be more than 0 and at most ${MAX_TTL_MS} ms (100 years); got ${ttl}.`,
+    );
   return Object.freeze({
     deployer,
     keyId: kid,
@@ -72,12 +85,19 @@ export function createReleaseSigner(options: ReleaseSignerOptions): ReleaseSigne
       const ancestors = context.ancestors ?? [];
       const parent = ancestors.at(-1);
       const construction = context.construction ?? (parent ? (options.construction ?? 'chain') : 'none');
-      if (parent && construction === 'none') throw new WitnessError('USAGE', 'An output released under a parent needs a construction: chain, merkle or dag.');
+      if (parent && construction === 'none')
+        throw new WitnessError(
+          'USAGE',
+          'An output released under a parent needs a construction: chain, merkle or dag.',
+        );
       const isEdge = construction === 'dag' && parent !== undefined;
       // chain and dag need only the parent; a Merkle commitment needs every ancestor.
       const depth = parent ? parent.depth + 1 : 0;
       if (construction === 'merkle' && ancestors.length !== depth) {
-        throw new WitnessError('USAGE', `A merkle receipt commits to every ancestor: pass the whole path (${depth} receipts, root first), not ${ancestors.length}.`);
+        throw new WitnessError(
+          'USAGE',
+          `A merkle receipt commits to every ancestor: pass the whole path (${depth} receipts, root first), not ${ancestors.length}.`,
+        );
       }
       const issuedAt = clock();
       const record: UnsignedReceipt = {
@@ -108,7 +128,11 @@ export function createReleaseSigner(options: ReleaseSignerOptions): ReleaseSigne
 /** Never sign what a verifier would call MALFORMED (e.g. a bad co-signer name or instance id). */
 function _assertWellFormed(record: UnsignedReceipt): void {
   const problems = unsignedRecordProblems(record);
-  if (problems.length > 0) throw new WitnessError('USAGE', `Refusing to sign a malformed receipt: ${problems.map((r) => r.message).join(' ')}`);
+  if (problems.length > 0)
+    throw new WitnessError(
+      'USAGE',
+      `Refusing to sign a malformed receipt: ${problems.map((r) => r.message).join(' ')}`,
+    );
 }
 
 /** What a co-signer's failure already says exactly, kept as it is; anything else a co-sign function throws is a refusal. */
@@ -116,20 +140,37 @@ const _COSIGN_FAILURES: ReadonlySet<WitnessErrorCode> = new Set(['REFUSED', 'TIM
 
 async function _collectCosignatures(edge: UnsignedReceipt, options: ReleaseSignerOptions): Promise<Signature[]> {
   const request = options.cosign;
-  if (!request) throw new WitnessError('USAGE', 'A dag edge needs co-signatures, but the signer has no cosign function; give it the parent signing service.');
+  if (!request)
+    throw new WitnessError(
+      'USAGE',
+      'A dag edge needs co-signatures, but the signer has no cosign function; give it the parent signing service.',
+    );
   const timeoutMs = options.cosignTimeoutMs ?? 10_000;
   const out: Signature[] = [];
   for (const deployer of edge.cosigners) {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new WitnessError('TIMEOUT', `No co-signature within ${timeoutMs} ms; the output is not released (fail closed).`)), timeoutMs);
+      timer = setTimeout(
+        () =>
+          reject(
+            new WitnessError(
+              'TIMEOUT',
+              `No co-signature within ${timeoutMs} ms; the output is not released (fail closed).`,
+            ),
+          ),
+        timeoutMs,
+      );
     });
     try {
       const sig = await Promise.race([Promise.resolve().then(() => request(edge, deployer)), timeout]);
       if (!out.some((s) => s.key_id === sig.key_id)) out.push(sig);
     } catch (cause) {
       if (cause instanceof WitnessError && _COSIGN_FAILURES.has(cause.code)) throw cause;
-      throw new WitnessError('REFUSED', `The co-signer refused or failed: ${(cause as Error).message} The output is not released (fail closed).`, { cause });
+      throw new WitnessError(
+        'REFUSED',
+        `The co-signer refused or failed: ${(cause as Error).message} The output is not released (fail closed).`,
+        { cause },
+      );
     } finally {
       clearTimeout(timer);
     }

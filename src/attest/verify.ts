@@ -15,7 +15,15 @@ import { keyProblem, type RevocationPolicy } from './key-status.js';
 import type { NonceStore } from './nonce-store.js';
 import { capPerCode } from '../core/cap-per-code.js';
 import { WitnessError } from '../core/errors.js';
-import { type Construction, evidencePath, MAX_DEPTH, type PreparedReceipt, parseJsonText, parseReceipt, type Receipt } from './receipt.js';
+import {
+  type Construction,
+  evidencePath,
+  MAX_DEPTH,
+  type PreparedReceipt,
+  parseJsonText,
+  parseReceipt,
+  type Receipt,
+} from './receipt.js';
 import { type Reason, reason } from './reasons.js';
 
 /** The longest path a verifier reads: the root and MAX_DEPTH delegations (PATH_TOO_LONG beyond). */
@@ -52,7 +60,11 @@ export interface VerifyResult {
 }
 
 /** Verifies evidence (one receipt, or `{path: [...]}`, as value or JSON text) against output bytes. */
-export async function verifyEvidence(evidence: unknown, output: Uint8Array, options: VerifyOptions): Promise<VerifyResult> {
+export async function verifyEvidence(
+  evidence: unknown,
+  output: Uint8Array,
+  options: VerifyOptions,
+): Promise<VerifyResult> {
   let value = evidence;
   if (typeof evidence === 'string' || evidence instanceof Uint8Array) {
     const parsed = parseJsonText(evidence, 'the evidence');
@@ -65,7 +77,11 @@ export async function verifyEvidence(evidence: unknown, output: Uint8Array, opti
 }
 
 /** Verifies an ancestry path, root first, whose last receipt released `output`; consumes the leaf's nonce when valid. */
-export async function verifyPath(path: readonly unknown[], output: Uint8Array, options: VerifyOptions): Promise<VerifyResult> {
+export async function verifyPath(
+  path: readonly unknown[],
+  output: Uint8Array,
+  options: VerifyOptions,
+): Promise<VerifyResult> {
   return acceptPath(checkPath(path, output, options), options);
 }
 
@@ -83,10 +99,24 @@ export interface PathCheck {
  */
 export function checkPath(path: readonly unknown[], output: Uint8Array, options: VerifyOptions): PathCheck {
   const skew = options.skewMs ?? 0;
-  if (!(skew >= 0 && skew <= MAX_SKEW_MS)) throw new WitnessError('USAGE', `The clock skew must be from 0 to ${MAX_SKEW_MS} ms (${MAX_SKEW_MS / 1000} s); got ${skew}.`);
-  if (path.length === 0) return { reasons: [reason('MALFORMED', 'The path is empty; give at least one receipt.')], signaturesChecked: 0 };
+  if (!(skew >= 0 && skew <= MAX_SKEW_MS))
+    throw new WitnessError(
+      'USAGE',
+      `The clock skew must be from 0 to ${MAX_SKEW_MS} ms (${MAX_SKEW_MS / 1000} s); got ${skew}.`,
+    );
+  if (path.length === 0)
+    return { reasons: [reason('MALFORMED', 'The path is empty; give at least one receipt.')], signaturesChecked: 0 };
   // Checked before any receipt is parsed: the work a path can cause stays bounded.
-  if (path.length > MAX_PATH_LENGTH) return { reasons: [reason('PATH_TOO_LONG', `The path holds ${path.length} receipts; a delegation path holds at most ${MAX_PATH_LENGTH} receipts (depth 0–${MAX_DEPTH}).`)], signaturesChecked: 0 };
+  if (path.length > MAX_PATH_LENGTH)
+    return {
+      reasons: [
+        reason(
+          'PATH_TOO_LONG',
+          `The path holds ${path.length} receipts; a delegation path holds at most ${MAX_PATH_LENGTH} receipts (depth 0–${MAX_DEPTH}).`,
+        ),
+      ],
+      signaturesChecked: 0,
+    };
   const prepared: PreparedReceipt[] = [];
   const parseReasons: Reason[] = [];
   for (let i = 0; i < path.length; i++) {
@@ -96,8 +126,10 @@ export function checkPath(path: readonly unknown[], output: Uint8Array, options:
   }
   if (parseReasons.length > 0) return { reasons: boundReasons(parseReasons), signaturesChecked: 0 };
 
-  const now = options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime();
-  if (!(Math.abs(now) <= 8.64e15)) throw new WitnessError('USAGE', `The verification time must be a valid date; got ${String(options.now)}.`);
+  const now =
+    options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime();
+  if (!(Math.abs(now) <= 8.64e15))
+    throw new WitnessError('USAGE', `The verification time must be a valid date; got ${String(options.now)}.`);
   const ctx: _Ctx = {
     directory: options.directory,
     construction: options.construction,
@@ -133,10 +165,24 @@ export async function acceptPath(check: PathCheck, options: Pick<VerifyOptions, 
   const reasons = [...check.reasons];
   const leaf = check.leaf;
   if (reasons.length === 0 && leaf && options.nonceStore) {
-    const fresh = await options.nonceStore.claim(`${leaf.receipt.key_id}:${leaf.receipt.nonce}`, leaf.notAfter + MAX_SKEW_MS);
-    if (!fresh) reasons.push(reason('REPLAY', `Nonce ${leaf.receipt.nonce} of key ${leaf.receipt.key_id} was already accepted; this receipt is a replay.`));
+    const fresh = await options.nonceStore.claim(
+      `${leaf.receipt.key_id}:${leaf.receipt.nonce}`,
+      leaf.notAfter + MAX_SKEW_MS,
+    );
+    if (!fresh)
+      reasons.push(
+        reason(
+          'REPLAY',
+          `Nonce ${leaf.receipt.nonce} of key ${leaf.receipt.key_id} was already accepted; this receipt is a replay.`,
+        ),
+      );
   }
-  return { ok: reasons.length === 0, reasons, ...(check.path ? { path: check.path } : {}), signaturesChecked: check.signaturesChecked };
+  return {
+    ok: reasons.length === 0,
+    reasons,
+    ...(check.path ? { path: check.path } : {}),
+    signaturesChecked: check.signaturesChecked,
+  };
 }
 
 /**
@@ -144,7 +190,9 @@ export async function acceptPath(check: PathCheck, options: Pick<VerifyOptions, 
  * a long broken path says what is wrong without repeating it thousands of times.
  */
 export function boundReasons(reasons: Reason[]): Reason[] {
-  return capPerCode(reasons, MAX_REASONS_PER_CODE, (code, more) => reason(code, `…and ${more} more ${code} reasons on this path (the first ${MAX_REASONS_PER_CODE} are listed).`));
+  return capPerCode(reasons, MAX_REASONS_PER_CODE, (code, more) =>
+    reason(code, `…and ${more} more ${code} reasons on this path (the first ${MAX_REASONS_PER_CODE} are listed).`),
+  );
 }
 
 interface _Ctx {
@@ -160,7 +208,13 @@ interface _Ctx {
 function _checkStructure(path: PreparedReceipt[], ctx: _Ctx, reasons: Reason[]): void {
   const construction = (path[path.length - 1] as PreparedReceipt).receipt.construction;
   if (ctx.construction !== undefined && construction !== ctx.construction) {
-    reasons.push(reason('CONSTRUCTION_MISMATCH', `The path uses construction ${construction}; this verifier requires ${ctx.construction}.`, path.length - 1));
+    reasons.push(
+      reason(
+        'CONSTRUCTION_MISMATCH',
+        `The path uses construction ${construction}; this verifier requires ${ctx.construction}.`,
+        path.length - 1,
+      ),
+    );
   }
   const frontier = construction === 'merkle' ? new MerkleFrontier() : undefined;
   for (let i = 0; i < path.length; i++) {
@@ -172,7 +226,13 @@ function _checkStructure(path: PreparedReceipt[], ctx: _Ctx, reasons: Reason[]):
       reasons.push(...checkLink(parent, p, i));
       if (p.receipt.type === 'edge') reasons.push(...checkCosignatures(parent, p, i, ctx));
       else if (ctx.requireCosigners.length > 0) {
-        reasons.push(reason('COSIGNATURE_MISSING', `Receipt ${i} is a ${p.receipt.construction} link, not a dag edge: it carries no co-signature, and this verifier requires ${ctx.requireCosigners.join(', ')} to co-sign every delegation.`, i));
+        reasons.push(
+          reason(
+            'COSIGNATURE_MISSING',
+            `Receipt ${i} is a ${p.receipt.construction} link, not a dag edge: it carries no co-signature, and this verifier requires ${ctx.requireCosigners.join(', ')} to co-sign every delegation.`,
+            i,
+          ),
+        );
       }
     }
     // Only a Merkle path commits to a tree; other constructions skip the hashing (a
@@ -187,15 +247,35 @@ function _checkStructure(path: PreparedReceipt[], ctx: _Ctx, reasons: Reason[]):
 /** Field combinations a construction allows at a position (type, policy, ancestry root, signature count). */
 function _shapeProblems(r: Receipt, i: number, construction: Construction, length: number, out: Reason[]): void {
   const problems: string[] = [];
-  if (i > 0 && r.construction !== construction) problems.push(`construction ${r.construction} inside a ${construction} path`);
-  if (i === 0 && length > 1 && r.construction !== construction && r.construction !== 'none') problems.push(`a ${r.construction} root under a ${construction} path`);
+  if (i > 0 && r.construction !== construction)
+    problems.push(`construction ${r.construction} inside a ${construction} path`);
+  if (i === 0 && length > 1 && r.construction !== construction && r.construction !== 'none')
+    problems.push(`a ${r.construction} root under a ${construction} path`);
   if (i > 0 && r.construction === 'none') problems.push('construction none cannot have a parent');
   const isEdge = r.construction === 'dag' && r.parent !== null;
-  if (r.type !== (isEdge ? 'edge' : 'output')) problems.push(isEdge ? 'a dag receipt with a parent must be of type edge' : `type ${r.type} is only for dag receipts with a parent`);
-  if (!isEdge && r.cosigners.length > 0) problems.push(`a co-signer policy belongs only on dag edges, not on a ${r.construction} receipt`);
-  if ((r.construction === 'merkle') !== (r.ancestry_root !== undefined)) problems.push(r.construction === 'merkle' ? 'a merkle receipt needs ancestry_root' : 'ancestry_root belongs only on merkle receipts');
+  if (r.type !== (isEdge ? 'edge' : 'output'))
+    problems.push(
+      isEdge
+        ? 'a dag receipt with a parent must be of type edge'
+        : `type ${r.type} is only for dag receipts with a parent`,
+    );
+  if (!isEdge && r.cosigners.length > 0)
+    problems.push(`a co-signer policy belongs only on dag edges, not on a ${r.construction} receipt`);
+  if ((r.construction === 'merkle') !== (r.ancestry_root !== undefined))
+    problems.push(
+      r.construction === 'merkle'
+        ? 'a merkle receipt needs ancestry_root'
+        : 'ancestry_root belongs only on merkle receipts',
+    );
   for (const why of problems) out.push(reason('CONSTRUCTION_MISMATCH', `Receipt ${i}: ${why}.`, i));
-  if (!isEdge && r.signatures.length !== 1) out.push(reason('MALFORMED', `Receipt ${i}: a ${r.construction} receipt carries exactly one signature, this one ${r.signatures.length}.`, i));
+  if (!isEdge && r.signatures.length !== 1)
+    out.push(
+      reason(
+        'MALFORMED',
+        `Receipt ${i}: a ${r.construction} receipt carries exactly one signature, this one ${r.signatures.length}.`,
+        i,
+      ),
+    );
 }
 
 /** The releasing deployer's key and signature on every receipt of the path. */
@@ -206,16 +286,37 @@ function _checkSignatures(path: PreparedReceipt[], ctx: _Ctx, reasons: Reason[])
     const index = i;
     const key = ctx.directory.get(r.key_id);
     if (!key) {
-      reasons.push(reason('UNKNOWN_KEY', `Key ${r.key_id} is not in the verifier's key directory; a key carried by the evidence is never trusted. Add the deployer's public key with: witness keys add`, index));
+      reasons.push(
+        reason(
+          'UNKNOWN_KEY',
+          `Key ${r.key_id} is not in the verifier's key directory; a key carried by the evidence is never trusted. Add the deployer's public key with: witness keys add`,
+          index,
+        ),
+      );
       continue;
     }
-    if (key.deployer !== r.deployer) reasons.push(reason('WRONG_DEPLOYER', `Receipt ${i} names deployer ${r.deployer}, but key ${r.key_id} belongs to ${key.deployer}.`, index));
+    if (key.deployer !== r.deployer)
+      reasons.push(
+        reason(
+          'WRONG_DEPLOYER',
+          `Receipt ${i} names deployer ${r.deployer}, but key ${r.key_id} belongs to ${key.deployer}.`,
+          index,
+        ),
+      );
     const problem = keyProblem(key, p.issuedAt, ctx.now, ctx.revocation, index);
     if (problem) reasons.push(problem);
     let sig: Receipt['signatures'][number] | undefined;
     for (const s of r.signatures) if (s.key_id === r.key_id) sig = s;
     if (!sig || !key.verify(p.signingBytes, sig.sig)) {
-      reasons.push(reason('BAD_SIGNATURE', sig ? `Receipt ${i}: the signature of ${r.key_id} does not verify over the receipt bytes.` : `Receipt ${i} has no signature by its own key_id ${r.key_id}.`, index));
+      reasons.push(
+        reason(
+          'BAD_SIGNATURE',
+          sig
+            ? `Receipt ${i}: the signature of ${r.key_id} does not verify over the receipt bytes.`
+            : `Receipt ${i} has no signature by its own key_id ${r.key_id}.`,
+          index,
+        ),
+      );
     }
   }
 }
@@ -224,9 +325,33 @@ function _checkSignatures(path: PreparedReceipt[], ctx: _Ctx, reasons: Reason[])
 function _checkLeaf(leaf: PreparedReceipt, output: Uint8Array, ctx: _Ctx, i: number, reasons: Reason[]): void {
   const r = leaf.receipt;
   const index = i;
-  if (leaf.issuedAt > ctx.now + ctx.skew) reasons.push(reason('NOT_YET_VALID', `The receipt is issued at ${r.issued_at}, after the verifier's time ${new Date(ctx.now).toISOString()} (skew ${ctx.skew} ms).`, index));
-  if (ctx.now - ctx.skew >= leaf.notAfter) reasons.push(reason('EXPIRED', `The receipt expired at ${r.not_after}; the verifier's time is ${new Date(ctx.now).toISOString()} (skew ${ctx.skew} ms).`, index));
+  if (leaf.issuedAt > ctx.now + ctx.skew)
+    reasons.push(
+      reason(
+        'NOT_YET_VALID',
+        `The receipt is issued at ${r.issued_at}, after the verifier's time ${new Date(ctx.now).toISOString()} (skew ${ctx.skew} ms).`,
+        index,
+      ),
+    );
+  if (ctx.now - ctx.skew >= leaf.notAfter)
+    reasons.push(
+      reason(
+        'EXPIRED',
+        `The receipt expired at ${r.not_after}; the verifier's time is ${new Date(ctx.now).toISOString()} (skew ${ctx.skew} ms).`,
+        index,
+      ),
+    );
   const outputSha256 = hash('sha256', output, 'hex');
-  if (outputSha256 !== r.output_sha256) reasons.push(reason('OUTPUT_MISMATCH', `The output's SHA-256 is ${outputSha256}, the receipt says ${r.output_sha256}: these are not the bytes that were released.`, index));
-  if (output.length !== r.output_len) reasons.push(reason('LENGTH_MISMATCH', `The output has ${output.length} bytes, the receipt says ${r.output_len}.`, index));
+  if (outputSha256 !== r.output_sha256)
+    reasons.push(
+      reason(
+        'OUTPUT_MISMATCH',
+        `The output's SHA-256 is ${outputSha256}, the receipt says ${r.output_sha256}: these are not the bytes that were released.`,
+        index,
+      ),
+    );
+  if (output.length !== r.output_len)
+    reasons.push(
+      reason('LENGTH_MISMATCH', `The output has ${output.length} bytes, the receipt says ${r.output_len}.`, index),
+    );
 }

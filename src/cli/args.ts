@@ -9,7 +9,8 @@ import { InvalidArgumentError } from 'commander';
 export function wholeNumber(min: number) {
   return (text: string): number => {
     const n = Number(text);
-    if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`"${text}" is not a whole number.`);
+    if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(n))
+      throw new InvalidArgumentError(`"${text}" is not a whole number.`);
     if (n < min) throw new InvalidArgumentError(`${n} is below the minimum of ${min}.`);
     return n;
   };
@@ -18,7 +19,8 @@ export function wholeNumber(min: number) {
 /** A number greater than zero. */
 export function positiveNumber(text: string): number {
   const n = Number(text);
-  if (text.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`"${text}" is not a number greater than 0.`);
+  if (text.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError(`"${text}" is not a number greater than 0.`);
   return n;
 }
 
@@ -27,7 +29,8 @@ export function numberList(min: number) {
   const one = wholeNumber(min);
   return (text: string): number[] => {
     const trimmed = text.trim();
-    if (trimmed === '') throw new InvalidArgumentError('is empty; give a number, a list like 4,8,16 or a range like 0..4.');
+    if (trimmed === '')
+      throw new InvalidArgumentError('is empty; give a number, a list like 4,8,16 or a range like 0..4.');
     const range = /^(-?\d+)\.\.(-?\d+)$/.exec(trimmed);
     if (range) {
       const lo = one(range[1]!);
@@ -51,7 +54,10 @@ export function valueRange(text: string): [number, number] {
 
 /** A comma-separated list of names. */
 export function nameList(text: string): string[] {
-  const names = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length === 0) throw new InvalidArgumentError('is empty; give one name or a comma-separated list.');
   return names;
 }
@@ -59,7 +65,10 @@ export function nameList(text: string): string[] {
 /** A TCP port, 0–65535 (0: any free port). */
 export function portNumber(text: string): number {
   const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || n > 65535) throw new InvalidArgumentError(`"${text}" is not a TCP port; give a whole number from 0 to 65535 (0: any free port).`);
+  if (!/^\d+$/.test(text.trim()) || n > 65535)
+    throw new InvalidArgumentError(
+      `"${text}" is not a TCP port; give a whole number from 0 to 65535 (0: any free port).`,
+    );
   return n;
 }
 
@@ -70,8 +79,12 @@ export function portNumber(text: string): number {
 export function hostName(text: string): string {
   const t = text.trim();
   const ipv6 = /^\[?[0-9a-fA-F:.]+\]?$/.test(t) && t.includes(':');
-  const name = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(t);
-  if (!ipv6 && !name) throw new InvalidArgumentError(`"${text}" is not a host name or IP address (e.g. 127.0.0.1, ::1, localhost).`);
+  const name =
+    /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(
+      t,
+    );
+  if (!ipv6 && !name)
+    throw new InvalidArgumentError(`"${text}" is not a host name or IP address (e.g. 127.0.0.1, ::1, localhost).`);
   return t.replace(/^\[(.*)\]$/, '$1');
 }
 

@@ -28,16 +28,31 @@ import { systemErrorExitCode, systemErrorMessage } from './system-error.js';
 import { VERSION } from './version.js';
 
 /** Every top-level command; each file in commands/ exports one factory. */
-const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [simCommand, reportCommand, viewCommand, mailboxCommand, attestCommand, verifyCommand, keysCommand, a2aCommand, anchorCommand, probeCommand, setupCommand];
+const COMMANDS: ReadonlyArray<(ctx: CliContext) => Command> = [
+  simCommand,
+  reportCommand,
+  viewCommand,
+  mailboxCommand,
+  attestCommand,
+  verifyCommand,
+  keysCommand,
+  a2aCommand,
+  anchorCommand,
+  probeCommand,
+  setupCommand,
+];
 
 export function buildProgram(ctx: CliContext): Command {
   const { io } = ctx;
   const program = new Command('witness')
-    .description('Witness: checkable evidence for multi-agent AI systems. An agent\'s claim is not evidence.')
+    .description("Witness: checkable evidence for multi-agent AI systems. An agent's claim is not evidence.")
     .version(VERSION, '-V, --version', 'output the version number (also -v)')
     // Options belong to the command they follow, so `sim list --json` reaches `list`.
     .enablePositionalOptions()
-    .addHelpText('after', '\nExample:\n  $ witness sim                 # the smoke preset with rule-based agents\n  $ witness sim --help          # every option of the simulator');
+    .addHelpText(
+      'after',
+      '\nExample:\n  $ witness sim                 # the smoke preset with rule-based agents\n  $ witness sim --help          # every option of the simulator',
+    );
   for (const factory of COMMANDS) program.addCommand(factory(ctx));
   _routeOutput(program, io);
   return program;

@@ -37,10 +37,13 @@ export function progressPrinter(io: CliIo, options: ProgressOptions = {}): Progr
     lastShown = Date.now();
   };
   // A call that hangs produces no update: a timer says what is awaited (endpoint, retries).
-  const timer = setInterval(() => {
-    const waiting = formatWaiting(activity());
-    if (waiting && Date.now() - lastShown >= every) show(last, waiting);
-  }, Math.min(every, 1000));
+  const timer = setInterval(
+    () => {
+      const waiting = formatWaiting(activity());
+      if (waiting && Date.now() - lastShown >= every) show(last, waiting);
+    },
+    Math.min(every, 1000),
+  );
   timer.unref();
   return {
     update(p) {

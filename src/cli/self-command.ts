@@ -13,7 +13,8 @@ import { WitnessError } from '../core/errors.js';
 export function selfCommand(): string[] {
   try {
     const script = realpathSync(process.argv[1] ?? '');
-    if (/[/\\]cli[/\\]main\.(js|ts|mjs)$/.test(script) || /witness\.mjs$/.test(script)) return [process.execPath, ...process.execArgv, script];
+    if (/[/\\]cli[/\\]main\.(js|ts|mjs)$/.test(script) || /witness\.mjs$/.test(script))
+      return [process.execPath, ...process.execArgv, script];
   } catch {
     // not started from a script: fall back to PATH
   }
@@ -29,7 +30,10 @@ export function parseCommandArray(json: string): string[] {
     parsed = undefined;
   }
   if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((s) => typeof s === 'string' && s !== '')) {
-    throw new WitnessError('USAGE', `--server-command must be a JSON array of strings, e.g. '["node","/opt/witness/dist/cli/main.js"]'; got ${json}.`);
+    throw new WitnessError(
+      'USAGE',
+      `--server-command must be a JSON array of strings, e.g. '["node","/opt/witness/dist/cli/main.js"]'; got ${json}.`,
+    );
   }
   return parsed as string[];
 }

@@ -16,9 +16,13 @@ interface _SystemError {
 }
 
 const _ADVICE: Record<string, (e: _SystemError) => string> = {
-  EADDRINUSE: (e) => `address ${_where(e)} is already in use; stop the other server or choose another --port (0 picks a free one).`,
+  EADDRINUSE: (e) =>
+    `address ${_where(e)} is already in use; stop the other server or choose another --port (0 picks a free one).`,
   EADDRNOTAVAIL: (e) => `address ${_where(e)} is not an address of this machine; choose another --host.`,
-  EACCES: (e) => (e.syscall === 'listen' || e.syscall === 'bind' ? `not allowed to listen on ${_where(e)}; ports below 1024 need privileges: choose another --port.` : `permission denied: ${e.path ?? 'a file'}; check its owner and mode.`),
+  EACCES: (e) =>
+    e.syscall === 'listen' || e.syscall === 'bind'
+      ? `not allowed to listen on ${_where(e)}; ports below 1024 need privileges: choose another --port.`
+      : `permission denied: ${e.path ?? 'a file'}; check its owner and mode.`,
   ENOTFOUND: (e) => `host name ${e.hostname ?? ''} does not resolve; give an IP address or a known host name.`,
   ENOENT: (e) => `${e.path ?? 'a file'} does not exist; check the path.`,
   EISDIR: (e) => `${e.path ?? 'a path you gave'} is a directory; give a file.`,
@@ -41,7 +45,14 @@ export function systemErrorMessage(error: unknown): string | undefined {
 /** Exit status for a system error: 2 when the user named something unusable, else 1. */
 export function systemErrorExitCode(error: unknown): number {
   const code = (error as { code?: string }).code;
-  return code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR' || code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' ? 2 : 1;
+  return code === 'ENOENT' ||
+    code === 'EISDIR' ||
+    code === 'ENOTDIR' ||
+    code === 'EADDRINUSE' ||
+    code === 'EADDRNOTAVAIL' ||
+    code === 'ENOTFOUND'
+    ? 2
+    : 1;
 }
 
 function _where(e: _SystemError): string {

@@ -15,7 +15,21 @@
  * role in its own message; the temporary file is removed on any failure.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, fdatasyncSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, type Stats, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fdatasyncSync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  openSync,
+  renameSync,
+  type Stats,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { WitnessError } from './errors.js';
 
@@ -49,7 +63,11 @@ export interface AtomicWriteOptions {
  * @example writeFileAtomic('/srv/trusted.json', `${JSON.stringify(directory, null, 2)}\n`, { mode: 0o600 })
  * @example writeFileAtomic('all.jsonl', (function* () { for (const l of lines) yield `${l}\n`; })())
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array | Iterable<string | Uint8Array>, options: AtomicWriteOptions = {}): void {
+export function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array | Iterable<string | Uint8Array>,
+  options: AtomicWriteOptions = {},
+): void {
   const temp = _TempFile.open(path, options);
   try {
     // A string or bytes is one chunk (both are iterable themselves: test them first).
@@ -67,7 +85,11 @@ export function writeFileAtomic(path: string, data: string | Uint8Array | Iterab
  * leaves the target untouched.
  * @example await writeFileAtomicAsync('mailbox.export.jsonl', exportLines(dir))
  */
-export async function writeFileAtomicAsync(path: string, chunks: AsyncIterable<string | Uint8Array>, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomicAsync(
+  path: string,
+  chunks: AsyncIterable<string | Uint8Array>,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const temp = _TempFile.open(path, options);
   try {
     for await (const chunk of chunks) temp.write(chunk);
@@ -141,7 +163,10 @@ export function checkOutputFile(path: string): void {
     return; // missing (or a dangling link): the write creates it, or fails with its own error
   }
   if (stats.isFile()) return;
-  throw new WitnessError('USAGE', `${path} exists and is ${_kindOf(stats)}, not a regular file; give the path of a file to write (Witness writes regular files only).`);
+  throw new WitnessError(
+    'USAGE',
+    `${path} exists and is ${_kindOf(stats)}, not a regular file; give the path of a file to write (Witness writes regular files only).`,
+  );
 }
 
 function _kindOf(stats: Stats): string {

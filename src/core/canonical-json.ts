@@ -14,7 +14,10 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /** The canonical JSON text of `value`. @example canonicalize({b: 1, a: [true]}) // '{"a":[true],"b":1}' */
 export function canonicalize(value: unknown): string {
-  return _located(() => _write(value, undefined), () => _write(value, []));
+  return _located(
+    () => _write(value, undefined),
+    () => _write(value, []),
+  );
 }
 
 /** The canonical form as UTF-8 bytes, what gets hashed and signed. */
@@ -37,7 +40,11 @@ export function canonicalizeWithout(value: Record<string, unknown>, key: string)
   );
 }
 
-function _forms(value: Record<string, unknown>, key: string, path: _Path | undefined): { full: string; without: string } {
+function _forms(
+  value: Record<string, unknown>,
+  key: string,
+  path: _Path | undefined,
+): { full: string; without: string } {
   const record = _plainRecord(value, path);
   let full = '';
   let without = '';

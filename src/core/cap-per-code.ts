@@ -5,7 +5,11 @@
  */
 
 /** At most `max` items of each code, in their order, then one item per code (made by `rest`) that counts the ones left out. */
-export function capPerCode<T extends { code: string }>(items: Iterable<T>, max: number, rest: (code: T['code'], more: number) => T): T[] {
+export function capPerCode<T extends { code: string }>(
+  items: Iterable<T>,
+  max: number,
+  rest: (code: T['code'], more: number) => T,
+): T[] {
   const counts = new Map<T['code'], number>();
   const out: T[] = [];
   for (const item of items) {

@@ -40,7 +40,8 @@ export function publicKeyObject(publicKey: string | Uint8Array): KeyObject {
   const cacheKey = raw.toString('base64url');
   let key = _publicCache.get(cacheKey);
   if (!key) {
-    if (raw.length !== 32) throw new WitnessError('INVALID_INPUT', `An Ed25519 public key has 32 bytes, this one has ${raw.length}.`);
+    if (raw.length !== 32)
+      throw new WitnessError('INVALID_INPUT', `An Ed25519 public key has 32 bytes, this one has ${raw.length}.`);
     key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
     _publicCache.set(cacheKey, key);
   }
@@ -51,7 +52,8 @@ export function privateKeyObject(privateKey: string): KeyObject {
   let key = _privateCache.get(privateKey);
   if (!key) {
     const raw = _raw(privateKey, 'private key');
-    if (raw.length !== 32) throw new WitnessError('INVALID_INPUT', `An Ed25519 private key has 32 bytes, this one has ${raw.length}.`);
+    if (raw.length !== 32)
+      throw new WitnessError('INVALID_INPUT', `An Ed25519 private key has 32 bytes, this one has ${raw.length}.`);
     key = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, raw]), format: 'der', type: 'pkcs8' });
     _privateCache.set(privateKey, key);
   }
@@ -69,9 +71,14 @@ export function signEd25519(privateKey: string | KeyObject, message: Uint8Array)
  * signature text that is not the canonical base64url of its bytes — are `false`, never
  * an exception, so a verifier can turn them into a reason code.
  */
-export function verifyEd25519(publicKey: string | Uint8Array | KeyObject, message: Uint8Array, signature: string | Uint8Array): boolean {
+export function verifyEd25519(
+  publicKey: string | Uint8Array | KeyObject,
+  message: Uint8Array,
+  signature: string | Uint8Array,
+): boolean {
   try {
-    const key = typeof publicKey === 'string' || publicKey instanceof Uint8Array ? publicKeyObject(publicKey) : publicKey;
+    const key =
+      typeof publicKey === 'string' || publicKey instanceof Uint8Array ? publicKeyObject(publicKey) : publicKey;
     const sig = typeof signature === 'string' ? decodeBase64urlStrict(signature) : Buffer.from(signature);
     if (sig === undefined || sig.length !== 64) return false;
     return verify(null, message, key, sig);

@@ -18,7 +18,8 @@ export const ERROR_CODES = {
   CANCELLED: 'the work was cancelled (Ctrl-C, a signal, a closed request) before it finished',
   TIMEOUT: 'something Witness waited for (a lock, a co-signature, a peer) did not come within its limit',
   RATE_LIMITED: 'a caller sent more than its allowance per minute: retry after the time the message gives',
-  QUOTA_EXCEEDED: "storing this would pass a limit on stored data (a recipient's unread messages or bytes); nothing was stored",
+  QUOTA_EXCEEDED:
+    "storing this would pass a limit on stored data (a recipient's unread messages or bytes); nothing was stored",
   UNAVAILABLE: 'a service Witness relies on (a co-signer, a child agent) is unreachable or answered something unusable',
   REFUSED: 'a party or a fail-closed check refused the work (a co-signer, an unverified card, an unattested result)',
   INTERNAL: 'a bug in Witness: please report it with the stack trace',

@@ -44,9 +44,16 @@ export function lockFile(file: string, what: string): FileLock {
       _break(path, owner);
       continue;
     }
-    throw new WitnessError('USAGE', `${file} is being written by another ${_holder(owner)} (lock ${path}): one writer per ${what}. Wait for it to finish, or write elsewhere (--out FILE); if that process is gone but the lock stays (another machine, or a lock it cannot read), remove ${path}.`, { data: { owner } });
+    throw new WitnessError(
+      'USAGE',
+      `${file} is being written by another ${_holder(owner)} (lock ${path}): one writer per ${what}. Wait for it to finish, or write elsewhere (--out FILE); if that process is gone but the lock stays (another machine, or a lock it cannot read), remove ${path}.`,
+      { data: { owner } },
+    );
   }
-  throw new WitnessError('USAGE', `${path} keeps changing hands: another process is taking and releasing it; try again.`);
+  throw new WitnessError(
+    'USAGE',
+    `${path} keeps changing hands: another process is taking and releasing it; try again.`,
+  );
 }
 
 function _tryLock(path: string): FileLock | undefined {
@@ -55,7 +62,11 @@ function _tryLock(path: string): FileLock | undefined {
     fd = openSync(path, 'wx', 0o644);
   } catch (cause) {
     if ((cause as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
-    throw new WitnessError('IO', `Cannot create the lock file ${path}: ${(cause as Error).message}. Check that its folder is writable.`, { cause });
+    throw new WitnessError(
+      'IO',
+      `Cannot create the lock file ${path}: ${(cause as Error).message}. Check that its folder is writable.`,
+      { cause },
+    );
   }
   const owner: FileLockOwner = { ...THIS_PROCESS, nonce: randomBytes(8).toString('hex'), since: Date.now() };
   try {
@@ -92,7 +103,10 @@ function _break(path: string, seen: FileLockOwner | 'unreadable'): void {
   }
   try {
     const now = _readOwner(path);
-    const same = now === 'unreadable' ? seen === 'unreadable' : now !== 'missing' && seen !== 'unreadable' && now.nonce === seen.nonce;
+    const same =
+      now === 'unreadable'
+        ? seen === 'unreadable'
+        : now !== 'missing' && seen !== 'unreadable' && now.nonce === seen.nonce;
     if (same) unlinkSync(path);
   } finally {
     _quiet(() => rmdirSync(guard));
@@ -108,7 +122,9 @@ function _readOwner(path: string): FileLockOwner | 'missing' | 'unreadable' {
   }
   try {
     const owner = JSON.parse(text) as FileLockOwner;
-    return typeof owner.pid === 'number' && typeof owner.nonce === 'string' && typeof owner.host === 'string' ? owner : 'unreadable';
+    return typeof owner.pid === 'number' && typeof owner.nonce === 'string' && typeof owner.host === 'string'
+      ? owner
+      : 'unreadable';
   } catch {
     return 'unreadable';
   }

@@ -17,7 +17,9 @@ export function sha256(data: string | Uint8Array): Buffer {
 }
 
 export function sha256Hex(data: string | Uint8Array): string {
-  return _oneShot ? (_oneShot('sha256', data, 'hex') as string) : crypto.createHash('sha256').update(data).digest('hex');
+  return _oneShot
+    ? (_oneShot('sha256', data, 'hex') as string)
+    : crypto.createHash('sha256').update(data).digest('hex');
 }
 
 /** SHA-256 of the RFC 8785 form of `value`, hex. */
@@ -51,7 +53,11 @@ export class RunningSha256 {
  * Adds a file's bytes (at most its first `limit`) to `into`, a chunk at a time (any
  * size, bounded memory); a missing file adds nothing.
  */
-export function hashFileInto(path: string, into: RunningSha256 = new RunningSha256(), limit = Number.POSITIVE_INFINITY): RunningSha256 {
+export function hashFileInto(
+  path: string,
+  into: RunningSha256 = new RunningSha256(),
+  limit = Number.POSITIVE_INFINITY,
+): RunningSha256 {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -62,7 +68,11 @@ export function hashFileInto(path: string, into: RunningSha256 = new RunningSha2
   try {
     const chunk = Buffer.allocUnsafe(1 << 20);
     let left = limit;
-    for (let n = readSync(fd, chunk, 0, Math.min(chunk.length, left), null); n > 0; n = readSync(fd, chunk, 0, Math.min(chunk.length, left), null)) {
+    for (
+      let n = readSync(fd, chunk, 0, Math.min(chunk.length, left), null);
+      n > 0;
+      n = readSync(fd, chunk, 0, Math.min(chunk.length, left), null)
+    ) {
       into.update(chunk.subarray(0, n));
       left -= n;
     }

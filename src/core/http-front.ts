@@ -16,26 +16,57 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { requestGuard } from './http-guard.js';
-import { closeServer, INTERNAL_ERROR_MESSAGE, listen, parseErrorMessage, readBody, sendJson, tooLargeMessage } from './http-server.js';
+import {
+  closeServer,
+  INTERNAL_ERROR_MESSAGE,
+  listen,
+  parseErrorMessage,
+  readBody,
+  sendJson,
+  tooLargeMessage,
+} from './http-server.js';
 
 /** What a front refuses a request for. */
-export type Refusal = 'FORBIDDEN' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'NOT_ACCEPTABLE' | 'UNAUTHORIZED' | 'TOO_LARGE' | 'PARSE_ERROR' | 'BAD_REQUEST' | 'REFUSED' | 'UNAVAILABLE' | 'INTERNAL';
+export type Refusal =
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'NOT_ACCEPTABLE'
+  | 'UNAUTHORIZED'
+  | 'TOO_LARGE'
+  | 'PARSE_ERROR'
+  | 'BAD_REQUEST'
+  | 'REFUSED'
+  | 'UNAVAILABLE'
+  | 'INTERNAL';
 
 /** How a server's refusals are written. */
 export interface ErrorShape {
   send(res: ServerResponse, status: number, refusal: Refusal, message: string, headers?: Record<string, string>): void;
 }
 
-const _JSON_RPC_CODES: Partial<Record<Refusal, number>> = { PARSE_ERROR: -32700, BAD_REQUEST: -32600, UNAUTHORIZED: -32001, INTERNAL: -32603 };
+const _JSON_RPC_CODES: Partial<Record<Refusal, number>> = {
+  PARSE_ERROR: -32700,
+  BAD_REQUEST: -32600,
+  UNAUTHORIZED: -32001,
+  INTERNAL: -32603,
+};
 
 /** JSON-RPC 2.0 errors (§5.1), for MCP endpoints. */
 export const JSON_RPC_ERRORS: ErrorShape = {
-  send: (res, status, refusal, message, headers = {}) => sendJson(res, status, { jsonrpc: '2.0', id: null, error: { code: _JSON_RPC_CODES[refusal] ?? -32000, message } }, headers),
+  send: (res, status, refusal, message, headers = {}) =>
+    sendJson(
+      res,
+      status,
+      { jsonrpc: '2.0', id: null, error: { code: _JSON_RPC_CODES[refusal] ?? -32000, message } },
+      headers,
+    ),
 };
 
 /** `{error: {code, message}}`, for the REST endpoints. */
 export const JSON_ERRORS: ErrorShape = {
-  send: (res, status, refusal, message, headers = {}) => sendJson(res, status, { error: { code: refusal, message } }, headers),
+  send: (res, status, refusal, message, headers = {}) =>
+    sendJson(res, status, { error: { code: refusal, message } }, headers),
 };
 
 /** The message as text/plain, for text protocols (the C2SP witness). */
@@ -46,7 +77,11 @@ export const TEXT_ERRORS: ErrorShape = {
       return;
     }
     const body = message.endsWith('\n') ? message : `${message}\n`;
-    res.writeHead(status, { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+    res.writeHead(status, {
+      ...headers,
+      'Content-Type': 'text/plain; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+    });
     res.end(body);
   },
 };
@@ -87,9 +122,17 @@ export interface HttpFront {
 }
 
 /** Listens with `route` behind the front; rejects with Node's own error when it cannot listen. */
-export async function serveFront(options: FrontOptions, route: (req: IncomingMessage, res: ServerResponse, front: FrontRequest) => Promise<void>): Promise<HttpFront> {
+export async function serveFront(
+  options: FrontOptions,
+  route: (req: IncomingMessage, res: ServerResponse, front: FrontRequest) => Promise<void>,
+): Promise<HttpFront> {
   const host = options.host ?? '127.0.0.1';
-  const guard = requestGuard({ host, what: options.what, ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}), ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}) });
+  const guard = requestGuard({
+    host,
+    what: options.what,
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+  });
   const server = createServer((req, res) => {
     const front = _frontRequest(req, res, options);
     const forbidden = guard(req.headers);

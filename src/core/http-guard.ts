@@ -32,7 +32,9 @@ function _hostVerdict(host: string, allowed: readonly string[]): string | undefi
   } catch {
     return `Forbidden: invalid Host header ${host}.`;
   }
-  return allowed.includes(name) ? undefined : `Forbidden: Host ${name} is not allowed (DNS-rebinding protection). Use ${allowed.join(', ')}, or add a name with --allowed-host.`;
+  return allowed.includes(name)
+    ? undefined
+    : `Forbidden: Host ${name} is not allowed (DNS-rebinding protection). Use ${allowed.join(', ')}, or add a name with --allowed-host.`;
 }
 
 export function isLoopbackOrigin(origin: string): boolean {
@@ -63,7 +65,10 @@ export interface RequestGuardOptions {
 export function requestGuard(options: RequestGuardOptions): (headers: IncomingHttpHeaders) => string | undefined {
   const explicit = options.allowedHosts ?? [];
   if (!LOOPBACK_HOSTS.has(options.host) && explicit.length === 0) {
-    throw new WitnessError('USAGE', `Binding to ${options.host} exposes ${options.what} beyond this machine; pass --allowed-host NAME for each host name clients will use.`);
+    throw new WitnessError(
+      'USAGE',
+      `Binding to ${options.host} exposes ${options.what} beyond this machine; pass --allowed-host NAME for each host name clients will use.`,
+    );
   }
   const host = hostCheck(explicit.length > 0 ? explicit : [...LOOPBACK_HOSTS]);
   const origins = new Set(options.allowedOrigins ?? []);
@@ -71,7 +76,8 @@ export function requestGuard(options: RequestGuardOptions): (headers: IncomingHt
     const hostProblem = host(headers.host);
     if (hostProblem) return hostProblem;
     const origin = headers.origin;
-    if (origin !== undefined && !origins.has(origin) && !isLoopbackOrigin(origin)) return `Forbidden: Origin ${origin} is not allowed. Loopback origins are; add others with --allow-origin.`;
+    if (origin !== undefined && !origins.has(origin) && !isLoopbackOrigin(origin))
+      return `Forbidden: Origin ${origin} is not allowed. Loopback origins are; add others with --allow-origin.`;
     return undefined;
   };
 }

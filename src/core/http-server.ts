@@ -15,7 +15,12 @@ import { WitnessError } from './errors.js';
 export const MAX_REQUEST_BYTES_FLAG = '--max-request-bytes';
 
 /** Writes `value` as the whole JSON answer, unless an answer has started (then the connection is dropped). */
-export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -26,7 +31,14 @@ export function sendJson(res: ServerResponse, status: number, value: unknown, he
 }
 
 /** A JSON-RPC 2.0 error answer; `id` is null when the request's id could not be read. */
-export function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string, id: string | number | null = null, headers: Record<string, string> = {}): void {
+export function sendJsonRpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  id: string | number | null = null,
+  headers: Record<string, string> = {},
+): void {
   sendJson(res, status, { jsonrpc: '2.0', id, error: { code, message } }, headers);
 }
 
@@ -45,7 +57,8 @@ export function parseErrorMessage(error: unknown): string {
 }
 
 /** What a failure the server did not foresee tells the client: that it happened, nothing about where. */
-export const INTERNAL_ERROR_MESSAGE = 'Internal error: the server failed while answering this request. Retry; if it persists, report it to the operator.';
+export const INTERNAL_ERROR_MESSAGE =
+  'Internal error: the server failed while answering this request. Retry; if it persists, report it to the operator.';
 
 /**
  * The request body, or undefined when it exceeds `limit` bytes: then the rest is
@@ -80,7 +93,10 @@ const LARGEST_LIMIT = 256 * 1024 * 1024;
 export function requestLimit(value: number | undefined, fallback: number): number {
   const limit = value ?? fallback;
   if (!Number.isInteger(limit) || limit < 1 || limit > LARGEST_LIMIT) {
-    throw new WitnessError('USAGE', `${MAX_REQUEST_BYTES_FLAG} must be a whole number of bytes from 1 to ${LARGEST_LIMIT}; got ${String(value)}.`);
+    throw new WitnessError(
+      'USAGE',
+      `${MAX_REQUEST_BYTES_FLAG} must be a whole number of bytes from 1 to ${LARGEST_LIMIT}; got ${String(value)}.`,
+    );
   }
   return limit;
 }
@@ -91,7 +107,13 @@ export function requestLimit(value: number | undefined, fallback: number): numbe
  * prints as one line.
  */
 export function listen(server: Server, port: number, host: string): Promise<string> {
-  if (!Number.isInteger(port) || port < 0 || port > 65535) return Promise.reject(new WitnessError('USAGE', `The port ${port} is not a TCP port; give a whole number from 0 to 65535 (0: any free port).`));
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    return Promise.reject(
+      new WitnessError(
+        'USAGE',
+        `The port ${port} is not a TCP port; give a whole number from 0 to 65535 (0: any free port).`,
+      ),
+    );
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

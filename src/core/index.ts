@@ -12,7 +12,14 @@ export { canonicalSha256Hex, sha256, sha256Hex } from './hash.js';
 export { openJsonlWriter, parseJsonl, readJsonl } from './jsonl.js';
 export type { FsyncPolicy, JsonlContents, JsonlLine, JsonlProblem, JsonlWriter, JsonlWriterOptions } from './jsonl.js';
 export { Rng } from './rng.js';
-export { generateEd25519KeyPair, keyIdFor, privateKeyObject, publicKeyObject, signEd25519, verifyEd25519 } from './ed25519.js';
+export {
+  generateEd25519KeyPair,
+  keyIdFor,
+  privateKeyObject,
+  publicKeyObject,
+  signEd25519,
+  verifyEd25519,
+} from './ed25519.js';
 export type { Ed25519KeyPair } from './ed25519.js';
 export { checkPrivateFile, readableByOthers } from './private-file.js';
 export { parseStrictJson } from './strict-json.js';
@@ -20,5 +27,30 @@ export type { StrictJsonOptions } from './strict-json.js';
 export { checkWellFormedText, checkWellFormedValue, loneSurrogateIndex } from './text.js';
 export { hostCheck, isLoopbackOrigin, LOOPBACK_HOSTS, requestGuard } from './http-guard.js';
 export type { RequestGuardOptions } from './http-guard.js';
-export { closeServer, INTERNAL_ERROR_MESSAGE, listen, MAX_REQUEST_BYTES_FLAG, parseErrorMessage, readBody, requestLimit, sendJson, sendJsonRpcError, tooLargeMessage } from './http-server.js';
-export { consistencyProof, consistencyProofOfHashes, EMPTY_ROOT, inclusionProof, inclusionProofOfHashes, leafHash, MerkleFrontier, merkleRoot, nodeHash, rootOfHashes, verifyConsistency, verifyInclusion, verifyInclusionOfHash } from './tlog/merkle.js';
+export {
+  closeServer,
+  INTERNAL_ERROR_MESSAGE,
+  listen,
+  MAX_REQUEST_BYTES_FLAG,
+  parseErrorMessage,
+  readBody,
+  requestLimit,
+  sendJson,
+  sendJsonRpcError,
+  tooLargeMessage,
+} from './http-server.js';
+export {
+  consistencyProof,
+  consistencyProofOfHashes,
+  EMPTY_ROOT,
+  inclusionProof,
+  inclusionProofOfHashes,
+  leafHash,
+  MerkleFrontier,
+  merkleRoot,
+  nodeHash,
+  rootOfHashes,
+  verifyConsistency,
+  verifyInclusion,
+  verifyInclusionOfHash,
+} from './tlog/merkle.js';

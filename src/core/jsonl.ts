@@ -17,7 +17,17 @@
  *   appending, and reports the bytes it cut. Readers skip a torn tail and report
  *   corrupt lines with their line numbers instead of failing the whole file.
  */
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import { writeAll } from './atomic-write.js';
 import { WitnessError } from './errors.js';
 
@@ -63,12 +73,17 @@ export function openJsonlWriter(path: string, options: JsonlWriterOptions = {}):
   };
   const appendLineBytes = (bytes: Uint8Array) => {
     if (closed) throw new WitnessError('IO', `Cannot append to ${path}: the writer is closed.`);
-    if (bytes[bytes.length - 1] !== 0x0a) throw new WitnessError('INTERNAL', `A line given to appendLineBytes for ${path} must end with its newline.`);
+    if (bytes[bytes.length - 1] !== 0x0a)
+      throw new WitnessError('INTERNAL', `A line given to appendLineBytes for ${path} must end with its newline.`);
     try {
       writeAll(fd, bytes, policy === 'always' ? { sync: 'full' } : {});
     } catch (cause) {
       _cutBack(fd, size);
-      throw new WitnessError('IO', `Cannot append to ${path}: ${(cause as Error).message}. The line was not stored (the file ends with its last complete line); free space or check the disk, then resume.`, { cause });
+      throw new WitnessError(
+        'IO',
+        `Cannot append to ${path}: ${(cause as Error).message}. The line was not stored (the file ends with its last complete line); free space or check the disk, then resume.`,
+        { cause },
+      );
     }
     size += bytes.length;
     dirty = policy !== 'always'; // `always` synced inside writeAll
@@ -93,7 +108,11 @@ function _open(path: string): number {
   try {
     return openSync(path, 'a+');
   } catch (cause) {
-    throw new WitnessError('IO', `Cannot open ${path} for appending: ${(cause as Error).message}. Check the folder exists and is writable.`, { cause });
+    throw new WitnessError(
+      'IO',
+      `Cannot open ${path} for appending: ${(cause as Error).message}. Check the folder exists and is writable.`,
+      { cause },
+    );
   }
 }
 
@@ -160,8 +179,16 @@ export function readJsonl<T = unknown>(path: string, check?: (value: unknown) =>
   let text: string;
   try {
     const stats = statSync(path);
-    if (!stats.isFile()) throw new WitnessError('INVALID_INPUT', `${path} is not a regular file (a device, a FIFO or a socket), so it has no end to read to; save its contents to a file and give that.`);
-    if (stats.size > MAX_JSONL_FILE_BYTES) throw new WitnessError('INVALID_INPUT', `${path} is ${stats.size} bytes, more than the ${MAX_JSONL_FILE_BYTES} read whole (docs/errors.md, "Limits on what is read"); it is not one Witness wrote, or it was damaged.`);
+    if (!stats.isFile())
+      throw new WitnessError(
+        'INVALID_INPUT',
+        `${path} is not a regular file (a device, a FIFO or a socket), so it has no end to read to; save its contents to a file and give that.`,
+      );
+    if (stats.size > MAX_JSONL_FILE_BYTES)
+      throw new WitnessError(
+        'INVALID_INPUT',
+        `${path} is ${stats.size} bytes, more than the ${MAX_JSONL_FILE_BYTES} read whole (docs/errors.md, "Limits on what is read"); it is not one Witness wrote, or it was damaged.`,
+      );
     text = readFileSync(path, 'utf8');
   } catch (cause) {
     if (cause instanceof WitnessError) throw cause;

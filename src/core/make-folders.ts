@@ -31,8 +31,17 @@ export function makeFolders(path: string, mode?: number): void {
       const code = (cause as NodeJS.ErrnoException).code ?? 'an error';
       // Made by someone else meanwhile: fine when it is a folder now.
       if (code === 'EEXIST' && _isFolder(p, path)) continue;
-      const why = code === 'ENOENT' ? `, although ${dirname(p)} exists (a file system that does not allow new folders here, such as /proc)` : code === 'EACCES' || code === 'EPERM' ? ' (permission denied)' : '';
-      throw new WitnessError(_USERS_PATH.has(code) ? 'USAGE' : 'IO', `Cannot create the folder ${p}: mkdir failed with ${code}${why}; choose another path.`, { cause });
+      const why =
+        code === 'ENOENT'
+          ? `, although ${dirname(p)} exists (a file system that does not allow new folders here, such as /proc)`
+          : code === 'EACCES' || code === 'EPERM'
+            ? ' (permission denied)'
+            : '';
+      throw new WitnessError(
+        _USERS_PATH.has(code) ? 'USAGE' : 'IO',
+        `Cannot create the folder ${p}: mkdir failed with ${code}${why}; choose another path.`,
+        { cause },
+      );
     }
   }
 }
@@ -44,7 +53,14 @@ function _isFolder(p: string, asked: string): boolean {
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return false; // ENOTDIR: a file above it, found on the way up
-    throw new WitnessError('IO', `Cannot create the folder ${asked}: ${p} cannot be checked (${code}); choose another path.`, { cause });
+    throw new WitnessError(
+      'IO',
+      `Cannot create the folder ${asked}: ${p} cannot be checked (${code}); choose another path.`,
+      { cause },
+    );
   }
-  throw new WitnessError('USAGE', `Cannot create the folder ${asked}: ${p} exists and is not a folder; choose another path.`);
+  throw new WitnessError(
+    'USAGE',
+    `Cannot create the folder ${asked}: ${p} exists and is not a folder; choose another path.`,
+  );
 }

@@ -17,5 +17,6 @@ export function readableByOthers(path: string): boolean {
  * @example checkPrivateFile('/home/me/.config/witness/keys/k.json', 'The key file')
  */
 export function checkPrivateFile(path: string, what: string): void {
-  if (readableByOthers(path)) throw new WitnessError('INVALID_INPUT', `${what} ${path} can be read by other users; run: chmod 600 ${path}`);
+  if (readableByOthers(path))
+    throw new WitnessError('INVALID_INPUT', `${what} ${path} can be read by other users; run: chmod 600 ${path}`);
 }

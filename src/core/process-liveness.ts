@@ -19,7 +19,12 @@ export interface ProcessIdentity {
 }
 
 /** This process. */
-export const THIS_PROCESS: Readonly<ProcessIdentity> = Object.freeze({ pid: process.pid, host: hostname(), boot: bootId(), start: processStartTime(process.pid) ?? '' });
+export const THIS_PROCESS: Readonly<ProcessIdentity> = Object.freeze({
+  pid: process.pid,
+  host: hostname(),
+  boot: bootId(),
+  start: processStartTime(process.pid) ?? '',
+});
 
 /**
  * True when `owner` is known to be gone: on this host and boot, its pid is dead, a

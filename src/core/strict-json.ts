@@ -52,7 +52,9 @@ class _Parser {
     if (ch === 'f') return this.literal('false', false);
     if (ch === 'n') return this.literal('null', null);
     if (ch === '-' || (ch !== undefined && ch >= '0' && ch <= '9')) return this.number();
-    return this.fail(ch === undefined ? 'the text ends where a value was expected' : `unexpected character ${JSON.stringify(ch)}`);
+    return this.fail(
+      ch === undefined ? 'the text ends where a value was expected' : `unexpected character ${JSON.stringify(ch)}`,
+    );
   }
 
   object(depth: number): Record<string, unknown> {
@@ -69,13 +71,19 @@ class _Parser {
       if (this.text[this.pos] !== '"') this.fail('expected a quoted object key');
       const keyAt = this.pos;
       const key = this.string();
-      if (seen.has(key)) this.fail(`duplicate key ${JSON.stringify(key)}; each key may appear once — remove the repeated one`, keyAt);
+      if (seen.has(key))
+        this.fail(`duplicate key ${JSON.stringify(key)}; each key may appear once — remove the repeated one`, keyAt);
       seen.add(key);
       this.skipSpace();
       this.expect(':');
       this.skipSpace();
       // defineProperty keeps "__proto__" an ordinary own key, as JSON.parse does.
-      Object.defineProperty(out, key, { value: this.value(depth + 1), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, key, {
+        value: this.value(depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
       this.skipSpace();
       if (this.text[this.pos] === ',') {
         this.pos++;
@@ -146,8 +154,12 @@ class _Parser {
     const before = this.text.slice(0, at);
     const line = before.split('\n').length;
     const column = at - before.lastIndexOf('\n');
-    throw new WitnessError('INVALID_INPUT', `${this.what} is not valid JSON at line ${line}, column ${column}: ${problem}.`, {
-      data: { line, column, offset: at },
-    });
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${this.what} is not valid JSON at line ${line}, column ${column}: ${problem}.`,
+      {
+        data: { line, column, offset: at },
+      },
+    );
   }
 }

@@ -48,6 +48,8 @@ export function formatWaiting(activity: LlmActivity, now = Date.now(), afterMs =
   const oldest = activity.oldest;
   if (!oldest || now - oldest.startedAt < afterMs) return undefined;
   const s = Math.round((now - oldest.startedAt) / 1000);
-  const retries = activity.retries ? `, ${activity.retries} ${activity.retries === 1 ? 'retry' : 'retries'} so far${oldest.lastError ? ` (last: ${oldest.lastError})` : ''}` : '';
+  const retries = activity.retries
+    ? `, ${activity.retries} ${activity.retries === 1 ? 'retry' : 'retries'} so far${oldest.lastError ? ` (last: ${oldest.lastError})` : ''}`
+    : '';
   return `waiting ${s}s for ${oldest.endpoint} (${activity.inFlight} ${activity.inFlight === 1 ? 'call' : 'calls'} in flight${retries})`;
 }

@@ -83,10 +83,16 @@ export class ReplayBackend implements ChatBackend {
     const text = callKeyText(key);
     const entry = this.entries.get(text);
     if (!entry) {
-      throw new WitnessError('NOT_FOUND', `The cassette ${this.path} has no reply for call ${text}: it was recorded with other settings, or the recording stopped before this call.`);
+      throw new WitnessError(
+        'NOT_FOUND',
+        `The cassette ${this.path} has no reply for call ${text}: it was recorded with other settings, or the recording stopped before this call.`,
+      );
     }
     if (canonicalize(entry.request) !== canonicalize(request)) {
-      throw new WitnessError('INVALID_INPUT', `Call ${text} differs from the recording in ${this.path} (${_firstDifference(entry.request, request)}): replay needs the same prompts, prompt pack and sampling settings.`);
+      throw new WitnessError(
+        'INVALID_INPUT',
+        `Call ${text} differs from the recording in ${this.path} (${_firstDifference(entry.request, request)}): replay needs the same prompts, prompt pack and sampling settings.`,
+      );
     }
     return { ...entry.reply, usage: { ...entry.reply.usage } };
   }
@@ -95,12 +101,17 @@ export class ReplayBackend implements ChatBackend {
 }
 
 function _load(path: string): { meta: Record<string, unknown>; entries: Map<string, _Entry> } {
-  if (!existsSync(path)) throw new WitnessError('NOT_FOUND', `Cassette ${path} does not exist. Record one with --record ${path}.`);
+  if (!existsSync(path))
+    throw new WitnessError('NOT_FOUND', `Cassette ${path} does not exist. Record one with --record ${path}.`);
   const { records, problems } = readJsonl(path);
-  if (problems.length > 0) throw new WitnessError('CORRUPT', `Cassette ${path} line ${problems[0]!.line}: ${problems[0]!.message}.`);
+  if (problems.length > 0)
+    throw new WitnessError('CORRUPT', `Cassette ${path} line ${problems[0]!.line}: ${problems[0]!.message}.`);
   const first = records[0]?.value as { cassette?: unknown; meta?: unknown } | undefined;
   if (!first || first.cassette !== CASSETTE_VERSION || typeof first.meta !== 'object' || first.meta === null) {
-    throw new WitnessError('INVALID_INPUT', `${path} is not a Witness cassette (version ${CASSETTE_VERSION}): its first line must be {"cassette":${CASSETTE_VERSION},"meta":{…}}.`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${path} is not a Witness cassette (version ${CASSETTE_VERSION}): its first line must be {"cassette":${CASSETTE_VERSION},"meta":{…}}.`,
+    );
   }
   const entries = new Map<string, _Entry>();
   for (const { value, line } of records.slice(1)) {

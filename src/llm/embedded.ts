@@ -9,7 +9,15 @@
 import { availableParallelism } from 'node:os';
 import { basename, resolve } from 'node:path';
 import { WitnessError } from '../core/errors.js';
-import { importNodeLlamaCpp, type Llama, type LlamaContext, type LlamaContextSequence, type LlamaGrammar, type LlamaModel, type NodeLlamaCpp } from './node-llama-cpp.js';
+import {
+  importNodeLlamaCpp,
+  type Llama,
+  type LlamaContext,
+  type LlamaContextSequence,
+  type LlamaGrammar,
+  type LlamaModel,
+  type NodeLlamaCpp,
+} from './node-llama-cpp.js';
 import { type ThinkingSwitch, thinkingFor, withNoThinkSuffix } from './thinking.js';
 import type { ChatBackend, ChatCallOptions, ChatReply, ChatRequest } from './types.js';
 
@@ -58,15 +66,26 @@ export class EmbeddedBackend implements ChatBackend {
     const lib = await importNodeLlamaCpp();
     const modelPath = resolve(options.modelPath);
     const threads = options.threads ?? availableParallelism();
-    const llama = await lib.getLlama({ gpu: options.gpu ? 'auto' : false, build: 'never', maxThreads: threads, logLevel: lib.LlamaLogLevel.error });
+    const llama = await lib.getLlama({
+      gpu: options.gpu ? 'auto' : false,
+      build: 'never',
+      maxThreads: threads,
+      logLevel: lib.LlamaLogLevel.error,
+    });
     let model: LlamaModel;
     try {
       model = await llama.loadModel({ modelPath });
     } catch (error) {
       await llama.dispose();
-      throw new WitnessError('INVALID_INPUT', `Cannot load the GGUF model ${modelPath}: ${(error as Error).message}`, { cause: error });
+      throw new WitnessError('INVALID_INPUT', `Cannot load the GGUF model ${modelPath}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
-    const context = await model.createContext({ contextSize: options.contextSize ?? 8192, sequences: options.sequences ?? 1, threads });
+    const context = await model.createContext({
+      contextSize: options.contextSize ?? 8192,
+      sequences: options.sequences ?? 1,
+      threads,
+    });
     return new EmbeddedBackend(lib, llama, model, context, modelPath, options.thinking ?? 'auto');
   }
 
@@ -76,22 +95,39 @@ export class EmbeddedBackend implements ChatBackend {
     const started = performance.now();
     const before = { input: sequence.tokenMeter.usedInputTokens, output: sequence.tokenMeter.usedOutputTokens };
     const messages = this.suffix ? withNoThinkSuffix(request.messages) : request.messages;
-    const system = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
-    const user = messages.filter((m) => m.role !== 'system').map((m) => m.content).join('\n\n');
+    const system = messages
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n\n');
+    const user = messages
+      .filter((m) => m.role !== 'system')
+      .map((m) => m.content)
+      .join('\n\n');
     const session = new this.lib.LlamaChatSession({ contextSequence: sequence, systemPrompt: system });
     try {
       // node-llama-cpp samples with top-k 40 and top-p 0.95 unless told; 0 turns its top-k off (our -1).
       const topK = request.topK === undefined ? undefined : Math.max(0, request.topK);
-      const content = await session.prompt(user, { grammar, maxTokens: request.maxTokens, temperature: request.temperature, topP: request.topP, topK, signal });
+      const content = await session.prompt(user, {
+        grammar,
+        maxTokens: request.maxTokens,
+        temperature: request.temperature,
+        topP: request.topP,
+        topK,
+        signal,
+      });
       return {
         content,
-        usage: { promptTokens: sequence.tokenMeter.usedInputTokens - before.input, completionTokens: sequence.tokenMeter.usedOutputTokens - before.output },
+        usage: {
+          promptTokens: sequence.tokenMeter.usedInputTokens - before.input,
+          completionTokens: sequence.tokenMeter.usedOutputTokens - before.output,
+        },
         latencyMs: Math.round(performance.now() - started),
         retries: 0,
         endpoint: this.endpoint,
       };
     } catch (error) {
-      if (signal?.aborted) throw new WitnessError('CANCELLED', 'The embedded model call was cancelled (interrupted).', { cause: error });
+      if (signal?.aborted)
+        throw new WitnessError('CANCELLED', 'The embedded model call was cancelled (interrupted).', { cause: error });
       throw error;
     } finally {
       session.dispose({ disposeSequence: false });
@@ -143,11 +179,17 @@ export function toGrammarSchema(schema: unknown): unknown {
   if (typeof schema !== 'object' || schema === null) return schema;
   const s = schema as Record<string, unknown>;
   const { minimum, maximum, anyOf, ...rest } = s;
-  if (s.type === 'integer' && typeof minimum === 'number' && typeof maximum === 'number' && maximum - minimum <= MAX_ENUM_RANGE) {
+  if (
+    s.type === 'integer' &&
+    typeof minimum === 'number' &&
+    typeof maximum === 'number' &&
+    maximum - minimum <= MAX_ENUM_RANGE
+  ) {
     return { enum: Array.from({ length: maximum - minimum + 1 }, (_, i) => minimum + i) };
   }
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(rest)) out[key] = key === 'enum' || key === 'const' ? value : toGrammarSchema(value);
+  for (const [key, value] of Object.entries(rest))
+    out[key] = key === 'enum' || key === 'const' ? value : toGrammarSchema(value);
   if (anyOf !== undefined) out.oneOf = toGrammarSchema(anyOf);
   return out;
 }

@@ -13,4 +13,13 @@ export { checkJson } from './json-check.js';
 export { OpenAiCompatibleBackend, STRUCTURED_OUTPUT_MODES, THINKING_SWITCHES } from './openai-compatible.js';
 export type { OpenAiCompatibleOptions, StructuredOutputMode, ThinkingSwitch } from './openai-compatible.js';
 export { callKeyText } from './types.js';
-export type { ChatBackend, ChatCallKey, ChatCallOptions, ChatMessage, ChatReply, ChatRequest, ChatUsage, JsonSchema } from './types.js';
+export type {
+  ChatBackend,
+  ChatCallKey,
+  ChatCallOptions,
+  ChatMessage,
+  ChatReply,
+  ChatRequest,
+  ChatUsage,
+  JsonSchema,
+} from './types.js';

@@ -10,10 +10,12 @@ import type { JsonSchema } from './types.js';
 /** The first violation of `schema` by `value`, as `path: problem`, or undefined. */
 export function checkJson(value: unknown, schema: JsonSchema, path = '$'): string | undefined {
   if ('const' in schema && value !== schema.const) return `${path}: must be ${JSON.stringify(schema.const)}`;
-  if (Array.isArray(schema.enum) && !schema.enum.includes(value as never)) return `${path}: must be one of ${JSON.stringify(schema.enum)}`;
+  if (Array.isArray(schema.enum) && !schema.enum.includes(value as never))
+    return `${path}: must be one of ${JSON.stringify(schema.enum)}`;
   for (const key of ['anyOf', 'oneOf'] as const) {
     const options = schema[key];
-    if (Array.isArray(options) && !options.some((s) => checkJson(value, s as JsonSchema, path) === undefined)) return `${path}: matches none of the allowed forms`;
+    if (Array.isArray(options) && !options.some((s) => checkJson(value, s as JsonSchema, path) === undefined))
+      return `${path}: matches none of the allowed forms`;
   }
   const type = schema.type;
   if (type !== undefined) {
@@ -58,8 +60,10 @@ function _checkString(value: string, schema: JsonSchema, path: string): string |
   if (typeof schema.minLength !== 'number' && typeof schema.maxLength !== 'number') return undefined;
   // JSON Schema counts code points, not UTF-16 units: an emoji is one character.
   const length = [...value].length;
-  if (typeof schema.minLength === 'number' && length < schema.minLength) return `${path}: must have at least ${schema.minLength} characters`;
-  if (typeof schema.maxLength === 'number' && length > schema.maxLength) return `${path}: must have at most ${schema.maxLength} characters`;
+  if (typeof schema.minLength === 'number' && length < schema.minLength)
+    return `${path}: must have at least ${schema.minLength} characters`;
+  if (typeof schema.maxLength === 'number' && length > schema.maxLength)
+    return `${path}: must have at most ${schema.maxLength} characters`;
   return undefined;
 }
 

@@ -13,7 +13,10 @@ export type FetchLike = (input: string | URL | Request, init?: RequestInit) => P
 
 /** A fetch with its own keep-alive socket pools; `maxSockets` bounds connections per host. */
 export function createNodeFetch(maxSockets = 256): FetchLike & { close(): void } {
-  const agents = { http: new HttpAgent({ keepAlive: true, maxSockets }), https: new HttpsAgent({ keepAlive: true, maxSockets }) };
+  const agents = {
+    http: new HttpAgent({ keepAlive: true, maxSockets }),
+    https: new HttpsAgent({ keepAlive: true, maxSockets }),
+  };
   const fetchImpl = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> =>
     new Promise((resolve, reject) => {
       const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
@@ -29,7 +32,12 @@ export function createNodeFetch(maxSockets = 256): FetchLike & { close(): void }
       }
       const req = (secure ? httpsRequest : httpRequest)(
         url,
-        { method: init.method ?? 'GET', headers, agent: secure ? agents.https : agents.http, signal: init.signal ?? undefined },
+        {
+          method: init.method ?? 'GET',
+          headers,
+          agent: secure ? agents.https : agents.http,
+          signal: init.signal ?? undefined,
+        },
         (res) => _collect(res, url.href).then(resolve, reject),
       );
       req.on('error', reject);

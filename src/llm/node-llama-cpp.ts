@@ -41,7 +41,17 @@ export interface Llama {
   dispose(): Promise<void>;
 }
 export interface LlamaChatSession {
-  prompt(text: string, options: { grammar: LlamaGrammar; maxTokens?: number; temperature?: number; topP?: number; topK?: number | undefined; signal?: AbortSignal | undefined }): Promise<string>;
+  prompt(
+    text: string,
+    options: {
+      grammar: LlamaGrammar;
+      maxTokens?: number;
+      temperature?: number;
+      topP?: number;
+      topK?: number | undefined;
+      signal?: AbortSignal | undefined;
+    },
+  ): Promise<string>;
   dispose(options: { disposeSequence: boolean }): void;
 }
 export interface NodeLlamaCpp {
@@ -63,6 +73,10 @@ export async function importNodeLlamaCpp(): Promise<NodeLlamaCpp> {
     const entry = createRequire(existsSync(manifest) ? manifest : join(toolsDir(), 'x.js')).resolve(specifier);
     return (await import(pathToFileURL(entry).href)) as NodeLlamaCpp;
   } catch (error) {
-    throw new WitnessError('NOT_FOUND', `Embedded models need node-llama-cpp, which is installed on demand: run \`npx witness setup embedded\` (about 70 MB for the CPU build, into ${toolsDir()}), or use --agents llm with a server.`, { cause: error });
+    throw new WitnessError(
+      'NOT_FOUND',
+      `Embedded models need node-llama-cpp, which is installed on demand: run \`npx witness setup embedded\` (about 70 MB for the CPU build, into ${toolsDir()}), or use --agents llm with a server.`,
+      { cause: error },
+    );
   }
 }

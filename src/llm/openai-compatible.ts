@@ -19,7 +19,12 @@ import type { ChatBackend, ChatCallOptions, ChatReply, ChatRequest } from './typ
 
 /** How the schema is sent: OpenAI `response_format`, vLLM's older `guided_json`, Ollama's `format`, or not at all. */
 export type StructuredOutputMode = 'json_schema' | 'guided_json' | 'ollama' | 'none';
-export const STRUCTURED_OUTPUT_MODES: readonly StructuredOutputMode[] = ['json_schema', 'guided_json', 'ollama', 'none'];
+export const STRUCTURED_OUTPUT_MODES: readonly StructuredOutputMode[] = [
+  'json_schema',
+  'guided_json',
+  'ollama',
+  'none',
+];
 export { THINKING_SWITCHES, type ThinkingSwitch } from './thinking.js';
 
 export interface OpenAiCompatibleOptions {
@@ -48,11 +53,13 @@ const MAX_RETRY_AFTER_MS = 60_000;
 export class OpenAiCompatibleBackend implements ChatBackend {
   private readonly pool: EndpointPool<OpenAI>;
   private readonly fetch: ReturnType<typeof createNodeFetch>;
-  private readonly o: Required<Omit<OpenAiCompatibleOptions, 'apiKey' | 'extraBody' | 'thinking'>> & Pick<OpenAiCompatibleOptions, 'extraBody'>;
+  private readonly o: Required<Omit<OpenAiCompatibleOptions, 'apiKey' | 'extraBody' | 'thinking'>> &
+    Pick<OpenAiCompatibleOptions, 'extraBody'>;
   private readonly thinking: Exclude<ThinkingSwitch, 'auto'>;
 
   constructor(options: OpenAiCompatibleOptions) {
-    if (options.endpoints.length === 0) throw new WitnessError('USAGE', 'No endpoint: give --endpoint URL (e.g. http://127.0.0.1:8000/v1).');
+    if (options.endpoints.length === 0)
+      throw new WitnessError('USAGE', 'No endpoint: give --endpoint URL (e.g. http://127.0.0.1:8000/v1).');
     this.o = {
       endpoints: options.endpoints,
       model: options.model,
@@ -70,7 +77,10 @@ export class OpenAiCompatibleBackend implements ChatBackend {
     const apiKey = options.apiKey ?? 'none';
     this.fetch = createNodeFetch(this.o.perEndpointConcurrency);
     this.pool = new EndpointPool(
-      options.endpoints.map((url) => ({ url, client: new OpenAI({ baseURL: url, apiKey, maxRetries: 0, timeout: this.o.timeoutMs, fetch: this.fetch }) })),
+      options.endpoints.map((url) => ({
+        url,
+        client: new OpenAI({ baseURL: url, apiKey, maxRetries: 0, timeout: this.o.timeoutMs, fetch: this.fetch }),
+      })),
       this.o.perEndpointConcurrency,
     );
   }
@@ -79,13 +89,21 @@ export class OpenAiCompatibleBackend implements ChatBackend {
   body(request: ChatRequest): Record<string, unknown> {
     const suffix = this.thinking === 'suffix' || this.thinking === 'both';
     const messages = suffix ? withNoThinkSuffix(request.messages) : request.messages.map((m) => ({ ...m }));
-    const body: Record<string, unknown> = { model: this.o.model, messages, temperature: request.temperature, max_tokens: request.maxTokens };
+    const body: Record<string, unknown> = {
+      model: this.o.model,
+      messages,
+      temperature: request.temperature,
+      max_tokens: request.maxTokens,
+    };
     if (request.topP !== undefined) body.top_p = request.topP;
     if (request.topK !== undefined) body.top_k = request.topK;
     if (this.thinking === 'kwargs' || this.thinking === 'both') body.chat_template_kwargs = { enable_thinking: false };
     switch (this.o.structuredOutput) {
       case 'json_schema':
-        body.response_format = { type: 'json_schema', json_schema: { name: request.schemaName, strict: true, schema: request.schema } };
+        body.response_format = {
+          type: 'json_schema',
+          json_schema: { name: request.schemaName, strict: true, schema: request.schema },
+        };
         break;
       case 'guided_json':
         body.guided_json = request.schema;
@@ -136,7 +154,11 @@ export class OpenAiCompatibleBackend implements ChatBackend {
           this.pool.release(endpoint);
         }
       }
-      throw new WitnessError('IO', `The LLM endpoint${this.o.endpoints.length > 1 ? 's' : ''} ${this.o.endpoints.join(', ')} failed ${this.o.maxRetries + 1} times in a row (last: ${_describe(lastError)}). Check that the server is up and serves model "${this.o.model}", then rerun to resume.`, { cause: lastError });
+      throw new WitnessError(
+        'IO',
+        `The LLM endpoint${this.o.endpoints.length > 1 ? 's' : ''} ${this.o.endpoints.join(', ')} failed ${this.o.maxRetries + 1} times in a row (last: ${_describe(lastError)}). Check that the server is up and serves model "${this.o.model}", then rerun to resume.`,
+        { cause: lastError },
+      );
     } finally {
       call.end();
     }
@@ -146,7 +168,10 @@ export class OpenAiCompatibleBackend implements ChatBackend {
     this.fetch.close();
   }
 
-  private async _acquire(signal: AbortSignal | undefined, avoid: PooledEndpoint<OpenAI> | undefined): Promise<PooledEndpoint<OpenAI>> {
+  private async _acquire(
+    signal: AbortSignal | undefined,
+    avoid: PooledEndpoint<OpenAI> | undefined,
+  ): Promise<PooledEndpoint<OpenAI>> {
     try {
       return await this.pool.acquire(signal, avoid);
     } catch {
@@ -181,14 +206,21 @@ function _retryAfterMs(headers: Headers | undefined): number | undefined {
 function _fatal(error: unknown, url: string): WitnessError {
   const status = error instanceof APIError ? error.status : undefined;
   let hint = '';
-  if (status === 401 || status === 403) hint = ' Set the API key in OPENAI_API_KEY (or the variable named by --api-key-env).';
-  if (status === 404) hint = url.endsWith('/v1') ? ' Check the model name.' : ' The base URL usually ends in /v1 (e.g. http://127.0.0.1:8000/v1).';
-  return new WitnessError('IO', `The LLM endpoint ${url} refused the request: ${_describe(error)}.${hint}`, { cause: error });
+  if (status === 401 || status === 403)
+    hint = ' Set the API key in OPENAI_API_KEY (or the variable named by --api-key-env).';
+  if (status === 404)
+    hint = url.endsWith('/v1')
+      ? ' Check the model name.'
+      : ' The base URL usually ends in /v1 (e.g. http://127.0.0.1:8000/v1).';
+  return new WitnessError('IO', `The LLM endpoint ${url} refused the request: ${_describe(error)}.${hint}`, {
+    cause: error,
+  });
 }
 
 function _describe(error: unknown): string {
   if (error instanceof APIConnectionTimeoutError) return 'timed out';
-  if (error instanceof APIError) return error.status ? `HTTP ${error.status} ${error.message}` : `connection failed (${error.message})`;
+  if (error instanceof APIError)
+    return error.status ? `HTTP ${error.status} ${error.message}` : `connection failed (${error.message})`;
   return error instanceof Error ? error.message : String(error);
 }
 

@@ -10,11 +10,34 @@ import { join } from 'node:path';
 import type { KeyMaterial } from '../attest/keys.js';
 import { inTransaction, isPostgresUrl, migrate, openPool, redactUrl, resolveDatabaseUrl } from '../attest/postgres.js';
 import { WitnessError } from '../core/errors.js';
-import { assertNoMailbox, type InitOptions, loadKey, type MailboxConfig, newMailboxConfig, newMailboxKey, newToken, readAgents, readConfig, withAgent, writeJsonAtomic, writeMailboxFiles } from './config.js';
+import {
+  assertNoMailbox,
+  type InitOptions,
+  loadKey,
+  type MailboxConfig,
+  newMailboxConfig,
+  newMailboxKey,
+  newToken,
+  readAgents,
+  readConfig,
+  withAgent,
+  writeJsonAtomic,
+  writeMailboxFiles,
+} from './config.js';
 import { signerFor } from '../attest/signature.js';
 import { acquireLock, breakIfStale, hasStaleLock, type Recovery } from './store/jsonl/lock.js';
 import { storeKind } from './store-kinds.js';
-import { AGENTS_CHANNEL, assertDatabaseFree, assertSameMailbox, claimDatabase, databaseSetting, MAILBOX_GRANTS, MAILBOX_MIGRATIONS, mailboxDatabaseUrl, openMailboxPool } from './store/postgres/db.js';
+import {
+  AGENTS_CHANNEL,
+  assertDatabaseFree,
+  assertSameMailbox,
+  claimDatabase,
+  databaseSetting,
+  MAILBOX_GRANTS,
+  MAILBOX_MIGRATIONS,
+  mailboxDatabaseUrl,
+  openMailboxPool,
+} from './store/postgres/db.js';
 
 export interface AddedAgent {
   name: string;
@@ -28,11 +51,18 @@ export interface AddedAgent {
  * free before the key is made, and recorded in its database before mailbox.json is
  * written, so a failure leaves no half mailbox behind.
  */
-export async function initMailbox(dir: string, options: InitOptions = {}): Promise<{ config: MailboxConfig; key: KeyMaterial }> {
+export async function initMailbox(
+  dir: string,
+  options: InitOptions = {},
+): Promise<{ config: MailboxConfig; key: KeyMaterial }> {
   assertNoMailbox(dir);
   const store = options.store ?? 'jsonl';
   if (storeKind(store).inFolder) {
-    if (options.database !== undefined) throw new WitnessError('USAGE', `A database is only for --store postgres; a ${store} mailbox keeps its data in its folder.`);
+    if (options.database !== undefined)
+      throw new WitnessError(
+        'USAGE',
+        `A database is only for --store postgres; a ${store} mailbox keeps its data in its folder.`,
+      );
     const { id, keyPath, key, checkpointKey } = newMailboxKey(options);
     const config = newMailboxConfig(id, keyPath, key, store, undefined, checkpointKey);
     writeMailboxFiles(dir, config);
@@ -40,7 +70,13 @@ export async function initMailbox(dir: string, options: InitOptions = {}): Promi
   }
   const database = databaseSetting(options.database ?? 'postgres');
   const url = resolveDatabaseUrl(database, '--store');
-  const pool = await openMailboxPool(url, { max: 1, schema: 'migrate', grants: MAILBOX_GRANTS.init, command: '`witness mailbox init`', location: database });
+  const pool = await openMailboxPool(url, {
+    max: 1,
+    schema: 'migrate',
+    grants: MAILBOX_GRANTS.init,
+    command: '`witness mailbox init`',
+    location: database,
+  });
   try {
     await assertDatabaseFree(pool, url);
     const { id, keyPath, key, checkpointKey } = newMailboxKey(options);
@@ -70,16 +106,32 @@ export async function addAgent(dir: string, name: string, description?: string):
 }
 
 /** The agent's row, the agent list's new version and a notification, in one transaction (the meta row's lock orders concurrent additions). */
-async function _addAgentToDatabase(dir: string, config: MailboxConfig, name: string, token: string, description?: string): Promise<void> {
+async function _addAgentToDatabase(
+  dir: string,
+  config: MailboxConfig,
+  name: string,
+  token: string,
+  description?: string,
+): Promise<void> {
   const url = mailboxDatabaseUrl(config);
-  const pool = await openMailboxPool(url, { max: 1, grants: MAILBOX_GRANTS.addAgent, command: '`witness mailbox add-agent`', location: dir });
+  const pool = await openMailboxPool(url, {
+    max: 1,
+    grants: MAILBOX_GRANTS.addAgent,
+    command: '`witness mailbox add-agent`',
+    location: dir,
+  });
   try {
     await assertSameMailbox(pool, config, url);
     await inTransaction(pool, async (client) => {
       await client.query('UPDATE mailbox_meta SET agents_version = agents_version + 1');
-      const names = (await client.query<{ name: string }>('SELECT name FROM mailbox_agents ORDER BY position')).rows.map((r) => ({ name: r.name, created: '' }));
+      const names = (
+        await client.query<{ name: string }>('SELECT name FROM mailbox_agents ORDER BY position')
+      ).rows.map((r) => ({ name: r.name, created: '' }));
       const entry = withAgent(names, name, token, description).at(-1)!;
-      await client.query('INSERT INTO mailbox_agents (name, description, created, token_sha256) VALUES ($1, $2, $3, $4)', [entry.name, entry.description ?? null, entry.created, entry.token_sha256]);
+      await client.query(
+        'INSERT INTO mailbox_agents (name, description, created, token_sha256) VALUES ($1, $2, $3, $4)',
+        [entry.name, entry.description ?? null, entry.created, entry.token_sha256],
+      );
       await client.query('SELECT pg_notify($1, $2)', [AGENTS_CHANNEL, entry.name]);
     });
   } finally {
@@ -105,7 +157,11 @@ export interface Migrated {
  */
 export async function migrateMailbox(location: string): Promise<Migrated> {
   const byUrl = location === 'postgres' || isPostgresUrl(location);
-  if (!byUrl && !existsSync(join(location, 'mailbox.json'))) throw new WitnessError('NOT_FOUND', `${location} is neither a mailbox folder (no mailbox.json) nor a PostgreSQL URL; give the mailbox's folder or its database URL (postgres://USER@HOST/DB).`);
+  if (!byUrl && !existsSync(join(location, 'mailbox.json')))
+    throw new WitnessError(
+      'NOT_FOUND',
+      `${location} is neither a mailbox folder (no mailbox.json) nor a PostgreSQL URL; give the mailbox's folder or its database URL (postgres://USER@HOST/DB).`,
+    );
   const config = byUrl ? undefined : readConfig(location);
   if (config && storeKind(config.store).inFolder) return { store: config.store };
   const url = config ? mailboxDatabaseUrl(config) : resolveDatabaseUrl(location, 'LOCATION');
@@ -125,7 +181,8 @@ export async function migrateMailbox(location: string): Promise<Migrated> {
  * forged or stale intent in the lock is not obeyed: `problem` says so.
  */
 export function recoverMailbox(dir: string, options: { keyPath?: string } = {}): Recovery | undefined {
-  if (!existsSync(join(dir, 'mailbox.json'))) throw new WitnessError('NOT_FOUND', `${dir} is not a mailbox (no mailbox.json).`);
+  if (!existsSync(join(dir, 'mailbox.json')))
+    throw new WitnessError('NOT_FOUND', `${dir} is not a mailbox (no mailbox.json).`);
   const config = readConfig(dir);
   if (!storeKind(config.store).inFolder || !hasStaleLock(dir)) return undefined;
   return breakIfStale(dir, signerFor(loadKey(config, options.keyPath)));

@@ -19,8 +19,24 @@ export function parseCallRecord(text: string): CallRecord | { reason: string } {
     return { reason: (error as Error).message };
   }
   const shaped =
-    typeof r === 'object' && r !== null && (r.v === LINE_VERSION || r.v === LEGACY_LINE_VERSION) && Number.isSafeInteger(r.seq) && typeof r.prev === 'string' && typeof r.agent === 'string' && typeof r.tool === 'string' && typeof r.ok === 'boolean' && Array.isArray(r.message_ids) && r.message_ids.every((id) => typeof id === 'string') && typeof r.receipt === 'object' && r.receipt !== null && typeof r.receipt.sig === 'string';
-  return shaped ? r : { reason: `missing or mistyped v (${LEGACY_LINE_VERSION} or ${LINE_VERSION}), seq, prev, agent, tool, ok, message_ids or receipt` };
+    typeof r === 'object' &&
+    r !== null &&
+    (r.v === LINE_VERSION || r.v === LEGACY_LINE_VERSION) &&
+    Number.isSafeInteger(r.seq) &&
+    typeof r.prev === 'string' &&
+    typeof r.agent === 'string' &&
+    typeof r.tool === 'string' &&
+    typeof r.ok === 'boolean' &&
+    Array.isArray(r.message_ids) &&
+    r.message_ids.every((id) => typeof id === 'string') &&
+    typeof r.receipt === 'object' &&
+    r.receipt !== null &&
+    typeof r.receipt.sig === 'string';
+  return shaped
+    ? r
+    : {
+        reason: `missing or mistyped v (${LEGACY_LINE_VERSION} or ${LINE_VERSION}), seq, prev, agent, tool, ok, message_ids or receipt`,
+      };
 }
 
 /** The record's receipt is this verifier's and its signature holds. */

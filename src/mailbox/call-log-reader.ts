@@ -38,7 +38,8 @@ const PAGE = 5000;
 /** The call log's reader for each store kind (store-kinds.ts picks one). */
 export const jsonlCallLogReader = (dir: string): CallLogReader => _jsonlReader(join(dir, LOG));
 export const sqliteCallLogReader = (dir: string): CallLogReader => _sqlReader(_sqlite(dir));
-export const postgresCallLogReader = async (config: MailboxConfig): Promise<CallLogReader> => _sqlReader(await _postgres(config));
+export const postgresCallLogReader = async (config: MailboxConfig): Promise<CallLogReader> =>
+  _sqlReader(await _postgres(config));
 
 interface _Rows {
   /** Rows with seq ≥ `from`, in order, at most PAGE. */
@@ -85,10 +86,16 @@ function _sqlReader(rows: _Rows): CallLogReader {
 }
 
 async function _postgres(config: MailboxConfig): Promise<_Rows> {
-  const pool: Pool = await openPool(mailboxDatabaseUrl(config), { purpose: 'mailbox database (witness submitter)', max: 1 });
+  const pool: Pool = await openPool(mailboxDatabaseUrl(config), {
+    purpose: 'mailbox database (witness submitter)',
+    max: 1,
+  });
   return {
     async page(from) {
-      const { rows } = await pool.query<{ seq: string; text: string }>('SELECT seq, text FROM mailbox_calls WHERE seq >= $1 ORDER BY seq LIMIT $2', [from, PAGE]);
+      const { rows } = await pool.query<{ seq: string; text: string }>(
+        'SELECT seq, text FROM mailbox_calls WHERE seq >= $1 ORDER BY seq LIMIT $2',
+        [from, PAGE],
+      );
       return rows.map((r) => ({ seq: Number(r.seq), text: r.text }));
     },
     close: () => pool.end(),
@@ -106,7 +113,10 @@ function _sqlite(dir: string): _Rows {
         db = openMailboxDatabase(dir, { readonly: true });
         select = db.prepare('SELECT seq, text FROM calls WHERE seq >= ? ORDER BY seq LIMIT ?');
       }
-      return (select.all(from, PAGE) as Array<{ seq: number; text: unknown }>).map((r) => ({ seq: r.seq, text: String(r.text) }));
+      return (select.all(from, PAGE) as Array<{ seq: number; text: unknown }>).map((r) => ({
+        seq: r.seq,
+        text: String(r.text),
+      }));
     },
     close: async () => {
       db?.close();
@@ -141,7 +151,13 @@ function _jsonlReader(path: string): CallLogReader {
         let pending = Buffer.alloc(0);
         const chunk = Buffer.allocUnsafe(1024 * 1024);
         while (offset + pending.length < size) {
-          const n = readSync(fd, chunk, 0, Math.min(chunk.length, size - offset - pending.length), offset + pending.length);
+          const n = readSync(
+            fd,
+            chunk,
+            0,
+            Math.min(chunk.length, size - offset - pending.length),
+            offset + pending.length,
+          );
           if (n === 0) break;
           let data = Buffer.concat([pending, chunk.subarray(0, n)]);
           for (let nl = data.indexOf(10); nl >= 0; nl = data.indexOf(10)) {

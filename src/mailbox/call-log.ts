@@ -17,7 +17,15 @@ import type { SignatureAlg, Signer } from '../attest/signature.js';
 import { canonicalBytes, canonicalize } from '../core/canonical-json.js';
 import { canonicalSha256Hex, sha256Hex } from '../core/hash.js';
 
-export const TOOL_NAMES = ['list_agents', 'send_message', 'check_inbox', 'wait_for_message', 'whoami', 'message_status', 'ack_message'] as const;
+export const TOOL_NAMES = [
+  'list_agents',
+  'send_message',
+  'check_inbox',
+  'wait_for_message',
+  'whoami',
+  'message_status',
+  'ack_message',
+] as const;
 export type MailboxToolName = (typeof TOOL_NAMES)[number];
 /**
  * What the server gives an agent without a tool call, logged like a call: a read of
@@ -110,9 +118,18 @@ export interface ChainHead {
 export const EMPTY_HEAD: ChainHead = { seq: 0, hash: GENESIS };
 
 /** Seals `entry` after `head`: returns the line's text (no newline) and the new head. */
-export function sealCall(entry: CallEntry, head: ChainHead, signer: Signer, ts = new Date().toISOString()): { text: string; record: CallRecord; head: ChainHead } {
+export function sealCall(
+  entry: CallEntry,
+  head: ChainHead,
+  signer: Signer,
+  ts = new Date().toISOString(),
+): { text: string; record: CallRecord; head: ChainHead } {
   const unsigned = { v: LINE_VERSION as typeof LINE_VERSION, seq: head.seq + 1, ts, ...entry, prev: head.hash };
-  const receipt: CallReceipt = { alg: signer.alg, kid: signer.kid, sig: signer.sign(taggedBytes(DOMAIN_TAGS.callLogLine, canonicalize(unsigned))) };
+  const receipt: CallReceipt = {
+    alg: signer.alg,
+    kid: signer.kid,
+    sig: signer.sign(taggedBytes(DOMAIN_TAGS.callLogLine, canonicalize(unsigned))),
+  };
   const record: CallRecord = { ...unsigned, receipt };
   const text = JSON.stringify(record);
   return { text, record, head: { seq: record.seq, hash: lineHash(text) } };
@@ -130,7 +147,9 @@ export function lineHash(text: string): string {
  */
 export function signedBytes(record: Record<string, unknown>): Buffer {
   const { receipt: _receipt, ...rest } = record;
-  return rest.v === LEGACY_LINE_VERSION ? canonicalBytes(rest) : taggedBytes(DOMAIN_TAGS.callLogLine, canonicalize(rest));
+  return rest.v === LEGACY_LINE_VERSION
+    ? canonicalBytes(rest)
+    : taggedBytes(DOMAIN_TAGS.callLogLine, canonicalize(rest));
 }
 
 export function messageDigest(message: Message): string {

@@ -14,7 +14,16 @@
 import { readKeyFile, type SigningKey } from '../attest/keys.js';
 import { checkpointFor, leafHash, MerkleFrontier, noteVerifierKey } from '../attest/tlog/index.js';
 import { WitnessError } from '../core/errors.js';
-import { checkpointKeyPath, configPath, loadKey, MAILBOX_KEY, type MailboxConfig, newCheckpointKey, readConfig, writeJsonAtomic } from './config.js';
+import {
+  checkpointKeyPath,
+  configPath,
+  loadKey,
+  MAILBOX_KEY,
+  type MailboxConfig,
+  newCheckpointKey,
+  readConfig,
+  writeJsonAtomic,
+} from './config.js';
 import { openEvidence } from './evidence.js';
 
 export function mailboxOrigin(config: Pick<MailboxConfig, 'id'>): string {
@@ -35,7 +44,11 @@ export async function mailboxCheckpoint(dir: string, options: { keyPath?: string
   try {
     for await (const l of evidence.calls()) {
       if (l.torn || l.text === '') continue;
-      if (l.text === undefined) throw new WitnessError('CORRUPT', `Line ${l.line} of the call log is longer than any record; run \`witness mailbox verify ${dir}\`: a log with it cannot be checkpointed.`);
+      if (l.text === undefined)
+        throw new WitnessError(
+          'CORRUPT',
+          `Line ${l.line} of the call log is longer than any record; run \`witness mailbox verify ${dir}\`: a log with it cannot be checkpointed.`,
+        );
       frontier.appendLeafHash(callLeaf(l.text));
     }
   } finally {
@@ -51,10 +64,21 @@ export function checkpointSigner(dir: string, config: MailboxConfig, keyPath?: s
     if (key.alg === 'ed25519') return key;
   }
   const cp = config.checkpoint_key;
-  if (!cp) throw new WitnessError('USAGE', `The mailbox ${dir} signs its receipts with an HMAC key, which others cannot verify, and has no checkpoint key yet; create one (Ed25519, for checkpoints only) with: witness mailbox checkpoint ${dir} --create-key`);
+  if (!cp)
+    throw new WitnessError(
+      'USAGE',
+      `The mailbox ${dir} signs its receipts with an HMAC key, which others cannot verify, and has no checkpoint key yet; create one (Ed25519, for checkpoints only) with: witness mailbox checkpoint ${dir} --create-key`,
+    );
   const path = keyPath ?? cp.key_path;
-  const key = readKeyFile(path, { what: 'mailbox checkpoint key', whenMissing: 'Pass --key with the checkpoint key `witness mailbox init` or `checkpoint --create-key` made.' });
-  if (key.kid !== cp.kid) throw new WitnessError('INVALID_INPUT', `The key ${path} has id ${key.kid} but this mailbox signs its checkpoints with ${cp.kid} (mailbox.json checkpoint_key); pass --key with the right key.`);
+  const key = readKeyFile(path, {
+    what: 'mailbox checkpoint key',
+    whenMissing: 'Pass --key with the checkpoint key `witness mailbox init` or `checkpoint --create-key` made.',
+  });
+  if (key.kid !== cp.kid)
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `The key ${path} has id ${key.kid} but this mailbox signs its checkpoints with ${cp.kid} (mailbox.json checkpoint_key); pass --key with the right key.`,
+    );
   return key;
 }
 
@@ -65,8 +89,16 @@ export function checkpointSigner(dir: string, config: MailboxConfig, keyPath?: s
  */
 export function addCheckpointKey(dir: string, keyPath?: string): NonNullable<MailboxConfig['checkpoint_key']> {
   const config = readConfig(dir);
-  if (config.signing.alg === 'ed25519') throw new WitnessError('USAGE', `The mailbox ${dir} signs with an Ed25519 key, which signs its checkpoints too; it needs no checkpoint key. Drop --create-key.`);
-  if (config.checkpoint_key) throw new WitnessError('USAGE', `The mailbox ${dir} has a checkpoint key already (${config.checkpoint_key.kid}, ${config.checkpoint_key.key_path}); a second would orphan the checkpoints kept so far. Drop --create-key.`);
+  if (config.signing.alg === 'ed25519')
+    throw new WitnessError(
+      'USAGE',
+      `The mailbox ${dir} signs with an Ed25519 key, which signs its checkpoints too; it needs no checkpoint key. Drop --create-key.`,
+    );
+  if (config.checkpoint_key)
+    throw new WitnessError(
+      'USAGE',
+      `The mailbox ${dir} has a checkpoint key already (${config.checkpoint_key.kid}, ${config.checkpoint_key.key_path}); a second would orphan the checkpoints kept so far. Drop --create-key.`,
+    );
   const checkpointKey = newCheckpointKey(keyPath ?? checkpointKeyPath(config.signing.key_path));
   writeJsonAtomic(configPath(dir), { ...config, checkpoint_key: checkpointKey });
   return checkpointKey;
@@ -85,6 +117,10 @@ export function mailboxVerifierKey(dir: string, options: { keyPath?: string; pub
     }
   }
   if (publicKey === undefined) publicKey = config.checkpoint_key?.public_key;
-  if (publicKey === undefined) throw new WitnessError('USAGE', `The mailbox ${dir} signs with an HMAC key and has no checkpoint key, so it has no checkpoints (they need a public key); create one with: witness mailbox checkpoint ${dir} --create-key`);
+  if (publicKey === undefined)
+    throw new WitnessError(
+      'USAGE',
+      `The mailbox ${dir} signs with an HMAC key and has no checkpoint key, so it has no checkpoints (they need a public key); create one with: witness mailbox checkpoint ${dir} --create-key`,
+    );
   return noteVerifierKey(mailboxOrigin(config), Buffer.from(publicKey, 'base64url'));
 }

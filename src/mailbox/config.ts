@@ -59,7 +59,11 @@ export interface InitOptions {
 }
 
 /** How the mailbox reads its key file (attest's one reader): HMAC allowed, named by its role. */
-export const MAILBOX_KEY = { what: 'mailbox signing key', whenMissing: 'Pass --key with the key created by `witness mailbox init`.', hmac: true } as const;
+export const MAILBOX_KEY = {
+  what: 'mailbox signing key',
+  whenMissing: 'Pass --key with the key created by `witness mailbox init`.',
+  hmac: true,
+} as const;
 
 export function configPath(dir: string): string {
   return join(dir, 'mailbox.json');
@@ -67,15 +71,26 @@ export function configPath(dir: string): string {
 
 /** Refuses a folder that already holds a mailbox (before anything is created for a new one). */
 export function assertNoMailbox(dir: string): void {
-  if (existsSync(configPath(dir))) throw new WitnessError('USAGE', `${dir} already holds a mailbox (mailbox.json exists); nothing was changed.`);
+  if (existsSync(configPath(dir)))
+    throw new WitnessError('USAGE', `${dir} already holds a mailbox (mailbox.json exists); nothing was changed.`);
 }
 
 /** A new mailbox's id and signing key (created now, mode 0600, outside the folder by default). */
-export function newMailboxKey(options: InitOptions): { id: string; keyPath: string; key: KeyMaterial; checkpointKey?: MailboxConfig['checkpoint_key'] } {
+export function newMailboxKey(options: InitOptions): {
+  id: string;
+  keyPath: string;
+  key: KeyMaterial;
+  checkpointKey?: MailboxConfig['checkpoint_key'];
+} {
   const id = randomUUID();
   const keyPath = resolve(options.keyPath ?? join(defaultKeyDir(), `mailbox-${id}.json`));
   const key = createKeyFile(keyPath, options.alg ?? 'ed25519');
-  return { id, keyPath, key, ...(key.alg === 'ed25519' ? {} : { checkpointKey: newCheckpointKey(checkpointKeyPath(keyPath)) }) };
+  return {
+    id,
+    keyPath,
+    key,
+    ...(key.alg === 'ed25519' ? {} : { checkpointKey: newCheckpointKey(checkpointKeyPath(keyPath)) }),
+  };
 }
 
 /** Where an HMAC mailbox's checkpoint key goes by default: beside its signing key. */
@@ -91,14 +106,26 @@ export function newCheckpointKey(path: string): NonNullable<MailboxConfig['check
 }
 
 /** The configuration of a new mailbox signed by `key`. */
-export function newMailboxConfig(id: string, keyPath: string, key: KeyMaterial, store: StoreKind, database?: string, checkpointKey?: MailboxConfig['checkpoint_key']): MailboxConfig {
+export function newMailboxConfig(
+  id: string,
+  keyPath: string,
+  key: KeyMaterial,
+  store: StoreKind,
+  database?: string,
+  checkpointKey?: MailboxConfig['checkpoint_key'],
+): MailboxConfig {
   return {
     format: MAILBOX_FORMAT,
     id,
     store,
     ...(database !== undefined ? { database } : {}),
     created: new Date().toISOString(),
-    signing: { alg: key.alg, kid: key.kid, ...(key.alg === 'ed25519' ? { public_key: key.publicKey } : {}), key_path: keyPath },
+    signing: {
+      alg: key.alg,
+      kid: key.kid,
+      ...(key.alg === 'ed25519' ? { public_key: key.publicKey } : {}),
+      key_path: keyPath,
+    },
     ...(checkpointKey ? { checkpoint_key: checkpointKey } : {}),
   };
 }
@@ -120,16 +147,41 @@ export function writeMailboxFiles(dir: string, config: MailboxConfig): void {
 
 export function readConfig(dir: string): MailboxConfig {
   const path = configPath(dir);
-  if (!existsSync(path)) throw new WitnessError('NOT_FOUND', `${dir} is not a mailbox (no mailbox.json). Create one with \`witness mailbox init ${dir}\`.`);
+  if (!existsSync(path))
+    throw new WitnessError(
+      'NOT_FOUND',
+      `${dir} is not a mailbox (no mailbox.json). Create one with \`witness mailbox init ${dir}\`.`,
+    );
   const config = _readJson(path) as Partial<MailboxConfig> | null;
   const signing = config?.signing as Partial<MailboxConfig['signing']> | undefined;
   const signingOk =
-    typeof signing === 'object' && signing !== null && (signing.alg === 'ed25519' || signing.alg === 'hmac-sha256') && typeof signing.kid === 'string' && typeof signing.key_path === 'string' && signing.key_path !== '' && (signing.public_key === undefined || typeof signing.public_key === 'string');
-  const storeOk = config !== null && STORE_KINDS.includes(config.store as StoreKind) && (config.store === 'postgres' ? typeof config.database === 'string' && config.database !== '' : config.database === undefined);
+    typeof signing === 'object' &&
+    signing !== null &&
+    (signing.alg === 'ed25519' || signing.alg === 'hmac-sha256') &&
+    typeof signing.kid === 'string' &&
+    typeof signing.key_path === 'string' &&
+    signing.key_path !== '' &&
+    (signing.public_key === undefined || typeof signing.public_key === 'string');
+  const storeOk =
+    config !== null &&
+    STORE_KINDS.includes(config.store as StoreKind) &&
+    (config.store === 'postgres'
+      ? typeof config.database === 'string' && config.database !== ''
+      : config.database === undefined);
   const cp = config?.checkpoint_key as Partial<NonNullable<MailboxConfig['checkpoint_key']>> | undefined;
-  const checkpointOk = cp === undefined || (typeof cp === 'object' && cp !== null && typeof cp.kid === 'string' && typeof cp.public_key === 'string' && typeof cp.key_path === 'string' && cp.key_path !== '');
+  const checkpointOk =
+    cp === undefined ||
+    (typeof cp === 'object' &&
+      cp !== null &&
+      typeof cp.kid === 'string' &&
+      typeof cp.public_key === 'string' &&
+      typeof cp.key_path === 'string' &&
+      cp.key_path !== '');
   if (config?.format !== MAILBOX_FORMAT || !storeOk || !signingOk || !checkpointOk) {
-    throw new WitnessError('INVALID_INPUT', `${path} is not a ${MAILBOX_FORMAT} configuration (it needs format, store (${STORE_KINDS.join(', ')}; postgres with its database) and signing {alg, kid, key_path}); restore it from the mailbox's creation or a backup.`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${path} is not a ${MAILBOX_FORMAT} configuration (it needs format, store (${STORE_KINDS.join(', ')}; postgres with its database) and signing {alg, kid, key_path}); restore it from the mailbox's creation or a backup.`,
+    );
   }
   return config as MailboxConfig;
 }
@@ -141,7 +193,10 @@ export function readConfig(dir: string): MailboxConfig {
 export function loadKey(config: MailboxConfig, keyPath?: string): KeyMaterial {
   const key = readKeyFile(keyPath ?? config.signing.key_path, MAILBOX_KEY);
   if (key.kid !== config.signing.kid) {
-    throw new WitnessError('INVALID_INPUT', `The key ${keyPath ?? config.signing.key_path} has id ${key.kid} but this mailbox signs with ${config.signing.kid}; pass --key with the right key.`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `The key ${keyPath ?? config.signing.key_path} has id ${key.kid} but this mailbox signs with ${config.signing.kid}; pass --key with the right key.`,
+    );
   }
   return key;
 }
@@ -158,9 +213,17 @@ export function readAgents(dir: string): AgentEntry[] {
   const seen: string[] = [];
   agents.forEach((agent, i) => {
     const problem = agentNameProblem(agent?.name);
-    if (problem) throw new WitnessError('INVALID_INPUT', `${path}: entry ${i + 1} is not a usable agent: ${problem}. Fix or remove it.`);
+    if (problem)
+      throw new WitnessError(
+        'INVALID_INPUT',
+        `${path}: entry ${i + 1} is not a usable agent: ${problem}. Fix or remove it.`,
+      );
     const twin = sameNameAs(seen, agent.name);
-    if (twin !== undefined) throw new WitnessError('INVALID_INPUT', `${path} registers both ${twin} and ${agent.name}; agent names must differ regardless of case (they are file names). Remove or rename one.`);
+    if (twin !== undefined)
+      throw new WitnessError(
+        'INVALID_INPUT',
+        `${path} registers both ${twin} and ${agent.name}; agent names must differ regardless of case (they are file names). Remove or rename one.`,
+      );
     seen.push(agent.name);
   });
   return agents;
@@ -187,10 +250,22 @@ export function tokenHash(token: string): string {
 /** Adds `name` to `entries` (a copy); the caller holds the directory lock. */
 export function withAgent(entries: AgentEntry[], name: string, token: string, description?: string): AgentEntry[] {
   assertAgentName(name);
-  const twin = sameNameAs(entries.map((a) => a.name), name);
+  const twin = sameNameAs(
+    entries.map((a) => a.name),
+    name,
+  );
   if (twin === name) throw new WitnessError('USAGE', `The agent ${name} is already registered; pick another name.`);
-  if (twin !== undefined) throw new WitnessError('USAGE', `The name ${name} differs only in case from the registered agent ${twin}; names are unique regardless of case (they are file names). Pick another name.`);
-  const entry: AgentEntry = { name, created: new Date().toISOString(), token_sha256: tokenHash(token), ...(description ? { description } : {}) };
+  if (twin !== undefined)
+    throw new WitnessError(
+      'USAGE',
+      `The name ${name} differs only in case from the registered agent ${twin}; names are unique regardless of case (they are file names). Pick another name.`,
+    );
+  const entry: AgentEntry = {
+    name,
+    created: new Date().toISOString(),
+    token_sha256: tokenHash(token),
+    ...(description ? { description } : {}),
+  };
   return [...entries, entry];
 }
 

@@ -154,10 +154,18 @@ export function jsonlEvidence(dir: string): Evidence {
     const stat = lstatSync(file, { throwIfNoEntry: false });
     if (stat === undefined) return false;
     if (stat.isFile()) return true;
-    problems.push({ file, why: `not a regular file (${stat.isSymbolicLink() ? 'a symbolic link' : 'a folder or device'}); the server writes only plain files` });
+    problems.push({
+      file,
+      why: `not a regular file (${stat.isSymbolicLink() ? 'a symbolic link' : 'a folder or device'}); the server writes only plain files`,
+    });
     return false;
   };
-  const listed = (sub: string, ext: string) => (existsSync(join(dir, sub)) ? readdirSync(join(dir, sub)).filter((f) => f.endsWith(ext)).sort() : []);
+  const listed = (sub: string, ext: string) =>
+    existsSync(join(dir, sub))
+      ? readdirSync(join(dir, sub))
+          .filter((f) => f.endsWith(ext))
+          .sort()
+      : [];
   const inboxes = listed('inbox', '.jsonl').filter((f) => regular(join(dir, 'inbox', f)));
   const callsReadable = regular(callsFile);
   return {
@@ -207,11 +215,23 @@ export function sqliteEvidence(dir: string): Evidence {
       }
     },
     *inboxLines() {
-      const rows = db.prepare('SELECT pos, id, recipient, text FROM messages ORDER BY recipient, pos').iterate() as Iterable<{ pos: number; id: unknown; recipient: string; text: unknown }>;
-      for (const row of rows) yield { agent: row.recipient, file: `${path}#messages[${row.recipient}]`, line: row.pos, end: 0, text: String(row.text), rowId: String(row.id) };
+      const rows = db
+        .prepare('SELECT pos, id, recipient, text FROM messages ORDER BY recipient, pos')
+        .iterate() as Iterable<{ pos: number; id: unknown; recipient: string; text: unknown }>;
+      for (const row of rows)
+        yield {
+          agent: row.recipient,
+          file: `${path}#messages[${row.recipient}]`,
+          line: row.pos,
+          end: 0,
+          text: String(row.text),
+          rowId: String(row.id),
+        };
     },
     *idempotency() {
-      for (const row of db.prepare('SELECT sender, key, id, recipient, sent_at FROM idempotency ORDER BY sender, key').iterate() as Iterable<Omit<IdempotencyRow, 'file'>>) {
+      for (const row of db
+        .prepare('SELECT sender, key, id, recipient, sent_at FROM idempotency ORDER BY sender, key')
+        .iterate() as Iterable<Omit<IdempotencyRow, 'file'>>) {
         yield { ...row, file: `${path}#idempotency` };
       }
     },
@@ -231,6 +251,7 @@ export function sqliteEvidence(dir: string): Evidence {
 /** The byte offset a JSONL cursor file records; throws when the file is not a cursor. */
 function _cursorOffset(text: string, file: string): number {
   const c = parseStrictJson(text, { what: file }) as { offset?: unknown } | null;
-  if (typeof c !== 'object' || c === null || !Number.isSafeInteger(c.offset) || (c.offset as number) < 0) throw new WitnessError('CORRUPT', 'no whole, non-negative offset');
+  if (typeof c !== 'object' || c === null || !Number.isSafeInteger(c.offset) || (c.offset as number) < 0)
+    throw new WitnessError('CORRUPT', 'no whole, non-negative offset');
   return c.offset as number;
 }

@@ -60,30 +60,47 @@ export interface Post {
 export function checkPost(headers: IncomingHttpHeaders, body: unknown): Post | Refusal {
   const accept = headers.accept ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
-    return { status: 406, code: -32000, message: 'Not Acceptable: the Accept header must list both application/json and text/event-stream.' };
+    return {
+      status: 406,
+      code: -32000,
+      message: 'Not Acceptable: the Accept header must list both application/json and text/event-stream.',
+    };
   }
   const type = (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json') return { status: 415, code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json.' };
+  if (type !== 'application/json')
+    return { status: 415, code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json.' };
   const batch = Array.isArray(body);
   const raw = batch ? (body as unknown[]) : [body];
-  if (raw.length === 0 || raw.length > MAX_BATCH) return { status: 400, code: -32600, message: `Invalid Request: a batch holds 1 to ${MAX_BATCH} messages.` };
+  if (raw.length === 0 || raw.length > MAX_BATCH)
+    return { status: 400, code: -32600, message: `Invalid Request: a batch holds 1 to ${MAX_BATCH} messages.` };
   const messages: JSONRPCMessage[] = [];
   for (const item of raw) {
     const parsed = JSONRPCMessageSchema.safeParse(item);
     // JSON-RPC 2.0 §5.1: valid JSON that is not a Request object is an Invalid Request (-32600), as on stdio.
-    if (!parsed.success) return { status: 400, code: -32600, message: 'Invalid Request: the body is JSON but not a JSON-RPC 2.0 message.' };
+    if (!parsed.success)
+      return {
+        status: 400,
+        code: -32600,
+        message: 'Invalid Request: the body is JSON but not a JSON-RPC 2.0 message.',
+      };
     messages.push(parsed.data);
   }
   const initialize = messages.some(isInitializeRequest);
-  if (initialize && messages.length > 1) return { status: 400, code: -32600, message: 'Invalid Request: initialize must be sent alone.' };
+  if (initialize && messages.length > 1)
+    return { status: 400, code: -32600, message: 'Invalid Request: initialize must be sent alone.' };
   return { messages, batch, initialize };
 }
 
 /** A supported MCP-Protocol-Version header, or absent (then the negotiated version applies). */
 export function checkProtocolVersion(headers: IncomingHttpHeaders): Refusal | undefined {
   const version = headers['mcp-protocol-version'];
-  if (version === undefined || (typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return undefined;
-  return { status: 400, code: -32000, message: `Bad Request: unsupported protocol version ${String(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}).` };
+  if (version === undefined || (typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version)))
+    return undefined;
+  return {
+    status: 400,
+    code: -32000,
+    message: `Bad Request: unsupported protocol version ${String(version)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}).`,
+  };
 }
 
 /** Fires when the connection closes before the answer is written (the client gave up). */
@@ -121,7 +138,8 @@ export class HttpSession implements Transport {
 
   /** Called by the server with each reply (to the POST that asked) and each message of its own (to the SSE stream). */
   async send(message: JSONRPCMessage): Promise<void> {
-    if ('id' in message && !('method' in message) && message.id !== undefined) return void this.settle(message.id, message);
+    if ('id' in message && !('method' in message) && message.id !== undefined)
+      return void this.settle(message.id, message);
     const stream = this.stream;
     if (!stream || stream.writableEnded || stream.destroyed) return; // no listener: the spec lets the server drop it
     const event = `id: ${this.nextEventId++}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
@@ -140,7 +158,12 @@ export class HttpSession implements Transport {
   openStream(res: ServerResponse): boolean {
     if (this.stream && !this.stream.writableEnded) return false;
     this.stream = res;
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'mcp-session-id': this.sessionId });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'mcp-session-id': this.sessionId,
+    });
     res.flushHeaders();
     res.once('close', () => {
       if (this.stream === res) this.stream = undefined;
@@ -157,17 +180,29 @@ export class HttpSession implements Transport {
    * client went away), this POST's requests are cancelled at the server.
    */
   receive(post: Post, headers: IncomingHttpHeaders, closed?: AbortSignal): Promise<JSONRPCMessage[]> {
-    if (this.closed) return Promise.resolve(post.messages.filter(isJSONRPCRequest).map((m) => _error(m.id, -32001, 'Session closed.')));
+    if (this.closed)
+      return Promise.resolve(
+        post.messages.filter(isJSONRPCRequest).map((m) => _error(m.id, -32001, 'Session closed.')),
+      );
     const replies: Promise<JSONRPCMessage>[] = [];
     const deliver: JSONRPCMessage[] = [];
     const mine: RequestId[] = [];
     for (const message of post.messages) {
       if (!isJSONRPCRequest(message)) {
         const cancelled = _cancelledId(message);
-        if (cancelled !== undefined) this.settle(cancelled, _error(cancelled, REQUEST_CANCELLED, 'Request cancelled by the client.'));
+        if (cancelled !== undefined)
+          this.settle(cancelled, _error(cancelled, REQUEST_CANCELLED, 'Request cancelled by the client.'));
         deliver.push(message);
       } else if (this.waiting.has(message.id)) {
-        replies.push(Promise.resolve(_error(message.id, -32600, `Invalid Request: request id ${String(message.id)} is already in flight in this session.`)));
+        replies.push(
+          Promise.resolve(
+            _error(
+              message.id,
+              -32600,
+              `Invalid Request: request id ${String(message.id)} is already in flight in this session.`,
+            ),
+          ),
+        );
       } else {
         replies.push(new Promise((resolve) => this.waiting.set(message.id, resolve)));
         deliver.push(message);
@@ -184,7 +219,11 @@ export class HttpSession implements Transport {
   private abandon(ids: RequestId[]): void {
     for (const id of ids) {
       if (!this.settle(id, _error(id, REQUEST_CANCELLED, 'The HTTP request was closed.'))) continue;
-      this.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'The HTTP request was closed before the reply.' } });
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: id, reason: 'The HTTP request was closed before the reply.' },
+      });
     }
   }
 
@@ -200,7 +239,8 @@ export class HttpSession implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const [id, answer] of this.waiting) answer(_error(id, -32001, 'Session closed before the request was answered.'));
+    for (const [id, answer] of this.waiting)
+      answer(_error(id, -32001, 'Session closed before the request was answered.'));
     this.waiting.clear();
     this.stream?.end();
     this.stream = undefined;

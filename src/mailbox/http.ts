@@ -73,7 +73,8 @@ export async function serveHttp(runtime: MailboxRuntime, options: HttpOptions = 
   }
   const sessions = front.sessions;
   const sweep = setInterval(() => {
-    for (const session of sessions.values()) if (Date.now() - session.lastUsed > IDLE_MS) void session.transport.close();
+    for (const session of sessions.values())
+      if (Date.now() - session.lastUsed > IDLE_MS) void session.transport.close();
   }, 60_000);
   sweep.unref();
   return {
@@ -115,7 +116,13 @@ async function _route(front: _Front, req: Req, res: Res, request: FrontRequest):
   const path = (req.url ?? '/').split('?')[0];
   if (path !== '/mcp') return request.refuse(404, 'NOT_FOUND', 'Not found: the MCP endpoint is /mcp.');
   const agent = await _authenticate(front.runtime, req);
-  if (!agent) return request.refuse(401, 'UNAUTHORIZED', 'Unauthorized: send "Authorization: Bearer <token>" with the token printed by `witness mailbox add-agent`.', { 'WWW-Authenticate': 'Bearer realm="witness-mailbox"' });
+  if (!agent)
+    return request.refuse(
+      401,
+      'UNAUTHORIZED',
+      'Unauthorized: send "Authorization: Bearer <token>" with the token printed by `witness mailbox add-agent`.',
+      { 'WWW-Authenticate': 'Bearer realm="witness-mailbox"' },
+    );
   let body: unknown; // read only for a known agent: a stranger cannot make the server buffer a body
   if (req.method === 'POST') {
     const read = await request.json();
@@ -123,37 +130,78 @@ async function _route(front: _Front, req: Req, res: Res, request: FrontRequest):
     body = read.value;
     const era = eraOf(req.headers, body);
     if (era.kind === 'modern') return front.modern.answer(agent, req, res, read.bytes, body);
-    if (era.kind === 'reject') return sendJson(res, era.status, { jsonrpc: '2.0', id: _idOf(body), error: { code: era.code, message: era.message, ...(era.data !== undefined ? { data: era.data } : {}) } });
+    if (era.kind === 'reject')
+      return sendJson(res, era.status, {
+        jsonrpc: '2.0',
+        id: _idOf(body),
+        error: { code: era.code, message: era.message, ...(era.data !== undefined ? { data: era.data } : {}) },
+      });
   }
   await _handle(front.runtime, front.sessions, agent, req, res, body);
 }
 
-async function _handle(runtime: MailboxRuntime, sessions: Map<string, Session>, agent: string, req: Req, res: Res, body: unknown): Promise<void> {
+async function _handle(
+  runtime: MailboxRuntime,
+  sessions: Map<string, Session>,
+  agent: string,
+  req: Req,
+  res: Res,
+  body: unknown,
+): Promise<void> {
   if (req.method !== 'POST' && req.method !== 'DELETE' && req.method !== 'GET') {
     res.setHeader('Allow', 'GET, POST, DELETE');
-    return _jsonRpcError(res, 405, -32000, `Method not allowed: ${req.method}. Use POST, GET (the server's event stream) or DELETE (to end a session).`);
+    return _jsonRpcError(
+      res,
+      405,
+      -32000,
+      `Method not allowed: ${req.method}. Use POST, GET (the server's event stream) or DELETE (to end a session).`,
+    );
   }
   if (req.method === 'GET' && !(req.headers.accept ?? '').includes('text/event-stream')) {
-    return _jsonRpcError(res, 406, -32000, 'Not Acceptable: a GET opens the server\'s event stream; its Accept header must list text/event-stream.');
+    return _jsonRpcError(
+      res,
+      406,
+      -32000,
+      "Not Acceptable: a GET opens the server's event stream; its Accept header must list text/event-stream.",
+    );
   }
   const post = req.method === 'POST' ? checkPost(req.headers, body) : undefined;
   if (post && 'status' in post) return _jsonRpcError(res, post.status, post.code, post.message);
   if (post?.initialize) {
     // As the SDK's transport: initialize opens a session, so one sent inside a session is refused.
-    if (req.headers['mcp-session-id'] !== undefined) return _jsonRpcError(res, 400, -32600, 'Invalid Request: initialize opens a new session and is sent without mcp-session-id; this session is already initialized.');
+    if (req.headers['mcp-session-id'] !== undefined)
+      return _jsonRpcError(
+        res,
+        400,
+        -32600,
+        'Invalid Request: initialize opens a new session and is sent without mcp-session-id; this session is already initialized.',
+      );
     return _initialize(runtime, sessions, agent, post, req, res);
   }
 
   const sessionId = req.headers['mcp-session-id'];
-  if (typeof sessionId !== 'string') return _jsonRpcError(res, 400, -32000, 'Bad request: no mcp-session-id header; start with an initialize request.');
+  if (typeof sessionId !== 'string')
+    return _jsonRpcError(res, 400, -32000, 'Bad request: no mcp-session-id header; start with an initialize request.');
   const session = sessions.get(sessionId);
   if (!session) return _jsonRpcError(res, 404, -32001, `Unknown session ${sessionId}: initialize a new one.`);
-  if (session.agent !== agent) return _jsonRpcError(res, 403, -32001, 'This session belongs to another agent; a token cannot act in another agent\'s session.');
+  if (session.agent !== agent)
+    return _jsonRpcError(
+      res,
+      403,
+      -32001,
+      "This session belongs to another agent; a token cannot act in another agent's session.",
+    );
   const version = checkProtocolVersion(req.headers);
   if (version) return _jsonRpcError(res, version.status, version.code, version.message);
   session.lastUsed = Date.now();
   if (req.method === 'GET') {
-    if (!session.transport.openStream(res)) return _jsonRpcError(res, 409, -32000, 'Conflict: this session already has its event stream open (one per session).');
+    if (!session.transport.openStream(res))
+      return _jsonRpcError(
+        res,
+        409,
+        -32000,
+        'Conflict: this session already has its event stream open (one per session).',
+      );
     return;
   }
   if (!post) {
@@ -164,10 +212,24 @@ async function _handle(runtime: MailboxRuntime, sessions: Map<string, Session>, 
   answerPost(res, post, await session.transport.receive(post, req.headers, closedEarly(res)));
 }
 
-async function _initialize(runtime: MailboxRuntime, sessions: Map<string, Session>, agent: string, post: Post, req: Req, res: Res): Promise<void> {
+async function _initialize(
+  runtime: MailboxRuntime,
+  sessions: Map<string, Session>,
+  agent: string,
+  post: Post,
+  req: Req,
+  res: Res,
+): Promise<void> {
   const own = [...sessions.values()].filter((session) => session.agent === agent);
-  if (own.length >= MAX_SESSIONS_PER_AGENT) await own.reduce((a, b) => (b.lastUsed < a.lastUsed ? b : a)).transport.close();
-  if (sessions.size >= MAX_SESSIONS) return _jsonRpcError(res, 503, -32000, `Too many open sessions (${MAX_SESSIONS}); close unused clients (HTTP DELETE on the session) and retry.`);
+  if (own.length >= MAX_SESSIONS_PER_AGENT)
+    await own.reduce((a, b) => (b.lastUsed < a.lastUsed ? b : a)).transport.close();
+  if (sessions.size >= MAX_SESSIONS)
+    return _jsonRpcError(
+      res,
+      503,
+      -32000,
+      `Too many open sessions (${MAX_SESSIONS}); close unused clients (HTTP DELETE on the session) and retry.`,
+    );
   const transport = new HttpSession();
   transport.onclose = () => sessions.delete(transport.sessionId);
   await createMailboxServer(runtime, agent).connect(transport);
@@ -184,7 +246,8 @@ async function _authenticate(runtime: MailboxRuntime, req: Req): Promise<string 
   return (await runtime.store.agents()).find((a) => a.token_sha256 === hash)?.name;
 }
 
-const _jsonRpcError = (res: Res, status: number, code: number, message: string): void => sendJsonRpcError(res, status, code, message);
+const _jsonRpcError = (res: Res, status: number, code: number, message: string): void =>
+  sendJsonRpcError(res, status, code, message);
 
 /** The id of a JSON-RPC request, for its error answer; null when it has none. */
 function _idOf(body: unknown): string | number | null {

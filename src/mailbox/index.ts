@@ -5,7 +5,17 @@
  */
 export { addAgent, initMailbox, migrateMailbox, recoverMailbox } from './admin.js';
 export type { AddedAgent, Migrated } from './admin.js';
-export { GENESIS, LEGACY_LINE_VERSION, LINE_VERSION, lineHash, messageDigest, sealCall, signedBytes, TOOL_NAMES, UNKNOWN_TOOL } from './call-log.js';
+export {
+  GENESIS,
+  LEGACY_LINE_VERSION,
+  LINE_VERSION,
+  lineHash,
+  messageDigest,
+  sealCall,
+  signedBytes,
+  TOOL_NAMES,
+  UNKNOWN_TOOL,
+} from './call-log.js';
 export type { CallEntry, CallReceipt, CallRecord, ChainHead, MailboxToolName, Message, ToolName } from './call-log.js';
 export { MAILBOX_FORMAT, readAgents, readConfig, STORE_KINDS } from './config.js';
 export type { AgentEntry, InitOptions, MailboxConfig, StoreKind } from './config.js';
@@ -35,7 +45,12 @@ export type { ImportOptions, ImportResult } from './transfer/import.js';
 export { EXPORT_FORMAT } from './transfer/format.js';
 export type { MailboxVerifyOptions, ProblemKind, VerifyProblem, VerifyReport } from './verify.js';
 export { addCheckpointKey, callLeaf, mailboxCheckpoint, mailboxOrigin, mailboxVerifierKey } from './checkpoint.js';
-export { DEFAULT_WITNESS_EVERY_RECEIPTS, DEFAULT_WITNESS_EVERY_SECONDS, DEFAULT_WITNESS_TIMEOUT_SECONDS, WitnessSubmitter } from './witnessing.js';
+export {
+  DEFAULT_WITNESS_EVERY_RECEIPTS,
+  DEFAULT_WITNESS_EVERY_SECONDS,
+  DEFAULT_WITNESS_TIMEOUT_SECONDS,
+  WitnessSubmitter,
+} from './witnessing.js';
 export type { WitnessingOptions, WitnessTarget } from './witnessing.js';
 export { listWitnessed, readWitnessed, WITNESSED_DIR } from './witnessed.js';
 export type { WitnessAnswerRecord, WitnessedRecord } from './witnessed.js';

@@ -11,7 +11,10 @@
 /** The seed's rules for agents, in one paragraph (mailbox.md, "Instructions"), naming the tools with `prefix`. */
 export function instructionsFor(prefix = ''): string {
   const t = (name: string) => `${prefix}${name}`;
-  const builtIn = prefix === '' ? 'a built-in send_message or SendMessage' : 'a built-in send_message, SendMessage or any tool named like these without the prefix';
+  const builtIn =
+    prefix === ''
+      ? 'a built-in send_message or SendMessage'
+      : 'a built-in send_message, SendMessage or any tool named like these without the prefix';
   return (
     `A mailbox shared by several agents. Use exactly these tools, by these names — ${t('list_agents')} to find recipients, ${t('send_message')} to send (reply_to keeps a conversation together), ${t('check_inbox')} or ${t('wait_for_message')} to read, ${t('ack_message')} to tell a sender you handled its message — and never a built-in tool of your runtime with a similar name (${builtIn} does not reach this mailbox). ` +
     'If these tools are missing, say that the mailbox server is not configured instead of improvising. ' +

@@ -30,7 +30,11 @@ export function createKeyFile(path: string, alg: SignatureAlg): KeyMaterial {
   try {
     writeKeyFile(path, key);
   } catch (error) {
-    if (error instanceof WitnessError && error.code === 'USAGE') throw new WitnessError('USAGE', `The key file ${path} already exists; pass --key with a new path, or remove it first.`);
+    if (error instanceof WitnessError && error.code === 'USAGE')
+      throw new WitnessError(
+        'USAGE',
+        `The key file ${path} already exists; pass --key with a new path, or remove it first.`,
+      );
     throw error;
   }
   return key;

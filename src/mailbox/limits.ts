@@ -43,7 +43,10 @@ export const DEFAULT_LIMITS: MailboxLimits = {
 export function checkBody(body: string, limits: MailboxLimits): void {
   const bytes = Buffer.byteLength(body, 'utf8');
   if (bytes > limits.maxBodyBytes) {
-    throw new WitnessError('INVALID_INPUT', `The message body is ${bytes} bytes; the limit is ${limits.maxBodyBytes}. Send a shorter body (or a path/URL to the content).`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `The message body is ${bytes} bytes; the limit is ${limits.maxBodyBytes}. Send a shorter body (or a path/URL to the content).`,
+    );
   }
 }
 
@@ -51,18 +54,28 @@ export function checkReply(reply: string | undefined, limits: MailboxLimits): vo
   if (reply === undefined) return;
   const bytes = Buffer.byteLength(reply, 'utf8');
   if (bytes > limits.maxReplyBytes) {
-    throw new WitnessError('INVALID_INPUT', `The reply is ${bytes} bytes; the limit is ${limits.maxReplyBytes}. Keep it short (it is kept in the signed call log), or send a message with reply_to instead.`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `The reply is ${bytes} bytes; the limit is ${limits.maxReplyBytes}. Keep it short (it is kept in the signed call log), or send a message with reply_to instead.`,
+    );
   }
 }
 
 export function checkIdempotencyKey(key: string | undefined, limits: MailboxLimits): void {
   if (key === undefined) return;
   if (key.length === 0 || key.length > limits.maxIdempotencyKeyLength) {
-    throw new WitnessError('INVALID_INPUT', `The idempotency_key must be 1–${limits.maxIdempotencyKeyLength} characters; it has ${key.length}. Use a short unique string per logical message.`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `The idempotency_key must be 1–${limits.maxIdempotencyKeyLength} characters; it has ${key.length}. Use a short unique string per logical message.`,
+    );
   }
   // A database text value cannot hold U+0000 (PostgreSQL refuses it): refused here, for every store alike.
   // (Lone surrogates in any argument are refused before the tool runs: tools/route.ts.)
-  if (key.includes('\0')) throw new WitnessError('INVALID_INPUT', 'The idempotency_key contains a NUL character. Use a short unique string of printable characters per logical message.');
+  if (key.includes('\0'))
+    throw new WitnessError(
+      'INVALID_INPUT',
+      'The idempotency_key contains a NUL character. Use a short unique string of printable characters per logical message.',
+    );
 }
 
 /** Longest message id a caller may name; the mailbox's own are 40 characters. */
@@ -74,7 +87,10 @@ export function checkMessageId(id: string | undefined, field: string): void {
   const nul = id.includes('\0');
   if (id.length === 0 || id.length > MAX_MESSAGE_ID_LENGTH || nul) {
     const has = nul ? 'it contains a NUL character' : `it has ${id.length}`;
-    throw new WitnessError('INVALID_INPUT', `${field} must be a message id from this mailbox (1–${MAX_MESSAGE_ID_LENGTH} characters, no NUL character); ${has}. Use an id from your send_message answers or your inbox.`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${field} must be a message id from this mailbox (1–${MAX_MESSAGE_ID_LENGTH} characters, no NUL character); ${has}. Use an id from your send_message answers or your inbox.`,
+    );
   }
 }
 
@@ -87,7 +103,10 @@ export interface SendRate {
 export class RateLimiter implements SendRate {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
-  constructor(private readonly perMinute: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly perMinute: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   take(agent: string): void {
     if (this.perMinute <= 0) return;
@@ -107,5 +126,9 @@ export class RateLimiter implements SendRate {
 /** The refusal of a send when `agent`'s bucket holds `tokens` (< 1) of `perMinute`. */
 export function rateLimitError(agent: string, perMinute: number, tokens: number): WitnessError {
   const waitMs = Math.ceil(((1 - tokens) * 60_000) / perMinute);
-  return new WitnessError('RATE_LIMITED', `Rate limit: ${agent} may send ${perMinute} messages per minute. Try again in ${waitMs} ms.`, { data: { retry_after_ms: waitMs } });
+  return new WitnessError(
+    'RATE_LIMITED',
+    `Rate limit: ${agent} may send ${perMinute} messages per minute. Try again in ${waitMs} ms.`,
+    { data: { retry_after_ms: waitMs } },
+  );
 }

@@ -19,14 +19,24 @@
  * while a stream is open.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { classifyInboundRequest, createMcpHandler, InMemoryServerEventBus, type McpHttpHandler, type ServerEvent, type ServerEventBus } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  InMemoryServerEventBus,
+  type McpHttpHandler,
+  type ServerEvent,
+  type ServerEventBus,
+} from '@modelcontextprotocol/server';
 import { INBOX_URI, watchInbox } from './push.js';
 import { modernSessionEvents, sessionLogger } from './session-log.js';
 import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { createModernMailboxServer, type MailboxRuntime } from './server.js';
 
 /** How a POST's era was decided: served here, served by the 2025 session code, or refused as the SDK would. */
-export type Era = { kind: 'modern' } | { kind: 'legacy' } | { kind: 'reject'; status: number; code: number; message: string; data?: unknown };
+export type Era =
+  | { kind: 'modern' }
+  | { kind: 'legacy' }
+  | { kind: 'reject'; status: number; code: number; message: string; data?: unknown };
 
 /** The era of a POST with JSON body `body`, by the SDK's classifier. */
 export function eraOf(headers: IncomingMessage['headers'], body: unknown): Era {
@@ -40,7 +50,13 @@ export function eraOf(headers: IncomingMessage['headers'], body: unknown): Era {
   });
   if (outcome.kind === 'modern') return { kind: 'modern' };
   if (outcome.kind === 'legacy') return { kind: 'legacy' };
-  return { kind: 'reject', status: outcome.httpStatus, code: outcome.code, message: outcome.message, ...(outcome.data !== undefined ? { data: outcome.data } : {}) };
+  return {
+    kind: 'reject',
+    status: outcome.httpStatus,
+    code: outcome.code,
+    message: outcome.message,
+    ...(outcome.data !== undefined ? { data: outcome.data } : {}),
+  };
 }
 
 /** The 2026-07-28 side of one mailbox HTTP server: a handler per agent, made when the agent first calls. */
@@ -69,8 +85,14 @@ export class ModernMailbox {
     if (!handler) {
       const ctx = { ...this.runtime, agent, closing: this.runtime.closing.signal };
       const log = this.runtime.sessionLog ? sessionLogger(this.runtime.sessionLog, agent) : undefined;
-      const bus = new _InboxBus((onChange) => watchInbox(ctx, onChange), () => log?.({ event: 'resource_updated', uri: INBOX_URI }));
-      handler = createMcpHandler(pooled(() => createModernMailboxServer(this.runtime, agent)), { legacy: 'reject', bus, maxRequestBodySize: this.maxRequestBytes });
+      const bus = new _InboxBus(
+        (onChange) => watchInbox(ctx, onChange),
+        () => log?.({ event: 'resource_updated', uri: INBOX_URI }),
+      );
+      handler = createMcpHandler(
+        pooled(() => createModernMailboxServer(this.runtime, agent)),
+        { legacy: 'reject', bus, maxRequestBodySize: this.maxRequestBytes },
+      );
       this.#handlers.set(agent, handler);
     }
     return handler;
@@ -147,10 +169,21 @@ class _InboxBus implements ServerEventBus {
 }
 
 /** Answers one 2026 POST, already read and parsed, with `handler` (the SDK's, `legacy: 'reject'`). */
-export async function answerModern(handler: McpHttpHandler, req: IncomingMessage, res: ServerResponse, bytes: Buffer, body: unknown): Promise<void> {
+export async function answerModern(
+  handler: McpHttpHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  bytes: Buffer,
+  body: unknown,
+): Promise<void> {
   const gone = new AbortController();
   res.once('close', () => gone.abort());
-  const request = new Request(`http://127.0.0.1${req.url ?? '/mcp'}`, { method: 'POST', headers: _headers(req.headers), body: bytes, signal: gone.signal });
+  const request = new Request(`http://127.0.0.1${req.url ?? '/mcp'}`, {
+    method: 'POST',
+    headers: _headers(req.headers),
+    body: bytes,
+    signal: gone.signal,
+  });
   await _send(await handler.fetch(request, { parsedBody: body }), res);
 }
 

@@ -17,8 +17,10 @@ export function agentNameProblem(name: unknown): string | undefined {
   if (name.length === 0) return 'the agent name is empty';
   if (name.length > 64) return `the agent name has ${name.length} characters; at most 64 are allowed`;
   if (name.includes('\0')) return 'the agent name contains a NUL character';
-  if (name.includes('/') || name.includes('\\')) return `the agent name ${JSON.stringify(name)} contains a path separator`;
-  if (/[^\x20-\x7e]/.test(name)) return `the agent name ${JSON.stringify(name)} contains a non-ASCII or control character (lookalike letters are refused)`;
+  if (name.includes('/') || name.includes('\\'))
+    return `the agent name ${JSON.stringify(name)} contains a path separator`;
+  if (/[^\x20-\x7e]/.test(name))
+    return `the agent name ${JSON.stringify(name)} contains a non-ASCII or control character (lookalike letters are refused)`;
   if (!AGENT_NAME_PATTERN.test(name)) return `the agent name ${JSON.stringify(name)} is not ${AGENT_NAME_RULE}`;
   return undefined;
 }

@@ -15,7 +15,12 @@
  *   (`channel_push`), since it shows the body to the agent.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { type Message, messageDigest } from './call-log.js';
 import type { SessionEvent } from './session-log.js';
 import type { ToolContext } from './tools/index.js';
@@ -43,7 +48,12 @@ const NOTICE_GAP_MS = 10;
 
 /** An MCP server of either SDK line, as far as registering a resource goes. */
 export interface ResourceServer {
-  registerResource(name: string, uri: string, config: { title: string; description: string; mimeType: string }, read: (uri: URL) => Promise<{ contents: { uri: string; mimeType: string; text: string }[] }>): unknown;
+  registerResource(
+    name: string,
+    uri: string,
+    config: { title: string; description: string; mimeType: string },
+    read: (uri: URL) => Promise<{ contents: { uri: string; mimeType: string; text: string }[] }>,
+  ): unknown;
 }
 
 /**
@@ -52,14 +62,40 @@ export interface ResourceServer {
  * `subscriptions/listen` (modern-http.ts); both are told by `watchInbox`.
  */
 export function registerInboxResource(server: ResourceServer, ctx: ToolContext): void {
-  server.registerResource('inbox', INBOX_URI, { title: 'Your inbox', description: 'Your unread messages, oldest first. Reading it marks nothing read (use check_inbox for that). Subscribe to be told when mail arrives.', mimeType: 'application/json' }, async (uri) => {
-    const messages = await ctx.store.fetch(ctx.agent, { limit: ctx.limits.maxFetch, peek: true, tool: 'read_resource' });
-    return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ messages: await withAcks(ctx, messages) }) }] };
-  });
+  server.registerResource(
+    'inbox',
+    INBOX_URI,
+    {
+      title: 'Your inbox',
+      description:
+        'Your unread messages, oldest first. Reading it marks nothing read (use check_inbox for that). Subscribe to be told when mail arrives.',
+      mimeType: 'application/json',
+    },
+    async (uri) => {
+      const messages = await ctx.store.fetch(ctx.agent, {
+        limit: ctx.limits.maxFetch,
+        peek: true,
+        tool: 'read_resource',
+      });
+      return {
+        contents: [
+          {
+            uri: uri.href,
+            mimeType: 'application/json',
+            text: JSON.stringify({ messages: await withAcks(ctx, messages) }),
+          },
+        ],
+      };
+    },
+  );
 }
 
 /** The inbox resource and its subscriptions on one 2025-11-25 session's server; returns what stops them. */
-export function registerInbox(server: McpServer, ctx: ToolContext, log: (event: SessionEvent) => void = () => undefined): () => void {
+export function registerInbox(
+  server: McpServer,
+  ctx: ToolContext,
+  log: (event: SessionEvent) => void = () => undefined,
+): () => void {
   registerInboxResource(server, ctx);
   server.server.registerCapabilities({ resources: { subscribe: true } });
   let stop: (() => void) | undefined;
@@ -83,7 +119,11 @@ export function registerInbox(server: McpServer, ctx: ToolContext, log: (event: 
 }
 
 /** Claude Code channel events for one session: its unread mail when it starts, then each message as it is stored, gated by sender. */
-export function registerChannel(server: McpServer, ctx: ToolContext, log: (event: SessionEvent) => void = () => undefined): () => void {
+export function registerChannel(
+  server: McpServer,
+  ctx: ToolContext,
+  log: (event: SessionEvent) => void = () => undefined,
+): () => void {
   server.server.registerCapabilities({ experimental: { [CHANNEL_CAPABILITY]: {} } });
   let from = ''; // the read cursor: the session starts with the agent's unread mail
   let stop: (() => void) | undefined;
@@ -126,7 +166,8 @@ export function registerChannel(server: McpServer, ctx: ToolContext, log: (event
       await ctx.store.record(ctx.agent, 'channel_push', { ok: true, message_ids: pushed });
     }
     clearTimeout(recheck);
-    if (unbacked.length > 0 && !stopped) recheck = setTimeout(() => void push().catch(() => undefined), RECHECK_MS).unref();
+    if (unbacked.length > 0 && !stopped)
+      recheck = setTimeout(() => void push().catch(() => undefined), RECHECK_MS).unref();
   };
   return () => {
     stopped = true;
@@ -137,14 +178,26 @@ export function registerChannel(server: McpServer, ctx: ToolContext, log: (event
 
 /** A channel event: the body, and identifiers Claude Code shows as attributes of its <channel> tag. */
 export function channelEvent(m: Message): { content: string; meta: Record<string, string> } {
-  return { content: m.body, meta: { from: m.from, message_id: m.id, sent_at: m.sent_at, ...(m.thread ? { thread: m.thread } : {}), ...(m.reply_to ? { reply_to: m.reply_to } : {}) } };
+  return {
+    content: m.body,
+    meta: {
+      from: m.from,
+      message_id: m.id,
+      sent_at: m.sent_at,
+      ...(m.thread ? { thread: m.thread } : {}),
+      ...(m.reply_to ? { reply_to: m.reply_to } : {}),
+    },
+  };
 }
 
 /**
  * Calls `onChange` (one call at a time) whenever `ctx.agent`'s inbox mark moves,
  * with the mark it moved from; woken by the store and a slow poll. Returns the stop.
  */
-export function watchInbox(ctx: ToolContext, onChange: (mark: { before: string; now: string }) => Promise<void>): () => void {
+export function watchInbox(
+  ctx: ToolContext,
+  onChange: (mark: { before: string; now: string }) => Promise<void>,
+): () => void {
   let last: string | undefined;
   let running = false;
   let again = false;
@@ -196,10 +249,17 @@ async function _sentByRegisteredAgent(ctx: ToolContext, m: Message): Promise<boo
   const status = await ctx.store.status(m.id);
   if (status === undefined || status.from !== m.from || status.to !== ctx.agent) return false;
   // The record must be the one the receipt signed, not another record under its id.
-  const signed = status.stored.line === undefined ? undefined : (JSON.parse(status.stored.line) as { digests?: string[] }).digests?.[0];
+  const signed =
+    status.stored.line === undefined
+      ? undefined
+      : (JSON.parse(status.stored.line) as { digests?: string[] }).digests?.[0];
   return signed === messageDigest(m);
 }
 
 function _checkUri(uri: string): void {
-  if (uri !== INBOX_URI) throw new McpError(ErrorCode.InvalidParams, `Unknown resource ${JSON.stringify(uri.slice(0, 100))}: this server offers ${INBOX_URI}.`);
+  if (uri !== INBOX_URI)
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Unknown resource ${JSON.stringify(uri.slice(0, 100))}: this server offers ${INBOX_URI}.`,
+    );
 }

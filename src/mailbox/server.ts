@@ -8,7 +8,11 @@
  */
 import { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { type InitializeRequest, InitializeRequestSchema, type InitializeResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type InitializeRequest,
+  InitializeRequestSchema,
+  type InitializeResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { WitnessError } from '../core/errors.js';
 import type { StoreKind } from './config.js';
 import { DEFAULT_LIMITS, type MailboxLimits, RateLimiter, type SendRate } from './limits.js';
@@ -55,18 +59,40 @@ export async function createRuntime(options: RuntimeOptions): Promise<MailboxRun
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const prefix = options.prefix ?? '';
   if (prefix !== '' && !/^[A-Za-z0-9_-]{1,32}$/.test(prefix)) {
-    throw new WitnessError('USAGE', `--tool-prefix ${JSON.stringify(prefix)} must be 1–32 letters, digits, "_" or "-" (for example mailbox_).`);
+    throw new WitnessError(
+      'USAGE',
+      `--tool-prefix ${JSON.stringify(prefix)} must be 1–32 letters, digits, "_" or "-" (for example mailbox_).`,
+    );
   }
-  const store = await openStore(options.dir, { limits, ...(options.keyPath ? { keyPath: options.keyPath } : {}), ...(options.store ? { kind: options.store } : {}) });
+  const store = await openStore(options.dir, {
+    limits,
+    ...(options.keyPath ? { keyPath: options.keyPath } : {}),
+    ...(options.store ? { kind: options.store } : {}),
+  });
   const mailSignal = new MailSignal();
   store.onMail?.((agent) => mailSignal.notify(agent)); // mail committed by other processes, where the store hears of it
   const rate = store.sendRate?.(limits.sendsPerMinute) ?? new RateLimiter(limits.sendsPerMinute);
-  return { store, limits, rate, mailSignal, prefix, closing: new AbortController(), channel: options.channel ?? false, ...(options.sessionLog ? { sessionLog: options.sessionLog } : {}) };
+  return {
+    store,
+    limits,
+    rate,
+    mailSignal,
+    prefix,
+    closing: new AbortController(),
+    channel: options.channel ?? false,
+    ...(options.sessionLog ? { sessionLog: options.sessionLog } : {}),
+  };
 }
 
 /** An MCP server whose every call acts as `agent`. */
 export function createMailboxServer(runtime: MailboxRuntime, agent: string): McpServer {
-  const server = new McpServer({ name: SERVER_NAME, version: VERSION }, { instructions: instructionsFor(runtime.prefix) + (runtime.channel ? channelInstructionsFor(runtime.prefix) : ''), capabilities: { tools: {} } });
+  const server = new McpServer(
+    { name: SERVER_NAME, version: VERSION },
+    {
+      instructions: instructionsFor(runtime.prefix) + (runtime.channel ? channelInstructionsFor(runtime.prefix) : ''),
+      capabilities: { tools: {} },
+    },
+  );
   const ctx = { ...runtime, agent, closing: runtime.closing.signal };
   registerMailboxTools(server, ctx);
   const log = sessionLogger(runtime.sessionLog, agent);
@@ -88,7 +114,10 @@ export function createMailboxServer(runtime: MailboxRuntime, agent: string): Mcp
  * is a 2025-era session notification and is not offered here.
  */
 export function createModernMailboxServer(runtime: MailboxRuntime, agent: string): ModernMcpServer {
-  const server = new ModernMcpServer({ name: SERVER_NAME, version: VERSION }, { instructions: instructionsFor(runtime.prefix), capabilities: { tools: {}, resources: { subscribe: true } } });
+  const server = new ModernMcpServer(
+    { name: SERVER_NAME, version: VERSION },
+    { instructions: instructionsFor(runtime.prefix), capabilities: { tools: {}, resources: { subscribe: true } } },
+  );
   const ctx = { ...runtime, agent, closing: runtime.closing.signal };
   registerMailboxTools(server, ctx, (routes, logRefusal) => routeModernToolCalls(server, routes, logRefusal));
   registerInboxResource(server, ctx);
@@ -103,11 +132,20 @@ export function createModernMailboxServer(runtime: MailboxRuntime, agent: string
 function _logInitialize(server: McpServer, log: (event: SessionEvent) => void): void {
   const sdk = server.server as unknown as { _oninitialize?: (request: InitializeRequest) => Promise<InitializeResult> };
   const answer = sdk._oninitialize?.bind(server.server);
-  if (!answer) throw new WitnessError('INTERNAL', 'This MCP SDK has no initialize handler to wrap: --session-log cannot record the negotiated protocol version with it.');
+  if (!answer)
+    throw new WitnessError(
+      'INTERNAL',
+      'This MCP SDK has no initialize handler to wrap: --session-log cannot record the negotiated protocol version with it.',
+    );
   server.server.setRequestHandler(InitializeRequestSchema, async (request) => {
     const result = await answer(request);
     const info = request.params.clientInfo;
-    log({ event: 'initialize', protocol_version: result.protocolVersion, requested: request.params.protocolVersion, client: { name: info.name, version: info.version } });
+    log({
+      event: 'initialize',
+      protocol_version: result.protocolVersion,
+      requested: request.params.protocolVersion,
+      client: { name: info.name, version: info.version },
+    });
     return result;
   });
 }
@@ -116,6 +154,9 @@ function _logInitialize(server: McpServer, log: (event: SessionEvent) => void): 
 export async function assertRegistered(runtime: MailboxRuntime, agent: string): Promise<void> {
   assertAgentName(agent, '--agent');
   if (!(await runtime.store.agents()).some((a) => a.name === agent)) {
-    throw new WitnessError('NOT_FOUND', `The agent "${agent}" is not registered in ${runtime.store.dir}. Register it first: witness mailbox add-agent ${runtime.store.dir} ${agent}`);
+    throw new WitnessError(
+      'NOT_FOUND',
+      `The agent "${agent}" is not registered in ${runtime.store.dir}. Register it first: witness mailbox add-agent ${runtime.store.dir} ${agent}`,
+    );
   }
 }

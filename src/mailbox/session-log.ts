@@ -36,7 +36,9 @@ export function sessionLogger(file: string | undefined, agent: string): (event: 
     } catch (error) {
       if (warned) return;
       warned = true;
-      process.stderr.write(`witness mailbox: warning: cannot write the session log ${file}: ${(error as Error).message}; serving on without it.\n`);
+      process.stderr.write(
+        `witness mailbox: warning: cannot write the session log ${file}: ${(error as Error).message}; serving on without it.\n`,
+      );
     }
   };
 }
@@ -49,7 +51,11 @@ function discoverEvent(message: unknown): SessionEvent | undefined {
   const version = meta['io.modelcontextprotocol/protocolVersion'];
   const info = meta['io.modelcontextprotocol/clientInfo'] as { name?: unknown; version?: unknown } | undefined;
   if (typeof version !== 'string') return undefined;
-  return { event: 'discover', protocol_version: version, client: { name: String(info?.name ?? 'unknown'), version: String(info?.version ?? 'unknown') } };
+  return {
+    event: 'discover',
+    protocol_version: version,
+    client: { name: String(info?.name ?? 'unknown'), version: String(info?.version ?? 'unknown') },
+  };
 }
 
 /** Sees the messages of one 2026-07-28 connection as they cross the wire. */
@@ -74,7 +80,8 @@ export function modernSessionEvents(log: (event: SessionEvent) => void): WireWat
     },
     outbound(message) {
       const m = message as { method?: unknown; params?: { uri?: unknown } } | null;
-      if (m?.method === 'notifications/resources/updated' && typeof m.params?.uri === 'string') log({ event: 'resource_updated', uri: m.params.uri });
+      if (m?.method === 'notifications/resources/updated' && typeof m.params?.uri === 'string')
+        log({ event: 'resource_updated', uri: m.params.uri });
     },
   };
 }

@@ -13,7 +13,14 @@ import type { McpServer as ModernMcpServer, Transport as ModernTransport } from 
 import { serveStdio as serveModernStdio } from '@modelcontextprotocol/server/stdio';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import { eraOf } from './modern-http.js';
 import { INBOX_URI, watchInbox } from './push.js';
 import { assertRegistered, createMailboxServer, createModernMailboxServer, type MailboxRuntime } from './server.js';
@@ -33,7 +40,16 @@ export async function serveStdio(runtime: MailboxRuntime, agent: string): Promis
   wire.onerror = (error) => {
     const invalidJson = error instanceof SyntaxError;
     if (!invalidJson && error.name !== 'ZodError') return;
-    const reply = { jsonrpc: '2.0', id: null, error: { code: invalidJson ? -32700 : -32600, message: invalidJson ? `Parse error: the line is not JSON (${error.message}).` : 'Invalid request: the line is JSON but not a JSON-RPC 2.0 message.' } };
+    const reply = {
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: invalidJson ? -32700 : -32600,
+        message: invalidJson
+          ? `Parse error: the line is not JSON (${error.message}).`
+          : 'Invalid request: the line is JSON but not a JSON-RPC 2.0 message.',
+      },
+    };
     wire.send(reply as unknown as JSONRPCMessage).catch(() => undefined);
   };
   const line = new _ReplayTransport(wire);
@@ -56,7 +72,11 @@ export async function serveStdio(runtime: MailboxRuntime, agent: string): Promis
 }
 
 /** 2025-11-25: the 1.x SDK's server, one session for the life of the process. */
-async function _serveLegacy(runtime: MailboxRuntime, agent: string, line: _ReplayTransport): Promise<() => Promise<void>> {
+async function _serveLegacy(
+  runtime: MailboxRuntime,
+  agent: string,
+  line: _ReplayTransport,
+): Promise<() => Promise<void>> {
   const server = createMailboxServer(runtime, agent);
   await server.connect(line);
   const answered = _trackRequests(line);

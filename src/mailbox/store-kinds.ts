@@ -8,7 +8,12 @@
  */
 import type { Signer } from '../attest/signature.js';
 import type { Message } from './call-log.js';
-import { type CallLogReader, jsonlCallLogReader, postgresCallLogReader, sqliteCallLogReader } from './call-log-reader.js';
+import {
+  type CallLogReader,
+  jsonlCallLogReader,
+  postgresCallLogReader,
+  sqliteCallLogReader,
+} from './call-log-reader.js';
 import type { MailboxConfig, StoreKind } from './config.js';
 import { type Evidence, jsonlEvidence, sqliteEvidence } from './evidence.js';
 import { JsonlStore } from './store/jsonl/driver.js';

@@ -34,7 +34,11 @@ export interface TailOptions {
 const PER_POLL = 1000;
 
 /** Calls `onMessage` for each message as it is stored, until `signal` aborts. */
-export async function tailMailbox(dir: string, onMessage: (m: Message) => void, options: TailOptions = {}): Promise<void> {
+export async function tailMailbox(
+  dir: string,
+  onMessage: (m: Message) => void,
+  options: TailOptions = {},
+): Promise<void> {
   await checkTailTarget(dir, options.agent);
   const follow = await _follower(dir, options.agent);
   let first = true;
@@ -58,11 +62,19 @@ export async function tailMailbox(dir: string, onMessage: (m: Message) => void, 
  * would wait for ever on nothing.
  */
 export async function checkTailTarget(dir: string, agent: string | undefined): Promise<void> {
-  if (!existsSync(dir)) throw new WitnessError('NOT_FOUND', `${dir} does not exist; give a mailbox folder (made by \`witness mailbox init\`).`);
+  if (!existsSync(dir))
+    throw new WitnessError(
+      'NOT_FOUND',
+      `${dir} does not exist; give a mailbox folder (made by \`witness mailbox init\`).`,
+    );
   const config = readConfig(dir);
   if (agent === undefined) return;
   const names = (await _agents(dir, config)).map((a) => a.name);
-  if (!names.includes(agent)) throw new WitnessError('NOT_FOUND', `The agent "${agent}" is not registered in ${dir}${names.length > 0 ? ` (its agents: ${names.join(', ')})` : ' (it has no agents yet)'}; register it with: witness mailbox add-agent ${dir} ${agent}`);
+  if (!names.includes(agent))
+    throw new WitnessError(
+      'NOT_FOUND',
+      `The agent "${agent}" is not registered in ${dir}${names.length > 0 ? ` (its agents: ${names.join(', ')})` : ' (it has no agents yet)'}; register it with: witness mailbox add-agent ${dir} ${agent}`,
+    );
 }
 
 /** The registered agents, read without any lock: agents.json for the file stores (a SQLite file may not exist before the first server), rows on PostgreSQL. */
@@ -133,7 +145,9 @@ export function followSqlite(dir: string, agent?: string): (skip: boolean) => Me
         return [];
       }
       const where = agent ? 'pos > ? AND recipient = ?' : 'pos > ?';
-      const rows = db.prepare(`SELECT pos, ${CAPPED_TEXT} AS text FROM messages WHERE ${where} ORDER BY pos LIMIT ${PER_POLL}`).all(...(agent ? [last, agent] : [last])) as Array<{ pos: number; text: string | null }>;
+      const rows = db
+        .prepare(`SELECT pos, ${CAPPED_TEXT} AS text FROM messages WHERE ${where} ORDER BY pos LIMIT ${PER_POLL}`)
+        .all(...(agent ? [last, agent] : [last])) as Array<{ pos: number; text: string | null }>;
       const out: Message[] = [];
       for (const r of rows) {
         last = r.pos;
@@ -151,6 +165,7 @@ export function followSqlite(dir: string, agent?: string): (skip: boolean) => Me
 export function formatMessage(m: Message, maxBody = 200): string {
   const body = m.body.replace(/\s+/g, ' ');
   // Ids end in random hex: their last 8 characters tell messages of one mailbox apart.
-  const thread = m.reply_to !== undefined ? `  [re …${m.reply_to.slice(-8)}, thread …${(m.thread ?? m.reply_to).slice(-8)}]` : '';
+  const thread =
+    m.reply_to !== undefined ? `  [re …${m.reply_to.slice(-8)}, thread …${(m.thread ?? m.reply_to).slice(-8)}]` : '';
   return `${m.sent_at}  ${m.from} → ${m.to}${thread}  ${body.length > maxBody ? `${body.slice(0, maxBody)}…` : body}`;
 }

@@ -32,7 +32,11 @@ export class CallTable {
   private back2: string | undefined;
 
   /** Adds the next line: its text (undefined when too long to read), its parsed `seq`/`prev` if any. */
-  add(line: number, text: string | undefined, record: { seq: number; prev: string; genuine: boolean; legacy?: boolean } | { reason: string }): void {
+  add(
+    line: number,
+    text: string | undefined,
+    record: { seq: number; prev: string; genuine: boolean; legacy?: boolean } | { reason: string },
+  ): void {
     const i = this.lines.length;
     this.lines.push(line);
     if ('reason' in record) {
@@ -41,7 +45,12 @@ export class CallTable {
       this.reasons.set(i, record.reason);
     } else {
       this.seqs.push(record.seq);
-      this.flags.push((record.genuine ? GENUINE : 0) | (record.prev === this.back1 ? LINKS_BACK : 0) | (record.prev === this.back2 ? LINKS_TWO_BACK : 0) | (record.legacy ? LEGACY : 0));
+      this.flags.push(
+        (record.genuine ? GENUINE : 0) |
+          (record.prev === this.back1 ? LINKS_BACK : 0) |
+          (record.prev === this.back2 ? LINKS_TWO_BACK : 0) |
+          (record.legacy ? LEGACY : 0),
+      );
     }
     this.back2 = this.back1;
     this.back1 = text === undefined ? undefined : lineHash(text); // an unread line's hash is unknown: nothing chains to it
@@ -93,12 +102,20 @@ export function checkChain(t: CallTable, report: ChainReport): void {
     const seq = t.seqs[i]!;
     if (!t.genuine(i)) {
       const chainAccepts = i + 1 >= t.size || !t.readable(i + 1) || t.linksBack(i + 1) || t.linksTwoBack(i + 1);
-      flag(chainAccepts ? 'forged' : 'modified', chainAccepts ? `the receipt on seq ${seq} does not verify with this mailbox's key, yet the chain accepts the line: written without the server` : `seq ${seq} was changed after it was signed (its receipt no longer verifies)`);
+      flag(
+        chainAccepts ? 'forged' : 'modified',
+        chainAccepts
+          ? `the receipt on seq ${seq} does not verify with this mailbox's key, yet the chain accepts the line: written without the server`
+          : `seq ${seq} was changed after it was signed (its receipt no longer verifies)`,
+      );
       continue;
     }
     if (!t.legacy(i) && current < 0) current = i;
     if (t.legacy(i) && current >= 0) {
-      flag('forged', `seq ${seq} is in the legacy line format (v 1, signed without the call-log domain tag) after line ${t.lines[current]} in today's: a server that writes v 2 never goes back, so the line was made elsewhere from the key's signature over untagged bytes (a downgrade), or an older Witness served this mailbox again`);
+      flag(
+        'forged',
+        `seq ${seq} is in the legacy line format (v 1, signed without the call-log domain tag) after line ${t.lines[current]} in today's: a server that writes v 2 never goes back, so the line was made elsewhere from the key's signature over untagged bytes (a downgrade), or an older Witness served this mailbox again`,
+      );
       continue;
     }
     const first = index.firstGenuine(seq);
@@ -111,11 +128,16 @@ export function checkChain(t: CallTable, report: ChainReport): void {
       continue;
     }
     if (seq > maxSeq + 1) {
-      const missing = _range(maxSeq + 1, seq - 1).filter((s) => !index.present(s)).slice(unreadable);
+      const missing = _range(maxSeq + 1, seq - 1)
+        .filter((s) => !index.present(s))
+        .slice(unreadable);
       maxSeq = seq;
       unreadable = 0;
       if (missing.length > 0) {
-        flag('deleted', `${missing.length} line(s) missing before seq ${seq} (seq ${missing[0]}${missing.length > 1 ? `–${missing[missing.length - 1]}` : ''})`);
+        flag(
+          'deleted',
+          `${missing.length} line(s) missing before seq ${seq} (seq ${missing[0]}${missing.length > 1 ? `–${missing[missing.length - 1]}` : ''})`,
+        );
         continue;
       }
       if (index.firstGenuine(seq - 1) > i) {
@@ -127,7 +149,11 @@ export function checkChain(t: CallTable, report: ChainReport): void {
     unreadable = 0;
     const wasFlagged = prevFlagged;
     prevFlagged = false;
-    if (!t.linksBack(i) && !wasFlagged) flag('modified', `does not chain to the line before it: line ${i > 0 ? t.lines[i - 1] : 0} is not the line seq ${seq} was appended after`);
+    if (!t.linksBack(i) && !wasFlagged)
+      flag(
+        'modified',
+        `does not chain to the line before it: line ${i > 0 ? t.lines[i - 1] : 0} is not the line seq ${seq} was appended after`,
+      );
   }
 }
 
@@ -147,7 +173,11 @@ class _SeqIndex {
       if (t.readable(i) && t.genuine(i)) genuine.push(i);
     }
     genuine.sort((a, b) => t.seqs[a]! - t.seqs[b]! || a - b);
-    return new _SeqIndex(Float64Array.from(readable).sort(), Float64Array.from(genuine, (i) => t.seqs[i]!), Uint32Array.from(genuine));
+    return new _SeqIndex(
+      Float64Array.from(readable).sort(),
+      Float64Array.from(genuine, (i) => t.seqs[i]!),
+      Uint32Array.from(genuine),
+    );
   }
 
   present(seq: number): boolean {

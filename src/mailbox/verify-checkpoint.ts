@@ -43,14 +43,18 @@ export class CallLogAnchor {
   /** `text`: the kept file (one or more `witness mailbox checkpoint` notes); `vkey`: the mailbox's note verifier key. */
   static fromKept(text: string, vkey: string, store: 'jsonl' | 'sqlite' | 'postgres'): CallLogAnchor {
     const notes = splitNotes(text, 'The checkpoint file', 'give what `witness mailbox checkpoint DIR` printed');
-    return new CallLogAnchor(notes.map((n) => parseCheckpoint(n, [vkey])), store);
+    return new CallLogAnchor(
+      notes.map((n) => parseCheckpoint(n, [vkey])),
+      store,
+    );
   }
 
   /** The log's next entry (every stored line that is not blank): where it is, its leaf hash, its record when it parsed. */
   add(line: number, leaf: Uint8Array, record: CallRecord | undefined): void {
     this.#last = _describe(line, record);
     // Kept: the entries at and just before each checkpoint's size (where a change can start or end).
-    if (this.#boundaries.has(this.#count) || this.#boundaries.has(this.#count + 1)) this.#entries.set(this.#count, this.#last);
+    if (this.#boundaries.has(this.#count) || this.#boundaries.has(this.#count + 1))
+      this.#entries.set(this.#count, this.#last);
     this.#count++;
     this.#check.add(leaf);
   }
@@ -59,31 +63,52 @@ export class CallLogAnchor {
    * The problem, if any. `flagged(from, to)`: the first line, within those lines, that
    * the log's own checks report (its kind), if any.
    */
-  result(flagged: (fromLine: number, toLine: number) => { line: number; kind: string } | undefined): AnchorProblem | undefined {
+  result(
+    flagged: (fromLine: number, toLine: number) => { line: number; kind: string } | undefined,
+  ): AnchorProblem | undefined {
     const r = this.#check.result();
     if (r.ok) return undefined;
     if (r.code === 'TRUNCATED') {
       const last = this.#last;
-      const next = this.#name({ line: (last?.line ?? 0) + 1, ...(last?.seq !== undefined ? { seq: last.seq + 1 } : {}) });
+      const next = this.#name({
+        line: (last?.line ?? 0) + 1,
+        ...(last?.seq !== undefined ? { seq: last.seq + 1 } : {}),
+      });
       const intact = r.intact > 0 ? ` A kept checkpoint proves its first ${r.intact} entries unchanged.` : '';
-      return { kind: 'truncated', line: r.firstMissing + 1, message: `${r.message.replace(/^The log/, 'The call log')} The first missing entry is call-log ${next}.${intact}` };
+      return {
+        kind: 'truncated',
+        line: r.firstMissing + 1,
+        message: `${r.message.replace(/^The log/, 'The call log')} The first missing entry is call-log ${next}.${intact}`,
+      };
     }
     const { from, to } = r.firstChanged;
     const first = this.#entries.get(from);
-    if (from === to && first) return { kind: 'inconsistent', line: first.line, message: `${_lead(r.message)} The first changed entry is call-log ${this.#name(first, true)}: the kept checkpoints of sizes ${from} and ${r.size} pin it.` };
+    if (from === to && first)
+      return {
+        kind: 'inconsistent',
+        line: first.line,
+        message: `${_lead(r.message)} The first changed entry is call-log ${this.#name(first, true)}: the kept checkpoints of sizes ${from} and ${r.size} pin it.`,
+      };
     const range = first ? ` from call-log ${this.#name(first)}` : '';
     const flag = first ? flagged(first.line, this.#entries.get(to)?.line ?? Number.POSITIVE_INFINITY) : undefined;
     const why = flag
       ? ` The first of them the log's own checks find broken is ${this.store === 'jsonl' ? 'line' : 'row'} ${flag.line} (${flag.kind}).`
       : ` Every entry's receipt and chain link verify, so the log was rewritten by a holder of the mailbox key (a fork); a checkpoint is one root over all ${r.size} entries and cannot say which differs: keep checkpoints as the log grows (append each to the kept file) to narrow it.`;
-    return { kind: 'inconsistent', line: flag?.line ?? 0, message: `${_lead(r.message)} The first changed entry is one of entries ${from + 1}–${to + 1}${range}${from > 0 ? ` (a kept checkpoint proves the first ${from} unchanged)` : ''}.${why}` };
+    return {
+      kind: 'inconsistent',
+      line: flag?.line ?? 0,
+      message: `${_lead(r.message)} The first changed entry is one of entries ${from + 1}–${to + 1}${range}${from > 0 ? ` (a kept checkpoint proves the first ${from} unchanged)` : ''}.${why}`,
+    };
   }
 
   /** `line 4 of calls.jsonl (seq 4, …)` or `seq 4 (row 4, …)`. */
   #name(e: Entry, withCall = false): string {
     const call = withCall && e.what ? `, ${e.what}` : '';
-    if (this.store === 'jsonl') return `line ${e.line}${e.seq !== undefined ? ` (seq ${e.seq}${call})` : call ? ` (${call.slice(2)})` : ''}`;
-    return e.seq !== undefined ? `seq ${e.seq} (row ${e.line}${call})` : `row ${e.line}${call ? ` (${call.slice(2)})` : ''}`;
+    if (this.store === 'jsonl')
+      return `line ${e.line}${e.seq !== undefined ? ` (seq ${e.seq}${call})` : call ? ` (${call.slice(2)})` : ''}`;
+    return e.seq !== undefined
+      ? `seq ${e.seq} (row ${e.line}${call})`
+      : `row ${e.line}${call ? ` (${call.slice(2)})` : ''}`;
   }
 }
 

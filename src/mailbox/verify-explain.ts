@@ -40,7 +40,10 @@ export class Tracer {
   private readonly lines: Array<{ line: number; text: string }> = [];
   private stored: { file: string; line: number; message: Message } | undefined;
 
-  constructor(readonly id: string, private readonly callsFile: string) {}
+  constructor(
+    readonly id: string,
+    private readonly callsFile: string,
+  ) {}
 
   see(l: EvidenceLine): void {
     if (l.text?.includes(this.id)) this.lines.push({ line: l.line, text: l.text });
@@ -50,19 +53,43 @@ export class Tracer {
     if (m.id === this.id && !this.stored) this.stored = { file: l.file, line: l.line, message: m };
   };
 
-  explain(verifier: Verifier, problems: Array<{ file: string; line: number; kind: string; message: string }>): Explanation {
-    const status = deliveryOf(this.id, this.lines.map((l) => l.text), verifier);
+  explain(
+    verifier: Verifier,
+    problems: Array<{ file: string; line: number; kind: string; message: string }>,
+  ): Explanation {
+    const status = deliveryOf(
+      this.id,
+      this.lines.map((l) => l.text),
+      verifier,
+    );
     const receipts = this.lines.map(({ line, text }) => this.receipt(line, text, verifier, problems));
     const sendDigest = this.sendDigest(verifier);
-    const stored = this.stored && { file: this.stored.file, line: this.stored.line, matches_receipt: sendDigest !== undefined && sendDigest === messageDigest(this.stored.message) };
+    const stored = this.stored && {
+      file: this.stored.file,
+      line: this.stored.line,
+      matches_receipt: sendDigest !== undefined && sendDigest === messageDigest(this.stored.message),
+    };
     return { id: this.id, ...(stored ? { stored } : {}), ...(status ? { status } : {}), receipts };
   }
 
-  private receipt(line: number, text: string, verifier: Verifier, problems: Array<{ file: string; line: number; kind: string; message: string }>): ExplainedReceipt {
+  private receipt(
+    line: number,
+    text: string,
+    verifier: Verifier,
+    problems: Array<{ file: string; line: number; kind: string; message: string }>,
+  ): ExplainedReceipt {
     const parsed = parseCallRecord(text);
     const r = 'reason' in parsed ? undefined : parsed;
-    const here = problems.filter((p) => p.file === this.callsFile && p.line === line).map((p) => `${p.kind}: ${p.message}`);
-    return { file: this.callsFile, line, ...(r ? { seq: r.seq, tool: r.tool, agent: r.agent, at: r.ts } : {}), genuine: r !== undefined && isGenuineCall(r, verifier), problems: here };
+    const here = problems
+      .filter((p) => p.file === this.callsFile && p.line === line)
+      .map((p) => `${p.kind}: ${p.message}`);
+    return {
+      file: this.callsFile,
+      line,
+      ...(r ? { seq: r.seq, tool: r.tool, agent: r.agent, at: r.ts } : {}),
+      genuine: r !== undefined && isGenuineCall(r, verifier),
+      problems: here,
+    };
   }
 
   /** The digest the genuine send receipt of this message signed. */

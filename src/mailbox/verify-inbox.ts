@@ -18,14 +18,23 @@ export type InboxReport = (kind: InboxProblemKind, file: string, line: number, m
 
 /** What the verified receipts say, gathered while streaming the call log. */
 export interface Receipts {
-  sends: Map<string, { to: string; digest: string | undefined; file: string; line: number; seq: number; found: boolean }>;
+  sends: Map<
+    string,
+    { to: string; digest: string | undefined; file: string; line: number; seq: number; found: boolean }
+  >;
   reads: Array<{ ids: string[]; agent: string; file: string; line: number }>;
   /** Reads that moved the cursor (not peeks): agent → message id → where its receipt is. */
   delivered: Map<string, Map<string, string>>;
 }
 
 /** Checks every inbox line and cursor; returns how many message lines there are. */
-export async function checkInboxes(evidence: Evidence, receipts: Receipts, report: InboxReport, warn: (warning: string) => void, watch?: (l: InboxLine, m: Message) => void): Promise<number> {
+export async function checkInboxes(
+  evidence: Evidence,
+  receipts: Receipts,
+  report: InboxReport,
+  warn: (warning: string) => void,
+  watch?: (l: InboxLine, m: Message) => void,
+): Promise<number> {
   const { cursors, unreadable } = await evidence.cursors();
   for (const u of unreadable) report('corrupt', u.file, 0, `not a read cursor (${u.why})`);
   const stored = new Map<string, string>();
@@ -42,7 +51,12 @@ export async function checkInboxes(evidence: Evidence, receipts: Receipts, repor
       cursors.delete(l.agent);
     }
     if (l.torn) {
-      report('corrupt', l.file, l.line, 'unterminated last line (an interrupted write); starting a server or `witness mailbox recover` cuts it');
+      report(
+        'corrupt',
+        l.file,
+        l.line,
+        'unterminated last line (an interrupted write); starting a server or `witness mailbox recover` cuts it',
+      );
       continue;
     }
     if (l.text === '') continue;
@@ -52,12 +66,21 @@ export async function checkInboxes(evidence: Evidence, receipts: Receipts, repor
     inbox.see(l, m, stored, receipts, report);
   }
   finish();
-  for (const [agent, cursor] of cursors) new _InboxState(agent, '', cursor, receipts.delivered.get(agent)).finish(report, warn);
+  for (const [agent, cursor] of cursors)
+    new _InboxState(agent, '', cursor, receipts.delivered.get(agent)).finish(report, warn);
   for (const [id, send] of receipts.sends) {
-    if (!send.found) report('deleted', send.file, send.line, `message ${id} to ${send.to} was acknowledged here but is missing from that inbox`);
+    if (!send.found)
+      report(
+        'deleted',
+        send.file,
+        send.line,
+        `message ${id} to ${send.to} was acknowledged here but is missing from that inbox`,
+      );
   }
   for (const r of receipts.reads) {
-    for (const id of r.ids) if (!stored.has(id)) report('deleted', r.file, r.line, `message ${id} delivered to ${r.agent} here is in no inbox`);
+    for (const id of r.ids)
+      if (!stored.has(id))
+        report('deleted', r.file, r.line, `message ${id} delivered to ${r.agent} here is in no inbox`);
   }
   return count;
 }
@@ -95,16 +118,42 @@ class _InboxState {
     this.atBoundary = cursor === undefined || cursor.unit === 'row' || cursor.at === 0;
   }
 
-  see(l: InboxLine, m: Message | undefined, stored: Map<string, string>, receipts: Receipts, report: InboxReport): void {
+  see(
+    l: InboxLine,
+    m: Message | undefined,
+    stored: Map<string, string>,
+    receipts: Receipts,
+    report: InboxReport,
+  ): void {
     this.lastEnd = l.end;
     if (this.cursor?.unit === 'byte' && l.end === this.cursor.at) this.atBoundary = true;
     if (!m) return;
     const send = receipts.sends.get(m.id);
-    if (stored.has(m.id)) report('forged', l.file, l.line, `message ${m.id} is stored twice (first in ${stored.get(m.id)})`);
-    else if (!send) report('orphan', l.file, l.line, `message ${m.id} has no verified send_message receipt in the call log (written without the server?)`);
-    else if (send.to !== this.agent || (send.digest !== undefined && send.digest !== messageDigest(m))) report('modified', l.file, l.line, `message ${m.id} differs from what ${send.file}:${send.line} signed (sender, recipient, body or time changed)`);
-    else if (send.seq < this.lastSeq) report('reordered', l.file, l.line, `message ${m.id} was sent before the message above it`);
-    if (l.rowId !== undefined && l.rowId !== m.id && !stored.has(m.id)) report('modified', l.file, l.line, `the row's id column says ${JSON.stringify(l.rowId)} but its text (what the receipt signed) is message ${m.id}: the column was changed, and the server looks messages up by it (acknowledgements and replies to ${m.id} would fail)`);
+    if (stored.has(m.id))
+      report('forged', l.file, l.line, `message ${m.id} is stored twice (first in ${stored.get(m.id)})`);
+    else if (!send)
+      report(
+        'orphan',
+        l.file,
+        l.line,
+        `message ${m.id} has no verified send_message receipt in the call log (written without the server?)`,
+      );
+    else if (send.to !== this.agent || (send.digest !== undefined && send.digest !== messageDigest(m)))
+      report(
+        'modified',
+        l.file,
+        l.line,
+        `message ${m.id} differs from what ${send.file}:${send.line} signed (sender, recipient, body or time changed)`,
+      );
+    else if (send.seq < this.lastSeq)
+      report('reordered', l.file, l.line, `message ${m.id} was sent before the message above it`);
+    if (l.rowId !== undefined && l.rowId !== m.id && !stored.has(m.id))
+      report(
+        'modified',
+        l.file,
+        l.line,
+        `the row's id column says ${JSON.stringify(l.rowId)} but its text (what the receipt signed) is message ${m.id}: the column was changed, and the server looks messages up by it (acknowledgements and replies to ${m.id} would fail)`,
+      );
     if (send && !stored.has(m.id)) {
       send.found = true;
       this.lastSeq = Math.max(this.lastSeq, send.seq);
@@ -118,21 +167,43 @@ class _InboxState {
     const before = this.cursor.unit === 'byte' ? l.end <= this.cursor.at : l.line <= this.cursor.at;
     const receipt = this.delivered.get(m.id);
     if (before && receipt === undefined) {
-      report('skipped', l.file, l.line, `message ${m.id} is before ${this.agent}'s read cursor (${this.cursor.file}) but no read receipt delivered it: the cursor was moved past it, and ${this.agent} would never get it`);
+      report(
+        'skipped',
+        l.file,
+        l.line,
+        `message ${m.id} is before ${this.agent}'s read cursor (${this.cursor.file}) but no read receipt delivered it: the cursor was moved past it, and ${this.agent} would never get it`,
+      );
     }
-    if (!before && receipt !== undefined && this.behind === undefined) this.behind = `${m.id}, which ${receipt} delivered`;
+    if (!before && receipt !== undefined && this.behind === undefined)
+      this.behind = `${m.id}, which ${receipt} delivered`;
   }
 
   finish(report: InboxReport, warn: (warning: string) => void): void {
     const c = this.cursor;
     if (!c) return;
     if (c.unit === 'byte' && !this.atBoundary) {
-      const where = c.at > this.lastEnd ? `past the end of ${this.agent}'s inbox (${this.lastEnd} bytes)` : `into the middle of a line of ${this.agent}'s inbox`;
-      report('modified', c.file, 0, `the read cursor points to byte ${c.at}, ${where}: the server only ever moves it to a line boundary`);
+      const where =
+        c.at > this.lastEnd
+          ? `past the end of ${this.agent}'s inbox (${this.lastEnd} bytes)`
+          : `into the middle of a line of ${this.agent}'s inbox`;
+      report(
+        'modified',
+        c.file,
+        0,
+        `the read cursor points to byte ${c.at}, ${where}: the server only ever moves it to a line boundary`,
+      );
     }
-    if (c.unit === 'row' && this.file === '' && c.at > 0) report('modified', c.file, 0, `the read cursor of ${this.agent} points to row ${c.at}, but ${this.agent} has no message`);
+    if (c.unit === 'row' && this.file === '' && c.at > 0)
+      report(
+        'modified',
+        c.file,
+        0,
+        `the read cursor of ${this.agent} points to row ${c.at}, but ${this.agent} has no message`,
+      );
     if (this.behind !== undefined) {
-      warn(`the read cursor of ${this.agent} (${c.file}) sits before message ${this.behind}: messages already delivered will be delivered again. A power loss between a read's receipt and its cursor write leaves this; otherwise the cursor was moved back.`);
+      warn(
+        `the read cursor of ${this.agent} (${c.file}) sits before message ${this.behind}: messages already delivered will be delivered again. A power loss between a read's receipt and its cursor write leaves this; otherwise the cursor was moved back.`,
+      );
     }
   }
 }

@@ -38,10 +38,21 @@ export function learnKeyedSend(keyed: KeyedSends, send: Omit<KeyedSend, 'earlier
  * stored anew while an earlier one under the key is intact means the store did not see
  * the earlier one: its pointer was missing or changed when the retry came (every store).
  */
-export async function checkIdempotencyRows(evidence: Evidence, keyed: KeyedSends, stored: (id: string) => boolean, report: InboxReport): Promise<void> {
+export async function checkIdempotencyRows(
+  evidence: Evidence,
+  keyed: KeyedSends,
+  stored: (id: string) => boolean,
+  report: InboxReport,
+): Promise<void> {
   for (const send of keyed.values()) {
     const intact = send.earlier.find(stored);
-    if (intact) report('modified', send.file, send.line, `message ${send.id} was stored as a new send under ${send.sender}'s key ${JSON.stringify(send.key)}, though message ${intact}, sent under that key before, is stored: a retry must be answered with it. The store's idempotency pointer was missing or changed when the retry came.`);
+    if (intact)
+      report(
+        'modified',
+        send.file,
+        send.line,
+        `message ${send.id} was stored as a new send under ${send.sender}'s key ${JSON.stringify(send.key)}, though message ${intact}, sent under that key before, is stored: a retry must be answered with it. The store's idempotency pointer was missing or changed when the retry came.`,
+      );
   }
   if (!evidence.idempotency) return;
   const seen = new Set<string>();
@@ -52,10 +63,28 @@ export async function checkIdempotencyRows(evidence: Evidence, keyed: KeyedSends
     seen.add(k);
     const send = keyed.get(k);
     const name = `row (sender ${JSON.stringify(row.sender)}, key ${JSON.stringify(row.key)})`;
-    if (!send) report('orphan', row.file, 0, `${name} points at message ${row.id}, but no genuine send_message receipt of ${row.sender} carries that key`);
-    else if (send.id !== row.id || send.to !== row.recipient || send.ts !== row.sent_at) report('modified', row.file, 0, `${name} points at message ${row.id} to ${row.recipient} sent ${row.sent_at}, but ${send.file}:${send.line} receipts that key's send as ${send.id} to ${send.to} at ${send.ts}`);
+    if (!send)
+      report(
+        'orphan',
+        row.file,
+        0,
+        `${name} points at message ${row.id}, but no genuine send_message receipt of ${row.sender} carries that key`,
+      );
+    else if (send.id !== row.id || send.to !== row.recipient || send.ts !== row.sent_at)
+      report(
+        'modified',
+        row.file,
+        0,
+        `${name} points at message ${row.id} to ${row.recipient} sent ${row.sent_at}, but ${send.file}:${send.line} receipts that key's send as ${send.id} to ${send.to} at ${send.ts}`,
+      );
   }
   for (const [k, send] of keyed) {
-    if (!seen.has(k)) report('deleted', file || `${evidence.callsFile.replace(/#calls$/, '')}#idempotency`, 0, `row (sender ${JSON.stringify(send.sender)}, key ${JSON.stringify(send.key)}) is missing: ${send.file}:${send.line} receipts message ${send.id} under that key, and without the row a retry would be stored as a second message`);
+    if (!seen.has(k))
+      report(
+        'deleted',
+        file || `${evidence.callsFile.replace(/#calls$/, '')}#idempotency`,
+        0,
+        `row (sender ${JSON.stringify(send.sender)}, key ${JSON.stringify(send.key)}) is missing: ${send.file}:${send.line} receipts message ${send.id} under that key, and without the row a retry would be stored as a second message`,
+      );
   }
 }

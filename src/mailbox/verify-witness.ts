@@ -35,14 +35,28 @@ export interface WitnessedCheckpoint {
   from: string;
 }
 
-export type WitnessFinding = { ok: true; checkpoint: WitnessedCheckpoint; problem?: { code: 'WITNESS_STALE'; message: string } } | { ok: false; code: 'NOT_WITNESSED'; message: string };
+export type WitnessFinding =
+  | { ok: true; checkpoint: WitnessedCheckpoint; problem?: { code: 'WITNESS_STALE'; message: string } }
+  | { ok: false; code: 'NOT_WITNESSED'; message: string };
 
 /** Finds the checkpoint `req` asks for (see the module comment); `now` in POSIX seconds. */
-export async function findWitnessed(dir: string, logVkey: string, origin: string, req: WitnessRequirement, options: { checkpoint?: string; now?: number } = {}): Promise<WitnessFinding> {
+export async function findWitnessed(
+  dir: string,
+  logVkey: string,
+  origin: string,
+  req: WitnessRequirement,
+  options: { checkpoint?: string; now?: number } = {},
+): Promise<WitnessFinding> {
   const witness = _witnessKey(req.vkey);
   const candidates: Array<{ text: string; from: string }> = [];
   // A kept file may hold several notes (appended as the log grew): each is a candidate.
-  if (options.checkpoint !== undefined) for (const text of splitNotes(options.checkpoint, 'The checkpoint file', 'give what `witness mailbox checkpoint DIR` printed, or a note a witness cosigned')) candidates.push({ text, from: 'the --checkpoint file' });
+  if (options.checkpoint !== undefined)
+    for (const text of splitNotes(
+      options.checkpoint,
+      'The checkpoint file',
+      'give what `witness mailbox checkpoint DIR` printed, or a note a witness cosigned',
+    ))
+      candidates.push({ text, from: 'the --checkpoint file' });
   if (req.url !== undefined) {
     const text = await fetchWitnessedCheckpoint(req.url, origin);
     if (text !== undefined) candidates.push({ text, from: req.url });
@@ -56,7 +70,8 @@ export async function findWitnessed(dir: string, logVkey: string, origin: string
       const cp = parseCheckpoint(c.text, [logVkey, req.vkey]);
       const co = cp.cosignatures.find((s) => s.name === witness && s.verifier.type === 0x04);
       if (cp.origin !== origin || !co || co.timestamp === undefined) continue;
-      if (!best || cp.size > best.size || (cp.size === best.size && co.timestamp > best.timestamp)) best = { witness, note: c.text, size: cp.size, timestamp: co.timestamp, from: c.from };
+      if (!best || cp.size > best.size || (cp.size === best.size && co.timestamp > best.timestamp))
+        best = { witness, note: c.text, size: cp.size, timestamp: co.timestamp, from: c.from };
     } catch (error) {
       if (!(error instanceof WitnessError)) throw error;
       refused.push(`${c.from}: ${error.message}`);
@@ -65,7 +80,11 @@ export async function findWitnessed(dir: string, logVkey: string, origin: string
   if (!best) {
     const where = `${options.checkpoint !== undefined ? 'the --checkpoint file, ' : ''}${req.url !== undefined ? `the witness at ${req.url}, ` : ''}the mailbox's kept copies`;
     const why = refused.length > 0 ? ` (${refused.join('; ')})` : '';
-    return { ok: false, code: 'NOT_WITNESSED', message: `No checkpoint of ${origin} cosigned by the witness ${witness} was found in ${where}${why}: nothing shows this log was not cut or rolled back. Run the mailbox servers with --witness URL --witness-key ${witness}+…, or give --witness-url.` };
+    return {
+      ok: false,
+      code: 'NOT_WITNESSED',
+      message: `No checkpoint of ${origin} cosigned by the witness ${witness} was found in ${where}${why}: nothing shows this log was not cut or rolled back. Run the mailbox servers with --witness URL --witness-key ${witness}+…, or give --witness-url.`,
+    };
   }
   const now = options.now ?? Math.floor(Date.now() / 1000);
   if (req.withinSeconds !== undefined && now - best.timestamp > req.withinSeconds) {
@@ -90,8 +109,15 @@ function _witnessKey(vkey: string): string {
   try {
     v = parseNoteVerifierKey(vkey);
   } catch (error) {
-    throw new WitnessError('USAGE', `--witness ${JSON.stringify(vkey.slice(0, 80))} is not a note verifier key (NAME+HASH+BASE64): ${(error as Error).message}`);
+    throw new WitnessError(
+      'USAGE',
+      `--witness ${JSON.stringify(vkey.slice(0, 80))} is not a note verifier key (NAME+HASH+BASE64): ${(error as Error).message}`,
+    );
   }
-  if (v.type !== 0x04) throw new WitnessError('USAGE', `--witness ${v.name} is a log key (type 0x01); give the witness's cosigner key, as \`witness anchor serve\` prints it.`);
+  if (v.type !== 0x04)
+    throw new WitnessError(
+      'USAGE',
+      `--witness ${v.name} is a log key (type 0x01); give the witness's cosigner key, as \`witness anchor serve\` prints it.`,
+    );
   return v.name;
 }

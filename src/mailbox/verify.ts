@@ -85,11 +85,17 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
   const warnings: string[] = [];
   const { signer, source } = _verifier(config, options, warnings);
   const problems: VerifyProblem[] = [];
-  const report = (kind: ProblemKind, file: string, line: number, message: string) => problems.push({ code: kind.toUpperCase() as LogCode, kind, file, line, message });
+  const report = (kind: ProblemKind, file: string, line: number, message: string) =>
+    problems.push({ code: kind.toUpperCase() as LogCode, kind, file, line, message });
   const key = { alg: signer.alg, kid: signer.kid, source };
   // Another key makes every receipt fail: one line naming both keys says what happened, a page of forgeries would not.
   if (signer.kid !== config.signing.kid) {
-    report('wrong_key', source, 0, `this is not the mailbox's key: ${source} holds ${signer.kid}, the mailbox signs with ${config.signing.kid} (mailbox.json); give its key file, or leave --key out`);
+    report(
+      'wrong_key',
+      source,
+      0,
+      `this is not the mailbox's key: ${source} holds ${signer.kid}, the mailbox signs with ${config.signing.kid} (mailbox.json); give its key file, or leave --key out`,
+    );
     return { ok: false, dir, store: config.store, key, calls: 0, messages: 0, problems, warnings };
   }
   const evidence = await openEvidence(dir, config);
@@ -97,41 +103,111 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
     for (const u of evidence.unreadable) report('corrupt', u.file, 0, u.why);
     const tracer = options.explain === undefined ? undefined : new Tracer(options.explain, evidence.callsFile);
     const keyed: KeyedSends = new Map();
-    const logVkey = options.checkpoint === undefined && !options.witnesses?.length ? undefined : mailboxVerifierKey(dir, { ...(options.keyPath !== undefined ? { keyPath: options.keyPath } : {}), ...((options.checkpointPublicKey ?? options.publicKey) !== undefined ? { publicKey: (options.checkpointPublicKey ?? options.publicKey)! } : {}) });
+    const logVkey =
+      options.checkpoint === undefined && !options.witnesses?.length
+        ? undefined
+        : mailboxVerifierKey(dir, {
+            ...(options.keyPath !== undefined ? { keyPath: options.keyPath } : {}),
+            ...((options.checkpointPublicKey ?? options.publicKey) !== undefined
+              ? { publicKey: (options.checkpointPublicKey ?? options.publicKey)! }
+              : {}),
+          });
     const anchors: CallLogAnchor[] = [];
     // The checkpoint given is checked itself, and with witnesses required is also one place to find a cosigned one.
-    if (options.checkpoint !== undefined) anchors.push(CallLogAnchor.fromKept(options.checkpoint, logVkey as string, config.store));
+    if (options.checkpoint !== undefined)
+      anchors.push(CallLogAnchor.fromKept(options.checkpoint, logVkey as string, config.store));
     for (const req of options.witnesses ?? []) {
-      const found = await findWitnessed(dir, logVkey as string, mailboxOrigin(config), req, { ...(options.checkpoint !== undefined ? { checkpoint: options.checkpoint } : {}), ...(options.now !== undefined ? { now: options.now } : {}) });
+      const found = await findWitnessed(dir, logVkey as string, mailboxOrigin(config), req, {
+        ...(options.checkpoint !== undefined ? { checkpoint: options.checkpoint } : {}),
+        ...(options.now !== undefined ? { now: options.now } : {}),
+      });
       if (!found.ok) {
         report('not_witnessed', evidence.callsFile, 0, found.message);
         continue;
       }
       if (found.problem) report('witness_stale', evidence.callsFile, 0, found.problem.message);
-      anchors.push(new CallLogAnchor([{ ...parseCheckpoint(found.checkpoint.note, [logVkey as string]), origin: `${mailboxOrigin(config)} cosigned by ${found.checkpoint.witness}` }], config.store));
+      anchors.push(
+        new CallLogAnchor(
+          [
+            {
+              ...parseCheckpoint(found.checkpoint.note, [logVkey as string]),
+              origin: `${mailboxOrigin(config)} cosigned by ${found.checkpoint.witness}`,
+            },
+          ],
+          config.store,
+        ),
+      );
     }
-    const { table, receipts, torn } = await _readLog(evidence.calls(), signer, evidence.callsFile, keyed, tracer, anchors);
+    const { table, receipts, torn } = await _readLog(
+      evidence.calls(),
+      signer,
+      evidence.callsFile,
+      keyed,
+      tracer,
+      anchors,
+    );
     checkChain(table, (kind, line, message) => report(kind, evidence.callsFile, line, message));
     // After the chain: an INCONSISTENT reason names the first entry in its range that the chain finds broken. Listed first.
     for (const anchor of anchors.reverse()) {
-      const anchored = anchor.result((from, to) => problems.find((p) => p.file === evidence.callsFile && p.line >= from && p.line <= to));
-      if (anchored) problems.unshift({ code: anchored.kind.toUpperCase() as LogCode, kind: anchored.kind, file: evidence.callsFile, line: anchored.line, message: anchored.message });
+      const anchored = anchor.result((from, to) =>
+        problems.find((p) => p.file === evidence.callsFile && p.line >= from && p.line <= to),
+      );
+      if (anchored)
+        problems.unshift({
+          code: anchored.kind.toUpperCase() as LogCode,
+          kind: anchored.kind,
+          file: evidence.callsFile,
+          line: anchored.line,
+          message: anchored.message,
+        });
     }
-    if (torn !== undefined) report('corrupt', evidence.callsFile, torn, 'unterminated last line (an interrupted write); starting a server or `witness mailbox recover` cuts it');
+    if (torn !== undefined)
+      report(
+        'corrupt',
+        evidence.callsFile,
+        torn,
+        'unterminated last line (an interrupted write); starting a server or `witness mailbox recover` cuts it',
+      );
     const messages = await checkInboxes(evidence, receipts, report, (w) => warnings.push(w), tracer?.watchInbox);
     await checkIdempotencyRows(evidence, keyed, (id) => receipts.sends.get(id)?.found === true, report);
     const intent = storeKind(config.store).inFolder ? staleIntent(dir, signer) : undefined;
-    if (intent?.status === 'forged') report('forged', '.lock', 0, `the lock file of a dead writer holds an intent the mailbox key did not sign (${intent.why}); recovery will not obey it, but someone who can write the mailbox folder wrote it`);
-    else if (intent) warnings.push('a writer died holding the lock; its unfinished write is rolled back by the next server start or `witness mailbox recover`.');
+    if (intent?.status === 'forged')
+      report(
+        'forged',
+        '.lock',
+        0,
+        `the lock file of a dead writer holds an intent the mailbox key did not sign (${intent.why}); recovery will not obey it, but someone who can write the mailbox folder wrote it`,
+      );
+    else if (intent)
+      warnings.push(
+        'a writer died holding the lock; its unfinished write is rolled back by the next server start or `witness mailbox recover`.',
+      );
     const explain = tracer?.explain(signer, problems);
-    return { ok: problems.length === 0, dir, store: config.store, key, calls: table.size, messages, problems, warnings, ...(explain ? { explain } : {}) };
+    return {
+      ok: problems.length === 0,
+      dir,
+      store: config.store,
+      key,
+      calls: table.size,
+      messages,
+      problems,
+      warnings,
+      ...(explain ? { explain } : {}),
+    };
   } finally {
     await evidence.close();
   }
 }
 
 /** One pass over the log: the chain table, and what the genuine receipts say. */
-async function _readLog(lines: Iterable<EvidenceLine> | AsyncIterable<EvidenceLine>, signer: Verifier, file: string, keyed: KeyedSends, tracer: Tracer | undefined, anchors: readonly CallLogAnchor[]): Promise<{ table: CallTable; receipts: Receipts; torn?: number }> {
+async function _readLog(
+  lines: Iterable<EvidenceLine> | AsyncIterable<EvidenceLine>,
+  signer: Verifier,
+  file: string,
+  keyed: KeyedSends,
+  tracer: Tracer | undefined,
+  anchors: readonly CallLogAnchor[],
+): Promise<{ table: CallTable; receipts: Receipts; torn?: number }> {
   const table = new CallTable();
   const receipts: Receipts = { sends: new Map(), reads: [], delivered: new Map() };
   for await (const l of lines) {
@@ -148,10 +224,30 @@ async function _readLog(lines: Iterable<EvidenceLine> | AsyncIterable<EvidenceLi
       continue;
     }
     const genuine = isGenuineCall(parsed, signer);
-    table.add(l.line, l.text, { seq: parsed.seq, prev: parsed.prev, genuine, legacy: parsed.v === LEGACY_LINE_VERSION });
+    table.add(l.line, l.text, {
+      seq: parsed.seq,
+      prev: parsed.prev,
+      genuine,
+      legacy: parsed.v === LEGACY_LINE_VERSION,
+    });
     if (genuine && parsed.ok) _learn(parsed, receipts, file, l.line);
-    if (genuine && parsed.ok && parsed.tool === 'send_message' && !parsed.deduplicated && parsed.idempotency_key !== undefined && parsed.message_ids.length === 1) {
-      learnKeyedSend(keyed, { sender: parsed.agent, key: parsed.idempotency_key, id: parsed.message_ids[0]!, to: parsed.to?.[0] ?? '', ts: parsed.ts, file, line: l.line });
+    if (
+      genuine &&
+      parsed.ok &&
+      parsed.tool === 'send_message' &&
+      !parsed.deduplicated &&
+      parsed.idempotency_key !== undefined &&
+      parsed.message_ids.length === 1
+    ) {
+      learnKeyedSend(keyed, {
+        sender: parsed.agent,
+        key: parsed.idempotency_key,
+        id: parsed.message_ids[0]!,
+        to: parsed.to?.[0] ?? '',
+        ts: parsed.ts,
+        file,
+        line: l.line,
+      });
     }
   }
   return { table, receipts };
@@ -175,11 +271,20 @@ function _learn(r: CallRecord, receipts: Receipts, file: string, line: number): 
   receipts.delivered.set(r.agent, delivered);
 }
 
-function _verifier(config: ReturnType<typeof readConfig>, options: MailboxVerifyOptions, warnings: string[]): { signer: Verifier; source: string } {
+function _verifier(
+  config: ReturnType<typeof readConfig>,
+  options: MailboxVerifyOptions,
+  warnings: string[],
+): { signer: Verifier; source: string } {
   const pins = [options.publicKey, options.keyPath, options.verifier].filter((p) => p !== undefined).length;
-  if (pins > 1) throw new WitnessError('USAGE', 'Give either a key file or a pinned public key, not both: receipts are checked with one key.');
+  if (pins > 1)
+    throw new WitnessError(
+      'USAGE',
+      'Give either a key file or a pinned public key, not both: receipts are checked with one key.',
+    );
   if (options.verifier) return { signer: options.verifier.verifier, source: options.verifier.source };
-  if (options.publicKey !== undefined) return { signer: ed25519Verifier(config.signing.kid, options.publicKey), source: 'pinned public key' };
+  if (options.publicKey !== undefined)
+    return { signer: ed25519Verifier(config.signing.kid, options.publicKey), source: 'pinned public key' };
   const path = options.keyPath ?? config.signing.key_path;
   // A verifier may check with a key others can read (the check holds), but says that any of them could have signed.
   const read = () => signerFor(readKeyFile(path, { ...MAILBOX_KEY, onShared: (w) => warnings.push(w) }));
@@ -187,7 +292,9 @@ function _verifier(config: ReturnType<typeof readConfig>, options: MailboxVerify
   // mailbox.json names would check the log against what the user did not choose.
   if (options.keyPath !== undefined || existsSync(path)) return { signer: read(), source: path };
   if (config.signing.alg === 'ed25519' && config.signing.public_key) {
-    warnings.push(`key file ${path} not found: trusting the public key written in mailbox.json (pin one with --public-key).`);
+    warnings.push(
+      `key file ${path} not found: trusting the public key written in mailbox.json (pin one with --public-key).`,
+    );
     return { signer: ed25519Verifier(config.signing.kid, config.signing.public_key), source: 'mailbox.json' };
   }
   return { signer: read(), source: path };

@@ -41,7 +41,9 @@ export interface WitnessedRecord {
 
 /** The file of the witness named by `vkey` (its name made file-safe, and its key hash so two keys of one name differ). */
 export function witnessedPath(dir: string, vkey: string): string {
-  const name = parseNoteVerifierKey(vkey).name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
+  const name = parseNoteVerifierKey(vkey)
+    .name.replace(/[^A-Za-z0-9._-]/g, '_')
+    .slice(0, 80);
   return join(dir, WITNESSED_DIR, `${name}-${sha256Hex(vkey).slice(0, 8)}.json`);
 }
 
@@ -60,7 +62,13 @@ export function listWitnessed(dir: string): WitnessedRecord[] {
 }
 
 /** Records an answer; with `cosigned`, also the new newest checkpoint (never a smaller one than kept). */
-export function recordWitnessAnswer(dir: string, vkey: string, url: string, last: WitnessAnswerRecord, cosigned?: { size: number; note: string }): void {
+export function recordWitnessAnswer(
+  dir: string,
+  vkey: string,
+  url: string,
+  last: WitnessAnswerRecord,
+  cosigned?: { size: number; note: string },
+): void {
   const path = witnessedPath(dir, vkey);
   const kept = _read(path);
   const record: WitnessedRecord = { ...kept, vkey, url, last };

@@ -89,10 +89,24 @@ export class WitnessSubmitter {
     const origin = mailboxOrigin(config);
     const witnesses = options.witnesses.map((w) => _target(dir, w));
     const reader = await storeKind(config.store).callLog(dir, config);
-    return new WitnessSubmitter(dir, origin, (size, root) => checkpointFor(origin, size, root, key), reader, witnesses, options);
+    return new WitnessSubmitter(
+      dir,
+      origin,
+      (size, root) => checkpointFor(origin, size, root, key),
+      reader,
+      witnesses,
+      options,
+    );
   }
 
-  private constructor(dir: string, origin: string, sign: (size: number, root: Buffer) => string, reader: CallLogReader, witnesses: _Witness[], options: WitnessingOptions) {
+  private constructor(
+    dir: string,
+    origin: string,
+    sign: (size: number, root: Buffer) => string,
+    reader: CallLogReader,
+    witnesses: _Witness[],
+    options: WitnessingOptions,
+  ) {
     this.#dir = dir;
     this.#origin = origin;
     this.#sign = sign;
@@ -183,7 +197,9 @@ export class WitnessSubmitter {
       try {
         const { leaves, rewound } = await this.#reader.read();
         if (rewound) {
-          this.#log(`witness: the call log no longer holds the lines read before (cut, or its database restored): rebuilding its tree from the log as stored; witnesses that cosigned more will refuse it.`);
+          this.#log(
+            `witness: the call log no longer holds the lines read before (cut, or its database restored): rebuilding its tree from the log as stored; witnesses that cosigned more will refuse it.`,
+          );
           this.#tree = new MerkleTree();
           this.#note = undefined;
         }
@@ -213,7 +229,10 @@ export class WitnessSubmitter {
         this.#answer(w, size, result, `; resubmitting with a proof from size ${result.witnessSize}`);
         result = await this.#post(w, note, tree, result.witnessSize, size);
       } else if (result.witnessSize > size) {
-        result = { ...result, message: `the witness holds size ${result.witnessSize}, more than the ${size} entries the call log holds: the log was cut or rolled back after that checkpoint was cosigned (or other servers' appends are not visible here yet)` };
+        result = {
+          ...result,
+          message: `the witness holds size ${result.witnessSize}, more than the ${size} entries the call log holds: the log was cut or rolled back after that checkpoint was cosigned (or other servers' appends are not visible here yet)`,
+        };
       }
     }
     if (result.ok) {
@@ -225,7 +244,12 @@ export class WitnessSubmitter {
 
   async #post(w: _Witness, note: string, tree: MerkleTree, oldSize: number, size: number): Promise<_Answer> {
     try {
-      return await submitCheckpoint(w.url, note, { oldSize, proof: tree.consistencyProof(oldSize, size), witnessKeys: [w.vkey], timeoutMs: this.#timeoutMs });
+      return await submitCheckpoint(w.url, note, {
+        oldSize,
+        proof: tree.consistencyProof(oldSize, size),
+        witnessKeys: [w.vkey],
+        timeoutMs: this.#timeoutMs,
+      });
     } catch (error) {
       if (!(error instanceof WitnessError)) throw error;
       return { ok: false, message: error.message };
@@ -235,13 +259,32 @@ export class WitnessSubmitter {
   #answer(w: _Witness, size: number, result: _Answer, more = ''): void {
     const at = new Date().toISOString();
     if (result.ok) {
-      recordWitnessAnswer(this.#dir, w.vkey, w.url, { at, ok: true, status: 200, size, message: 'cosigned' }, { size, note: result.note });
+      recordWitnessAnswer(
+        this.#dir,
+        w.vkey,
+        w.url,
+        { at, ok: true, status: 200, size, message: 'cosigned' },
+        { size, note: result.note },
+      );
       return;
     }
     const status = result.status;
-    const what = status === undefined ? 'unreachable' : status === 409 ? 'refused (409, another size)' : status === 422 ? 'refused (422, not an append-only extension: a fork or a rollback)' : `refused (${status})`;
+    const what =
+      status === undefined
+        ? 'unreachable'
+        : status === 409
+          ? 'refused (409, another size)'
+          : status === 422
+            ? 'refused (422, not an append-only extension: a fork or a rollback)'
+            : `refused (${status})`;
     this.#log(`witness: ${w.name} at ${w.url} ${what} the checkpoint of size ${size}: ${result.message}${more}`);
-    recordWitnessAnswer(this.#dir, w.vkey, w.url, { at, ok: false, ...(status !== undefined ? { status } : {}), size, message: `${result.message}${more}` });
+    recordWitnessAnswer(this.#dir, w.vkey, w.url, {
+      at,
+      ok: false,
+      ...(status !== undefined ? { status } : {}),
+      size,
+      message: `${result.message}${more}`,
+    });
   }
 }
 
@@ -249,13 +292,21 @@ function _target(dir: string, w: WitnessTarget): _Witness {
   let name: string;
   try {
     const v = parseNoteVerifierKey(w.vkey);
-    if (v.type !== 0x04) throw new WitnessError('USAGE', `--witness-key ${v.name} is a log key (type 0x01); give the witness's cosigner key, as \`witness anchor vkey --cosigner\` or its serve line prints.`);
+    if (v.type !== 0x04)
+      throw new WitnessError(
+        'USAGE',
+        `--witness-key ${v.name} is a log key (type 0x01); give the witness's cosigner key, as \`witness anchor vkey --cosigner\` or its serve line prints.`,
+      );
     name = v.name;
   } catch (error) {
     if (error instanceof WitnessError && error.code === 'USAGE') throw error;
     throw new WitnessError('USAGE', `--witness-key: ${(error as Error).message}`);
   }
-  if (!/^https?:\/\//.test(w.url)) throw new WitnessError('USAGE', `--witness ${JSON.stringify(w.url.slice(0, 80))} is not an http(s) URL; give the URL \`witness anchor serve\` prints.`);
+  if (!/^https?:\/\//.test(w.url))
+    throw new WitnessError(
+      'USAGE',
+      `--witness ${JSON.stringify(w.url.slice(0, 80))} is not an http(s) URL; give the URL \`witness anchor serve\` prints.`,
+    );
   const known = readWitnessed(dir, w.vkey)?.size ?? 0;
   return { ...w, name, known, cosigned: 0, again: false };
 }

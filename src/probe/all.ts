@@ -45,7 +45,8 @@ export interface Skipped {
  * are never found in .tools, and the matrix says why rather than "not installed".
  */
 const NOT_FROM_NPM: Readonly<Record<string, string>> = {
-  openhands: 'OpenHands CLI is a Python package (uv tool install openhands), not on npm: it cannot be installed into .tools here',
+  openhands:
+    'OpenHands CLI is a Python package (uv tool install openhands), not on npm: it cannot be installed into .tools here',
 };
 
 export interface AllReport {
@@ -75,7 +76,14 @@ export async function runAll(options: AllOptions): Promise<AllReport> {
     reports.push(report);
     rows.push(rowOf(report));
   }
-  return { format: 'witness-probe-all/1', started_at: started.toISOString(), ok: rows.length > 0 && rows.every((r) => r.ok), rows, skipped, reports };
+  return {
+    format: 'witness-probe-all/1',
+    started_at: started.toISOString(),
+    ok: rows.length > 0 && rows.every((r) => r.ok),
+    rows,
+    skipped,
+    reports,
+  };
 }
 
 export function rowOf(report: ProbeReport): RuntimeRow {
@@ -85,7 +93,9 @@ export function rowOf(report: ProbeReport): RuntimeRow {
     verdicts: Object.fromEntries(report.checks.map((c) => [c.check, c.verdict])),
     shadowing: report.preflight.shadowing.clashes.map((c) => `${c.tool}≈${c.shadows}`),
     ...(report.protocol ? { protocol: report.protocol.versions } : {}),
-    ...(report.push ? { push: Object.fromEntries(report.push.map((p) => [p.path, { delivered: p.delivered, seen: p.seen }])) } : {}),
+    ...(report.push
+      ? { push: Object.fromEntries(report.push.map((p) => [p.path, { delivered: p.delivered, seen: p.seen }])) }
+      : {}),
     seconds: Math.round(report.ms / 100) / 10,
     ok: report.ok,
   };
@@ -97,7 +107,15 @@ export function skippedRow(runtime: string, tools = servedTools('')): Skipped {
   return {
     runtime,
     reason: why ?? `no executable "${runtime}" on PATH or in .tools`,
-    ...(known ? { known_builtins: { tools: known.tools, source: known.source, shadowing: findClashes(known.tools, tools).map((c) => `${c.tool}≈${c.shadows}`) } } : {}),
+    ...(known
+      ? {
+          known_builtins: {
+            tools: known.tools,
+            source: known.source,
+            shadowing: findClashes(known.tools, tools).map((c) => `${c.tool}≈${c.shadows}`),
+          },
+        }
+      : {}),
   };
 }
 
@@ -110,13 +128,40 @@ export function pushCell(p: { delivered: PushAnswer; seen: PushAnswer } | undefi
 /** The table, one row per runtime, then the skipped ones. */
 export function renderAll(report: AllReport): string {
   const push = report.rows.some((r) => r.push);
-  const head = ['runtime', 'version', 'MCP protocol', 'send', 'receive', 'control', 'shadowing built-ins', ...(push ? ['push resource', 'push channel'] : []), 'seconds'];
-  const lines = report.rows.map((r) => [r.runtime, r.version ?? '?', r.protocol?.join(', ') ?? '?', r.verdicts.send ?? '—', r.verdicts.receive ?? '—', r.verdicts.control ?? '—', r.shadowing.join(', ') || 'none', ...(push ? [pushCell(r.push?.resource), pushCell(r.push?.channel)] : []), r.seconds.toFixed(1)]);
+  const head = [
+    'runtime',
+    'version',
+    'MCP protocol',
+    'send',
+    'receive',
+    'control',
+    'shadowing built-ins',
+    ...(push ? ['push resource', 'push channel'] : []),
+    'seconds',
+  ];
+  const lines = report.rows.map((r) => [
+    r.runtime,
+    r.version ?? '?',
+    r.protocol?.join(', ') ?? '?',
+    r.verdicts.send ?? '—',
+    r.verdicts.receive ?? '—',
+    r.verdicts.control ?? '—',
+    r.shadowing.join(', ') || 'none',
+    ...(push ? [pushCell(r.push?.resource), pushCell(r.push?.channel)] : []),
+    r.seconds.toFixed(1),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const row = (cells: string[]) => `  ${cells.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`.trimEnd();
   const out = [row(head), ...lines.map(row)];
-  if (push) out.push('', '  push cells: delivered to the runtime / seen by the model (server records / model requests); n/a: the runtime offers no such path');
-  for (const s of report.skipped) out.push(`  skipped ${s.runtime}: ${s.reason}${s.known_builtins ? `; known built-ins (not asked of the runtime): shadowing ${s.known_builtins.shadowing.join(', ') || 'none'}` : ''}`);
+  if (push)
+    out.push(
+      '',
+      '  push cells: delivered to the runtime / seen by the model (server records / model requests); n/a: the runtime offers no such path',
+    );
+  for (const s of report.skipped)
+    out.push(
+      `  skipped ${s.runtime}: ${s.reason}${s.known_builtins ? `; known built-ins (not asked of the runtime): shadowing ${s.known_builtins.shadowing.join(', ') || 'none'}` : ''}`,
+    );
   const passed = report.rows.filter((r) => r.ok).length;
   out.push('', `${report.ok ? 'PASS' : 'NOT PASSED'}: ${passed}/${report.rows.length} runtimes passed every check`);
   return `${out.join('\n')}\n`;

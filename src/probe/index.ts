@@ -14,4 +14,20 @@ export { runProbe } from './probe.js';
 export type { ProbeOptions } from './probe.js';
 export { renderReport } from './render.js';
 export { CHECKS, PUSH_PATHS } from './types.js';
-export type { AgentRun, AgentTask, CheckName, CheckResult, CheckEvidence, ModelRecord, Negotiated, Preflight, ProbeContext, ProbeReport, PushAnswer, PushPath, PushResult, RuntimeAdapter, Verdict } from './types.js';
+export type {
+  AgentRun,
+  AgentTask,
+  CheckName,
+  CheckResult,
+  CheckEvidence,
+  ModelRecord,
+  Negotiated,
+  Preflight,
+  ProbeContext,
+  ProbeReport,
+  PushAnswer,
+  PushPath,
+  PushResult,
+  RuntimeAdapter,
+  Verdict,
+} from './types.js';

@@ -7,7 +7,16 @@
  * `witness verify docs/runtimes.receipt.json --output docs/runtimes.json --keys docs/runtimes.keys.json`
  * checks that not one byte changed since the probe wrote it.
  */
-import { addKey, createReleaseSigner, type DirectoryFile, emptyDirectory, MAX_TTL_MS, publicJwk, type Receipt, type SigningKey } from '../attest/index.js';
+import {
+  addKey,
+  createReleaseSigner,
+  type DirectoryFile,
+  emptyDirectory,
+  MAX_TTL_MS,
+  publicJwk,
+  type Receipt,
+  type SigningKey,
+} from '../attest/index.js';
 import type { AllReport, RuntimeRow, Skipped } from './all.js';
 import type { ProbeReport } from './types.js';
 
@@ -27,7 +36,14 @@ export interface Matrix {
 }
 
 export function matrixOf(report: AllReport, model: string): Matrix {
-  return { format: MATRIX_FORMAT, generated_at: report.started_at, model, rows: report.rows, skipped: report.skipped, reports: report.reports };
+  return {
+    format: MATRIX_FORMAT,
+    generated_at: report.started_at,
+    model,
+    rows: report.rows,
+    skipped: report.skipped,
+    reports: report.reports,
+  };
 }
 
 /** The matrix's bytes as written: one JSON text, two-space indented, with a final newline (what the receipt signs). */
@@ -40,9 +56,16 @@ export function matrixBytes(matrix: Matrix): Buffer {
  * matrix is a dated record, read long after, and its date is in it. Returns the
  * receipt and a key directory trusting exactly that key from a minute before now.
  */
-export async function signMatrix(bytes: Uint8Array, key: SigningKey, now = Date.now()): Promise<{ receipt: Receipt; directory: DirectoryFile }> {
+export async function signMatrix(
+  bytes: Uint8Array,
+  key: SigningKey,
+  now = Date.now(),
+): Promise<{ receipt: Receipt; directory: DirectoryFile }> {
   const signer = createReleaseSigner({ key, instance: 'npm run docs:runtimes', ttlMs: MAX_TTL_MS, clock: () => now });
   const receipt = await signer.releaseOutput(bytes);
-  const directory = addKey(emptyDirectory(), publicJwk(key), { notBefore: now - 60_000, notAfter: Date.parse(receipt.not_after) });
+  const directory = addKey(emptyDirectory(), publicJwk(key), {
+    notBefore: now - 60_000,
+    notAfter: Date.parse(receipt.not_after),
+  });
   return { receipt, directory };
 }

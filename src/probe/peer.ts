@@ -25,10 +25,21 @@ export interface Peer {
  * aborts, the server is stopped at once (a call in flight then fails), and every
  * `close` waits for that same stop, so nothing outlives the caller's cleanup.
  */
-export async function connectMailbox(ws: Workspace, agent: string, toolPrefix: string, signal?: AbortSignal): Promise<MailboxConnection> {
+export async function connectMailbox(
+  ws: Workspace,
+  agent: string,
+  toolPrefix: string,
+  signal?: AbortSignal,
+): Promise<MailboxConnection> {
   const [command] = ws.serverCommand;
   if (!command) throw new WitnessError('USAGE', 'The server command is empty.');
-  const transport = new StdioClientTransport({ command, args: ws.serverArgs(agent, toolPrefix), env: ws.env as Record<string, string>, cwd: ws.project, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command,
+    args: ws.serverArgs(agent, toolPrefix),
+    env: ws.env as Record<string, string>,
+    cwd: ws.project,
+    stderr: 'pipe',
+  });
   const client = new Client({ name: `witness-probe-${agent}`, version: '0.1.0' });
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -53,7 +64,8 @@ export async function startPeer(ws: Workspace, signal?: AbortSignal): Promise<Pe
     async send(to, body) {
       const result = await client.callTool({ name: 'send_message', arguments: { to, body } });
       const id = (result.structuredContent as { id?: string } | undefined)?.id;
-      if (result.isError || !id) throw new WitnessError('IO', `The probe's peer could not send: ${JSON.stringify(result.content)}`);
+      if (result.isError || !id)
+        throw new WitnessError('IO', `The probe's peer could not send: ${JSON.stringify(result.content)}`);
       return id;
     },
     close,

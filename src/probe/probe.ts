@@ -16,7 +16,17 @@ import { type Peer, startPeer } from './peer.js';
 import { type PushOptions, runPush } from './push.js';
 import { readRecords, recordsSince } from './records.js';
 import { negotiated, readSessions } from './sessions.js';
-import { CHECKS, type CheckName, type CheckResult, type Preflight, type ProbeContext, type ProbeReport, PUSH_PATHS, type PushResult, type RuntimeAdapter } from './types.js';
+import {
+  CHECKS,
+  type CheckName,
+  type CheckResult,
+  type Preflight,
+  type ProbeContext,
+  type ProbeReport,
+  PUSH_PATHS,
+  type PushResult,
+  type RuntimeAdapter,
+} from './types.js';
 import { AGENT, createWorkspace } from './workspace.js';
 
 export interface ProbeOptions {
@@ -92,7 +102,9 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
       if (blocked) break;
       progress(`push over ${path}`);
       peer ??= await startPeer(ws, options.signal);
-      push.push(await runPush(adapter, ctx, path, peer, options.modelRecords ? { modelRecords: options.modelRecords } : {}));
+      push.push(
+        await runPush(adapter, ctx, path, peer, options.modelRecords ? { modelRecords: options.modelRecords } : {}),
+      );
       stopIfAborted();
     }
     const protocol = negotiated(readSessions(ws.sessionLog), AGENT);
@@ -122,9 +134,17 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeReport> {
   }
 }
 
-async function _preflight(adapter: RuntimeAdapter, ctx: ProbeContext): Promise<{ preflight: Preflight; blocked?: string }> {
+async function _preflight(
+  adapter: RuntimeAdapter,
+  ctx: ProbeContext,
+): Promise<{ preflight: Preflight; blocked?: string }> {
   const runtime = await adapter.detect(ctx);
-  const preflight: Preflight = { runtime, connection: { status: 'unchecked', detail: 'not asked' }, shadowing: { source: 'none', detail: 'not checked', builtins: [], clashes: [] }, warnings: [] };
+  const preflight: Preflight = {
+    runtime,
+    connection: { status: 'unchecked', detail: 'not asked' },
+    shadowing: { source: 'none', detail: 'not checked', builtins: [], clashes: [] },
+    warnings: [],
+  };
   const blocked = await _connect(adapter, ctx, preflight);
   // Asked after the connection check, so a runtime that started our server names the mailbox's tools in its list too.
   preflight.shadowing = await takeInventory(adapter, ctx, runtime, runtime.found);
@@ -145,12 +165,20 @@ async function _connect(adapter: RuntimeAdapter, ctx: ProbeContext, preflight: P
   if (config && !config.has_server) return `${config.file} does not have the ${ctx.serverName} entry after install`;
   preflight.connection = await adapter.connection(ctx);
   const { status, detail } = preflight.connection;
-  if (status === 'failed') return `the runtime did not connect to the mailbox server (the server never started or failed): ${detail}`;
-  if (status === 'not-listed') return `the runtime did not pick up the config written to ${config?.file ?? 'its config'}: ${detail}`;
+  if (status === 'failed')
+    return `the runtime did not connect to the mailbox server (the server never started or failed): ${detail}`;
+  if (status === 'not-listed')
+    return `the runtime did not pick up the config written to ${config?.file ?? 'its config'}: ${detail}`;
   return undefined;
 }
 
-async function _runCheck(adapter: RuntimeAdapter, ctx: ProbeContext, check: CheckName, preflight: Preflight, peer?: Peer): Promise<CheckResult> {
+async function _runCheck(
+  adapter: RuntimeAdapter,
+  ctx: ProbeContext,
+  check: CheckName,
+  preflight: Preflight,
+  peer?: Peer,
+): Promise<CheckResult> {
   const started = Date.now();
   const canary = newCanary();
   const before = await readRecords(ctx.ws.mailbox, ctx.ws.keyPath);
@@ -161,11 +189,17 @@ async function _runCheck(adapter: RuntimeAdapter, ctx: ProbeContext, check: Chec
   const j = judge(check, canary, during, run, peerMessageId);
   let { verdict, reason } = j;
   const agentCalls = during.log.filter((l) => l.record.agent === AGENT).length;
-  if (verdict === 'fail' && agentCalls === 0 && preflight.connection.status === 'unchecked' && during.problems.length === 0) {
+  if (
+    verdict === 'fail' &&
+    agentCalls === 0 &&
+    preflight.connection.status === 'unchecked' &&
+    during.problems.length === 0
+  ) {
     verdict = 'undecided';
     reason = `the server recorded no call by ${AGENT} and ${adapter.title} cannot be asked whether it started the server, so a missing config cannot be told from an agent that did nothing (${j.reason})`;
   }
-  if (verdict === 'fail' && run.exitCode !== 0 && agentCalls === 0 && !run.toolCalls) reason += `; the runtime exited with status ${run.exitCode}`;
+  if (verdict === 'fail' && run.exitCode !== 0 && agentCalls === 0 && !run.toolCalls)
+    reason += `; the runtime exited with status ${run.exitCode}`;
   if (verdict !== 'pass') reason += shadowNote(check, preflight.shadowing);
   return { check, verdict, reason, canary, message_ids: j.message_ids, evidence: j.evidence, ms: Date.now() - started };
 }
@@ -174,11 +208,23 @@ function _interrupted(checks: readonly CheckName[], finished: CheckResult[], kep
   const done = finished.map((r) => `${r.check} ${r.verdict}`);
   const notRun = checks.slice(finished.length);
   const workspace = kept ? `the workspace is kept at ${kept}` : 'its workspace and mailbox key were removed';
-  return new WitnessError('CANCELLED', `The probe was interrupted: finished ${done.length > 0 ? done.join(', ') : 'no check'}${notRun.length > 0 ? `; not run: ${notRun.join(', ')}` : ''}. The runtime's processes and mailbox servers were stopped and ${workspace}; nothing was reported as a pass. Rerun the probe for a full report.`, { data: { finished } });
+  return new WitnessError(
+    'CANCELLED',
+    `The probe was interrupted: finished ${done.length > 0 ? done.join(', ') : 'no check'}${notRun.length > 0 ? `; not run: ${notRun.join(', ')}` : ''}. The runtime's processes and mailbox servers were stopped and ${workspace}; nothing was reported as a pass. Rerun the probe for a full report.`,
+    { data: { finished } },
+  );
 }
 
 function _undecided(check: CheckName, reason: string): CheckResult {
-  return { check, verdict: 'undecided', reason, canary: '', message_ids: [], evidence: { inbox: [], receipts: [], verify_problems: [], canary_in_output: false, output_excerpt: '' }, ms: 0 };
+  return {
+    check,
+    verdict: 'undecided',
+    reason,
+    canary: '',
+    message_ids: [],
+    evidence: { inbox: [], receipts: [], verify_problems: [], canary_in_output: false, output_excerpt: '' },
+    ms: 0,
+  };
 }
 
 /**
@@ -187,5 +233,7 @@ function _undecided(check: CheckName, reason: string): CheckResult {
  */
 function _withoutWorkspacePaths(report: ProbeReport, root: string): ProbeReport {
   const inJson = JSON.stringify(root).slice(1, -1);
-  return JSON.parse(JSON.stringify(report).split(`${inJson}/`).join('<workspace>/').split(inJson).join('<workspace>')) as ProbeReport;
+  return JSON.parse(
+    JSON.stringify(report).split(`${inJson}/`).join('<workspace>/').split(inJson).join('<workspace>'),
+  ) as ProbeReport;
 }

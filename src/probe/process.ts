@@ -35,13 +35,26 @@ export interface ProcessResult {
 
 export function runProcess(bin: string, args: string[], options: RunOptions): Promise<ProcessResult> {
   const started = Date.now();
-  if (options.signal?.aborted) return Promise.resolve({ stdout: '', stderr: '', exitCode: null, timedOut: false, ms: 0, spawnError: 'not started: the probe was interrupted' });
+  if (options.signal?.aborted)
+    return Promise.resolve({
+      stdout: '',
+      stderr: '',
+      exitCode: null,
+      timedOut: false,
+      ms: 0,
+      spawnError: 'not started: the probe was interrupted',
+    });
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
     let timedOut = false;
     const child = options.shell
-      ? spawn('/bin/sh', ['-c', bin], { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+      ? spawn('/bin/sh', ['-c', bin], {
+          cwd: options.cwd,
+          env: options.env,
+          detached: true,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        })
       : spawn(bin, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
@@ -71,7 +84,14 @@ export function runProcess(bin: string, args: string[], options: RunOptions): Pr
       options.signal?.removeEventListener('abort', onAbort);
       killGroup();
       if (options.signal?.aborted) await _groupGone(child.pid);
-      resolve({ stdout: stripAnsi(stdout), stderr: stripAnsi(stderr), exitCode: code, timedOut, ms: Date.now() - started, ...(spawnError ? { spawnError } : {}) });
+      resolve({
+        stdout: stripAnsi(stdout),
+        stderr: stripAnsi(stderr),
+        exitCode: code,
+        timedOut,
+        ms: Date.now() - started,
+        ...(spawnError ? { spawnError } : {}),
+      });
     });
   });
 }

@@ -39,7 +39,9 @@ export async function readRecords(mailbox: string, keyPath: string): Promise<Rec
     if (!record || typeof record.seq !== 'number' || !Array.isArray(record.message_ids)) continue;
     let genuine = false;
     try {
-      genuine = record.receipt?.kid === signer.kid && signer.verify(signedBytes(record as unknown as Record<string, unknown>), record.receipt.sig);
+      genuine =
+        record.receipt?.kid === signer.kid &&
+        signer.verify(signedBytes(record as unknown as Record<string, unknown>), record.receipt.sig);
     } catch {
       genuine = false;
     }
@@ -50,7 +52,8 @@ export async function readRecords(mailbox: string, keyPath: string): Promise<Rec
     for (const l of box.lines) {
       marks.set(box.file, l.line);
       const message = _parse<Message>(l.text);
-      if (message && typeof message.id === 'string' && typeof message.body === 'string') inbox.push({ at: `${box.file}:${l.line}`, message });
+      if (message && typeof message.id === 'string' && typeof message.body === 'string')
+        inbox.push({ at: `${box.file}:${l.line}`, message });
     }
   }
   const report = await verifyMailbox(mailbox, { keyPath });
@@ -64,7 +67,12 @@ export function recordsSince(before: Records, after: Records): Records {
     return Number(at.slice(i + 1)) > (before.marks.get(at.slice(0, i)) ?? 0);
   };
   const old = new Set(before.problems);
-  return { inbox: after.inbox.filter((l) => isNew(l.at)), log: after.log.filter((l) => isNew(l.at)), problems: after.problems.filter((p) => !old.has(p)), marks: after.marks };
+  return {
+    inbox: after.inbox.filter((l) => isNew(l.at)),
+    log: after.log.filter((l) => isNew(l.at)),
+    problems: after.problems.filter((p) => !old.has(p)),
+    marks: after.marks,
+  };
 }
 
 function _parse<T>(text: string): T | undefined {

@@ -27,7 +27,14 @@ export function readSessions(file: string): SessionRecord[] {
 
 /** The versions `agent`'s sessions negotiated (initialize, or a 2026-07-28 server/discover); undefined when none did. */
 export function negotiated(records: readonly SessionRecord[], agent: string): Negotiated | undefined {
-  const inits = records.filter((r): r is Extract<SessionRecord, { event: 'initialize' | 'discover' }> => (r.event === 'initialize' || r.event === 'discover') && r.agent === agent);
+  const inits = records.filter(
+    (r): r is Extract<SessionRecord, { event: 'initialize' | 'discover' }> =>
+      (r.event === 'initialize' || r.event === 'discover') && r.agent === agent,
+  );
   if (inits.length === 0) return undefined;
-  return { versions: [...new Set(inits.map((r) => r.protocol_version))], clients: [...new Set(inits.map((r) => `${r.client.name} ${r.client.version}`))], sessions: inits.length };
+  return {
+    versions: [...new Set(inits.map((r) => r.protocol_version))],
+    clients: [...new Set(inits.map((r) => `${r.client.name} ${r.client.version}`))],
+    sessions: inits.length,
+  };
 }

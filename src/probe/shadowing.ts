@@ -22,7 +22,19 @@
 const ACTIONS: Record<string, { names: readonly string[]; verbs: readonly string[] }> = {
   send: { names: ['sendmessage', 'sendmessages', 'sendmsg'], verbs: ['send'] },
   'list-agents': { names: ['listagents', 'listagent'], verbs: [] },
-  'read-inbox': { names: ['checkinbox', 'readinbox', 'getinbox', 'checkmessages', 'readmessages', 'getmessages', 'receivemessages', 'receivemessage'], verbs: ['check', 'read', 'inbox'] },
+  'read-inbox': {
+    names: [
+      'checkinbox',
+      'readinbox',
+      'getinbox',
+      'checkmessages',
+      'readmessages',
+      'getmessages',
+      'receivemessages',
+      'receivemessage',
+    ],
+    verbs: ['check', 'read', 'inbox'],
+  },
   wait: { names: ['waitformessage', 'waitformessages', 'waitmessage'], verbs: ['wait'] },
   whoami: { names: ['whoami'], verbs: [] },
 };
@@ -78,7 +90,8 @@ export function toolKey(name: string, ctx: NameContext = {}): string {
   const { words, namespaced } = _unprefixed(name, ctx);
   const joined = words.join('');
   for (const [action, forms] of Object.entries(ACTIONS)) {
-    if (forms.names.includes(joined) || (namespaced && words.length === 1 && forms.verbs.includes(joined))) return `action:${action}`;
+    if (forms.names.includes(joined) || (namespaced && words.length === 1 && forms.verbs.includes(joined)))
+      return `action:${action}`;
   }
   return `words:${joined}`;
 }
@@ -89,12 +102,17 @@ export function toolsClash(a: string, b: string, ctx: NameContext = {}): boolean
 }
 
 /** Every built-in that shadows a mailbox tool, in the order of the mailbox's tools. */
-export function findClashes(builtins: readonly string[], mailboxTools: readonly string[], ctx: NameContext = {}): Clash[] {
+export function findClashes(
+  builtins: readonly string[],
+  mailboxTools: readonly string[],
+  ctx: NameContext = {},
+): Clash[] {
   const clashes: Clash[] = [];
   for (const shadows of mailboxTools) {
     const key = toolKey(shadows, ctx);
     for (const tool of builtins) {
-      if (toolKey(tool, ctx) === key) clashes.push({ tool, shadows, action: key.slice(key.indexOf(':') + 1), same_name: tool === shadows });
+      if (toolKey(tool, ctx) === key)
+        clashes.push({ tool, shadows, action: key.slice(key.indexOf(':') + 1), same_name: tool === shadows });
     }
   }
   return clashes;

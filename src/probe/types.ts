@@ -60,7 +60,15 @@ export interface CheckEvidence {
   /** Inbox lines relevant to the check, as stored (file:line and the record). */
   inbox: Array<{ at: string; id: string; from: string; to: string; body_has_canary: boolean }>;
   /** Call-log lines written during the check, with whether their receipt verified. */
-  receipts: Array<{ at: string; seq: number; agent: string; tool: string; ok: boolean; message_ids: string[]; genuine: boolean }>;
+  receipts: Array<{
+    at: string;
+    seq: number;
+    agent: string;
+    tool: string;
+    ok: boolean;
+    message_ids: string[];
+    genuine: boolean;
+  }>;
   /** Problems `witness mailbox verify` found that were not there before the check. */
   verify_problems: string[];
   canary_in_output: boolean;

@@ -32,14 +32,21 @@ export interface Workspace {
 
 export async function createWorkspace(serverCommand: string[], parent = tmpdir()): Promise<Workspace> {
   const root = mkdtempSync(join(parent, 'witness-probe-'));
-  const dirs = { project: join(root, 'project'), home: join(root, 'home'), config: join(root, 'xdg', 'config'), data: join(root, 'xdg', 'data'), cache: join(root, 'xdg', 'cache'), state: join(root, 'xdg', 'state') };
+  const dirs = {
+    project: join(root, 'project'),
+    home: join(root, 'home'),
+    config: join(root, 'xdg', 'config'),
+    data: join(root, 'xdg', 'data'),
+    cache: join(root, 'xdg', 'cache'),
+    state: join(root, 'xdg', 'state'),
+  };
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
   const mailbox = join(root, 'mailbox');
   const keyPath = join(root, 'key', 'mailbox-key.json');
   const sessionLog = join(root, 'sessions.jsonl');
   await initMailbox(mailbox, { keyPath });
   await addAgent(mailbox, AGENT, 'the agent under test');
-  await addAgent(mailbox, PEER, 'the probe\'s peer: send your test message here');
+  await addAgent(mailbox, PEER, "the probe's peer: send your test message here");
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOME: dirs.home,
@@ -62,7 +69,21 @@ export async function createWorkspace(serverCommand: string[], parent = tmpdir()
     sessionLog,
     serverCommand,
     env,
-    serverArgs: (agent, toolPrefix) => [...serverCommand.slice(1), 'mailbox', 'serve', '--dir', mailbox, '--agent', agent, '--tool-prefix', toolPrefix, '--key', keyPath, '--session-log', sessionLog],
+    serverArgs: (agent, toolPrefix) => [
+      ...serverCommand.slice(1),
+      'mailbox',
+      'serve',
+      '--dir',
+      mailbox,
+      '--agent',
+      agent,
+      '--tool-prefix',
+      toolPrefix,
+      '--key',
+      keyPath,
+      '--session-log',
+      sessionLog,
+    ],
     remove: () => {
       // The key first: should removing the rest fail part way, no signing key is left behind.
       rmSync(keyPath, { force: true });

@@ -66,7 +66,8 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
         for (const h of heads) h.removeAttribute('data-sorted');
         if (next) th.setAttribute('data-sorted', next);
         const numeric = th.getAttribute('data-sort') === 'num';
-        const key = (row: _Element) => (numeric ? Number(row.children[column]!.getAttribute('data-v')) : (row.children[column]!.textContent ?? ''));
+        const key = (row: _Element) =>
+          numeric ? Number(row.children[column]!.getAttribute('data-v')) : (row.children[column]!.textContent ?? '');
         const rows = [...body.querySelectorAll('tr')].sort((a, b) => {
           if (!next) return Number(a.getAttribute('data-order')) - Number(b.getAttribute('data-order'));
           const [x, y] = [key(a), key(b)];
@@ -90,11 +91,21 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
         marginRight: 30,
         // Whole rounds only, at most 10 ticks.
         // Axes above and below: the rows are read from either end.
-        x: { label: 'first round at which all honest agents held the same honest initial value', domain: [0, last], ticks: wholeTicks(0, last), tickFormat: 'd', grid: true, axis: 'both' },
+        x: {
+          label: 'first round at which all honest agents held the same honest initial value',
+          domain: [0, last],
+          ticks: wholeTicks(0, last),
+          tickFormat: 'd',
+          grid: true,
+          axis: 'both',
+        },
         y: { label: null, domain: data.convergence.map((c) => c.cell) },
         r: { range: [2, 10] },
         marks: [
-          Plot.dot(data.firstRounds, Plot.group({ r: 'count' }, { x: 'round', y: 'cell', fill: '#2a9d8f', fillOpacity: 0.7, tip: true })),
+          Plot.dot(
+            data.firstRounds,
+            Plot.group({ r: 'count' }, { x: 'round', y: 'cell', fill: '#2a9d8f', fillOpacity: 0.7, tip: true }),
+          ),
           Plot.tickX(converged, { x: 'mean', y: 'cell', stroke: '#222', strokeWidth: 2 }),
         ],
       }),
@@ -117,7 +128,10 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
         y: { label: 'value', grid: true, ...(valueTicks ? { ticks: valueTicks, tickFormat: 'd' } : {}) },
         fy: { label: null },
         facet: { data: data.trajectories, y: 'run', marginRight: 360 },
-        marks: [Plot.lineY(data.trajectories, { x: 'round', y: 'value', stroke: 'agent', marker: 'dot', tip: true }), Plot.frame({ stroke: '#ddd' })],
+        marks: [
+          Plot.lineY(data.trajectories, { x: 'round', y: 'value', stroke: 'agent', marker: 'dot', tip: true }),
+          Plot.frame({ stroke: '#ddd' }),
+        ],
       }),
       distinct(data.trajectories as never, 'agent'),
     );
@@ -131,7 +145,13 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
         color: { legend: true },
         marks: [
           Plot.lineY(data.votes, { x: 'round', y: 'stop', stroke: 'run', marker: 'dot', tip: true }),
-          Plot.lineY(data.votes, { x: 'round', y: 'threshold', stroke: 'run', strokeDasharray: '4 3', strokeOpacity: 0.5 }),
+          Plot.lineY(data.votes, {
+            x: 'round',
+            y: 'threshold',
+            stroke: 'run',
+            strokeDasharray: '4 3',
+            strokeOpacity: 0.5,
+          }),
         ],
       }),
       distinct(data.votes as never, 'run'),
@@ -146,7 +166,9 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
     if (seen) seen.count++;
     else roundCounts.set(key, { rounds: r.rounds, outcome: r.outcome, count: 1 });
   }
-  const bars = [...roundCounts.values()].sort((a, b) => a.rounds - b.rounds || allOutcomes.indexOf(a.outcome) - allOutcomes.indexOf(b.outcome));
+  const bars = [...roundCounts.values()].sort(
+    (a, b) => a.rounds - b.rounds || allOutcomes.indexOf(a.outcome) - allOutcomes.indexOf(b.outcome),
+  );
   const perRounds = new Map<number, number>();
   for (const b of bars) perRounds.set(b.rounds, (perRounds.get(b.rounds) ?? 0) + b.count);
   const [fewest, most] = [Math.min(...perRounds.keys()), Math.max(...perRounds.keys())];
@@ -157,11 +179,24 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
       width: 1100,
       height: 260,
       // From round 1: one bar alone is a bar, not the whole width.
-      x: { label: 'rounds played', domain: [0.5, Math.max(most, fewest + 9) + 0.5], ticks: wholeTicks(1, Math.max(most, fewest + 9)), tickFormat: 'd' },
+      x: {
+        label: 'rounds played',
+        domain: [0.5, Math.max(most, fewest + 9) + 0.5],
+        ticks: wholeTicks(1, Math.max(most, fewest + 9)),
+        tickFormat: 'd',
+      },
       y: { label: 'runs', grid: true, domain: [0, tallest], ticks: wholeTicks(0, tallest), tickFormat: 'd' },
       color: outcomeColours(data.rounds.map((r) => r.outcome)),
       marks: [
-        Plot.rectY(bars, { x1: (b: { rounds: number }) => b.rounds - 0.4, x2: (b: { rounds: number }) => b.rounds + 0.4, y: 'count', fill: 'outcome', title: (b: { rounds: number; outcome: string; count: number }) => `${b.count} runs ${b.outcome} after ${b.rounds} rounds`, tip: true }),
+        Plot.rectY(bars, {
+          x1: (b: { rounds: number }) => b.rounds - 0.4,
+          x2: (b: { rounds: number }) => b.rounds + 0.4,
+          y: 'count',
+          fill: 'outcome',
+          title: (b: { rounds: number; outcome: string; count: number }) =>
+            `${b.count} runs ${b.outcome} after ${b.rounds} rounds`,
+          tip: true,
+        }),
         Plot.ruleY([0]),
       ],
     }),
@@ -180,11 +215,30 @@ export function drawReport(data: ReportData, Plot: PlotLib, doc: _Document): voi
         y: { domain: [0, 1], tickFormat: pct, grid: true, label: 'rate' },
         fx: { label: 'Byzantine strategy' },
         // valid beside in range: a rule's value can be strictly invalid and still in range.
-        fy: { label: null, domain: ['valid', 'in range', 'timeout', 'escalated'].filter((m) => data.modes.some((r) => r.measure === m)) },
+        fy: {
+          label: null,
+          domain: ['valid', 'in range', 'timeout', 'escalated'].filter((m) => data.modes.some((r) => r.measure === m)),
+        },
         color: { legend: true },
         marks: [
-          Plot.lineY(data.modes, { x: 'byzantine', y: 'rate', stroke: 'mode', fx: 'strategy', fy: 'measure', marker: 'dot', tip: true }),
-          Plot.ruleX(data.modes, { x: 'byzantine', y1: 'low', y2: 'high', stroke: 'mode', fx: 'strategy', fy: 'measure', strokeOpacity: 0.5 }),
+          Plot.lineY(data.modes, {
+            x: 'byzantine',
+            y: 'rate',
+            stroke: 'mode',
+            fx: 'strategy',
+            fy: 'measure',
+            marker: 'dot',
+            tip: true,
+          }),
+          Plot.ruleX(data.modes, {
+            x: 'byzantine',
+            y1: 'low',
+            y2: 'high',
+            stroke: 'mode',
+            fx: 'strategy',
+            fy: 'measure',
+            strokeOpacity: 0.5,
+          }),
           Plot.frame({ stroke: '#ddd' }),
         ],
       }),

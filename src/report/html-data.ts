@@ -6,7 +6,14 @@
  * and, when asked, groups pooled across cells. Plain JSON, so the page only draws.
  */
 import type { RunRecord } from '../sim/experiment/record.js';
-import { type CellSummary, convergenceRound, GroupedSummaries, OUTCOMES, type RunsSummary, summarizeCells } from '../sim/stats.js';
+import {
+  type CellSummary,
+  convergenceRound,
+  GroupedSummaries,
+  OUTCOMES,
+  type RunsSummary,
+  summarizeCells,
+} from '../sim/stats.js';
 import { shortLabels } from './labels.js';
 import { GroupedLlmMetrics, type LlmMetrics } from './llm-metrics.js';
 import { type GroupSummary, groupLabel, type PoolField, poolRuns } from './pool.js';
@@ -145,7 +152,8 @@ export function buildReportData(records: readonly RunRecord[], options: ReportDa
 
 /** One row per outcome (and no_consensus) that occurs somewhere: an all-zero facet says nothing. */
 function _outcomeRows(rows: readonly (readonly [string, RunsSummary])[]): OutcomeRow[] {
-  const rate = (s: RunsSummary, outcome: string) => (outcome === 'no_consensus' ? s.no_consensus : s.outcomes[outcome as (typeof OUTCOMES)[number]]);
+  const rate = (s: RunsSummary, outcome: string) =>
+    outcome === 'no_consensus' ? s.no_consensus : s.outcomes[outcome as (typeof OUTCOMES)[number]];
   const present = [...OUTCOMES, 'no_consensus'].filter((o) => rows.some(([, s]) => rate(s, o).count > 0));
   return rows.flatMap(([cell, s]) =>
     present.map((outcome) => {
@@ -157,7 +165,17 @@ function _outcomeRows(rows: readonly (readonly [string, RunsSummary])[]): Outcom
 
 function _convergenceRow(c: CellSummary): ConvergenceRow {
   const v = c.convergence;
-  return { cell: c.cell, runs: c.runs, converged: v.count, rate: v.rate, low: v.ci.low, high: v.ci.high, mean: v.mean_round, median: v.median_round, validMean: v.valid_mean_round };
+  return {
+    cell: c.cell,
+    runs: c.runs,
+    converged: v.count,
+    rate: v.rate,
+    low: v.ci.low,
+    high: v.ci.high,
+    mean: v.mean_round,
+    median: v.median_round,
+    validMean: v.valid_mean_round,
+  };
 }
 
 function _pooled(records: readonly RunRecord[], by: readonly PoolField[]): PooledData {
@@ -174,7 +192,8 @@ function _llm(records: readonly RunRecord[]): ReportData['llm'] {
 function _settings(records: readonly RunRecord[]): Settings {
   const configs = [...new Map(records.map((r) => [r.cell, r.config as unknown as Record<string, unknown>])).entries()];
   const keys = [...new Set(configs.flatMap(([, c]) => Object.keys(c)))];
-  const value = (c: Record<string, unknown>, k: string) => (Object.hasOwn(c, k) && c[k] !== undefined ? settingText(c[k]) : '–');
+  const value = (c: Record<string, unknown>, k: string) =>
+    Object.hasOwn(c, k) && c[k] !== undefined ? settingText(c[k]) : '–';
   const differing = keys.filter((k) => new Set(configs.map(([, c]) => value(c, k))).size > 1);
   const first = configs[0]?.[1] ?? {};
   return {
@@ -192,8 +211,15 @@ export function settingText(value: unknown): string {
   if (value === null) return 'none';
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value)) return value.length === 2 && value.every((v) => typeof v === 'number') ? `${value[0]}–${value[1]}` : value.map(settingText).join(', ');
-  if (typeof value === 'object') return Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).map(([k, v]) => `${k} ${settingText(v)}`).join(', ');
+  if (Array.isArray(value))
+    return value.length === 2 && value.every((v) => typeof v === 'number')
+      ? `${value[0]}–${value[1]}`
+      : value.map(settingText).join(', ');
+  if (typeof value === 'object')
+    return Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k} ${settingText(v)}`)
+      .join(', ');
   return String(value);
 }
 
@@ -223,15 +249,24 @@ function _trajectory(r: RunRecord): TrajectoryPoint[] {
 
 function _votes(r: RunRecord): VotePoint[] {
   const n = r.agents.length;
-  return r.trajectory.map((row) => ({ run: _label(r), round: row.round, stop: row.votes.filter((v) => v === 'stop').length, threshold: Math.ceil((2 * n) / 3) }));
+  return r.trajectory.map((row) => ({
+    run: _label(r),
+    round: row.round,
+    stop: row.votes.filter((v) => v === 'stop').length,
+    threshold: Math.ceil((2 * n) / 3),
+  }));
 }
 
 function _modes(records: readonly RunRecord[]): ModeRow[] {
   // b = 0 runs have no strategy: they are every strategy's starting point.
-  const strategies = [...new Set(records.filter((r) => r.byzantine > 0).map((r) => r.config.byzantineStrategy ?? 'none'))];
+  const strategies = [
+    ...new Set(records.filter((r) => r.byzantine > 0).map((r) => r.config.byzantineStrategy ?? 'none')),
+  ];
   const groups = new GroupedSummaries<RunRecord & { mode: string }>((r) => r.mode);
   for (const r of records) {
-    for (const strategy of r.byzantine > 0 || strategies.length === 0 ? [r.config.byzantineStrategy ?? 'none'] : strategies) {
+    for (const strategy of r.byzantine > 0 || strategies.length === 0
+      ? [r.config.byzantineStrategy ?? 'none']
+      : strategies) {
       groups.add({ ...r, mode: JSON.stringify([r.config.decide ?? 'vote', strategy, r.byzantine]) });
     }
   }

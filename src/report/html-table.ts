@@ -19,14 +19,44 @@ interface _Measure {
 
 /** In reading order: "in range" sits beside valid, so a rule's strictly invalid but in-range value reads as such. */
 const MEASURES: readonly _Measure[] = [
-  { key: 'valid', title: 'decided, honest agents agree on an honest initial value', colour: '#2a9d8f', of: (s) => s.outcomes.valid },
-  { key: 'in range', title: 'honest agents agree on a value within their initial min..max (range validity)', colour: '#57cc99', of: (s) => s.range_valid },
-  { key: 'invalid', title: 'decided on a value no honest agent started with (strict validity fails)', colour: '#e76f51', of: (s) => s.outcomes.invalid },
+  {
+    key: 'valid',
+    title: 'decided, honest agents agree on an honest initial value',
+    colour: '#2a9d8f',
+    of: (s) => s.outcomes.valid,
+  },
+  {
+    key: 'in range',
+    title: 'honest agents agree on a value within their initial min..max (range validity)',
+    colour: '#57cc99',
+    of: (s) => s.range_valid,
+  },
+  {
+    key: 'invalid',
+    title: 'decided on a value no honest agent started with (strict validity fails)',
+    colour: '#e76f51',
+    of: (s) => s.outcomes.invalid,
+  },
   { key: 'none', title: 'decided while the honest agents differ', colour: '#f4a261', of: (s) => s.outcomes.none },
   { key: 'timeout', title: 'no decision in R rounds', colour: '#8d99ae', of: (s) => s.outcomes.timeout },
-  { key: 'escalated', title: 'the circuit breaker stopped the game over its budget', colour: '#9b5de5', of: (s) => s.outcomes.escalated },
-  { key: 'no consensus', title: "none + timeout, the paper's \"no consensus\"", colour: '#3d405b', of: (s) => s.no_consensus },
-  { key: 'converged', title: 'in some round every honest agent held the same honest initial value', colour: '#468faf', of: (s) => s.convergence },
+  {
+    key: 'escalated',
+    title: 'the circuit breaker stopped the game over its budget',
+    colour: '#9b5de5',
+    of: (s) => s.outcomes.escalated,
+  },
+  {
+    key: 'no consensus',
+    title: 'none + timeout, the paper\'s "no consensus"',
+    colour: '#3d405b',
+    of: (s) => s.no_consensus,
+  },
+  {
+    key: 'converged',
+    title: 'in some round every honest agent held the same honest initial value',
+    colour: '#468faf',
+    of: (s) => s.convergence,
+  },
 ];
 
 export interface CellTableOptions {
@@ -36,7 +66,11 @@ export interface CellTableOptions {
 
 /** The measures worth a column: those that occur in some row (in range only beside a rule). */
 export function shownMeasures(rows: readonly RunsSummary[], options: CellTableOptions): string[] {
-  return MEASURES.filter((m) => (m.key === 'in range' ? options.inRange : m.key === 'valid' || m.key === 'invalid' || rows.some((r) => m.of(r).count > 0))).map((m) => m.key);
+  return MEASURES.filter((m) =>
+    m.key === 'in range'
+      ? options.inRange
+      : m.key === 'valid' || m.key === 'invalid' || rows.some((r) => m.of(r).count > 0),
+  ).map((m) => m.key);
 }
 
 /** The rate of one measure (a key of `shownMeasures`) of a summary. */
@@ -56,13 +90,25 @@ function _bar(m: _Measure, s: RunsSummary): string {
 }
 
 /** A sortable table: a label column, runs, a bar column per shown measure, rounds and first round. */
-export function renderCellTable(id: string, label: string, rows: readonly { label: string; summary: RunsSummary }[], options: CellTableOptions): string {
-  const measures = MEASURES.filter((m) => shownMeasures(rows.map((r) => r.summary), options).includes(m.key));
+export function renderCellTable(
+  id: string,
+  label: string,
+  rows: readonly { label: string; summary: RunsSummary }[],
+  options: CellTableOptions,
+): string {
+  const measures = MEASURES.filter((m) =>
+    shownMeasures(
+      rows.map((r) => r.summary),
+      options,
+    ).includes(m.key),
+  );
   const axis = '<span class="axis"><span>0</span><span>50</span><span>100%</span></span>';
   const head = [
     `<th data-sort="text">${escapeHtml(label)}</th>`,
     '<th data-sort="num" title="runs in the cell">runs</th>',
-    ...measures.map((m) => `<th class="bar" data-sort="num" title="${escapeHtml(m.title)}">${escapeHtml(m.key)}${axis}</th>`),
+    ...measures.map(
+      (m) => `<th class="bar" data-sort="num" title="${escapeHtml(m.title)}">${escapeHtml(m.key)}${axis}</th>`,
+    ),
     '<th data-sort="num" title="mean rounds played">rounds</th>',
     '<th data-sort="num" title="mean first round at which the run converged, over the runs that did">first round</th>',
   ].join('');

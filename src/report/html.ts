@@ -39,9 +39,13 @@ const _require = createRequire(import.meta.url);
 function _asset(pkg: string, file: string): { code: string; version: string } {
   // Walk up from the package's entry point: its exports do not expose package.json.
   let dir = dirname(_require.resolve(pkg));
-  while (!existsSync(join(dir, 'package.json')) || (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name !== pkg) {
+  while (
+    !existsSync(join(dir, 'package.json')) ||
+    (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name !== pkg
+  ) {
     const up = dirname(dir);
-    if (up === dir) throw new WitnessError('INTERNAL', `Cannot find the ${pkg} package for the HTML report; reinstall with npm ci.`);
+    if (up === dir)
+      throw new WitnessError('INTERNAL', `Cannot find the ${pkg} package for the HTML report; reinstall with npm ci.`);
     dir = up;
   }
   const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string };
@@ -111,23 +115,39 @@ function _outcomeTable(data: ReportData): string {
 
 function _pooledTable(data: ReportData): string {
   const pooled = data.pooled!;
-  const rate = (r: { rate: number; ci: { low: number; high: number } }) => `${_pct(r.rate)} (${_pct(r.ci.low)}–${_pct(r.ci.high)})`;
+  const rate = (r: { rate: number; ci: { low: number; high: number } }) =>
+    `${_pct(r.rate)} (${_pct(r.ci.low)}–${_pct(r.ci.high)})`;
   return _table(
     ['group', 'runs', 'valid', 'invalid', 'none', 'timeout', 'no_consensus', 'converged', 'first round mean', 'median'],
     pooled.groups.map((g) => {
       const o = g.outcomes;
       const c = g.convergence;
-      return [groupLabel(g.group), g.runs, rate(o.valid), rate(o.invalid), rate(o.none), rate(o.timeout), rate(g.no_consensus), c.count, c.mean_round?.toFixed(1) ?? '-', c.median_round ?? '-'];
+      return [
+        groupLabel(g.group),
+        g.runs,
+        rate(o.valid),
+        rate(o.invalid),
+        rate(o.none),
+        rate(o.timeout),
+        rate(g.no_consensus),
+        c.count,
+        c.mean_round?.toFixed(1) ?? '-',
+        c.median_round ?? '-',
+      ];
     }),
   );
 }
 
-const _inRange = (data: ReportData) => data.cells.some((c) => /(^| )(rule|hybrid):/.test(c.cell)) || data.common.includes('rule:') || data.common.includes('hybrid:');
+const _inRange = (data: ReportData) =>
+  data.cells.some((c) => /(^| )(rule|hybrid):/.test(c.cell)) ||
+  data.common.includes('rule:') ||
+  data.common.includes('hybrid:');
 
 /** What each column of the rates table means; the caption explains only the columns shown. */
 const _MEASURE_NOTES: Record<string, string> = {
   valid: 'valid: decided, honest agents agree on an honest initial value.',
-  'in range': 'in range: they agree on a value within their initial min..max — a rule that averages (trimmed mean, median) can decide a value no agent started with, strictly invalid yet in range, with no Byzantine agent at all.',
+  'in range':
+    'in range: they agree on a value within their initial min..max — a rule that averages (trimmed mean, median) can decide a value no agent started with, strictly invalid yet in range, with no Byzantine agent at all.',
   none: 'none: decided while the honest agents differ.',
   timeout: 'timeout: no decision in R rounds.',
   escalated: 'escalated: the circuit breaker stopped the game over its budget.',
@@ -137,7 +157,10 @@ const _MEASURE_NOTES: Record<string, string> = {
 
 /** The caption of a rates table: how to read it, then each shown column, in table order. */
 export function ratesCaption(shown: readonly string[]): string {
-  return ['Share of runs with 95% Wilson intervals (bar: rate, black line: interval; hover for counts); click a column to sort.', ...shown.map((m) => _MEASURE_NOTES[m]).filter(Boolean)].join(' ');
+  return [
+    'Share of runs with 95% Wilson intervals (bar: rate, black line: interval; hover for counts); click a column to sort.',
+    ...shown.map((m) => _MEASURE_NOTES[m]).filter(Boolean),
+  ].join(' ');
 }
 
 function _cellsSection(data: ReportData): string {
@@ -167,42 +190,73 @@ function _pairedSection(records: readonly RunRecord[]): string {
 }
 
 function _modesCaption(data: ReportData): string {
-  const base = 'Rates per decision mode against the number and strategy of Byzantine agents, with 95% Wilson intervals.';
+  const base =
+    'Rates per decision mode against the number and strategy of Byzantine agents, with 95% Wilson intervals.';
   const inRange = data.modes.some((m) => m.measure === 'in range');
-  return inRange ? `${base} in range: the honest agents agree on a value within their initial min..max, what a trimmed mean or median guarantees even when the value is no agent's initial one (then it counts as invalid).` : base;
+  return inRange
+    ? `${base} in range: the honest agents agree on a value within their initial min..max, what a trimmed mean or median guarantees even when the value is no agent's initial one (then it counts as invalid).`
+    : base;
 }
 
 /** LLM metrics per cell; nothing for a sweep of rule-based agents with no invalid answer. */
 function _llmSection(data: ReportData): string {
   if (!hasLlmMetrics(data.llm.map((l) => l.metrics))) return '';
-  return `<section id="llm"><h2>LLM metrics per cell</h2><div class="scroll">${_table(['cell', ...LLM_HEADER], data.llm.map((l) => [l.cell, ...llmRow(l.metrics)]))}</div><p class="caption">${_esc(LLM_CAPTION)}</p></section>`;
+  return `<section id="llm"><h2>LLM metrics per cell</h2><div class="scroll">${_table(
+    ['cell', ...LLM_HEADER],
+    data.llm.map((l) => [l.cell, ...llmRow(l.metrics)]),
+  )}</div><p class="caption">${_esc(LLM_CAPTION)}</p></section>`;
 }
 
 function _settingsSection(data: ReportData): string {
   const { common, differing, cells } = data.settings;
-  const shared = _table(['setting', 'every cell'], common.map(([k, v]) => [k, v]));
-  const per = differing.length ? `<h3>Per cell, what differs</h3><div class="scroll">${_table(['cell', ...differing], cells.map((c) => [c.cell, ...c.values]))}</div>` : '';
+  const shared = _table(
+    ['setting', 'every cell'],
+    common.map(([k, v]) => [k, v]),
+  );
+  const per = differing.length
+    ? `<h3>Per cell, what differs</h3><div class="scroll">${_table(
+        ['cell', ...differing],
+        cells.map((c) => [c.cell, ...c.values]),
+      )}</div>`
+    : '';
   return `<h2>Settings</h2>${shared}${per}`;
 }
 
 function _convergenceSection(data: ReportData): string {
   const caption =
-    'Where each run first converged: the first round at which every honest agent held the same honest initial value (the reference\'s convergence_speed); dot size = runs, black tick = mean over the runs that converged.';
+    "Where each run first converged: the first round at which every honest agent held the same honest initial value (the reference's convergence_speed); dot size = runs, black tick = mean over the runs that converged.";
   const table = _table(
     ['cell', 'runs', 'converged', 'rate', '95% CI', 'first round mean', 'median', 'mean over valid runs'],
-    data.convergence.map((c) => [c.cell, c.runs, c.converged, _pct(c.rate), `${_pct(c.low)}–${_pct(c.high)}`, c.mean?.toFixed(1) ?? '-', c.median ?? '-', c.validMean?.toFixed(1) ?? '-']),
+    data.convergence.map((c) => [
+      c.cell,
+      c.runs,
+      c.converged,
+      _pct(c.rate),
+      `${_pct(c.low)}–${_pct(c.high)}`,
+      c.mean?.toFixed(1) ?? '-',
+      c.median ?? '-',
+      c.validMean?.toFixed(1) ?? '-',
+    ]),
   );
-  if (data.firstRounds.length && data.cells.length <= _MAX_DOT_ROWS) return _figure('convergence', 'Convergence', caption, table);
-  if (data.firstRounds.length) return `<section><h2>Convergence</h2><p>${data.cells.length} cells: the share of runs that converged and their mean first round are columns of the table of outcome rates above, sortable.</p><details><summary>Table</summary>${table}</details></section>`;
+  if (data.firstRounds.length && data.cells.length <= _MAX_DOT_ROWS)
+    return _figure('convergence', 'Convergence', caption, table);
+  if (data.firstRounds.length)
+    return `<section><h2>Convergence</h2><p>${data.cells.length} cells: the share of runs that converged and their mean first round are columns of the table of outcome rates above, sortable.</p><details><summary>Table</summary>${table}</details></section>`;
   return `<section><h2>Convergence</h2><p>No run converged: in no round did every honest agent hold the same honest initial value.</p>${table}</section>`;
 }
 
 function _trajectoryTable(data: ReportData): string {
-  return _table(['run', 'agent', 'round', 'value'], data.trajectories.map((t) => [t.run, t.agent, t.round, t.value]));
+  return _table(
+    ['run', 'agent', 'round', 'value'],
+    data.trajectories.map((t) => [t.run, t.agent, t.round, t.value]),
+  );
 }
 
 function _votesTable(data: ReportData): string {
-  return _table(['run', 'round', 'stop votes', 'threshold'], data.votes.map((v) => [v.run, v.round, v.stop, v.threshold]));
+  return _table(
+    ['run', 'round', 'stop votes', 'threshold'],
+    data.votes.map((v) => [v.run, v.round, v.stop, v.threshold]),
+  );
 }
 
 function _roundsTable(data: ReportData): string {

@@ -52,7 +52,8 @@ export interface ShortLabels {
 function _factorOut(split: string[][]): { split: string[][]; extra: string[] } {
   const extra: string[] = [];
   if (split.length < 2) return { split, extra };
-  const num = (words: readonly string[], re: RegExp) => Number(words.map((w) => re.exec(w)?.[1]).find((x) => x !== undefined) ?? Number.NaN);
+  const num = (words: readonly string[], re: RegExp) =>
+    Number(words.map((w) => re.exec(w)?.[1]).find((x) => x !== undefined) ?? Number.NaN);
   const totals = split.map((w) => num(w, /^h=(\d+)$/) + num(w, /^b=(\d+)/));
   const hs = new Set(split.map((w) => num(w, /^h=(\d+)$/)));
   if (hs.size > 1 && totals.every((t) => !Number.isNaN(t) && t === totals[0])) {
@@ -73,7 +74,10 @@ function _factorOut(split: string[][]): { split: string[][]; extra: string[] } {
  */
 export function shortLabels(labels: readonly string[]): ShortLabels {
   const { split, extra } = _factorOut(_withModes(labels.map(labelWords)));
-  const shared = labels.length > 1 ? (split[0] ?? []).filter((word) => split.every((words) => words.includes(word))) : [];
-  const short = new Map(labels.map((l, i) => [l, split[i]!.filter((w) => !shared.includes(w)).join(' ') || split[i]!.join(' ')]));
+  const shared =
+    labels.length > 1 ? (split[0] ?? []).filter((word) => split.every((words) => words.includes(word))) : [];
+  const short = new Map(
+    labels.map((l, i) => [l, split[i]!.filter((w) => !shared.includes(w)).join(' ') || split[i]!.join(' ')]),
+  );
   return { short, common: [...shared, ...extra].join(' ') };
 }

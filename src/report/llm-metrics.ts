@@ -34,7 +34,17 @@ const _bucket = (ms: number) => Math.max(0, Math.floor(Math.log1p(Math.max(0, ms
 const _value = (k: number) => Math.expm1((k + 0.5) * _GROWTH);
 
 export class LlmMetricsAccumulator {
-  #m: Omit<LlmMetrics, 'latency_ms'> = { runs: 0, model_runs: 0, invalid_answers: 0, fallbacks: 0, calls: 0, retries: 0, invalid_replies: 0, tokens_in: 0, tokens_out: 0 };
+  #m: Omit<LlmMetrics, 'latency_ms'> = {
+    runs: 0,
+    model_runs: 0,
+    invalid_answers: 0,
+    fallbacks: 0,
+    calls: 0,
+    retries: 0,
+    invalid_replies: 0,
+    tokens_in: 0,
+    tokens_out: 0,
+  };
   readonly #histogram = new Map<number, number>();
   #max = 0;
 
@@ -102,12 +112,41 @@ export function hasLlmMetrics(metrics: Iterable<LlmMetrics>): boolean {
 }
 
 /** The metrics table's columns and one row of it (terminal and HTML share them). */
-export const LLM_HEADER = ['runs with a model', 'invalid answers', 'fallbacks', 'calls', 'retries', 'tokens in', 'tokens out', 'latency p50', 'p90', 'p99'] as const;
+export const LLM_HEADER = [
+  'runs with a model',
+  'invalid answers',
+  'fallbacks',
+  'calls',
+  'retries',
+  'tokens in',
+  'tokens out',
+  'latency p50',
+  'p90',
+  'p99',
+] as const;
 
 export function llmRow(m: LlmMetrics): string[] {
-  const ms = (x: number | undefined) => (x === undefined ? '–' : x >= 10_000 ? `${(x / 1000).toFixed(0)} s` : x >= 1000 ? `${(x / 1000).toFixed(1)} s` : `${x} ms`);
+  const ms = (x: number | undefined) =>
+    x === undefined
+      ? '–'
+      : x >= 10_000
+        ? `${(x / 1000).toFixed(0)} s`
+        : x >= 1000
+          ? `${(x / 1000).toFixed(1)} s`
+          : `${x} ms`;
   const l = m.latency_ms ?? undefined;
-  return [String(m.model_runs), String(m.invalid_answers), String(m.fallbacks), String(m.calls), String(m.retries), String(m.tokens_in), String(m.tokens_out), ms(l?.p50), ms(l?.p90), ms(l?.p99)];
+  return [
+    String(m.model_runs),
+    String(m.invalid_answers),
+    String(m.fallbacks),
+    String(m.calls),
+    String(m.retries),
+    String(m.tokens_in),
+    String(m.tokens_out),
+    ms(l?.p50),
+    ms(l?.p90),
+    ms(l?.p99),
+  ];
 }
 
 export const LLM_CAPTION =
@@ -116,5 +155,8 @@ export const LLM_CAPTION =
 /** The terminal table, one row per label, or '' when the metrics say nothing (a policy-only sweep). */
 export function renderLlmTable(leadHeader: string, rows: readonly { label: string; metrics: LlmMetrics }[]): string {
   if (!hasLlmMetrics(rows.map((r) => r.metrics))) return '';
-  return `LLM metrics per ${leadHeader}:\n${renderTable([leadHeader, ...LLM_HEADER], rows.map((r) => [r.label, ...llmRow(r.metrics)]))}\n${LLM_CAPTION}`;
+  return `LLM metrics per ${leadHeader}:\n${renderTable(
+    [leadHeader, ...LLM_HEADER],
+    rows.map((r) => [r.label, ...llmRow(r.metrics)]),
+  )}\n${LLM_CAPTION}`;
 }

@@ -11,11 +11,28 @@ import { renderTable } from './table.js';
 
 /** A comparison as `--json` prints it (snake_case, like the results lines). */
 export function pairedJson(c: PairedComparison) {
-  return { base: c.base, other: c.other, pairs: c.pairs, both_valid: c.counts.both, base_only: c.counts.firstOnly, other_only: c.counts.secondOnly, neither: c.counts.neither, difference: c.difference, ci: c.ci };
+  return {
+    base: c.base,
+    other: c.other,
+    pairs: c.pairs,
+    both_valid: c.counts.both,
+    base_only: c.counts.firstOnly,
+    other_only: c.counts.secondOnly,
+    neither: c.counts.neither,
+    difference: c.difference,
+    ci: c.ci,
+  };
 }
 
 /** The columns of the paired table, terminal and HTML. */
-export const PAIRED_HEADER = ['same games', 'cell vs base', 'pairs', 'Δ valid (95% CI)', 'base only', 'cell only'] as const;
+export const PAIRED_HEADER = [
+  'same games',
+  'cell vs base',
+  'pairs',
+  'Δ valid (95% CI)',
+  'base only',
+  'cell only',
+] as const;
 
 export const PAIRED_CAPTION =
   "Δ valid: the cell's valid rate − the base's, in points, 95% CI by Newcombe (1998) method 10 for paired proportions; base only / cell only: runs valid under one of the two (McNemar's discordant pairs).";
@@ -26,7 +43,14 @@ export function pairedRows(comparisons: readonly PairedComparison[]): string[][]
   const { short } = shortLabels(settings);
   return comparisons.map((c, i) => {
     const [other, base] = _differing(c.other, c.base);
-    return [short.get(settings[i]!) ?? settings[i]!, `${other} vs ${base}`, String(c.pairs), _points(c), String(c.counts.firstOnly), String(c.counts.secondOnly)];
+    return [
+      short.get(settings[i]!) ?? settings[i]!,
+      `${other} vs ${base}`,
+      String(c.pairs),
+      _points(c),
+      String(c.counts.firstOnly),
+      String(c.counts.secondOnly),
+    ];
   });
 }
 
@@ -49,7 +73,9 @@ function _points(c: PairedComparison): string {
 /** The words of the two labels both have, as a label. */
 function _shared(a: string, b: string): string {
   const other = new Set(labelWords(b));
-  return labelWords(a).filter((w) => other.has(w)).join(' ');
+  return labelWords(a)
+    .filter((w) => other.has(w))
+    .join(' ');
 }
 
 /** What each label has that the other has not; a missing decision word is `vote`. */

@@ -23,9 +23,15 @@ export const POOL_FIELDS = {
   honest: { about: 'honest agents h', of: (r) => r.honest },
   byzantine: { about: 'Byzantine agents b', of: (r) => r.byzantine },
   awareness: { about: 'may_exist or none_exist', of: (r) => r.config.awareness },
-  strategy: { about: 'Byzantine strategy of rule-based Byzantine agents (none at b = 0)', of: (r) => r.config.byzantineStrategy },
+  strategy: {
+    about: 'Byzantine strategy of rule-based Byzantine agents (none at b = 0)',
+    of: (r) => r.config.byzantineStrategy,
+  },
   decide: { about: 'who ends the game: vote, rule:NAME or hybrid:NAME', of: (r) => r.config.decide ?? 'vote' },
-  policy: { about: 'honest policy of rule-based honest agents (none for model-backed ones)', of: (r) => (r.config.agents === 'policy' ? r.config.honestPolicy : null) },
+  policy: {
+    about: 'honest policy of rule-based honest agents (none for model-backed ones)',
+    of: (r) => (r.config.agents === 'policy' ? r.config.honestPolicy : null),
+  },
   agents: { about: 'who answers for the honest agents: policy, llm or embedded', of: (r) => r.config.agents },
   rounds: { about: 'the round limit R', of: (r) => r.config.rounds },
   experiment: { about: 'experiment name', of: (r) => r.experiment },
@@ -45,9 +51,17 @@ const _isField = (name: string): name is PoolField => Object.hasOwn(POOL_FIELDS,
 export function parsePoolFields(text: string): PoolField[] {
   const names = text.split(',').map((s) => s.trim());
   const valid = Object.keys(POOL_FIELDS).join(', ');
-  if (names.some((n) => n === '')) throw new WitnessError('USAGE', `"${text}" has an empty field name; give fields separated by commas, e.g. model,n. Valid fields: ${valid}.`);
+  if (names.some((n) => n === ''))
+    throw new WitnessError(
+      'USAGE',
+      `"${text}" has an empty field name; give fields separated by commas, e.g. model,n. Valid fields: ${valid}.`,
+    );
   const unknown = names.filter((n) => !_isField(n));
-  if (unknown.length) throw new WitnessError('USAGE', `Unknown field${unknown.length > 1 ? 's' : ''} to pool by: ${unknown.map((n) => `"${n}"`).join(', ')}. Valid fields: ${valid}.`);
+  if (unknown.length)
+    throw new WitnessError(
+      'USAGE',
+      `Unknown field${unknown.length > 1 ? 's' : ''} to pool by: ${unknown.map((n) => `"${n}"`).join(', ')}. Valid fields: ${valid}.`,
+    );
   const twice = names.find((n, i) => names.indexOf(n) !== i);
   if (twice) throw new WitnessError('USAGE', `"${twice}" is given twice; give each field once.`);
   return names as PoolField[];
@@ -58,7 +72,11 @@ export function parsePoolFields(text: string): PoolField[] {
  * summarises each group. Groups are sorted by the fields' values (numbers by size,
  * none last), so `--by n` lists N = 4, 8, 16 in that order.
  */
-export function poolRuns(records: Iterable<RunRecord>, fields: readonly PoolField[], confidence = 0.95): GroupSummary[] {
+export function poolRuns(
+  records: Iterable<RunRecord>,
+  fields: readonly PoolField[],
+  confidence = 0.95,
+): GroupSummary[] {
   const values = new Map<string, GroupValue[]>();
   const groups = new GroupedSummaries<RunRecord>((r) => {
     const v = fields.map((f) => POOL_FIELDS[f].of(r));

@@ -77,7 +77,9 @@ export function askAll(o: AskOptions): void | Promise<void> {
     } else note(r);
   }
   if (!pending && !failed && !ended) return;
-  return (pending ? Promise.all(pending) : Promise.resolve()).then(() => _followUp(o, failed ?? [], ended ?? new Map()));
+  return (pending ? Promise.all(pending) : Promise.resolve()).then(() =>
+    _followUp(o, failed ?? [], ended ?? new Map()),
+  );
 }
 
 const _firsts = new Map<number, Attempt>();

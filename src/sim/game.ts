@@ -14,7 +14,21 @@ import { acceptDecision, broadcast, checkVote, failedReasoning, type RoundAnswer
 import type { Budget, DecideMode } from './decide/mode.js';
 import { applyRule } from './decide/rules.js';
 import { classifyOutcome, shouldStop, validity } from './outcome.js';
-import type { Agent, EndedBy, GameConfig, GameResult, GameRules, Message, Note, Proposal, PublicRound, Role, TrajectoryRound, VoteChoice, VoteView } from './types.js';
+import type {
+  Agent,
+  EndedBy,
+  GameConfig,
+  GameResult,
+  GameRules,
+  Message,
+  Note,
+  Proposal,
+  PublicRound,
+  Role,
+  TrajectoryRound,
+  VoteChoice,
+  VoteView,
+} from './types.js';
 
 /** What a factory knows when it builds the agent for one seat. */
 export interface AgentSeat {
@@ -82,11 +96,32 @@ export async function runGame(options: RunGameOptions): Promise<GameResult> {
   while (round < config.maxRounds && !endedBy) {
     round++;
     const notesOf = (i: number) => (notes[i]!.length ? Object.freeze(notes[i]!.slice()) : EMPTY);
-    const answers: RoundAnswers = { round, values: new Array(n), reasonings: new Array(n), confidences: new Array(n).fill(null), notes };
+    const answers: RoundAnswers = {
+      round,
+      values: new Array(n),
+      reasonings: new Array(n),
+      confidences: new Array(n).fill(null),
+      notes,
+    };
     const decided = askAll({
       count: n,
       tries: config.tries,
-      ask: (i, attempt) => agents[i]!.decide(new _View(ids[i]!, roles[i]!, round, rules, setup.initial[i] ?? null, shown[i] ?? null, past, notesOf(i), NO_MESSAGES, NO_VALUES), attempt),
+      ask: (i, attempt) =>
+        agents[i]!.decide(
+          new _View(
+            ids[i]!,
+            roles[i]!,
+            round,
+            rules,
+            setup.initial[i] ?? null,
+            shown[i] ?? null,
+            past,
+            notesOf(i),
+            NO_MESSAGES,
+            NO_VALUES,
+          ),
+          attempt,
+        ),
       accept: (i, raw) => acceptDecision(raw, roles[i]!, config.range, i, answers),
       fallback: (i, note) => {
         answers.values[i] = 'abstain';
@@ -128,13 +163,36 @@ export async function runGame(options: RunGameOptions): Promise<GameResult> {
  * Every agent's vote on this round, asked with the round's line already in `history`;
  * synchronous when every agent answers synchronously (no promise per rule-based round).
  */
-function _askVotes(setup: _Setup, round: number, history: readonly PublicRound[], notesOf: (i: number) => readonly Note[], sealed: PublicRound, tries: number, counters: AnswerCounters): VoteChoice[] | Promise<VoteChoice[]> {
+function _askVotes(
+  setup: _Setup,
+  round: number,
+  history: readonly PublicRound[],
+  notesOf: (i: number) => readonly Note[],
+  sealed: PublicRound,
+  tries: number,
+  counters: AnswerCounters,
+): VoteChoice[] | Promise<VoteChoice[]> {
   const { ids, roles, agents, rules, shown } = setup;
   const votes: VoteChoice[] = new Array(ids.length);
   const voted = askAll({
     count: ids.length,
     tries,
-    ask: (i, attempt) => agents[i]!.vote(new _View(ids[i]!, roles[i]!, round, rules, setup.initial[i] ?? null, shown[i] ?? null, history, notesOf(i), sealed.messages, sealed.values), attempt),
+    ask: (i, attempt) =>
+      agents[i]!.vote(
+        new _View(
+          ids[i]!,
+          roles[i]!,
+          round,
+          rules,
+          setup.initial[i] ?? null,
+          shown[i] ?? null,
+          history,
+          notesOf(i),
+          sealed.messages,
+          sealed.values,
+        ),
+        attempt,
+      ),
     accept: (i, raw) => {
       const vote = checkVote(raw, roles[i]!);
       if (vote) votes[i] = vote;
@@ -162,14 +220,25 @@ function _setup(config: GameConfig, seed: number | string, createAgent: RunGameO
   const n = config.honest + config.byzantine;
   const rng = Rng.forRun(seed, 'game');
   // Byzantine seats are shuffled by the seed (ref), so agent_0 is not always honest.
-  const roles = rng.fork('roles').shuffle([...Array<Role>(config.honest).fill('honest'), ...Array<Role>(config.byzantine).fill('byzantine')]);
+  const roles = rng
+    .fork('roles')
+    .shuffle([...Array<Role>(config.honest).fill('honest'), ...Array<Role>(config.byzantine).fill('byzantine')]);
   const valueRng = rng.fork('initial-values');
   const [lo, hi] = config.range;
   const initial = roles.map((role) => (role === 'honest' ? valueRng.int(lo, hi) : null));
   const ids = roles.map((_, i) => `agent_${i}`);
-  const confidence = config.decide !== undefined && config.decide.kind !== 'vote' && config.decide.rule === 'confidence';
-  const rules: GameRules = Object.freeze({ totalAgents: n, range: Object.freeze([lo, hi] as const), maxRounds: config.maxRounds, awareness: config.awareness, confidence });
-  const agents = ids.map((id, index) => createAgent(new _Seat(id, index, roles[index] as Role, initial[index] ?? null, rules, rng)));
+  const confidence =
+    config.decide !== undefined && config.decide.kind !== 'vote' && config.decide.rule === 'confidence';
+  const rules: GameRules = Object.freeze({
+    totalAgents: n,
+    range: Object.freeze([lo, hi] as const),
+    maxRounds: config.maxRounds,
+    awareness: config.awareness,
+    confidence,
+  });
+  const agents = ids.map((id, index) =>
+    createAgent(new _Seat(id, index, roles[index] as Role, initial[index] ?? null, rules, rng)),
+  );
   return { ids, roles, agents, rules, initial, shown: initial.slice() };
 }
 
@@ -191,14 +260,24 @@ class _Seat implements AgentSeat {
   }
 }
 
-function _overBudget(budget: Budget | undefined, round: number, started: number, tokensUsed: (() => number) | undefined): boolean {
+function _overBudget(
+  budget: Budget | undefined,
+  round: number,
+  started: number,
+  tokensUsed: (() => number) | undefined,
+): boolean {
   if (!budget) return false;
   if (budget.rounds !== undefined && round >= budget.rounds) return true;
   if (budget.tokens !== undefined && tokensUsed && tokensUsed() >= budget.tokens) return true;
   return budget.seconds !== undefined && (Date.now() - started) / 1000 >= budget.seconds;
 }
 
-function _trajectoryRow(round: number, wire: Wire, votes: VoteChoice[], confidences: (number | null)[]): TrajectoryRound {
+function _trajectoryRow(
+  round: number,
+  wire: Wire,
+  votes: VoteChoice[],
+  confidences: (number | null)[],
+): TrajectoryRound {
   const row: TrajectoryRound = { round, values: wire.values, votes };
   if (wire.reasonings.some((r) => r !== '')) row.reasoning = wire.reasonings;
   if (wire.abstained) row.abstained = wire.abstained;
@@ -212,7 +291,13 @@ function _count<T>(items: readonly T[], target: T): number {
   return c;
 }
 
-function _result(setup: _Setup, rounds: number, endedBy: EndedBy, trajectory: TrajectoryRound[], counters: AnswerCounters): GameResult {
+function _result(
+  setup: _Setup,
+  rounds: number,
+  endedBy: EndedBy,
+  trajectory: TrajectoryRound[],
+  counters: AnswerCounters,
+): GameResult {
   const initial: Record<string, number> = {};
   const final: Record<string, number> = {};
   setup.ids.forEach((id, i) => {
@@ -223,7 +308,25 @@ function _result(setup: _Setup, rounds: number, endedBy: EndedBy, trajectory: Tr
   const honestInitial = Object.values(initial);
   const honestFinal = Object.values(final);
   const stoppedByVote = endedBy === 'vote';
-  const outcome = classifyOutcome({ honestInitial, honestFinal, stoppedByVote: stoppedByVote || endedBy === 'rule', escalated: endedBy === 'budget' });
+  const outcome = classifyOutcome({
+    honestInitial,
+    honestFinal,
+    stoppedByVote: stoppedByVote || endedBy === 'rule',
+    escalated: endedBy === 'budget',
+  });
   const { strict, range } = validity(honestInitial, honestFinal);
-  return { agents: setup.ids, roles: setup.roles, initial, final, rounds, stoppedByVote, endedBy, outcome, strictValid: strict, rangeValid: range, trajectory, ...counters };
+  return {
+    agents: setup.ids,
+    roles: setup.roles,
+    initial,
+    final,
+    rounds,
+    stoppedByVote,
+    endedBy,
+    outcome,
+    strictValid: strict,
+    rangeValid: range,
+    trajectory,
+    ...counters,
+  };
 }

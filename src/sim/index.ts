@@ -5,8 +5,24 @@
  */
 export { askAll, InvalidAnswerError } from './answers.js';
 export { BYZANTINE_STRATEGIES, createPolicyAgent, HONEST_POLICIES } from './agents/policy/index.js';
-export { createLlmAgent, createRunAgents, modelBackends, openModelAgents, parseModelJson, replayExperiment } from './agents/llm/index.js';
-export type { LlmAgentOptions, LlmCallRecord, LlmPopulationOptions, LlmRunAgents, LlmRunStats, ModelAgents, ModelAgentsOptions, SamplingOverrides } from './agents/llm/index.js';
+export {
+  createLlmAgent,
+  createRunAgents,
+  modelBackends,
+  openModelAgents,
+  parseModelJson,
+  replayExperiment,
+} from './agents/llm/index.js';
+export type {
+  LlmAgentOptions,
+  LlmCallRecord,
+  LlmPopulationOptions,
+  LlmRunAgents,
+  LlmRunStats,
+  ModelAgents,
+  ModelAgentsOptions,
+  SamplingOverrides,
+} from './agents/llm/index.js';
 export { DEFAULT_PACK_DIR, loadPromptPack, PROMPT_CUES, TEMPLATE_VARIABLES } from './prompts/pack.js';
 export type { PackManifest, PromptCue, PromptPack } from './prompts/pack.js';
 export { renderRequest, renderSchema } from './prompts/render.js';
@@ -37,10 +53,28 @@ export type { AgentSeat, RunGameOptions } from './game.js';
 export { sealRound, summarizeRound } from './network.js';
 export { classifyOutcome, shouldStop } from './outcome.js';
 export type { OutcomeInput } from './outcome.js';
-export { CellSummaries, convergenceRound, GroupedSummaries, normalQuantile, OUTCOMES, SummaryAccumulator, summarizeCells, summarizeGroups, wilsonInterval } from './stats.js';
+export {
+  CellSummaries,
+  convergenceRound,
+  GroupedSummaries,
+  normalQuantile,
+  OUTCOMES,
+  SummaryAccumulator,
+  summarizeCells,
+  summarizeGroups,
+  wilsonInterval,
+} from './stats.js';
 export { PairedRuns } from './paired.js';
 export type { PairedComparison, PairedInput } from './paired.js';
 export { newcombePairedInterval } from './paired-interval.js';
 export type { PairedCounts } from './paired-interval.js';
-export type { CellSummary, ConvergenceInput, ConvergenceSummary, Interval, RateSummary, RunsSummary, SummaryInput } from './stats.js';
+export type {
+  CellSummary,
+  ConvergenceInput,
+  ConvergenceSummary,
+  Interval,
+  RateSummary,
+  RunsSummary,
+  SummaryInput,
+} from './stats.js';
 export type * from './types.js';

@@ -51,11 +51,21 @@ class _Message implements Message {
 }
 
 /** Seals one round's messages: sender ids from `ids`, one immutable message per sender. */
-export function sealRound(round: number, ids: readonly string[], values: readonly Proposal[], reasonings: readonly string[]): PublicRound {
+export function sealRound(
+  round: number,
+  ids: readonly string[],
+  values: readonly Proposal[],
+  reasonings: readonly string[],
+): PublicRound {
   const messages: Message[] = new Array(ids.length);
   for (let i = 0; i < ids.length; i++) {
     const reasoning = reasonings[i] ?? '';
-    messages[i] = new _Message(round, ids[i] as string, values[i] as Proposal, cutText(reasoning, WIRE_REASONING_LIMIT));
+    messages[i] = new _Message(
+      round,
+      ids[i] as string,
+      values[i] as Proposal,
+      cutText(reasoning, WIRE_REASONING_LIMIT),
+    );
   }
   return Object.freeze({ round, messages: Object.freeze(messages), values: Object.freeze(values.slice()) });
 }

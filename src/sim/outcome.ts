@@ -39,8 +39,14 @@ export function classifyOutcome({ honestInitial, honestFinal, stoppedByVote, esc
 }
 
 /** Strict and range validity of the honest agents' common final value (null when they differ). */
-export function validity(honestInitial: readonly number[], honestFinal: readonly number[]): { strict: boolean | null; range: boolean | null } {
+export function validity(
+  honestInitial: readonly number[],
+  honestFinal: readonly number[],
+): { strict: boolean | null; range: boolean | null } {
   const first = honestFinal[0];
   if (first === undefined || honestFinal.some((v) => v !== first)) return { strict: null, range: null };
-  return { strict: honestInitial.includes(first), range: first >= Math.min(...honestInitial) && first <= Math.max(...honestInitial) };
+  return {
+    strict: honestInitial.includes(first),
+    range: first >= Math.min(...honestInitial) && first <= Math.max(...honestInitial),
+  };
 }

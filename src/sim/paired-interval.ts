@@ -31,7 +31,9 @@ export interface PairedCounts {
  */
 export function newcombePairedInterval(t: PairedCounts, confidence = 0.95): Interval & { difference: number } {
   const { both: a, firstOnly: b, secondOnly: c, neither: d } = t;
-  for (const x of [a, b, c, d]) if (!Number.isInteger(x) || x < 0) throw new RangeError(`newcombePairedInterval needs whole counts ≥ 0, got ${JSON.stringify(t)}`);
+  for (const x of [a, b, c, d])
+    if (!Number.isInteger(x) || x < 0)
+      throw new RangeError(`newcombePairedInterval needs whole counts ≥ 0, got ${JSON.stringify(t)}`);
   const n = a + b + c + d;
   if (n === 0) return { difference: 0, low: -1, high: 1 };
   const p1 = (a + b) / n;
@@ -45,7 +47,11 @@ export function newcombePairedInterval(t: PairedCounts, confidence = 0.95): Inte
     phi = (cross > 0 ? Math.max(cross - n / 2, 0) : cross) / Math.sqrt(margins);
   }
   const theta = p2 - p1;
-  const down = Math.sqrt(Math.max(0, (p2 - w2.low) ** 2 - 2 * phi * (p2 - w2.low) * (w1.high - p1) + (w1.high - p1) ** 2));
-  const up = Math.sqrt(Math.max(0, (w2.high - p2) ** 2 - 2 * phi * (w2.high - p2) * (p1 - w1.low) + (p1 - w1.low) ** 2));
+  const down = Math.sqrt(
+    Math.max(0, (p2 - w2.low) ** 2 - 2 * phi * (p2 - w2.low) * (w1.high - p1) + (w1.high - p1) ** 2),
+  );
+  const up = Math.sqrt(
+    Math.max(0, (w2.high - p2) ** 2 - 2 * phi * (w2.high - p2) * (p1 - w1.low) + (p1 - w1.low) ** 2),
+  );
   return { difference: theta, low: Math.max(-1, theta - down), high: Math.min(1, theta + up) };
 }

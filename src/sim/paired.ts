@@ -65,7 +65,8 @@ class _Cell {
   /** Whether the two cells played the same games: equal seeds at the first index both have. */
   sameGames(other: _Cell): boolean {
     const n = Math.min(this.state.length, other.state.length);
-    for (let i = 0; i < n; i++) if (this.state[i] !== 0 && other.state[i] !== 0) return this.seeds[i] === other.seeds[i];
+    for (let i = 0; i < n; i++)
+      if (this.state[i] !== 0 && other.state[i] !== 0) return this.seeds[i] === other.seeds[i];
     return false;
   }
 }
@@ -117,5 +118,12 @@ function _compare(base: _Cell, other: _Cell, confidence: number): PairedComparis
     else counts.neither++;
   }
   const { difference, low, high } = newcombePairedInterval(counts, confidence);
-  return { base: base.key, other: other.key, pairs: counts.both + counts.firstOnly + counts.secondOnly + counts.neither, counts, difference, ci: { low, high } };
+  return {
+    base: base.key,
+    other: other.key,
+    pairs: counts.both + counts.firstOnly + counts.secondOnly + counts.neither,
+    counts,
+    difference,
+    ci: { low, high },
+  };
 }

@@ -28,7 +28,13 @@ export interface RoundAnswers {
  * exactly once, so an answer whose getters change between reads cannot show peers
  * different values.
  */
-export function acceptDecision(raw: unknown, role: Role, [lo, hi]: readonly [number, number], i: number, out: RoundAnswers): boolean {
+export function acceptDecision(
+  raw: unknown,
+  role: Role,
+  [lo, hi]: readonly [number, number],
+  i: number,
+  out: RoundAnswers,
+): boolean {
   if (typeof raw !== 'object' || raw === null) return false;
   const { value, publicReasoning, internalStrategy, confidence } = raw as Record<string, unknown>;
   const inRange = typeof value === 'number' && Number.isInteger(value) && value >= lo && value <= hi;

@@ -178,7 +178,10 @@ export class SummaryAccumulator {
     const n = this.runs;
     if (n === 0) throw new RangeError('no runs to summarise');
     const rate = (count: number): RateSummary => ({ count, rate: count / n, ci: wilsonInterval(count, n, confidence) });
-    const outcomes = Object.fromEntries(OUTCOMES.map((o) => [o, rate(this._outcomes[o])])) as Record<Outcome, RateSummary>;
+    const outcomes = Object.fromEntries(OUTCOMES.map((o) => [o, rate(this._outcomes[o])])) as Record<
+      Outcome,
+      RateSummary
+    >;
     const mean = this._rounds.mean();
     const half = normalQuantile(1 - (1 - confidence) / 2) * (this._rounds.sd() / Math.sqrt(n));
     const converged = this._converged.n;
@@ -225,7 +228,11 @@ export class GroupedSummaries<T extends SummaryInput> {
 }
 
 /** Summaries of runs grouped by a key, groups in the order they first appear. */
-export function summarizeGroups<T extends SummaryInput>(runs: Iterable<T>, keyOf: (run: T) => string, confidence = 0.95): Map<string, RunsSummary> {
+export function summarizeGroups<T extends SummaryInput>(
+  runs: Iterable<T>,
+  keyOf: (run: T) => string,
+  confidence = 0.95,
+): Map<string, RunsSummary> {
   const groups = new GroupedSummaries(keyOf);
   for (const run of runs) groups.add(run);
   return groups.finish(confidence);

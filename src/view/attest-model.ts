@@ -18,7 +18,13 @@ import type { VerifyResult } from '../attest/verify.js';
  * (named, digest, Merkle ancestry root), its depth below the parent, and, on a dag
  * edge, the parent's co-signature. DEPTH_MISMATCH at the root is the root's own.
  */
-export const EDGE_CODES: readonly ReasonCode[] = ['PARENT_MISSING', 'PARENT_DIGEST_MISMATCH', 'DEPTH_MISMATCH', 'COSIGNATURE_MISSING', 'COSIGNATURE_INVALID'];
+export const EDGE_CODES: readonly ReasonCode[] = [
+  'PARENT_MISSING',
+  'PARENT_DIGEST_MISMATCH',
+  'DEPTH_MISMATCH',
+  'COSIGNATURE_MISSING',
+  'COSIGNATURE_INVALID',
+];
 /** Edge codes that mean the parent never agreed to the delegation: the edge is forged, not merely broken. */
 const FORGED_CODES: readonly ReasonCode[] = ['COSIGNATURE_MISSING', 'COSIGNATURE_INVALID'];
 
@@ -69,17 +75,47 @@ export function attestationGraph(result: VerifyResult, directory: KeyDirectory):
   const at = (i: number) => result.reasons.filter((r) => r.index === i || (r.index === undefined && path.length === 1));
   const nodes: GraphNode[] = path.map((r, i) => {
     const reasons = at(i).filter((x) => !_onEdge(x, i));
-    return { index: i, deployer: r.deployer, instance: r.instance, key_id: r.key_id, type: r.type, construction: r.construction, depth: r.depth, issued_at: r.issued_at, not_after: r.not_after, digest: receiptDigest(r), output_sha256: r.output_sha256, output_len: r.output_len, ok: reasons.length === 0, reasons };
+    return {
+      index: i,
+      deployer: r.deployer,
+      instance: r.instance,
+      key_id: r.key_id,
+      type: r.type,
+      construction: r.construction,
+      depth: r.depth,
+      issued_at: r.issued_at,
+      not_after: r.not_after,
+      digest: receiptDigest(r),
+      output_sha256: r.output_sha256,
+      output_len: r.output_len,
+      ok: reasons.length === 0,
+      reasons,
+    };
   });
   const edges: GraphEdge[] = [];
   path.forEach((r, i) => {
     const reasons = at(i).filter((x) => _onEdge(x, i));
     if (i === 0 && reasons.length === 0) return; // a root with no parent: no edge into it
     const forged = reasons.some((x) => FORGED_CODES.includes(x.code));
-    edges.push({ from: i - 1, to: i, kind: r.type === 'edge' ? 'cosigned' : 'link', cosigned_by: _cosigners(r, directory), verdict: reasons.length === 0 ? 'ok' : forged ? 'forged' : 'broken', reasons });
+    edges.push({
+      from: i - 1,
+      to: i,
+      kind: r.type === 'edge' ? 'cosigned' : 'link',
+      cosigned_by: _cosigners(r, directory),
+      verdict: reasons.length === 0 ? 'ok' : forged ? 'forged' : 'broken',
+      reasons,
+    });
   });
   const placed = path.length === 0 ? [] : result.reasons.filter((r) => r.index === undefined && path.length > 1);
-  return { ok: result.ok, construction: path.at(-1)?.construction ?? null, nodes, edges, path_reasons: path.length === 0 ? result.reasons : placed, merkle: path.at(-1)?.construction === 'merkle', signatures_checked: result.signaturesChecked };
+  return {
+    ok: result.ok,
+    construction: path.at(-1)?.construction ?? null,
+    nodes,
+    edges,
+    path_reasons: path.length === 0 ? result.reasons : placed,
+    merkle: path.at(-1)?.construction === 'merkle',
+    signatures_checked: result.signaturesChecked,
+  };
 }
 
 function _onEdge(r: Reason, i: number): boolean {
@@ -88,5 +124,7 @@ function _onEdge(r: Reason, i: number): boolean {
 
 /** The deployers of the signatures on `r` other than its releasing key's, as your directory names them. */
 function _cosigners(r: Receipt, directory: KeyDirectory): string[] {
-  return r.signatures.filter((s) => s.key_id !== r.key_id).map((s) => directory.get(s.key_id)?.deployer ?? `unknown key ${s.key_id}`);
+  return r.signatures
+    .filter((s) => s.key_id !== r.key_id)
+    .map((s) => directory.get(s.key_id)?.deployer ?? `unknown key ${s.key_id}`);
 }

@@ -47,7 +47,14 @@ export function mailboxPages(h: PageHelpers): Record<string, (parts: string[], q
     redraw?.(u.messages);
   };
 
-  const receipt = (r: Any, extra = '') => (r ? el('span', { class: 'receipt', title: `call-log line sha256 ${r.line_sha256}` }, `seq ${r.seq} · ${r.at}${extra}`) : '–');
+  const receipt = (r: Any, extra = '') =>
+    r
+      ? el(
+          'span',
+          { class: 'receipt', title: `call-log line sha256 ${r.line_sha256}` },
+          `seq ${r.seq} · ${r.at}${extra}`,
+        )
+      : '–';
   const row = (m: Any) => {
     const s = m.status;
     const state = s ? s.state : 'no genuine send receipt';
@@ -61,7 +68,13 @@ export function mailboxPages(h: PageHelpers): Record<string, (parts: string[], q
       el('td', { class: 'state' }, state),
       el('td', {}, s ? receipt(s.stored) : '–'),
       el('td', {}, s ? receipt(s.read) : '–'),
-      el('td', {}, s ? receipt(s.acknowledged, s.acknowledged?.reply !== undefined ? ` · reply: ${s.acknowledged.reply}` : '') : '–'),
+      el(
+        'td',
+        {},
+        s
+          ? receipt(s.acknowledged, s.acknowledged?.reply !== undefined ? ` · reply: ${s.acknowledged.reply}` : '')
+          : '–',
+      ),
     );
   };
   /** The messages table, newest first; kept current by `redraw`. */
@@ -76,46 +89,142 @@ export function mailboxPages(h: PageHelpers): Record<string, (parts: string[], q
         else body.prepend(row(m));
       }
     };
-    return { node: el('div', { class: 'scroll' }, el('table', { class: 'messages' }, el('thead', {}, el('tr', {}, ...head.map((x) => el('th', {}, x)))), body)), update };
+    return {
+      node: el(
+        'div',
+        { class: 'scroll' },
+        el('table', { class: 'messages' }, el('thead', {}, el('tr', {}, ...head.map((x) => el('th', {}, x)))), body),
+      ),
+      update,
+    };
   };
 
   const verdict = () => {
     const v = snap.verify;
     const box = el('div', { id: 'verify' });
     const witnesses = v.witnesses.length ? `, requiring a checkpoint cosigned by ${v.witnesses.join(', ')}` : '';
-    box.append(el('p', { class: v.ok ? 'ok' : 'error', id: 'verdict' }, `${v.ok ? 'valid' : 'invalid'}: ${v.calls} call receipts, ${v.messages} messages, key ${v.key.kid} (${v.key.source})${witnesses}${v.ok ? '' : `, ${v.problems.length} problem(s)`}.`));
-    if (v.problems.length) box.append(table(['code', 'where', 'what'], v.problems.map((p: Any) => [p.code, `${p.file}:${p.line}`, p.message]), { class: 'problems' }));
+    box.append(
+      el(
+        'p',
+        { class: v.ok ? 'ok' : 'error', id: 'verdict' },
+        `${v.ok ? 'valid' : 'invalid'}: ${v.calls} call receipts, ${v.messages} messages, key ${v.key.kid} (${v.key.source})${witnesses}${v.ok ? '' : `, ${v.problems.length} problem(s)`}.`,
+      ),
+    );
+    if (v.problems.length)
+      box.append(
+        table(
+          ['code', 'where', 'what'],
+          v.problems.map((p: Any) => [p.code, `${p.file}:${p.line}`, p.message]),
+          { class: 'problems' },
+        ),
+      );
     for (const w of v.warnings) box.append(el('p', { class: 'warn' }, `warning: ${w}`));
-    box.append(el('p', { class: 'caption' }, `witness mailbox verify's own checks (hash chain, every receipt's signature, inboxes and cursors against the log), taken at ${v.at}.`));
+    box.append(
+      el(
+        'p',
+        { class: 'caption' },
+        `witness mailbox verify's own checks (hash chain, every receipt's signature, inboxes and cursors against the log), taken at ${v.at}.`,
+      ),
+    );
     return box;
   };
   const witnessed = () => {
     const box = el('div', { id: 'witnessed' });
     if (!snap.witnessed.length) {
-      box.append(el('p', { class: 'caption' }, 'No witness has answered: the servers were not started with --witness URL --witness-key VKEY.'));
+      box.append(
+        el(
+          'p',
+          { class: 'caption' },
+          'No witness has answered: the servers were not started with --witness URL --witness-key VKEY.',
+        ),
+      );
       return box;
     }
-    const rows = snap.witnessed.map((w: Any) => [w.witness, w.checkpoint ? String(w.checkpoint.size) : '–', w.checkpoint ? w.checkpoint.witnessed_at : w.problem, w.checkpoint ? w.checkpoint.from : '', w.last ? (w.last.ok ? `cosigned size ${w.last.size} at ${w.last.at}` : `${w.last.status === undefined ? 'unreachable' : `refused (${w.last.status})`} at ${w.last.at}: ${w.last.message}`) : '–']);
-    box.append(table(['witness', 'cosigned size', 'witnessed at', 'from', 'last answer'], rows, { class: 'witnessed' }));
+    const rows = snap.witnessed.map((w: Any) => [
+      w.witness,
+      w.checkpoint ? String(w.checkpoint.size) : '–',
+      w.checkpoint ? w.checkpoint.witnessed_at : w.problem,
+      w.checkpoint ? w.checkpoint.from : '',
+      w.last
+        ? w.last.ok
+          ? `cosigned size ${w.last.size} at ${w.last.at}`
+          : `${w.last.status === undefined ? 'unreachable' : `refused (${w.last.status})`} at ${w.last.at}: ${w.last.message}`
+        : '–',
+    ]);
+    box.append(
+      table(['witness', 'cosigned size', 'witnessed at', 'from', 'last answer'], rows, { class: 'witnessed' }),
+    );
     return box;
   };
   const threads = () => {
     const by = new Map<string, Any[]>();
     for (const m of snap.messages) by.set(m.thread ?? m.id, [...(by.get(m.thread ?? m.id) ?? []), m]);
-    const items = [...by].map(([id, ms]) => el('li', {}, link(`#/thread/${encodeURIComponent(id)}`, `…${id.slice(-8)}`), ` ${[...new Set(ms.flatMap((m: Any) => [m.from, m.to]))].join(', ')}: ${ms.length} message${ms.length > 1 ? 's' : ''}, last ${ms[ms.length - 1].sent_at}`));
+    const items = [...by].map(([id, ms]) =>
+      el(
+        'li',
+        {},
+        link(`#/thread/${encodeURIComponent(id)}`, `…${id.slice(-8)}`),
+        ` ${[...new Set(ms.flatMap((m: Any) => [m.from, m.to]))].join(', ')}: ${ms.length} message${ms.length > 1 ? 's' : ''}, last ${ms[ms.length - 1].sent_at}`,
+      ),
+    );
     return el('ul', { class: 'threads', id: 'threads' }, ...items);
   };
-  const header = () => el('div', {}, el('h2', {}, `Mailbox ${snap.id} (${snap.store})`), el('p', { class: 'caption', id: 'live' }, snap.live ? (h.live('/api/events') ? 'connecting…' : '') : 'a snapshot (witness view bundle): not followed; open the folder with witness view to watch it live'));
+  const header = () =>
+    el(
+      'div',
+      {},
+      el('h2', {}, `Mailbox ${snap.id} (${snap.store})`),
+      el(
+        'p',
+        { class: 'caption', id: 'live' },
+        snap.live
+          ? h.live('/api/events')
+            ? 'connecting…'
+            : ''
+          : 'a snapshot (witness view bundle): not followed; open the folder with witness view to watch it live',
+      ),
+    );
 
   const mailbox = async () => {
     await load();
     const table_ = messages(() => true);
     const parts = { verify: verdict(), witnessed: witnessed(), threads: threads() };
-    const older = el('p', { class: 'caption', id: 'older' }, snap.older ? `${snap.older} older messages are not shown.` : '');
-    const box = el('div', {}, header(), el('h3', {}, 'Verification'), parts.verify, el('h3', {}, 'Newest witnessed checkpoint'), parts.witnessed);
-    box.append(el('h3', {}, 'Agents'), table(['agent', 'description', 'registered', 'sent', 'received'], snap.agents.map((a: Any) => [a.name, a.description ?? '', a.created, snap.messages.filter((m: Any) => m.from === a.name).length, snap.messages.filter((m: Any) => m.to === a.name).length]), { class: 'agents' }));
+    const older = el(
+      'p',
+      { class: 'caption', id: 'older' },
+      snap.older ? `${snap.older} older messages are not shown.` : '',
+    );
+    const box = el(
+      'div',
+      {},
+      header(),
+      el('h3', {}, 'Verification'),
+      parts.verify,
+      el('h3', {}, 'Newest witnessed checkpoint'),
+      parts.witnessed,
+    );
+    box.append(
+      el('h3', {}, 'Agents'),
+      table(
+        ['agent', 'description', 'registered', 'sent', 'received'],
+        snap.agents.map((a: Any) => [
+          a.name,
+          a.description ?? '',
+          a.created,
+          snap.messages.filter((m: Any) => m.from === a.name).length,
+          snap.messages.filter((m: Any) => m.to === a.name).length,
+        ]),
+        { class: 'agents' },
+      ),
+    );
     box.append(el('h3', {}, 'Threads'), parts.threads, el('h3', {}, 'Messages, newest first'), table_.node, older);
-    box.append(el('p', { class: 'caption' }, 'Each state with the signed call-log receipt that proves it (its seq and time; hover for the SHA-256 of its line): stored when the send receipt was written, read when its recipient fetched it (a read receipt is its delivery), acknowledged with the recipient\'s ack_message and reply. Derived as message_status derives them.'));
+    box.append(
+      el(
+        'p',
+        { class: 'caption' },
+        "Each state with the signed call-log receipt that proves it (its seq and time; hover for the SHA-256 of its line): stored when the send receipt was written, read when its recipient fetched it (a read receipt is its delivery), acknowledged with the recipient's ack_message and reply. Derived as message_status derives them.",
+      ),
+    );
     redraw = (changed) => {
       table_.update(changed);
       const next = { verify: verdict(), witnessed: witnessed(), threads: threads() };
@@ -131,7 +240,14 @@ export function mailboxPages(h: PageHelpers): Record<string, (parts: string[], q
     const id = decodeURIComponent(parts[1] ?? '');
     const t = messages((m) => (m.thread ?? m.id) === id);
     redraw = t.update;
-    return el('div', {}, el('p', {}, link('#/', '← the mailbox')), header(), el('h3', {}, `Thread …${id.slice(-8)}`), t.node);
+    return el(
+      'div',
+      {},
+      el('p', {}, link('#/', '← the mailbox')),
+      header(),
+      el('h3', {}, `Thread …${id.slice(-8)}`),
+      t.node,
+    );
   };
 
   const message = async (parts: string[]) => {
@@ -139,15 +255,41 @@ export function mailboxPages(h: PageHelpers): Record<string, (parts: string[], q
     const id = decodeURIComponent(parts[1] ?? '');
     const draw = () => {
       const m = snap.messages.find((x: Any) => x.id === id);
-      if (!m) return el('p', { class: 'error', role: 'alert' }, `No message ${id} among the ${snap.messages.length} shown.`);
+      if (!m)
+        return el('p', { class: 'error', role: 'alert' }, `No message ${id} among the ${snap.messages.length} shown.`);
       const s = m.status;
-      const box = el('div', { class: 'message' }, el('h3', {}, `${m.id}: ${m.from} → ${m.to}`), el('pre', { class: 'body' }, m.body));
-      if (!s) box.append(el('p', { class: 'error' }, 'No genuine send receipt stores this message: witness mailbox verify reports it (orphan or forged).'));
+      const box = el(
+        'div',
+        { class: 'message' },
+        el('h3', {}, `${m.id}: ${m.from} → ${m.to}`),
+        el('pre', { class: 'body' }, m.body),
+      );
+      if (!s)
+        box.append(
+          el(
+            'p',
+            { class: 'error' },
+            'No genuine send receipt stores this message: witness mailbox verify reports it (orphan or forged).',
+          ),
+        );
       else
         for (const name of ['stored', 'read', 'acknowledged']) {
           const r = s[name];
           box.append(el('h4', {}, `${name}${r ? '' : ': not yet'}`));
-          if (r) box.append(table(['', ''], [['at', r.at], ['receipt seq', r.seq], ['line sha256', r.line_sha256], ...(r.reply !== undefined ? [['reply', r.reply]] : []), ['line', r.line ?? '(not shown: the receipt names other messages too)']], { class: `receipt ${name}` }));
+          if (r)
+            box.append(
+              table(
+                ['', ''],
+                [
+                  ['at', r.at],
+                  ['receipt seq', r.seq],
+                  ['line sha256', r.line_sha256],
+                  ...(r.reply !== undefined ? [['reply', r.reply]] : []),
+                  ['line', r.line ?? '(not shown: the receipt names other messages too)'],
+                ],
+                { class: `receipt ${name}` },
+              ),
+            );
         }
       return box;
     };

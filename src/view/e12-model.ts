@@ -24,17 +24,34 @@ export interface E12Page {
   latency_parts: readonly string[];
   overheads: Record<string, number>;
   forgery: Array<{ construction: string; accepted: boolean; reasons: string[]; verified_at: string }>;
-  trials: Array<{ i: number; round: number; task_id: string; condition: string; ok: boolean; codes: string[]; total_ms: number; cpu_ms: number; output_len: number }>;
+  trials: Array<{
+    i: number;
+    round: number;
+    task_id: string;
+    condition: string;
+    ok: boolean;
+    codes: string[];
+    total_ms: number;
+    cpu_ms: number;
+    output_len: number;
+  }>;
   interrupted: E12Results['interrupted'] | null;
 }
 
 /** Every answer of the E12 pages, keyed as the page asks (`e12?`, `graph?of=trial:3`, …). */
-export async function e12Answers(value: unknown, file: string, directory?: KeyDirectory): Promise<Record<string, unknown>> {
+export async function e12Answers(
+  value: unknown,
+  file: string,
+  directory?: KeyDirectory,
+): Promise<Record<string, unknown>> {
   const verify = await verifyE12Results(value, directory ? { directory } : {});
   const r = value as E12Results;
   if (!Array.isArray(r.trials) || !Array.isArray(r.forgery) || !Array.isArray(r.summary)) {
     // Not even the shape of a run: the verdict says why, and there is nothing else to show.
-    throw new WitnessError('INVALID_INPUT', `${file} is not an E12 results file the viewer can show: ${verify.problems.map((p) => `${p.code} ${p.message}`).join('; ')}`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${file} is not an E12 results file the viewer can show: ${verify.problems.map((p) => `${p.code} ${p.message}`).join('; ')}`,
+    );
   }
   const trust = directory ?? new KeyDirectory(parseDirectory(r.keys, 'the results file keys'));
   const page: E12Page = {
@@ -44,17 +61,62 @@ export async function e12Answers(value: unknown, file: string, directory?: KeyDi
     config: r.config,
     summary: r.summary,
     latency_parts: LATENCY_PARTS,
-    overheads: { dag_vs_none_ms: r.overhead_dag_vs_none_ms, chain_vs_none_ms: r.overhead_chain_vs_none_ms, dag_vs_none_cpu_ms: r.overhead_dag_vs_none_cpu_ms, dag_vs_none_paired_median_ms: r.overhead_dag_vs_none_paired_median_ms },
-    forgery: r.forgery.map((f) => ({ construction: f.construction, accepted: f.accepted, reasons: f.reasons, verified_at: f.verified_at })),
-    trials: r.trials.map((t, i) => ({ i, round: t.round, task_id: t.task_id, condition: t.condition, ok: t.verdict.ok, codes: [...new Set(t.verdict.reasons.map((x) => x.code))], total_ms: t.latency.total_ms, cpu_ms: t.latency.cpu_ms, output_len: t.output_len })),
+    overheads: {
+      dag_vs_none_ms: r.overhead_dag_vs_none_ms,
+      chain_vs_none_ms: r.overhead_chain_vs_none_ms,
+      dag_vs_none_cpu_ms: r.overhead_dag_vs_none_cpu_ms,
+      dag_vs_none_paired_median_ms: r.overhead_dag_vs_none_paired_median_ms,
+    },
+    forgery: r.forgery.map((f) => ({
+      construction: f.construction,
+      accepted: f.accepted,
+      reasons: f.reasons,
+      verified_at: f.verified_at,
+    })),
+    trials: r.trials.map((t, i) => ({
+      i,
+      round: t.round,
+      task_id: t.task_id,
+      condition: t.condition,
+      ok: t.verdict.ok,
+      codes: [...new Set(t.verdict.reasons.map((x) => x.code))],
+      total_ms: t.latency.total_ms,
+      cpu_ms: t.latency.cpu_ms,
+      output_len: t.output_len,
+    })),
     interrupted: r.interrupted ?? null,
   };
   const answers: Record<string, unknown> = { [apiKey('about', {})]: { kind: 'e12', file }, [apiKey('e12', {})]: page };
-  const graph = async (evidence: unknown, text: string, construction: 'none' | 'chain' | 'merkle' | 'dag', at: string, title: string) => {
-    const result = await verifyEvidence(evidence, Buffer.from(text, 'utf8'), { directory: trust, construction, now: Date.parse(at), revocation: 'from-revoked-at' });
+  const graph = async (
+    evidence: unknown,
+    text: string,
+    construction: 'none' | 'chain' | 'merkle' | 'dag',
+    at: string,
+    title: string,
+  ) => {
+    const result = await verifyEvidence(evidence, Buffer.from(text, 'utf8'), {
+      directory: trust,
+      construction,
+      now: Date.parse(at),
+      revocation: 'from-revoked-at',
+    });
     return { title, back: '#/e12', ...attestationGraph(result, trust) };
   };
-  for (const [i, t] of r.trials.entries()) answers[apiKey('graph', { of: `trial:${i}` })] = await graph(t.evidence, t.output_text, t.condition, t.verified_at, `trial ${i}: ${t.condition}, task ${t.task_id}`);
-  for (const [i, f] of r.forgery.entries()) answers[apiKey('graph', { of: `forgery:${i}` })] = await graph(f.evidence, f.output_text, f.construction, f.verified_at, `the forgery under ${f.construction}: the child's key alone claims a parent`);
+  for (const [i, t] of r.trials.entries())
+    answers[apiKey('graph', { of: `trial:${i}` })] = await graph(
+      t.evidence,
+      t.output_text,
+      t.condition,
+      t.verified_at,
+      `trial ${i}: ${t.condition}, task ${t.task_id}`,
+    );
+  for (const [i, f] of r.forgery.entries())
+    answers[apiKey('graph', { of: `forgery:${i}` })] = await graph(
+      f.evidence,
+      f.output_text,
+      f.construction,
+      f.verified_at,
+      `the forgery under ${f.construction}: the child's key alone claims a parent`,
+    );
   return answers;
 }

@@ -49,7 +49,10 @@ export interface MailboxSnapshot {
   messages: MailboxMessage[];
   /** Messages stored before the first shown one (beyond MAX_SHOWN_MESSAGES). */
   older: number;
-  verify: Pick<VerifyReport, 'ok' | 'calls' | 'messages' | 'problems' | 'warnings' | 'key'> & { at: string; witnesses: string[] };
+  verify: Pick<VerifyReport, 'ok' | 'calls' | 'messages' | 'problems' | 'warnings' | 'key'> & {
+    at: string;
+    witnesses: string[];
+  };
   witnessed: WitnessedView[];
   /** False in a bundle: a snapshot, not followed. */
   live: boolean;
@@ -125,7 +128,17 @@ export class MailboxFeed {
   }
 
   async snapshot(live = true): Promise<MailboxSnapshot> {
-    return { dir: this.dir, id: this.config.id, store: this.config.store, agents: await this.#agents(), messages: [...this.#messages.values()], older: this.#older, verify: this.#verify, witnessed: this.#witnessed, live };
+    return {
+      dir: this.dir,
+      id: this.config.id,
+      store: this.config.store,
+      agents: await this.#agents(),
+      messages: [...this.#messages.values()],
+      older: this.#older,
+      verify: this.#verify,
+      witnessed: this.#witnessed,
+      live,
+    };
   }
 
   async close(): Promise<void> {
@@ -147,7 +160,8 @@ export class MailboxFeed {
     const read = await this.log.read();
     const grew = read.leaves.length > 0 || read.rewound;
     if (!first && fresh.length === 0 && !grew) return;
-    for (const m of fresh.sort((a, b) => a.sent_at.localeCompare(b.sent_at))) this.#messages.set(m.id, { ...m, status: null });
+    for (const m of fresh.sort((a, b) => a.sent_at.localeCompare(b.sent_at)))
+      this.#messages.set(m.id, { ...m, status: null });
     while (this.#messages.size > MAX_SHOWN_MESSAGES) {
       this.#messages.delete(this.#messages.keys().next().value as string);
       this.#older++;
@@ -158,7 +172,11 @@ export class MailboxFeed {
       this.#witnessed = await this.#witnesses();
     }
     if (first) return;
-    const update: MailboxUpdate = { messages: changed, older: this.#older, ...(grew ? { verify: this.#verify, witnessed: this.#witnessed } : {}) };
+    const update: MailboxUpdate = {
+      messages: changed,
+      older: this.#older,
+      ...(grew ? { verify: this.#verify, witnessed: this.#witnessed } : {}),
+    };
     for (const l of this.#listeners) l(update);
   }
 
@@ -195,7 +213,16 @@ export class MailboxFeed {
     const witnesses = listWitnessed(this.dir).map((w) => w.vkey);
     const report = await verifyMailbox(this.dir, { witnesses: witnesses.map((vkey) => ({ vkey })) });
     const { ok, calls, messages, problems, warnings, key } = report;
-    return { ok, calls, messages, problems: problems.map((p) => ({ ...p, file: _relative(this.dir, p.file) })), warnings, key, at: new Date().toISOString(), witnesses: witnesses.map((v) => v.split('+')[0] ?? v) };
+    return {
+      ok,
+      calls,
+      messages,
+      problems: problems.map((p) => ({ ...p, file: _relative(this.dir, p.file) })),
+      warnings,
+      key,
+      at: new Date().toISOString(),
+      witnesses: witnesses.map((v) => v.split('+')[0] ?? v),
+    };
   }
 
   async #witnesses(): Promise<WitnessedView[]> {
@@ -209,7 +236,13 @@ export class MailboxFeed {
       out.push({
         witness: r.vkey.split('+')[0] ?? r.vkey,
         url: r.url,
-        checkpoint: found.ok ? { size: found.checkpoint.size, witnessed_at: new Date(found.checkpoint.timestamp * 1000).toISOString(), from: found.checkpoint.from } : null,
+        checkpoint: found.ok
+          ? {
+              size: found.checkpoint.size,
+              witnessed_at: new Date(found.checkpoint.timestamp * 1000).toISOString(),
+              from: found.checkpoint.from,
+            }
+          : null,
         problem: found.ok ? null : `${found.code}: ${found.message}`,
         last: r.last ?? null,
       });
@@ -234,7 +267,8 @@ export class MailboxFeed {
 
 /** The key receipts are checked with: the mailbox's key file, or (Ed25519, file absent) the public key mailbox.json records, as verify does. */
 function _verifier(config: MailboxConfig): Verifier {
-  if (!existsSync(config.signing.key_path) && config.signing.alg === 'ed25519' && config.signing.public_key) return ed25519Verifier(config.signing.kid, config.signing.public_key);
+  if (!existsSync(config.signing.key_path) && config.signing.alg === 'ed25519' && config.signing.public_key)
+    return ed25519Verifier(config.signing.kid, config.signing.public_key);
   return signerFor(loadKey(config));
 }
 

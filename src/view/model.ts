@@ -69,11 +69,21 @@ export class ViewModel {
         problems: ix.scan.problems,
         problem_count: ix.scan.problemCount,
         torn_tail: ix.scan.tornTail,
-        dropped: { repeated: ix.dropped.repeated, other_experiment: ix.dropped.otherExperiment, seq_taken: ix.dropped.seqTaken },
+        dropped: {
+          repeated: ix.dropped.repeated,
+          other_experiment: ix.dropped.otherExperiment,
+          seq_taken: ix.dropped.seqTaken,
+        },
         common,
         measures,
         caption: ratesCaption(measures).replace(/^.*?sort\. /, ''),
-        cells: ix.cells.map((c, id) => ({ ...c, id, short: short.get(c.cell) ?? c.cell, rates: Object.fromEntries(measures.map((m) => [m, formatRate(measureRate(m, c))])), llm: ix.llm.get(c.cell)! })),
+        cells: ix.cells.map((c, id) => ({
+          ...c,
+          id,
+          short: short.get(c.cell) ?? c.cell,
+          rates: Object.fromEntries(measures.map((m) => [m, formatRate(measureRate(m, c))])),
+          llm: ix.llm.get(c.cell)!,
+        })),
       };
     });
     return { files, pairs: this.#pairs(files), outcomes: OUTCOMES };
@@ -83,10 +93,16 @@ export class ViewModel {
     const pairs: Overview['pairs'] = [];
     this.indexes.forEach((ix, f) => {
       const paired = new PairedRuns();
-      for (let cell = 0; cell < ix.cells.length; cell++) for (const pos of ix.positions(cell)) paired.add(_pairedInput(ix.cells[cell]!.cell, ix.row(pos), ix.decides[cell]));
+      for (let cell = 0; cell < ix.cells.length; cell++)
+        for (const pos of ix.positions(cell))
+          paired.add(_pairedInput(ix.cells[cell]!.cell, ix.row(pos), ix.decides[cell]));
       for (const c of paired.comparisons()) {
         const [a, b] = [ix.cellId(c.base)!, ix.cellId(c.other)!];
-        pairs.push({ a: { file: f, cell: a }, b: { file: f, cell: b }, label: `${files[f]!.cells[b]!.short} vs ${files[f]!.cells[a]!.short}` });
+        pairs.push({
+          a: { file: f, cell: a },
+          b: { file: f, cell: b },
+          label: `${files[f]!.cells[b]!.short} vs ${files[f]!.cells[a]!.short}`,
+        });
       }
     });
     // Two files: each cell against the cell of the same label in the other file.
@@ -95,24 +111,38 @@ export class ViewModel {
         const other = this.indexes[f]!.cellId(cell.cell);
         if (other === undefined) continue;
         const a = { file: 0, cell: this.indexes[0]!.cellId(cell.cell)! };
-        pairs.push({ a, b: { file: f, cell: other }, label: `${files[0]!.cells[a.cell]!.short}: ${files[f]!.name} vs ${files[0]!.name}` });
+        pairs.push({
+          a,
+          b: { file: f, cell: other },
+          label: `${files[0]!.cells[a.cell]!.short}: ${files[f]!.name} vs ${files[0]!.name}`,
+        });
       }
     }
     return pairs;
   }
 
   /** One page of a cell's runs, with the given outcomes only when any are given. */
-  runs(ref: CellRef, outcomes: readonly Outcome[], page: number): { total: number; page: number; pages: number; rows: RunRow[] } {
+  runs(
+    ref: CellRef,
+    outcomes: readonly Outcome[],
+    page: number,
+  ): { total: number; page: number; pages: number; rows: RunRow[] } {
     const ix = this.#index(ref.file);
     this.#cell(ix, ref);
-    for (const o of outcomes) if (!OUTCOMES.includes(o)) throw new WitnessError('USAGE', `"${o}" is not an outcome; use one of ${OUTCOMES.join(', ')}.`);
-    if (!Number.isInteger(page) || page < 0) throw new WitnessError('USAGE', `Page ${page} is not a page number; pages count from 0.`);
+    for (const o of outcomes)
+      if (!OUTCOMES.includes(o))
+        throw new WitnessError('USAGE', `"${o}" is not an outcome; use one of ${OUTCOMES.join(', ')}.`);
+    if (!Number.isInteger(page) || page < 0)
+      throw new WitnessError('USAGE', `Page ${page} is not a page number; pages count from 0.`);
     const { total, rows } = ix.list(ref.cell, outcomes, page * PAGE_SIZE, PAGE_SIZE);
     return { total, page, pages: Math.max(1, Math.ceil(total / PAGE_SIZE)), rows };
   }
 
   /** One game: its whole record, where it converged, and where in the file it sits. */
-  run(file: number, pos: number): { file: number; pos: number; cell: number; record: RunRecord; convergence_round: number | null } {
+  run(
+    file: number,
+    pos: number,
+  ): { file: number; pos: number; cell: number; record: RunRecord; convergence_round: number | null } {
     const ix = this.#index(file);
     const record = ix.record(pos);
     return { file, pos, cell: ix.cellId(record.cell)!, record, convergence_round: convergenceRound(record) };
@@ -140,20 +170,37 @@ export class ViewModel {
       const rb = byIndex.get(ra.index);
       if (!rb || rb.seed !== ra.seed || rb.outcome === ra.outcome) continue;
       total++;
-      if (changed.length < CHANGED_SHOWN) changed.push({ index: ra.index, a: ra, b: rb, discordant: (ra.outcome === 'valid') !== (rb.outcome === 'valid') });
+      if (changed.length < CHANGED_SHOWN)
+        changed.push({
+          index: ra.index,
+          a: ra,
+          b: rb,
+          discordant: (ra.outcome === 'valid') !== (rb.outcome === 'valid'),
+        });
     }
-    return { a: { ...a, label: la }, b: { ...b, label: lb }, comparison: comparison ? pairedJson(comparison) : null, changed_total: total, changed };
+    return {
+      a: { ...a, label: la },
+      b: { ...b, label: lb },
+      comparison: comparison ? pairedJson(comparison) : null,
+      changed_total: total,
+      changed,
+    };
   }
 
   #index(file: number): ResultsIndex {
     const ix = this.indexes[file];
-    if (!ix) throw new WitnessError('NOT_FOUND', `No results file number ${file}; the viewer has ${this.indexes.length}.`);
+    if (!ix)
+      throw new WitnessError('NOT_FOUND', `No results file number ${file}; the viewer has ${this.indexes.length}.`);
     return ix;
   }
 
   #cell(ix: ResultsIndex, ref: CellRef): string {
     const cell = ix.cells[ref.cell];
-    if (!cell) throw new WitnessError('NOT_FOUND', `${this.names[ref.file]} has no cell number ${ref.cell}; it has ${ix.cells.length}.`);
+    if (!cell)
+      throw new WitnessError(
+        'NOT_FOUND',
+        `${this.names[ref.file]} has no cell number ${ref.cell}; it has ${ix.cells.length}.`,
+      );
     return cell.cell;
   }
 }

@@ -21,7 +21,11 @@ import { attestationGraph } from './attest-model.js';
 import { apiKey } from './page.js';
 
 /** What a path holds, for the viewer. */
-export type Viewed = { kind: 'mailbox'; dir: string } | { kind: 'evidence'; value: unknown; carriesOutput: boolean; dsse: boolean } | { kind: 'e12'; value: unknown } | { kind: 'results' };
+export type Viewed =
+  | { kind: 'mailbox'; dir: string }
+  | { kind: 'evidence'; value: unknown; carriesOutput: boolean; dsse: boolean }
+  | { kind: 'e12'; value: unknown }
+  | { kind: 'results' };
 
 /** A JSON document larger than this is not evidence (a receipt path is kilobytes; an E12 file of 90 trials ~1 MB). */
 const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
@@ -32,18 +36,25 @@ export function recogniseViewed(path: string): Viewed {
   try {
     stat = statSync(path);
   } catch {
-    throw new WitnessError('NOT_FOUND', `${path} does not exist; give results files, a mailbox folder, an evidence file or an E12 results file.`);
+    throw new WitnessError(
+      'NOT_FOUND',
+      `${path} does not exist; give results files, a mailbox folder, an evidence file or an E12 results file.`,
+    );
   }
   if (stat.isDirectory()) {
     if (existsSync(join(path, 'mailbox.json'))) return { kind: 'mailbox', dir: path };
-    throw new WitnessError('USAGE', `${path} is a folder but not a mailbox (it has no mailbox.json); give a mailbox folder (\`witness mailbox init\`) or a file.`);
+    throw new WitnessError(
+      'USAGE',
+      `${path} is a folder but not a mailbox (it has no mailbox.json); give a mailbox folder (\`witness mailbox init\`) or a file.`,
+    );
   }
   const value = _document(path, stat.size);
   if (value === undefined) return { kind: 'results' };
   if (isE12Results(value)) return { kind: 'e12', value };
   const v = value as Record<string, unknown>;
   const legacyPath = Object.keys(v).length === 1 && Array.isArray(v.path);
-  if (RECEIPT_TYPES.includes(v.type as string) || legacyPath) return { kind: 'evidence', value, carriesOutput: false, dsse: false };
+  if (RECEIPT_TYPES.includes(v.type as string) || legacyPath)
+    return { kind: 'evidence', value, carriesOutput: false, dsse: false };
   if (v.type === BUNDLE_TYPE) return { kind: 'evidence', value, carriesOutput: true, dsse: false };
   if (v.payloadType === IN_TOTO_PAYLOAD_TYPE) return { kind: 'evidence', value, carriesOutput: false, dsse: true };
   return { kind: 'results' };
@@ -64,7 +75,9 @@ function _document(path: string, size: number): Record<string, unknown> | undefi
 function _parse(text: string): Record<string, unknown> | undefined {
   try {
     const value = parseStrictJson(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -89,9 +102,23 @@ export interface EvidenceViewOptions {
 }
 
 /** The answers of an evidence file's page: its graph, verified by attest's verifier as `witness verify` does (no nonce store: nothing is consumed). */
-export async function evidenceAnswers(viewed: Extract<Viewed, { kind: 'evidence' }>, name: string, options: EvidenceViewOptions): Promise<Record<string, unknown>> {
+export async function evidenceAnswers(
+  viewed: Extract<Viewed, { kind: 'evidence' }>,
+  name: string,
+  options: EvidenceViewOptions,
+): Promise<Record<string, unknown>> {
   const verifyOptions = { directory: options.directory, now: options.now ?? Date.now() };
   const output = options.output ?? new Uint8Array(0);
-  const result = viewed.carriesOutput ? await verifyBundle(viewed.value, verifyOptions) : viewed.dsse ? await verifyDsse(viewed.value, output, verifyOptions) : await verifyEvidence(viewed.value, output, verifyOptions);
-  return { [apiKey('about', {})]: { kind: 'attest', file: name }, [apiKey('graph', { of: 'artifact' })]: { title: `Delegation path: ${name}`, ...attestationGraph(result, options.directory) } };
+  const result = viewed.carriesOutput
+    ? await verifyBundle(viewed.value, verifyOptions)
+    : viewed.dsse
+      ? await verifyDsse(viewed.value, output, verifyOptions)
+      : await verifyEvidence(viewed.value, output, verifyOptions);
+  return {
+    [apiKey('about', {})]: { kind: 'attest', file: name },
+    [apiKey('graph', { of: 'artifact' })]: {
+      title: `Delegation path: ${name}`,
+      ...attestationGraph(result, options.directory),
+    },
+  };
 }

@@ -24,7 +24,10 @@ td.state{text-align:left}table.messages td{text-align:left}g.node:focus rect,g.e
 
 /** The page: `script` is where its script is (a path on the server, `app.js` in a bundle), `data` the bundle's data file. */
 export function viewerHtml(title: string, script: string, data?: string): string {
-  const scripts = [data, script].filter(Boolean).map((src) => `<script src="${escapeHtml(src!)}"></script>`).join('');
+  const scripts = [data, script]
+    .filter(Boolean)
+    .map((src) => `<script src="${escapeHtml(src!)}"></script>`)
+    .join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><style>${STYLE}</style></head>

@@ -82,7 +82,15 @@ export class ResultsIndex {
 
   private constructor(
     readonly path: string,
-    parts: { cells: CellSummary[]; llm: Map<string, LlmMetrics>; scan: ResultsScan; unique: UniqueRuns; columns: _Columns; cellIds: Map<string, number>; decides: (string | undefined)[] },
+    parts: {
+      cells: CellSummary[];
+      llm: Map<string, LlmMetrics>;
+      scan: ResultsScan;
+      unique: UniqueRuns;
+      columns: _Columns;
+      cellIds: Map<string, number>;
+      decides: (string | undefined)[];
+    },
   ) {
     this.cells = parts.cells;
     this.llm = parts.llm;
@@ -116,7 +124,15 @@ export class ResultsIndex {
       llm.add(record);
       columns.push(offset, bytes, cell, record);
     }
-    return new ResultsIndex(path, { cells: summaries.cells(), llm: llm.finish(), scan, unique, columns, cellIds, decides });
+    return new ResultsIndex(path, {
+      cells: summaries.cells(),
+      llm: llm.finish(),
+      scan,
+      unique,
+      columns,
+      cellIds,
+      decides,
+    });
   }
 
   get runs(): number {
@@ -152,13 +168,23 @@ export class ResultsIndex {
 
   row(pos: number): RunRow {
     const c = this.#columns;
-    return { pos, index: c.index[pos]!, seed: c.seed[pos]!, outcome: OUTCOMES[c.outcome[pos]!]!, rounds: c.rounds[pos]! };
+    return {
+      pos,
+      index: c.index[pos]!,
+      seed: c.seed[pos]!,
+      outcome: OUTCOMES[c.outcome[pos]!]!,
+      rounds: c.rounds[pos]!,
+    };
   }
 
   /** The whole record of the run at `pos`, read back from the file. */
   record(pos: number): RunRecord {
     const c = this.#columns;
-    if (!Number.isInteger(pos) || pos < 0 || pos >= c.size) throw new WitnessError('NOT_FOUND', `${this.path} has no run number ${pos}; runs are numbered 0 to ${c.size - 1}.`);
+    if (!Number.isInteger(pos) || pos < 0 || pos >= c.size)
+      throw new WitnessError(
+        'NOT_FOUND',
+        `${this.path} has no run number ${pos}; runs are numbered 0 to ${c.size - 1}.`,
+      );
     const buffer = Buffer.alloc(c.bytes[pos]!);
     const fd = openSync(this.path, 'r');
     try {
@@ -169,7 +195,11 @@ export class ResultsIndex {
     try {
       return checkRecord(JSON.parse(buffer.toString('utf8')));
     } catch (cause) {
-      throw new WitnessError('CORRUPT', `${this.path} changed since it was indexed: run ${pos} no longer reads as a run record. Restart witness view.`, { cause });
+      throw new WitnessError(
+        'CORRUPT',
+        `${this.path} changed since it was indexed: run ${pos} no longer reads as a run record. Restart witness view.`,
+        { cause },
+      );
     }
   }
 }

@@ -19,12 +19,16 @@ import { ViewModel } from './model.js';
 import { apiKey, viewerHtml, viewerScript } from './page.js';
 
 /** What a viewer shows: results files, a live mailbox, or pages answered from a fixed set (a delegation path, an E12 file). */
-export type ViewSource = { kind: 'results'; model: ViewModel } | { kind: 'mailbox'; feed: MailboxFeed } | { kind: 'fixed'; answers: Record<string, unknown> };
+export type ViewSource =
+  | { kind: 'results'; model: ViewModel }
+  | { kind: 'mailbox'; feed: MailboxFeed }
+  | { kind: 'fixed'; answers: Record<string, unknown> };
 
 /** Bytes an event stream may hold unsent before the page reading it is dropped (it reconnects and reloads). */
 const MAX_UNSENT_EVENT_BYTES = 1024 * 1024;
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export interface ViewServer {
   /** The address to open, with the token. */
@@ -33,7 +37,10 @@ export interface ViewServer {
   close(): Promise<void>;
 }
 
-export async function startViewServer(given: ViewModel | ViewSource, options: { port?: number; title?: string } = {}): Promise<ViewServer> {
+export async function startViewServer(
+  given: ViewModel | ViewSource,
+  options: { port?: number; title?: string } = {},
+): Promise<ViewServer> {
   const source: ViewSource = given instanceof ViewModel ? { kind: 'results', model: given } : given;
   const host = '127.0.0.1';
   const guard = requestGuard({ host, what: 'the viewer' });
@@ -68,19 +75,36 @@ interface _Context {
 }
 
 async function _answer(req: IncomingMessage, res: ServerResponse, ctx: _Context) {
-  const headers = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' };
+  const headers = {
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+  };
   const problem = ctx.guard(req.headers);
   if (problem) return sendJson(res, 403, { error: problem }, headers);
-  if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { error: `The viewer is read-only: ${req.method} is not allowed, only GET.` }, { ...headers, Allow: 'GET, HEAD' });
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    return sendJson(
+      res,
+      405,
+      { error: `The viewer is read-only: ${req.method} is not allowed, only GET.` },
+      { ...headers, Allow: 'GET, HEAD' },
+    );
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-  if (!_tokenOk(url.searchParams.get('t'), ctx.token)) return sendJson(res, 403, { error: 'Forbidden: open the address witness view printed (it carries the token).' }, headers);
+  if (!_tokenOk(url.searchParams.get('t'), ctx.token))
+    return sendJson(
+      res,
+      403,
+      { error: 'Forbidden: open the address witness view printed (it carries the token).' },
+      headers,
+    );
   const q = url.searchParams;
   const num = (name: string) => _number(q.get(name), name);
   const ref = (name: string) => {
     const [file, cell] = (q.get(name) ?? '').split(':');
     return { file: _number(file ?? null, `${name} file`), cell: _number(cell ?? null, `${name} cell`) };
   };
-  if (url.pathname === '/') return _send(res, 200, 'text/html; charset=utf-8', ctx.html, { ...headers, 'Content-Security-Policy': CSP });
+  if (url.pathname === '/')
+    return _send(res, 200, 'text/html; charset=utf-8', ctx.html, { ...headers, 'Content-Security-Policy': CSP });
   if (url.pathname === '/app.js') return _send(res, 200, 'text/javascript; charset=utf-8', ctx.script, headers);
   const source = ctx.source;
   if (source.kind === 'mailbox') {
@@ -108,11 +132,23 @@ async function _answer(req: IncomingMessage, res: ServerResponse, ctx: _Context)
         return sendJson(res, 200, model.compare(ref('a'), ref('b')), headers);
     }
   }
-  return sendJson(res, 404, { error: `No page ${url.pathname} with these parameters in this viewer (it shows ${source.kind === 'fixed' ? 'a fixed set of pages' : source.kind}).` }, headers);
+  return sendJson(
+    res,
+    404,
+    {
+      error: `No page ${url.pathname} with these parameters in this viewer (it shows ${source.kind === 'fixed' ? 'a fixed set of pages' : source.kind}).`,
+    },
+    headers,
+  );
 }
 
 /** The mailbox's one event stream: each update as one `data:` line of JSON; the page merges it into what it shows. */
-function _events(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>, streams: Set<ServerResponse>): void {
+function _events(
+  req: IncomingMessage,
+  res: ServerResponse,
+  headers: Record<string, string>,
+  streams: Set<ServerResponse>,
+): void {
   if (req.method === 'HEAD') {
     _send(res, 200, 'text/event-stream', '', headers);
     return;
@@ -125,7 +161,8 @@ function _events(req: IncomingMessage, res: ServerResponse, headers: Record<stri
 
 function _number(text: string | null, name: string): number {
   const n = Number(text);
-  if (text === null || text === '' || !Number.isInteger(n) || n < 0) throw new WitnessError('USAGE', `${name} must be a whole number ≥ 0.`);
+  if (text === null || text === '' || !Number.isInteger(n) || n < 0)
+    throw new WitnessError('USAGE', `${name} must be a whole number ≥ 0.`);
   return n;
 }
 

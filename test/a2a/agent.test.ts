@@ -16,20 +16,32 @@ afterAll(() => world.close());
 
 /** A dag delegation as the parent prepares it: task receipt signed, grant recorded. */
 async function dagDelegation(task: string) {
-  const root = await createReleaseSigner({ key: world.parent, instance: 'parent' }).releaseOutput(Buffer.from(task), { construction: 'dag' });
+  const root = await createReleaseSigner({ key: world.parent, instance: 'parent' }).releaseOutput(Buffer.from(task), {
+    construction: 'dag',
+  });
   const taskId = randomUUID();
-  const token = world.service.grant({ taskId, childDeployer: 'org-child', parentDigest: receiptDigest(root), expiresAt: Date.now() + 60_000 });
+  const token = world.service.grant({
+    taskId,
+    childDeployer: 'org-child',
+    parentDigest: receiptDigest(root),
+    expiresAt: Date.now() + 60_000,
+  });
   return { task_id: taskId, construction: 'dag', evidence: { path: [root] }, cosign_token: token };
 }
 
 async function rpc(method: string, params: unknown, version?: string) {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (version) headers['A2A-Version'] = version;
-  const response = await fetch(`${world.agent.url}${JSONRPC_PATH}`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }) });
+  const response = await fetch(`${world.agent.url}${JSONRPC_PATH}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }),
+  });
   return (await response.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
 }
 
-const verifyDag = (evidence: unknown, text: string) => verifyEvidence(evidence, Buffer.from(text, 'utf8'), { directory: world.directory, construction: 'dag' });
+const verifyDag = (evidence: unknown, text: string) =>
+  verifyEvidence(evidence, Buffer.from(text, 'utf8'), { directory: world.directory, construction: 'dag' });
 
 describe('the child A2A agent', () => {
   it('answers SendMessage from the @a2a-js/sdk client with a dag result that verifies', async () => {
@@ -37,7 +49,23 @@ describe('the child A2A agent', () => {
     const delegation = await dagDelegation('Inspect lot 7.');
     const result = (await client.sendMessage({
       tenant: '',
-      message: { messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: 'Inspect lot 7.' }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: { [DELEGATION_KEY]: delegation }, extensions: [], referenceTaskIds: [] },
+      message: {
+        messageId: randomUUID(),
+        contextId: '',
+        taskId: '',
+        role: Role.ROLE_USER,
+        parts: [
+          {
+            content: { $case: 'text', value: 'Inspect lot 7.' },
+            metadata: undefined,
+            filename: '',
+            mediaType: 'text/plain',
+          },
+        ],
+        metadata: { [DELEGATION_KEY]: delegation },
+        extensions: [],
+        referenceTaskIds: [],
+      },
       configuration: undefined,
       metadata: undefined,
     })) as { parts: Array<{ content?: { value?: unknown } }>; metadata: Record<string, unknown> };
@@ -45,7 +73,13 @@ describe('the child A2A agent', () => {
     const check = await verifyDag(result.metadata[EVIDENCE_KEY], text);
     expect(check.reasons).toEqual([]);
     expect(check.path?.at(-1)?.signatures).toHaveLength(2);
-    expect(Object.keys(result.metadata[TIMINGS_KEY] as object).sort()).toEqual(['cosign_ms', 'cpu_ms', 'model_ms', 'sign_ms', 'tool_ms']);
+    expect(Object.keys(result.metadata[TIMINGS_KEY] as object).sort()).toEqual([
+      'cosign_ms',
+      'cpu_ms',
+      'model_ms',
+      'sign_ms',
+      'tool_ms',
+    ]);
   });
 
   it('answers the @a2a-js/sdk client speaking A2A 0.3 (message/send on the wire) with a dag result that verifies', async () => {
@@ -54,51 +88,122 @@ describe('the child A2A agent', () => {
       methods.push(String(JSON.parse(String(init?.body ?? '{}')).method));
       return fetch(input, init);
     };
-    const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true }, fetchImpl: recordingFetch })] });
+    const factory = new ClientFactory({
+      transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true }, fetchImpl: recordingFetch })],
+    });
     // The client's view of the card: only the v0.3 interface, so the SDK picks its legacy transport.
-    const legacyOnly = AgentCard.fromJSON({ ...world.agent.card, supportedInterfaces: [{ url: `${world.agent.url}${JSONRPC_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }] });
+    const legacyOnly = AgentCard.fromJSON({
+      ...world.agent.card,
+      supportedInterfaces: [
+        { url: `${world.agent.url}${JSONRPC_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      ],
+    });
     const client = await factory.createFromAgentCard(legacyOnly);
     const delegation = await dagDelegation('Inspect lot 6.');
     const result = (await client.sendMessage({
       tenant: '',
-      message: { messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: 'Inspect lot 6.' }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: { [DELEGATION_KEY]: delegation }, extensions: [], referenceTaskIds: [] },
+      message: {
+        messageId: randomUUID(),
+        contextId: '',
+        taskId: '',
+        role: Role.ROLE_USER,
+        parts: [
+          {
+            content: { $case: 'text', value: 'Inspect lot 6.' },
+            metadata: undefined,
+            filename: '',
+            mediaType: 'text/plain',
+          },
+        ],
+        metadata: { [DELEGATION_KEY]: delegation },
+        extensions: [],
+        referenceTaskIds: [],
+      },
       configuration: undefined,
       metadata: undefined,
     })) as { parts: Array<{ content?: { value?: unknown } }>; metadata: Record<string, unknown> };
     expect(methods).toEqual(['message/send']);
-    expect((await verifyDag(result.metadata[EVIDENCE_KEY], String(result.parts[0]?.content?.value))).reasons).toEqual([]);
+    expect((await verifyDag(result.metadata[EVIDENCE_KEY], String(result.parts[0]?.content?.value))).reasons).toEqual(
+      [],
+    );
   });
 
   it('answers raw JSON-RPC SendMessage (A2A-Version 1.0) with the evidence in message metadata', async () => {
     const delegation = await dagDelegation('Inspect lot 8.');
-    const body = await rpc('SendMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'Inspect lot 8.' }], metadata: { [DELEGATION_KEY]: delegation } } }, '1.0');
-    const message = body.result?.message as { parts: Array<{ text: string }>; metadata: Record<string, unknown>; role: string };
+    const body = await rpc(
+      'SendMessage',
+      {
+        message: {
+          messageId: randomUUID(),
+          role: 'ROLE_USER',
+          parts: [{ text: 'Inspect lot 8.' }],
+          metadata: { [DELEGATION_KEY]: delegation },
+        },
+      },
+      '1.0',
+    );
+    const message = body.result?.message as {
+      parts: Array<{ text: string }>;
+      metadata: Record<string, unknown>;
+      role: string;
+    };
     expect(message.role).toBe('ROLE_AGENT');
     expect((await verifyDag(message.metadata[EVIDENCE_KEY], message.parts[0]?.text ?? '')).ok).toBe(true);
   });
 
   it('answers raw JSON-RPC message/send (A2A 0.3, no version header) through the SDK compat layer', async () => {
     const delegation = await dagDelegation('Inspect lot 9.');
-    const body = await rpc('message/send', { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'Inspect lot 9.' }], metadata: { [DELEGATION_KEY]: delegation } } });
+    const body = await rpc('message/send', {
+      message: {
+        kind: 'message',
+        messageId: randomUUID(),
+        role: 'user',
+        parts: [{ kind: 'text', text: 'Inspect lot 9.' }],
+        metadata: { [DELEGATION_KEY]: delegation },
+      },
+    });
     const message = body.result as { kind: string; parts: Array<{ text: string }>; metadata: Record<string, unknown> };
     expect(message.kind).toBe('message');
     expect((await verifyDag(message.metadata[EVIDENCE_KEY], message.parts[0]?.text ?? '')).ok).toBe(true);
   });
 
   it('answers message/send with an explicit A2A-Version 0.3 header too', async () => {
-    const body = await rpc('message/send', { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'Plain task.' }] } }, '0.3');
+    const body = await rpc(
+      'message/send',
+      {
+        message: {
+          kind: 'message',
+          messageId: randomUUID(),
+          role: 'user',
+          parts: [{ kind: 'text', text: 'Plain task.' }],
+        },
+      },
+      '0.3',
+    );
     const message = body.result as { parts: Array<{ text: string }>; metadata: Record<string, unknown> };
-    const check = await verifyEvidence(message.metadata[EVIDENCE_KEY], Buffer.from(message.parts[0]?.text ?? '', 'utf8'), { directory: world.directory, construction: 'none' });
+    const check = await verifyEvidence(
+      message.metadata[EVIDENCE_KEY],
+      Buffer.from(message.parts[0]?.text ?? '', 'utf8'),
+      { directory: world.directory, construction: 'none' },
+    );
     expect(check.ok).toBe(true);
   });
 
   it('does not know message/send under A2A-Version 1.0 (method not found)', async () => {
-    const body = await rpc('message/send', { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'x' }] } }, '1.0');
+    const body = await rpc(
+      'message/send',
+      { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'x' }] } },
+      '1.0',
+    );
     expect(body.error?.code).toBe(-32601);
   });
 
   it('answers a body that is not JSON with a JSON-RPC parse error', async () => {
-    const response = await fetch(`${world.agent.url}${JSONRPC_PATH}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' }, body: '{"jsonrpc": "2.0", ' });
+    const response = await fetch(`${world.agent.url}${JSONRPC_PATH}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+      body: '{"jsonrpc": "2.0", ',
+    });
     expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32700);
   });
 
@@ -109,15 +214,40 @@ describe('the child A2A agent', () => {
   });
 
   it('fails the task, releasing nothing, when the delegation metadata is malformed', async () => {
-    const body = await rpc('SendMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { [DELEGATION_KEY]: { task_id: 'a', construction: 'dag' } } } }, '1.0');
-    const task = body.result?.task as { status: { state: string }; metadata: Record<string, { code: string; message: string }> };
+    const body = await rpc(
+      'SendMessage',
+      {
+        message: {
+          messageId: randomUUID(),
+          role: 'ROLE_USER',
+          parts: [{ text: 'x' }],
+          metadata: { [DELEGATION_KEY]: { task_id: 'a', construction: 'dag' } },
+        },
+      },
+      '1.0',
+    );
+    const task = body.result?.task as {
+      status: { state: string };
+      metadata: Record<string, { code: string; message: string }>;
+    };
     expect(task.status.state).toBe('TASK_STATE_FAILED');
     expect(task.metadata[ERROR_KEY]?.code).toBe('INVALID_INPUT');
     expect(task.metadata[ERROR_KEY]?.message).toMatch(/evidence/);
   });
 
   it('fails the task when the parent task evidence is not a receipt', async () => {
-    const body = await rpc('SendMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { [DELEGATION_KEY]: { task_id: 'b', construction: 'chain', evidence: { path: [{ v: 1 }] } } } } }, '1.0');
+    const body = await rpc(
+      'SendMessage',
+      {
+        message: {
+          messageId: randomUUID(),
+          role: 'ROLE_USER',
+          parts: [{ text: 'x' }],
+          metadata: { [DELEGATION_KEY]: { task_id: 'b', construction: 'chain', evidence: { path: [{ v: 1 }] } } },
+        },
+      },
+      '1.0',
+    );
     const task = body.result?.task as { status: { state: string }; metadata: Record<string, { message: string }> };
     expect(task.status.state).toBe('TASK_STATE_FAILED');
     expect(task.metadata[ERROR_KEY]?.message).toMatch(/MALFORMED/);
@@ -125,16 +255,25 @@ describe('the child A2A agent', () => {
 });
 
 describe('a parent delegation', () => {
-  it.each(['none', 'chain', 'dag'] as const)('under %s returns a result whose evidence the parent verified', async (condition) => {
-    const result = await delegate(world.agent.url, 'Inspect lot 10.', condition, { key: world.parent, directory: world.directory, nonceStore: new MemoryNonceStore(), cosigner: world.service });
-    expect(result.verdict).toEqual({ ok: true, reasons: [] });
-    expect(result.evidence.path).toHaveLength(condition === 'none' ? 1 : 2);
-    expect(result.output_text).toMatch(/^Task [0-9a-f]{16} \(15 bytes\)/);
-  });
+  it.each(['none', 'chain', 'dag'] as const)(
+    'under %s returns a result whose evidence the parent verified',
+    async (condition) => {
+      const result = await delegate(world.agent.url, 'Inspect lot 10.', condition, {
+        key: world.parent,
+        directory: world.directory,
+        nonceStore: new MemoryNonceStore(),
+        cosigner: world.service,
+      });
+      expect(result.verdict).toEqual({ ok: true, reasons: [] });
+      expect(result.evidence.path).toHaveLength(condition === 'none' ? 1 : 2);
+      expect(result.output_text).toMatch(/^Task [0-9a-f]{16} \(15 bytes\)/);
+    },
+  );
 
   it('refuses a child whose card is not signed by a key the parent trusts', async () => {
     const { directory } = trust([world.parent]);
-    await expect(delegate(world.agent.url, 'x', 'none', { key: world.parent, directory })).rejects.toThrow(/CARD_UNKNOWN_KEY/);
+    await expect(delegate(world.agent.url, 'x', 'none', { key: world.parent, directory })).rejects.toThrow(
+      /CARD_UNKNOWN_KEY/,
+    );
   });
-
 });

@@ -20,7 +20,10 @@ function processesMentioning(text: string): number[] {
     .filter((e) => /^\d+$/.test(e))
     .filter((e) => {
       try {
-        return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${e}/stat`, 'utf8')) && readFileSync(`/proc/${e}/environ`, 'utf8').includes(text);
+        return (
+          !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${e}/stat`, 'utf8')) &&
+          readFileSync(`/proc/${e}/environ`, 'utf8').includes(text)
+        );
       } catch {
         return false; // ended while being read
       }
@@ -28,15 +31,23 @@ function processesMentioning(text: string): number[] {
     .map(Number);
 }
 
-it('writes the finished trials marked interrupted and exits 130 on Ctrl-C; verify says partial', { timeout: 180_000 }, async () => {
+it('writes the finished trials marked interrupted and exits 130 on Ctrl-C; verify says partial', {
+  timeout: 180_000,
+}, async () => {
   const [node, ...args] = witnessCommand();
   const out = join(dir, 'results.json');
   const work = join(dir, 'tmp');
   spawnSync('mkdir', [work]);
   // Its own group, so the SIGINT to the group reaches the bench and what it started, as Ctrl-C would, and not vitest.
-  const bench = spawn(node!, [...args, 'a2a', 'bench', '--trials', '200', '--warmup', '0', '--out', out], { env: { ...process.env, TMPDIR: work }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const bench = spawn(node!, [...args, 'a2a', 'bench', '--trials', '200', '--warmup', '0', '--out', out], {
+    env: { ...process.env, TMPDIR: work },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => bench.once('exit', (code, sig) => resolve([code, sig])));
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    bench.once('exit', (code, sig) => resolve([code, sig])),
+  );
   bench.stdout.resume();
   await new Promise<void>((resolve, reject) => {
     bench.stderr.on('data', (d: Buffer) => {
@@ -53,8 +64,15 @@ it('writes the finished trials marked interrupted and exits 130 on Ctrl-C; verif
   expect(left).toEqual([]);
   expect(readdirSync(work).filter((f) => f.startsWith('witness-e12-'))).toEqual([]); // its work folder (the child's key) removed
   expect(existsSync(out), stderr).toBe(true);
-  const results = JSON.parse(readFileSync(out, 'utf8')) as { trials: Array<{ verdict: { ok: boolean } }>; interrupted?: { trials_recorded: number; trials_planned: number } };
-  expect(results.interrupted).toEqual({ at: expect.any(String), trials_recorded: results.trials.length, trials_planned: 600 });
+  const results = JSON.parse(readFileSync(out, 'utf8')) as {
+    trials: Array<{ verdict: { ok: boolean } }>;
+    interrupted?: { trials_recorded: number; trials_planned: number };
+  };
+  expect(results.interrupted).toEqual({
+    at: expect.any(String),
+    trials_recorded: results.trials.length,
+    trials_planned: 600,
+  });
   expect(results.trials.length).toBeGreaterThanOrEqual(60);
   expect(results.trials.length).toBeLessThan(600);
   // The trial in flight finished: none was cut into a failed verdict.
@@ -65,6 +83,10 @@ it('writes the finished trials marked interrupted and exits 130 on Ctrl-C; verif
   expect(verify.status, verify.stderr).toBe(1);
   const report = JSON.parse(verify.stdout) as { ok: boolean; summary: string; problems: Array<{ code: string }> };
   expect(report.ok).toBe(false);
-  expect(report.summary).toMatch(new RegExp(`^partial \\(interrupted after ${results.trials.length} of 600 trials\\): E12 results, ${results.trials.length}/${results.trials.length} trials verified`));
+  expect(report.summary).toMatch(
+    new RegExp(
+      `^partial \\(interrupted after ${results.trials.length} of 600 trials\\): E12 results, ${results.trials.length}/${results.trials.length} trials verified`,
+    ),
+  );
   expect(report.problems.map((p) => p.code)).toEqual(['INCOMPLETE']);
 });

@@ -28,7 +28,10 @@ describe('a signed Agent Card', () => {
     expect(header).toMatchObject({ alg: 'EdDSA', kid: world.child.kid });
     const key = await jose.importJWK({ kty: 'OKP', crv: 'Ed25519', x: world.child.publicKey }, 'EdDSA');
     const payload = jose.base64url.encode(canonicalizeAgentCard(AgentCard.fromJSON(served)));
-    const verified = await jose.flattenedVerify({ payload, protected: signature?.protected ?? '', signature: signature?.signature ?? '' }, key);
+    const verified = await jose.flattenedVerify(
+      { payload, protected: signature?.protected ?? '', signature: signature?.signature ?? '' },
+      key,
+    );
     expect(JSON.parse(new TextDecoder().decode(verified.payload)).name).toBe(served.name);
   });
 
@@ -44,7 +47,16 @@ describe('a signed Agent Card', () => {
     const key = await jose.importJWK({ kty: 'OKP', crv: 'Ed25519', x: world.child.publicKey }, 'EdDSA');
     const changed = { ...served, name: 'evil' };
     const payload = jose.base64url.encode(canonicalizeAgentCard(AgentCard.fromJSON(changed)));
-    await expect(jose.flattenedVerify({ payload, protected: served.signatures?.[0]?.protected ?? '', signature: served.signatures?.[0]?.signature ?? '' }, key)).rejects.toThrow();
+    await expect(
+      jose.flattenedVerify(
+        {
+          payload,
+          protected: served.signatures?.[0]?.protected ?? '',
+          signature: served.signatures?.[0]?.signature ?? '',
+        },
+        key,
+      ),
+    ).rejects.toThrow();
   });
 
   it('is rejected with CARD_BAD_SIGNATURE when a field was changed after signing', () => {
@@ -55,15 +67,32 @@ describe('a signed Agent Card', () => {
   it("never trusts the card's own jwk or jku: a self-signed card is CARD_UNKNOWN_KEY", () => {
     const attacker = newSigningKey('org-child');
     const card = buildAgentCard({ baseUrl: 'http://127.0.0.1:1', name: 'impostor', deployer: 'org-child' });
-    const header = { alg: 'EdDSA', kid: attacker.kid, typ: 'JOSE', jku: 'http://attacker.example/jwks.json', jwk: { kty: 'OKP', crv: 'Ed25519', x: attacker.publicKey } };
+    const header = {
+      alg: 'EdDSA',
+      kid: attacker.kid,
+      typ: 'JOSE',
+      jku: 'http://attacker.example/jwks.json',
+      jwk: { kty: 'OKP', crv: 'Ed25519', x: attacker.publicKey },
+    };
     const protectedB64 = Buffer.from(JSON.stringify(header)).toString('base64url');
     const payload = Buffer.from(canonicalizeAgentCard(AgentCard.fromJSON(card))).toString('base64url');
-    const signed = { ...card, signatures: [{ protected: protectedB64, signature: signEd25519(attacker.privateKey, Buffer.from(`${protectedB64}.${payload}`)) }] };
+    const signed = {
+      ...card,
+      signatures: [
+        {
+          protected: protectedB64,
+          signature: signEd25519(attacker.privateKey, Buffer.from(`${protectedB64}.${payload}`)),
+        },
+      ],
+    };
     expect(verifyAgentCard(signed, world.directory).reasons.map((r) => r.code)).toEqual(['CARD_UNKNOWN_KEY']);
   });
 
   it('is rejected with CARD_WRONG_DEPLOYER when signed by a trusted key of another organisation', () => {
-    const card = signAgentCard(buildAgentCard({ baseUrl: 'http://127.0.0.1:1', name: 'x', deployer: 'org-child' }), world.parent);
+    const card = signAgentCard(
+      buildAgentCard({ baseUrl: 'http://127.0.0.1:1', name: 'x', deployer: 'org-child' }),
+      world.parent,
+    );
     expect(verifyAgentCard(card, world.directory).reasons.map((r) => r.code)).toEqual(['CARD_WRONG_DEPLOYER']);
   });
 
@@ -73,7 +102,10 @@ describe('a signed Agent Card', () => {
   });
 
   it('refuses a protected header in another base64url spelling of the same bytes (padding or stray low bits)', () => {
-    const card = signAgentCard(buildAgentCard({ baseUrl: 'http://127.0.0.1:1', name: 'x', deployer: 'org-child' }), world.child);
+    const card = signAgentCard(
+      buildAgentCard({ baseUrl: 'http://127.0.0.1:1', name: 'x', deployer: 'org-child' }),
+      world.child,
+    );
     const sig = card.signatures![0]!;
     for (const spelling of [`${sig.protected}=`, `${sig.protected}+`]) {
       const result = verifyAgentCard({ ...card, signatures: [{ ...sig, protected: spelling }] }, world.directory);
@@ -91,8 +123,18 @@ describe('a signed Agent Card', () => {
     ['not an object', 'card'],
     ['no supportedInterfaces', { name: 'x' }],
     ['signatures not an array', { name: 'x', supportedInterfaces: [], signatures: {} }],
-    ['a protected header that is not JSON', { name: 'x', supportedInterfaces: [], signatures: [{ protected: 'bm90IGpzb24', signature: 'AA' }] }],
-    ['an alg other than EdDSA', { name: 'x', supportedInterfaces: [], signatures: [{ protected: Buffer.from('{"alg":"none","kid":"k"}').toString('base64url'), signature: '' }] }],
+    [
+      'a protected header that is not JSON',
+      { name: 'x', supportedInterfaces: [], signatures: [{ protected: 'bm90IGpzb24', signature: 'AA' }] },
+    ],
+    [
+      'an alg other than EdDSA',
+      {
+        name: 'x',
+        supportedInterfaces: [],
+        signatures: [{ protected: Buffer.from('{"alg":"none","kid":"k"}').toString('base64url'), signature: '' }],
+      },
+    ],
   ])('is CARD_MALFORMED with a clear message for %s', (_what, card) => {
     const result = verifyAgentCard(card, world.directory);
     expect(result.ok).toBe(false);
@@ -101,7 +143,10 @@ describe('a signed Agent Card', () => {
   });
 
   it('refuses to sign a card with empty fields the SDK canonical form would drop', () => {
-    const card = { ...buildAgentCard({ baseUrl: 'http://127.0.0.1:1', name: 'x', deployer: 'org-child' }), documentationUrl: '' };
+    const card = {
+      ...buildAgentCard({ baseUrl: 'http://127.0.0.1:1', name: 'x', deployer: 'org-child' }),
+      documentationUrl: '',
+    };
     expect(() => signAgentCard(card, world.child)).toThrow(/other A2A SDKs/);
   });
 });

@@ -37,7 +37,14 @@ describe('witness a2a card verify', () => {
   });
 
   it('exits 1 with CARD_UNKNOWN_KEY when your directory does not hold the signing key', async () => {
-    const { code, out } = await cli('a2a', 'card', 'verify', `${world.agent.url}/.well-known/agent-card.json`, '--keys', 'other.json');
+    const { code, out } = await cli(
+      'a2a',
+      'card',
+      'verify',
+      `${world.agent.url}/.well-known/agent-card.json`,
+      '--keys',
+      'other.json',
+    );
     expect(code).toBe(1);
     expect(out).toMatch(/CARD_UNKNOWN_KEY/);
   });
@@ -70,7 +77,16 @@ describe('witness a2a card verify', () => {
 
 describe('witness a2a options', () => {
   it('refuses a --cosigner that is not DEPLOYER=URL', async () => {
-    const { code, err } = await cli('a2a', 'serve', '--key', 'child.key.json', '--tool', world.tool.url, '--cosigner', 'org-parent');
+    const { code, err } = await cli(
+      'a2a',
+      'serve',
+      '--key',
+      'child.key.json',
+      '--tool',
+      world.tool.url,
+      '--cosigner',
+      'org-parent',
+    );
     expect(code).toBe(2);
     expect(err).toMatch(/must be DEPLOYER=URL/);
   });
@@ -88,10 +104,22 @@ describe('witness a2a options', () => {
   });
 
   it('refuses --endpoint and --model where the backend does not use them', async () => {
-    const endpoint = await cli('a2a', 'serve', '--key', 'child.key.json', '--tool', world.tool.url, '--endpoint', 'http://127.0.0.1:8000/v1');
+    const endpoint = await cli(
+      'a2a',
+      'serve',
+      '--key',
+      'child.key.json',
+      '--tool',
+      world.tool.url,
+      '--endpoint',
+      'http://127.0.0.1:8000/v1',
+    );
     expect([endpoint.code, endpoint.err]).toEqual([2, expect.stringMatching(/--endpoint applies only to --agent llm/)]);
     const model = await cli('a2a', 'bench', '--model', 'x.gguf', '--out', 'x.json');
-    expect([model.code, model.err]).toEqual([2, expect.stringMatching(/--model applies only to --agent llm or embedded/)]);
+    expect([model.code, model.err]).toEqual([
+      2,
+      expect.stringMatching(/--model applies only to --agent llm or embedded/),
+    ]);
   });
 
   it.each(['serve', 'cosigner', 'tool', 'bench'])('shows an example in `witness a2a %s --help`', async (sub) => {
@@ -149,13 +177,31 @@ describe('witness a2a servers: bad addresses and files are one line with the doc
 
   it('a missing admin token file is created (mode 0600, a random token) and named on stderr; an existing one is read, never replaced', async () => {
     const port = new URL(world.tool.url).port; // in use: the server stops after the token file is settled
-    const first = await cli('a2a', 'cosigner', '--key', 'parent.key.json', '--admin-token-file', 'new-grants.token', '--port', port);
+    const first = await cli(
+      'a2a',
+      'cosigner',
+      '--key',
+      'parent.key.json',
+      '--admin-token-file',
+      'new-grants.token',
+      '--port',
+      port,
+    );
     expect(first.err).toMatch(/Created the admin token file .*new-grants\.token \(mode 0600\)/);
     const path = join(dir, 'new-grants.token');
     const token = readFileSync(path, 'utf8');
     expect(token).toMatch(/^[A-Za-z0-9_-]{32}\n$/);
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    const second = await cli('a2a', 'cosigner', '--key', 'parent.key.json', '--admin-token-file', 'new-grants.token', '--port', port);
+    const second = await cli(
+      'a2a',
+      'cosigner',
+      '--key',
+      'parent.key.json',
+      '--admin-token-file',
+      'new-grants.token',
+      '--port',
+      port,
+    );
     expect(second.err).not.toMatch(/Created/);
     expect(readFileSync(path, 'utf8')).toBe(token);
   });
@@ -172,10 +218,15 @@ describe('witness a2a servers: bad addresses and files are one line with the doc
     const defaults: Record<string, string> = { tool: '1048576', cosigner: '65536', serve: '1048576' };
     for (const args of servers()) {
       const r = await cli(...args, '--max-request-bytes', '0');
-      expect([r.code, r.err], args.join(' ')).toEqual([2, expect.stringMatching(/--max-request-bytes.*below the minimum of 1/)]);
+      expect([r.code, r.err], args.join(' ')).toEqual([
+        2,
+        expect.stringMatching(/--max-request-bytes.*below the minimum of 1/),
+      ]);
       oneLine(r.err);
       const help = await cli('a2a', args[1]!, '--help');
-      expect(help.out.replace(/\s+/g, ' '), args[1]).toContain(`a larger one gets a JSON 413 (default ${defaults[args[1]!]})`);
+      expect(help.out.replace(/\s+/g, ' '), args[1]).toContain(
+        `a larger one gets a JSON 413 (default ${defaults[args[1]!]})`,
+      );
     }
   });
 
@@ -191,7 +242,8 @@ describe('src/a2a dependencies', () => {
     const offending: string[] = [];
     for (const name of readdirSync(root)) {
       const text = readFileSync(join(root, name), 'utf8');
-      for (const m of text.matchAll(/from '\.\.\/([a-z]+)\//g)) if (!['core', 'attest', 'mailbox', 'llm'].includes(m[1] ?? '')) offending.push(`${name}: ${m[0]}`);
+      for (const m of text.matchAll(/from '\.\.\/([a-z]+)\//g))
+        if (!['core', 'attest', 'mailbox', 'llm'].includes(m[1] ?? '')) offending.push(`${name}: ${m[0]}`);
     }
     expect(offending).toEqual([]);
   });

@@ -9,7 +9,10 @@ import { TOOL_SCENARIOS_2026 } from '../support/mcp-conformance-2026.js';
 import { conformanceTests, SCENARIOS, type ScenarioTable, SUITE_2025, SUITE_2026 } from '../support/mcp-conformance.js';
 
 /** The tool server is stateless: it opens no session, so the suite's multiple-streams check stops with a warning. */
-const TABLE: ScenarioTable = { ...SCENARIOS, 'server-sse-multiple-streams': 'stateless server: there is no session to open several streams in' };
+const TABLE: ScenarioTable = {
+  ...SCENARIOS,
+  'server-sse-multiple-streams': 'stateless server: there is no session to open several streams in',
+};
 
 const serve = async () => {
   const [command, ...args] = witnessCommand();

@@ -19,7 +19,12 @@ afterAll(async () => {
 
 /** Another child agent (same key and tool) whose operator configured `cosignerUrl` for the parent. */
 async function childWith(cosignerUrl: string, cosignTimeoutMs = 5000): Promise<ChildAgent> {
-  const agent = await serveChildAgent({ key: world.child, toolUrl: world.tool.url, cosigners: { 'org-parent': cosignerUrl }, cosignTimeoutMs });
+  const agent = await serveChildAgent({
+    key: world.child,
+    toolUrl: world.tool.url,
+    cosigners: { 'org-parent': cosignerUrl },
+    cosignTimeoutMs,
+  });
   extra.push(agent);
   return agent;
 }
@@ -32,7 +37,13 @@ async function blackHole(): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const sockets = new Set<import('node:net').Socket>();
   server.on('connection', (s) => sockets.add(s));
-  extra.push({ close: () => new Promise<void>((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }) });
+  extra.push({
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  });
   const address = server.address() as import('node:net').AddressInfo;
   return `http://127.0.0.1:${address.port}`;
 }
@@ -49,13 +60,17 @@ async function closedPort(): Promise<string> {
 describe('fail closed: a dag task without a co-signature returns an error, never a result', () => {
   it('when the co-signer is down', async () => {
     const agent = await childWith(await closedPort());
-    await expect(delegate(agent.url, 'Inspect lot 1.', 'dag', parentOptions())).rejects.toThrow(/returned no result.*unreachable/);
+    await expect(delegate(agent.url, 'Inspect lot 1.', 'dag', parentOptions())).rejects.toThrow(
+      /returned no result.*unreachable/,
+    );
   });
 
   it('when the co-signer answers later than the timeout', async () => {
     const agent = await childWith(await blackHole(), 300);
     const started = Date.now();
-    await expect(delegate(agent.url, 'Inspect lot 2.', 'dag', parentOptions())).rejects.toThrow(/returned no result.*(within 300 ms)/);
+    await expect(delegate(agent.url, 'Inspect lot 2.', 'dag', parentOptions())).rejects.toThrow(
+      /returned no result.*(within 300 ms)/,
+    );
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
@@ -64,13 +79,17 @@ describe('fail closed: a dag task without a co-signature returns an error, never
     const server = await serveCosigner(stranger);
     extra.push(server);
     const agent = await childWith(server.url);
-    await expect(delegate(agent.url, 'Inspect lot 3.', 'dag', parentOptions())).rejects.toThrow(/refused.*issued no pending delegation/);
+    await expect(delegate(agent.url, 'Inspect lot 3.', 'dag', parentOptions())).rejects.toThrow(
+      /refused.*issued no pending delegation/,
+    );
   });
 
   it('when no co-signer is configured for the parent deployer', async () => {
     const agent = await serveChildAgent({ key: world.child, toolUrl: world.tool.url });
     extra.push(agent);
-    await expect(delegate(agent.url, 'Inspect lot 4.', 'dag', parentOptions())).rejects.toThrow(/No co-signing service is configured for the parent deployer org-parent/);
+    await expect(delegate(agent.url, 'Inspect lot 4.', 'dag', parentOptions())).rejects.toThrow(
+      /No co-signing service is configured for the parent deployer org-parent/,
+    );
   });
 
   it('while the same child still answers chain tasks, which need no co-signature', async () => {
@@ -81,7 +100,9 @@ describe('fail closed: a dag task without a co-signature returns an error, never
 
 describe('the co-signing service', () => {
   const grantFor = async (service: CosignService, childDeployer = 'org-child', expiresAt = Date.now() + 60_000) => {
-    const root = await createReleaseSigner({ key: world.parent, instance: 'p' }).releaseOutput(Buffer.from('task'), { construction: 'dag' });
+    const root = await createReleaseSigner({ key: world.parent, instance: 'p' }).releaseOutput(Buffer.from('task'), {
+      construction: 'dag',
+    });
     const taskId = randomUUID();
     const token = service.grant({ taskId, childDeployer, parentDigest: receiptDigest(root), expiresAt });
     return { root, taskId, token };
@@ -89,10 +110,16 @@ describe('the co-signing service', () => {
   /** The edge the child would send, captured from the real signer. */
   const edgeFrom = async (root: Parameters<typeof receiptDigest>[0], key = world.child) => {
     let captured: UnsignedReceipt | undefined;
-    await createReleaseSigner({ key, instance: 'c', cosign: (edge) => {
-      captured = edge;
-      throw new Error('captured');
-    } }).releaseOutput(Buffer.from('answer'), { ancestors: [root], construction: 'dag' }).catch(() => undefined);
+    await createReleaseSigner({
+      key,
+      instance: 'c',
+      cosign: (edge) => {
+        captured = edge;
+        throw new Error('captured');
+      },
+    })
+      .releaseOutput(Buffer.from('answer'), { ancestors: [root], construction: 'dag' })
+      .catch(() => undefined);
     return captured as UnsignedReceipt;
   };
 
@@ -132,8 +159,12 @@ describe('the co-signing service', () => {
     const service = new CosignService(world.parent);
     const { root, taskId, token } = await grantFor(service);
     const edge = await edgeFrom(root);
-    expect(() => service.cosign(taskId, { ...edge, not_after: edge.issued_at }, token)).toThrow(/not_after must be later than issued_at/);
-    expect(() => service.cosign(taskId, { ...edge, issued_at: edge.not_after, not_after: edge.issued_at }, token)).toThrow(/not_after must be later than issued_at/);
+    expect(() => service.cosign(taskId, { ...edge, not_after: edge.issued_at }, token)).toThrow(
+      /not_after must be later than issued_at/,
+    );
+    expect(() =>
+      service.cosign(taskId, { ...edge, issued_at: edge.not_after, not_after: edge.issued_at }, token),
+    ).toThrow(/not_after must be later than issued_at/);
     expect(service.cosign(taskId, edge, token).key_id).toBe(world.parent.kid);
   });
 
@@ -163,7 +194,10 @@ describe('the co-signing service', () => {
   it('answers POST /cosign without "Authorization: Bearer" with 401, and the grant stays usable', async () => {
     const { root, taskId, token } = await grantFor(world.service);
     const edge = await edgeFrom(root);
-    const response = await fetch(`${world.cosigner.url}/cosign`, { method: 'POST', body: JSON.stringify({ task_id: taskId, edge }) });
+    const response = await fetch(`${world.cosigner.url}/cosign`, {
+      method: 'POST',
+      body: JSON.stringify({ task_id: taskId, edge }),
+    });
     expect(response.status).toBe(401);
     expect((await httpCosign(world.cosigner.url, taskId, { token })(edge, 'org-parent')).key_id).toBe(world.parent.kid);
   });
@@ -171,39 +205,71 @@ describe('the co-signing service', () => {
   it('answers POST /cosign with a wrong credential with 403, and the grant stays usable', async () => {
     const { root, taskId, token } = await grantFor(world.service);
     const edge = await edgeFrom(root);
-    await expect(httpCosign(world.cosigner.url, taskId, { token: 'B'.repeat(43) })(edge, 'org-parent')).rejects.toThrow(/HTTP 403.*credential/);
+    await expect(httpCosign(world.cosigner.url, taskId, { token: 'B'.repeat(43) })(edge, 'org-parent')).rejects.toThrow(
+      /HTTP 403.*credential/,
+    );
     expect((await httpCosign(world.cosigner.url, taskId, { token })(edge, 'org-parent')).key_id).toBe(world.parent.kid);
   });
 
   it('answers an edge holding a lone surrogate with 400 naming the field, not 500', async () => {
     const { root, taskId, token } = await grantFor(world.service);
     const edge = await edgeFrom(root);
-    const body = JSON.stringify({ task_id: taskId, edge: { ...edge, instance: 'X' } }).replace('"instance":"X"', '"instance":"\\ud800"');
-    const response = await fetch(`${world.cosigner.url}/cosign`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body });
+    const body = JSON.stringify({ task_id: taskId, edge: { ...edge, instance: 'X' } }).replace(
+      '"instance":"X"',
+      '"instance":"\\ud800"',
+    );
+    const response = await fetch(`${world.cosigner.url}/cosign`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}` },
+      body,
+    });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/edge\.instance holds a lone surrogate/);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(
+      /edge\.instance holds a lone surrogate/,
+    );
     expect((await httpCosign(world.cosigner.url, taskId, { token })(edge, 'org-parent')).key_id).toBe(world.parent.kid);
   });
 
   it('answers a co-sign body with a duplicate key with 400', async () => {
-    const response = await fetch(`${world.cosigner.url}/cosign`, { method: 'POST', headers: { Authorization: `Bearer ${'A'.repeat(43)}` }, body: '{"task_id":"a","task_id":"b"}' });
+    const response = await fetch(`${world.cosigner.url}/cosign`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${'A'.repeat(43)}` },
+      body: '{"task_id":"a","task_id":"b"}',
+    });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/duplicate key "task_id"/);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(
+      /duplicate key "task_id"/,
+    );
   });
 
   it('answers a co-sign body that is not JSON with 400 and says why', async () => {
-    const response = await fetch(`${world.cosigner.url}/cosign`, { method: 'POST', headers: { Authorization: `Bearer ${'A'.repeat(43)}` }, body: 'not json' });
+    const response = await fetch(`${world.cosigner.url}/cosign`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${'A'.repeat(43)}` },
+      body: 'not json',
+    });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/not valid JSON/);
   });
 
   it('answers a body over 64 KiB with a JSON 413 naming the limit, and takes another limit when given', async () => {
-    const big = await fetch(`${world.cosigner.url}/cosign`, { method: 'POST', headers: { Authorization: `Bearer ${'A'.repeat(43)}` }, body: JSON.stringify({ task_id: 'x', pad: 'x'.repeat(70_000) }) });
+    const big = await fetch(`${world.cosigner.url}/cosign`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${'A'.repeat(43)}` },
+      body: JSON.stringify({ task_id: 'x', pad: 'x'.repeat(70_000) }),
+    });
     expect([big.status, big.headers.get('content-type')]).toEqual([413, 'application/json']);
-    expect(((await big.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'TOO_LARGE', message: expect.stringMatching(/the limit is 65536 bytes.*--max-request-bytes/) });
+    expect(((await big.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'TOO_LARGE',
+      message: expect.stringMatching(/the limit is 65536 bytes.*--max-request-bytes/),
+    });
     const small = await serveCosigner(new CosignService(world.parent), { maxRequestBytes: 100 });
     try {
-      const refused = await fetch(`${small.url}/cosign`, { method: 'POST', headers: { Authorization: `Bearer ${'A'.repeat(43)}` }, body: JSON.stringify({ task_id: 'x'.repeat(100) }) });
+      const refused = await fetch(`${small.url}/cosign`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${'A'.repeat(43)}` },
+        body: JSON.stringify({ task_id: 'x'.repeat(100) }),
+      });
       expect(refused.status).toBe(413);
     } finally {
       await small.close();
@@ -211,7 +277,11 @@ describe('the co-signing service', () => {
   });
 
   it('answers a co-sign request without an edge with 400 naming the field', async () => {
-    const response = await fetch(`${world.cosigner.url}/cosign`, { method: 'POST', headers: { Authorization: `Bearer ${'A'.repeat(43)}` }, body: JSON.stringify({ task_id: 'x' }) });
+    const response = await fetch(`${world.cosigner.url}/cosign`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${'A'.repeat(43)}` },
+      body: JSON.stringify({ task_id: 'x' }),
+    });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/edge/);
   });
@@ -220,9 +290,20 @@ describe('the co-signing service', () => {
     const service = new CosignService(world.parent);
     const server = await serveCosigner(service, { adminToken: 'secret-token' });
     extra.push(server);
-    const root = await createReleaseSigner({ key: world.parent, instance: 'p' }).releaseOutput(Buffer.from('task'), { construction: 'dag' });
-    const grant = { task_id: 't-http', child_deployer: 'org-child', parent_digest: receiptDigest(root), expires_at: Date.now() + 60_000 };
-    const created = await fetch(`${server.url}/grants`, { method: 'POST', headers: { Authorization: 'Bearer secret-token' }, body: JSON.stringify(grant) });
+    const root = await createReleaseSigner({ key: world.parent, instance: 'p' }).releaseOutput(Buffer.from('task'), {
+      construction: 'dag',
+    });
+    const grant = {
+      task_id: 't-http',
+      child_deployer: 'org-child',
+      parent_digest: receiptDigest(root),
+      expires_at: Date.now() + 60_000,
+    };
+    const created = await fetch(`${server.url}/grants`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer secret-token' },
+      body: JSON.stringify(grant),
+    });
     expect(created.status).toBe(201);
     const { cosign_token: token } = (await created.json()) as { cosign_token: string };
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -231,6 +312,8 @@ describe('the co-signing service', () => {
   });
 
   it('makes the client throw REFUSED when the service rejects the request', async () => {
-    await expect(httpCosign(world.cosigner.url, 'never-granted', { token: 'A'.repeat(43) })({} as UnsignedReceipt, 'org-parent')).rejects.toMatchObject({ code: 'REFUSED', message: expect.stringMatching(/HTTP 400/) });
+    await expect(
+      httpCosign(world.cosigner.url, 'never-granted', { token: 'A'.repeat(43) })({} as UnsignedReceipt, 'org-parent'),
+    ).rejects.toMatchObject({ code: 'REFUSED', message: expect.stringMatching(/HTTP 400/) });
   });
 });

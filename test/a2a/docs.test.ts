@@ -7,6 +7,7 @@ const guide = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'a2a.md
 
 describe('docs/a2a.md', () => {
   it('documents every problem code of an E12 re-verification, with its meaning', () => {
-    for (const [code, meaning] of Object.entries(E12_PROBLEM_CODES)) expect(guide, code).toContain(`| \`${code}\` | ${meaning} |`);
+    for (const [code, meaning] of Object.entries(E12_PROBLEM_CODES))
+      expect(guide, code).toContain(`| \`${code}\` | ${meaning} |`);
   });
 });

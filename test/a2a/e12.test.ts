@@ -40,11 +40,23 @@ describe('E12 over three loopback processes', () => {
   it('records every trial of every condition, each with a unique task id and a valid verdict', () => {
     expect(results.trials.map((t) => t.condition).sort()).toEqual(['chain', 'chain', 'dag', 'dag', 'none', 'none']);
     expect(new Set(results.trials.map((t) => t.task_id)).size).toBe(6);
-    expect(results.trials.every((t) => t.verdict.ok && t.output_len === Buffer.byteLength(t.output_text, 'utf8'))).toBe(true);
+    expect(results.trials.every((t) => t.verdict.ok && t.output_len === Buffer.byteLength(t.output_text, 'utf8'))).toBe(
+      true,
+    );
   });
 
   it('splits each trial latency into discovery, A2A call, tool call, model, sign, co-sign and verify', () => {
-    expect(Object.keys(results.trials[0]?.latency ?? {}).sort()).toEqual(['a2a_ms', 'cosign_ms', 'cpu_ms', 'discovery_ms', 'model_ms', 'sign_ms', 'tool_ms', 'total_ms', 'verify_ms']);
+    expect(Object.keys(results.trials[0]?.latency ?? {}).sort()).toEqual([
+      'a2a_ms',
+      'cosign_ms',
+      'cpu_ms',
+      'discovery_ms',
+      'model_ms',
+      'sign_ms',
+      'tool_ms',
+      'total_ms',
+      'verify_ms',
+    ]);
     const dag = results.trials.find((t) => t.condition === 'dag');
     expect(dag?.latency.cosign_ms).toBeGreaterThan(0);
   });
@@ -70,43 +82,58 @@ describe('witness verify on an E12 results file', () => {
   });
 
   it('exits 1 naming the trial when an output text was changed', async () => {
-    const { code, out } = await cli('verify', tampered((r) => {
-      (r.trials[1] as { output_text: string }).output_text += ' ';
-    }));
+    const { code, out } = await cli(
+      'verify',
+      tampered((r) => {
+        (r.trials[1] as { output_text: string }).output_text += ' ';
+      }),
+    );
     expect(code).toBe(1);
     expect(out).toMatch(/trial 1 .*SHA-256/);
   });
 
   it('exits 1 when a recorded byte length disagrees with the text', async () => {
-    const { code, out } = await cli('verify', tampered((r) => {
-      (r.trials[0] as { output_len: number }).output_len += 1;
-    }));
+    const { code, out } = await cli(
+      'verify',
+      tampered((r) => {
+        (r.trials[0] as { output_len: number }).output_len += 1;
+      }),
+    );
     expect(code).toBe(1);
     expect(out).toMatch(/UTF-8 bytes, the record says/);
   });
 
   it('exits 1 when a parent co-signature was altered', async () => {
-    const { code, out } = await cli('verify', tampered((r) => {
-      const leaf = r.trials.find((t) => t.condition === 'dag')?.evidence.path[1];
-      const cosig = leaf?.signatures[1];
-      if (cosig) cosig.sig = `${cosig.sig[0] === 'A' ? 'B' : 'A'}${cosig.sig.slice(1)}`;
-    }));
+    const { code, out } = await cli(
+      'verify',
+      tampered((r) => {
+        const leaf = r.trials.find((t) => t.condition === 'dag')?.evidence.path[1];
+        const cosig = leaf?.signatures[1];
+        if (cosig) cosig.sig = `${cosig.sig[0] === 'A' ? 'B' : 'A'}${cosig.sig.slice(1)}`;
+      }),
+    );
     expect(code).toBe(1);
     expect(out).toMatch(/COSIGNATURE_INVALID/);
   });
 
   it('exits 1 when a task id appears twice', async () => {
-    const { code, out } = await cli('verify', tampered((r) => {
-      (r.trials[1] as { task_id: string }).task_id = r.trials[0]?.task_id ?? '';
-    }));
+    const { code, out } = await cli(
+      'verify',
+      tampered((r) => {
+        (r.trials[1] as { task_id: string }).task_id = r.trials[0]?.task_id ?? '';
+      }),
+    );
     expect(code).toBe(1);
     expect(out).toMatch(/task id used twice/);
   });
 
   it('exits 1 when a recorded forgery verdict was flipped', async () => {
-    const { code, out } = await cli('verify', tampered((r) => {
-      (r.forgery[1] as { accepted: boolean }).accepted = true;
-    }));
+    const { code, out } = await cli(
+      'verify',
+      tampered((r) => {
+        (r.forgery[1] as { accepted: boolean }).accepted = true;
+      }),
+    );
     expect(code).toBe(1);
     expect(out).toMatch(/forgery under dag/);
   });
@@ -120,7 +147,9 @@ describe('witness verify on an E12 results file', () => {
     const lines = out.trim().split('\n');
     expect(lines).toEqual([
       'invalid: E12 results, 6 trials, none checked: your key directory holds none of the keys that signed them.',
-      expect.stringMatching(/^ {2}UNKNOWN_KEY +your key directory holds none of the keys that signed this run \(ed25519:[0-9a-f]{16}, ed25519:[0-9a-f]{16}\)/),
+      expect.stringMatching(
+        /^ {2}UNKNOWN_KEY +your key directory holds none of the keys that signed this run \(ed25519:[0-9a-f]{16}, ed25519:[0-9a-f]{16}\)/,
+      ),
     ]);
   });
 
@@ -135,7 +164,12 @@ describe('witness verify on an E12 results file', () => {
   it('prints the re-verification as JSON with --json', async () => {
     const { code, out } = await cli('verify', file, '--json');
     expect(code).toBe(0);
-    expect(JSON.parse(out)).toMatchObject({ ok: true, type: 'witness/e12-results', legacy: false, problems: [], details: { trials: 6, trustedKeys: 'file' } });
+    expect(JSON.parse(out)).toMatchObject({
+      ok: true,
+      type: 'witness/e12-results',
+      legacy: false,
+      problems: [],
+      details: { trials: 6, trustedKeys: 'file' },
+    });
   });
-
 });

@@ -6,7 +6,9 @@ import { embeddedBackend } from '../../src/a2a/llm-backend.js';
 import { writeTinyGguf } from '../llm/tiny-gguf.js';
 
 describe('embedded A2A child', () => {
-  it('answers a task through the real llama.cpp engine on a tiny GGUF, or fails it with the model as the reason', { timeout: 240_000 }, async () => {
+  it('answers a task through the real llama.cpp engine on a tiny GGUF, or fails it with the model as the reason', {
+    timeout: 240_000,
+  }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'witness-a2a-gguf-'));
     writeTinyGguf(join(dir, 'tiny.gguf'));
     // One thread: llama.cpp's spinning worker threads crawl on a busy 2-core machine.

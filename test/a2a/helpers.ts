@@ -8,7 +8,10 @@ import { newSigningKey, publicJwk, type SigningKey } from '../../src/attest/keys
 
 export const DAY = 86_400_000;
 
-export function trust(keys: SigningKey[], window = { notBefore: Date.now() - DAY, notAfter: Date.now() + DAY }): { file: DirectoryFile; directory: KeyDirectory } {
+export function trust(
+  keys: SigningKey[],
+  window = { notBefore: Date.now() - DAY, notAfter: Date.now() + DAY },
+): { file: DirectoryFile; directory: KeyDirectory } {
   let file = emptyDirectory();
   for (const key of keys) file = addKey(file, publicJwk(key), window);
   return { file, directory: new KeyDirectory(file) };
@@ -33,7 +36,12 @@ export async function startWorld(options: { cosignTimeoutMs?: number } = {}): Pr
   const tool = await serveEvidenceTool();
   const service = new CosignService(parent);
   const cosigner = await serveCosigner(service);
-  const agent = await serveChildAgent({ key: child, toolUrl: tool.url, cosigners: { [parent.deployer]: cosigner.url }, cosignTimeoutMs: options.cosignTimeoutMs ?? 5000 });
+  const agent = await serveChildAgent({
+    key: child,
+    toolUrl: tool.url,
+    cosigners: { [parent.deployer]: cosigner.url },
+    cosignTimeoutMs: options.cosignTimeoutMs ?? 5000,
+  });
   return {
     parent,
     child,

@@ -14,22 +14,44 @@ beforeAll(async () => {
 afterAll(() => world.close());
 
 /** One raw HTTP request, so the Host header can be anything. */
-function send(url: string, method: string, headers: Record<string, string>, body = ''): Promise<{ status: number; text: string }> {
+function send(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body = '',
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = request(
+      url,
+      {
+        method,
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
-const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+});
 const servers = () => [
   { name: 'a2a serve (card)', url: `${world.agent.url}${CARD_PATH}`, method: 'GET', body: '' },
-  { name: 'a2a serve (JSON-RPC)', url: `${world.agent.url}${JSONRPC_PATH}`, method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }) },
+  {
+    name: 'a2a serve (JSON-RPC)',
+    url: `${world.agent.url}${JSONRPC_PATH}`,
+    method: 'POST',
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }),
+  },
   { name: 'a2a cosigner', url: `${world.cosigner.url}/cosign`, method: 'POST', body: '{}' },
   { name: 'a2a tool', url: world.tool.url, method: 'POST', body: initialize },
 ];
@@ -45,7 +67,10 @@ describe('Host and Origin on every A2A server', () => {
   it('refuses Origin: http://evil.example with 403 on each', async () => {
     for (const s of servers()) {
       const r = await send(s.url, s.method, { Origin: 'http://evil.example' }, s.body);
-      expect([r.status, r.text], s.name).toEqual([403, expect.stringMatching(/Origin http:\/\/evil\.example is not allowed/)]);
+      expect([r.status, r.text], s.name).toEqual([
+        403,
+        expect.stringMatching(/Origin http:\/\/evil\.example is not allowed/),
+      ]);
     }
   });
 

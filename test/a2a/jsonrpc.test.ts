@@ -37,15 +37,32 @@ interface Reply {
   json: { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } };
 }
 
-async function post(body: unknown, options: { url?: string; version?: string | null; raw?: boolean } = {}): Promise<Reply> {
+async function post(
+  body: unknown,
+  options: { url?: string; version?: string | null; raw?: boolean } = {},
+): Promise<Reply> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (options.version !== null) headers['A2A-Version'] = options.version ?? '1.0';
-  const response = await fetch(options.url ?? `${world.agent.url}${JSONRPC_PATH}`, { method: 'POST', headers, body: options.raw ? (body as string) : JSON.stringify(body) });
+  const response = await fetch(options.url ?? `${world.agent.url}${JSONRPC_PATH}`, {
+    method: 'POST',
+    headers,
+    body: options.raw ? (body as string) : JSON.stringify(body),
+  });
   const text = await response.text();
-  return { status: response.status, type: response.headers.get('content-type'), text, json: text ? JSON.parse(text) : {} };
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    text,
+    json: text ? JSON.parse(text) : {},
+  };
 }
 
-const message = (text: string, extra: Record<string, unknown> = {}) => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...extra });
+const message = (text: string, extra: Record<string, unknown> = {}) => ({
+  messageId: randomUUID(),
+  role: 'ROLE_USER',
+  parts: [{ text }],
+  ...extra,
+});
 const send = (params: unknown, id: unknown = 1) => ({ jsonrpc: '2.0', id, method: 'SendMessage', params });
 
 describe('invalid JSON-RPC requests under A2A-Version 1.0', () => {
@@ -67,7 +84,9 @@ describe('invalid JSON-RPC requests under A2A-Version 1.0', () => {
   }
 
   it('answers a body that is not JSON with -32700 and does not echo the body', async () => {
-    const reply = await post('{"jsonrpc": "2.0", "method": "SendMessage", "params": {"secret-looking": true', { raw: true });
+    const reply = await post('{"jsonrpc": "2.0", "method": "SendMessage", "params": {"secret-looking": true', {
+      raw: true,
+    });
     expect(reply.json).toMatchObject({ id: null, error: { code: -32700 } });
     expect(reply.text).not.toContain('secret-looking');
   });
@@ -76,7 +95,10 @@ describe('invalid JSON-RPC requests under A2A-Version 1.0', () => {
 describe('notifications', () => {
   it('answers a request without id with 204 and no body, and does not run it', async () => {
     const before = answered;
-    const reply = await post({ jsonrpc: '2.0', method: 'SendMessage', params: { message: message('Run me?') } }, { url: `${counted.url}${JSONRPC_PATH}` });
+    const reply = await post(
+      { jsonrpc: '2.0', method: 'SendMessage', params: { message: message('Run me?') } },
+      { url: `${counted.url}${JSONRPC_PATH}` },
+    );
     expect([reply.status, reply.text]).toEqual([204, '']);
     const ran = await post(send({ message: message('Run me.') }), { url: `${counted.url}${JSONRPC_PATH}` });
     expect(ran.json.result?.message).toBeDefined();
@@ -86,12 +108,18 @@ describe('notifications', () => {
 
 describe('the A2A-Version query parameter', () => {
   it('selects v1.0 when sent as ?A2A-Version=1.0 without the header: GetTask is known (task not found, -32001)', async () => {
-    const reply = await post({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 'no-such-task' } }, { url: `${world.agent.url}${JSONRPC_PATH}?A2A-Version=1.0`, version: null });
+    const reply = await post(
+      { jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 'no-such-task' } },
+      { url: `${world.agent.url}${JSONRPC_PATH}?A2A-Version=1.0`, version: null },
+    );
     expect(reply.json).toMatchObject({ id: 3, error: { code: -32001 } });
   });
 
   it('without header or parameter means 0.3, where GetTask is unknown (-32601)', async () => {
-    const reply = await post({ jsonrpc: '2.0', id: 4, method: 'GetTask', params: { id: 'no-such-task' } }, { version: null });
+    const reply = await post(
+      { jsonrpc: '2.0', id: 4, method: 'GetTask', params: { id: 'no-such-task' } },
+      { version: null },
+    );
     expect(reply.json).toMatchObject({ id: 4, error: { code: -32601 } });
   });
 });
@@ -99,32 +127,59 @@ describe('the A2A-Version query parameter', () => {
 describe('message validation', () => {
   it('refuses a message with empty parts (-32602)', async () => {
     const reply = await post(send({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [] } }, 8));
-    expect(reply.json).toMatchObject({ id: 8, error: { code: -32602, message: expect.stringMatching(/message\.parts/) } });
+    expect(reply.json).toMatchObject({
+      id: 8,
+      error: { code: -32602, message: expect.stringMatching(/message\.parts/) },
+    });
   });
 
   it('refuses a message without a role (-32602)', async () => {
     const reply = await post(send({ message: { messageId: randomUUID(), parts: [{ text: 'x' }] } }, 9));
-    expect(reply.json).toMatchObject({ id: 9, error: { code: -32602, message: expect.stringMatching(/message\.role/) } });
+    expect(reply.json).toMatchObject({
+      id: 9,
+      error: { code: -32602, message: expect.stringMatching(/message\.role/) },
+    });
   });
 
   it('refuses a v0.3 message/send without parts too (-32602)', async () => {
-    const reply = await post({ jsonrpc: '2.0', id: 10, method: 'message/send', params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [] } } }, { version: '0.3' });
+    const reply = await post(
+      {
+        jsonrpc: '2.0',
+        id: 10,
+        method: 'message/send',
+        params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [] } },
+      },
+      { version: '0.3' },
+    );
     expect(reply.json).toMatchObject({ id: 10, error: { code: -32602 } });
   });
 });
 
 describe('ListTasks and GetTask parameters', () => {
   it('refuses a negative historyLength (-32602)', async () => {
-    expect((await post({ jsonrpc: '2.0', id: 11, method: 'ListTasks', params: { historyLength: -1 } })).json.error?.code).toBe(-32602);
-    expect((await post({ jsonrpc: '2.0', id: 12, method: 'GetTask', params: { id: 'x', historyLength: -1 } })).json.error?.code).toBe(-32602);
+    expect(
+      (await post({ jsonrpc: '2.0', id: 11, method: 'ListTasks', params: { historyLength: -1 } })).json.error?.code,
+    ).toBe(-32602);
+    expect(
+      (await post({ jsonrpc: '2.0', id: 12, method: 'GetTask', params: { id: 'x', historyLength: -1 } })).json.error
+        ?.code,
+    ).toBe(-32602);
   });
 
   it('refuses a statusTimestampAfter that is not a timestamp (-32602)', async () => {
-    expect((await post({ jsonrpc: '2.0', id: 13, method: 'ListTasks', params: { statusTimestampAfter: '-1' } })).json.error?.code).toBe(-32602);
+    expect(
+      (await post({ jsonrpc: '2.0', id: 13, method: 'ListTasks', params: { statusTimestampAfter: '-1' } })).json.error
+        ?.code,
+    ).toBe(-32602);
   });
 
   it('gives an empty page a pageSize of 0', async () => {
-    const reply = await post({ jsonrpc: '2.0', id: 14, method: 'ListTasks', params: { contextId: `empty-${randomUUID()}` } });
+    const reply = await post({
+      jsonrpc: '2.0',
+      id: 14,
+      method: 'ListTasks',
+      params: { contextId: `empty-${randomUUID()}` },
+    });
     expect(reply.json.result).toMatchObject({ tasks: [], totalSize: 0, pageSize: 0, nextPageToken: '' });
   });
 });
@@ -134,7 +189,10 @@ describe('bodies and limits', () => {
     const task = 'Inspect this lot. '.repeat(11_500); // ~207 KB
     const reply = await post(send({ message: message(task) }, 15));
     const result = reply.json.result?.message as { parts: Array<{ text: string }>; metadata: Record<string, unknown> };
-    const check = await verifyEvidence(result.metadata[EVIDENCE_KEY], Buffer.from(result.parts[0]!.text, 'utf8'), { directory: world.directory, construction: 'none' });
+    const check = await verifyEvidence(result.metadata[EVIDENCE_KEY], Buffer.from(result.parts[0]!.text, 'utf8'), {
+      directory: world.directory,
+      construction: 'none',
+    });
     expect(check.reasons).toEqual([]);
     expect(result.parts[0]!.text).toMatch(/\(207000 bytes\)/);
   });
@@ -154,17 +212,44 @@ describe('bodies and limits', () => {
     const other = await fetch(`${world.agent.url}/nowhere`);
     expect([other.status, other.headers.get('content-type')]).toEqual([404, 'application/json']);
     const get = await fetch(`${world.agent.url}${JSONRPC_PATH}`);
-    expect([get.status, get.headers.get('allow'), get.headers.get('content-type')]).toEqual([405, 'POST', 'application/json']);
+    expect([get.status, get.headers.get('allow'), get.headers.get('content-type')]).toEqual([
+      405,
+      'POST',
+      'application/json',
+    ]);
   });
 });
 
 describe('stored tasks', () => {
   it('never keep the grant credential a failed dag delegation carried', async () => {
     const task = 'Inspect lot 11.';
-    const root = await createReleaseSigner({ key: world.parent, instance: 'parent' }).releaseOutput(Buffer.from(task), { construction: 'dag' });
+    const root = await createReleaseSigner({ key: world.parent, instance: 'parent' }).releaseOutput(Buffer.from(task), {
+      construction: 'dag',
+    });
     const taskId = randomUUID();
-    const token = world.service.grant({ taskId, childDeployer: 'some-other-child', parentDigest: receiptDigest(root), expiresAt: Date.now() + 60_000 });
-    const failed = await post(send({ message: message(task, { metadata: { [DELEGATION_KEY]: { task_id: taskId, construction: 'dag', evidence: { path: [root] }, cosign_token: token } } }) }, 16));
+    const token = world.service.grant({
+      taskId,
+      childDeployer: 'some-other-child',
+      parentDigest: receiptDigest(root),
+      expiresAt: Date.now() + 60_000,
+    });
+    const failed = await post(
+      send(
+        {
+          message: message(task, {
+            metadata: {
+              [DELEGATION_KEY]: {
+                task_id: taskId,
+                construction: 'dag',
+                evidence: { path: [root] },
+                cosign_token: token,
+              },
+            },
+          }),
+        },
+        16,
+      ),
+    );
     const failedTask = failed.json.result?.task as { id: string; status: { state: string } } | undefined;
     expect(failedTask?.status.state).toBe('TASK_STATE_FAILED');
     const id = failedTask?.id;

@@ -40,6 +40,8 @@ it('keeps heap growth under 5 MB over 1,000 SDK client connections', async () =>
   await connections(1000);
   const after = await settledHeap();
   const growthMb = (after - before) / 1024 / 1024;
-  console.log(`a2a tool: heap ${(before / 1024 / 1024).toFixed(1)} MB -> ${(after / 1024 / 1024).toFixed(1)} MB after 1,000 SDK client connections (growth ${growthMb.toFixed(2)} MB, limit 5 MB)`);
+  console.log(
+    `a2a tool: heap ${(before / 1024 / 1024).toFixed(1)} MB -> ${(after / 1024 / 1024).toFixed(1)} MB after 1,000 SDK client connections (growth ${growthMb.toFixed(2)} MB, limit 5 MB)`,
+  );
   expect(growthMb).toBeLessThan(5);
 }, 300_000);

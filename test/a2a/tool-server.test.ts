@@ -13,15 +13,27 @@ beforeAll(async () => {
 afterAll(() => tool?.close());
 
 const MCP = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+};
 
 /** One raw request; resolves when the whole answer has arrived (a held-open stream never resolves). */
-function raw(url: string, method: string, headers: Record<string, string>, body = ''): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+function raw(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body = '',
+): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+      );
     });
     req.on('error', reject);
     req.end(body);
@@ -31,7 +43,11 @@ function raw(url: string, method: string, headers: Record<string, string>, body 
 describe('the MCP tool server', () => {
   it('answers GET /mcp (Accept: text/event-stream) with 405 and Allow: POST, and ends the answer', async () => {
     const reply = await raw(tool.url, 'GET', { Accept: 'text/event-stream' });
-    expect([reply.status, reply.headers.allow, reply.headers['content-type']]).toEqual([405, 'POST', 'application/json']);
+    expect([reply.status, reply.headers.allow, reply.headers['content-type']]).toEqual([
+      405,
+      'POST',
+      'application/json',
+    ]);
     expect(JSON.parse(reply.text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
   });
 
@@ -58,15 +74,44 @@ describe('the MCP tool server', () => {
   });
 
   it('answers an unknown tool and a tools/call without params with -32602, as MCP 2025-11-25 lists them', async () => {
-    const unknown = await raw(tool.url, 'POST', MCP, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'rm', arguments: {} } }));
-    expect(JSON.parse(unknown.text)).toMatchObject({ id: 2, error: { code: -32602, message: expect.stringMatching(/^Unknown tool "rm"/) } });
+    const unknown = await raw(
+      tool.url,
+      'POST',
+      MCP,
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'rm', arguments: {} } }),
+    );
+    expect(JSON.parse(unknown.text)).toMatchObject({
+      id: 2,
+      error: { code: -32602, message: expect.stringMatching(/^Unknown tool "rm"/) },
+    });
     const bare = await raw(tool.url, 'POST', MCP, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call' }));
-    expect(JSON.parse(bare.text)).toMatchObject({ id: 3, error: { code: -32602, message: expect.stringMatching(/^Invalid params/) } });
+    expect(JSON.parse(bare.text)).toMatchObject({
+      id: 3,
+      error: { code: -32602, message: expect.stringMatching(/^Invalid params/) },
+    });
   });
 
   it('answers arguments that fail the schema with a one-line tool error', async () => {
-    const reply = await raw(tool.url, 'POST', MCP, JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_evidence', arguments: { task: 7 } } }));
-    expect(JSON.parse(reply.text).result).toEqual({ content: [{ type: 'text', text: expect.stringMatching(/^Invalid arguments for get_evidence: task: expected a string, got a number\./) }], isError: true });
+    const reply = await raw(
+      tool.url,
+      'POST',
+      MCP,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params: { name: 'get_evidence', arguments: { task: 7 } },
+      }),
+    );
+    expect(JSON.parse(reply.text).result).toEqual({
+      content: [
+        {
+          type: 'text',
+          text: expect.stringMatching(/^Invalid arguments for get_evidence: task: expected a string, got a number\./),
+        },
+      ],
+      isError: true,
+    });
   });
 
   it('gives the SDK client evidence for a 200 KB task', async () => {
@@ -80,7 +125,10 @@ describe('the MCP tool server', () => {
   });
 
   it('answers an MCP 2026-07-28 client (SDK 2.4, no initialize) on the same endpoint, with the same evidence and the same refusals', async () => {
-    const client = new ModernClient({ name: 'witness-test-2026', version: '0.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const client = new ModernClient(
+      { name: 'witness-test-2026', version: '0.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     await client.connect(new ModernTransport(new URL(tool.url)));
     try {
       expect(client.getNegotiatedProtocolVersion?.()).toBe('2026-07-28');
@@ -88,7 +136,14 @@ describe('the MCP tool server', () => {
       const result = await client.callTool({ name: 'get_evidence', arguments: { task: 'inspect lot 7' } });
       expect(result.structuredContent).toEqual(evidenceFor('inspect lot 7'));
       const bad = await client.callTool({ name: 'get_evidence', arguments: { task: 7 } });
-      expect(bad).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^Invalid arguments for get_evidence: task: expected a string, got a number\./) }] });
+      expect(bad).toMatchObject({
+        isError: true,
+        content: [
+          {
+            text: expect.stringMatching(/^Invalid arguments for get_evidence: task: expected a string, got a number\./),
+          },
+        ],
+      });
       await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602 });
     } finally {
       await client.close();

@@ -19,11 +19,25 @@ const child = newSigningKey('org-child');
 const { file: keys } = trust([parent, child]);
 writeDirectoryFile(join(dir, 'trusted.json'), keys);
 writeFileSync(join(dir, 'answer.txt'), 'anything');
-const card = signAgentCard(buildAgentCard({ baseUrl: 'http://127.0.0.1:4100', name: 'child', deployer: 'org-child' }), child);
+const card = signAgentCard(
+  buildAgentCard({ baseUrl: 'http://127.0.0.1:4100', name: 'child', deployer: 'org-child' }),
+  child,
+);
 
 /** An E12 results file as `witness a2a bench` writes it, with `trials` and `forgery` as given. */
 function results(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { kind: E12_KIND, v: 1, created_at: new Date().toISOString(), config: { trials: 0, warmup: 0, agent: 'policy' }, keys, card, trials: [], forgery: [], summary: [], ...extra };
+  return {
+    kind: E12_KIND,
+    v: 1,
+    created_at: new Date().toISOString(),
+    config: { trials: 0, warmup: 0, agent: 'policy' },
+    keys,
+    card,
+    trials: [],
+    forgery: [],
+    summary: [],
+    ...extra,
+  };
 }
 
 function write(name: string, text: string): string {
@@ -40,7 +54,18 @@ async function cli(...argv: string[]) {
 describe('witness verify never ignores an option given with an E12 results file', () => {
   it('refuses --output, --construction and --nonces (exit 2), naming each and why', async () => {
     const file = write('empty.json', JSON.stringify(results()));
-    const r = await cli('verify', file, '--output', 'answer.txt', '--keys', 'trusted.json', '--construction', 'dag', '--nonces', 'nonces.db');
+    const r = await cli(
+      'verify',
+      file,
+      '--output',
+      'answer.txt',
+      '--keys',
+      'trusted.json',
+      '--construction',
+      'dag',
+      '--nonces',
+      'nonces.db',
+    );
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--output, --nonces and --construction do not apply to an E12 results file/);
     expect(r.err.trim().split('\n')).toHaveLength(1);
@@ -50,7 +75,10 @@ describe('witness verify never ignores an option given with an E12 results file'
   it('refuses --now and --skew: each trial is checked as of its recorded time', async () => {
     const file = write('empty-now.json', JSON.stringify(results()));
     const r = await cli('verify', file, '--now', '2030-01-01T00:00:00Z', '--skew', '5');
-    expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--skew and --now do not apply to an E12 results file.*recorded/)]);
+    expect([r.code, r.err]).toEqual([
+      2,
+      expect.stringMatching(/--skew and --now do not apply to an E12 results file.*recorded/),
+    ]);
   });
 });
 
@@ -88,8 +116,17 @@ describe('witness verify routes by the parsed kind, not by the text', () => {
   });
 
   it('verifies a receipt that merely mentions the E12 kind as a receipt', async () => {
-    const receipt = await createReleaseSigner({ key: child, instance: E12_KIND }).releaseOutput(readFileSync(join(dir, 'answer.txt')));
-    const r = await cli('verify', write('receipt.json', JSON.stringify(receipt)), '--output', 'answer.txt', '--keys', 'trusted.json');
+    const receipt = await createReleaseSigner({ key: child, instance: E12_KIND }).releaseOutput(
+      readFileSync(join(dir, 'answer.txt')),
+    );
+    const r = await cli(
+      'verify',
+      write('receipt.json', JSON.stringify(receipt)),
+      '--output',
+      'answer.txt',
+      '--keys',
+      'trusted.json',
+    );
     expect([r.code, r.out]).toEqual([0, expect.stringMatching(/^valid: 8 bytes/)]);
   });
 });

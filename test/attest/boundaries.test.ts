@@ -39,12 +39,15 @@ describe('clock skew', () => {
 
 describe('key validity window at issue time', () => {
   const issuedAt = (t: number) => signerAt(key, t, { ttlMs: TTL }).releaseOutput(bytes);
-  it('accepts a receipt issued at the key not_before', async () => expect(await at(window.notBefore, {}, await issuedAt(window.notBefore))).toEqual([]));
+  it('accepts a receipt issued at the key not_before', async () =>
+    expect(await at(window.notBefore, {}, await issuedAt(window.notBefore))).toEqual([]));
   it('refuses a receipt issued 1 ms before the key not_before', async () => {
     expect(await at(window.notBefore, {}, await issuedAt(window.notBefore - 1))).toEqual(['KEY_NOT_VALID_AT_ISSUE']);
   });
-  it('accepts a receipt issued 1 ms before the key not_after', async () => expect(await at(window.notAfter, {}, await issuedAt(window.notAfter - 1))).toEqual([]));
-  it('refuses a receipt issued at the key not_after', async () => expect(await at(window.notAfter, {}, await issuedAt(window.notAfter))).toEqual(['KEY_NOT_VALID_AT_ISSUE']));
+  it('accepts a receipt issued 1 ms before the key not_after', async () =>
+    expect(await at(window.notAfter, {}, await issuedAt(window.notAfter - 1))).toEqual([]));
+  it('refuses a receipt issued at the key not_after', async () =>
+    expect(await at(window.notAfter, {}, await issuedAt(window.notAfter))).toEqual(['KEY_NOT_VALID_AT_ISSUE']));
   it('refuses a receipt issued 1 ms after the key not_after', async () => {
     expect(await at(window.notAfter + 1, {}, await issuedAt(window.notAfter + 1))).toEqual(['KEY_NOT_VALID_AT_ISSUE']);
   });
@@ -57,8 +60,10 @@ describe('revocation', () => {
   it('keeps a receipt issued 1 ms before revoked_at valid afterwards', async () => {
     expect(await at(revokedAt + HOUR / 2, {}, await issuedAt(revokedAt - 1), revoked)).toEqual([]);
   });
-  it('refuses a receipt issued at revoked_at', async () => expect(await at(revokedAt, {}, await issuedAt(revokedAt), revoked)).toEqual(['REVOKED_KEY']));
-  it('refuses a receipt issued 1 ms after revoked_at', async () => expect(await at(revokedAt + 1, {}, await issuedAt(revokedAt + 1), revoked)).toEqual(['REVOKED_KEY']));
+  it('refuses a receipt issued at revoked_at', async () =>
+    expect(await at(revokedAt, {}, await issuedAt(revokedAt), revoked)).toEqual(['REVOKED_KEY']));
+  it('refuses a receipt issued 1 ms after revoked_at', async () =>
+    expect(await at(revokedAt + 1, {}, await issuedAt(revokedAt + 1), revoked)).toEqual(['REVOKED_KEY']));
   it('under policy "all", accepts an earlier receipt until revoked_at and refuses it from then on', async () => {
     const early = await issuedAt(NOW);
     expect(await at(revokedAt - 1, { revocation: 'all' }, early, revoked)).toEqual([]);
@@ -66,7 +71,11 @@ describe('revocation', () => {
     expect(await at(revokedAt + 1, { revocation: 'all' }, early, revoked)).toEqual(['REVOKED_KEY']);
   });
   it('keeps the earlier time when a key is revoked twice', () => {
-    const twice = revokeKey(revokeKey(addKey(emptyDirectory(), publicJwk(key), window), key.kid, revokedAt), key.kid, revokedAt + DAY);
+    const twice = revokeKey(
+      revokeKey(addKey(emptyDirectory(), publicJwk(key), window), key.kid, revokedAt),
+      key.kid,
+      revokedAt + DAY,
+    );
     expect(twice.keys[0]?.revoked_at).toBe(new Date(revokedAt).toISOString());
   });
 });
@@ -74,7 +83,9 @@ describe('revocation', () => {
 describe('rotation', () => {
   const next = newSigningKey('org-a');
   const rotation = NOW + HOUR;
-  const rotated = new KeyDirectory(rotateKey(addKey(emptyDirectory(), publicJwk(key), window), key.kid, publicJwk(next), rotation, NOW + 60 * DAY));
+  const rotated = new KeyDirectory(
+    rotateKey(addKey(emptyDirectory(), publicJwk(key), window), key.kid, publicJwk(next), rotation, NOW + 60 * DAY),
+  );
   it('keeps receipts the old key issued before the rotation valid after it', async () => {
     const old = await signerAt(key, rotation - 1, { ttlMs: TTL }).releaseOutput(bytes);
     expect(await at(rotation + 10, {}, old, rotated)).toEqual([]);
@@ -85,6 +96,8 @@ describe('rotation', () => {
   });
   it('trusts the new key from the rotation instant, not 1 ms before', async () => {
     expect(await at(rotation, {}, await signerAt(next, rotation).releaseOutput(bytes), rotated)).toEqual([]);
-    expect(await at(rotation, {}, await signerAt(next, rotation - 1).releaseOutput(bytes), rotated)).toEqual(['KEY_NOT_VALID_AT_ISSUE']);
+    expect(await at(rotation, {}, await signerAt(next, rotation - 1).releaseOutput(bytes), rotated)).toEqual([
+      'KEY_NOT_VALID_AT_ISSUE',
+    ]);
   });
 });

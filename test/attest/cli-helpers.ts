@@ -17,7 +17,22 @@ export async function workspace() {
   const cwd = mkdtempSync(join(tmpdir(), 'witness-attest-'));
   for (const d of ['parent', 'child']) {
     expect((await cli(cwd, 'keys', 'new', '--deployer', `org-${d}`, '--out', `${d}.key.json`)).code).toBe(0);
-    expect((await cli(cwd, 'keys', 'add', `${d}.key.json`, '--dir', 'trusted.json', '--not-before', '2020-01-01T00:00:00Z', '--not-after', '2100-01-01T00:00:00Z')).code).toBe(0);
+    expect(
+      (
+        await cli(
+          cwd,
+          'keys',
+          'add',
+          `${d}.key.json`,
+          '--dir',
+          'trusted.json',
+          '--not-before',
+          '2020-01-01T00:00:00Z',
+          '--not-after',
+          '2100-01-01T00:00:00Z',
+        )
+      ).code,
+    ).toBe(0);
   }
   writeFileSync(join(cwd, 'task.txt'), 'summarise the logs');
   writeFileSync(join(cwd, 'answer.txt'), 'the summary');
@@ -29,4 +44,3 @@ export async function sign(cwd: string, file: string, ...args: string[]) {
   expect(r.code, r.err).toBe(0);
   writeFileSync(join(cwd, file), r.out);
 }
-

@@ -20,7 +20,10 @@ describe('witness keys', () => {
     const cwd = await workspace();
     const dir = readFileSync(join(cwd, 'trusted.json'), 'utf8');
     expect(dir).not.toContain(JSON.parse(readFileSync(join(cwd, 'child.key.json'), 'utf8')).d);
-    const listed = JSON.parse((await cli(cwd, 'keys', 'list', '--dir', 'trusted.json', '--json')).out) as Array<{ deployer: string; status: string }>;
+    const listed = JSON.parse((await cli(cwd, 'keys', 'list', '--dir', 'trusted.json', '--json')).out) as Array<{
+      deployer: string;
+      status: string;
+    }>;
     expect(listed.map((k) => [k.deployer, k.status])).toEqual([
       ['org-parent', 'active'],
       ['org-child', 'active'],
@@ -34,7 +37,9 @@ describe('witness keys', () => {
     const pub = JSON.parse(readFileSync(join(cwd, 'child.pub.json'), 'utf8'));
     const { d: _secret, ...expected } = key;
     expect(pub).toEqual(expected);
-    expect((await cli(cwd, 'keys', 'public', 'child.key.json')).out).toBe(readFileSync(join(cwd, 'child.pub.json'), 'utf8'));
+    expect((await cli(cwd, 'keys', 'public', 'child.key.json')).out).toBe(
+      readFileSync(join(cwd, 'child.pub.json'), 'utf8'),
+    );
     expect((await cli(cwd, 'keys', 'add', 'child.pub.json', '--dir', 'fresh.json')).code).toBe(0);
     await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
     expect((await cli(cwd, 'verify', 'r.json', '--output', 'answer.txt', '--keys', 'fresh.json')).code).toBe(0);
@@ -54,23 +59,43 @@ describe('witness keys', () => {
     const { chmodSync } = await import('node:fs');
     writeFileSync(join(cwd, 'broken.key.json'), '{"v": 1,', { mode: 0o600 });
     const notJson = await cli(cwd, 'attest', 'sign', '--key', 'broken.key.json', '--output', 'answer.txt');
-    expect([notJson.code, notJson.err]).toEqual([2, expect.stringMatching(/broken\.key\.json is not valid JSON at line 1/)]);
+    expect([notJson.code, notJson.err]).toEqual([
+      2,
+      expect.stringMatching(/broken\.key\.json is not valid JSON at line 1/),
+    ]);
     const child = JSON.parse(readFileSync(join(cwd, 'child.key.json'), 'utf8'));
     const parent = JSON.parse(readFileSync(join(cwd, 'parent.key.json'), 'utf8'));
     writeFileSync(join(cwd, 'mixed.key.json'), JSON.stringify({ ...child, d: parent.d }));
     chmodSync(join(cwd, 'mixed.key.json'), 0o600);
     const mixed = await cli(cwd, 'attest', 'sign', '--key', 'mixed.key.json', '--output', 'answer.txt');
-    expect([mixed.code, mixed.err]).toEqual([2, expect.stringMatching(/private key \(d\) does not belong to the public key/)]);
+    expect([mixed.code, mixed.err]).toEqual([
+      2,
+      expect.stringMatching(/private key \(d\) does not belong to the public key/),
+    ]);
   });
   it('rotates a key: the old key no longer signs validly, the new one does', async () => {
     const cwd = await workspace();
     const oldKid = JSON.parse(readFileSync(join(cwd, 'child.key.json'), 'utf8')).kid as string;
     expect((await cli(cwd, 'keys', 'new', '--deployer', 'org-child', '--out', 'child2.key.json')).code).toBe(0);
-    const rotated = await cli(cwd, 'keys', 'rotate', oldKid, 'child2.key.json', '--dir', 'trusted.json', '--at', '2025-01-01T00:00:00Z', '--days', '36500');
+    const rotated = await cli(
+      cwd,
+      'keys',
+      'rotate',
+      oldKid,
+      'child2.key.json',
+      '--dir',
+      'trusted.json',
+      '--at',
+      '2025-01-01T00:00:00Z',
+      '--days',
+      '36500',
+    );
     expect(rotated.code, rotated.err).toBe(0);
     await sign(cwd, 'old.json', '--key', 'child.key.json', '--output', 'answer.txt');
     await sign(cwd, 'new.json', '--key', 'child2.key.json', '--output', 'answer.txt');
-    expect((await cli(cwd, 'verify', 'old.json', '--output', 'answer.txt', '--keys', 'trusted.json')).out).toMatch(/KEY_NOT_VALID_AT_ISSUE/);
+    expect((await cli(cwd, 'verify', 'old.json', '--output', 'answer.txt', '--keys', 'trusted.json')).out).toMatch(
+      /KEY_NOT_VALID_AT_ISSUE/,
+    );
     expect((await cli(cwd, 'verify', 'new.json', '--output', 'answer.txt', '--keys', 'trusted.json')).code).toBe(0);
   });
   it('names the problem in a damaged key directory (exit 2)', async () => {
@@ -96,7 +121,12 @@ describe('witness attest sign and witness verify', () => {
     writeFileSync(join(cwd, 'answer.txt'), 'the summarY');
     const r = await cli(cwd, 'verify', 'r.json', '--output', 'answer.txt', '--keys', 'trusted.json', '--json');
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.out)).toMatchObject({ ok: false, type: 'output', legacy: false, problems: [{ code: 'OUTPUT_MISMATCH' }] });
+    expect(JSON.parse(r.out)).toMatchObject({
+      ok: false,
+      type: 'output',
+      legacy: false,
+      problems: [{ code: 'OUTPUT_MISMATCH' }],
+    });
   });
   it('reports REPLAY for the second verification sharing a --nonces store', async () => {
     const cwd = await workspace();
@@ -120,7 +150,17 @@ describe('witness attest sign and witness verify', () => {
   it('is a usage error (exit 2) when the --nonces store cannot be opened', async () => {
     const cwd = await workspace();
     await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
-    const r = await cli(cwd, 'verify', 'r.json', '--output', 'answer.txt', '--keys', 'trusted.json', '--nonces', 'no-such-dir/n.db');
+    const r = await cli(
+      cwd,
+      'verify',
+      'r.json',
+      '--output',
+      'answer.txt',
+      '--keys',
+      'trusted.json',
+      '--nonces',
+      'no-such-dir/n.db',
+    );
     expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--nonces: Cannot open the nonce store/)]);
   });
   it('reports REPLAY for the second verification sharing a PostgreSQL --nonces store, named by URL or by WITNESS_DATABASE_URL', async () => {
@@ -137,9 +177,15 @@ describe('witness attest sign and witness verify', () => {
       expect([again.code, again.out]).toEqual([1, expect.stringMatching(/REPLAY/)]);
       delete process.env.WITNESS_DATABASE_URL;
       const unset = await cli(cwd, ...args, 'postgres');
-      expect([unset.code, unset.err]).toEqual([2, expect.stringMatching(/--nonces postgres reads the database URL from WITNESS_DATABASE_URL, which is not set/)]);
+      expect([unset.code, unset.err]).toEqual([
+        2,
+        expect.stringMatching(/--nonces postgres reads the database URL from WITNESS_DATABASE_URL, which is not set/),
+      ]);
       const down = await cli(cwd, ...args, 'postgres://127.0.0.1:1/none');
-      expect([down.code, down.err]).toEqual([2, expect.stringMatching(/--nonces: Cannot reach the nonce store at postgres:\/\/127\.0\.0\.1:1\/none/)]);
+      expect([down.code, down.err]).toEqual([
+        2,
+        expect.stringMatching(/--nonces: Cannot reach the nonce store at postgres:\/\/127\.0\.0\.1:1\/none/),
+      ]);
     } finally {
       if (saved === undefined) delete process.env.WITNESS_DATABASE_URL;
       else process.env.WITNESS_DATABASE_URL = saved;
@@ -149,24 +195,86 @@ describe('witness attest sign and witness verify', () => {
   it('builds and verifies a dag delegation with the parent co-signature', async () => {
     const cwd = await workspace();
     await sign(cwd, 'task.json', '--key', 'parent.key.json', '--output', 'task.txt', '--construction', 'dag');
-    await sign(cwd, 'answer.json', '--key', 'child.key.json', '--output', 'answer.txt', '--parent', 'task.json', '--construction', 'dag', '--cosign-key', 'parent.key.json');
-    const r = await cli(cwd, 'verify', 'answer.json', '--output', 'answer.txt', '--keys', 'trusted.json', '--construction', 'dag');
+    await sign(
+      cwd,
+      'answer.json',
+      '--key',
+      'child.key.json',
+      '--output',
+      'answer.txt',
+      '--parent',
+      'task.json',
+      '--construction',
+      'dag',
+      '--cosign-key',
+      'parent.key.json',
+    );
+    const r = await cli(
+      cwd,
+      'verify',
+      'answer.json',
+      '--output',
+      'answer.txt',
+      '--keys',
+      'trusted.json',
+      '--construction',
+      'dag',
+    );
     expect([r.code, r.out]).toEqual([0, expect.stringMatching(/at depth 1 of a dag path/)]);
   });
   it('refuses a chain answer when the verifier pins dag', async () => {
     const cwd = await workspace();
     await sign(cwd, 'task.json', '--key', 'parent.key.json', '--output', 'task.txt');
     await sign(cwd, 'answer.json', '--key', 'child.key.json', '--output', 'answer.txt', '--parent', 'task.json');
-    const r = await cli(cwd, 'verify', 'answer.json', '--output', 'answer.txt', '--keys', 'trusted.json', '--construction', 'dag');
+    const r = await cli(
+      cwd,
+      'verify',
+      'answer.json',
+      '--output',
+      'answer.txt',
+      '--keys',
+      'trusted.json',
+      '--construction',
+      'dag',
+    );
     expect([r.code, r.out]).toEqual([1, expect.stringMatching(/CONSTRUCTION_MISMATCH/)]);
   });
   it('is a usage error to sign a dag edge without the parent co-signing key, or with another deployer key', async () => {
     const cwd = await workspace();
     await sign(cwd, 'task.json', '--key', 'parent.key.json', '--output', 'task.txt', '--construction', 'dag');
-    const missing = await cli(cwd, 'attest', 'sign', '--key', 'child.key.json', '--output', 'answer.txt', '--parent', 'task.json', '--construction', 'dag');
+    const missing = await cli(
+      cwd,
+      'attest',
+      'sign',
+      '--key',
+      'child.key.json',
+      '--output',
+      'answer.txt',
+      '--parent',
+      'task.json',
+      '--construction',
+      'dag',
+    );
     expect([missing.code, missing.err]).toEqual([2, expect.stringMatching(/--cosign-key/)]);
-    const wrong = await cli(cwd, 'attest', 'sign', '--key', 'child.key.json', '--output', 'answer.txt', '--parent', 'task.json', '--construction', 'dag', '--cosign-key', 'child.key.json');
-    expect([wrong.code, wrong.err]).toEqual([2, expect.stringMatching(/belongs to org-child, but the parent receipt was released by org-parent/)]);
+    const wrong = await cli(
+      cwd,
+      'attest',
+      'sign',
+      '--key',
+      'child.key.json',
+      '--output',
+      'answer.txt',
+      '--parent',
+      'task.json',
+      '--construction',
+      'dag',
+      '--cosign-key',
+      'child.key.json',
+    );
+    expect([wrong.code, wrong.err]).toEqual([
+      2,
+      expect.stringMatching(/belongs to org-child, but the parent receipt was released by org-parent/),
+    ]);
   });
   it('answers MALFORMED, exit 1, for a receipt with a missing field', async () => {
     const cwd = await workspace();
@@ -180,13 +288,25 @@ describe('witness attest sign and witness verify', () => {
   it('is a usage error to sign under a parent file that is not a receipt, naming the problem', async () => {
     const cwd = await workspace();
     writeFileSync(join(cwd, 'bad.json'), '{"v":1,"v":1}');
-    const r = await cli(cwd, 'attest', 'sign', '--key', 'child.key.json', '--output', 'answer.txt', '--parent', 'bad.json');
+    const r = await cli(
+      cwd,
+      'attest',
+      'sign',
+      '--key',
+      'child.key.json',
+      '--output',
+      'answer.txt',
+      '--parent',
+      'bad.json',
+    );
     expect([r.code, r.err]).toEqual([2, expect.stringMatching(/NON_CANONICAL: .*duplicate key "v"/)]);
   });
   it('verifies a receipt after the key was revoked before issue as REVOKED_KEY', async () => {
     const cwd = await workspace();
     const kid = JSON.parse(readFileSync(join(cwd, 'child.key.json'), 'utf8')).kid as string;
-    expect((await cli(cwd, 'keys', 'revoke', kid, '--dir', 'trusted.json', '--at', '2021-01-01T00:00:00Z')).code).toBe(0);
+    expect((await cli(cwd, 'keys', 'revoke', kid, '--dir', 'trusted.json', '--at', '2021-01-01T00:00:00Z')).code).toBe(
+      0,
+    );
     await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
     const r = await cli(cwd, 'verify', 'r.json', '--output', 'answer.txt', '--keys', 'trusted.json');
     expect([r.code, r.out]).toEqual([1, expect.stringMatching(/REVOKED_KEY/)]);
@@ -197,7 +317,18 @@ describe('witness attest export and matrix', () => {
   it('exports a DSSE envelope that witness verify accepts', async () => {
     const cwd = await workspace();
     await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
-    const exported = await cli(cwd, 'attest', 'export', 'r.json', '--format', 'dsse', '--key', 'child.key.json', '--name', 'answer.txt');
+    const exported = await cli(
+      cwd,
+      'attest',
+      'export',
+      'r.json',
+      '--format',
+      'dsse',
+      '--key',
+      'child.key.json',
+      '--name',
+      'answer.txt',
+    );
     expect(exported.code).toBe(0);
     expect(JSON.parse(exported.out).payloadType).toBe('application/vnd.in-toto+json');
     writeFileSync(join(cwd, 'env.json'), exported.out);
@@ -207,7 +338,13 @@ describe('witness attest export and matrix', () => {
     const cwd = await workspace();
     await sign(cwd, 'r.json', '--key', 'child.key.json', '--output', 'answer.txt');
     const envelope = JSON.parse((await cli(cwd, 'attest', 'export', 'r.json', '--key', 'child.key.json')).out);
-    writeFileSync(join(cwd, 'zeroed.json'), JSON.stringify({ ...envelope, signatures: [{ keyid: envelope.signatures[0].keyid, sig: Buffer.alloc(64).toString('base64') }] }));
+    writeFileSync(
+      join(cwd, 'zeroed.json'),
+      JSON.stringify({
+        ...envelope,
+        signatures: [{ keyid: envelope.signatures[0].keyid, sig: Buffer.alloc(64).toString('base64') }],
+      }),
+    );
     const args = ['--output', 'answer.txt', '--keys', 'trusted.json', '--nonces', 'nonces.db'];
     const forged = await cli(cwd, 'verify', 'zeroed.json', ...args);
     expect([forged.code, forged.out]).toEqual([1, expect.stringMatching(/BAD_SIGNATURE/)]);
@@ -225,7 +362,17 @@ describe('witness attest export and matrix', () => {
     expect(cells.length).toBeGreaterThan(100);
     expect(cells.every((c) => c.asExpected)).toBe(true);
   });
-  for (const command of [['attest', 'sign'], ['attest', 'export'], ['attest', 'matrix'], ['verify'], ['keys', 'new'], ['keys', 'add'], ['keys', 'revoke'], ['keys', 'rotate'], ['keys', 'list']]) {
+  for (const command of [
+    ['attest', 'sign'],
+    ['attest', 'export'],
+    ['attest', 'matrix'],
+    ['verify'],
+    ['keys', 'new'],
+    ['keys', 'add'],
+    ['keys', 'revoke'],
+    ['keys', 'rotate'],
+    ['keys', 'list'],
+  ]) {
     it(`shows an example in witness ${command.join(' ')} --help`, async () => {
       const r = await cli(tmpdir(), ...command, '--help');
       expect(r.code).toBe(0);

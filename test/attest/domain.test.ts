@@ -6,7 +6,14 @@ describe('domain tags', () => {
   const tags = Object.values(DOMAIN_TAGS);
 
   it('gives each of the five signed record kinds its own tag', () => {
-    expect(Object.keys(DOMAIN_TAGS).sort()).toEqual(['callLogLine', 'delegationEdge', 'mailboxIntent', 'releaseReceipt', 'resultsCheckpoint', 'simulationRecord']);
+    expect(Object.keys(DOMAIN_TAGS).sort()).toEqual([
+      'callLogLine',
+      'delegationEdge',
+      'mailboxIntent',
+      'releaseReceipt',
+      'resultsCheckpoint',
+      'simulationRecord',
+    ]);
     expect(new Set(tags).size).toBe(tags.length);
   });
 

@@ -12,7 +12,9 @@ const receipt = await signerAt(key, NOW).releaseOutput(output);
 
 describe('DSSE export', () => {
   it('encodes PAE as the DSSE specification example does', () => {
-    expect(pae('http://example.com/HelloWorld', Buffer.from('hello world')).toString()).toBe('DSSEv1 29 http://example.com/HelloWorld 11 hello world');
+    expect(pae('http://example.com/HelloWorld', Buffer.from('hello world')).toString()).toBe(
+      'DSSEv1 29 http://example.com/HelloWorld 11 hello world',
+    );
   });
   it('wraps an in-toto Statement whose subject digest is the output SHA-256', () => {
     const envelope = exportDsse([receipt], key, { name: 'report.txt' });
@@ -23,7 +25,15 @@ describe('DSSE export', () => {
     expect(statement.predicate.path).toEqual([receipt]);
   });
   it('verifies an exported envelope against the output', async () => {
-    expect(codes(await verifyDsse(exportDsse([receipt], key), output, { directory, now: NOW, nonceStore: new MemoryNonceStore() }))).toEqual([]);
+    expect(
+      codes(
+        await verifyDsse(exportDsse([receipt], key), output, {
+          directory,
+          now: NOW,
+          nonceStore: new MemoryNonceStore(),
+        }),
+      ),
+    ).toEqual([]);
   });
   it('reports BAD_SIGNATURE when the payload was changed after signing', async () => {
     const envelope = exportDsse([receipt], key);
@@ -49,15 +59,39 @@ describe('DSSE export', () => {
     const statement = JSON.parse(Buffer.from(envelope.payload, 'base64').toString());
     statement.subject[0].digest.sha256 = '0'.repeat(64);
     const payload = Buffer.from(JSON.stringify(statement));
-    const resigned = { ...envelope, payload: payload.toString('base64'), signatures: [{ keyid: key.kid, sig: Buffer.from(signEd25519(key.privateKey, pae(IN_TOTO_PAYLOAD_TYPE, payload)), 'base64url').toString('base64') }] };
+    const resigned = {
+      ...envelope,
+      payload: payload.toString('base64'),
+      signatures: [
+        {
+          keyid: key.kid,
+          sig: Buffer.from(signEd25519(key.privateKey, pae(IN_TOTO_PAYLOAD_TYPE, payload)), 'base64url').toString(
+            'base64',
+          ),
+        },
+      ],
+    };
     expect(codes(await verifyDsse(resigned, output, { directory, now: NOW, nonceStore }))).toEqual(['OUTPUT_MISMATCH']);
     expect(codes(await verifyDsse(envelope, output, { directory, now: NOW, nonceStore }))).toEqual([]);
   });
   it('refuses a statement with a duplicate key as NON_CANONICAL', async () => {
     const envelope = exportDsse([receipt], key);
-    const text = Buffer.from(envelope.payload, 'base64').toString().replace('{"_type":', '{"predicateType":"x","_type":');
+    const text = Buffer.from(envelope.payload, 'base64')
+      .toString()
+      .replace('{"_type":', '{"predicateType":"x","_type":');
     const payload = Buffer.from(text);
-    const resigned = { ...envelope, payload: payload.toString('base64'), signatures: [{ keyid: key.kid, sig: Buffer.from(signEd25519(key.privateKey, pae(IN_TOTO_PAYLOAD_TYPE, payload)), 'base64url').toString('base64') }] };
+    const resigned = {
+      ...envelope,
+      payload: payload.toString('base64'),
+      signatures: [
+        {
+          keyid: key.kid,
+          sig: Buffer.from(signEd25519(key.privateKey, pae(IN_TOTO_PAYLOAD_TYPE, payload)), 'base64url').toString(
+            'base64',
+          ),
+        },
+      ],
+    };
     expect(codes(await verifyDsse(resigned, output, { directory, now: NOW }))).toEqual(['NON_CANONICAL']);
   });
   it('reports a non-envelope as MALFORMED', async () => {

@@ -9,7 +9,10 @@ export const NOW = Date.parse('2026-06-01T12:00:00.000Z');
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
 
-export function trust(keys: SigningKey[], window = { notBefore: NOW - 30 * DAY, notAfter: NOW + 30 * DAY }): { file: DirectoryFile; directory: KeyDirectory } {
+export function trust(
+  keys: SigningKey[],
+  window = { notBefore: NOW - 30 * DAY, notAfter: NOW + 30 * DAY },
+): { file: DirectoryFile; directory: KeyDirectory } {
   let file = emptyDirectory();
   for (const key of keys) file = addKey(file, publicJwk(key), window);
   return { file, directory: new KeyDirectory(file) };

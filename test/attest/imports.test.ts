@@ -9,7 +9,9 @@ const root = join(import.meta.dirname, '..', '..', 'src');
 const attest = join(root, 'attest');
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 describe('src/attest dependencies', () => {
@@ -27,7 +29,8 @@ describe('src/attest dependencies', () => {
         }
         bad.push(`${relative(root, file)} → ${spec}`);
       }
-      for (const [, spec] of text.matchAll(/require\)\('([^']+)'\)/g)) if (spec !== 'better-sqlite3') bad.push(`${relative(root, file)} → ${spec}`);
+      for (const [, spec] of text.matchAll(/require\)\('([^']+)'\)/g))
+        if (spec !== 'better-sqlite3') bad.push(`${relative(root, file)} → ${spec}`);
     }
     expect(bad).toEqual([]);
   });

@@ -9,7 +9,8 @@ describe('docs/schemas/receipt.schema.json', () => {
     expect(file).toBe(`${JSON.stringify(receiptJsonSchema(), null, 2)}\n`);
   });
   it('describes every receipt field', () => {
-    const receipt = (receiptJsonSchema().$defs as { receipt: { properties: Record<string, { description?: string }> } }).receipt;
+    const receipt = (receiptJsonSchema().$defs as { receipt: { properties: Record<string, { description?: string }> } })
+      .receipt;
     for (const [name, property] of Object.entries(receipt.properties)) expect(property.description, name).toBeTruthy();
   });
 });

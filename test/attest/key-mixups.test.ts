@@ -19,23 +19,36 @@ describe('key-file mix-ups', () => {
     const cwd = await withPublicKey();
     const r = await cli(cwd, 'attest', 'sign', '--key', 'parent.pub.json', '--output', 'answer.txt');
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(new RegExp(`^witness: ${join(cwd, 'parent.pub.json')} holds only the public key ed25519:[0-9a-f]{16}; signing needs the key file with its private key \\(member "d"\\), the one \`witness keys new\` wrote\\.\\n$`));
+    expect(r.err).toMatch(
+      new RegExp(
+        `^witness: ${join(cwd, 'parent.pub.json')} holds only the public key ed25519:[0-9a-f]{16}; signing needs the key file with its private key \\(member "d"\\), the one \`witness keys new\` wrote\\.\\n$`,
+      ),
+    );
   });
 
   it('attest sign --key DIRECTORY.json says it is a key directory, not a key file (exit 2)', async () => {
     const cwd = await workspace();
     const r = await cli(cwd, 'attest', 'sign', '--key', 'trusted.json', '--output', 'answer.txt');
     expect(r.code).toBe(2);
-    expect(r.err).toBe(`witness: ${join(cwd, 'trusted.json')} is a key directory (the public keys a verifier trusts), not a key file; give the key file \`witness keys new\` wrote.\n`);
+    expect(r.err).toBe(
+      `witness: ${join(cwd, 'trusted.json')} is a key directory (the public keys a verifier trusts), not a key file; give the key file \`witness keys new\` wrote.\n`,
+    );
   });
 
-  for (const [file, holds] of [['parent.key.json', 'signing key file'], ['parent.pub.json', 'public key file']] as const) {
+  for (const [file, holds] of [
+    ['parent.key.json', 'signing key file'],
+    ['parent.pub.json', 'public key file'],
+  ] as const) {
     it(`verify --keys ${file} says it is a ${holds}, not a key directory (exit 2)`, async () => {
       const cwd = await withPublicKey();
       await sign(cwd, 'r.json', '--key', 'parent.key.json', '--output', 'answer.txt');
       const r = await cli(cwd, 'verify', 'r.json', '--output', 'answer.txt', '--keys', file);
       expect(r.code).toBe(2);
-      expect(r.err).toMatch(new RegExp(`^witness: ${join(cwd, file)} is a ${holds} \\(ed25519:[0-9a-f]{16}\\), not a key directory; trust it in one with: witness keys add FILE --dir DIR.json, and give that directory\\.\\n$`));
+      expect(r.err).toMatch(
+        new RegExp(
+          `^witness: ${join(cwd, file)} is a ${holds} \\(ed25519:[0-9a-f]{16}\\), not a key directory; trust it in one with: witness keys add FILE --dir DIR.json, and give that directory\\.\\n$`,
+        ),
+      );
     });
   }
 

@@ -43,30 +43,75 @@ describe('key files', () => {
     expect(() => readKeyFile(path)).toThrow(`chmod 600 ${path}`);
     const warnings: string[] = [];
     expect(readKeyFile(path, { onShared: (w) => warnings.push(w) }).kid).toBe(key.kid);
-    expect(warnings).toEqual([expect.stringMatching(/can be read by other users, so any of them could have signed; run: chmod 600/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/can be read by other users, so any of them could have signed; run: chmod 600/),
+    ]);
   });
 
   it('refuses an HMAC key file whose kid is not the id of its secret', () => {
     const key = newHmacKey('acme');
-    const path = file({ v: 1, kty: 'oct', alg: 'HS256', kid: hmacKeyId(newHmacKey('x').secret), k: key.secret, deployer: 'acme' });
+    const path = file({
+      v: 1,
+      kty: 'oct',
+      alg: 'HS256',
+      kid: hmacKeyId(newHmacKey('x').secret),
+      k: key.secret,
+      deployer: 'acme',
+    });
     expect(() => readKeyFile(path, { hmac: true })).toThrow(/is not the id of its secret/);
   });
 
   it('refuses a member the format does not have', () => {
     const key = newSigningKey('acme');
-    const path = file({ v: 1, kty: 'OKP', crv: 'Ed25519', kid: key.kid, x: key.publicKey, d: key.privateKey, deployer: 'acme', extra: 1 });
+    const path = file({
+      v: 1,
+      kty: 'OKP',
+      crv: 'Ed25519',
+      kid: key.kid,
+      x: key.publicKey,
+      d: key.privateKey,
+      deployer: 'acme',
+      extra: 1,
+    });
     expect(() => readKeyFile(path)).toThrow(/not a Witness key file/);
   });
 
   it("reads the mailbox's legacy Ed25519 and HMAC files, with the same checks", () => {
     const pair = generateEd25519KeyPair();
-    const ed = readKeyFile(file({ alg: 'ed25519', kid: keyIdFor(pair.publicKey), publicKey: pair.publicKey, secret: pair.privateKey, created: '2026-01-01T00:00:00.000Z' }), { hmac: true });
-    expect(ed).toEqual({ alg: 'ed25519', kid: keyIdFor(pair.publicKey), deployer: 'mailbox', publicKey: pair.publicKey, privateKey: pair.privateKey });
+    const ed = readKeyFile(
+      file({
+        alg: 'ed25519',
+        kid: keyIdFor(pair.publicKey),
+        publicKey: pair.publicKey,
+        secret: pair.privateKey,
+        created: '2026-01-01T00:00:00.000Z',
+      }),
+      { hmac: true },
+    );
+    expect(ed).toEqual({
+      alg: 'ed25519',
+      kid: keyIdFor(pair.publicKey),
+      deployer: 'mailbox',
+      publicKey: pair.publicKey,
+      privateKey: pair.privateKey,
+    });
     const secret = newHmacKey('x').secret;
-    expect(readKeyFile(file({ alg: 'hmac-sha256', kid: hmacKeyId(secret), secret, created: '2026-01-01T00:00:00.000Z' }), { hmac: true }).kid).toBe(hmacKeyId(secret));
+    expect(
+      readKeyFile(file({ alg: 'hmac-sha256', kid: hmacKeyId(secret), secret, created: '2026-01-01T00:00:00.000Z' }), {
+        hmac: true,
+      }).kid,
+    ).toBe(hmacKeyId(secret));
     const other = generateEd25519KeyPair();
-    const spliced = file({ alg: 'ed25519', kid: keyIdFor(pair.publicKey), publicKey: pair.publicKey, secret: other.privateKey, created: '2026-01-01T00:00:00.000Z' });
-    expect(() => readKeyFile(spliced, { hmac: true })).toThrow(/private key \(secret\) does not belong to the public key \(publicKey\)/);
+    const spliced = file({
+      alg: 'ed25519',
+      kid: keyIdFor(pair.publicKey),
+      publicKey: pair.publicKey,
+      secret: other.privateKey,
+      created: '2026-01-01T00:00:00.000Z',
+    });
+    expect(() => readKeyFile(spliced, { hmac: true })).toThrow(
+      /private key \(secret\) does not belong to the public key \(publicKey\)/,
+    );
   });
 
   it('signs and verifies through one Signer for both algorithms; a signature by another key or of other bytes fails', () => {

@@ -1,14 +1,23 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ancestryRoot, proveAncestor, verifyAncestorProof } from '../../src/attest/ancestry/merkle.js';
-import { inclusionProof, leafHash, MerkleFrontier, merkleRoot, nodeHash, verifyInclusion } from '../../src/core/tlog/merkle.js';
+import {
+  inclusionProof,
+  leafHash,
+  MerkleFrontier,
+  merkleRoot,
+  nodeHash,
+  verifyInclusion,
+} from '../../src/core/tlog/merkle.js';
 import type { Receipt } from '../../src/attest/receipt.js';
 import { createReleaseSigner } from '../../src/attest/signer.js';
 import { keysFor, NOW } from './helpers.js';
 
 // Certificate Transparency's reference leaves and tree heads (RFC 6962 test data,
 // as published in google/certificate-transparency and transparency-dev/merkle).
-const LEAVES = ['', '00', '10', '2021', '3031', '40414243', '5051525354555657', '606162636465666768696a6b6c6d6e6f'].map((h) => Buffer.from(h, 'hex'));
+const LEAVES = ['', '00', '10', '2021', '3031', '40414243', '5051525354555657', '606162636465666768696a6b6c6d6e6f'].map(
+  (h) => Buffer.from(h, 'hex'),
+);
 const ROOTS = [
   'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
   '6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d',
@@ -21,8 +30,22 @@ const ROOTS = [
   '5dc9da79a70659a9ad559cb701ded9a2ab9d823aad2f4960cfe370eff4604328',
 ];
 const INCLUSION = [
-  { index: 0, proof: ['96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7', '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e', '6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4'] },
-  { index: 5, proof: ['bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b', 'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0', 'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7'] },
+  {
+    index: 0,
+    proof: [
+      '96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7',
+      '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e',
+      '6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4',
+    ],
+  },
+  {
+    index: 5,
+    proof: [
+      'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b',
+      'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0',
+      'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7',
+    ],
+  },
 ];
 
 describe('RFC 6962 hashing', () => {
@@ -39,7 +62,15 @@ describe('RFC 6962 hashing', () => {
     const root = Buffer.from(ROOTS[8] as string, 'hex');
     for (const { index, proof } of INCLUSION) {
       expect(inclusionProof(LEAVES, index).map((h) => h.toString('hex'))).toEqual(proof);
-      expect(verifyInclusion(LEAVES[index] as Buffer, index, 8, proof.map((h) => Buffer.from(h, 'hex')), root)).toBe(true);
+      expect(
+        verifyInclusion(
+          LEAVES[index] as Buffer,
+          index,
+          8,
+          proof.map((h) => Buffer.from(h, 'hex')),
+          root,
+        ),
+      ).toBe(true);
     }
   });
   it('gives the same root incrementally as by the recursive definition', () => {
@@ -63,7 +94,8 @@ describe('RFC 6962 hashing', () => {
         const proof = inclusionProof(leaves, index);
         expect(verifyInclusion(leaves[index] as Buffer, index, size, proof, root)).toBe(true);
         expect(verifyInclusion(Buffer.from('x'), index, size, proof, root)).toBe(false);
-        if (size > 1) expect(verifyInclusion(leaves[index] as Buffer, (index + 1) % size, size, proof, root)).toBe(false);
+        if (size > 1)
+          expect(verifyInclusion(leaves[index] as Buffer, (index + 1) % size, size, proof, root)).toBe(false);
         // A size whose proof needs more siblings cannot be satisfied by this proof.
         expect(verifyInclusion(leaves[index] as Buffer, index, size * 2 + 1, proof, root)).toBe(false);
         if (proof.length > 0) {
@@ -94,7 +126,8 @@ describe('Merkle ancestry commitments in receipts', () => {
   it('proves one ancestor to the leaf without the rest of the path', async () => {
     const p = await path(9);
     const leaf = p.at(-1) as Receipt;
-    for (let i = 0; i < 9; i++) expect(verifyAncestorProof(leaf, p[i] as Receipt, proveAncestor(p.slice(0, 9), i))).toBe(true);
+    for (let i = 0; i < 9; i++)
+      expect(verifyAncestorProof(leaf, p[i] as Receipt, proveAncestor(p.slice(0, 9), i))).toBe(true);
   });
   it('refuses an ancestor proof for a receipt that is not on the path', async () => {
     const p = await path(5);

@@ -25,8 +25,19 @@ async function childVerifier(nonces?: string) {
   const output = Buffer.from('the released output');
   writeFileSync(join(dir, 'out.bin'), output);
   writeFileSync(join(dir, 'receipt.json'), JSON.stringify(await signerAt(key, NOW).releaseOutput(output)));
-  const args = [join(import.meta.dirname, '..', 'fixtures', 'attest', 'verify-process.ts'), join(dir, 'receipt.json'), join(dir, 'out.bin'), join(dir, 'keys.json'), nonces ?? join(dir, 'nonces.db'), String(NOW)];
-  return async () => JSON.parse((await run(process.execPath, ['--import', 'tsx', ...args], { cwd: join(import.meta.dirname, '..', '..') })).stdout) as { pid: number; ok: boolean; codes: string[] };
+  const args = [
+    join(import.meta.dirname, '..', 'fixtures', 'attest', 'verify-process.ts'),
+    join(dir, 'receipt.json'),
+    join(dir, 'out.bin'),
+    join(dir, 'keys.json'),
+    nonces ?? join(dir, 'nonces.db'),
+    String(NOW),
+  ];
+  return async () =>
+    JSON.parse(
+      (await run(process.execPath, ['--import', 'tsx', ...args], { cwd: join(import.meta.dirname, '..', '..') }))
+        .stdout,
+    ) as { pid: number; ok: boolean; codes: string[] };
 }
 
 // One database for this file's contract cases; each case empties the table first.
@@ -89,7 +100,9 @@ describe('SqliteNonceStore across restarts and processes', () => {
     second.close();
   });
   it('says what to do when the file cannot be opened', () => {
-    expect(() => new SqliteNonceStore(join(fresh(), 'missing-dir', 'x.db'))).toThrow(/Cannot open the nonce store .* writable SQLite file/);
+    expect(() => new SqliteNonceStore(join(fresh(), 'missing-dir', 'x.db'))).toThrow(
+      /Cannot open the nonce store .* writable SQLite file/,
+    );
   });
 
   it('refuses in a second verifier process a receipt the first process accepted, and again after both exited', async () => {
@@ -160,6 +173,8 @@ describe('PostgresNonceStore across verifier processes', () => {
     });
   });
   it('says what is wrong when the database cannot be reached', async () => {
-    await expect(openNonceStore('postgres://127.0.0.1:1/none')).rejects.toThrow(/Cannot reach the nonce store at postgres:\/\/127\.0\.0\.1:1\/none: .*ECONNREFUSED/);
+    await expect(openNonceStore('postgres://127.0.0.1:1/none')).rejects.toThrow(
+      /Cannot reach the nonce store at postgres:\/\/127\.0\.0\.1:1\/none: .*ECONNREFUSED/,
+    );
   });
 });

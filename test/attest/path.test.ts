@@ -4,7 +4,13 @@ import type { SigningKey } from '../../src/attest/keys.js';
 import { MemoryNonceStore } from '../../src/attest/nonce-store.js';
 import type { Construction, Receipt } from '../../src/attest/receipt.js';
 import { createReleaseSigner } from '../../src/attest/signer.js';
-import { MAX_PATH_LENGTH, MAX_REASONS_PER_CODE, MAX_SKEW_MS, verifyEvidence, verifyPath } from '../../src/attest/verify.js';
+import {
+  MAX_PATH_LENGTH,
+  MAX_REASONS_PER_CODE,
+  MAX_SKEW_MS,
+  verifyEvidence,
+  verifyPath,
+} from '../../src/attest/verify.js';
 import { codes, keysFor, NOW, trust } from './helpers.js';
 
 const keys = keysFor('org-0', 'org-1', 'org-2', 'org-3', 'org-4', 'org-5', 'auditor');
@@ -13,7 +19,11 @@ const { directory } = trust(keys);
 const output = Buffer.from('leaf output');
 
 /** A path of `depth` edges; deployer i releases receipt i, its parent co-signs dag edges. */
-async function buildPath(depth: number, construction: Exclude<Construction, 'none'>, extraCosigners: string[] = []): Promise<Receipt[]> {
+async function buildPath(
+  depth: number,
+  construction: Exclude<Construction, 'none'>,
+  extraCosigners: string[] = [],
+): Promise<Receipt[]> {
   const path: Receipt[] = [];
   for (let i = 0; i <= depth; i++) {
     const key = keys[i % 6] as SigningKey;
@@ -25,7 +35,13 @@ async function buildPath(depth: number, construction: Exclude<Construction, 'non
     });
     const parent = path.at(-1);
     const cosigners = parent ? [parent.deployer, ...extraCosigners] : [];
-    path.push(await signer.releaseOutput(i === depth ? output : Buffer.from(`task ${i}`), { ancestors: [...path], construction, cosigners }));
+    path.push(
+      await signer.releaseOutput(i === depth ? output : Buffer.from(`task ${i}`), {
+        ancestors: [...path],
+        construction,
+        cosigners,
+      }),
+    );
   }
   return path;
 }
@@ -63,7 +79,11 @@ describe('whole-path verification root → leaf', () => {
   it('refuses a path longer than MAX_PATH_LENGTH with PATH_TOO_LONG alone, before checking any receipt', async () => {
     const [root] = await buildPath(0, 'chain');
     const started = performance.now();
-    const result = await verifyPath(Array.from({ length: 20_000 }, () => root), output, { directory, now: NOW });
+    const result = await verifyPath(
+      Array.from({ length: 20_000 }, () => root),
+      output,
+      { directory, now: NOW },
+    );
     const ms = performance.now() - started;
     expect(result.reasons.map((r) => r.code)).toEqual(['PATH_TOO_LONG']);
     expect(result.reasons[0]?.message).toMatch(new RegExp(`at most ${MAX_PATH_LENGTH} receipts`));
@@ -72,12 +92,18 @@ describe('whole-path verification root → leaf', () => {
   });
   it('keeps the reasons of a long broken path bounded: each code at most MAX_REASONS_PER_CODE times plus one count', async () => {
     const [root] = await buildPath(0, 'chain');
-    const result = await verifyPath(Array.from({ length: MAX_PATH_LENGTH }, () => root), output, { directory, now: NOW });
+    const result = await verifyPath(
+      Array.from({ length: MAX_PATH_LENGTH }, () => root),
+      output,
+      { directory, now: NOW },
+    );
     const perCode = new Map<string, number>();
     for (const r of result.reasons) perCode.set(r.code, (perCode.get(r.code) ?? 0) + 1);
     expect([...perCode.keys()].sort()).toEqual(['DEPTH_MISMATCH', 'PARENT_DIGEST_MISMATCH']);
     for (const n of perCode.values()) expect(n).toBe(MAX_REASONS_PER_CODE + 1);
-    expect(result.reasons.at(-1)?.message).toMatch(new RegExp(`and ${MAX_PATH_LENGTH - 1 - MAX_REASONS_PER_CODE} more`));
+    expect(result.reasons.at(-1)?.message).toMatch(
+      new RegExp(`and ${MAX_PATH_LENGTH - 1 - MAX_REASONS_PER_CODE} more`),
+    );
   });
   it('refuses a chain link when the verifier requires co-signers, which only a dag edge carries', async () => {
     const chain = await buildPath(1, 'chain');
@@ -97,9 +123,13 @@ describe('whole-path verification root → leaf', () => {
   });
   it('enforces co-signers the verifier requires beyond the edge policy', async () => {
     const plain = await buildPath(1, 'dag');
-    expect(codes(await verifyPath(plain, output, { directory, now: NOW, requireCosigners: ['auditor'] }))).toEqual(['COSIGNATURE_MISSING']);
+    expect(codes(await verifyPath(plain, output, { directory, now: NOW, requireCosigners: ['auditor'] }))).toEqual([
+      'COSIGNATURE_MISSING',
+    ]);
     const audited = await buildPath(1, 'dag', ['auditor']);
-    expect(codes(await verifyPath(audited, output, { directory, now: NOW, requireCosigners: ['auditor'] }))).toEqual([]);
+    expect(codes(await verifyPath(audited, output, { directory, now: NOW, requireCosigners: ['auditor'] }))).toEqual(
+      [],
+    );
   });
   it('reports every problem at once, each with a message', async () => {
     const path = await buildPath(1, 'chain');
@@ -109,7 +139,11 @@ describe('whole-path verification root → leaf', () => {
   });
   it('trusts only its own directory: a valid signature by an unlisted key is UNKNOWN_KEY', async () => {
     const [stranger] = keysFor('org-0');
-    const receipt = await createReleaseSigner({ key: stranger as SigningKey, instance: 'x', clock: () => NOW }).releaseOutput(output);
+    const receipt = await createReleaseSigner({
+      key: stranger as SigningKey,
+      instance: 'x',
+      clock: () => NOW,
+    }).releaseOutput(output);
     expect(codes(await verifyEvidence(receipt, output, { directory, now: NOW }))).toEqual(['UNKNOWN_KEY']);
   });
   it('reports an empty path as MALFORMED', async () => {
@@ -132,7 +166,9 @@ describe('nonce consumption', () => {
   });
   it('refuses a skew above MAX_SKEW_MS, which the nonce store could not cover', async () => {
     const path = await buildPath(0, 'chain');
-    await expect(verifyPath(path, output, { directory, now: NOW, skewMs: MAX_SKEW_MS + 1 })).rejects.toThrow(/from 0 to 3600000 ms/);
+    await expect(verifyPath(path, output, { directory, now: NOW, skewMs: MAX_SKEW_MS + 1 })).rejects.toThrow(
+      /from 0 to 3600000 ms/,
+    );
   });
   it('reports REPLAY the second time the same evidence is verified with one store', async () => {
     const path = await buildPath(1, 'chain');
@@ -143,7 +179,9 @@ describe('nonce consumption', () => {
   it('does not let an invalid copy burn the nonce of a genuine receipt', async () => {
     const path = await buildPath(1, 'chain');
     const nonceStore = new MemoryNonceStore();
-    expect(codes(await verifyPath(path, Buffer.from('tampered'), { directory, now: NOW, nonceStore }))).toContain('OUTPUT_MISMATCH');
+    expect(codes(await verifyPath(path, Buffer.from('tampered'), { directory, now: NOW, nonceStore }))).toContain(
+      'OUTPUT_MISMATCH',
+    );
     expect(codes(await verifyPath(path, output, { directory, now: NOW, nonceStore }))).toEqual([]);
   });
 });

@@ -20,8 +20,14 @@ async function pool() {
   lastUrl = db.url;
   return p;
 }
-const columns = async (p: Awaited<ReturnType<typeof pool>>) => (await p.query<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_name = 't' ORDER BY ordinal_position")).rows.map((r) => r.column_name);
-const version = async (p: Awaited<ReturnType<typeof pool>>) => (await p.query<{ version: number }>("SELECT version FROM witness_schema WHERE component = 'demo'")).rows[0]?.version;
+const columns = async (p: Awaited<ReturnType<typeof pool>>) =>
+  (
+    await p.query<{ column_name: string }>(
+      "SELECT column_name FROM information_schema.columns WHERE table_name = 't' ORDER BY ordinal_position",
+    )
+  ).rows.map((r) => r.column_name);
+const version = async (p: Awaited<ReturnType<typeof pool>>) =>
+  (await p.query<{ version: number }>("SELECT version FROM witness_schema WHERE component = 'demo'")).rows[0]?.version;
 
 describe('migrate', () => {
   it('creates the newest schema in an empty database and records its version', async () => {
@@ -43,18 +49,26 @@ describe('migrate', () => {
     const p = await pool();
     const db2 = await openPool(lastUrl, { purpose: 'test database' });
     cleanup.push(() => db2.end());
-    const found = await Promise.all([migrate(p, 'demo', [V1, V2]), migrate(db2, 'demo', [V1, V2]), migrate(p, 'demo', [V1, V2])]);
+    const found = await Promise.all([
+      migrate(p, 'demo', [V1, V2]),
+      migrate(db2, 'demo', [V1, V2]),
+      migrate(p, 'demo', [V1, V2]),
+    ]);
     expect(found.sort()).toEqual([0, 2, 2]);
   });
   it('refuses a database migrated by a newer Witness, and changes nothing', async () => {
     const p = await pool();
     await migrate(p, 'demo', [V1, V2]);
-    await expect(migrate(p, 'demo', [V1])).rejects.toThrow("The database's demo schema is version 2, newer than this Witness knows (1); upgrade Witness.");
+    await expect(migrate(p, 'demo', [V1])).rejects.toThrow(
+      "The database's demo schema is version 2, newer than this Witness knows (1); upgrade Witness.",
+    );
     expect(await version(p)).toBe(2);
   });
   it('leaves nothing behind when a step fails (one transaction)', async () => {
     const p = await pool();
-    await expect(migrate(p, 'demo', [V1, { version: 2, sql: 'ALTER TABLE missing ADD COLUMN x text' }])).rejects.toThrow(/missing/);
+    await expect(
+      migrate(p, 'demo', [V1, { version: 2, sql: 'ALTER TABLE missing ADD COLUMN x text' }]),
+    ).rejects.toThrow(/missing/);
     expect(await columns(p)).toEqual([]);
   });
 });
@@ -71,14 +85,22 @@ describe('database URLs', () => {
   it('takes the bare word postgres to mean WITNESS_DATABASE_URL, and says so when it is unset', () => {
     expect(resolveDatabaseUrl('postgres', '--x', { WITNESS_DATABASE_URL: 'postgres:///w' })).toBe('postgres:///w');
     expect(resolveDatabaseUrl('nonces.db', '--x', {})).toBe('nonces.db');
-    expect(() => resolveDatabaseUrl('postgres', '--x', {})).toThrow('--x postgres reads the database URL from WITNESS_DATABASE_URL, which is not set');
+    expect(() => resolveDatabaseUrl('postgres', '--x', {})).toThrow(
+      '--x postgres reads the database URL from WITNESS_DATABASE_URL, which is not set',
+    );
   });
   it('refuses a URL that is not PostgreSQL, naming the form to use', async () => {
-    await expect(openPool('mysql://h/db', { purpose: 'nonce store' })).rejects.toThrow('The nonce store URL mysql://h/db is not a PostgreSQL URL; write postgres://USER@HOST:PORT/DB (or postgres:///DB for the local socket).');
+    await expect(openPool('mysql://h/db', { purpose: 'nonce store' })).rejects.toThrow(
+      'The nonce store URL mysql://h/db is not a PostgreSQL URL; write postgres://USER@HOST:PORT/DB (or postgres:///DB for the local socket).',
+    );
   });
   it('never prints the password of a URL it cannot reach', async () => {
-    const error = await openPool('postgres://u:topsecret@127.0.0.1:1/none', { purpose: 'nonce store' }).catch((e: Error) => e);
-    expect((error as Error).message).toMatch(/^Cannot reach the nonce store at postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/none: /);
+    const error = await openPool('postgres://u:topsecret@127.0.0.1:1/none', { purpose: 'nonce store' }).catch(
+      (e: Error) => e,
+    );
+    expect((error as Error).message).toMatch(
+      /^Cannot reach the nonce store at postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/none: /,
+    );
     expect((error as Error).message).not.toContain('topsecret');
   });
 });

@@ -17,7 +17,9 @@ async function _admin<T>(work: (query: (sql: string) => Promise<unknown>) => Pro
       max: 1,
     });
   } catch (error) {
-    throw new Error(`These tests need PostgreSQL at ${ADMIN_URL} (set WITNESS_TEST_DATABASE_URL to another): ${(error as Error).message} Start it with: ${START}`);
+    throw new Error(
+      `These tests need PostgreSQL at ${ADMIN_URL} (set WITNESS_TEST_DATABASE_URL to another): ${(error as Error).message} Start it with: ${START}`,
+    );
   }
   try {
     return await work((sql) => pool.query(sql));

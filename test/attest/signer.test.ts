@@ -11,12 +11,26 @@ import { codes, HOUR, keysFor, NOW, signerAt, trust } from './helpers.js';
 
 const [parentKey, childKey] = keysFor('org-parent', 'org-child') as [SigningKey, SigningKey];
 const { directory } = trust([parentKey, childKey]);
-const root = await signerAt(parentKey, NOW - 60_000).releaseOutput(Buffer.from('delegate: summarise'), { construction: 'dag' });
-const grant = delegationGrant({ parentDigest: receiptDigest(root), childDeployer: 'org-child', expiresAt: NOW + HOUR, now: () => NOW });
+const root = await signerAt(parentKey, NOW - 60_000).releaseOutput(Buffer.from('delegate: summarise'), {
+  construction: 'dag',
+});
+const grant = delegationGrant({
+  parentDigest: receiptDigest(root),
+  childDeployer: 'org-child',
+  expiresAt: NOW + HOUR,
+  now: () => NOW,
+});
 const parentService = createCosigner(parentKey, grant);
 
 function childSigner(cosign: CosignRequest = (edge) => parentService.cosign(edge), cosignTimeoutMs?: number) {
-  return createReleaseSigner({ key: childKey, instance: 'child-1', clock: () => NOW, construction: 'dag', cosign, ...(cosignTimeoutMs ? { cosignTimeoutMs } : {}) });
+  return createReleaseSigner({
+    key: childKey,
+    instance: 'child-1',
+    clock: () => NOW,
+    construction: 'dag',
+    cosign,
+    ...(cosignTimeoutMs ? { cosignTimeoutMs } : {}),
+  });
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -42,12 +56,21 @@ describe('release-boundary signer', () => {
   });
   it('draws a fresh 128-bit nonce for every release', async () => {
     const signer = signerAt(childKey, NOW);
-    const nonces = await Promise.all(Array.from({ length: 50 }, () => signer.releaseOutput(Buffer.from('same')).then((r) => r.nonce)));
+    const nonces = await Promise.all(
+      Array.from({ length: 50 }, () => signer.releaseOutput(Buffer.from('same')).then((r) => r.nonce)),
+    );
     expect(new Set(nonces).size).toBe(50);
     for (const n of nonces) expect(Buffer.from(n, 'base64url')).toHaveLength(16);
   });
   it('refuses to release under a parent without a construction', async () => {
-    expect(isWitnessError(await rejection(signerAt(childKey, NOW).releaseOutput(Buffer.from('x'), { ancestors: [root], construction: 'none' })), 'USAGE')).toBe(true);
+    expect(
+      isWitnessError(
+        await rejection(
+          signerAt(childKey, NOW).releaseOutput(Buffer.from('x'), { ancestors: [root], construction: 'none' }),
+        ),
+        'USAGE',
+      ),
+    ).toBe(true);
   });
 });
 
@@ -56,30 +79,53 @@ describe('dag edges and the parent co-signer', () => {
     const edge = await childSigner().releaseOutput(Buffer.from('summary'), { ancestors: [root] });
     expect(edge.type).toBe('edge');
     expect(edge.signatures.map((s) => s.key_id)).toEqual([childKey.kid, parentKey.kid]);
-    expect(codes(await verifyPath([root, edge], Buffer.from('summary'), { directory, now: NOW, construction: 'dag' }))).toEqual([]);
+    expect(
+      codes(await verifyPath([root, edge], Buffer.from('summary'), { directory, now: NOW, construction: 'dag' })),
+    ).toEqual([]);
   });
   it('fails closed when the parent refuses: no receipt is produced', async () => {
-    const stranger = await signerAt(parentKey, NOW).releaseOutput(Buffer.from('not a delegation'), { construction: 'dag' });
+    const stranger = await signerAt(parentKey, NOW).releaseOutput(Buffer.from('not a delegation'), {
+      construction: 'dag',
+    });
     const error = await rejection(childSigner().releaseOutput(Buffer.from('s'), { ancestors: [stranger] }));
     expect(isWitnessError(error, 'REFUSED')).toBe(true);
     expect((error as Error).message).toMatch(/no delegation was issued from that parent receipt/);
   });
   it('fails closed when the parent does not answer in time', async () => {
-    const error = await rejection(childSigner(() => new Promise<never>(() => {}), 50).releaseOutput(Buffer.from('s'), { ancestors: [root] }));
+    const error = await rejection(
+      childSigner(() => new Promise<never>(() => {}), 50).releaseOutput(Buffer.from('s'), { ancestors: [root] }),
+    );
     expect(isWitnessError(error, 'TIMEOUT')).toBe(true);
     expect((error as Error).message).toMatch(/No co-signature within 50 ms/);
   });
   it('refuses to co-sign for another child deployer or after the grant expired', () => {
-    const edge = { ...root, type: 'edge' as const, parent: receiptDigest(root), depth: 1, cosigners: ['org-parent'], deployer: 'org-other' };
+    const edge = {
+      ...root,
+      type: 'edge' as const,
+      parent: receiptDigest(root),
+      depth: 1,
+      cosigners: ['org-parent'],
+      deployer: 'org-other',
+    };
     const { signatures: _s, ...unsigned } = edge;
     expect(() => parentService.cosign(unsigned)).toThrow(/issued to org-child, not org-other/);
-    const late = createCosigner(parentKey, delegationGrant({ parentDigest: receiptDigest(root), childDeployer: 'org-child', expiresAt: NOW, now: () => NOW }));
+    const late = createCosigner(
+      parentKey,
+      delegationGrant({
+        parentDigest: receiptDigest(root),
+        childDeployer: 'org-child',
+        expiresAt: NOW,
+        now: () => NOW,
+      }),
+    );
     expect(() => late.cosign({ ...unsigned, deployer: 'org-child' })).toThrow(/grant has expired/);
   });
   it('refuses to co-sign anything but a dag edge that names it in the policy', () => {
     const { signatures: _s, ...unsigned } = root;
     expect(() => parentService.cosign(unsigned)).toThrow(/only dag edge manifests/);
-    expect(() => parentService.cosign({ ...unsigned, type: 'edge', parent: receiptDigest(root), cosigners: [] })).toThrow(/does not name org-parent/);
+    expect(() =>
+      parentService.cosign({ ...unsigned, type: 'edge', parent: receiptDigest(root), cosigners: [] }),
+    ).toThrow(/does not name org-parent/);
   });
   it('binds the co-signature to the whole child record: changing any field invalidates it', async () => {
     const edge = await childSigner().releaseOutput(Buffer.from('summary'), { ancestors: [root] });
@@ -104,9 +150,18 @@ describe('dag edges and the parent co-signer', () => {
     );
   });
   it('does not count the child own signature as the parent co-signature, even when both are one deployer', async () => {
-    const edge = await childSigner().releaseOutput(Buffer.from('summary'), { ancestors: [root], cosigners: ['org-parent'] });
-    const selfSigned: Receipt = { ...edge, cosigners: ['org-child'], signatures: [edge.signatures[0] as Receipt['signatures'][0]] };
-    expect(codes(await verifyPath([root, selfSigned], Buffer.from('summary'), { directory, now: NOW }))).toContain('COSIGNATURE_MISSING');
+    const edge = await childSigner().releaseOutput(Buffer.from('summary'), {
+      ancestors: [root],
+      cosigners: ['org-parent'],
+    });
+    const selfSigned: Receipt = {
+      ...edge,
+      cosigners: ['org-child'],
+      signatures: [edge.signatures[0] as Receipt['signatures'][0]],
+    };
+    expect(codes(await verifyPath([root, selfSigned], Buffer.from('summary'), { directory, now: NOW }))).toContain(
+      'COSIGNATURE_MISSING',
+    );
   });
 });
 
@@ -129,7 +184,9 @@ describe('ancestors given to the signer', () => {
   it('refuses a merkle release without the whole path, which its commitment needs', async () => {
     const a = await signerAt(parentKey, NOW).releaseOutput(Buffer.from('a'), { construction: 'merkle' });
     const b = await signerAt(childKey, NOW).releaseOutput(Buffer.from('b'), { ancestors: [a], construction: 'merkle' });
-    const error = await rejection(signerAt(parentKey, NOW).releaseOutput(Buffer.from('c'), { ancestors: [b], construction: 'merkle' }));
+    const error = await rejection(
+      signerAt(parentKey, NOW).releaseOutput(Buffer.from('c'), { ancestors: [b], construction: 'merkle' }),
+    );
     expect((error as Error).message).toMatch(/pass the whole path \(2 receipts, root first\), not 1/);
   });
 });

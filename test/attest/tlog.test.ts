@@ -5,7 +5,15 @@ import { newSigningKey } from '../../src/attest/keys.js';
 import { checkLogAgainstCheckpoint } from '../../src/attest/tlog/check.js';
 import { checkpointFor, parseCheckpoint } from '../../src/attest/tlog/checkpoint.js';
 import { cosignatureVerifier, cosigner } from '../../src/attest/tlog/cosignature.js';
-import { NOTE_TYPE, noteSigner, noteVerifierKey, openNote, parseNoteVerifierKey, signatureLines, signNote } from '../../src/attest/tlog/note.js';
+import {
+  NOTE_TYPE,
+  noteSigner,
+  noteVerifierKey,
+  openNote,
+  parseNoteVerifierKey,
+  signatureLines,
+  signNote,
+} from '../../src/attest/tlog/note.js';
 import { isWitnessError } from '../../src/core/errors.js';
 import { leafHash, rootOfHashes } from '../../src/core/tlog/merkle.js';
 
@@ -32,7 +40,13 @@ describe('signed notes (c2sp.org/signed-note)', () => {
     const opened = openNote(note, [verifier]);
     expect(opened.text).toBe('hello\nworld\n');
     expect(opened.verified.map((s) => s.name)).toEqual([ORIGIN]);
-    const id = createHash('sha256').update(`${ORIGIN}\n`).update(Buffer.from([1])).update(pub(logKey)).digest().subarray(0, 4).toString('hex');
+    const id = createHash('sha256')
+      .update(`${ORIGIN}\n`)
+      .update(Buffer.from([1]))
+      .update(pub(logKey))
+      .digest()
+      .subarray(0, 4)
+      .toString('hex');
     expect(VKEY).toBe(`${ORIGIN}+${id}+${Buffer.concat([Buffer.from([1]), pub(logKey)]).toString('base64')}`);
     expect(note).toMatch(/^hello\nworld\n\n— example\.com\/log [A-Za-z0-9+/]+=*\n$/);
   });
@@ -43,7 +57,9 @@ describe('signed notes (c2sp.org/signed-note)', () => {
     const both = `${note}${signatureLines('hello\nworld\n', [noteSigner(otherKey, 'other.example/k')])}`;
     const opened = openNote(both, [verifier]);
     expect(opened.unverified.map((s) => s.name)).toEqual(['other.example/k']);
-    expect(problem(() => openNote(note, [parseNoteVerifierKey(noteVerifierKey(ORIGIN, pub(otherKey)))]))).toBe('UNVERIFIED');
+    expect(problem(() => openNote(note, [parseNoteVerifierKey(noteVerifierKey(ORIGIN, pub(otherKey)))]))).toBe(
+      'UNVERIFIED',
+    );
   });
   it('reads strictly: control characters, a missing final newline or blank line, bad base64, too many lines are MALFORMED', () => {
     const line = note.slice(note.indexOf('— '));
@@ -57,7 +73,10 @@ describe('signed notes (c2sp.org/signed-note)', () => {
       `hello\nworld\n\n${line.repeat(101)}`,
       Buffer.concat([Buffer.from('h\xffi\n\n', 'latin1'), Buffer.from(line)]),
     ]) {
-      expect(problem(() => openNote(bad, [verifier])), JSON.stringify(bad.toString())).toBe('MALFORMED');
+      expect(
+        problem(() => openNote(bad, [verifier])),
+        JSON.stringify(bad.toString()),
+      ).toBe('MALFORMED');
     }
   });
   it('refuses to sign, under a note key, text that reads as a cosignature message', () => {
@@ -89,14 +108,20 @@ describe('checkpoints and cosignatures', () => {
   });
   it('refuses a size with a leading zero or a root that is not 32 bytes', () => {
     const signer = noteSigner(logKey, ORIGIN);
-    expect(problem(() => parseCheckpoint(signNote(`${ORIGIN}\n05\n${rootOfHashes(hashes).toString('base64')}\n`, [signer]), [VKEY]))).toBe('MALFORMED');
+    expect(
+      problem(() =>
+        parseCheckpoint(signNote(`${ORIGIN}\n05\n${rootOfHashes(hashes).toString('base64')}\n`, [signer]), [VKEY]),
+      ),
+    ).toBe('MALFORMED');
     expect(problem(() => parseCheckpoint(signNote(`${ORIGIN}\n5\nAAAA\n`, [signer]), [VKEY]))).toBe('MALFORMED');
   });
   it('refuses a checkpoint signed only by a key not named as its origin', () => {
     const other = checkpointFor('other.example/log', 5, rootOfHashes(hashes), noteSigner(logKey, 'other.example/log'));
     const body = other.slice(0, other.indexOf('\n\n') + 1).replace('other.example/log', ORIGIN);
     const signedByOther = signNote(body, [noteSigner(logKey, 'other.example/log')]);
-    expect(problem(() => parseCheckpoint(signedByOther, [VKEY, noteVerifierKey('other.example/log', pub(logKey))]))).toBe('UNVERIFIED');
+    expect(
+      problem(() => parseCheckpoint(signedByOther, [VKEY, noteVerifierKey('other.example/log', pub(logKey))])),
+    ).toBe('UNVERIFIED');
   });
   it('adds a timestamped cosignature/v1 that verifies under its 0x04 key and binds its time', () => {
     const witness = cosigner(otherKey, 'witness.example/w1', { clock: () => 1_679_315_147 });
@@ -113,7 +138,9 @@ describe('checkpoints and cosignatures', () => {
     const raw = Buffer.from(line.split(' ')[2] as string, 'base64');
     raw[11] = (raw[11] as number) ^ 1;
     const forged = cosigned.replace(line, `— witness.example/w1 ${raw.toString('base64')}\n`);
-    expect(problem(() => parseCheckpoint(forged, [VKEY, cosignatureVerifier('witness.example/w1', pub(otherKey))]))).toBe('BAD_SIGNATURE');
+    expect(
+      problem(() => parseCheckpoint(forged, [VKEY, cosignatureVerifier('witness.example/w1', pub(otherKey))])),
+    ).toBe('BAD_SIGNATURE');
   });
 });
 
@@ -129,25 +156,32 @@ describe('checkLogAgainstCheckpoint', () => {
         fc.nat(),
         async (entries, pickSize, edit, extra, pick) => {
           const size = pickSize % (entries.length + 1);
-          const cp = parseCheckpoint(checkpointFor(ORIGIN, size, rootOfHashes(entries.slice(0, size).map(leafHash)), logKey), [VKEY]);
+          const cp = parseCheckpoint(
+            checkpointFor(ORIGIN, size, rootOfHashes(entries.slice(0, size).map(leafHash)), logKey),
+            [VKEY],
+          );
           let log: Uint8Array[] = [...entries];
           // `extra` entries are 7–9 bytes, entries at most 6: a replacement always differs.
           if (edit === 'append') log.push(...extra);
           if (edit === 'truncate' && size > 0) log = log.slice(0, pick % size);
           if (edit === 'rollback' && size > 0) log = [...log.slice(0, pick % size), ...extra, ...entries];
           if (edit === 'edit' && size > 0) log[pick % size] = extra[0] as Uint8Array;
-          if (edit === 'fork' && size > 0) log = [...log.slice(0, pick % size), ...extra.slice(0, 1), ...log.slice((pick % size) + 1), ...extra];
+          if (edit === 'fork' && size > 0)
+            log = [...log.slice(0, pick % size), ...extra.slice(0, 1), ...log.slice((pick % size) + 1), ...extra];
           if (edit === 'reorder' && size > 1) {
             const i = pick % (size - 1);
-            if (Buffer.compare(log[i] as Uint8Array, log[i + 1] as Uint8Array) !== 0) [log[i], log[i + 1]] = [log[i + 1] as Uint8Array, log[i] as Uint8Array];
+            if (Buffer.compare(log[i] as Uint8Array, log[i + 1] as Uint8Array) !== 0)
+              [log[i], log[i + 1]] = [log[i + 1] as Uint8Array, log[i] as Uint8Array];
           }
-          const isExtension = log.length >= size && log.slice(0, size).every((e, i) => Buffer.compare(e, entries[i] as Uint8Array) === 0);
+          const isExtension =
+            log.length >= size && log.slice(0, size).every((e, i) => Buffer.compare(e, entries[i] as Uint8Array) === 0);
           async function* stream() {
             for (const e of log) yield leafHash(e);
           }
           const result = await checkLogAgainstCheckpoint(pick % 2 ? stream() : log.map(leafHash), cp);
           if (isExtension) expect(result).toEqual({ ok: true, logSize: log.length });
-          else if (log.length < size) expect(result).toMatchObject({ ok: false, code: 'TRUNCATED', firstMissing: log.length });
+          else if (log.length < size)
+            expect(result).toMatchObject({ ok: false, code: 'TRUNCATED', firstMissing: log.length });
           else expect(result).toMatchObject({ ok: false, code: 'INCONSISTENT', size });
         },
       ),
@@ -166,7 +200,10 @@ describe('checkLogAgainstCheckpoint', () => {
         async (entries, picks, pick, replacement, edit) => {
           const heads = picks.map((p) => {
             const size = p % (entries.length + 1);
-            return parseCheckpoint(checkpointFor(ORIGIN, size, rootOfHashes(entries.slice(0, size).map(leafHash)), logKey), [VKEY]);
+            return parseCheckpoint(
+              checkpointFor(ORIGIN, size, rootOfHashes(entries.slice(0, size).map(leafHash)), logKey),
+              [VKEY],
+            );
           });
           const at = pick % entries.length;
           let log: Uint8Array[] = [...entries];
@@ -180,9 +217,15 @@ describe('checkLogAgainstCheckpoint', () => {
           // Only checkpoints past the log's end cover the change: the prefix they sign cannot be checked.
           if (covered.every((h) => h.size > log.length)) {
             const kept = heads.filter((h) => h.size <= at).map((h) => h.size);
-            return void expect(result).toMatchObject({ ok: false, code: 'TRUNCATED', firstMissing: log.length, intact: Math.max(0, ...kept) });
+            return void expect(result).toMatchObject({
+              ok: false,
+              code: 'TRUNCATED',
+              firstMissing: log.length,
+              intact: Math.max(0, ...kept),
+            });
           }
-          if (result.ok || result.code !== 'INCONSISTENT') throw new Error(`expected INCONSISTENT, got ${JSON.stringify(result)}`);
+          if (result.ok || result.code !== 'INCONSISTENT')
+            throw new Error(`expected INCONSISTENT, got ${JSON.stringify(result)}`);
           expect(result.firstChanged.from).toBeLessThanOrEqual(at);
           expect(result.firstChanged.to).toBeGreaterThanOrEqual(at);
           expect(result.size).toBe(Math.min(...covered.map((h) => h.size)));

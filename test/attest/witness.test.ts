@@ -25,11 +25,13 @@ const witnessKey = newSigningKey('witness-operator');
 const LOG_VKEY = noteVerifierKey(ORIGIN, Buffer.from(logKey.publicKey, 'base64url'));
 const dir = mkdtempSync(join(tmpdir(), 'witness-tlog-'));
 
-const entries = (n: number, tag = 'a') => Array.from({ length: n }, (_, i) => leafHash(Buffer.from(`${tag === 'a' || i < 3 ? 'a' : tag} entry ${i}\n`)));
+const entries = (n: number, tag = 'a') =>
+  Array.from({ length: n }, (_, i) => leafHash(Buffer.from(`${tag === 'a' || i < 3 ? 'a' : tag} entry ${i}\n`)));
 const LOG = entries(20);
 const FORK = entries(20, 'b'); // the same first 3 entries, then others
 const cp = (hashes: Buffer[], size: number) => checkpointFor(ORIGIN, size, rootOfHashes(hashes.slice(0, size)), logKey);
-const body = (old: number, proof: Buffer[], note: string) => `old ${old}\n${proof.map((p) => `${p.toString('base64')}\n`).join('')}\n${note}`;
+const body = (old: number, proof: Buffer[], note: string) =>
+  `old ${old}\n${proof.map((p) => `${p.toString('base64')}\n`).join('')}\n${note}`;
 
 const STATES: Array<[string, () => Promise<{ state: string; drop: () => Promise<void> }>]> = [
   [
@@ -132,13 +134,33 @@ for (const [kind, openState] of STATES)
         expect((await post(body(9, proof, cp(LOG, 12)))).status).toBe(422);
       });
       it('answers 404 for an unknown origin and 403 for a checkpoint not signed by the log key', async () => {
-        expect((await post(body(0, [], checkpointFor('other.example/log', 3, rootOfHashes(LOG.slice(0, 3)), logKey)))).status).toBe(404);
-        expect((await post(body(9, consistencyProofOfHashes(LOG.slice(0, 12), 9), checkpointFor(ORIGIN, 12, rootOfHashes(LOG.slice(0, 12)), strangerKey)))).status).toBe(403);
+        expect(
+          (await post(body(0, [], checkpointFor('other.example/log', 3, rootOfHashes(LOG.slice(0, 3)), logKey))))
+            .status,
+        ).toBe(404);
+        expect(
+          (
+            await post(
+              body(
+                9,
+                consistencyProofOfHashes(LOG.slice(0, 12), 9),
+                checkpointFor(ORIGIN, 12, rootOfHashes(LOG.slice(0, 12)), strangerKey),
+              ),
+            )
+          ).status,
+        ).toBe(403);
         const tampered = cp(LOG, 12).replace('\n12\n', '\n13\n');
         expect((await post(body(9, consistencyProofOfHashes(LOG.slice(0, 12), 9), tampered))).status).toBe(403);
       });
       it('answers 400 for a malformed request', async () => {
-        for (const bad of ['', 'old 0\n\nexample.com/log', 'old 09\n\nx\n', 'old 1\nnot-base64\n\nx\n', `old 0\n${LOG[0]?.toString('base64')}\n\n${cp(LOG, 3)}`, `old 9\n\n${ORIGIN}\n12\n`]) {
+        for (const bad of [
+          '',
+          'old 0\n\nexample.com/log',
+          'old 09\n\nx\n',
+          'old 1\nnot-base64\n\nx\n',
+          `old 0\n${LOG[0]?.toString('base64')}\n\n${cp(LOG, 3)}`,
+          `old 9\n\n${ORIGIN}\n12\n`,
+        ]) {
           expect((await post(bad)).status, JSON.stringify(bad)).toBe(400);
         }
       });
@@ -146,7 +168,9 @@ for (const [kind, openState] of STATES)
         const other = 'example.org/none';
         expect((await fetch(`${server.url}/checkpoint?origin=${encodeURIComponent(other)}`)).status).toBe(404);
         expect((await fetch(`${server.url}/checkpoint`)).status).toBe(400);
-        expect((await fetch(`${server.url}/checkpoint?origin=${encodeURIComponent(ORIGIN)}`, { method: 'POST' })).status).toBe(405);
+        expect(
+          (await fetch(`${server.url}/checkpoint?origin=${encodeURIComponent(ORIGIN)}`, { method: 'POST' })).status,
+        ).toBe(405);
         const held = await witness.latest(ORIGIN); // what the tests before this one left cosigned
         expect(held?.size).toBeGreaterThan(0);
         const res = await fetch(`${server.url}/checkpoint?origin=${encodeURIComponent(ORIGIN)}`);
@@ -160,10 +184,14 @@ for (const [kind, openState] of STATES)
         expect((await post(`old 0\n\n${'x'.repeat(70_000)}`)).status).toBe(413);
         expect((await fetch(`${server.url}/other`)).status).toBe(404);
         const status = await new Promise<number>((resolve, reject) => {
-          const req = request(`${server.url}/add-checkpoint`, { method: 'POST', headers: { Host: 'evil.example' } }, (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          });
+          const req = request(
+            `${server.url}/add-checkpoint`,
+            { method: 'POST', headers: { Host: 'evil.example' } },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          );
           req.on('error', reject);
           req.end(body(0, [], cp(LOG, 3)));
         });
@@ -209,15 +237,21 @@ for (const [kind, openState] of STATES)
     });
 
     it('lets one of two witnesses sharing the state win a race of two extensions from the same size, never both', async () => {
-      const other = await Witness.open({ logs: [LOG_VKEY], cosigner: cosigner(witnessKey, 'witness.example/w1'), state });
+      const other = await Witness.open({
+        logs: [LOG_VKEY],
+        cosigner: cosigner(witnessKey, 'witness.example/w1'),
+        state,
+      });
       try {
         const from = (await witness.latest(ORIGIN))?.size as number;
-        const [a, b] = await Promise.all([witness.addCheckpoint(Buffer.from(body(from, consistencyProofOfHashes(LOG.slice(0, 18), from), cp(LOG, 18)))), other.addCheckpoint(Buffer.from(body(from, consistencyProofOfHashes(LOG.slice(0, 19), from), cp(LOG, 19))))]);
+        const [a, b] = await Promise.all([
+          witness.addCheckpoint(Buffer.from(body(from, consistencyProofOfHashes(LOG.slice(0, 18), from), cp(LOG, 18)))),
+          other.addCheckpoint(Buffer.from(body(from, consistencyProofOfHashes(LOG.slice(0, 19), from), cp(LOG, 19)))),
+        ]);
         expect([a.status, b.status].sort()).toEqual([200, 409]);
         expect((await witness.latest(ORIGIN))?.size).toBe(a.status === 200 ? 18 : 19);
       } finally {
         await other.close();
       }
     });
-
   });

@@ -18,7 +18,9 @@ interface WycheproofFile {
   testGroups: Array<{ publicKey: { pk: string }; tests: WycheproofCase[] }>;
 }
 
-const file = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'vectors', 'wycheproof', 'ed25519_test.json'), 'utf8')) as WycheproofFile;
+const file = JSON.parse(
+  readFileSync(join(import.meta.dirname, '..', 'fixtures', 'vectors', 'wycheproof', 'ed25519_test.json'), 'utf8'),
+) as WycheproofFile;
 const cases = file.testGroups.flatMap((g) => g.tests.map((t) => ({ ...t, pk: g.publicKey.pk })));
 
 describe('Wycheproof Ed25519 vectors', () => {
@@ -31,7 +33,11 @@ describe('Wycheproof Ed25519 vectors', () => {
     let dirFile = emptyDirectory();
     for (const pk of new Set(cases.map((c) => c.pk))) {
       const x = Buffer.from(pk, 'hex').toString('base64url');
-      dirFile = addKey(dirFile, { kty: 'OKP', crv: 'Ed25519', kid: keyIdFor(x), x, deployer: 'wycheproof' }, { notBefore: 0, notAfter: 4e12 });
+      dirFile = addKey(
+        dirFile,
+        { kty: 'OKP', crv: 'Ed25519', kid: keyIdFor(x), x, deployer: 'wycheproof' },
+        { notBefore: 0, notAfter: 4e12 },
+      );
     }
     const directory = new KeyDirectory(dirFile);
     const wrong = cases.filter((t) => {
@@ -43,7 +49,14 @@ describe('Wycheproof Ed25519 vectors', () => {
   });
   it('accepts the same signatures when they arrive as base64url text, as in receipts', () => {
     for (const t of cases.filter((c) => c.result === 'valid')) {
-      expect(verifyEd25519(Buffer.from(t.pk, 'hex'), Buffer.from(t.msg, 'hex'), Buffer.from(t.sig, 'hex').toString('base64url')), `tcId ${t.tcId}`).toBe(true);
+      expect(
+        verifyEd25519(
+          Buffer.from(t.pk, 'hex'),
+          Buffer.from(t.msg, 'hex'),
+          Buffer.from(t.sig, 'hex').toString('base64url'),
+        ),
+        `tcId ${t.tcId}`,
+      ).toBe(true);
     }
   });
 });

@@ -18,7 +18,9 @@ describe('witness anchor', () => {
     expect(await runMain(['anchor', 'vkey', '--key', 'log.key.json', '--name', 'example.com/log'], io)).toBe(0);
     expect(io.out).toBe(`${noteVerifierKey('example.com/log', pub)}\n`);
     const co = memoryIo(dir);
-    expect(await runMain(['anchor', 'vkey', '--key', 'log.key.json', '--name', 'w.example/w1', '--cosigner'], co)).toBe(0);
+    expect(await runMain(['anchor', 'vkey', '--key', 'log.key.json', '--name', 'w.example/w1', '--cosigner'], co)).toBe(
+      0,
+    );
     expect(co.out).toBe(`${noteVerifierKey('w.example/w1', pub, NOTE_TYPE.cosignatureV1)}\n`);
   });
   it('vkey refuses a name with a space (exit 2, one line)', async () => {
@@ -28,7 +30,9 @@ describe('witness anchor', () => {
   });
   it('serve without a log refuses to start (exit 2) and says what to give', async () => {
     const io = memoryIo(dir);
-    expect(await runMain(['anchor', 'serve', '--key', 'log.key.json', '--name', 'w.example/w1', '--state', 'w.db'], io)).toBe(2);
+    expect(
+      await runMain(['anchor', 'serve', '--key', 'log.key.json', '--name', 'w.example/w1', '--state', 'w.db'], io),
+    ).toBe(2);
     expect(io.err).toMatch(/--log ORIGIN\+HASH\+KEY/);
   });
   it('serve --help shows an example', async () => {

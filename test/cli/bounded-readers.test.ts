@@ -45,7 +45,11 @@ describe('bounded readers of evidence', () => {
     const path = sparse('long-tail.jsonl', `${first}\n`, GB);
     const r = await cli('verify', path, '--keys', 'trusted.json', '--json');
     expect(r.err).not.toMatch(/internal error|0x1fffffe8/);
-    expect(JSON.parse(r.out).problems).toContainEqual({ code: 'MALFORMED', message: expect.stringMatching(/last line is cut off/), at: 'line 2' });
+    expect(JSON.parse(r.out).problems).toContainEqual({
+      code: 'MALFORMED',
+      message: expect.stringMatching(/last line is cut off/),
+      at: 'line 2',
+    });
     expect(r.code).toBe(1);
   });
 

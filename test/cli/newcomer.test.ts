@@ -22,7 +22,8 @@ describe('first commands', () => {
     expect(r.out).toMatch(/^Usage: witness /);
   });
   it('witness -v prints the version, as -V and --version do', async () => {
-    for (const flag of ['-v', '-V', '--version']) expect(await cli(cwd, flag)).toEqual({ code: 0, out: `${VERSION}\n`, err: '' });
+    for (const flag of ['-v', '-V', '--version'])
+      expect(await cli(cwd, flag)).toEqual({ code: 0, out: `${VERSION}\n`, err: '' });
   });
   it('probe qwn: exit 2 with "did you mean qwen"', async () => {
     const r = await cli(cwd, 'probe', 'qwn');
@@ -31,7 +32,10 @@ describe('first commands', () => {
   it('an experiment key "round" suggests grid.rounds; a YAML error ends in a full stop, not a dangling colon', async () => {
     writeFileSync(join(cwd, 'typo.yaml'), 'name: t\nround: 5\ngrid: {honest: 4}\n');
     const typo = await cli(cwd, 'sim', 'typo.yaml');
-    expect([typo.code, typo.err]).toEqual([2, expect.stringContaining('Unrecognized key: "round" (did you mean "grid.rounds"?)')]);
+    expect([typo.code, typo.err]).toEqual([
+      2,
+      expect.stringContaining('Unrecognized key: "round" (did you mean "grid.rounds"?)'),
+    ]);
     writeFileSync(join(cwd, 'broken.yaml'), 'name: t\nrounds: [1\n');
     const broken = await cli(cwd, 'sim', 'broken.yaml');
     expect(broken.code).toBe(2);

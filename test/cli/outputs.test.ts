@@ -46,7 +46,9 @@ describe('--out refuses a path that is not a regular file', async () => {
     it(`${name}: a device, a FIFO, a folder or a link to a device is refused (exit 2) and left as it was`, async () => {
       for (const [what, odd] of Object.entries(oddPaths())) {
         const { out, err } = await cli(argv(odd.path), 2);
-        expect(err, what).toBe(`witness: ${odd.path} exists and is ${odd.kind}, not a regular file; give the path of a file to write (Witness writes regular files only).\n`);
+        expect(err, what).toBe(
+          `witness: ${odd.path} exists and is ${odd.kind}, not a regular file; give the path of a file to write (Witness writes regular files only).\n`,
+        );
         expect(out, what).toBe('');
         expect(odd.is(odd.path), what).toBe(true);
       }
@@ -62,10 +64,14 @@ function run(...argv: string[]) {
 }
 
 describe('a folder that cannot be made is an error, not a loop', () => {
-  const refused = 'witness: Cannot create the folder /proc/witness-nosuch: mkdir failed with ENOENT, although /proc exists (a file system that does not allow new folders here, such as /proc); choose another path.\n';
+  const refused =
+    'witness: Cannot create the folder /proc/witness-nosuch: mkdir failed with ENOENT, although /proc exists (a file system that does not allow new folders here, such as /proc); choose another path.\n';
 
   it('mailbox init /proc/…', () => {
-    expect(run('mailbox', 'init', '/proc/witness-nosuch', '--key', join(tempDir(), 'k.json'))).toEqual({ status: 2, err: refused });
+    expect(run('mailbox', 'init', '/proc/witness-nosuch', '--key', join(tempDir(), 'k.json'))).toEqual({
+      status: 2,
+      err: refused,
+    });
   });
 
   it('sim --out /proc/…/x.jsonl', () => {
@@ -76,12 +82,17 @@ describe('a folder that cannot be made is an error, not a loop', () => {
     const mb = await makeMailbox(['a']);
     const file = join(tempDir(), 'mb.export.jsonl');
     await cli(['mailbox', 'export', mb.dir, '--out', file]);
-    expect(run('mailbox', 'import', file, '/proc/witness-nosuch/imp', '--key', mb.keyPath)).toEqual({ status: 2, err: refused });
+    expect(run('mailbox', 'import', file, '/proc/witness-nosuch/imp', '--key', mb.keyPath)).toEqual({
+      status: 2,
+      err: refused,
+    });
   });
 
   it('a file where a parent folder belongs is named', async () => {
     const file = await resultsFile();
     const { err } = await cli(['sim', '--quiet', '--out', join(file, 'x.jsonl')], 2);
-    expect(err).toBe(`witness: Cannot create the folder ${file}: ${file} exists and is not a folder; choose another path.\n`);
+    expect(err).toBe(
+      `witness: Cannot create the folder ${file}: ${file} exists and is not a folder; choose another path.\n`,
+    );
   });
 });

@@ -6,7 +6,13 @@ import { formatProgress, progressPrinter } from '../../src/cli/progress.js';
 import { formatWaiting, llmActivity } from '../../src/llm/activity.js';
 import { OpenAiCompatibleBackend } from '../../src/llm/openai-compatible.js';
 
-const progress = (done: number, skipped = 0) => ({ done, total: 100, skipped, outcomes: { valid: done - skipped, invalid: 0, none: 0, timeout: 0, escalated: 0 }, elapsedMs: 1000 });
+const progress = (done: number, skipped = 0) => ({
+  done,
+  total: 100,
+  skipped,
+  outcomes: { valid: done - skipped, invalid: 0, none: 0, timeout: 0, escalated: 0 },
+  elapsedMs: 1000,
+});
 
 describe('progress', () => {
   it('shows runs done of total, an ETA and outcome counts', () => {
@@ -36,12 +42,20 @@ describe('progress', () => {
 });
 
 describe('progress while an LLM endpoint is slow', () => {
-  const hanging = (startedAt: number, retries = 0) => () => ({ inFlight: 3, retries, oldest: { endpoint: 'http://127.0.0.1:8000/v1', startedAt, retries, lastError: 'timed out' } });
+  const hanging =
+    (startedAt: number, retries = 0) =>
+    () => ({
+      inFlight: 3,
+      retries,
+      oldest: { endpoint: 'http://127.0.0.1:8000/v1', startedAt, retries, lastError: 'timed out' },
+    });
 
   it('says which endpoint it waits for, and the retries so far, once a call has waited 5 s', () => {
     const now = Date.now();
     expect(formatWaiting(hanging(now - 4000)(), now)).toBeUndefined();
-    expect(formatWaiting(hanging(now - 12_000, 2)(), now)).toBe('waiting 12s for http://127.0.0.1:8000/v1 (3 calls in flight, 2 retries so far (last: timed out))');
+    expect(formatWaiting(hanging(now - 12_000, 2)(), now)).toBe(
+      'waiting 12s for http://127.0.0.1:8000/v1 (3 calls in flight, 2 retries so far (last: timed out))',
+    );
   });
 
   it('prints the waiting line with no run finishing, and the final line only once', () => {
@@ -52,7 +66,9 @@ describe('progress while an LLM endpoint is slow', () => {
       const printer = progressPrinter(io, { activity: hanging(started, 1) });
       printer.update(progress(0));
       vi.advanceTimersByTime(6000);
-      expect(io.err).toMatch(/^runs 0\/100 .* waiting [56]s for http:\/\/127\.0\.0\.1:8000\/v1 \(3 calls in flight, 1 retry so far/m);
+      expect(io.err).toMatch(
+        /^runs 0\/100 .* waiting [56]s for http:\/\/127\.0\.0\.1:8000\/v1 \(3 calls in flight, 1 retry so far/m,
+      );
       const lines = io.err.split('\n').length;
       printer.update(progress(100));
       printer.finish();
@@ -70,7 +86,18 @@ describe('progress while an LLM endpoint is slow', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
     const backend = new OpenAiCompatibleBackend({ endpoints: [url], model: 'm', timeoutMs: 60_000 });
     const controller = new AbortController();
-    const call = backend.complete({ messages: [{ role: 'user', content: 'hi' }], schema: {}, schemaName: 's', temperature: 0, maxTokens: 1 } as never, { key: {} as never, signal: controller.signal }).catch((e: Error) => e);
+    const call = backend
+      .complete(
+        {
+          messages: [{ role: 'user', content: 'hi' }],
+          schema: {},
+          schemaName: 's',
+          temperature: 0,
+          maxTokens: 1,
+        } as never,
+        { key: {} as never, signal: controller.signal },
+      )
+      .catch((e: Error) => e);
     try {
       await vi.waitFor(() => expect(llmActivity().oldest?.endpoint).toBe(url));
       expect(llmActivity().inFlight).toBe(1);

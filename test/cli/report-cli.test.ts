@@ -35,7 +35,27 @@ let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'witness-report-cli-'));
   // Stubborn agents never move: runs end as timeout, and as none when enough agents vote stop anyway.
-  const sim = await cli(['sim', '--honest', '4', '--byzantine', '0,2', '--byzantine-strategy', 'mimic-defect', '--honest-policy', 'plurality,stubborn', '--runs', '6', '--rounds', '10', '--out', 'r.jsonl', '--quiet'], dir);
+  const sim = await cli(
+    [
+      'sim',
+      '--honest',
+      '4',
+      '--byzantine',
+      '0,2',
+      '--byzantine-strategy',
+      'mimic-defect',
+      '--honest-policy',
+      'plurality,stubborn',
+      '--runs',
+      '6',
+      '--rounds',
+      '10',
+      '--out',
+      'r.jsonl',
+      '--quiet',
+    ],
+    dir,
+  );
   expect(sim.code).toBe(0);
 });
 
@@ -46,8 +66,15 @@ describe('witness report --by', () => {
     const lines = r.out.split('\n');
     expect(lines[0]).toMatch(/^policy\s+byzantine\s+runs\s+valid\s+invalid\s+none\s+timeout\s+no consensus\s/);
     const rows = lines.slice(2, 6).map((l) => l.split(/\s{2,}/));
-    expect(rows.map((c) => `${c[0]} ${c[1]} ${c[2]}`)).toEqual(['plurality 0 6', 'plurality 2 6', 'stubborn 0 6', 'stubborn 2 6']);
-    const json = JSON.parse((await cli(['report', 'r.jsonl', '--by', 'policy,byzantine', '--json'], dir)).out) as { groups: Summary[] };
+    expect(rows.map((c) => `${c[0]} ${c[1]} ${c[2]}`)).toEqual([
+      'plurality 0 6',
+      'plurality 2 6',
+      'stubborn 0 6',
+      'stubborn 2 6',
+    ]);
+    const json = JSON.parse((await cli(['report', 'r.jsonl', '--by', 'policy,byzantine', '--json'], dir)).out) as {
+      groups: Summary[];
+    };
     for (const [i, row] of rows.entries()) {
       const g = json.groups[i]!;
       const pct = (x: number) => Math.round(x * 100);
@@ -58,14 +85,22 @@ describe('witness report --by', () => {
   it('prints JSON with snake_case keys, groups and no_consensus = none + timeout', async () => {
     const r = await cli(['report', 'r.jsonl', '--by', 'policy', '--json'], dir);
     expect(r.code).toBe(0);
-    const report = JSON.parse(r.out) as { by: string[]; runs: number; torn_tail: boolean; groups: (Summary & { group: { policy: string } })[] };
+    const report = JSON.parse(r.out) as {
+      by: string[];
+      runs: number;
+      torn_tail: boolean;
+      groups: (Summary & { group: { policy: string } })[];
+    };
     expect(report.by).toEqual(['policy']);
     expect(report.torn_tail).toBe(false);
     expect(report.groups.map((g) => [g.group.policy, g.runs])).toEqual([
       ['plurality', 12],
       ['stubborn', 12],
     ]);
-    const lines = readFileSync(join(dir, 'r.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { outcome: string; config: { honestPolicy: string } });
+    const lines = readFileSync(join(dir, 'r.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { outcome: string; config: { honestPolicy: string } });
     for (const g of report.groups) {
       const mine = lines.filter((l) => l.config.honestPolicy === g.group.policy);
       expect(g.no_consensus.count).toBe(mine.filter((l) => l.outcome === 'none' || l.outcome === 'timeout').length);
@@ -84,8 +119,14 @@ describe('witness report --by', () => {
       expect(c.no_consensus.count).toBe(c.outcomes.none.count + c.outcomes.timeout.count);
       expect(c.convergence.count).toBeLessThanOrEqual(c.runs);
     }
-    expect(report.cells.find((c) => c.cell.startsWith('policy:plurality h=4 b=0'))!.convergence).toMatchObject({ count: 6, median_round: 2 });
-    expect(report.cells.find((c) => c.cell.startsWith('policy:stubborn h=4 b=0'))!.convergence).toMatchObject({ count: 0, mean_round: null });
+    expect(report.cells.find((c) => c.cell.startsWith('policy:plurality h=4 b=0'))!.convergence).toMatchObject({
+      count: 6,
+      median_round: 2,
+    });
+    expect(report.cells.find((c) => c.cell.startsWith('policy:stubborn h=4 b=0'))!.convergence).toMatchObject({
+      count: 0,
+      mean_round: null,
+    });
     expect(keysOf(report).filter((k) => !/^[a-z][a-z0-9_]*$/.test(k))).toEqual([]);
   });
   it('shows no consensus and convergence in the per-cell table too, and every column with --wide', async () => {
@@ -93,7 +134,9 @@ describe('witness report --by', () => {
     expect(compact.out.split('\n')[0]).toBe('every cell: 6 runs, h=4 may_exist [0,50] R=10');
     expect(compact.out.split('\n')[1]).toMatch(/^cell\s+valid\s+invalid\s+no consensus\s+rounds\s+conv$/);
     const r = await cli(['report', 'r.jsonl', '--wide'], dir);
-    expect(r.out.split('\n')[0]).toMatch(/^cell\s+runs\s+valid\s+invalid\s+none\s+timeout\s+no consensus\s+rounds mean\s+median\s+converged\s+first round$/);
+    expect(r.out.split('\n')[0]).toMatch(
+      /^cell\s+runs\s+valid\s+invalid\s+none\s+timeout\s+no consensus\s+rounds mean\s+median\s+converged\s+first round$/,
+    );
   });
   it('refuses an unknown field with exit 2, naming it and every valid field', async () => {
     const r = await cli(['report', 'r.jsonl', '--by', 'model,size'], dir);

@@ -22,24 +22,43 @@ let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'witness-report-unique-'));
   for (const sub of ['clean', 'mixed']) mkdirSync(join(dir, sub));
-  expect((await cli(['sim', '--preset', 'smoke', '--runs', '3', '--quiet', '--out', 'clean/r.jsonl'], dir)).code).toBe(0);
-  expect((await cli(['sim', '--preset', 'smoke', '--runs', '3', '--seed', '2', '--quiet', '--out', 'seed2.jsonl'], dir)).code).toBe(0);
-  expect((await cli(['sim', '--preset', 'paper-byzantine', '--runs', '1', '--rounds', '5', '--quiet', '--out', 'other.jsonl'], dir)).code).toBe(0);
+  expect((await cli(['sim', '--preset', 'smoke', '--runs', '3', '--quiet', '--out', 'clean/r.jsonl'], dir)).code).toBe(
+    0,
+  );
+  expect(
+    (await cli(['sim', '--preset', 'smoke', '--runs', '3', '--seed', '2', '--quiet', '--out', 'seed2.jsonl'], dir))
+      .code,
+  ).toBe(0);
+  expect(
+    (
+      await cli(
+        ['sim', '--preset', 'paper-byzantine', '--runs', '1', '--rounds', '5', '--quiet', '--out', 'other.jsonl'],
+        dir,
+      )
+    ).code,
+  ).toBe(0);
   const clean = readFileSync(join(dir, 'clean/r.jsonl'), 'utf8');
-  writeFileSync(join(dir, 'mixed/r.jsonl'), clean + readFileSync(join(dir, 'other.jsonl'), 'utf8') + clean + readFileSync(join(dir, 'seed2.jsonl'), 'utf8'));
+  writeFileSync(
+    join(dir, 'mixed/r.jsonl'),
+    clean + readFileSync(join(dir, 'other.jsonl'), 'utf8') + clean + readFileSync(join(dir, 'seed2.jsonl'), 'utf8'),
+  );
 });
 
 describe('witness report of a file with repeated and foreign runs', () => {
-  it('prints the clean file\'s table and says what it dropped, pointing to witness sim merge', async () => {
+  it("prints the clean file's table and says what it dropped, pointing to witness sim merge", async () => {
     const clean = await cli(['report', 'clean/r.jsonl'], dir);
     const mixed = await cli(['report', 'mixed/r.jsonl'], dir);
     expect(mixed.code).toBe(0);
     expect(mixed.out).toBe(clean.out);
-    expect(mixed.err).toContain('mixed/r.jsonl: counted each run once and dropped 28 lines: 12 repeated runs (a run id already read); 4 runs of another experiment than "smoke"');
-    expect(mixed.err).toMatch(/12 other runs of a cell and index an earlier line holds .*witness sim merge mixed\/r\.jsonl -o CLEAN\.jsonl/);
+    expect(mixed.err).toContain(
+      'mixed/r.jsonl: counted each run once and dropped 28 lines: 12 repeated runs (a run id already read); 4 runs of another experiment than "smoke"',
+    );
+    expect(mixed.err).toMatch(
+      /12 other runs of a cell and index an earlier line holds .*witness sim merge mixed\/r\.jsonl -o CLEAN\.jsonl/,
+    );
     expect(clean.err).not.toContain('dropped');
   });
-  it('gives the clean file\'s JSON, with the dropped lines counted by reason', async () => {
+  it("gives the clean file's JSON, with the dropped lines counted by reason", async () => {
     const clean = JSON.parse((await cli(['report', 'clean/r.jsonl', '--json'], dir)).out) as Record<string, unknown>;
     const mixed = JSON.parse((await cli(['report', 'mixed/r.jsonl', '--json'], dir)).out) as Record<string, unknown>;
     expect(mixed.runs).toBe(12);
@@ -47,14 +66,18 @@ describe('witness report of a file with repeated and foreign runs', () => {
     expect(clean.dropped).toEqual({ repeated: 0, other_experiment: 0, seq_taken: 0 });
     expect(mixed.cells).toEqual(clean.cells);
   });
-  it('pools the clean file\'s runs with --by', async () => {
+  it("pools the clean file's runs with --by", async () => {
     const clean = await cli(['report', 'clean/r.jsonl', '--by', 'policy', '--json'], dir);
     const mixed = await cli(['report', 'mixed/r.jsonl', '--by', 'policy', '--json'], dir);
-    expect((JSON.parse(mixed.out) as { groups: unknown }).groups).toEqual((JSON.parse(clean.out) as { groups: unknown }).groups);
+    expect((JSON.parse(mixed.out) as { groups: unknown }).groups).toEqual(
+      (JSON.parse(clean.out) as { groups: unknown }).groups,
+    );
   });
   it('counts 11 runs a cell in the file an older version left after --runs 10 then --runs 11 (runs ordered by cell)', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'witness-report-unique-'));
-    expect((await cli(['sim', '--preset', 'smoke', '--runs', '11', '--quiet', '--out', 'new.jsonl'], cwd)).code).toBe(0);
+    expect((await cli(['sim', '--preset', 'smoke', '--runs', '11', '--quiet', '--out', 'new.jsonl'], cwd)).code).toBe(
+      0,
+    );
     const lines = readFileSync(join(cwd, 'new.jsonl'), 'utf8').split('\n').filter(Boolean);
     // The older order: seq = cell × runs + index, so --runs 11 moved every run but cell 0's, which the resume skipped.
     const cellOf = (l: string) => (JSON.parse(l) as { seq: number }).seq % 4;
@@ -69,7 +92,7 @@ describe('witness report of a file with repeated and foreign runs', () => {
     expect(report.cells.map((c) => c.runs)).toEqual([11, 11, 11, 11]);
     expect(report.dropped).toEqual({ repeated: 30, other_experiment: 0, seq_taken: 0 });
   });
-  it('draws the clean file\'s HTML report', async () => {
+  it("draws the clean file's HTML report", async () => {
     // Same name on the command line, so the page names the same source.
     const mixedDir = join(dir, 'mixed');
     const cleanDir = join(dir, 'clean');
@@ -80,9 +103,12 @@ describe('witness report of a file with repeated and foreign runs', () => {
   });
 });
 
-describe('witness sim merge with the sweep\'s experiment', () => {
-  it('writes the clean file from the mixed one: the plan\'s runs once each, the rest counted as outside', async () => {
-    const r = await cli(['sim', 'merge', 'mixed/r.jsonl', '--preset', 'smoke', '--runs', '3', '-o', 'cleaned.jsonl', '--json'], dir);
+describe("witness sim merge with the sweep's experiment", () => {
+  it("writes the clean file from the mixed one: the plan's runs once each, the rest counted as outside", async () => {
+    const r = await cli(
+      ['sim', 'merge', 'mixed/r.jsonl', '--preset', 'smoke', '--runs', '3', '-o', 'cleaned.jsonl', '--json'],
+      dir,
+    );
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ lines: 12, duplicates: 12, outside: 16, missing: [] });
     expect(readFileSync(join(dir, 'cleaned.jsonl'), 'utf8')).toBe(readFileSync(join(dir, 'clean/r.jsonl'), 'utf8'));

@@ -23,7 +23,10 @@ afterAll(() => TOOL.close());
 
 beforeAll(async () => {
   cmd = await witnessBundle();
-  const keys = spawnSync(cmd[0]!, [cmd[1]!, 'keys', 'new', '--deployer', 'acme', '--out', join(dir, 'k.json')], { cwd: dir, encoding: 'utf8' });
+  const keys = spawnSync(cmd[0]!, [cmd[1]!, 'keys', 'new', '--deployer', 'acme', '--out', join(dir, 'k.json')], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
   expect(keys.status, keys.stderr).toBe(0);
   const init = spawnSync(cmd[0]!, [cmd[1]!, 'mailbox', 'init', join(dir, 'mb')], { cwd: dir, encoding: 'utf8' });
   expect(init.status, init.stderr).toBe(0);
@@ -53,7 +56,25 @@ const SERVERS: [string, string[], RegExp][] = [
   ['mailbox tail', ['mailbox', 'tail', join(dir, 'mb')], /Waiting for new messages/],
   ['a2a tool', ['a2a', 'tool', '--port', '0', '--json'], /"url"/],
   ['a2a serve', ['a2a', 'serve', '--key', join(dir, 'k.json'), '--tool', TOOL_URL, '--port', '0', '--json'], /"url"/],
-  ['anchor serve', ['anchor', 'serve', '--key', join(dir, 'k.json'), '--name', 'witness.example/w1', '--state', join(dir, 'witness.db'), '--log', LOG_VKEY, '--port', '0', '--json'], /"url"/],
+  [
+    'anchor serve',
+    [
+      'anchor',
+      'serve',
+      '--key',
+      join(dir, 'k.json'),
+      '--name',
+      'witness.example/w1',
+      '--state',
+      join(dir, 'witness.db'),
+      '--log',
+      LOG_VKEY,
+      '--port',
+      '0',
+      '--json',
+    ],
+    /"url"/,
+  ],
 ];
 
 describe('servers stop on signals', () => {

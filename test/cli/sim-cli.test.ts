@@ -38,7 +38,9 @@ describe('witness sim', () => {
   });
   it('prints a JSON summary with Wilson intervals per cell', async () => {
     const r = await cli(['sim', '--quiet', '--json', '--honest', '4', '--byzantine', '0..1', '--runs', '3']);
-    const s = JSON.parse(r.out) as { cells: { runs: number; outcomes: { valid: { ci: { low: number; high: number } } } }[] };
+    const s = JSON.parse(r.out) as {
+      cells: { runs: number; outcomes: { valid: { ci: { low: number; high: number } } } }[];
+    };
     expect(s.cells).toHaveLength(4);
     expect(s.cells[0]!.runs).toBe(3);
     expect(s.cells[0]!.outcomes.valid.ci.high).toBeLessThanOrEqual(1);
@@ -58,16 +60,25 @@ describe('witness sim', () => {
     const lists = JSON.parse(r.out) as Record<string, { name: string; description: string }[]>;
     expect(lists.honestPolicies!.length).toBeGreaterThanOrEqual(3);
     expect(lists.byzantineStrategies!.length).toBeGreaterThanOrEqual(4);
-    for (const item of [...lists.honestPolicies!, ...lists.byzantineStrategies!]) expect(item.description).toMatch(/^[A-Z].+\.$/);
+    for (const item of [...lists.honestPolicies!, ...lists.byzantineStrategies!])
+      expect(item.description).toMatch(/^[A-Z].+\.$/);
   });
 });
 
 describe('bad input: one clear line naming the field, exit 2', () => {
   const cases: [string, string[], RegExp][] = [
     ['unknown preset', ['sim', '--preset', 'nope'], /Unknown preset "nope"/],
-    ['misspelt preset', ['sim', '--preset', 'paper-benin'], /Unknown preset "paper-benin"\. Did you mean "paper-benign"\?/],
+    [
+      'misspelt preset',
+      ['sim', '--preset', 'paper-benin'],
+      /Unknown preset "paper-benin"\. Did you mean "paper-benign"\?/,
+    ],
     ['unknown honest policy', ['sim', '--honest-policy', 'nope'], /grid\.honestPolicy.*unknown honest policy "nope"/],
-    ['unknown Byzantine strategy', ['sim', '--byzantine-strategy', 'nope'], /grid\.byzantineStrategy.*unknown Byzantine strategy "nope"/],
+    [
+      'unknown Byzantine strategy',
+      ['sim', '--byzantine-strategy', 'nope'],
+      /grid\.byzantineStrategy.*unknown Byzantine strategy "nope"/,
+    ],
     ['N < 1', ['sim', '--total', '0'], /--total.*below the minimum of 1/],
     ['no honest agent', ['sim', '--honest', '0'], /--honest.*below the minimum of 1/],
     ['b > N', ['sim', '--total', '3', '--byzantine', '4'], /grid\.byzantine.*b must be less than N/],
@@ -108,7 +119,10 @@ describe('bad input: one clear line naming the field, exit 2', () => {
   });
   it('runs a valid YAML experiment file', async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'e.yaml'), 'name: mine\nruns: 2\ngrid:\n  honest: [3, 4]\n  byzantine: 1\n  byzantineStrategy: stall\n');
+    writeFileSync(
+      join(dir, 'e.yaml'),
+      'name: mine\nruns: 2\ngrid:\n  honest: [3, 4]\n  byzantine: 1\n  byzantineStrategy: stall\n',
+    );
     const r = await cli(['sim', 'e.yaml', '--quiet'], dir);
     expect(r.code).toBe(0);
     expect(existsSync(join(dir, 'results', 'mine.jsonl'))).toBe(true);
@@ -139,7 +153,23 @@ describe('crash safety', () => {
   it('a sweep killed with SIGKILL and rerun ends with no duplicate and no missing run', async () => {
     const dir = tempDir();
     const out = join(dir, 'kill.jsonl');
-    const args = ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'sim', '--preset', 'paper-benign', '--honest', '8', '--honest-policy', 'stubborn', '--runs', '300', '--out', out, '--quiet'];
+    const args = [
+      '--import',
+      'tsx',
+      join(root, 'src/cli/main.ts'),
+      'sim',
+      '--preset',
+      'paper-benign',
+      '--honest',
+      '8',
+      '--honest-policy',
+      'stubborn',
+      '--runs',
+      '300',
+      '--out',
+      out,
+      '--quiet',
+    ];
     const child = spawn(process.execPath, args, { cwd: root, stdio: 'ignore' });
     const lines = () => (existsSync(out) ? readFileSync(out, 'utf8').split('\n').length - 1 : 0);
     const deadline = Date.now() + 30_000;
@@ -150,12 +180,32 @@ describe('crash safety', () => {
     expect(atKill, 'the sweep should be killed midway; make it longer if this fails').toBeLessThan(600);
     // A write cut off by a crash on another machine could leave a torn tail: simulate that too.
     appendFileSync(out, '{"id":"r-torn","seq":');
-    const rerun = await cli(['sim', '--preset', 'paper-benign', '--honest', '8', '--honest-policy', 'stubborn', '--runs', '300', '--out', out, '--quiet', '--json'], dir);
+    const rerun = await cli(
+      [
+        'sim',
+        '--preset',
+        'paper-benign',
+        '--honest',
+        '8',
+        '--honest-policy',
+        'stubborn',
+        '--runs',
+        '300',
+        '--out',
+        out,
+        '--quiet',
+        '--json',
+      ],
+      dir,
+    );
     expect(rerun.code).toBe(0);
     const summary = JSON.parse(rerun.out) as { skipped: number; ran: number; planned: number };
     expect(summary.skipped).toBeGreaterThanOrEqual(20);
     expect(summary.skipped + summary.ran).toBe(600);
-    const ids = readFileSync(out, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id);
+    const ids = readFileSync(out, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { id: string }).id);
     expect(ids).toHaveLength(600);
     expect(new Set(ids).size).toBe(600);
   });

@@ -31,7 +31,9 @@ async function cli(args: string[], cwd: string) {
 function readBack(path: string) {
   const plan = lazyPlan(parseExperiment({ ...preset('smoke'), runs: 4 }));
   const seen = new Set<string>();
-  return summarizeCells(recordsOf(path, undefined, (r) => plan.at(r.seq)?.id === r.id && !seen.has(r.id) && Boolean(seen.add(r.id))));
+  return summarizeCells(
+    recordsOf(path, undefined, (r) => plan.at(r.seq)?.id === r.id && !seen.has(r.id) && Boolean(seen.add(r.id))),
+  );
 }
 
 const cellsOf = (out: string) => (JSON.parse(out) as { cells: unknown[] }).cells;
@@ -68,7 +70,13 @@ describe('the table of witness sim, tallied as it runs', () => {
     const controller = new AbortController();
     let written = 0;
     const key = readKeyFile(join(cwd, 'lab.key.json'));
-    await runExperiment({ experiment: parseExperiment({ ...preset('smoke'), runs: 4 }), out, sign: { key }, signal: controller.signal, onRecord: () => void (++written >= 9 && controller.abort()) });
+    await runExperiment({
+      experiment: parseExperiment({ ...preset('smoke'), runs: 4 }),
+      out,
+      sign: { key },
+      signal: controller.signal,
+      onRecord: () => void (++written >= 9 && controller.abort()),
+    });
     const r = await cli([...SWEEP, '--sign', 'lab.key.json'], cwd);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ skipped: written });

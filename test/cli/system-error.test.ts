@@ -15,7 +15,9 @@ describe('system errors in the CLI', () => {
     });
     first.close();
     const message = systemErrorMessage(error);
-    expect(message).toBe(`listen failed: address 127.0.0.1:${port} is already in use; stop the other server or choose another --port (0 picks a free one).`);
+    expect(message).toBe(
+      `listen failed: address 127.0.0.1:${port} is already in use; stop the other server or choose another --port (0 picks a free one).`,
+    );
     expect(message).not.toContain('\n');
     expect(systemErrorExitCode(error)).toBe(2);
   });

@@ -8,7 +8,11 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { cli, sign, workspace } from '../attest/cli-helpers.js';
 
-const validate = new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'schemas', 'verify-report.schema.json'), 'utf8')) as object);
+const validate = new Ajv2020({ allErrors: true, strict: false }).compile(
+  JSON.parse(
+    readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'schemas', 'verify-report.schema.json'), 'utf8'),
+  ) as object,
+);
 
 /** A workspace with a signed smoke sweep in r.jsonl, signed by child.key.json (trusted). */
 async function signedSweep(...extra: string[]) {
@@ -26,8 +30,27 @@ describe('witness sim --sign', () => {
   });
   it('writes the same signed bytes with worker threads as in one thread', async () => {
     const cwd = await workspace();
-    for (const [out, workers] of [['one.jsonl', '1'], ['two.jsonl', '2']]) {
-      expect((await cli(cwd, 'sim', '--quiet', '--runs', '30', '--out', out as string, '--workers', workers as string, '--sign', 'child.key.json')).code).toBe(0);
+    for (const [out, workers] of [
+      ['one.jsonl', '1'],
+      ['two.jsonl', '2'],
+    ]) {
+      expect(
+        (
+          await cli(
+            cwd,
+            'sim',
+            '--quiet',
+            '--runs',
+            '30',
+            '--out',
+            out as string,
+            '--workers',
+            workers as string,
+            '--sign',
+            'child.key.json',
+          )
+        ).code,
+      ).toBe(0);
     }
     expect(readFileSync(join(cwd, 'two.jsonl'), 'utf8')).toBe(readFileSync(join(cwd, 'one.jsonl'), 'utf8'));
     expect((await cli(cwd, 'verify', 'two.jsonl', '--keys', 'trusted.json')).code).toBe(0);
@@ -63,13 +86,20 @@ describe('witness verify RESULTS.jsonl', () => {
     expect(r.code).toBe(1);
     expect(r.out.trim().split('\n')).toEqual([
       `invalid: results ${join(cwd, 'r.jsonl')}: 8 lines, signed by a key your key directory does not hold.`,
-      expect.stringMatching(/^ {2}UNKNOWN_KEY +the file is signed by key ed25519:[0-9a-f]{16}, which your key directory does not hold: give the directory that trusts its signer/),
+      expect.stringMatching(
+        /^ {2}UNKNOWN_KEY +the file is signed by key ed25519:[0-9a-f]{16}, which your key directory does not hold: give the directory that trusts its signer/,
+      ),
     ]);
   });
   it('prints valid with what it checked, exit 0', async () => {
     const cwd = await signedSweep();
     const r = await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json');
-    expect([r.code, r.out]).toEqual([0, expect.stringMatching(/^valid: results .*r\.jsonl: 8 of 8 planned runs of experiment "smoke" on 8 lines, 1 signature verified/)]);
+    expect([r.code, r.out]).toEqual([
+      0,
+      expect.stringMatching(
+        /^valid: results .*r\.jsonl: 8 of 8 planned runs of experiment "smoke" on 8 lines, 1 signature verified/,
+      ),
+    ]);
   });
   it('accepts the checkpoint file in place of the results', async () => {
     const cwd = await signedSweep();
@@ -81,9 +111,16 @@ describe('witness verify RESULTS.jsonl', () => {
     lines[2] = (lines[2] as string).replace(/"decisions":(\d+)/, (_, n) => `"decisions":${Number(n) + 1}`);
     writeFileSync(join(cwd, 'r.jsonl'), lines.join('\n'));
     const text = await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json');
-    expect([text.code, text.out]).toEqual([1, expect.stringMatching(/^invalid: [^\n]*\n {2}CONTENT_MISMATCH +\[line 3\] the line's content/)]);
+    expect([text.code, text.out]).toEqual([
+      1,
+      expect.stringMatching(/^invalid: [^\n]*\n {2}CONTENT_MISMATCH +\[line 3\] the line's content/),
+    ]);
     const json = JSON.parse((await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json', '--json')).out);
-    expect(json).toMatchObject({ ok: false, type: 'witness/sim-record', problems: [{ code: 'CONTENT_MISMATCH', at: 'line 3' }] });
+    expect(json).toMatchObject({
+      ok: false,
+      type: 'witness/sim-record',
+      problems: [{ code: 'CONTENT_MISMATCH', at: 'line 3' }],
+    });
     expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
   });
   it('with --sign-lines, verifies every line signature too', async () => {
@@ -99,18 +136,42 @@ describe('witness verify RESULTS.jsonl', () => {
   it('refuses the options that do not apply to a results file, naming each', async () => {
     const cwd = await signedSweep();
     const r = await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json', '--output', 'answer.txt', '--skew', '5');
-    expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--output and --skew do not apply to a signed results file \(a results file carries its own content; results have no validity window\)/)]);
+    expect([r.code, r.err]).toEqual([
+      2,
+      expect.stringMatching(
+        /--output and --skew do not apply to a signed results file \(a results file carries its own content; results have no validity window\)/,
+      ),
+    ]);
   });
   it('refuses --cassette and --checkpoint for a receipt', async () => {
     const cwd = await workspace();
     await sign(cwd, 'receipt.json', '--key', 'child.key.json', '--output', 'answer.txt');
-    const r = await cli(cwd, 'verify', 'receipt.json', '--output', 'answer.txt', '--keys', 'trusted.json', '--cassette', 'answer.txt');
+    const r = await cli(
+      cwd,
+      'verify',
+      'receipt.json',
+      '--output',
+      'answer.txt',
+      '--keys',
+      'trusted.json',
+      '--cassette',
+      'answer.txt',
+    );
     expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--cassette does not apply to a release receipt/)]);
   });
   it('refuses --allow-partial for a receipt: it applies to signed results only', async () => {
     const cwd = await workspace();
     await sign(cwd, 'receipt.json', '--key', 'child.key.json', '--output', 'answer.txt');
-    const r = await cli(cwd, 'verify', 'receipt.json', '--output', 'answer.txt', '--keys', 'trusted.json', '--allow-partial');
+    const r = await cli(
+      cwd,
+      'verify',
+      'receipt.json',
+      '--output',
+      'answer.txt',
+      '--keys',
+      'trusted.json',
+      '--allow-partial',
+    );
     expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--allow-partial does not apply to a release receipt/)]);
   });
   it('says an unsigned results file declares no type it could verify, exit 1', async () => {
@@ -118,11 +179,36 @@ describe('witness verify RESULTS.jsonl', () => {
     await cli(cwd, 'sim', '--quiet', '--runs', '1', '--out', 'plain.jsonl');
     const r = await cli(cwd, 'verify', 'plain.jsonl', '--keys', 'trusted.json', '--json');
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.out).problems).toEqual([{ code: 'MALFORMED', message: expect.stringMatching(/a signed results file \(receipt\.type: "witness\/sim-record"\)/) }]);
+    expect(JSON.parse(r.out).problems).toEqual([
+      {
+        code: 'MALFORMED',
+        message: expect.stringMatching(/a signed results file \(receipt\.type: "witness\/sim-record"\)/),
+      },
+    ]);
   });
   it('verifies a results file of one line (one JSON document)', async () => {
     const cwd = await workspace();
-    expect((await cli(cwd, 'sim', '--quiet', '--runs', '1', '--honest', '3', '--byzantine', '0', '--honest-policy', 'plurality', '--out', 'one.jsonl', '--sign', 'child.key.json')).code).toBe(0);
+    expect(
+      (
+        await cli(
+          cwd,
+          'sim',
+          '--quiet',
+          '--runs',
+          '1',
+          '--honest',
+          '3',
+          '--byzantine',
+          '0',
+          '--honest-policy',
+          'plurality',
+          '--out',
+          'one.jsonl',
+          '--sign',
+          'child.key.json',
+        )
+      ).code,
+    ).toBe(0);
     const r = await cli(cwd, 'verify', 'one.jsonl', '--keys', 'trusted.json', '--json');
     expect([r.code, JSON.parse(r.out).details.lines]).toEqual([0, 1]);
   });
@@ -141,15 +227,25 @@ describe('witness verify RESULTS.jsonl', () => {
     const r = await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json', '--json');
     expect(r.code, r.err).toBe(1);
     const report = JSON.parse(r.out);
-    expect(report).toMatchObject({ type: 'witness/sim-record', details: { type: 'sim-results', runs: 8, lines: lineCount } });
-    expect(report.problems).toEqual([{ code: 'MALFORMED', message: expect.stringMatching(/last line is cut off/), at: `line ${lineCount + 1}` }]);
+    expect(report).toMatchObject({
+      type: 'witness/sim-record',
+      details: { type: 'sim-results', runs: 8, lines: lineCount },
+    });
+    expect(report.problems).toEqual([
+      { code: 'MALFORMED', message: expect.stringMatching(/last line is cut off/), at: `line ${lineCount + 1}` },
+    ]);
   });
   it('says what a file too large for a JSON document is not, when its first line declares nothing', async () => {
     const cwd = await workspace();
     writeFileSync(join(cwd, 'zeros.bin'), '');
     truncateSync(join(cwd, 'zeros.bin'), 300 * 1024 * 1024);
     const r = await cli(cwd, 'verify', 'zeros.bin', '--keys', 'trusted.json');
-    expect([r.code, r.out]).toEqual([1, expect.stringMatching(/MALFORMED +zeros\.bin is 314572800 bytes, more than a JSON evidence document may be .* no JSONL artifact either/)]);
+    expect([r.code, r.out]).toEqual([
+      1,
+      expect.stringMatching(
+        /MALFORMED +zeros\.bin is 314572800 bytes, more than a JSON evidence document may be .* no JSONL artifact either/,
+      ),
+    ]);
   });
 });
 
@@ -158,7 +254,17 @@ describe('witness verify on some shards of a signed sharded sweep', () => {
   async function shardedSweep() {
     const cwd = await workspace();
     for (const i of ['1', '2']) {
-      const r = await cli(cwd, 'sim', '--quiet', '--out', `p${i}.jsonl`, '--shard', `${i}/2`, '--sign', 'child.key.json');
+      const r = await cli(
+        cwd,
+        'sim',
+        '--quiet',
+        '--out',
+        `p${i}.jsonl`,
+        '--shard',
+        `${i}/2`,
+        '--sign',
+        'child.key.json',
+      );
       expect(r.code, r.err).toBe(0);
     }
     expect((await cli(cwd, 'sim', 'merge', 'p1.jsonl', 'p2.jsonl', '-o', 'all.jsonl')).code).toBe(0);
@@ -168,14 +274,23 @@ describe('witness verify on some shards of a signed sharded sweep', () => {
   it('is valid with every shard, and says nothing partial', async () => {
     const cwd = await shardedSweep();
     const r = await cli(cwd, 'verify', 'all.jsonl', '--keys', 'trusted.json');
-    expect([r.code, r.out]).toEqual([0, expect.stringMatching(/^valid: results .*all\.jsonl: 40 of 40 planned runs of experiment "smoke", shards 1, 2 of 2 /)]);
+    expect([r.code, r.out]).toEqual([
+      0,
+      expect.stringMatching(
+        /^valid: results .*all\.jsonl: 40 of 40 planned runs of experiment "smoke", shards 1, 2 of 2 /,
+      ),
+    ]);
   });
   it('is invalid with shard 2 missing (shard 1 merged alone, or its own file): SHARD_MISSING names it, exit 1', async () => {
     const cwd = await shardedSweep();
     for (const file of ['one.jsonl', 'p1.jsonl']) {
       const r = await cli(cwd, 'verify', file, '--keys', 'trusted.json', '--json');
       expect(r.code, r.out).toBe(1);
-      const report = JSON.parse(r.out) as { ok: boolean; problems: { code: string; message: string }[]; details: { partial: boolean; shards: unknown } };
+      const report = JSON.parse(r.out) as {
+        ok: boolean;
+        problems: { code: string; message: string }[];
+        details: { partial: boolean; shards: unknown };
+      };
       expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
       expect(report.ok).toBe(false);
       expect(report.problems.map((p) => p.code)).toEqual(['SHARD_MISSING']);
@@ -186,8 +301,16 @@ describe('witness verify on some shards of a signed sharded sweep', () => {
   it('is invalid with the lines and checkpoint of shard 2 removed from the merged file', async () => {
     const cwd = await shardedSweep();
     const lines = readFileSync(join(cwd, 'all.jsonl'), 'utf8').split('\n').filter(Boolean);
-    writeFileSync(join(cwd, 'cut.jsonl'), lines.filter((l) => (JSON.parse(l) as { seq: number }).seq % 2 === 0).map((l) => `${l}\n`).join(''));
-    const cp = JSON.parse(readFileSync(join(cwd, 'all.jsonl.checkpoint.json'), 'utf8')) as { checkpoints: { shard: { index: number } }[] };
+    writeFileSync(
+      join(cwd, 'cut.jsonl'),
+      lines
+        .filter((l) => (JSON.parse(l) as { seq: number }).seq % 2 === 0)
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
+    const cp = JSON.parse(readFileSync(join(cwd, 'all.jsonl.checkpoint.json'), 'utf8')) as {
+      checkpoints: { shard: { index: number } }[];
+    };
     cp.checkpoints = cp.checkpoints.filter((c) => c.shard.index === 1);
     writeFileSync(join(cwd, 'cut.jsonl.checkpoint.json'), JSON.stringify(cp));
     const r = await cli(cwd, 'verify', 'cut.jsonl', '--keys', 'trusted.json');
@@ -198,7 +321,12 @@ describe('witness verify on some shards of a signed sharded sweep', () => {
   it('is valid with --allow-partial, and the verdict says partial', async () => {
     const cwd = await shardedSweep();
     const r = await cli(cwd, 'verify', 'one.jsonl', '--keys', 'trusted.json', '--allow-partial');
-    expect([r.code, r.out]).toEqual([0, expect.stringMatching(/^valid \(partial: shards 1 of 2\): results .*one\.jsonl: 20 of 20 planned runs of experiment "smoke", shards 1 of 2 /)]);
+    expect([r.code, r.out]).toEqual([
+      0,
+      expect.stringMatching(
+        /^valid \(partial: shards 1 of 2\): results .*one\.jsonl: 20 of 20 planned runs of experiment "smoke", shards 1 of 2 /,
+      ),
+    ]);
   });
 });
 
@@ -208,7 +336,11 @@ describe('witness sim checkpoint, and witness verify --checkpoint with the check
     const r = await cli(cwd, 'sim', 'checkpoint', 'r.jsonl');
     expect(r.code, r.err).toBe(0);
     const lines = readFileSync(join(cwd, 'r.jsonl'), 'utf8').split('\n').filter(Boolean).length;
-    expect(r.out).toMatch(new RegExp(`^witness\\.sim/[0-9a-f]{16}/all\\n${lines}\\n[A-Za-z0-9+/]{43}=\\n\\n— witness\\.sim/[0-9a-f]{16}/all [A-Za-z0-9+/]+=*\\n$`));
+    expect(r.out).toMatch(
+      new RegExp(
+        `^witness\\.sim/[0-9a-f]{16}/all\\n${lines}\\n[A-Za-z0-9+/]{43}=\\n\\n— witness\\.sim/[0-9a-f]{16}/all [A-Za-z0-9+/]+=*\\n$`,
+      ),
+    );
   });
   it('verifies the file it was kept from, exit 0', async () => {
     const cwd = await signedSweep();
@@ -220,9 +352,19 @@ describe('witness sim checkpoint, and witness verify --checkpoint with the check
     const cwd = await signedSweep();
     expect((await cli(cwd, 'sim', 'checkpoint', 'r.jsonl', '-o', 'kept.txt')).code).toBe(0);
     const lines = readFileSync(join(cwd, 'r.jsonl'), 'utf8').split('\n').filter(Boolean);
-    writeFileSync(join(cwd, 'r.jsonl'), lines.slice(0, -3).map((l) => `${l}\n`).join(''));
+    writeFileSync(
+      join(cwd, 'r.jsonl'),
+      lines
+        .slice(0, -3)
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
     const r = await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json', '--checkpoint', 'kept.txt');
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(new RegExp(`TRUNCATED +the file's chain holds ${lines.length - 3} lines and the kept checkpoint signed ${lines.length}`));
+    expect(r.out).toMatch(
+      new RegExp(
+        `TRUNCATED +the file's chain holds ${lines.length - 3} lines and the kept checkpoint signed ${lines.length}`,
+      ),
+    );
   });
 });

@@ -1,5 +1,16 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -29,12 +40,15 @@ describe('writeFileAtomic', () => {
     const dir = folder();
     const file = join(dir, 'chunks.jsonl');
     writeFileSync(file, 'old');
-    writeFileAtomic(file, (function* () {
-      yield 'a\n';
-      yield Buffer.from('b\n');
-      yield '';
-      yield 'é\n';
-    })());
+    writeFileAtomic(
+      file,
+      (function* () {
+        yield 'a\n';
+        yield Buffer.from('b\n');
+        yield '';
+        yield 'é\n';
+      })(),
+    );
     expect(readFileSync(file, 'utf8')).toBe('a\nb\né\n');
     expect(readdirSync(dir)).toEqual(['chunks.jsonl']);
   });
@@ -44,10 +58,13 @@ describe('writeFileAtomic', () => {
     const file = join(dir, 'kept.jsonl');
     writeFileSync(file, 'old');
     expect(() =>
-      writeFileAtomic(file, (function* () {
-        yield 'half\n';
-        throw new Error('source failed');
-      })()),
+      writeFileAtomic(
+        file,
+        (function* () {
+          yield 'half\n';
+          throw new Error('source failed');
+        })(),
+      ),
     ).toThrow('source failed');
     expect(readFileSync(file, 'utf8')).toBe('old');
     expect(readdirSync(dir)).toEqual(['kept.jsonl']);
@@ -108,7 +125,9 @@ describe('writeFileAtomic', () => {
     expect(() => writeFileAtomic(target, 'new')).toThrow(`${target} exists and is a directory, not a regular file`);
     const device = join(dir, 'null');
     execFileSync('mknod', [device, 'c', '1', '3']); // our own device node (needs root, as CI runs), never /dev/null itself
-    expect(() => writeFileAtomic(device, 'new')).toThrow(`${device} exists and is a character device, not a regular file`);
+    expect(() => writeFileAtomic(device, 'new')).toThrow(
+      `${device} exists and is a character device, not a regular file`,
+    );
     expect(lstatSync(device).isCharacterDevice()).toBe(true);
     expect(readdirSync(dir).sort()).toEqual(['null', 'taken']);
   });
@@ -134,7 +153,9 @@ describe('writeFileAtomic', () => {
       const dir = folder();
       const file = join(dir, 'big.bin');
       const seen = await new Promise<number>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', TSX_LOADER, WRITER, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(process.execPath, ['--import', TSX_LOADER, WRITER, file], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
         const killAfter = 1 + round; // versions written before the kill lands in the next one
         let out = '';
         child.stdout.on('data', (chunk: Buffer) => {

@@ -10,12 +10,22 @@ const vectors = join(import.meta.dirname, '..', 'fixtures', 'vectors', 'jcs');
 describe('RFC 8785 vectors', () => {
   const names = readdirSync(join(vectors, 'input')).filter((n) => n.endsWith('.json'));
   it('finds the six published vector files', () => {
-    expect(names.sort()).toEqual(['arrays.json', 'french.json', 'structures.json', 'unicode.json', 'values.json', 'weird.json']);
+    expect(names.sort()).toEqual([
+      'arrays.json',
+      'french.json',
+      'structures.json',
+      'unicode.json',
+      'values.json',
+      'weird.json',
+    ]);
   });
   for (const name of names) {
     it(`canonicalizes ${name} to the expected bytes`, () => {
       const input: unknown = JSON.parse(readFileSync(join(vectors, 'input', name), 'utf8'));
-      const expectedHex = readFileSync(join(vectors, 'outhex', name.replace('.json', '.txt')), 'utf8').replace(/\s+/g, '');
+      const expectedHex = readFileSync(join(vectors, 'outhex', name.replace('.json', '.txt')), 'utf8').replace(
+        /\s+/g,
+        '',
+      );
       const expectedText = readFileSync(join(vectors, 'output', name), 'utf8');
       const out = canonicalize(input);
       expect(out).toBe(expectedText);
@@ -89,13 +99,28 @@ describe('canonicalizeWithout', () => {
   };
   it('equals canonicalize of the object and of a copy without the key, for any object (lone surrogates and odd keys included)', () => {
     const text = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary-ascii' }), fc.constant('"\\'));
-    const value = fc.oneof(text, fc.integer(), fc.double(), fc.constant(null), fc.array(text, { maxLength: 3 }), fc.dictionary(text, text, { maxKeys: 3 }));
+    const value = fc.oneof(
+      text,
+      fc.integer(),
+      fc.double(),
+      fc.constant(null),
+      fc.array(text, { maxLength: 3 }),
+      fc.dictionary(text, text, { maxKeys: 3 }),
+    );
     fc.assert(
-      fc.property(fc.dictionary(text, value, { maxKeys: 8 }), fc.oneof(text, fc.constant('signatures')), value, fc.boolean(), (record, key, extra, add) => {
-        const withKey = add ? { ...record, [key]: extra } : record;
-        const { [key]: _omit, ...rest } = withKey;
-        expect(outcome(() => canonicalizeWithout(withKey, key))).toEqual(outcome(() => ({ full: canonicalize(withKey), without: canonicalize(rest) })));
-      }),
+      fc.property(
+        fc.dictionary(text, value, { maxKeys: 8 }),
+        fc.oneof(text, fc.constant('signatures')),
+        value,
+        fc.boolean(),
+        (record, key, extra, add) => {
+          const withKey = add ? { ...record, [key]: extra } : record;
+          const { [key]: _omit, ...rest } = withKey;
+          expect(outcome(() => canonicalizeWithout(withKey, key))).toEqual(
+            outcome(() => ({ full: canonicalize(withKey), without: canonicalize(rest) })),
+          );
+        },
+      ),
       { numRuns: 500 },
     );
   });

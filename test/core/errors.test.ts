@@ -16,7 +16,9 @@ describe('WitnessError', () => {
       const row = doc.split('\n').find((line) => line.startsWith(`| \`${code}\` |`));
       expect(row, `docs/errors.md has no row for ${code}`).toBeDefined();
       expect(row!.trim().endsWith(`| ${exitCodeFor(new WitnessError(code, ''))} |`)).toBe(true);
-      expect(row!.split(' | ')[1], `docs/errors.md gives ${code} another meaning than ERROR_CODES`).toBe(ERROR_CODES[code]);
+      expect(row!.split(' | ')[1], `docs/errors.md gives ${code} another meaning than ERROR_CODES`).toBe(
+        ERROR_CODES[code],
+      );
     }
   });
   it('documents no code that Witness does not have', () => {

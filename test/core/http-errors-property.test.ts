@@ -25,7 +25,10 @@ let token = '';
 beforeAll(async () => {
   tool = await serveEvidenceTool({ maxRequestBytes: LIMIT });
   agent = await serveChildAgent({ key: newSigningKey('org-child'), toolUrl: tool.url, maxRequestBytes: LIMIT });
-  cosigner = await serveCosigner(new CosignService(newSigningKey('org-parent')), { maxRequestBytes: LIMIT, adminToken: 'admin-token-0123456789' });
+  cosigner = await serveCosigner(new CosignService(newSigningKey('org-parent')), {
+    maxRequestBytes: LIMIT,
+    adminToken: 'admin-token-0123456789',
+  });
   const mb = await makeMailbox(['alice', 'bob']);
   token = mb.tokens.alice!;
   mailbox = await serveHttp(await createRuntime({ dir: mb.dir }), { maxRequestBytes: LIMIT });
@@ -40,12 +43,17 @@ afterAll(async () => {
 /** A stack frame as V8 prints it: `at fn (file:line:col)` or `at file:line:col`. */
 const STACK_FRAME = /\bat (?:async )?[^\s()]*\s*\(?(?:file:|node:|\/|[A-Za-z]:\\)[^)\s]*:\d+:\d+/;
 /** A path on a file system (URL paths such as /.well-known/agent-card.json are fine): a root folder, a module folder, a source file with a line. */
-const FILE_PATH = /(?:^|[\s"'(=])\/(?:home|root|usr|var|tmp|work|opt|etc|srv|mnt|proc|dev|Users|private)\/|node_modules|file:\/\/|\b[A-Za-z]:\\|\.[cm]?[jt]s:\d+/;
+const FILE_PATH =
+  /(?:^|[\s"'(=])\/(?:home|root|usr|var|tmp|work|opt|etc|srv|mnt|proc|dev|Users|private)\/|node_modules|file:\/\/|\b[A-Za-z]:\\|\.[cm]?[jt]s:\d+/;
 const HTML = /<html|<!doctype|<pre>|<body/i;
 
 const servers = () => [
   { name: 'mailbox', base: mailbox.url.replace(/\/mcp$/, ''), paths: ['/mcp', '/mcp?x=1'] },
-  { name: 'a2a serve', base: agent.url, paths: ['/a2a/jsonrpc', '/a2a/jsonrpc?A2A-Version=1.0', '/.well-known/agent-card.json', '/a2a/jsonrpc/x'] },
+  {
+    name: 'a2a serve',
+    base: agent.url,
+    paths: ['/a2a/jsonrpc', '/a2a/jsonrpc?A2A-Version=1.0', '/.well-known/agent-card.json', '/a2a/jsonrpc/x'],
+  },
   { name: 'a2a tool', base: tool.url.replace(/\/mcp$/, ''), paths: ['/mcp'] },
   { name: 'a2a cosigner', base: cosigner.url, paths: ['/cosign', '/grants'] },
 ];
@@ -55,11 +63,41 @@ const jsonRpcLike = fc.record(
   {
     jsonrpc: fc.oneof(fc.constant('2.0'), fc.constant('1.0'), fc.integer(), fc.constant(null)),
     id: fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), fc.constant(null), fc.object({ maxDepth: 1 })),
-    method: fc.oneof(fc.constantFrom('SendMessage', 'GetTask', 'ListTasks', 'CancelTask', 'message/send', 'tasks/get', 'initialize', 'tools/call', 'tools/list', 'ping', 'notifications/initialized'), fc.string({ maxLength: 12 }), fc.integer()),
+    method: fc.oneof(
+      fc.constantFrom(
+        'SendMessage',
+        'GetTask',
+        'ListTasks',
+        'CancelTask',
+        'message/send',
+        'tasks/get',
+        'initialize',
+        'tools/call',
+        'tools/list',
+        'ping',
+        'notifications/initialized',
+      ),
+      fc.string({ maxLength: 12 }),
+      fc.integer(),
+    ),
     params: fc.oneof(
       fc.object({ maxDepth: 3 }),
-      fc.record({ message: fc.record({ messageId: fc.string({ maxLength: 8 }), role: fc.constantFrom('ROLE_USER', 'user', 'x', 1), parts: fc.array(fc.oneof(fc.record({ text: fc.string({ maxLength: 30 }) }), fc.object({ maxDepth: 2 })), { maxLength: 3 }) }, { requiredKeys: [] }) }),
-      fc.record({ name: fc.constantFrom('get_evidence', 'send_message', 'check_inbox', 'nope'), arguments: fc.object({ maxDepth: 2 }) }),
+      fc.record({
+        message: fc.record(
+          {
+            messageId: fc.string({ maxLength: 8 }),
+            role: fc.constantFrom('ROLE_USER', 'user', 'x', 1),
+            parts: fc.array(fc.oneof(fc.record({ text: fc.string({ maxLength: 30 }) }), fc.object({ maxDepth: 2 })), {
+              maxLength: 3,
+            }),
+          },
+          { requiredKeys: [] },
+        ),
+      }),
+      fc.record({
+        name: fc.constantFrom('get_evidence', 'send_message', 'check_inbox', 'nope'),
+        arguments: fc.object({ maxDepth: 2 }),
+      }),
       fc.record({ task_id: fc.string({ maxLength: 10 }), edge: fc.object({ maxDepth: 2 }) }),
       fc.jsonValue({ maxDepth: 2 }),
     ),
@@ -74,14 +112,29 @@ const body = fc.oneof(
   jsonRpcLike.map((v) => JSON.stringify(v)),
   fc.array(jsonRpcLike, { maxLength: 3 }).map((v) => JSON.stringify(v)),
   fc.integer({ min: 1, max: 3000 }).map((n) => `${'['.repeat(n)}${']'.repeat(n)}`),
-  fc.integer({ min: LIMIT - 64, max: LIMIT * 3 }).map((n) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { pad: 'x'.repeat(n) } })),
+  fc
+    .integer({ min: LIMIT - 64, max: LIMIT * 3 })
+    .map((n) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { pad: 'x'.repeat(n) } })),
 );
 const headers = fc.record(
   {
     host: fc.constantFrom('127.0.0.1', 'localhost', '[::1]', 'evil.example', 'localhost:1', '%%', ''),
     origin: fc.constantFrom('http://localhost:3000', 'http://evil.example', 'null', 'not a url'),
-    accept: fc.constantFrom('application/json, text/event-stream', 'text/event-stream', 'application/json', '*/*', 'text/html'),
-    'content-type': fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', ''),
+    accept: fc.constantFrom(
+      'application/json, text/event-stream',
+      'text/event-stream',
+      'application/json',
+      '*/*',
+      'text/html',
+    ),
+    'content-type': fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/json; charset=latin1',
+      '',
+    ),
     'content-encoding': fc.constantFrom('gzip', 'deflate', 'identity', 'br'),
     'a2a-version': fc.constantFrom('1.0', '0.3', '2.0', 'x'),
     'mcp-protocol-version': fc.constantFrom('2025-11-25', '2025-06-18', '1999-01-01'),
@@ -90,7 +143,10 @@ const headers = fc.record(
   },
   { requiredKeys: [] },
 );
-const method = fc.oneof(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'), fc.stringMatching(/^[A-Z]{1,8}$/));
+const method = fc.oneof(
+  fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'),
+  fc.stringMatching(/^[A-Z]{1,8}$/),
+);
 
 interface Answer {
   status: number;
@@ -103,10 +159,20 @@ function send(url: string, verb: string, extra: Record<string, string>, payload:
     const req = request(url, { method: verb, headers: extra }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          type: res.headers['content-type'],
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
       res.on('error', reject);
     });
-    req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? resolve({ status: 0, type: undefined, text: '' }) : reject(error)));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNRESET' || error.code === 'EPIPE'
+        ? resolve({ status: 0, type: undefined, text: '' })
+        : reject(error),
+    );
     req.end(payload);
   });
 }
@@ -114,21 +180,32 @@ function send(url: string, verb: string, extra: Record<string, string>, payload:
 it('no answer of any HTTP server holds a stack frame, a file path or HTML, and every body is JSON', async () => {
   const all = servers();
   await fc.assert(
-    fc.asyncProperty(fc.nat(all.length - 1), fc.nat(), method, headers, fc.boolean(), body, async (which, pathIndex, verb, extra, withToken, payload) => {
-      const server = all[which]!;
-      const path = server.paths[pathIndex % server.paths.length]!;
-      const sent = { ...extra, ...(withToken && server.name === 'mailbox' ? { authorization: `Bearer ${token}` } : {}) };
-      if (sent.host === '') delete sent.host;
-      fc.pre(!STACK_FRAME.test(payload) && !FILE_PATH.test(payload));
-      const answer = await send(`${server.base}${path}`, verb, sent, payload);
-      const where = `${server.name} ${verb} ${path} → ${answer.status}: ${answer.text.slice(0, 300)}`;
-      expect(answer.text, where).not.toMatch(STACK_FRAME);
-      expect(answer.text, where).not.toMatch(FILE_PATH);
-      expect(answer.text, where).not.toContain(tmpdir());
-      expect(answer.text, where).not.toContain(process.cwd());
-      expect(answer.text, where).not.toMatch(HTML);
-      if (answer.text !== '') expect(answer.type, where).toMatch(/^application\/json\b/);
-    }),
+    fc.asyncProperty(
+      fc.nat(all.length - 1),
+      fc.nat(),
+      method,
+      headers,
+      fc.boolean(),
+      body,
+      async (which, pathIndex, verb, extra, withToken, payload) => {
+        const server = all[which]!;
+        const path = server.paths[pathIndex % server.paths.length]!;
+        const sent = {
+          ...extra,
+          ...(withToken && server.name === 'mailbox' ? { authorization: `Bearer ${token}` } : {}),
+        };
+        if (sent.host === '') delete sent.host;
+        fc.pre(!STACK_FRAME.test(payload) && !FILE_PATH.test(payload));
+        const answer = await send(`${server.base}${path}`, verb, sent, payload);
+        const where = `${server.name} ${verb} ${path} → ${answer.status}: ${answer.text.slice(0, 300)}`;
+        expect(answer.text, where).not.toMatch(STACK_FRAME);
+        expect(answer.text, where).not.toMatch(FILE_PATH);
+        expect(answer.text, where).not.toContain(tmpdir());
+        expect(answer.text, where).not.toContain(process.cwd());
+        expect(answer.text, where).not.toMatch(HTML);
+        if (answer.text !== '') expect(answer.type, where).toMatch(/^application\/json\b/);
+      },
+    ),
     { numRuns: 400 },
   );
 }, 300_000);

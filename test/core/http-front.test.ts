@@ -3,10 +3,21 @@
 // the body, a route that throws is a fixed internal error — each in the server's shape.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ErrorShape, type HttpFront, JSON_ERRORS, JSON_RPC_ERRORS, serveFront, TEXT_ERRORS } from '../../src/core/http-front.js';
+import {
+  type ErrorShape,
+  type HttpFront,
+  JSON_ERRORS,
+  JSON_RPC_ERRORS,
+  serveFront,
+  TEXT_ERRORS,
+} from '../../src/core/http-front.js';
 import { INTERNAL_ERROR_MESSAGE } from '../../src/core/http-server.js';
 
-function send(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; type: string; text: string }> {
+function send(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; type: string; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', headers }, (res) => {
       let text = '';

@@ -13,7 +13,9 @@ describe('Rng', () => {
   it('gives different sequences for different run ids', () => {
     const a = Rng.forRun(42, 'run-1');
     const b = Rng.forRun(42, 'run-2');
-    expect(Array.from({ length: 4 }, () => a.nextUint32())).not.toEqual(Array.from({ length: 4 }, () => b.nextUint32()));
+    expect(Array.from({ length: 4 }, () => a.nextUint32())).not.toEqual(
+      Array.from({ length: 4 }, () => b.nextUint32()),
+    );
   });
   it('pins its first outputs so an algorithm change cannot go unnoticed', () => {
     const r = Rng.forRun(1, 'a');
@@ -23,14 +25,19 @@ describe('Rng', () => {
   });
   it('int stays within its inclusive bounds', () => {
     fc.assert(
-      fc.property(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 0, max: 2000 }), fc.string(), (lo, width, id) => {
-        const r = Rng.forRun(7, id);
-        for (let i = 0; i < 50; i++) {
-          const x = r.int(lo, lo + width);
-          expect(x).toBeGreaterThanOrEqual(lo);
-          expect(x).toBeLessThanOrEqual(lo + width);
-        }
-      }),
+      fc.property(
+        fc.integer({ min: -1000, max: 1000 }),
+        fc.integer({ min: 0, max: 2000 }),
+        fc.string(),
+        (lo, width, id) => {
+          const r = Rng.forRun(7, id);
+          for (let i = 0; i < 50; i++) {
+            const x = r.int(lo, lo + width);
+            expect(x).toBeGreaterThanOrEqual(lo);
+            expect(x).toBeLessThanOrEqual(lo + width);
+          }
+        },
+      ),
     );
   });
   it('int covers every value of a small range roughly uniformly', () => {

@@ -17,18 +17,25 @@ const ROUNDS = 25;
 const PROCESSES = 4;
 
 /** Runs PROCESSES children that open each of `paths` together; what each printed, and its exit code. */
-async function openTogether(kind: 'mailbox' | 'nonces', args: string[]): Promise<Array<{ code: number | null; out: string }>> {
+async function openTogether(
+  kind: 'mailbox' | 'nonces',
+  args: string[],
+): Promise<Array<{ code: number | null; out: string }>> {
   const [node, importFlag, loader] = witnessCommand();
   const script = join(import.meta.dirname, '..', 'support', 'open-sqlite-stores.ts');
   // Far enough ahead for every child to have loaded its modules.
   const start = Date.now() + 8000;
   return Promise.all(
     Array.from({ length: PROCESSES }, () => {
-      const child = spawn(node!, [importFlag!, loader!, script, kind, String(start), '150', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(node!, [importFlag!, loader!, script, kind, String(start), '150', ...args], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      return new Promise<{ code: number | null; out: string }>((resolve) => child.on('close', (code) => resolve({ code, out })));
+      return new Promise<{ code: number | null; out: string }>((resolve) =>
+        child.on('close', (code) => resolve({ code, out })),
+      );
     }),
   );
 }
@@ -51,6 +58,11 @@ describe('processes opening one new SQLite file at once all succeed, 25 times ov
 
   it('verifiers on a new nonce store', async () => {
     const root = tempDir();
-    expect(await openTogether('nonces', Array.from({ length: ROUNDS }, (_, i) => join(root, `nonces${i}.db`)))).toEqual(allFine);
+    expect(
+      await openTogether(
+        'nonces',
+        Array.from({ length: ROUNDS }, (_, i) => join(root, `nonces${i}.db`)),
+      ),
+    ).toEqual(allFine);
   }, 60_000);
 });

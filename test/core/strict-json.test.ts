@@ -66,15 +66,20 @@ describe('parseStrictJson', () => {
   });
   it('never accepts text that JSON.parse rejects', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('{', '}', '[', ']', '"', ':', ',', '1', 'a', '\\', ' ', 'e', '-', '.', 'n', 'u', 'l') }), (text) => {
-        let standard = true;
-        try {
-          JSON.parse(text);
-        } catch {
-          standard = false;
-        }
-        if (!standard) expect(isWitnessError(errorOf(text), 'INVALID_INPUT')).toBe(true);
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.constantFrom('{', '}', '[', ']', '"', ':', ',', '1', 'a', '\\', ' ', 'e', '-', '.', 'n', 'u', 'l'),
+        }),
+        (text) => {
+          let standard = true;
+          try {
+            JSON.parse(text);
+          } catch {
+            standard = false;
+          }
+          if (!standard) expect(isWitnessError(errorOf(text), 'INVALID_INPUT')).toBe(true);
+        },
+      ),
     );
   });
 });

@@ -16,13 +16,38 @@ import {
 // Certificate Transparency's reference tree (RFC 6962 test data, as in
 // google/certificate-transparency and transparency-dev/merkle): leaves and the
 // consistency proofs of ReferenceSnapshotConsistency.
-const LEAVES = ['', '00', '10', '2021', '3031', '40414243', '5051525354555657', '606162636465666768696a6b6c6d6e6f'].map((h) => Buffer.from(h, 'hex'));
+const LEAVES = ['', '00', '10', '2021', '3031', '40414243', '5051525354555657', '606162636465666768696a6b6c6d6e6f'].map(
+  (h) => Buffer.from(h, 'hex'),
+);
 const HASHES = LEAVES.map(leafHash);
 const CONSISTENCY: Array<[number, number, string[]]> = [
   [1, 1, []],
-  [1, 8, ['96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7', '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e', '6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4']],
-  [6, 8, ['0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a', 'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0', 'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7']],
-  [2, 5, ['5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e', 'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b']],
+  [
+    1,
+    8,
+    [
+      '96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7',
+      '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e',
+      '6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4',
+    ],
+  ],
+  [
+    6,
+    8,
+    [
+      '0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a',
+      'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0',
+      'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7',
+    ],
+  ],
+  [
+    2,
+    5,
+    [
+      '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e',
+      'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b',
+    ],
+  ],
 ];
 const hashes = (n: number) => Array.from({ length: n }, (_, i) => leafHash(Buffer.from(`entry ${i}`)));
 
@@ -30,8 +55,14 @@ describe('consistency proofs (RFC 9162 §2.1.4)', () => {
   it('produces the reference proofs of the 8-leaf tree and verifies them', () => {
     for (const [m, n, proof] of CONSISTENCY) {
       const got = consistencyProofOfHashes(HASHES.slice(0, n), m);
-      expect(got.map((h) => h.toString('hex')), `${m}→${n}`).toEqual(proof);
-      expect(verifyConsistency(m, n, rootOfHashes(HASHES.slice(0, m)), rootOfHashes(HASHES.slice(0, n)), got), `${m}→${n}`).toBe(true);
+      expect(
+        got.map((h) => h.toString('hex')),
+        `${m}→${n}`,
+      ).toEqual(proof);
+      expect(
+        verifyConsistency(m, n, rootOfHashes(HASHES.slice(0, m)), rootOfHashes(HASHES.slice(0, n)), got),
+        `${m}→${n}`,
+      ).toBe(true);
     }
   });
   it('verifies a proof between every pair of sizes, and refuses a changed root or sibling, a missing or extra hash, a size needing a longer proof', () => {
@@ -49,7 +80,15 @@ describe('consistency proofs (RFC 9162 §2.1.4)', () => {
         if (m > 0) expect(verifyConsistency(m, n, oldRoot, flipped, proof)).toBe(false);
         if (m > 0) expect(verifyConsistency(m, n, flipped, newRoot, proof)).toBe(false);
         if (proof.length > 0) {
-          expect(verifyConsistency(m, n, oldRoot, newRoot, proof.map((p, i) => (i === pickByte % proof.length ? nodeHash(p, p) : p)))).toBe(false);
+          expect(
+            verifyConsistency(
+              m,
+              n,
+              oldRoot,
+              newRoot,
+              proof.map((p, i) => (i === pickByte % proof.length ? nodeHash(p, p) : p)),
+            ),
+          ).toBe(false);
           expect(verifyConsistency(m, n, oldRoot, newRoot, proof.slice(1))).toBe(false);
           expect(verifyConsistency(m, n, oldRoot, newRoot, [...proof, proof[0] as Buffer])).toBe(false);
         }

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { consistencyProofOfHashes, EMPTY_ROOT, leafHash, rootOfHashes, verifyConsistency } from '../../src/core/tlog/merkle.js';
+import {
+  consistencyProofOfHashes,
+  EMPTY_ROOT,
+  leafHash,
+  rootOfHashes,
+  verifyConsistency,
+} from '../../src/core/tlog/merkle.js';
 import { MerkleTree } from '../../src/core/tlog/tree.js';
 
 const hashes = (n: number) => Array.from({ length: n }, (_, i) => leafHash(Buffer.from(`entry ${i}`)));

@@ -17,7 +17,12 @@ import { buildProgram, runMain } from '../../src/cli/main.js';
 import { witnessBundle } from '../support/witness-bundle.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const SHELL_BLOCKS = new Set(['sh', 'console', 'bash']);
 const MARKER = '<!-- docs-test: illustrative';
 /** Commands that serve until Ctrl-C: a test that ran them would hang. */
@@ -63,7 +68,8 @@ afterAll(() => {
 describe.each(DOCS)('%s', (doc) => {
   const lines = commandLines(doc);
   it('every `npx witness …` line names a real command and real options', () => {
-    for (const line of lines) expect(unknownParts(line.argv), `${doc}:${line.at}: npx witness ${line.argv.join(' ')}`).toEqual([]);
+    for (const line of lines)
+      expect(unknownParts(line.argv), `${doc}:${line.at}: npx witness ${line.argv.join(' ')}`).toEqual([]);
   });
   const runnable = lines.filter((l) => l.runnable);
   if (runnable.length === 0) return;
@@ -78,7 +84,10 @@ describe.each(DOCS)('%s', (doc) => {
         continue;
       }
       const io = memoryIo(cwd);
-      const code = await runMain(line.argv.map((a, i) => FASTER[line.argv[i - 1] ?? ''] ?? a), io);
+      const code = await runMain(
+        line.argv.map((a, i) => FASTER[line.argv[i - 1] ?? ''] ?? a),
+        io,
+      );
       const where = `${doc}:${line.at}: npx witness ${line.argv.join(' ')}\n${io.err}`;
       expect(io.err, where).not.toMatch(/internal error|\n\s+at .*:\d+:\d+/);
       expect(code, where).toBe(line.expectExit);
@@ -95,13 +104,21 @@ function commandLines(doc: string): Line[] {
     const lang = /^```(\w*)\s*$/.exec(text[i] as string)?.[1];
     if (lang === undefined) continue;
     const end = text.findIndex((l, j) => j > i && l.startsWith('```'));
-    if (SHELL_BLOCKS.has(lang)) out.push(..._blockLines(doc, text, i, end, lang, (text[i - 1] ?? '').startsWith(MARKER)));
+    if (SHELL_BLOCKS.has(lang))
+      out.push(..._blockLines(doc, text, i, end, lang, (text[i - 1] ?? '').startsWith(MARKER)));
     i = end;
   }
   return out;
 }
 
-function _blockLines(doc: string, text: string[], start: number, end: number, lang: string, illustrative: boolean): Line[] {
+function _blockLines(
+  doc: string,
+  text: string[],
+  start: number,
+  end: number,
+  lang: string,
+  illustrative: boolean,
+): Line[] {
   const out: Line[] = [];
   for (let j = start + 1; j < end; j++) {
     let raw = text[j] as string;
@@ -118,7 +135,17 @@ function _blockLines(doc: string, text: string[], start: number, end: number, la
     for (const part of _stripComment(raw).split(' && ')) {
       const words = _words(part.trim());
       const copy = words[0] === 'cp' && words[1] === '-r' && words[2]?.startsWith('node_modules/agent-witness/');
-      if (copy && !illustrative) out.push({ doc, at, argv: [], piped: false, who, expectExit: 0, runnable: true, copy: [(words[2] as string).slice('node_modules/agent-witness/'.length), words[3] as string] });
+      if (copy && !illustrative)
+        out.push({
+          doc,
+          at,
+          argv: [],
+          piped: false,
+          who,
+          expectExit: 0,
+          runnable: true,
+          copy: [(words[2] as string).slice('node_modules/agent-witness/'.length), words[3] as string],
+        });
       if (words[0] !== 'npx' || words[1] !== 'witness') continue;
       out.push({ ..._line(doc, at, words.slice(2), illustrative, /^\s*invalid/.test(shown) ? 1 : 0), who });
     }
@@ -132,8 +159,25 @@ function _line(doc: string, at: number, words: string[], illustrative: boolean, 
   const cut = Math.min(...[pipe, redirect, words.length].filter((n) => n >= 0));
   const argv = words.slice(0, cut);
   const joined = argv.join(' ');
-  const why = illustrative ? 'marked illustrative' : /https?:\/\//.test(joined) || argv.includes('--model-endpoint') ? 'needs a server' : SERVERS.some((s) => joined.startsWith(s)) ? 'serves until interrupted' : pipe >= 0 ? 'piped' : undefined;
-  return { doc, at, argv, piped: pipe >= 0, expectExit, runnable: why === undefined, ...(why ? { why } : {}), ...(redirect >= 0 ? { stdoutTo: words[redirect + 1] as string } : {}) };
+  const why = illustrative
+    ? 'marked illustrative'
+    : /https?:\/\//.test(joined) || argv.includes('--model-endpoint')
+      ? 'needs a server'
+      : SERVERS.some((s) => joined.startsWith(s))
+        ? 'serves until interrupted'
+        : pipe >= 0
+          ? 'piped'
+          : undefined;
+  return {
+    doc,
+    at,
+    argv,
+    piped: pipe >= 0,
+    expectExit,
+    runnable: why === undefined,
+    ...(why ? { why } : {}),
+    ...(redirect >= 0 ? { stdoutTo: words[redirect + 1] as string } : {}),
+  };
 }
 
 function _stripComment(line: string): string {
@@ -161,10 +205,20 @@ function unknownParts(argv: string[]): string[] {
     if (!sub) break;
     command = sub;
   }
-  if (command.commands.length > 0 && i < argv.length && !(argv[i] as string).startsWith('-') && command.registeredArguments.length === 0) return [`${argv[i]} (not a command of ${command.name()})`];
+  if (
+    command.commands.length > 0 &&
+    i < argv.length &&
+    !(argv[i] as string).startsWith('-') &&
+    command.registeredArguments.length === 0
+  )
+    return [`${argv[i]} (not a command of ${command.name()})`];
   const known = new Set(command.options.flatMap((o) => [o.long, o.short]).filter(Boolean));
   known.add('--help');
-  return argv.slice(i).filter((w) => /^--?[a-zA-Z]/.test(w)).map((w) => w.split('=')[0] as string).filter((w) => !known.has(w));
+  return argv
+    .slice(i)
+    .filter((w) => /^--?[a-zA-Z]/.test(w))
+    .map((w) => w.split('=')[0] as string)
+    .filter((w) => !known.has(w));
 }
 
 /** The docs' out-of-band exchange of public keys: a `*.pub.json` a line names, copied from the machine that wrote it. */
@@ -178,7 +232,12 @@ function _exchangePublicKeys(line: Line, cwd: string, folders: Map<string, strin
 /** A scratch folder with the input files the docs' commands name (placeholders: an answer, a report, a task, a partner's public key). */
 function scratch(): string {
   const cwd = mkdtempSync(join(tmpdir(), 'witness-docs-'));
-  for (const [name, text] of Object.entries({ 'answer.txt': 'the summary', 'report.txt': 'the report', 'task.txt': 'summarise the logs' })) writeFileSync(join(cwd, name), text);
+  for (const [name, text] of Object.entries({
+    'answer.txt': 'the summary',
+    'report.txt': 'the report',
+    'task.txt': 'summarise the logs',
+  }))
+    writeFileSync(join(cwd, name), text);
   writeFileSync(join(cwd, 'partner.pub.json'), JSON.stringify({ v: 1, ...publicJwk(newSigningKey('partner')) }));
   return cwd;
 }

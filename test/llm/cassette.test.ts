@@ -7,7 +7,13 @@ import { OpenAiCompatibleBackend } from '../../src/llm/openai-compatible.js';
 import type { ChatCallKey, ChatRequest } from '../../src/llm/types.js';
 import { type ScriptedServer, startScriptedServer } from './scripted-server.js';
 
-const REQUEST: ChatRequest = { messages: [{ role: 'user', content: 'Vote.' }], schema: { type: 'object' }, schemaName: 'vote_honest', temperature: 0.3, maxTokens: 200 };
+const REQUEST: ChatRequest = {
+  messages: [{ role: 'user', content: 'Vote.' }],
+  schema: { type: 'object' },
+  schemaName: 'vote_honest',
+  temperature: 0.3,
+  maxTokens: 200,
+};
 const key = (attempt: number): ChatCallKey => ({ run: 'r-1', agent: 'agent_0', round: 1, kind: 'vote', attempt });
 
 const servers: ScriptedServer[] = [];
@@ -16,7 +22,9 @@ afterEach(async () => {
 });
 
 async function recorded(): Promise<{ path: string; server: ScriptedServer }> {
-  const server = await startScriptedServer((r) => ({ content: `{"decision":"${r.index === 0 ? 'stop' : 'continue'}"}` }));
+  const server = await startScriptedServer((r) => ({
+    content: `{"decision":"${r.index === 0 ? 'stop' : 'continue'}"}`,
+  }));
   servers.push(server);
   const path = join(mkdtempSync(join(tmpdir(), 'witness-cassette-')), 'c.jsonl');
   const recorder = openCassetteRecorder(path, { experiment: { name: 'x' } });
@@ -43,14 +51,20 @@ describe('cassettes', () => {
 
   it('name a call the recording lacks', async () => {
     const { path } = await recorded();
-    await expect(new ReplayBackend(path).complete(REQUEST, { key: key(3) })).rejects.toThrow(/has no reply for call r-1\/agent_0\/r1\/vote\/3/);
+    await expect(new ReplayBackend(path).complete(REQUEST, { key: key(3) })).rejects.toThrow(
+      /has no reply for call r-1\/agent_0\/r1\/vote\/3/,
+    );
   });
 
   it('refuse a call whose prompt or sampling changed since the recording', async () => {
     const { path } = await recorded();
     const replay = new ReplayBackend(path);
-    await expect(replay.complete({ ...REQUEST, messages: [{ role: 'user', content: 'Vote!' }] }, { key: key(1) })).rejects.toThrow(/differs from the recording .*the prompt text/);
-    await expect(replay.complete({ ...REQUEST, temperature: 0.9 }, { key: key(1) })).rejects.toThrow(/sampling settings/);
+    await expect(
+      replay.complete({ ...REQUEST, messages: [{ role: 'user', content: 'Vote!' }] }, { key: key(1) }),
+    ).rejects.toThrow(/differs from the recording .*the prompt text/);
+    await expect(replay.complete({ ...REQUEST, temperature: 0.9 }, { key: key(1) })).rejects.toThrow(
+      /sampling settings/,
+    );
   });
 
   it('refuse a file that is not a cassette', () => {
@@ -65,8 +79,16 @@ describe('several endpoints', () => {
     const down = await startScriptedServer(() => ({ status: 503 }));
     const up = await startScriptedServer(() => ({ content: '{"decision":"stop"}' }));
     servers.push(down, up);
-    const backend = new OpenAiCompatibleBackend({ endpoints: [down.url, up.url], model: 'm', backoffMs: 5, maxBackoffMs: 10, maxRetries: 3 });
-    const replies = await Promise.all(Array.from({ length: 12 }, (_, i) => backend.complete(REQUEST, { key: key(i + 1) })));
+    const backend = new OpenAiCompatibleBackend({
+      endpoints: [down.url, up.url],
+      model: 'm',
+      backoffMs: 5,
+      maxBackoffMs: 10,
+      maxRetries: 3,
+    });
+    const replies = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => backend.complete(REQUEST, { key: key(i + 1) })),
+    );
     expect(replies.every((r) => r.endpoint === up.url)).toBe(true);
     expect(down.requests.length).toBeGreaterThan(0);
     expect(replies.some((r) => r.retries > 0)).toBe(true);

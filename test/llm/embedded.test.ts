@@ -22,30 +22,84 @@ beforeAll(() => {
   for (const name of ['decide.honest.json', 'decide.byzantine.json']) {
     const path = join(dir, 'pack', 'schemas', name);
     const phrases = '{ "type": "string", "enum": ["I agree with this.", "Let us wait a round.", "I hold my value."] }';
-    writeFileSync(path, readFileSync(path, 'utf8').replaceAll('{ "type": "string" }', phrases).replace('["internal_strategy", "value"]', '["internal_strategy", "value", "public_reasoning"]'));
+    writeFileSync(
+      path,
+      readFileSync(path, 'utf8')
+        .replaceAll('{ "type": "string" }', phrases)
+        .replace('["internal_strategy", "value"]', '["internal_strategy", "value", "public_reasoning"]'),
+    );
   }
 });
 
 describe('embedded llama.cpp backend', () => {
-  it('plays a game on a tiny random-weight GGUF through the real llama.cpp engine, every answer schema-valid', { timeout: 240_000 }, async () => {
+  it('plays a game on a tiny random-weight GGUF through the real llama.cpp engine, every answer schema-valid', {
+    timeout: 240_000,
+  }, async () => {
     const io = memoryIo(dir);
     // One thread: this test shares two cores with other suites, and llama.cpp's spinning threads slow down sharply under contention.
-    const args = ['sim', '--quiet', '--agents', 'embedded', '--model', 'tiny.gguf', '--honest', '2', '--byzantine', '1', '--rounds', '2', '--runs', '1'];
-    const code = await runMain([...args, '--threads', '1', '--sequences', '3', '--context-size', '4096', '--prompts', 'pack', '--decide-max-tokens', '160', '--vote-max-tokens', '48', '--out', 'results.jsonl'], io);
+    const args = [
+      'sim',
+      '--quiet',
+      '--agents',
+      'embedded',
+      '--model',
+      'tiny.gguf',
+      '--honest',
+      '2',
+      '--byzantine',
+      '1',
+      '--rounds',
+      '2',
+      '--runs',
+      '1',
+    ];
+    const code = await runMain(
+      [
+        ...args,
+        '--threads',
+        '1',
+        '--sequences',
+        '3',
+        '--context-size',
+        '4096',
+        '--prompts',
+        'pack',
+        '--decide-max-tokens',
+        '160',
+        '--vote-max-tokens',
+        '48',
+        '--out',
+        'results.jsonl',
+      ],
+      io,
+    );
     expect(io.err).not.toMatch(/Error/);
     expect(code).toBe(0);
     const record = JSON.parse(readFileSync(join(dir, 'results.jsonl'), 'utf8').trim()) as RunRecord;
     // The grammar allows a Byzantine abstain vote, which the reference retries in whole-round tries: the only invalid answers.
     const byzantine = record.agents.filter((_, i) => record.roles[i] === 'byzantine');
-    expect(record.llm!.call_log.filter((c) => !c.valid).every((c) => c.kind === 'vote' && byzantine.includes(c.agent))).toBe(true);
+    expect(
+      record.llm!.call_log.filter((c) => !c.valid).every((c) => c.kind === 'vote' && byzantine.includes(c.agent)),
+    ).toBe(true);
     expect(record.llm!.calls).toBe(record.decisions);
-    expect(record.llm!.call_log.every((c) => c.endpoint === 'embedded:tiny.gguf' && c.completion_tokens > 0 && c.prompt_tokens > 0)).toBe(true);
+    expect(
+      record.llm!.call_log.every(
+        (c) => c.endpoint === 'embedded:tiny.gguf' && c.completion_tokens > 0 && c.prompt_tokens > 0,
+      ),
+    ).toBe(true);
     for (const row of record.trajectory) {
       row.values.forEach((value, i) => {
-        const schema = record.roles[i] === 'honest' ? { type: 'integer', minimum: 0, maximum: 50 } : { anyOf: [{ type: 'integer', minimum: 0, maximum: 50 }, { enum: ['abstain'] }] };
+        const schema =
+          record.roles[i] === 'honest'
+            ? { type: 'integer', minimum: 0, maximum: 50 }
+            : { anyOf: [{ type: 'integer', minimum: 0, maximum: 50 }, { enum: ['abstain'] }] };
         expect(checkJson(value, schema)).toBeUndefined();
       });
-      expect(row.votes.every((v, i) => v === 'stop' || v === 'continue' || (v === 'abstain' && record.roles[i] === 'byzantine'))).toBe(true);
+      expect(
+        row.votes.every(
+          (v, i) => v === 'stop' || v === 'continue' || (v === 'abstain' && record.roles[i] === 'byzantine'),
+        ),
+      ).toBe(true);
     }
   });
 });

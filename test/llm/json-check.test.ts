@@ -16,15 +16,25 @@ describe('checking model answers against the pack schemas', () => {
   });
 
   it('names the field of the first violation: out of range, missing, extra, wrong type', () => {
-    expect(checkJson({ internal_strategy: 'a', value: 51, public_reasoning: 'b' }, honestDecision)).toBe('$.value: must be ≤ 50');
+    expect(checkJson({ internal_strategy: 'a', value: 51, public_reasoning: 'b' }, honestDecision)).toBe(
+      '$.value: must be ≤ 50',
+    );
     expect(checkJson({ internal_strategy: 'a', value: 5 }, honestDecision)).toBe('$.public_reasoning: is required');
-    expect(checkJson({ internal_strategy: 'a', value: 5, public_reasoning: 'b', confidence: 1 }, honestDecision)).toBe('$.confidence: is not allowed');
-    expect(checkJson({ internal_strategy: 'a', value: 5.5, public_reasoning: 'b' }, honestDecision)).toBe('$.value: must be integer');
+    expect(checkJson({ internal_strategy: 'a', value: 5, public_reasoning: 'b', confidence: 1 }, honestDecision)).toBe(
+      '$.confidence: is not allowed',
+    );
+    expect(checkJson({ internal_strategy: 'a', value: 5.5, public_reasoning: 'b' }, honestDecision)).toBe(
+      '$.value: must be integer',
+    );
   });
 
   it('lets only Byzantine agents abstain', () => {
-    expect(checkJson({ internal_strategy: 'a', value: 'abstain', public_reasoning: 'b' }, byzantineDecision)).toBeUndefined();
-    expect(checkJson({ internal_strategy: 'a', value: 'abstain', public_reasoning: 'b' }, honestDecision)).toBe('$.value: must be integer');
+    expect(
+      checkJson({ internal_strategy: 'a', value: 'abstain', public_reasoning: 'b' }, byzantineDecision),
+    ).toBeUndefined();
+    expect(checkJson({ internal_strategy: 'a', value: 'abstain', public_reasoning: 'b' }, honestDecision)).toBe(
+      '$.value: must be integer',
+    );
   });
 
   it('counts string length in code points, so an emoji is one character', () => {
@@ -35,7 +45,10 @@ describe('checking model answers against the pack schemas', () => {
 
 describe('schemas for llama.cpp grammars', () => {
   it('turn a small integer range into an enum and anyOf into oneOf, keeping the rest', () => {
-    const grammar = toGrammarSchema(byzantineDecision) as { properties: { value: { oneOf: unknown[] } }; required: string[] };
+    const grammar = toGrammarSchema(byzantineDecision) as {
+      properties: { value: { oneOf: unknown[] } };
+      required: string[];
+    };
     expect(grammar.properties.value.oneOf[0]).toEqual({ enum: Array.from({ length: 51 }, (_, i) => i) });
     expect(grammar.properties.value.oneOf[1]).toEqual({ type: 'string', enum: ['abstain'] });
     expect(grammar.required).toEqual(['internal_strategy', 'value']);

@@ -5,7 +5,12 @@ import { OpenAiCompatibleBackend, type OpenAiCompatibleOptions } from '../../src
 import type { ChatCallKey, ChatRequest } from '../../src/llm/types.js';
 import { type Script, type ScriptedServer, startScriptedServer } from './scripted-server.js';
 
-const SCHEMA = { type: 'object', properties: { decision: { type: 'string', enum: ['stop', 'continue'] } }, required: ['decision'], additionalProperties: false };
+const SCHEMA = {
+  type: 'object',
+  properties: { decision: { type: 'string', enum: ['stop', 'continue'] } },
+  required: ['decision'],
+  additionalProperties: false,
+};
 const REQUEST: ChatRequest = {
   messages: [
     { role: 'system', content: 'You are agent_0.' },
@@ -30,13 +35,23 @@ async function serve(script?: Script): Promise<ScriptedServer> {
 }
 
 function backend(urls: string[], options: Partial<OpenAiCompatibleOptions> = {}) {
-  return new OpenAiCompatibleBackend({ endpoints: urls, model: 'scripted-model', apiKey: 'test-key', backoffMs: 5, maxBackoffMs: 20, ...options });
+  return new OpenAiCompatibleBackend({
+    endpoints: urls,
+    model: 'scripted-model',
+    apiKey: 'test-key',
+    backoffMs: 5,
+    maxBackoffMs: 20,
+    ...options,
+  });
 }
 
 describe('OpenAI-compatible backend against a scripted server', () => {
   it('sends the messages, the schema as response_format, temperature, max_tokens, top_p, top_k, and with kwargs enable_thinking false', async () => {
     const server = await serve(() => ({ content: '{"decision":"stop"}' }));
-    const reply = await backend([server.url], { thinking: 'kwargs' }).complete({ ...REQUEST, topP: 1, topK: -1 }, { key: KEY });
+    const reply = await backend([server.url], { thinking: 'kwargs' }).complete(
+      { ...REQUEST, topP: 1, topK: -1 },
+      { key: KEY },
+    );
     const [seen] = server.requests;
     expect(seen!.path).toBe('/v1/chat/completions');
     expect(seen!.headers.authorization).toBe('Bearer test-key');
@@ -56,7 +71,9 @@ describe('OpenAI-compatible backend against a scripted server', () => {
 
   it('can send the schema as guided_json (older vLLM) and switch thinking off with a /no_think suffix', async () => {
     const server = await serve(() => ({ content: '{"decision":"stop"}' }));
-    await backend([server.url], { structuredOutput: 'guided_json', thinking: 'suffix' }).complete(REQUEST, { key: KEY });
+    await backend([server.url], { structuredOutput: 'guided_json', thinking: 'suffix' }).complete(REQUEST, {
+      key: KEY,
+    });
     const body = server.requests[0]!.body;
     expect(body.guided_json).toEqual(SCHEMA);
     expect(body.response_format).toBeUndefined();
@@ -64,7 +81,7 @@ describe('OpenAI-compatible backend against a scripted server', () => {
     expect(body.messages[1].content).toBe('Vote now. /no_think');
   });
 
-  it('switches thinking off the study\'s way by default: the suffix for Qwen3 models but not Instruct-2507, nothing for others', async () => {
+  it("switches thinking off the study's way by default: the suffix for Qwen3 models but not Instruct-2507, nothing for others", async () => {
     const server = await serve(() => ({ content: '{"decision":"stop"}' }));
     const sent = async (model: string) => {
       await backend([server.url], { model }).complete(REQUEST, { key: KEY });
@@ -88,7 +105,9 @@ describe('OpenAI-compatible backend against a scripted server', () => {
   });
 
   it('waits out a 429 for at least its Retry-After, then succeeds and counts one retry', async () => {
-    const server = await serve((r) => (r.index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { content: '{"decision":"continue"}' }));
+    const server = await serve((r) =>
+      r.index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { content: '{"decision":"continue"}' },
+    );
     const started = performance.now();
     const reply = await backend([server.url]).complete(REQUEST, { key: KEY });
     expect(performance.now() - started).toBeGreaterThanOrEqual(950);
@@ -103,7 +122,9 @@ describe('OpenAI-compatible backend against a scripted server', () => {
   });
 
   it('abandons a request that outlasts the timeout and retries it', async () => {
-    const server = await serve((r) => (r.index === 0 ? { delayMs: 10_000, content: '{"decision":"stop"}' } : { content: '{"decision":"continue"}' }));
+    const server = await serve((r) =>
+      r.index === 0 ? { delayMs: 10_000, content: '{"decision":"stop"}' } : { content: '{"decision":"continue"}' },
+    );
     const started = performance.now();
     const reply = await backend([server.url], { timeoutMs: 1500 }).complete(REQUEST, { key: KEY });
     expect(reply).toMatchObject({ content: '{"decision":"continue"}', retries: 1 });
@@ -112,7 +133,9 @@ describe('OpenAI-compatible backend against a scripted server', () => {
 
   it('ends with an error naming the endpoint when it keeps answering 503, after the bounded retries', async () => {
     const server = await serve(() => ({ status: 503 }));
-    const error = await backend([server.url], { maxRetries: 3 }).complete(REQUEST, { key: KEY }).catch((e: unknown) => e);
+    const error = await backend([server.url], { maxRetries: 3 })
+      .complete(REQUEST, { key: KEY })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WitnessError);
     expect((error as WitnessError).message).toContain(server.url);
     expect((error as WitnessError).message).toContain('HTTP 503');
@@ -121,21 +144,27 @@ describe('OpenAI-compatible backend against a scripted server', () => {
 
   it('fails with a clear error instead of hanging when nothing listens on the endpoint', async () => {
     const port = await _closedPort();
-    const error = await backend([`http://127.0.0.1:${port}/v1`], { maxRetries: 2 }).complete(REQUEST, { key: KEY }).catch((e: unknown) => e);
+    const error = await backend([`http://127.0.0.1:${port}/v1`], { maxRetries: 2 })
+      .complete(REQUEST, { key: KEY })
+      .catch((e: unknown) => e);
     expect((error as WitnessError).code).toBe('IO');
     expect((error as Error).message).toMatch(/connection failed/);
   });
 
   it('does not retry a 401 and points at the API key variable', async () => {
     const server = await serve(() => ({ status: 401 }));
-    const error = await backend([server.url]).complete(REQUEST, { key: KEY }).catch((e: unknown) => e);
+    const error = await backend([server.url])
+      .complete(REQUEST, { key: KEY })
+      .catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/OPENAI_API_KEY/);
     expect(server.requests).toHaveLength(1);
   });
 
   it('suggests the /v1 suffix when a base URL without it answers 404', async () => {
     const server = await serve(() => ({ status: 404 }));
-    const error = await backend([server.url.replace(/\/v1$/, '')]).complete(REQUEST, { key: KEY }).catch((e: unknown) => e);
+    const error = await backend([server.url.replace(/\/v1$/, '')])
+      .complete(REQUEST, { key: KEY })
+      .catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/HTTP 404.*usually ends in \/v1/);
     expect(server.requests).toHaveLength(1);
   });
@@ -155,7 +184,9 @@ describe('OpenAI-compatible backend against a scripted server', () => {
   it('cancels a request in flight when the signal aborts', async () => {
     const server = await serve(() => ({ delayMs: 30_000, content: '{"decision":"stop"}' }));
     const controller = new AbortController();
-    const pending = backend([server.url]).complete(REQUEST, { key: KEY, signal: controller.signal }).catch((e: unknown) => e);
+    const pending = backend([server.url])
+      .complete(REQUEST, { key: KEY, signal: controller.signal })
+      .catch((e: unknown) => e);
     await server.received(1);
     controller.abort();
     const error = await pending;

@@ -53,7 +53,12 @@ export async function startScriptedServer(script: Script = () => undefined): Pro
     res.on('close', () => inFlight--);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const seen: SeenRequest = { index: requests.length, path: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') };
+    const seen: SeenRequest = {
+      index: requests.length,
+      path: req.url ?? '',
+      headers: req.headers,
+      body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'),
+    };
     requests.push(seen);
     for (const w of waiters.filter((w) => requests.length >= w.count)) {
       waiters.splice(waiters.indexOf(w), 1);
@@ -80,7 +85,8 @@ export async function startScriptedServer(script: Script = () => undefined): Pro
     get maxInFlight() {
       return maxInFlight;
     },
-    received: (count) => (requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
+    received: (count) =>
+      requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
     close: async () => {
       for (const timer of timers) clearTimeout(timer);
       server.closeAllConnections();
@@ -106,7 +112,11 @@ function _respond(res: ServerResponse, seen: SeenRequest, reply: ScriptedReply):
     created: 0,
     model: seen.body.model,
     choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: Math.ceil(content.length / 4), total_tokens: Math.ceil(promptChars / 4) + Math.ceil(content.length / 4) },
+    usage: {
+      prompt_tokens: Math.ceil(promptChars / 4),
+      completion_tokens: Math.ceil(content.length / 4),
+      total_tokens: Math.ceil(promptChars / 4) + Math.ceil(content.length / 4),
+    },
   };
   res.writeHead(200, { 'content-type': 'application/json', ...reply.headers });
   res.end(JSON.stringify(completion));
@@ -129,12 +139,18 @@ export function cooperativeAnswer(body: any): string {
   const user: string = body.messages?.findLast?.((m: { role: string }) => m.role === 'user')?.content ?? '';
   if (requestStage(body) === 'vote') {
     const proposals = proposalValues(user).filter((p) => p !== 'ABSTAINED');
-    return JSON.stringify({ decision: proposals.length > 0 && proposals.every((p) => p === proposals[0]) ? 'stop' : 'continue' });
+    return JSON.stringify({
+      decision: proposals.length > 0 && proposals.every((p) => p === proposals[0]) ? 'stop' : 'continue',
+    });
   }
   const seen = historyValues(user).filter((v): v is number => typeof v === 'number');
   const own = Number(/(?:Your current value|Your value at the moment): (\d+)/.exec(user)?.[1] ?? 0);
   const value = seen.length ? Math.min(...seen) : own;
-  const answer: Record<string, unknown> = { internal_strategy: 'Follow the smallest value.', value, public_reasoning: `I propose ${value}, the smallest value I saw, so we can agree fast.` };
+  const answer: Record<string, unknown> = {
+    internal_strategy: 'Follow the smallest value.',
+    value,
+    public_reasoning: `I propose ${value}, the smallest value I saw, so we can agree fast.`,
+  };
   if (requestSchema(body)?.properties?.confidence) answer.confidence = 0.75;
   return JSON.stringify(answer);
 }
@@ -142,10 +158,14 @@ export function cooperativeAnswer(body: any): string {
 /** Values of the newest history line in a prompt (the first `Round r:` line), `ABSTAINED` as a string. */
 export function historyValues(text: string): (number | 'ABSTAINED')[] {
   const newest = /^Round \d+: (.*)$/m.exec(text)?.[1] ?? '';
-  return [...newest.matchAll(/agent_\d+ value: (\d+|ABSTAINED)/g)].map((m) => (m[1] === 'ABSTAINED' ? 'ABSTAINED' : Number(m[1])));
+  return [...newest.matchAll(/agent_\d+ value: (\d+|ABSTAINED)/g)].map((m) =>
+    m[1] === 'ABSTAINED' ? 'ABSTAINED' : Number(m[1]),
+  );
 }
 
 /** Values of a vote prompt's proposal list (`  agent_3 (you): 12`, `  agent_4: 12`). */
 export function proposalValues(text: string): (number | 'ABSTAINED')[] {
-  return [...text.matchAll(/^ {2}agent_\d+(?: \(you\))?: (\d+|ABSTAINED)$/gm)].map((m) => (m[1] === 'ABSTAINED' ? 'ABSTAINED' : Number(m[1])));
+  return [...text.matchAll(/^ {2}agent_\d+(?: \(you\))?: (\d+|ABSTAINED)$/gm)].map((m) =>
+    m[1] === 'ABSTAINED' ? 'ABSTAINED' : Number(m[1]),
+  );
 }

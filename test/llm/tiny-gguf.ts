@@ -11,7 +11,8 @@ const N_EMBD = 64;
 const N_FF = 128;
 const N_LAYER = 2;
 const N_HEAD = 4;
-const CHATML = "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+const CHATML =
+  "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
 
 // GGUF value types.
 const U32 = 4;
@@ -20,10 +21,20 @@ const F32 = 6;
 const STRING = 8;
 const ARRAY = 9;
 
-type Value = { type: typeof U32 | typeof I32 | typeof F32; value: number } | string | { array: typeof STRING | typeof F32 | typeof I32; values: (string | number)[] };
+type Value =
+  | { type: typeof U32 | typeof I32 | typeof F32; value: number }
+  | string
+  | { array: typeof STRING | typeof F32 | typeof I32; values: (string | number)[] };
 
 export function writeTinyGguf(path: string, seed = 1): void {
-  const tokens = ['<unk>', '<s>', '</s>', ...Array.from({ length: 256 }, (_, b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`), '<|im_start|>', '<|im_end|>'];
+  const tokens = [
+    '<unk>',
+    '<s>',
+    '</s>',
+    ...Array.from({ length: 256 }, (_, b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`),
+    '<|im_start|>',
+    '<|im_end|>',
+  ];
   // Token types: 2 unknown, 3 control, 6 byte.
   const types = tokens.map((_t, i) => (i === 0 ? 2 : i < 3 || i >= 259 ? 3 : 6));
   const imEnd = tokens.length - 1;
@@ -49,11 +60,27 @@ export function writeTinyGguf(path: string, seed = 1): void {
     ['tokenizer.chat_template', CHATML],
   ];
   const vocab = tokens.length;
-  const tensors: [string, number[]][] = [['token_embd.weight', [N_EMBD, vocab]], ['output_norm.weight', [N_EMBD]], ['output.weight', [N_EMBD, vocab]]];
+  const tensors: [string, number[]][] = [
+    ['token_embd.weight', [N_EMBD, vocab]],
+    ['output_norm.weight', [N_EMBD]],
+    ['output.weight', [N_EMBD, vocab]],
+  ];
   for (let l = 0; l < N_LAYER; l++) {
-    tensors.push([`blk.${l}.attn_norm.weight`, [N_EMBD]], [`blk.${l}.attn_q.weight`, [N_EMBD, N_EMBD]], [`blk.${l}.attn_k.weight`, [N_EMBD, N_EMBD]]);
-    tensors.push([`blk.${l}.attn_v.weight`, [N_EMBD, N_EMBD]], [`blk.${l}.attn_output.weight`, [N_EMBD, N_EMBD]], [`blk.${l}.ffn_norm.weight`, [N_EMBD]]);
-    tensors.push([`blk.${l}.ffn_gate.weight`, [N_EMBD, N_FF]], [`blk.${l}.ffn_up.weight`, [N_EMBD, N_FF]], [`blk.${l}.ffn_down.weight`, [N_FF, N_EMBD]]);
+    tensors.push(
+      [`blk.${l}.attn_norm.weight`, [N_EMBD]],
+      [`blk.${l}.attn_q.weight`, [N_EMBD, N_EMBD]],
+      [`blk.${l}.attn_k.weight`, [N_EMBD, N_EMBD]],
+    );
+    tensors.push(
+      [`blk.${l}.attn_v.weight`, [N_EMBD, N_EMBD]],
+      [`blk.${l}.attn_output.weight`, [N_EMBD, N_EMBD]],
+      [`blk.${l}.ffn_norm.weight`, [N_EMBD]],
+    );
+    tensors.push(
+      [`blk.${l}.ffn_gate.weight`, [N_EMBD, N_FF]],
+      [`blk.${l}.ffn_up.weight`, [N_EMBD, N_FF]],
+      [`blk.${l}.ffn_down.weight`, [N_FF, N_EMBD]],
+    );
   }
   const out: Buffer[] = [];
   const u32 = (n: number) => out.push(_int(4, n));
@@ -76,7 +103,8 @@ export function writeTinyGguf(path: string, seed = 1): void {
       u32(ARRAY);
       u32(value.array);
       u64(value.values.length);
-      for (const v of value.values) (typeof v === 'string' ? str(v) : out.push(_scalar(value.array as typeof F32 | typeof I32, v)));
+      for (const v of value.values)
+        typeof v === 'string' ? str(v) : out.push(_scalar(value.array as typeof F32 | typeof I32, v));
     } else {
       u32(value.type);
       out.push(_scalar(value.type, value.value));

@@ -8,7 +8,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyMailbox } from '../../src/mailbox/index.js';
-import { call, callError, cli, type Connected, makeMailbox, stdioClient, type TestMailbox, waitFor, witnessCommand } from './helpers.js';
+import {
+  call,
+  callError,
+  cli,
+  type Connected,
+  makeMailbox,
+  stdioClient,
+  type TestMailbox,
+  waitFor,
+  witnessCommand,
+} from './helpers.js';
 
 const BAD_NAMES: Array<[string, string, RegExp]> = [
   ['a path escape', '../x', /path separator/],
@@ -27,16 +37,25 @@ interface RawReply {
 }
 
 /** A stdio server driven with raw lines; `replies(n)` waits for n reply lines. */
-function rawStdio(dir: string, agent: string): { proc: ChildProcessWithoutNullStreams; replies(n: number): Promise<RawReply[]> } {
+function rawStdio(
+  dir: string,
+  agent: string,
+): { proc: ChildProcessWithoutNullStreams; replies(n: number): Promise<RawReply[]> } {
   const [command, ...args] = witnessCommand();
-  const proc = spawn(command!, [...args, 'mailbox', 'serve', '--dir', dir, '--agent', agent], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const proc = spawn(command!, [...args, 'mailbox', 'serve', '--dir', dir, '--agent', agent], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   proc.stdout.on('data', (d: Buffer) => {
     out += d.toString();
   });
   const lines = () => out.split('\n').filter(Boolean);
   const replies = async (n: number) => {
-    await waitFor(() => lines().length >= n, 20_000, () => `${n} replies, got: ${out}`);
+    await waitFor(
+      () => lines().length >= n,
+      20_000,
+      () => `${n} replies, got: ${out}`,
+    );
     return lines().map((l) => JSON.parse(l) as RawReply);
   };
   return { proc, replies };
@@ -73,7 +92,9 @@ describe('bad input', () => {
   });
 
   it('refuses a body over the limit, saying the size and the limit', async () => {
-    expect(await callError(alice.client, 'send_message', { to: 'bob', body: 'é'.repeat(600) })).toMatch(/1200 bytes; the limit is 1024/);
+    expect(await callError(alice.client, 'send_message', { to: 'bob', body: 'é'.repeat(600) })).toMatch(
+      /1200 bytes; the limit is 1024/,
+    );
   });
 
   it('refuses a missing body with a validation error', async () => {
@@ -85,11 +106,17 @@ describe('bad input', () => {
     const p = await stdioClient(mb2.dir, 'p', ['--rate-limit', '3']);
     try {
       for (let i = 0; i < 3; i++) await call(p.client, 'send_message', { to: 'q', body: `${i}` });
-      expect(await callError(p.client, 'send_message', { to: 'q', body: 'one too many' })).toMatch(/Rate limit: p may send 3 messages per minute. Try again in \d+ ms/);
+      expect(await callError(p.client, 'send_message', { to: 'q', body: 'one too many' })).toMatch(
+        /Rate limit: p may send 3 messages per minute. Try again in \d+ ms/,
+      );
     } finally {
       await p.close();
     }
-    const refused = readFileSync(join(mb2.dir, 'calls.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { ok: boolean; error?: { code: string } }).filter((c) => !c.ok);
+    const refused = readFileSync(join(mb2.dir, 'calls.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { ok: boolean; error?: { code: string } })
+      .filter((c) => !c.ok);
     expect(refused.map((c) => c.error?.code)).toEqual(['RATE_LIMITED']);
   });
 
@@ -100,7 +127,10 @@ describe('bad input', () => {
       proc.stdin.write('{"hello": "world"}\n');
       proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' })}\n`);
       const got = await replies(3);
-      expect(got[0]).toMatchObject({ id: null, error: { code: -32700, message: expect.stringMatching(/Parse error/) } });
+      expect(got[0]).toMatchObject({
+        id: null,
+        error: { code: -32700, message: expect.stringMatching(/Parse error/) },
+      });
       expect(got[1]).toMatchObject({ id: null, error: { code: -32600 } });
       expect(got[2]).toMatchObject({ id: 7, result: {} });
     } finally {
@@ -110,14 +140,25 @@ describe('bad input', () => {
 
   it('over stdio, a tools/call without params and a mistyped argument are answered and leave receipts', async () => {
     const { proc, replies } = rawStdio(mb.dir, 'bob');
-    const bobsRefusals = () => readFileSync(join(mb.dir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { agent: string; tool: string; ok: boolean }).filter((c) => c.agent === 'bob' && !c.ok).map((c) => c.tool);
+    const bobsRefusals = () =>
+      readFileSync(join(mb.dir, 'calls.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { agent: string; tool: string; ok: boolean })
+        .filter((c) => c.agent === 'bob' && !c.ok)
+        .map((c) => c.tool);
     const before = bobsRefusals();
     try {
       proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call' })}\n`);
-      proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'check_inbox', arguments: { limit: -5 } } })}\n`);
+      proc.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'check_inbox', arguments: { limit: -5 } } })}\n`,
+      );
       const got = await replies(2);
       expect(got.find((r) => r.id === 1)).toMatchObject({ error: { code: -32602 } });
-      expect(got.find((r) => r.id === 2)?.result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/limit: must be at least 1/) }] });
+      expect(got.find((r) => r.id === 2)?.result).toMatchObject({
+        isError: true,
+        content: [{ text: expect.stringMatching(/limit: must be at least 1/) }],
+      });
       expect(bobsRefusals()).toEqual([...before, 'unknown_tool', 'check_inbox']);
     } finally {
       proc.kill();
@@ -125,7 +166,9 @@ describe('bad input', () => {
   });
 
   it('after all of it, the earlier message is intact and verify is clean', async () => {
-    const lines = readFileSync(join(mb.dir, 'inbox', 'bob.jsonl'), 'utf8').trim().split('\n');
+    const lines = readFileSync(join(mb.dir, 'inbox', 'bob.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
     expect(lines.map((l) => (JSON.parse(l) as { body: string }).body)).toEqual(['stored before the bad input']);
     expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
@@ -145,7 +188,9 @@ describe.each(['jsonl', 'sqlite', 'postgres'] as const)('hostile ids on the %s s
   beforeAll(async () => {
     mb = await makeMailbox(['alice', 'bob'], { store });
     alice = await stdioClient(mb.dir, 'alice');
-    sent = (await call<{ id: string }>(alice.client, 'send_message', { to: 'bob', body: 'stored before the hostile ids' })).id;
+    sent = (
+      await call<{ id: string }>(alice.client, 'send_message', { to: 'bob', body: 'stored before the hostile ids' })
+    ).id;
   });
   afterAll(async () => {
     await alice?.close();
@@ -153,12 +198,37 @@ describe.each(['jsonl', 'sqlite', 'postgres'] as const)('hostile ids on the %s s
   });
 
   const cases: Array<[string, string, Record<string, unknown>, RegExp]> = [
-    ['a NUL in idempotency_key', 'send_message', { to: 'bob', body: 'x', idempotency_key: 'k\0ey' }, /^The idempotency_key contains a NUL character/],
-    ['a lone surrogate in idempotency_key', 'send_message', { to: 'bob', body: 'x', idempotency_key: 'k\ud800' }, /^arguments\.idempotency_key holds a lone surrogate/],
-    ['a NUL in reply_to', 'send_message', { to: 'bob', body: 'x', reply_to: 'msg_\0' }, /^reply_to must be a message id from this mailbox .*it contains a NUL character/],
+    [
+      'a NUL in idempotency_key',
+      'send_message',
+      { to: 'bob', body: 'x', idempotency_key: 'k\0ey' },
+      /^The idempotency_key contains a NUL character/,
+    ],
+    [
+      'a lone surrogate in idempotency_key',
+      'send_message',
+      { to: 'bob', body: 'x', idempotency_key: 'k\ud800' },
+      /^arguments\.idempotency_key holds a lone surrogate/,
+    ],
+    [
+      'a NUL in reply_to',
+      'send_message',
+      { to: 'bob', body: 'x', reply_to: 'msg_\0' },
+      /^reply_to must be a message id from this mailbox .*it contains a NUL character/,
+    ],
     ['a NUL in message_status', 'message_status', { message_id: 'msg_\0' }, /^message_id must be a message id .*NUL/],
-    ['a 257-character message_id', 'message_status', { message_id: 'm'.repeat(257) }, /^message_id must be a message id from this mailbox \(1–256 characters, no NUL character\); it has 257/],
-    ['a NUL in ack_message', 'ack_message', { message_id: 'msg_\0', reply: 'r' }, /^message_id must be a message id .*NUL/],
+    [
+      'a 257-character message_id',
+      'message_status',
+      { message_id: 'm'.repeat(257) },
+      /^message_id must be a message id from this mailbox \(1–256 characters, no NUL character\); it has 257/,
+    ],
+    [
+      'a NUL in ack_message',
+      'ack_message',
+      { message_id: 'msg_\0', reply: 'r' },
+      /^message_id must be a message id .*NUL/,
+    ],
     ['a NUL in the thread filter', 'check_inbox', { thread: 't\0' }, /^thread must be a message id .*NUL/],
   ];
   for (const [what, tool, args, message] of cases) {

@@ -53,7 +53,9 @@ describe('bounded memory', () => {
       const before = rssMb();
       await store.fetch('b', { limit: 1, peek: false, tool: 'check_inbox' });
       expect(await store.hasUnread('b')).toBe(true);
-      expect((await store.fetch('b', { limit: 5, peek: false, tool: 'check_inbox' })).map((m) => m.id)).toEqual([last.id]);
+      expect((await store.fetch('b', { limit: 5, peek: false, tool: 'check_inbox' })).map((m) => m.id)).toEqual([
+        last.id,
+      ]);
       expect(rssMb() - before).toBeLessThan(150);
     } finally {
       await store.close();

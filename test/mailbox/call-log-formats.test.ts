@@ -31,7 +31,12 @@ interface Copy {
 }
 
 beforeAll(async () => {
-  for (const variant of VARIANTS) await make(FRESH, variant.startsWith('sqlite') ? 'sqlite' : 'jsonl', variant.endsWith('hmac') ? 'hmac-sha256' : 'ed25519');
+  for (const variant of VARIANTS)
+    await make(
+      FRESH,
+      variant.startsWith('sqlite') ? 'sqlite' : 'jsonl',
+      variant.endsWith('hmac') ? 'hmac-sha256' : 'ed25519',
+    );
 }, 120_000);
 
 /** A private copy of one mailbox (git keeps no 0600 mode: the copy's key is made private again). */
@@ -39,7 +44,11 @@ function copy(from: string, variant: Variant): Copy {
   const root = tempDir('witness-formats-');
   cpSync(join(from, variant), root, { recursive: true });
   chmodSync(join(root, 'mailbox.key'), 0o600);
-  return { dir: join(root, 'mailbox'), keyPath: join(root, 'mailbox.key'), store: variant.startsWith('sqlite') ? 'sqlite' : 'jsonl' };
+  return {
+    dir: join(root, 'mailbox'),
+    keyPath: join(root, 'mailbox.key'),
+    store: variant.startsWith('sqlite') ? 'sqlite' : 'jsonl',
+  };
 }
 
 /** The call log's lines in stored order, from either store. */
@@ -115,7 +124,10 @@ for (const [format, version, from] of [
     it('reports an appended line that chains but was signed with another key as forged', async () => {
       const mb = copy(from, variant);
       const lines = readLog(mb);
-      writeLog(mb, [...lines, forgedCallLine(lines.at(-1)!, { agent: 'alice', tool: 'whoami', ok: true, message_ids: [] }, version)]);
+      writeLog(mb, [
+        ...lines,
+        forgedCallLine(lines.at(-1)!, { agent: 'alice', tool: 'whoami', ok: true, message_ids: [] }, version),
+      ]);
       expect(await problems(mb)).toEqual(['17:forged']);
     });
   });
@@ -126,42 +138,69 @@ describe('the v2 domain tag', () => {
   function resignNewest(variant: Variant, bytes: (unsigned: Record<string, unknown>) => Buffer): Copy {
     const mb = copy(FRESH, variant);
     const lines = readLog(mb);
-    const { receipt, ...unsigned } = JSON.parse(lines.at(-1)!) as Record<string, unknown> & { receipt: Record<string, unknown> };
+    const { receipt, ...unsigned } = JSON.parse(lines.at(-1)!) as Record<string, unknown> & {
+      receipt: Record<string, unknown>;
+    };
     const signer = signerFor(readKeyFile(mb.keyPath, { hmac: true }));
-    lines[lines.length - 1] = JSON.stringify({ ...unsigned, receipt: { ...receipt, sig: signer.sign(bytes(unsigned)) } });
+    lines[lines.length - 1] = JSON.stringify({
+      ...unsigned,
+      receipt: { ...receipt, sig: signer.sign(bytes(unsigned)) },
+    });
     writeLog(mb, lines);
     return mb;
   }
 
-  it.each(VARIANTS)('refuses a v2 line signed by the right key over its untagged form (what a v1 server signed), %s', async (variant) => {
-    expect(await problems(resignNewest(variant, (u) => canonicalBytes(u)))).toEqual(['16:forged']);
-  });
+  it.each(VARIANTS)(
+    'refuses a v2 line signed by the right key over its untagged form (what a v1 server signed), %s',
+    async (variant) => {
+      expect(await problems(resignNewest(variant, (u) => canonicalBytes(u)))).toEqual(['16:forged']);
+    },
+  );
 
-  it.each(VARIANTS)('refuses a v2 line signed by the right key under another record kind’s tag, %s', async (variant) => {
-    expect(await problems(resignNewest(variant, (u) => Buffer.concat([Buffer.from(DOMAIN_TAGS.releaseReceipt), canonicalBytes(u)])))).toEqual(['16:forged']);
-  });
+  it.each(VARIANTS)(
+    'refuses a v2 line signed by the right key under another record kind’s tag, %s',
+    async (variant) => {
+      expect(
+        await problems(
+          resignNewest(variant, (u) => Buffer.concat([Buffer.from(DOMAIN_TAGS.releaseReceipt), canonicalBytes(u)])),
+        ),
+      ).toEqual(['16:forged']);
+    },
+  );
 
-  it.each(VARIANTS)('refuses a v1 line after v2 lines even when the right key signed it (a downgrade), %s', async (variant) => {
-    const mb = resignNewest(variant, (u) => canonicalBytes({ ...u, v: 1 }));
-    const lines = readLog(mb);
-    const { receipt, ...unsigned } = JSON.parse(lines.at(-1)!) as Record<string, unknown> & { receipt: Record<string, unknown> };
-    lines[lines.length - 1] = JSON.stringify({ ...unsigned, v: 1, receipt }); // the v1 form its signature covers
-    writeLog(mb, lines);
-    expect(await problems(mb)).toEqual(['16:forged']);
-  });
+  it.each(VARIANTS)(
+    'refuses a v1 line after v2 lines even when the right key signed it (a downgrade), %s',
+    async (variant) => {
+      const mb = resignNewest(variant, (u) => canonicalBytes({ ...u, v: 1 }));
+      const lines = readLog(mb);
+      const { receipt, ...unsigned } = JSON.parse(lines.at(-1)!) as Record<string, unknown> & {
+        receipt: Record<string, unknown>;
+      };
+      lines[lines.length - 1] = JSON.stringify({ ...unsigned, v: 1, receipt }); // the v1 form its signature covers
+      writeLog(mb, lines);
+      expect(await problems(mb)).toEqual(['16:forged']);
+    },
+  );
 
-  it.each(VARIANTS)('accepts a v1 mailbox that today’s server goes on writing (v1 lines, then v2), %s', async (variant) => {
-    const mb = copy(FIXTURES, variant);
-    const store = await openStore(mb.dir, { keyPath: mb.keyPath });
-    try {
-      await store.send('alice', { to: 'bob', body: 'after the upgrade' });
-    } finally {
-      await store.close();
-    }
-    const versions = readLog(mb).map((l) => JSON.parse(l).v);
-    expect(versions.slice(0, 16).every((v) => v === 1) && versions.slice(16).length > 0 && versions.slice(16).every((v) => v === 2)).toBe(true);
-    expect(await problems(mb)).toEqual([]);
-  });
+  it.each(VARIANTS)(
+    'accepts a v1 mailbox that today’s server goes on writing (v1 lines, then v2), %s',
+    async (variant) => {
+      const mb = copy(FIXTURES, variant);
+      const store = await openStore(mb.dir, { keyPath: mb.keyPath });
+      try {
+        await store.send('alice', { to: 'bob', body: 'after the upgrade' });
+      } finally {
+        await store.close();
+      }
+      const versions = readLog(mb).map((l) => JSON.parse(l).v);
+      expect(
+        versions.slice(0, 16).every((v) => v === 1) &&
+          versions.slice(16).length > 0 &&
+          versions.slice(16).every((v) => v === 2),
+      ).toBe(true);
+      expect(await problems(mb)).toEqual([]);
+    },
+  );
 
   it('reports a v2 line relabelled v1 (keeping its signature) as modified', async () => {
     const mb = copy(FRESH, 'jsonl-ed25519');

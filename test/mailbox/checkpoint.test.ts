@@ -25,7 +25,15 @@ async function sendAll(mb: TestMailbox, bodies: string[]): Promise<string[]> {
 /** Cuts the newest `n` lines of a JSONL file. */
 function cutLines(path: string, n: number): void {
   const lines = readFileSync(path, 'utf8').split('\n').slice(0, -1);
-  truncateSync(path, Buffer.byteLength(lines.slice(0, -n).map((l) => `${l}\n`).join('')));
+  truncateSync(
+    path,
+    Buffer.byteLength(
+      lines
+        .slice(0, -n)
+        .map((l) => `${l}\n`)
+        .join(''),
+    ),
+  );
 }
 
 async function dropLastSend(kind: TestStore, mb: TestMailbox, id: string): Promise<void> {
@@ -49,13 +57,18 @@ for (const kind of ['jsonl', 'sqlite', 'postgres'] as const) {
         const checkpoint = join(tempDir(), 'kept.checkpoint');
         writeFileSync(checkpoint, (await cli(['mailbox', 'checkpoint', mb.dir])).out);
         expect(readFileSync(checkpoint, 'utf8')).toMatch(/^witness\.mailbox\/[0-9a-f-]+\n3\n/);
-        expect((await cli(['mailbox', 'verify', mb.dir, '--checkpoint', checkpoint])).out).toMatch(/^OK: 3 call receipts/m);
+        expect((await cli(['mailbox', 'verify', mb.dir, '--checkpoint', checkpoint])).out).toMatch(
+          /^OK: 3 call receipts/m,
+        );
         await dropLastSend(kind, mb, ids[2]!);
         expect((await cli(['mailbox', 'verify', mb.dir])).out).toMatch(/^OK: 2 call receipts, 2 messages/m); // the documented limit
         const { out } = await cli(['mailbox', 'verify', mb.dir, '--checkpoint', checkpoint, '--json'], 1);
-        const problems = (JSON.parse(out) as { problems: Array<{ code: string; line: number; message: string }> }).problems;
+        const problems = (JSON.parse(out) as { problems: Array<{ code: string; line: number; message: string }> })
+          .problems;
         expect(problems.map((p) => [p.code, p.line])).toEqual([['TRUNCATED', 3]]);
-        expect(problems[0]!.message).toMatch(/holds 2 entries, but a checkpoint of witness\.mailbox\/.* signed for 3: the last 1 it covers \(from entry 3\) and any after them were cut off or rolled back\. The first missing entry is call-log (line 3 \(seq 3\)|seq 3 \(row 3\))\./);
+        expect(problems[0]!.message).toMatch(
+          /holds 2 entries, but a checkpoint of witness\.mailbox\/.* signed for 3: the last 1 it covers \(from entry 3\) and any after them were cut off or rolled back\. The first missing entry is call-log (line 3 \(seq 3\)|seq 3 \(row 3\))\./,
+        );
       } finally {
         await mb.cleanup();
       }
@@ -74,13 +87,22 @@ for (const kind of ['jsonl', 'sqlite', 'postgres'] as const) {
         await dropLastSend(kind, mb, ids[2]!);
         const [forked] = await sendAll(mb, ['three, rewritten']);
         expect((await cli(['mailbox', 'verify', mb.dir])).out).toMatch(/^OK: 3 call receipts/m); // the chain is whole, every receipt genuine
-        for (const command of [['mailbox', 'verify', mb.dir], ['verify', mb.dir]]) {
+        for (const command of [
+          ['mailbox', 'verify', mb.dir],
+          ['verify', mb.dir],
+        ]) {
           const { out } = await cli([...command, '--checkpoint', kept, '--json'], 1);
-          const problems = (JSON.parse(out) as { problems: Array<{ code: string; line?: number; at?: string; message: string }> }).problems;
+          const problems = (
+            JSON.parse(out) as { problems: Array<{ code: string; line?: number; at?: string; message: string }> }
+          ).problems;
           expect(problems.map((p) => p.code)).toEqual(['INCONSISTENT']);
           expect(problems[0]!.line ?? Number(problems[0]!.at?.split(':').at(-1))).toBe(3);
           const where = kind === 'jsonl' ? 'line 3 \\(seq 3' : 'seq 3 \\(row 3';
-          expect(problems[0]!.message).toMatch(new RegExp(`first 3 entries do not have the root .* The first changed entry is call-log ${where}, send_message by alice, message ${forked}\\): the kept checkpoints of sizes 2 and 3 pin it\\.`));
+          expect(problems[0]!.message).toMatch(
+            new RegExp(
+              `first 3 entries do not have the root .* The first changed entry is call-log ${where}, send_message by alice, message ${forked}\\): the kept checkpoints of sizes 2 and 3 pin it\\.`,
+            ),
+          );
         }
       } finally {
         await mb.cleanup();
@@ -95,9 +117,14 @@ for (const kind of ['jsonl', 'sqlite', 'postgres'] as const) {
         writeFileSync(kept, (await cli(['mailbox', 'checkpoint', mb.dir])).out);
         await _editCall(kind, mb, 2, (text) => text.replace('"agent":"alice"', '"agent":"bob"'));
         const { out } = await cli(['mailbox', 'verify', mb.dir, '--checkpoint', kept, '--json'], 1);
-        const problems = (JSON.parse(out) as { problems: Array<{ code: string; line: number; message: string }> }).problems;
+        const problems = (JSON.parse(out) as { problems: Array<{ code: string; line: number; message: string }> })
+          .problems;
         expect(problems[0]).toMatchObject({ code: 'INCONSISTENT', line: 2 });
-        expect(problems[0]!.message).toMatch(new RegExp(`The first changed entry is one of entries 1–3 from call-log ${kind === 'jsonl' ? 'line 1 \\(seq 1\\)' : 'seq 1 \\(row 1\\)'}\\. The first of them the log's own checks find broken is ${kind === 'jsonl' ? 'line' : 'row'} 2 \\((modified|forged)\\)\\.`));
+        expect(problems[0]!.message).toMatch(
+          new RegExp(
+            `The first changed entry is one of entries 1–3 from call-log ${kind === 'jsonl' ? 'line 1 \\(seq 1\\)' : 'seq 1 \\(row 1\\)'}\\. The first of them the log's own checks find broken is ${kind === 'jsonl' ? 'line' : 'row'} 2 \\((modified|forged)\\)\\.`,
+          ),
+        );
         expect(problems.slice(1).map((p) => p.line)).toContain(2);
       } finally {
         await mb.cleanup();
@@ -108,7 +135,12 @@ for (const kind of ['jsonl', 'sqlite', 'postgres'] as const) {
 
 /** The message ids of the log's sends, in order. */
 async function _ids(kind: TestStore, mb: TestMailbox): Promise<string[]> {
-  const texts = kind === 'jsonl' ? readFileSync(join(mb.dir, 'calls.jsonl'), 'utf8').split('\n').filter(Boolean) : (await withTables(kind, mb.dir, (sql) => sql('SELECT text FROM calls ORDER BY seq'))).map((r) => String(r.text));
+  const texts =
+    kind === 'jsonl'
+      ? readFileSync(join(mb.dir, 'calls.jsonl'), 'utf8').split('\n').filter(Boolean)
+      : (await withTables(kind, mb.dir, (sql) => sql('SELECT text FROM calls ORDER BY seq'))).map((r) =>
+          String(r.text),
+        );
   return texts.map((t) => (JSON.parse(t) as { message_ids: string[] }).message_ids[0]!);
 }
 
@@ -137,18 +169,26 @@ describe('checkpoints: rewritten logs and keys', () => {
     await sendAll(mb, ['two, rewritten', 'three']);
     expect((await cli(['mailbox', 'verify', mb.dir])).out).toMatch(/^OK: 3 call receipts/m);
     const { out } = await cli(['mailbox', 'verify', mb.dir, '--checkpoint', checkpoint], 1);
-    expect(out).toMatch(/calls\.jsonl:0: inconsistent: The call log's first 2 entries do not have the root a checkpoint of witness\.mailbox\/.* signed/);
+    expect(out).toMatch(
+      /calls\.jsonl:0: inconsistent: The call log's first 2 entries do not have the root a checkpoint of witness\.mailbox\/.* signed/,
+    );
     // One checkpoint, every entry genuine: what can be named is the range and why no more.
-    expect(out).toMatch(/The first changed entry is one of entries 1–2 from call-log line 1 \(seq 1\)\. Every entry's receipt and chain link verify, so the log was rewritten by a holder of the mailbox key \(a fork\); a checkpoint is one root over all 2 entries and cannot say which differs/);
+    expect(out).toMatch(
+      /The first changed entry is one of entries 1–2 from call-log line 1 \(seq 1\)\. Every entry's receipt and chain link verify, so the log was rewritten by a holder of the mailbox key \(a fork\); a checkpoint is one root over all 2 entries and cannot say which differs/,
+    );
   });
 
   it('--verifier-key prints the note key, and a checkpoint of another mailbox is refused', async () => {
     const mb = await makeMailbox(['alice', 'bob']);
     const other = await makeMailbox(['alice']);
-    expect((await cli(['mailbox', 'checkpoint', mb.dir, '--verifier-key'])).out).toMatch(/^witness\.mailbox\/[0-9a-f-]+\+[0-9a-f]{8}\+[A-Za-z0-9+/=]+\n$/);
+    expect((await cli(['mailbox', 'checkpoint', mb.dir, '--verifier-key'])).out).toMatch(
+      /^witness\.mailbox\/[0-9a-f-]+\+[0-9a-f]{8}\+[A-Za-z0-9+/=]+\n$/,
+    );
     const foreign = join(tempDir(), 'other.checkpoint');
     writeFileSync(foreign, (await cli(['mailbox', 'checkpoint', other.dir])).out);
-    expect((await cli(['mailbox', 'verify', mb.dir, '--checkpoint', foreign], 2)).err).toMatch(/No signature of the note is/);
+    expect((await cli(['mailbox', 'verify', mb.dir, '--checkpoint', foreign], 2)).err).toMatch(
+      /No signature of the note is/,
+    );
   });
 });
 
@@ -165,7 +205,9 @@ describe('witness verify DIR --checkpoint', () => {
     cutLines(join(mb.dir, 'inbox', 'bob.jsonl'), 1);
     expect((await cli(['verify', mb.dir])).out).toMatch(/valid: mailbox/);
     const { out } = await cli(['verify', mb.dir, '--checkpoint', checkpoint, '--keys', keys, '--json'], 1);
-    expect((JSON.parse(out) as { problems: Array<{ code: string }> }).problems.map((p) => p.code)).toEqual(['TRUNCATED']);
+    expect((JSON.parse(out) as { problems: Array<{ code: string }> }).problems.map((p) => p.code)).toEqual([
+      'TRUNCATED',
+    ]);
   });
 });
 
@@ -174,19 +216,29 @@ describe('HMAC mailboxes: an Ed25519 key for checkpoints alone', () => {
     it(`${kind}: init makes one, so a cut-off send is TRUNCATED though receipts are HMAC`, async () => {
       const mb = await makeMailbox(['alice', 'bob'], { store: kind, alg: 'hmac-sha256' });
       try {
-        const config = JSON.parse(readFileSync(join(mb.dir, 'mailbox.json'), 'utf8')) as { signing: { alg: string }; checkpoint_key?: { kid: string; key_path: string } };
+        const config = JSON.parse(readFileSync(join(mb.dir, 'mailbox.json'), 'utf8')) as {
+          signing: { alg: string };
+          checkpoint_key?: { kid: string; key_path: string };
+        };
         expect(config.signing.alg).toBe('hmac-sha256');
         expect(config.checkpoint_key?.key_path).toBe(`${mb.keyPath}.checkpoint.json`);
         expect(statSync(config.checkpoint_key!.key_path).mode & 0o777).toBe(0o600);
         const ids = await sendAll(mb, ['one', 'two']);
         const kept = join(tempDir(), 'kept.checkpoint');
         writeFileSync(kept, (await cli(['mailbox', 'checkpoint', mb.dir])).out);
-        expect((await cli(['mailbox', 'checkpoint', mb.dir, '--verifier-key'])).out).toMatch(/^witness\.mailbox\/[0-9a-f-]+\+[0-9a-f]{8}\+/);
+        expect((await cli(['mailbox', 'checkpoint', mb.dir, '--verifier-key'])).out).toMatch(
+          /^witness\.mailbox\/[0-9a-f-]+\+[0-9a-f]{8}\+/,
+        );
         expect((await cli(['mailbox', 'verify', mb.dir, '--checkpoint', kept])).out).toMatch(/^OK: 2 call receipts/m);
         await dropLastSend(kind, mb, ids[1]!);
-        for (const command of [['mailbox', 'verify', mb.dir], ['verify', mb.dir]]) {
+        for (const command of [
+          ['mailbox', 'verify', mb.dir],
+          ['verify', mb.dir],
+        ]) {
           const { out } = await cli([...command, '--checkpoint', kept, '--json'], 1);
-          expect((JSON.parse(out) as { problems: Array<{ code: string }> }).problems.map((p) => p.code)).toEqual(['TRUNCATED']);
+          expect((JSON.parse(out) as { problems: Array<{ code: string }> }).problems.map((p) => p.code)).toEqual([
+            'TRUNCATED',
+          ]);
         }
       } finally {
         await mb.cleanup();
@@ -202,16 +254,24 @@ describe('HMAC mailboxes: an Ed25519 key for checkpoints alone', () => {
     await sendAll(mb, ['one']);
     const refused = await cli(['mailbox', 'checkpoint', mb.dir], 2);
     expect(refused.err.trim().split('\n')).toHaveLength(1);
-    expect(refused.err).toMatch(/signs its receipts with an HMAC key, which others cannot verify, and has no checkpoint key yet; create one \(Ed25519, for checkpoints only\) with: witness mailbox checkpoint .* --create-key/);
+    expect(refused.err).toMatch(
+      /signs its receipts with an HMAC key, which others cannot verify, and has no checkpoint key yet; create one \(Ed25519, for checkpoints only\) with: witness mailbox checkpoint .* --create-key/,
+    );
     const key = join(tempDir(), 'cp.key.json');
     const made = await cli(['mailbox', 'checkpoint', mb.dir, '--create-key', key]);
-    expect(made.err).toMatch(/Created the checkpoint key ed25519:[0-9a-f]+ at .*cp\.key\.json \(mailbox\.json records it\); receipts stay HMAC\./);
+    expect(made.err).toMatch(
+      /Created the checkpoint key ed25519:[0-9a-f]+ at .*cp\.key\.json \(mailbox\.json records it\); receipts stay HMAC\./,
+    );
     expect(made.out).toMatch(/^witness\.mailbox\/[0-9a-f-]+\n1\n/);
     const kept = join(tempDir(), 'kept.checkpoint');
     writeFileSync(kept, made.out);
     expect((await cli(['mailbox', 'verify', mb.dir, '--checkpoint', kept])).out).toMatch(/^OK: 1 call receipts/m);
-    expect((await cli(['mailbox', 'checkpoint', mb.dir, '--create-key'], 2)).err).toMatch(/has a checkpoint key already .*; a second would orphan the checkpoints kept so far/);
+    expect((await cli(['mailbox', 'checkpoint', mb.dir, '--create-key'], 2)).err).toMatch(
+      /has a checkpoint key already .*; a second would orphan the checkpoints kept so far/,
+    );
     const ed = await makeMailbox(['alice']);
-    expect((await cli(['mailbox', 'checkpoint', ed.dir, '--create-key'], 2)).err).toMatch(/signs with an Ed25519 key, which signs its checkpoints too; it needs no checkpoint key/);
+    expect((await cli(['mailbox', 'checkpoint', ed.dir, '--create-key'], 2)).err).toMatch(
+      /signs with an Ed25519 key, which signs its checkpoints too; it needs no checkpoint key/,
+    );
   });
 });

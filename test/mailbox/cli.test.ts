@@ -25,7 +25,8 @@ describe('witness mailbox CLI', () => {
     expect(config.signing.key_path).toBe(join(root, 'secret', 'k.json'));
     expect(config.signing.alg).toBe('ed25519');
     expect(statSync(config.signing.key_path).mode & 0o777).toBe(0o600);
-    for (const f of ['agents.json', 'inbox', 'cursors', 'mailbox.json']) expect(existsSync(join(root, 'mb', f))).toBe(true);
+    for (const f of ['agents.json', 'inbox', 'cursors', 'mailbox.json'])
+      expect(existsSync(join(root, 'mb', f))).toBe(true);
     expect(readFileSync(join(root, 'mb', 'mailbox.json'), 'utf8')).not.toContain('"secret"');
   });
 
@@ -40,7 +41,10 @@ describe('witness mailbox CLI', () => {
     const store = await openStore(mb.dir);
     await store.send('a', { to: 'b', body: 'x' });
     await store.close();
-    const report = JSON.parse((await cli(['mailbox', 'verify', mb.dir, '--json'])).out) as { ok: boolean; key: { alg: string } };
+    const report = JSON.parse((await cli(['mailbox', 'verify', mb.dir, '--json'])).out) as {
+      ok: boolean;
+      key: { alg: string };
+    };
     expect(report).toMatchObject({ ok: true, key: { alg: 'hmac-sha256' } });
   });
 
@@ -88,13 +92,22 @@ describe('witness mailbox CLI', () => {
     try {
       // tail starts with what is already there and shows only newer messages; keep sending until one shows.
       const sent: string[] = [];
-      await waitFor(async () => {
-        sent.push((await store.send('a', { to: 'b', body: `live ${sent.length}` })).id);
-        return out.includes('"body":"live');
-      }, 75_000, () => 'tail to print a message');
-      const shown = out.trim().split('\n').map((l) => JSON.parse(l) as { id: string; from: string; to: string });
+      await waitFor(
+        async () => {
+          sent.push((await store.send('a', { to: 'b', body: `live ${sent.length}` })).id);
+          return out.includes('"body":"live');
+        },
+        75_000,
+        () => 'tail to print a message',
+      );
+      const shown = out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string; from: string; to: string });
       expect(shown.every((m) => sent.includes(m.id) && m.from === 'a' && m.to === 'b')).toBe(true);
-      expect(err).toMatch(/^Waiting for new messages in .* \(those already stored are shown with --all\); Ctrl-C stops\.\n$/); // on stderr: stdout stays JSON lines
+      expect(err).toMatch(
+        /^Waiting for new messages in .* \(those already stored are shown with --all\); Ctrl-C stops\.\n$/,
+      ); // on stderr: stdout stays JSON lines
     } finally {
       proc.kill();
       await store.close();

@@ -15,7 +15,14 @@ import { intentLine } from '../../src/mailbox/store/jsonl/lock-intent.js';
 import { call, cli, type Connected, makeMailbox, stdioClient, waitFor } from './helpers.js';
 
 /** Sends `count` messages with `window` requests in flight; returns the acknowledged ids. */
-async function burst(c: Connected, to: string, count: number, window: number, acked: string[], tag: string): Promise<void> {
+async function burst(
+  c: Connected,
+  to: string,
+  count: number,
+  window: number,
+  acked: string[],
+  tag: string,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < count) {
@@ -28,7 +35,9 @@ async function burst(c: Connected, to: string, count: number, window: number, ac
 }
 
 function inboxLines(dir: string, agent: string): string[] {
-  return readFileSync(join(dir, 'inbox', `${agent}.jsonl`), 'utf8').split('\n').slice(0, -1);
+  return readFileSync(join(dir, 'inbox', `${agent}.jsonl`), 'utf8')
+    .split('\n')
+    .slice(0, -1);
 }
 
 describe('several server processes on one directory', () => {
@@ -60,7 +69,11 @@ describe('several server processes on one directory', () => {
     const victimAcked: string[] = [];
     const victimRun = burst(victim!, 'sink', 400, 8, victimAcked, 'k1').catch(() => 'killed');
     const othersRun = Promise.all(others.map((c, i) => burst(c, 'sink', 300, 8, acked, `k${i + 2}`)));
-    await waitFor(() => victimAcked.length >= 100, 60_000, () => 'the victim to send 100 messages');
+    await waitFor(
+      () => victimAcked.length >= 100,
+      60_000,
+      () => 'the victim to send 100 messages',
+    );
     process.kill(victim!.pid!, 'SIGKILL');
     expect(await victimRun).toBe('killed');
     await othersRun; // the survivors must get past a lock the victim may have died holding
@@ -100,7 +113,10 @@ describe('several server processes on one directory', () => {
     const owner = { pid: dead, host: hostname(), boot: '', start: '1', nonce: 'dead', since: Date.now() };
     const line = intentLine(signerFor(readKeyFile(mb.keyPath, { hmac: true })), 'dead', intent);
     writeFileSync(join(mb.dir, '.lock'), `${JSON.stringify(owner)}\n${line}\n`); // as lock.ts writes it
-    appendFileSync(inbox, `${JSON.stringify({ id: 'msg_unacked', from: 'a', to: 'b', body: 'never acknowledged', sent_at: new Date().toISOString() })}\n`);
+    appendFileSync(
+      inbox,
+      `${JSON.stringify({ id: 'msg_unacked', from: 'a', to: 'b', body: 'never acknowledged', sent_at: new Date().toISOString() })}\n`,
+    );
     expect((await verifyMailbox(mb.dir)).problems.map((p) => p.kind)).toEqual(['orphan']);
     expect((await cli(['mailbox', 'recover', mb.dir, '--json'])).out).toBe('{"recovered":true}\n');
     expect(inboxLines(mb.dir, 'b')).toHaveLength(1);

@@ -6,7 +6,13 @@
 // stdio is covered by the SDK-client tests (mcp-stdio.test.ts).
 import { describe } from 'vitest';
 import { MAILBOX_SCENARIOS_2026 } from '../support/mcp-conformance-2026.js';
-import { bearerProxy, conformanceTests, MAILBOX_SCENARIOS, SUITE_2025, SUITE_2026 } from '../support/mcp-conformance.js';
+import {
+  bearerProxy,
+  conformanceTests,
+  MAILBOX_SCENARIOS,
+  SUITE_2025,
+  SUITE_2026,
+} from '../support/mcp-conformance.js';
 import { makeMailbox, startHttp } from './helpers.js';
 
 const serve = async () => {

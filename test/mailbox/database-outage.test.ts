@@ -11,7 +11,17 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readConfig, verifyMailbox } from '../../src/mailbox/index.js';
-import { call, callError, type Connected, httpClient, makeMailbox, startHttp, stdioClient, type TestMailbox, waitFor } from './helpers.js';
+import {
+  call,
+  callError,
+  type Connected,
+  httpClient,
+  makeMailbox,
+  startHttp,
+  stdioClient,
+  type TestMailbox,
+  waitFor,
+} from './helpers.js';
 
 const PG_PORT = Number(process.env.PGPORT ?? 5432);
 
@@ -67,7 +77,10 @@ describe('a PostgreSQL mailbox whose database goes away and comes back', () => {
     await forwarder.open();
     open.push({ close: () => forwarder.cut() });
     const database = new URL(mb.database!).pathname.slice(1);
-    writeFileSync(join(mb.dir, 'mailbox.json'), JSON.stringify({ ...readConfig(mb.dir), database: `postgres://127.0.0.1:${forwarder.port}/${database}` }));
+    writeFileSync(
+      join(mb.dir, 'mailbox.json'),
+      JSON.stringify({ ...readConfig(mb.dir), database: `postgres://127.0.0.1:${forwarder.port}/${database}` }),
+    );
 
     const http = await startHttp(mb.dir);
     open.push({ close: () => http.stop() });
@@ -79,19 +92,42 @@ describe('a PostgreSQL mailbox whose database goes away and comes back', () => {
 
     await forwarder.cut();
     const refused = await callError(overStdio.client, 'send_message', { to: 'b', body: 'during (stdio)' });
-    expect(refused).toMatch(/^The mailbox database refused the write \((ECONNREFUSED|ECONNRESET|connection lost): the database server could not be reached\): this call was not stored and nothing of it was acknowledged\. Check the database server, then retry\.$/);
+    expect(refused).toMatch(
+      /^The mailbox database refused the write \((ECONNREFUSED|ECONNRESET|connection lost): the database server could not be reached\): this call was not stored and nothing of it was acknowledged\. Check the database server, then retry\.$/,
+    );
     const answer = await fetch(http.url, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${mb.tokens.a}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'send_message', arguments: { to: 'b', body: 'during (http)' } } }),
+      headers: {
+        Authorization: `Bearer ${mb.tokens.a}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'send_message', arguments: { to: 'b', body: 'during (http)' } },
+      }),
     });
     const text = await answer.text();
-    expect({ status: answer.status, retryAfter: answer.headers.get('retry-after') }).toEqual({ status: 503, retryAfter: '1' });
-    expect(JSON.parse(text).error.message).toMatch(/^Service unavailable: the mailbox's storage .* nothing of it was stored\. Retry shortly/);
-    for (const operatorsOwn of ['127.0.0.1', String(forwarder.port), database, 'ECONN', '/tmp', '/var']) expect(text).not.toContain(operatorsOwn);
+    expect({ status: answer.status, retryAfter: answer.headers.get('retry-after') }).toEqual({
+      status: 503,
+      retryAfter: '1',
+    });
+    expect(JSON.parse(text).error.message).toMatch(
+      /^Service unavailable: the mailbox's storage .* nothing of it was stored\. Retry shortly/,
+    );
+    for (const operatorsOwn of ['127.0.0.1', String(forwarder.port), database, 'ECONN', '/tmp', '/var'])
+      expect(text).not.toContain(operatorsOwn);
 
     await forwarder.open();
-    await waitFor(async () => (await overHttp.client.callTool({ name: 'send_message', arguments: { to: 'b', body: 'after' } })).isError !== true, 20_000, () => 'a send once the database is back');
+    await waitFor(
+      async () =>
+        (await overHttp.client.callTool({ name: 'send_message', arguments: { to: 'b', body: 'after' } })).isError !==
+        true,
+      20_000,
+      () => 'a send once the database is back',
+    );
     const reader = await httpClient(http.url, mb.tokens.b!);
     open.push(reader);
     const { messages } = await call<{ messages: Array<{ body: string }> }>(reader.client, 'check_inbox', { limit: 10 });

@@ -13,7 +13,11 @@ import type { MailboxStore } from '../../src/mailbox/store/types.js';
 import { fillDisk, makeMailboxOn, mountTmpfs, storedIds, TMPFS_UNAVAILABLE } from './faults.js';
 
 /** `count` sends with `inFlight` outstanding at a time; the ids acknowledged and the errors. */
-async function sendMany(store: MailboxStore, count: number, inFlight: number): Promise<{ acked: string[]; errors: unknown[] }> {
+async function sendMany(
+  store: MailboxStore,
+  count: number,
+  inFlight: number,
+): Promise<{ acked: string[]; errors: unknown[] }> {
   const acked: string[] = [];
   const errors: unknown[] = [];
   let next = 0;
@@ -48,7 +52,9 @@ describe.skipIf(TMPFS_UNAVAILABLE !== undefined)('a full disk', () => {
               expect(isWitnessError(e, 'IO'), String(e)).toBe(true);
               expect((e as Error).message).toMatch(/disk .*is full.*free/i);
             }
-            const fetchError = await store.fetch('b', { limit: 5, peek: false, tool: 'check_inbox' }).catch((e: unknown) => e);
+            const fetchError = await store
+              .fetch('b', { limit: 5, peek: false, tool: 'check_inbox' })
+              .catch((e: unknown) => e);
             if (fetchError instanceof Error) expect(isWitnessError(fetchError, 'IO')).toBe(true);
             const stored = await storedIds(mb.dir);
             expect(acked.filter((id) => !stored.has(id))).toEqual([]);
@@ -59,9 +65,17 @@ describe.skipIf(TMPFS_UNAVAILABLE !== undefined)('a full disk', () => {
             expect((await storedIds(mb.dir)).has(after.id)).toBe(true);
             const report = await verifyMailbox(mb.dir, { keyPath: mb.keyPath });
             expect(report.problems).toEqual([]);
-            const read = new Set((await store.fetch('b', { limit: 100, peek: false, tool: 'check_inbox' })).map((m) => m.id));
-            const more = new Set((await store.fetch('b', { limit: 100, peek: false, tool: 'check_inbox' })).map((m) => m.id));
-            const all = new Set([...read, ...more, ...(fetchError instanceof Error ? [] : (fetchError as Array<{ id: string }>).map((m) => m.id))]);
+            const read = new Set(
+              (await store.fetch('b', { limit: 100, peek: false, tool: 'check_inbox' })).map((m) => m.id),
+            );
+            const more = new Set(
+              (await store.fetch('b', { limit: 100, peek: false, tool: 'check_inbox' })).map((m) => m.id),
+            );
+            const all = new Set([
+              ...read,
+              ...more,
+              ...(fetchError instanceof Error ? [] : (fetchError as Array<{ id: string }>).map((m) => m.id)),
+            ]);
             for (const id of [...acked, after.id]) expect(all.has(id)).toBe(true);
           } finally {
             await store.close();

@@ -36,20 +36,59 @@ const CALL = { timeout: 20_000 };
 
 const agent = fc.constantFrom<Agent>('a', 'b');
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { arbitrary: fc.record({ kind: fc.constant('send' as const), from: agent, to: agent, count: fc.integer({ min: 1, max: 6 }) }), weight: 4 },
-  { arbitrary: fc.record({ kind: fc.constant('read' as const), who: agent, limit: fc.integer({ min: 1, max: 5 }), peek: fc.boolean() }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant('wait' as const), who: agent, timeoutMs: fc.integer({ min: 10, max: 120 }) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('kill' as const), count: fc.integer({ min: 1, max: 8 }), after: fc.integer({ min: 0, max: 7 }) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('full' as const), leave: fc.integer({ min: 0, max: 12_000 }) }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('send' as const),
+      from: agent,
+      to: agent,
+      count: fc.integer({ min: 1, max: 6 }),
+    }),
+    weight: 4,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('read' as const),
+      who: agent,
+      limit: fc.integer({ min: 1, max: 5 }),
+      peek: fc.boolean(),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('wait' as const),
+      who: agent,
+      timeoutMs: fc.integer({ min: 10, max: 120 }),
+    }),
+    weight: 1,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('kill' as const),
+      count: fc.integer({ min: 1, max: 8 }),
+      after: fc.integer({ min: 0, max: 7 }),
+    }),
+    weight: 1,
+  },
+  {
+    arbitrary: fc.record({ kind: fc.constant('full' as const), leave: fc.integer({ min: 0, max: 12_000 }) }),
+    weight: 1,
+  },
   { arbitrary: fc.constant({ kind: 'free' as const }), weight: 1 },
 );
-const floodArb: fc.Arbitrary<Op> = fc.record({ kind: fc.constant('flood' as const), leave: fc.integer({ min: 0, max: 8_000 }), inFlight: fc.constantFrom(1, 8) });
-/** A random sequence with one flood at a random place: every run meets a full disk. */
-const opsArb: fc.Arbitrary<Op[]> = fc.tuple(fc.array(opArb, { minLength: 3, maxLength: 13 }), floodArb, fc.nat()).map(([ops, flood, at]) => {
-  const copy = [...ops];
-  copy.splice(at % (ops.length + 1), 0, flood);
-  return copy;
+const floodArb: fc.Arbitrary<Op> = fc.record({
+  kind: fc.constant('flood' as const),
+  leave: fc.integer({ min: 0, max: 8_000 }),
+  inFlight: fc.constantFrom(1, 8),
 });
+/** A random sequence with one flood at a random place: every run meets a full disk. */
+const opsArb: fc.Arbitrary<Op[]> = fc
+  .tuple(fc.array(opArb, { minLength: 3, maxLength: 13 }), floodArb, fc.nat())
+  .map(([ops, flood, at]) => {
+    const copy = [...ops];
+    copy.splice(at % (ops.length + 1), 0, flood);
+    return copy;
+  });
 
 /** One run's mailbox, its server process and what the clients were told. */
 class World {
@@ -83,7 +122,11 @@ class World {
   /** One send; its id when acknowledged, undefined when refused or cut off. */
   async send(from: Agent, to: Agent, body: string): Promise<string | undefined> {
     try {
-      const r = await this.clients[from]!.client.callTool({ name: 'send_message', arguments: { to, body } }, undefined, CALL);
+      const r = await this.clients[from]!.client.callTool(
+        { name: 'send_message', arguments: { to, body } },
+        undefined,
+        CALL,
+      );
       if (r.isError) {
         if ((r.content as Array<{ text?: string }>).some((c) => DISK_FULL.test(c.text ?? ''))) this.diskFull++;
         return undefined;
@@ -96,8 +139,15 @@ class World {
     }
   }
 
-  async read(who: Agent, tool: 'check_inbox' | 'wait_for_message', args: Record<string, unknown>, peek = false): Promise<void> {
-    const r = await this.clients[who]!.client.callTool({ name: tool, arguments: args }, undefined, CALL).catch(() => undefined);
+  async read(
+    who: Agent,
+    tool: 'check_inbox' | 'wait_for_message',
+    args: Record<string, unknown>,
+    peek = false,
+  ): Promise<void> {
+    const r = await this.clients[who]!.client.callTool({ name: tool, arguments: args }, undefined, CALL).catch(
+      () => undefined,
+    );
     if (!r || r.isError || peek) return;
     this.delivered.push(...(r.structuredContent as { messages: Array<{ id: string }> }).messages.map((m) => m.id));
   }
@@ -139,7 +189,9 @@ async function run(w: World, op: Op, step: number): Promise<void> {
       w.fill(op.leave);
       const before = w.diskFull;
       for (let sent = 0; w.diskFull === before && sent < FLOOD_MAX; sent += op.inFlight) {
-        await Promise.all(Array.from({ length: op.inFlight }, (_, i) => w.send('a', 'b', `f${step}.${sent + i} ${'x'.repeat(200)}`)));
+        await Promise.all(
+          Array.from({ length: op.inFlight }, (_, i) => w.send('a', 'b', `f${step}.${sent + i} ${'x'.repeat(200)}`)),
+        );
       }
       return;
     }
@@ -172,7 +224,9 @@ describe.skipIf(TMPFS_UNAVAILABLE !== undefined)('faults property', () => {
           w.kill();
           w.free();
         }
-        console.log(`faults property: ${store}, ${ops.length} steps: ${w.acked.size} sends acknowledged, ${w.diskFull} refused for a full disk`);
+        console.log(
+          `faults property: ${store}, ${ops.length} steps: ${w.acked.size} sends acknowledged, ${w.diskFull} refused for a full disk`,
+        );
         expect(w.diskFull, 'sends refused for a full disk in this run').toBeGreaterThan(0);
         await cli(['mailbox', 'recover', mb.dir]);
         const stored = await storedIds(mb.dir);

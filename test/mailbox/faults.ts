@@ -41,12 +41,18 @@ export const TMPFS_UNAVAILABLE = _probe();
 if (TMPFS_UNAVAILABLE) console.warn(`skipping disk-full tests: ${TMPFS_UNAVAILABLE}`);
 
 /** A mailbox whose directory is on `fs` (its key outside it, on the ordinary disk). */
-export async function makeMailboxOn(fs: Tmpfs, agents: string[], store: 'jsonl' | 'sqlite', name = 'mb'): Promise<TestMailbox> {
+export async function makeMailboxOn(
+  fs: Tmpfs,
+  agents: string[],
+  store: 'jsonl' | 'sqlite',
+  name = 'mb',
+): Promise<TestMailbox> {
   const dir = join(fs.dir, name);
   const keyPath = join(tempDir(), 'mailbox.key');
   await cli(['mailbox', 'init', dir, '--key', keyPath, '--store', store]);
   const tokens: Record<string, string> = {};
-  for (const agent of agents) tokens[agent] = JSON.parse((await cli(['mailbox', 'add-agent', dir, agent, '--json'])).out).token;
+  for (const agent of agents)
+    tokens[agent] = JSON.parse((await cli(['mailbox', 'add-agent', dir, agent, '--json'])).out).token;
   return { dir, keyPath, tokens, cleanup: async () => {} };
 }
 
@@ -76,6 +82,7 @@ export function fillDisk(dir: string, leaveBytes: number, name = 'filler'): stri
 /** Ids of every stored message, as the store holds them. */
 export async function storedIds(dir: string): Promise<Set<string>> {
   const ids = new Set<string>();
-  for (const inbox of (await readSnapshot(dir)).inboxes) for (const { text } of inbox.lines) ids.add((JSON.parse(text) as { id: string }).id);
+  for (const inbox of (await readSnapshot(dir)).inboxes)
+    for (const { text } of inbox.lines) ids.add((JSON.parse(text) as { id: string }).id);
   return ids;
 }

@@ -13,7 +13,13 @@ import { sha256Hex } from '../../src/core/hash.js';
 export function forgedCallLine(previous: string, entry: Record<string, unknown>, version: 1 | 2): string {
   const last = JSON.parse(previous) as { seq: number; receipt: { alg: string; kid: string } };
   const unsigned = { v: version, seq: last.seq + 1, ts: new Date().toISOString(), ...entry, prev: sha256Hex(previous) };
-  const bytes = version === 1 ? canonicalBytes(unsigned) : Buffer.concat([Buffer.from(DOMAIN_TAGS.callLogLine), canonicalBytes(unsigned)]);
-  const sig = last.receipt.alg === 'ed25519' ? signEd25519(generateEd25519KeyPair().privateKey, bytes) : createHmac('sha256', randomBytes(32)).update(bytes).digest('base64url');
+  const bytes =
+    version === 1
+      ? canonicalBytes(unsigned)
+      : Buffer.concat([Buffer.from(DOMAIN_TAGS.callLogLine), canonicalBytes(unsigned)]);
+  const sig =
+    last.receipt.alg === 'ed25519'
+      ? signEd25519(generateEd25519KeyPair().privateKey, bytes)
+      : createHmac('sha256', randomBytes(32)).update(bytes).digest('base64url');
   return JSON.stringify({ ...unsigned, receipt: { alg: last.receipt.alg, kid: last.receipt.kid, sig } });
 }

@@ -30,10 +30,17 @@ export function tempDir(prefix = 'witness-mb-'): string {
 }
 
 /** Runs the CLI in-process; throws with what it printed when the exit code is unexpected. */
-export async function cli(argv: string[], expectCode = 0, cwd = process.cwd()): Promise<{ code: number; out: string; err: string }> {
+export async function cli(
+  argv: string[],
+  expectCode = 0,
+  cwd = process.cwd(),
+): Promise<{ code: number; out: string; err: string }> {
   const io = memoryIo(cwd);
   const code = await runMain(argv, io);
-  if (expectCode >= 0 && code !== expectCode) throw new Error(`witness ${argv.join(' ')} exited ${code}, expected ${expectCode}\nstdout: ${io.out}\nstderr: ${io.err}`);
+  if (expectCode >= 0 && code !== expectCode)
+    throw new Error(
+      `witness ${argv.join(' ')} exited ${code}, expected ${expectCode}\nstdout: ${io.out}\nstderr: ${io.err}`,
+    );
   return { code, out: io.out, err: io.err };
 }
 
@@ -50,15 +57,28 @@ export interface TestMailbox {
 export type TestStore = 'jsonl' | 'sqlite' | 'postgres';
 
 /** A fresh mailbox with `agents` registered, its key outside the directory; PostgreSQL: in a database of its own. */
-export async function makeMailbox(agents: string[], options: { store?: TestStore; alg?: string } = {}): Promise<TestMailbox> {
+export async function makeMailbox(
+  agents: string[],
+  options: { store?: TestStore; alg?: string } = {},
+): Promise<TestMailbox> {
   const root = tempDir();
   const dir = join(root, 'mb');
   const keyPath = join(root, 'keys', 'mailbox.key');
   const db = options.store === 'postgres' ? await freshDatabase('mailbox') : undefined;
   try {
-    await cli(['mailbox', 'init', dir, '--key', keyPath, '--store', db?.url ?? options.store ?? 'jsonl', ...(options.alg ? ['--alg', options.alg] : [])]);
+    await cli([
+      'mailbox',
+      'init',
+      dir,
+      '--key',
+      keyPath,
+      '--store',
+      db?.url ?? options.store ?? 'jsonl',
+      ...(options.alg ? ['--alg', options.alg] : []),
+    ]);
     const tokens: Record<string, string> = {};
-    for (const name of agents) tokens[name] = JSON.parse((await cli(['mailbox', 'add-agent', dir, name, '--json'])).out).token;
+    for (const name of agents)
+      tokens[name] = JSON.parse((await cli(['mailbox', 'add-agent', dir, name, '--json'])).out).token;
     return { dir, keyPath, tokens, ...(db ? { database: db.url } : {}), cleanup: async () => db?.drop() };
   } catch (error) {
     await db?.drop();
@@ -73,9 +93,17 @@ export interface Connected {
 }
 
 /** A real SDK client talking to a real `witness mailbox serve --agent` process over stdio. */
-export async function stdioClient(dir: string, agent: string, extra: string[] = []): Promise<Connected & { transport: StdioClientTransport }> {
+export async function stdioClient(
+  dir: string,
+  agent: string,
+  extra: string[] = [],
+): Promise<Connected & { transport: StdioClientTransport }> {
   const [command, ...args] = witnessCommand();
-  const transport = new StdioClientTransport({ command: command!, args: [...args, 'mailbox', 'serve', '--dir', dir, '--agent', agent, ...extra], stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: command!,
+    args: [...args, 'mailbox', 'serve', '--dir', dir, '--agent', agent, ...extra],
+    stderr: 'pipe',
+  });
   // The server's stderr, printed if it goes away before the test closes it: a crash says why.
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => {
@@ -86,14 +114,17 @@ export async function stdioClient(dir: string, agent: string, extra: string[] = 
   client.onclose = () => {
     // A server killed on purpose printed only its banner; one that failed printed why.
     const said = stderr.split('\n').filter((line) => line !== '' && !line.startsWith('witness mailbox: serving'));
-    if (!closing && said.length > 0) console.error(`the stdio server for ${agent} (${dir}) closed before the test closed it; its stderr:\n${stderr}`);
+    if (!closing && said.length > 0)
+      console.error(`the stdio server for ${agent} (${dir}) closed before the test closed it; its stderr:\n${stderr}`);
   };
   await client.connect(transport);
   const close = () => {
     closing = true;
     return client.close();
   };
-  return { client, transport, pid: transport.pid ?? undefined, close } as Connected & { transport: StdioClientTransport };
+  return { client, transport, pid: transport.pid ?? undefined, close } as Connected & {
+    transport: StdioClientTransport;
+  };
 }
 
 export interface HttpServerProcess {
@@ -106,14 +137,25 @@ export interface HttpServerProcess {
  * Starts `witness mailbox serve --http` and waits for the URL it prints; `wrap` runs
  * it inside another command (e.g. `ip netns exec NS`), with `env` added.
  */
-export async function startHttp(dir: string, extra: string[] = [], options: { wrap?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<HttpServerProcess> {
+export async function startHttp(
+  dir: string,
+  extra: string[] = [],
+  options: { wrap?: string[]; env?: NodeJS.ProcessEnv } = {},
+): Promise<HttpServerProcess> {
   const [command, ...args] = [...(options.wrap ?? []), ...witnessCommand()];
-  const proc = spawn(command!, [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+  const proc = spawn(command!, [...args, 'mailbox', 'serve', '--dir', dir, '--http', '--port', '0', ...extra], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env },
+  });
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => {
     err += d.toString();
   });
-  const url = await waitFor(() => /listening on (http:\S+)/.exec(err)?.[1], 20_000, () => `server did not start: ${err}`);
+  const url = await waitFor(
+    () => /listening on (http:\S+)/.exec(err)?.[1],
+    20_000,
+    () => `server did not start: ${err}`,
+  );
   return {
     url,
     proc,
@@ -127,14 +169,20 @@ export async function startHttp(dir: string, extra: string[] = [], options: { wr
 }
 
 export async function httpClient(url: string, token: string, headers: Record<string, string> = {}): Promise<Connected> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}`, ...headers } } });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}`, ...headers } },
+  });
   const client = new Client({ name: 'witness-test', version: '0.0.0' });
   await client.connect(transport);
   return { client, close: () => client.close() };
 }
 
 /** Polls `probe` until it returns a value (not undefined/false) or the deadline passes. */
-export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000, describe: () => string = () => 'condition'): Promise<T> {
+export async function waitFor<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+  describe: () => string = () => 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -145,7 +193,11 @@ export async function waitFor<T>(probe: () => T | undefined | false | Promise<T 
 }
 
 /** structuredContent of a successful tool call (throws with the text of a tool error). */
-export async function call<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
+export async function call<T = Record<string, unknown>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<T> {
   const result = await client.callTool({ name, arguments: args });
   if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
   return result.structuredContent as T;

@@ -48,9 +48,18 @@ export async function makeHosts(count: number, database: string): Promise<Hosts 
       _ip(['link', 'set', inside, 'netns', ns]);
       _ip(['addr', 'add', `${gateway}/30`, 'dev', outside]);
       _ip(['link', 'set', outside, 'up']);
-      for (const args of [['addr', 'add', `${address}/30`, 'dev', inside], ['link', 'set', inside, 'up'], ['link', 'set', 'lo', 'up']]) _ip(['-n', ns, ...args]);
+      for (const args of [
+        ['addr', 'add', `${address}/30`, 'dev', inside],
+        ['link', 'set', inside, 'up'],
+        ['link', 'set', 'lo', 'up'],
+      ])
+        _ip(['-n', ns, ...args]);
       const port = await _forward(gateway, forwarders);
-      hosts.push({ wrap: ['ip', 'netns', 'exec', ns], address, databaseUrl: `postgres://${userInfo().username}@${gateway}:${port}/${database}` });
+      hosts.push({
+        wrap: ['ip', 'netns', 'exec', ns],
+        address,
+        databaseUrl: `postgres://${userInfo().username}@${gateway}:${port}/${database}`,
+      });
     }
     return { hosts, remove };
   } catch (error) {

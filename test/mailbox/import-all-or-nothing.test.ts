@@ -38,9 +38,21 @@ const indexes = (lines: string[], kind: string) => lines.flatMap((l, i) => (kind
 function recount(lines: string[], keepCheckpoint = false): string[] {
   const body = lines.filter((l) => kindOf(l) !== 'end');
   const end = lines.find((l) => kindOf(l) === 'end');
-  const checkpoint = keepCheckpoint && end ? (JSON.parse(end) as { end: { checkpoint?: string } }).end.checkpoint : undefined;
+  const checkpoint =
+    keepCheckpoint && end ? (JSON.parse(end) as { end: { checkpoint?: string } }).end.checkpoint : undefined;
   const n = (k: string) => indexes(body, k).length;
-  return [...body, JSON.stringify({ end: { agents: n('agent'), calls: n('call'), messages: n('message'), cursors: n('cursor'), ...(checkpoint ? { checkpoint } : {}) } })];
+  return [
+    ...body,
+    JSON.stringify({
+      end: {
+        agents: n('agent'),
+        calls: n('call'),
+        messages: n('message'),
+        cursors: n('cursor'),
+        ...(checkpoint ? { checkpoint } : {}),
+      },
+    }),
+  ];
 }
 
 function edits(lines: string[]): Array<[string, string[], number, RegExp]> {
@@ -60,22 +72,50 @@ function edits(lines: string[]): Array<[string, string[], number, RegExp]> {
   header.mailbox.id = '../../etc';
   return [
     ['a forged receipt', forged, 1, /not the call log its checkpoint signed \(INCONSISTENT\)/],
-    ['a duplicated message id', recount([...lines.slice(0, messages.at(-1)! + 1), lines[messages[0]!]!, ...lines.slice(messages.at(-1)! + 1)], true), 1, /stored twice/],
+    [
+      'a duplicated message id',
+      recount(
+        [...lines.slice(0, messages.at(-1)! + 1), lines[messages[0]!]!, ...lines.slice(messages.at(-1)! + 1)],
+        true,
+      ),
+      1,
+      /stored twice/,
+    ],
     ['reordered calls', reordered, 2, /calls are out of order \(seq 1 after seq 2\)/],
     ['a cursor past undelivered mail', skipped, 1, /skipped: message msg_.* is before bob's read cursor/],
     ['a line after the end line', [...lines, lines[calls[0]!]!], 2, /a line comes after the end line/],
-    ['the last call and message dropped, the end line recounted', recount([...lines.slice(0, calls.at(-1)!), ...lines.slice(calls.at(-1)! + 1, messages.at(-1)!), ...lines.slice(messages.at(-1)! + 1)], true), 1, /not the call log its checkpoint signed \(TRUNCATED\).*first missing call is call 3/],
+    [
+      'the last call and message dropped, the end line recounted',
+      recount(
+        [
+          ...lines.slice(0, calls.at(-1)!),
+          ...lines.slice(calls.at(-1)! + 1, messages.at(-1)!),
+          ...lines.slice(messages.at(-1)! + 1),
+        ],
+        true,
+      ),
+      1,
+      /not the call log its checkpoint signed \(TRUNCATED\).*first missing call is call 3/,
+    ],
     ['the checkpoint dropped from the end line', recount(lines), 1, /carries no checkpoint of the call log/],
-    ['a mailbox id that is a path', [JSON.stringify(header), ...lines.slice(1)], 2, /mailbox id "\.\.\/\.\.\/etc" is not one/],
+    [
+      'a mailbox id that is a path',
+      [JSON.stringify(header), ...lines.slice(1)],
+      2,
+      /mailbox id "\.\.\/\.\.\/etc" is not one/,
+    ],
   ];
 }
 
 async function rowsIn(url: string): Promise<number> {
   const pool = await openPool(url, { purpose: 'test', max: 1 });
   try {
-    const tables = (await pool.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE tablename LIKE 'mailbox_%'")).rows;
+    const tables = (
+      await pool.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE tablename LIKE 'mailbox_%'")
+    ).rows;
     let n = 0;
-    for (const t of tables) n += Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${t.name}`)).rows[0]!.n);
+    for (const t of tables)
+      n += Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${t.name}`)).rows[0]!.n);
     return n;
   } finally {
     await pool.end();
@@ -101,7 +141,10 @@ describe('import is all or nothing', () => {
         const dir = join(tempDir(), 'imported');
         const db = store === 'postgres' ? await freshDatabase('import') : undefined;
         if (db) cleanups.push(db.drop);
-        const { err } = await cli(['mailbox', 'import', file, dir, '--store', db?.url ?? store, '--key', keyPath], code);
+        const { err } = await cli(
+          ['mailbox', 'import', file, dir, '--store', db?.url ?? store, '--key', keyPath],
+          code,
+        );
         expect(err, what).toMatch(message);
         expect(err, what).toMatch(/Nothing was imported/);
         expect(readdirSync(dirname(dir)), what).toEqual([]);
@@ -127,14 +170,31 @@ describe('import is all or nothing', () => {
 
     const calls = indexes(lines, 'call');
     const messages = indexes(lines, 'message');
-    const cut = recount([...lines.slice(0, calls.at(-1)!), ...lines.slice(calls.at(-1)! + 1, messages.at(-1)!), ...lines.slice(messages.at(-1)! + 1)], true);
+    const cut = recount(
+      [
+        ...lines.slice(0, calls.at(-1)!),
+        ...lines.slice(calls.at(-1)! + 1, messages.at(-1)!),
+        ...lines.slice(messages.at(-1)! + 1),
+      ],
+      true,
+    );
     const stripped = recount(lines);
     const ed25519Header = JSON.parse(lines[0]!) as { mailbox: { signing: { alg: string } } };
     ed25519Header.mailbox.signing.alg = 'ed25519';
     for (const [what, content, code, message] of [
-      ['the last call and message dropped, the end line recounted', cut, 1, /not the call log its checkpoint signed \(TRUNCATED\)/],
+      [
+        'the last call and message dropped, the end line recounted',
+        cut,
+        1,
+        /not the call log its checkpoint signed \(TRUNCATED\)/,
+      ],
       ['the checkpoint dropped from the end line', stripped, 1, /carries no checkpoint of the call log/],
-      ['a checkpoint key in an Ed25519 header', [JSON.stringify(ed25519Header), ...lines.slice(1)], 2, /only an HMAC mailbox has/],
+      [
+        'a checkpoint key in an Ed25519 header',
+        [JSON.stringify(ed25519Header), ...lines.slice(1)],
+        2,
+        /only an HMAC mailbox has/,
+      ],
     ] as const) {
       const edited = join(tempDir(), 'edited.jsonl');
       writeFileSync(edited, `${content.join('\n')}\n`);

@@ -9,7 +9,9 @@ import { expect, it } from 'vitest';
 import { ROOT } from './helpers.js';
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 it('src/mailbox imports nothing outside src/mailbox, src/attest and src/core', () => {
@@ -19,7 +21,8 @@ it('src/mailbox imports nothing outside src/mailbox, src/attest and src/core', (
     for (const [, spec] of readFileSync(file, 'utf8').matchAll(/from '([^']+)'/g)) {
       if (!spec!.startsWith('.')) continue;
       const target = relative(join(ROOT, 'src'), join(file, '..', spec!));
-      if (!target.startsWith('mailbox/') && !target.startsWith('attest/') && !target.startsWith('core/')) offenders.push(`${relative(ROOT, file)} → ${spec}`);
+      if (!target.startsWith('mailbox/') && !target.startsWith('attest/') && !target.startsWith('core/'))
+        offenders.push(`${relative(ROOT, file)} → ${spec}`);
     }
   }
   expect(offenders).toEqual([]);

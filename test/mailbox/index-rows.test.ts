@@ -19,7 +19,11 @@ async function deleteIndexRows(kind: 'sqlite' | 'postgres', sql: Sql, id: string
     return;
   }
   const exists = await sql("SELECT to_regclass('mailbox_mentions') IS NOT NULL AS there");
-  if (exists[0]?.there) await sql(`DELETE FROM mailbox_mentions WHERE message_id = ?${tool ? ' AND tool = ?' : ''}`, tool ? [id, tool] : [id]);
+  if (exists[0]?.there)
+    await sql(
+      `DELETE FROM mailbox_mentions WHERE message_id = ?${tool ? ' AND tool = ?' : ''}`,
+      tool ? [id, tool] : [id],
+    );
 }
 
 for (const kind of ['sqlite', 'postgres'] as const satisfies readonly TestStore[]) {
@@ -67,17 +71,21 @@ for (const kind of ['sqlite', 'postgres'] as const satisfies readonly TestStore[
       }
     });
 
-    it("a message row whose id column was changed is reported by verify, naming the row", async () => {
+    it('a message row whose id column was changed is reported by verify, naming the row', async () => {
       const mb = await makeMailbox(['alice', 'bob'], { store: kind });
       try {
         const store = await openStore(mb.dir, { keyPath: mb.keyPath });
         const sent = await store.send('alice', { to: 'bob', body: 'ack me' });
         await store.close();
-        await withTables(kind, mb.dir, (sql) => sql('UPDATE messages SET id = ? WHERE id = ?', ['msg_renamed', sent.id]));
+        await withTables(kind, mb.dir, (sql) =>
+          sql('UPDATE messages SET id = ? WHERE id = ?', ['msg_renamed', sent.id]),
+        );
         const report = await verifyMailbox(mb.dir);
         expect(report.problems.map((p) => [p.kind, p.line])).toEqual([['modified', 1]]);
         expect(report.problems[0]!.file).toMatch(/#messages\[bob\]$/);
-        expect(report.problems[0]!.message).toContain(`id column says "msg_renamed" but its text (what the receipt signed) is message ${sent.id}`);
+        expect(report.problems[0]!.message).toContain(
+          `id column says "msg_renamed" but its text (what the receipt signed) is message ${sent.id}`,
+        );
         const reopened = await openStore(mb.dir, { keyPath: mb.keyPath });
         try {
           const error = await reopened.ack('bob', sent.id).catch((e: unknown) => e);
@@ -100,14 +108,18 @@ for (const kind of ['sqlite', 'postgres'] as const satisfies readonly TestStore[
         const report = await verifyMailbox(mb.dir);
         expect(report.problems.map((p) => p.kind)).toEqual(['deleted']);
         expect(report.problems[0]!.file).toMatch(/#idempotency$/);
-        expect(report.problems[0]!.message).toMatch(new RegExp(`row \\(sender "alice", key "k1"\\) is missing: .* receipts message ${sent.id}`));
+        expect(report.problems[0]!.message).toMatch(
+          new RegExp(`row \\(sender "alice", key "k1"\\) is missing: .* receipts message ${sent.id}`),
+        );
         store = await openStore(mb.dir, { keyPath: mb.keyPath });
         const retry = await store.send('alice', { to: 'bob', body: 'once', idempotencyKey: 'k1' });
         await store.close();
         expect(retry.id).not.toBe(sent.id); // the store could not see the first send: verify must say so
         const after = await verifyMailbox(mb.dir);
         expect(after.problems.map((p) => p.kind)).toEqual(['modified']);
-        expect(after.problems[0]!.message).toContain(`message ${retry.id} was stored as a new send under alice's key "k1", though message ${sent.id}`);
+        expect(after.problems[0]!.message).toContain(
+          `message ${retry.id} was stored as a new send under alice's key "k1", though message ${sent.id}`,
+        );
       } finally {
         await mb.cleanup();
       }
@@ -121,12 +133,22 @@ for (const kind of ['sqlite', 'postgres'] as const satisfies readonly TestStore[
         await store.close();
         await withTables(kind, mb.dir, async (sql) => {
           await sql('UPDATE idempotency SET id = ? WHERE key = ?', ['msg_elsewhere', 'k1']);
-          await sql('INSERT INTO idempotency VALUES (?, ?, ?, ?, ?)', ['bob', 'k2', sent.id, 'bob', '2026-01-01T00:00:00.000Z']);
+          await sql('INSERT INTO idempotency VALUES (?, ?, ?, ?, ?)', [
+            'bob',
+            'k2',
+            sent.id,
+            'bob',
+            '2026-01-01T00:00:00.000Z',
+          ]);
         });
         const report = await verifyMailbox(mb.dir);
         expect(report.problems.map((p) => p.kind).sort()).toEqual(['modified', 'orphan']);
-        expect(report.problems.map((p) => p.message).join('\n')).toMatch(/row \(sender "alice", key "k1"\) points at message msg_elsewhere/);
-        expect(report.problems.map((p) => p.message).join('\n')).toMatch(/row \(sender "bob", key "k2"\) points at message .*no genuine send_message receipt/);
+        expect(report.problems.map((p) => p.message).join('\n')).toMatch(
+          /row \(sender "alice", key "k1"\) points at message msg_elsewhere/,
+        );
+        expect(report.problems.map((p) => p.message).join('\n')).toMatch(
+          /row \(sender "bob", key "k2"\) points at message .*no genuine send_message receipt/,
+        );
       } finally {
         await mb.cleanup();
       }

@@ -21,7 +21,9 @@ describe('signing key permissions', () => {
     const mb = await makeMailbox(['a']);
     chmodSync(mb.keyPath, 0o644);
     const { err } = await cli(['mailbox', 'serve', '--dir', mb.dir, '--http', '--port', '0'], 2);
-    expect(err).toBe(`witness: The mailbox signing key ${mb.keyPath} can be read by other users; run: chmod 600 ${mb.keyPath}\n`);
+    expect(err).toBe(
+      `witness: The mailbox signing key ${mb.keyPath} can be read by other users; run: chmod 600 ${mb.keyPath}\n`,
+    );
   });
 
   it('serves with a 0600 key', async () => {

@@ -23,7 +23,15 @@ describe('mailbox over stdio', () => {
 
   it('lists seven tools, each with an input schema, an output schema and annotations', async () => {
     const { tools } = await alice.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['ack_message', 'check_inbox', 'list_agents', 'message_status', 'send_message', 'wait_for_message', 'whoami']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'ack_message',
+      'check_inbox',
+      'list_agents',
+      'message_status',
+      'send_message',
+      'wait_for_message',
+      'whoami',
+    ]);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
@@ -49,9 +57,15 @@ describe('mailbox over stdio', () => {
   });
 
   it('a message sent by one server process is read once by another, with the bound sender', async () => {
-    const sent = await call<{ id: string; to: string; sent_at: string }>(alice.client, 'send_message', { to: 'bob', body: 'hello bob' });
+    const sent = await call<{ id: string; to: string; sent_at: string }>(alice.client, 'send_message', {
+      to: 'bob',
+      body: 'hello bob',
+    });
     expect(sent.to).toBe('bob');
-    const first = await call<{ messages: Array<{ id: string; from: string; body: string }> }>(bob.client, 'check_inbox');
+    const first = await call<{ messages: Array<{ id: string; from: string; body: string }> }>(
+      bob.client,
+      'check_inbox',
+    );
     expect(first.messages).toEqual([expect.objectContaining({ id: sent.id, from: 'alice', body: 'hello bob' })]);
     expect((await call<{ messages: unknown[] }>(bob.client, 'check_inbox')).messages).toEqual([]);
   });
@@ -76,7 +90,9 @@ describe('mailbox over stdio', () => {
   });
 
   it('wait_for_message returns as soon as mail from another process arrives', async () => {
-    const waiting = call<{ messages: Array<{ body: string }>; timed_out: boolean }>(bob.client, 'wait_for_message', { timeout_ms: 20_000 });
+    const waiting = call<{ messages: Array<{ body: string }>; timed_out: boolean }>(bob.client, 'wait_for_message', {
+      timeout_ms: 20_000,
+    });
     const started = Date.now();
     await call(alice.client, 'send_message', { to: 'bob', body: 'wake up' });
     const result = await waiting;
@@ -86,7 +102,9 @@ describe('mailbox over stdio', () => {
   });
 
   it('wait_for_message times out with an empty list when no mail comes', async () => {
-    const result = await call<{ messages: unknown[]; timed_out: boolean }>(bob.client, 'wait_for_message', { timeout_ms: 200 });
+    const result = await call<{ messages: unknown[]; timed_out: boolean }>(bob.client, 'wait_for_message', {
+      timeout_ms: 200,
+    });
     expect(result).toEqual({ messages: [], timed_out: true });
   });
 
@@ -97,7 +115,10 @@ describe('mailbox over stdio', () => {
   });
 
   it('every call so far left a receipt in the call log', async () => {
-    const lines = readFileSync(join(mb.dir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(join(mb.dir, 'calls.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.seq)).toEqual(lines.map((_, i) => i + 1));
     expect(lines.some((l) => l.tool === 'send_message' && !l.ok && l.error.code === 'NOT_FOUND')).toBe(true);
     expect(lines.every((l) => !('body' in l))).toBe(true);
@@ -111,10 +132,23 @@ describe('mailbox over stdio with --tool-prefix', () => {
     const c = await stdioClient(mb.dir, 'a1', ['--tool-prefix', 'mailbox_']);
     try {
       const { tools } = await c.client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['mailbox_ack_message', 'mailbox_check_inbox', 'mailbox_list_agents', 'mailbox_message_status', 'mailbox_send_message', 'mailbox_wait_for_message', 'mailbox_whoami']);
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        'mailbox_ack_message',
+        'mailbox_check_inbox',
+        'mailbox_list_agents',
+        'mailbox_message_status',
+        'mailbox_send_message',
+        'mailbox_wait_for_message',
+        'mailbox_whoami',
+      ]);
       expect(await call(c.client, 'mailbox_whoami')).toEqual({ name: 'a1' });
       // MCP 2025-11-25: an unknown tool is a protocol error (-32602), not a tool result.
-      await expect(c.client.callTool({ name: 'send_message', arguments: { to: 'a2', body: 'x' } })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/Unknown tool "send_message"\. This server's tools: mailbox_whoami/) });
+      await expect(
+        c.client.callTool({ name: 'send_message', arguments: { to: 'a2', body: 'x' } }),
+      ).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringMatching(/Unknown tool "send_message"\. This server's tools: mailbox_whoami/),
+      });
     } finally {
       await c.close();
     }

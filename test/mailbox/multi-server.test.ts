@@ -11,7 +11,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig, readSnapshot, verifyMailbox } from '../../src/mailbox/index.js';
-import { call, type Connected, httpClient, type HttpServerProcess, makeMailbox, startHttp, type TestMailbox } from './helpers.js';
+import {
+  call,
+  type Connected,
+  httpClient,
+  type HttpServerProcess,
+  makeMailbox,
+  startHttp,
+  type TestMailbox,
+} from './helpers.js';
 import { type Host, makeHosts } from './hosts.js';
 
 const SERVERS = 4;
@@ -53,12 +61,19 @@ async function storedCounts(): Promise<Map<string, number>> {
 }
 
 /** `perServer` sends through each server in `targets`, all in flight at once; resolves with each send's id or error. */
-async function burst(targets: Server[], perServer: number, onAck?: (server: number, acked: number) => void): Promise<Array<PromiseSettledResult<string>>> {
+async function burst(
+  targets: Server[],
+  perServer: number,
+  onAck?: (server: number, acked: number) => void,
+): Promise<Array<PromiseSettledResult<string>>> {
   const sessions = await Promise.all(targets.map((s) => Promise.all(SENDERS.map((a) => client(s, a)))));
   const acked = targets.map(() => 0);
   const sends = targets.flatMap((_, k) =>
     Array.from({ length: perServer }, async (_, i) => {
-      const sent = await call<{ id: string }>(sessions[k]![i % SENDERS.length]!.client, 'send_message', { to: SINKS[i % SINKS.length]!, body: `server ${k} send ${i}` });
+      const sent = await call<{ id: string }>(sessions[k]![i % SENDERS.length]!.client, 'send_message', {
+        to: SINKS[i % SINKS.length]!,
+        body: `server ${k} send ${i}`,
+      });
       onAck?.(k, ++acked[k]!);
       return sent.id;
     }),
@@ -71,13 +86,17 @@ beforeAll(async () => {
   const database = new URL(mb.database!).pathname.slice(1);
   const made = await makeHosts(SERVERS, database);
   if ('reason' in made) {
-    console.log(`multi-server: network namespaces unavailable (${made.reason}); the servers share this host's loopback`);
+    console.log(
+      `multi-server: network namespaces unavailable (${made.reason}); the servers share this host's loopback`,
+    );
   } else {
     removeHosts = made.remove;
     // Each host reaches the database its own way: mailbox.json names it by WITNESS_DATABASE_URL.
     writeFileSync(join(mb.dir, 'mailbox.json'), JSON.stringify({ ...readConfig(mb.dir), database: 'postgres' }));
     process.env.WITNESS_DATABASE_URL = mb.database;
-    console.log(`multi-server: ${SERVERS} servers in network namespaces ${made.hosts.map((h) => h.address).join(', ')}, the database over TCP through each gateway`);
+    console.log(
+      `multi-server: ${SERVERS} servers in network namespaces ${made.hosts.map((h) => h.address).join(', ')}, the database over TCP through each gateway`,
+    );
   }
   const hosts = 'reason' in made ? [] : made.hosts;
   servers.push(...(await Promise.all(Array.from({ length: SERVERS }, (_, k) => startServer(hosts[k])))));
@@ -105,7 +124,9 @@ describe(`${SERVERS} mailbox servers on one PostgreSQL mailbox`, () => {
     const report = await verifyMailbox(mb.dir);
     expect(report.problems).toEqual([]);
     expect(report.messages).toBe(2000);
-    console.log(`multi-server: 2,000 sends through ${SERVERS} servers in ${seconds.toFixed(1)} s (${Math.round(2000 / seconds)} sends/s), ${report.calls} call receipts in one chain, verify clean`);
+    console.log(
+      `multi-server: 2,000 sends through ${SERVERS} servers in ${seconds.toFixed(1)} s (${Math.round(2000 / seconds)} sends/s), ${report.calls} call receipts in one chain, verify clean`,
+    );
   }, 300_000);
 
   it('SIGKILL of one server mid-burst loses no acknowledged message and breaks no chain', async () => {
@@ -119,14 +140,18 @@ describe(`${SERVERS} mailbox servers on one PostgreSQL mailbox`, () => {
       }
     });
     expect(killed).toBe(true);
-    const acked = results.filter((r): r is PromiseFulfilledResult<string> => r.status === 'fulfilled').map((r) => r.value);
+    const acked = results
+      .filter((r): r is PromiseFulfilledResult<string> => r.status === 'fulfilled')
+      .map((r) => r.value);
     const refused = results.length - acked.length;
     expect(refused).toBeGreaterThan(0); // the kill came mid-burst: some sends were cut off
     const stored = await storedCounts();
     expect(acked.filter((id) => stored.get(id) !== 1)).toEqual([]);
     const report = await verifyMailbox(mb.dir);
     expect(report.problems).toEqual([]);
-    console.log(`multi-server: SIGKILL mid-burst: ${acked.length} sends acknowledged (all stored once), ${refused} cut off with the server, verify clean over ${report.calls} receipts`);
+    console.log(
+      `multi-server: SIGKILL mid-burst: ${acked.length} sends acknowledged (all stored once), ${refused} cut off with the server, verify clean over ${report.calls} receipts`,
+    );
     servers[SERVERS - 1] = await startServer(victim.host); // the next test has four servers again
   }, 300_000);
 
@@ -140,7 +165,9 @@ describe(`${SERVERS} mailbox servers on one PostgreSQL mailbox`, () => {
     const fromStart: number[] = [];
     const fromAck: number[] = [];
     for (let i = 0; i < 100; i++) {
-      const waiting = call<{ messages: Array<{ body: string }> }>(bob.client, 'wait_for_message', { timeout_ms: 10_000 }).then((r) => ({ r, at: performance.now() }));
+      const waiting = call<{ messages: Array<{ body: string }> }>(bob.client, 'wait_for_message', {
+        timeout_ms: 10_000,
+      }).then((r) => ({ r, at: performance.now() }));
       // Part of the measurement, not synchronisation: the send must find the wait already waiting.
       await new Promise((r) => setTimeout(r, 30));
       const sentAt = performance.now();
@@ -152,8 +179,11 @@ describe(`${SERVERS} mailbox servers on one PostgreSQL mailbox`, () => {
       fromAck.push(at - ackedAt);
     }
     const sorted = (ms: number[]) => ms.sort((a, b) => a - b);
-    const line = (ms: number[]) => `median ${ms[49]!.toFixed(1)} ms, p90 ${ms[89]!.toFixed(1)} ms, max ${ms[99]!.toFixed(1)} ms`;
-    console.log(`multi-server: wait on server 0 after a send on server 1, from the send's acknowledgement: ${line(sorted(fromAck))}; from its start: ${line(sorted(fromStart))}`);
+    const line = (ms: number[]) =>
+      `median ${ms[49]!.toFixed(1)} ms, p90 ${ms[89]!.toFixed(1)} ms, max ${ms[99]!.toFixed(1)} ms`;
+    console.log(
+      `multi-server: wait on server 0 after a send on server 1, from the send's acknowledgement: ${line(sorted(fromAck))}; from its start: ${line(sorted(fromStart))}`,
+    );
     expect(fromAck[49]!).toBeLessThan(100);
   }, 300_000);
 });

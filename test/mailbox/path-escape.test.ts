@@ -40,7 +40,12 @@ function craftLock(mb: TestMailbox, boot: string): void {
   const dead = spawnSync(process.execPath, ['-e', '']).pid!;
   const owner = { pid: dead, host: hostname(), boot, start: '1', nonce: 'crafted', since: Date.now() };
   const intent = {
-    files: { '../victim.txt': 0, 'inbox/../../keep.txt': 3, [join(dirname(mb.dir), 'victim.json')]: 1, 'calls.jsonl': 0 },
+    files: {
+      '../victim.txt': 0,
+      'inbox/../../keep.txt': 3,
+      [join(dirname(mb.dir), 'victim.json')]: 1,
+      'calls.jsonl': 0,
+    },
     restore: { '../victim.json': 'overwritten', '../keep.txt': null, 'cursors/../../victim.txt': null },
   };
   writeFileSync(join(mb.dir, '.lock'), `${JSON.stringify(owner)}\n${JSON.stringify({ intent })}\n`);
@@ -128,7 +133,9 @@ describe('nothing outside the mailbox directory is touched', () => {
     try {
       await store.send('a', { to: 'b', body: 'one' });
       symlinkSync(join(dirname(mb.dir), 'victim.json'), join(mb.dir, 'cursors', `b.json.${process.pid}.tmp`));
-      expect((await store.fetch('b', { limit: 10, peek: false, tool: 'check_inbox' })).map((m) => m.body)).toEqual(['one']);
+      expect((await store.fetch('b', { limit: 10, peek: false, tool: 'check_inbox' })).map((m) => m.body)).toEqual([
+        'one',
+      ]);
       expectUntouched(files);
       await store.send('a', { to: 'a', body: 'two' });
       symlinkSync(join(dirname(mb.dir), 'victim.json'), join(mb.dir, 'cursors', 'a.json'));

@@ -52,7 +52,9 @@ describe('a planted lock intent', () => {
       expect(before.problems.map((p) => [p.file, p.kind])).toEqual([['.lock', 'forged']]);
       const { out, err } = await cli(['mailbox', 'recover', mb.dir, '--json'], 1);
       expect(JSON.parse(out)).toMatchObject({ recovered: true, intent: 'forged', cut: {} });
-      expect(err).toMatch(/\.lock held an intent that was not obeyed: it carries no signature.*nothing acknowledged was removed/);
+      expect(err).toMatch(
+        /\.lock held an intent that was not obeyed: it carries no signature.*nothing acknowledged was removed/,
+      );
       expect(existsSync(join(mb.dir, '.lock'))).toBe(false);
       const after = await verifyMailbox(mb.dir);
       expect(after.problems).toEqual([]);
@@ -64,7 +66,9 @@ describe('a planted lock intent', () => {
     const mb = await busyMailbox();
     const other = await makeMailbox(['x']);
     plantLock(mb, intentLine(signer(other), 'planted', { files: everythingEmpty, to: 0 }));
-    expect((await cli(['mailbox', 'recover', mb.dir], 1)).err).toMatch(/signature does not verify under the mailbox key/);
+    expect((await cli(['mailbox', 'recover', mb.dir], 1)).err).toMatch(
+      /signature does not verify under the mailbox key/,
+    );
     expect((await verifyMailbox(mb.dir)).calls).toBe(14);
   });
 
@@ -80,7 +84,9 @@ describe('a planted lock intent', () => {
     plantLock(mb, intentLine(signer(mb), 'planted', { files: everythingEmpty, to: 0 }));
     const { out, err } = await cli(['mailbox', 'recover', mb.dir, '--json'], 1);
     expect(JSON.parse(out)).toMatchObject({ intent: 'stale', cut: {} });
-    expect(err).toMatch(/genuine intent of an earlier write \(it ends at call 0, the log holds genuine calls up to 14\)/);
+    expect(err).toMatch(
+      /genuine intent of an earlier write \(it ends at call 0, the log holds genuine calls up to 14\)/,
+    );
     const after = await verifyMailbox(mb.dir);
     expect([after.problems, after.calls, after.messages]).toEqual([[], 14, 10]);
   });
@@ -100,13 +106,19 @@ describe('an honest writer that died mid-commit (its intent signed)', () => {
   function honestLock(mb: TestMailbox, files: Record<string, number>, to: number): void {
     plantLock(mb, intentLine(signer(mb), 'honest', { files, to }), THIS_BOOT, 'honest');
   }
-  const sizes = (mb: TestMailbox) => ({ 'calls.jsonl': statSync(join(mb.dir, 'calls.jsonl')).size, 'inbox/bob.jsonl': statSync(join(mb.dir, 'inbox', 'bob.jsonl')).size });
+  const sizes = (mb: TestMailbox) => ({
+    'calls.jsonl': statSync(join(mb.dir, 'calls.jsonl')).size,
+    'inbox/bob.jsonl': statSync(join(mb.dir, 'inbox', 'bob.jsonl')).size,
+  });
 
   it('has its inbox line without a receipt and its torn receipt cut, and nothing else', async () => {
     const mb = await busyMailbox();
     const files = sizes(mb);
     honestLock(mb, files, 15);
-    appendFileSync(join(mb.dir, 'inbox', 'bob.jsonl'), `${JSON.stringify({ id: 'msg_unacked', from: 'alice', to: 'bob', body: 'never acknowledged', sent_at: new Date().toISOString() })}\n`);
+    appendFileSync(
+      join(mb.dir, 'inbox', 'bob.jsonl'),
+      `${JSON.stringify({ id: 'msg_unacked', from: 'alice', to: 'bob', body: 'never acknowledged', sent_at: new Date().toISOString() })}\n`,
+    );
     appendFileSync(join(mb.dir, 'calls.jsonl'), '{"v":2,"seq":15,"ts":"'); // the receipt's write was cut short
     const { out } = await cli(['mailbox', 'recover', mb.dir, '--json']);
     expect(JSON.parse(out)).toEqual({ recovered: true });

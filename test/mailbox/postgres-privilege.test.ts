@@ -64,7 +64,8 @@ function documentedServeGrants(name: string): string {
 function rightsIn(sql: string): string[] {
   const rights: string[] = [];
   for (const [, privileges, sequence, objects] of sql.matchAll(/GRANT ([A-Z, ]+) ON (SEQUENCE )?([a-z_, ]+) TO/g)) {
-    for (const p of privileges!.split(', ')) for (const o of objects!.split(', ')) rights.push(`${p} ${sequence ? 'sequence' : 'table'} ${o}`);
+    for (const p of privileges!.split(', '))
+      for (const o of objects!.split(', ')) rights.push(`${p} ${sequence ? 'sequence' : 'table'} ${o}`);
   }
   return rights.sort();
 }
@@ -72,7 +73,9 @@ function rightsIn(sql: string): string[] {
 const asRights = (grants: readonly Grant[]) => grants.map((g) => `${g.privilege} ${g.kind} ${g.object}`).sort();
 
 function grantSql(grants: readonly Grant[], name: string): string {
-  return grants.map((g) => `GRANT ${g.privilege} ON ${g.kind === 'sequence' ? 'SEQUENCE ' : ''}${g.object} TO ${name};`).join('\n');
+  return grants
+    .map((g) => `GRANT ${g.privilege} ON ${g.kind === 'sequence' ? 'SEQUENCE ' : ''}${g.object} TO ${name};`)
+    .join('\n');
 }
 
 /** A copy of the mailbox folder whose mailbox.json names the database as another role (what a server host keeps). */
@@ -100,11 +103,17 @@ describe('witness mailbox on PostgreSQL with least privilege', () => {
     const key = join(tempDir(), 'k.json');
     const refused = await cli(['mailbox', 'init', dir, '--key', key, '--store', low.url], 2);
     expectOneLine(refused.err);
-    expect(refused.err).toContain(`The role "${low.name}" may not create or upgrade the mailbox tables (permission denied for schema public); run \`witness mailbox migrate ${low.url}\` as a role that may create tables, or grant it: GRANT CREATE ON SCHEMA public TO ${low.name}.`);
+    expect(refused.err).toContain(
+      `The role "${low.name}" may not create or upgrade the mailbox tables (permission denied for schema public); run \`witness mailbox migrate ${low.url}\` as a role that may create tables, or grant it: GRANT CREATE ON SCHEMA public TO ${low.name}.`,
+    );
     expect(existsSync(dir) || existsSync(key)).toBe(false);
 
     expect((await cli(['mailbox', 'migrate', db.url])).out).toMatch(/from version 0 to 3/);
-    expect(JSON.parse((await cli(['mailbox', 'migrate', db.url, '--json'])).out)).toMatchObject({ store: 'postgres', from: 3, to: 3 });
+    expect(JSON.parse((await cli(['mailbox', 'migrate', db.url, '--json'])).out)).toMatchObject({
+      store: 'postgres',
+      from: 3,
+      to: 3,
+    });
     await admin(db.url, grantSql(MAILBOX_GRANTS.init, low.name));
     await cli(['mailbox', 'init', dir, '--key', key, '--store', low.url]);
     expect(readConfig(dir)).toMatchObject({ store: 'postgres', database: low.url });
@@ -148,11 +157,21 @@ describe('witness mailbox on PostgreSQL with least privilege', () => {
     // The reader may not write: a server started as it is refused before it serves, naming the first right.
     const refused = await cli(['mailbox', 'serve', '--dir', read, '--agent', 'alice'], 2);
     expectOneLine(refused.err);
-    expect(refused.err).toMatch(new RegExp(`The role "${reader.name}" may not INSERT into mailbox_messages, .*which serving the mailbox needs; grant it: GRANT INSERT ON mailbox_messages TO ${reader.name}; `));
+    expect(refused.err).toMatch(
+      new RegExp(
+        `The role "${reader.name}" may not INSERT into mailbox_messages, .*which serving the mailbox needs; grant it: GRANT INSERT ON mailbox_messages TO ${reader.name}; `,
+      ),
+    );
     // Nothing the roles ran changed the schema: the owner's tables, the owner's version row.
     const pool = await openPool(db.url, { purpose: 'test', max: 1 });
     try {
-      expect((await pool.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public' AND tableowner <> current_user")).rows).toEqual([{ n: 0 }]);
+      expect(
+        (
+          await pool.query(
+            "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public' AND tableowner <> current_user",
+          )
+        ).rows,
+      ).toEqual([{ n: 0 }]);
     } finally {
       await pool.end();
     }
@@ -171,14 +190,18 @@ describe('witness mailbox on PostgreSQL with least privilege', () => {
 
     const refused = await cli(['mailbox', 'serve', '--dir', served, '--agent', 'alice'], 2);
     expectOneLine(refused.err);
-    expect(refused.err).toBe(`witness: The role "${server.name}" may not INSERT into mailbox_calls, which serving the mailbox needs; grant it: GRANT INSERT ON mailbox_calls TO ${server.name}.\n`);
+    expect(refused.err).toBe(
+      `witness: The role "${server.name}" may not INSERT into mailbox_calls, which serving the mailbox needs; grant it: GRANT INSERT ON mailbox_calls TO ${server.name}.\n`,
+    );
 
     await admin(db.url, `GRANT INSERT ON mailbox_calls TO ${server.name}`);
     const store = await openStore(served);
     try {
       await admin(db.url, `REVOKE INSERT ON mailbox_calls FROM ${server.name}`);
       const error = await store.send('alice', { to: 'bob', body: 'not stored' }).catch((e: unknown) => e);
-      expect(isWitnessError(error, 'USAGE') && error.message).toMatch(/^The mailbox database refused the write: the database role was refused a right \(permission denied for table mailbox_calls\); grant it the rights docs\/mailbox\.md lists for this command, or run it as a role that has them; nothing was changed\.$/);
+      expect(isWitnessError(error, 'USAGE') && error.message).toMatch(
+        /^The mailbox database refused the write: the database role was refused a right \(permission denied for table mailbox_calls\); grant it the rights docs\/mailbox\.md lists for this command, or run it as a role that has them; nothing was changed\.$/,
+      );
     } finally {
       await store.close();
     }
@@ -193,10 +216,17 @@ describe('witness mailbox on PostgreSQL with least privilege', () => {
     await cli(['mailbox', 'init', owned, '--key', join(root, 'k.json'), '--store', db.url]);
     await cli(['mailbox', 'add-agent', owned, 'alice']);
     await admin(db.url, "UPDATE witness_schema SET version = 2 WHERE component = 'mailbox'");
-    for (const argv of [['serve', '--dir', owned, '--agent', 'alice'], ['verify', owned], ['status', owned, 'msg_x'], ['export', owned, '--out', join(root, 'x.jsonl')]]) {
+    for (const argv of [
+      ['serve', '--dir', owned, '--agent', 'alice'],
+      ['verify', owned],
+      ['status', owned, 'msg_x'],
+      ['export', owned, '--out', join(root, 'x.jsonl')],
+    ]) {
       const { err } = await cli(['mailbox', ...argv], 2);
       expectOneLine(err);
-      expect(err).toContain(`schema is at version 2, older than this Witness's 3; run \`witness mailbox migrate ${owned}\` as a role that may create tables.`);
+      expect(err).toContain(
+        `schema is at version 2, older than this Witness's 3; run \`witness mailbox migrate ${owned}\` as a role that may create tables.`,
+      );
     }
     const empty = await database('noschema');
     writeFileSync(join(owned, 'mailbox.json'), JSON.stringify({ ...readConfig(owned), database: empty.url }));
@@ -205,7 +235,9 @@ describe('witness mailbox on PostgreSQL with least privilege', () => {
     expect(err).toContain("The database's mailbox schema is not there; run `witness mailbox migrate");
     const pool = await openPool(empty.url, { purpose: 'test', max: 1 });
     try {
-      expect((await pool.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'")).rows).toEqual([{ n: 0 }]);
+      expect((await pool.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'")).rows).toEqual([
+        { n: 0 },
+      ]);
     } finally {
       await pool.end();
     }
@@ -224,9 +256,14 @@ describe('witness mailbox on PostgreSQL with least privilege', () => {
     const db = await database('nonces');
     const low = await role('nonce', db.name);
     const refused = await PostgresNonceStore.open(low.url).catch((e: unknown) => e);
-    expect(isWitnessError(refused, 'USAGE') && refused.message).toBe(`The role "${low.name}" may not create or upgrade the nonces tables (permission denied for schema public); run this as a role that may create tables, or grant it: GRANT CREATE ON SCHEMA public TO ${low.name}.`);
+    expect(isWitnessError(refused, 'USAGE') && refused.message).toBe(
+      `The role "${low.name}" may not create or upgrade the nonces tables (permission denied for schema public); run this as a role that may create tables, or grant it: GRANT CREATE ON SCHEMA public TO ${low.name}.`,
+    );
     await (await PostgresNonceStore.open(db.url)).close(); // the owner creates the table
-    await admin(db.url, `GRANT SELECT ON witness_schema TO ${low.name}; GRANT SELECT, INSERT, DELETE ON witness_nonces TO ${low.name}`);
+    await admin(
+      db.url,
+      `GRANT SELECT ON witness_schema TO ${low.name}; GRANT SELECT, INSERT, DELETE ON witness_nonces TO ${low.name}`,
+    );
     const store = await PostgresNonceStore.open(low.url);
     try {
       expect(await store.claim('n1', Date.now() + 60_000)).toBe(true);

@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPool } from '../../src/attest/postgres.js';
 import { isWitnessError } from '../../src/core/errors.js';
-import { createRuntime, type MailboxRuntime, openStore, type PostgresStore, readConfig, tailMailbox, verifyMailbox } from '../../src/mailbox/index.js';
+import {
+  createRuntime,
+  type MailboxRuntime,
+  openStore,
+  type PostgresStore,
+  readConfig,
+  tailMailbox,
+  verifyMailbox,
+} from '../../src/mailbox/index.js';
 import type { Message } from '../../src/mailbox/call-log.js';
 import { mailboxDatabaseUrl } from '../../src/mailbox/store/postgres/db.js';
 import type { ToolContext } from '../../src/mailbox/tools/index.js';
@@ -71,25 +79,33 @@ describe('witness mailbox init --store postgres', () => {
 
   it('says which database cannot be reached (exit 1; a host that does not resolve, exit 2) and that WITNESS_DATABASE_URL is unset (exit 2)', async () => {
     const dir = join(tempDir(), 'mb');
-    expect((await cli(['mailbox', 'init', dir, '--store', 'postgres:///witness_no_such_db'], 1)).err).toMatch(/Cannot reach the mailbox database at postgres:\/\/\/witness_no_such_db: database "witness_no_such_db" does not exist/);
+    expect((await cli(['mailbox', 'init', dir, '--store', 'postgres:///witness_no_such_db'], 1)).err).toMatch(
+      /Cannot reach the mailbox database at postgres:\/\/\/witness_no_such_db: database "witness_no_such_db" does not exist/,
+    );
     // A host name that does not resolve is an address the caller gave: exit 2, as docs/errors.md says for ENOTFOUND.
-    expect((await cli(['mailbox', 'init', dir, '--store', 'postgres://nosuch.invalid/db'], 2)).err).toMatch(/Cannot reach the mailbox database at postgres:\/\/nosuch\.invalid\/db: .*ENOTFOUND/);
+    expect((await cli(['mailbox', 'init', dir, '--store', 'postgres://nosuch.invalid/db'], 2)).err).toMatch(
+      /Cannot reach the mailbox database at postgres:\/\/nosuch\.invalid\/db: .*ENOTFOUND/,
+    );
     const saved = process.env.WITNESS_DATABASE_URL;
     delete process.env.WITNESS_DATABASE_URL;
     try {
-      expect((await cli(['mailbox', 'init', dir, '--store', 'postgres'], 2)).err).toMatch(/WITNESS_DATABASE_URL, which is not set/);
+      expect((await cli(['mailbox', 'init', dir, '--store', 'postgres'], 2)).err).toMatch(
+        /WITNESS_DATABASE_URL, which is not set/,
+      );
     } finally {
       if (saved !== undefined) process.env.WITNESS_DATABASE_URL = saved;
     }
     expect(existsSync(dir)).toBe(false);
   });
 
-  it('a mailbox.json pointed at another mailbox\'s database is refused by serve and verify', async () => {
+  it("a mailbox.json pointed at another mailbox's database is refused by serve and verify", async () => {
     const [one, two] = [await mailbox(), await mailbox()];
     const config = readConfig(one.dir);
     writeFileSync(join(one.dir, 'mailbox.json'), JSON.stringify({ ...config, database: two.database }));
     const error = await openStore(one.dir, { keyPath: one.keyPath }).catch((e: unknown) => e);
-    expect(isWitnessError(error, 'INVALID_INPUT') && error.message).toMatch(/holds mailbox .*not this folder's mailbox/);
+    expect(isWitnessError(error, 'INVALID_INPUT') && error.message).toMatch(
+      /holds mailbox .*not this folder's mailbox/,
+    );
     expect((await cli(['mailbox', 'verify', one.dir], 2)).err).toMatch(/holds mailbox/);
   });
 
@@ -100,15 +116,33 @@ describe('witness mailbox init --store postgres', () => {
     await store.fetch('b', fetchOpts);
     await store.close();
     // As a version-1 database was: no index of the lines that name a message, and the version table says 1.
-    await withTables('postgres', mb.dir, (sql) => sql("DROP INDEX mailbox_calls_ids; DROP FUNCTION mailbox_call_ids(text); UPDATE witness_schema SET version = 1 WHERE component = 'mailbox'"));
+    await withTables('postgres', mb.dir, (sql) =>
+      sql(
+        "DROP INDEX mailbox_calls_ids; DROP FUNCTION mailbox_call_ids(text); UPDATE witness_schema SET version = 1 WHERE component = 'mailbox'",
+      ),
+    );
     const refused = await openStore(mb.dir, { keyPath: mb.keyPath }).catch((e: unknown) => e);
-    expect(isWitnessError(refused, 'USAGE') && refused.message).toMatch(/schema is at version 1, older than this Witness's 3; run `witness mailbox migrate .*mb` as a role that may create tables/);
-    expect((await withTables('postgres', mb.dir, (sql) => sql("SELECT version FROM witness_schema WHERE component = 'mailbox'")))[0]).toEqual({ version: 1 });
+    expect(isWitnessError(refused, 'USAGE') && refused.message).toMatch(
+      /schema is at version 1, older than this Witness's 3; run `witness mailbox migrate .*mb` as a role that may create tables/,
+    );
+    expect(
+      (
+        await withTables('postgres', mb.dir, (sql) =>
+          sql("SELECT version FROM witness_schema WHERE component = 'mailbox'"),
+        )
+      )[0],
+    ).toEqual({ version: 1 });
     expect((await cli(['mailbox', 'migrate', mb.dir])).out).toMatch(/from version 1 to 3/);
     const upgraded = await openStore(mb.dir, { keyPath: mb.keyPath });
     try {
       expect(await upgraded.status(sent.id)).toMatchObject({ id: sent.id, from: 'a', to: 'b', state: 'read' });
-      expect((await withTables('postgres', mb.dir, (sql) => sql("SELECT version FROM witness_schema WHERE component = 'mailbox'")))[0]).toEqual({ version: 3 });
+      expect(
+        (
+          await withTables('postgres', mb.dir, (sql) =>
+            sql("SELECT version FROM witness_schema WHERE component = 'mailbox'"),
+          )
+        )[0],
+      ).toEqual({ version: 3 });
     } finally {
       await upgraded.close();
     }
@@ -116,16 +150,23 @@ describe('witness mailbox init --store postgres', () => {
 
   it('a database whose mailbox schema is newer than this build is refused', async () => {
     const mb = await mailbox();
-    await withTables('postgres', mb.dir, (sql) => sql("UPDATE witness_schema SET version = 99 WHERE component = 'mailbox'"));
+    await withTables('postgres', mb.dir, (sql) =>
+      sql("UPDATE witness_schema SET version = 99 WHERE component = 'mailbox'"),
+    );
     const error = await openStore(mb.dir, { keyPath: mb.keyPath }).catch((e: unknown) => e);
-    expect(isWitnessError(error, 'INVALID_INPUT') && error.message).toMatch(/mailbox schema is version 99, newer than this Witness knows \(3\)/);
+    expect(isWitnessError(error, 'INVALID_INPUT') && error.message).toMatch(
+      /mailbox schema is version 99, newer than this Witness knows \(3\)/,
+    );
   });
 });
 
 describe('several server processes on one PostgreSQL mailbox', () => {
   it('a wait in one process wakes on a send committed by another, without polling', async () => {
     const mb = await mailbox();
-    const [waiter, sender] = [await createRuntime({ dir: mb.dir, keyPath: mb.keyPath }), await createRuntime({ dir: mb.dir, keyPath: mb.keyPath })];
+    const [waiter, sender] = [
+      await createRuntime({ dir: mb.dir, keyPath: mb.keyPath }),
+      await createRuntime({ dir: mb.dir, keyPath: mb.keyPath }),
+    ];
     try {
       expect((waiter.store as PostgresStore).pollMs).toBe(1000); // listening: the poll is only the fallback
       const { ctx, asleep } = sleepingWaiter(waiter, 'b');
@@ -143,12 +184,27 @@ describe('several server processes on one PostgreSQL mailbox', () => {
 
   it('the listener reconnects after its connection is killed, wakes everyone once, and keeps waking', async () => {
     const mb = await mailbox();
-    const [waiter, sender] = [await createRuntime({ dir: mb.dir, keyPath: mb.keyPath }), await createRuntime({ dir: mb.dir, keyPath: mb.keyPath })];
+    const [waiter, sender] = [
+      await createRuntime({ dir: mb.dir, keyPath: mb.keyPath }),
+      await createRuntime({ dir: mb.dir, keyPath: mb.keyPath }),
+    ];
     try {
       const store = waiter.store as PostgresStore;
-      await withTables('postgres', mb.dir, (sql) => sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND datname = current_database()"));
-      await waitFor(() => store.pollMs === 50, 10_000, () => 'the listener to notice its connection is gone');
-      await waitFor(() => store.pollMs === 1000, 10_000, () => 'the listener to reconnect');
+      await withTables('postgres', mb.dir, (sql) =>
+        sql(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND datname = current_database()",
+        ),
+      );
+      await waitFor(
+        () => store.pollMs === 50,
+        10_000,
+        () => 'the listener to notice its connection is gone',
+      );
+      await waitFor(
+        () => store.pollMs === 1000,
+        10_000,
+        () => 'the listener to reconnect',
+      );
       const { ctx, asleep } = sleepingWaiter(waiter, 'b');
       const waiting = waitForMail(ctx, 10, 20_000);
       await asleep;
@@ -164,7 +220,10 @@ describe('several server processes on one PostgreSQL mailbox', () => {
   it('the send rate per agent holds across processes: two servers share one bucket', async () => {
     const mb = await mailbox();
     const limits = { sendsPerMinute: 5 };
-    const [one, two] = [await createRuntime({ dir: mb.dir, keyPath: mb.keyPath, limits }), await createRuntime({ dir: mb.dir, keyPath: mb.keyPath, limits })];
+    const [one, two] = [
+      await createRuntime({ dir: mb.dir, keyPath: mb.keyPath, limits }),
+      await createRuntime({ dir: mb.dir, keyPath: mb.keyPath, limits }),
+    ];
     try {
       const takes = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => (i % 2 ? one : two).rate.take('a')));
       expect(takes.filter((t) => t.status === 'fulfilled')).toHaveLength(5);
@@ -183,7 +242,11 @@ describe('several server processes on one PostgreSQL mailbox', () => {
       expect((await store.agents()).map((a) => a.name)).toEqual(['a']);
       await cli(['mailbox', 'add-agent', mb.dir, 'late']);
       expect((await store.send('a', { to: 'late', body: 'welcome' })).deduplicated).toBe(false);
-      await waitFor(async () => (await store.agents()).some((a) => a.name === 'late'), 5000, () => 'the agent list to show late');
+      await waitFor(
+        async () => (await store.agents()).some((a) => a.name === 'late'),
+        5000,
+        () => 'the agent list to show late',
+      );
     } finally {
       await store.close();
     }
@@ -202,15 +265,21 @@ describe('verify and tail on PostgreSQL', () => {
     }
     expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
     await withTables('postgres', mb.dir, async (sql) => {
-      await sql("UPDATE messages SET text = replace(text, '\"one\"', '\"ONE\"') WHERE id = ?", [sent[0]!.id]);
+      await sql('UPDATE messages SET text = replace(text, \'"one"\', \'"ONE"\') WHERE id = ?', [sent[0]!.id]);
       await sql('DELETE FROM calls WHERE seq = 2');
-      await sql('INSERT INTO messages (id, recipient, text) VALUES (?, ?, ?)', ['msg_planted', 'b', JSON.stringify({ id: 'msg_planted', from: 'a', to: 'b', body: 'x', sent_at: 't' })]);
+      await sql('INSERT INTO messages (id, recipient, text) VALUES (?, ?, ?)', [
+        'msg_planted',
+        'b',
+        JSON.stringify({ id: 'msg_planted', from: 'a', to: 'b', body: 'x', sent_at: 't' }),
+      ]);
     });
     const report = await verifyMailbox(mb.dir);
     expect(report.ok).toBe(false);
     const kinds = report.problems.map((p) => `${p.kind} ${p.file.replace(/^postgres:.*#/, '#')}`);
     expect(kinds).toEqual(expect.arrayContaining(['modified #messages[b]', 'orphan #messages[b]']));
-    expect(report.problems.some((p) => p.file.endsWith('#calls') && /deleted|modified|reordered/.test(p.kind))).toBe(true);
+    expect(report.problems.some((p) => p.file.endsWith('#calls') && /deleted|modified|reordered/.test(p.kind))).toBe(
+      true,
+    );
     // Locations are the URL (password hidden) and the table, never the scheme twice.
     for (const p of report.problems) expect(p.file).toMatch(/^postgres(ql)?:\/\/[^#]*#/);
   });
@@ -248,9 +317,13 @@ describe('verify and tail on PostgreSQL', () => {
     try {
       await store.send('a', { to: 'b', body: 'kept' });
       // A constraint the store never expects makes the database refuse the next commit as a whole.
-      await withTables('postgres', mb.dir, (sql) => sql("ALTER TABLE messages ADD CONSTRAINT no_boom CHECK (text NOT LIKE '%boom%')"));
+      await withTables('postgres', mb.dir, (sql) =>
+        sql("ALTER TABLE messages ADD CONSTRAINT no_boom CHECK (text NOT LIKE '%boom%')"),
+      );
       const error = await store.send('a', { to: 'b', body: 'boom' }).catch((e: unknown) => e);
-      expect(isWitnessError(error, 'IO') && error.message).toMatch(/refused the write .*not stored and nothing of it was acknowledged/);
+      expect(isWitnessError(error, 'IO') && error.message).toMatch(
+        /refused the write .*not stored and nothing of it was acknowledged/,
+      );
       expect((await store.fetch('b', fetchOpts)).map((m) => m.body)).toEqual(['kept']);
     } finally {
       await store.close();
@@ -258,16 +331,22 @@ describe('verify and tail on PostgreSQL', () => {
     expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 
-  it('a read outside a commit that the database fails is the mailbox\'s IO error, and changes nothing', async () => {
+  it("a read outside a commit that the database fails is the mailbox's IO error, and changes nothing", async () => {
     const mb = await mailbox();
     const store = await openStore(mb.dir, { keyPath: mb.keyPath });
     try {
       await store.send('a', { to: 'b', body: 'kept' });
       await withTables('postgres', mb.dir, (sql) => sql('ALTER TABLE messages RENAME TO messages_away'));
       // One at a time: a read started before the previous one's rejection is handled would be an unhandled rejection.
-      for (const read of [() => store.hasUnread('b'), () => store.inboxMark('b'), () => store.inboxSince('b', '', 10)]) {
+      for (const read of [
+        () => store.hasUnread('b'),
+        () => store.inboxMark('b'),
+        () => store.inboxSince('b', '', 10),
+      ]) {
         const error = await read().catch((e: unknown) => e);
-        expect(isWitnessError(error, 'IO') && error.message).toMatch(/failed a read \(42P01: .*\): nothing was changed\. Check the database server/);
+        expect(isWitnessError(error, 'IO') && error.message).toMatch(
+          /failed a read \(42P01: .*\): nothing was changed\. Check the database server/,
+        );
       }
       await withTables('postgres', mb.dir, (sql) => sql('ALTER TABLE messages_away RENAME TO mailbox_messages'));
       expect((await store.fetch('b', fetchOpts)).map((m) => m.body)).toEqual(['kept']);
@@ -279,7 +358,7 @@ describe('verify and tail on PostgreSQL', () => {
 });
 
 describe('a fresh database per mailbox', () => {
-  it('the mailbox\'s URL is the one its mailbox.json names', async () => {
+  it("the mailbox's URL is the one its mailbox.json names", async () => {
     const db = await freshDatabase('mburl');
     try {
       const dir = join(tempDir(), 'mb');
@@ -287,7 +366,9 @@ describe('a fresh database per mailbox', () => {
       expect(mailboxDatabaseUrl(readConfig(dir))).toBe(db.url);
       const pool = await openPool(db.url, { purpose: 'test' });
       try {
-        expect((await pool.query("SELECT version FROM witness_schema WHERE component = 'mailbox'")).rows).toEqual([{ version: 3 }]);
+        expect((await pool.query("SELECT version FROM witness_schema WHERE component = 'mailbox'")).rows).toEqual([
+          { version: 3 },
+        ]);
       } finally {
         await pool.end();
       }

@@ -16,7 +16,10 @@ import { intentLine } from '../../src/mailbox/store/jsonl/lock-intent.js';
 import { cli, makeMailbox, type TestMailbox } from './helpers.js';
 
 function sizes(mb: TestMailbox): Record<string, number> {
-  return { 'calls.jsonl': statSync(join(mb.dir, 'calls.jsonl')).size, 'inbox/b.jsonl': statSync(join(mb.dir, 'inbox', 'b.jsonl')).size };
+  return {
+    'calls.jsonl': statSync(join(mb.dir, 'calls.jsonl')).size,
+    'inbox/b.jsonl': statSync(join(mb.dir, 'inbox', 'b.jsonl')).size,
+  };
 }
 
 /** A lock file as lock.ts writes it (its intent signed with the mailbox key, its write ending at call 2), owned by a process of an earlier boot (or this one). */
@@ -33,7 +36,11 @@ async function send(mb: TestMailbox, body: string): Promise<void> {
   await store.close();
 }
 
-const bodies = (mb: TestMailbox) => readFileSync(join(mb.dir, 'inbox', 'b.jsonl'), 'utf8').split('\n').slice(0, -1).map((l) => (JSON.parse(l) as { body: string }).body);
+const bodies = (mb: TestMailbox) =>
+  readFileSync(join(mb.dir, 'inbox', 'b.jsonl'), 'utf8')
+    .split('\n')
+    .slice(0, -1)
+    .map((l) => (JSON.parse(l) as { body: string }).body);
 
 describe('recovering a writer that died with the machine', () => {
   it('keeps a finished commit whose lock file survived the power loss', async () => {
@@ -62,7 +69,10 @@ describe('recovering a writer that died with the machine', () => {
     const mb = await makeMailbox(['a', 'b']);
     await send(mb, 'first');
     leaveLock(mb, sizes(mb), 'an-earlier-boot');
-    appendFileSync(join(mb.dir, 'inbox', 'b.jsonl'), `${JSON.stringify({ id: 'msg_unreceipted', from: 'a', to: 'b', body: 'no receipt', sent_at: new Date().toISOString() })}\n`);
+    appendFileSync(
+      join(mb.dir, 'inbox', 'b.jsonl'),
+      `${JSON.stringify({ id: 'msg_unreceipted', from: 'a', to: 'b', body: 'no receipt', sent_at: new Date().toISOString() })}\n`,
+    );
     expect((await verifyMailbox(mb.dir)).problems.map((p) => p.kind)).toEqual(['orphan']);
     await cli(['mailbox', 'recover', mb.dir]);
     expect(bodies(mb)).toEqual(['first']);
@@ -96,10 +106,13 @@ describe('recovering a writer that died with the machine', () => {
     expect((await verifyMailbox(mb.dir)).problems).toEqual([]);
   });
 
-  it('with the lock file\'s content lost too, cuts inbox lines at the end that have no receipt', async () => {
+  it("with the lock file's content lost too, cuts inbox lines at the end that have no receipt", async () => {
     const mb = await makeMailbox(['a', 'b']);
     await send(mb, 'first');
-    appendFileSync(join(mb.dir, 'inbox', 'b.jsonl'), `${JSON.stringify({ id: 'msg_unreceipted', from: 'a', to: 'b', body: 'no receipt', sent_at: new Date().toISOString() })}\n`);
+    appendFileSync(
+      join(mb.dir, 'inbox', 'b.jsonl'),
+      `${JSON.stringify({ id: 'msg_unreceipted', from: 'a', to: 'b', body: 'no receipt', sent_at: new Date().toISOString() })}\n`,
+    );
     const lock = join(mb.dir, '.lock');
     writeFileSync(lock, ''); // created (durable with the inbox sync), content never written back
     utimesSync(lock, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));

@@ -14,11 +14,25 @@ import { describe, expect, it } from 'vitest';
 import { AGENT_NAME_PATTERN, agentNameProblem, openStore, verifyMailbox } from '../../src/mailbox/index.js';
 import { makeMailbox } from './helpers.js';
 
-type Op = { kind: 'send'; via: 0 | 1; from: 'a' | 'b'; to: 'a' | 'b'; body: string } | { kind: 'read'; via: 0 | 1; who: 'a' | 'b'; limit: number; peek: boolean };
+type Op =
+  | { kind: 'send'; via: 0 | 1; from: 'a' | 'b'; to: 'a' | 'b'; body: string }
+  | { kind: 'read'; via: 0 | 1; who: 'a' | 'b'; limit: number; peek: boolean };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('send' as const), via: fc.constantFrom(0 as const, 1 as const), from: fc.constantFrom('a' as const, 'b' as const), to: fc.constantFrom('a' as const, 'b' as const), body: fc.string({ unit: 'grapheme', maxLength: 40 }) }),
-  fc.record({ kind: fc.constant('read' as const), via: fc.constantFrom(0 as const, 1 as const), who: fc.constantFrom('a' as const, 'b' as const), limit: fc.integer({ min: 1, max: 4 }), peek: fc.boolean() }),
+  fc.record({
+    kind: fc.constant('send' as const),
+    via: fc.constantFrom(0 as const, 1 as const),
+    from: fc.constantFrom('a' as const, 'b' as const),
+    to: fc.constantFrom('a' as const, 'b' as const),
+    body: fc.string({ unit: 'grapheme', maxLength: 40 }),
+  }),
+  fc.record({
+    kind: fc.constant('read' as const),
+    via: fc.constantFrom(0 as const, 1 as const),
+    who: fc.constantFrom('a' as const, 'b' as const),
+    limit: fc.integer({ min: 1, max: 4 }),
+    peek: fc.boolean(),
+  }),
 );
 
 describe('mailbox properties', () => {
@@ -26,20 +40,25 @@ describe('mailbox properties', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { maxLength: 25 }), async (ops) => {
         const mb = await makeMailbox(['a', 'b']);
-        const stores = [await openStore(mb.dir), (await openStore(mb.dir))] as const;
+        const stores = [await openStore(mb.dir), await openStore(mb.dir)] as const;
         const pending: Record<'a' | 'b', string[]> = { a: [], b: [] };
         const delivered: Record<'a' | 'b', string[]> = { a: [], b: [] };
         try {
           for (const op of ops) {
-            if (op.kind === 'send') pending[op.to].push((await stores[op.via].send(op.from, { to: op.to, body: op.body })).id);
+            if (op.kind === 'send')
+              pending[op.to].push((await stores[op.via].send(op.from, { to: op.to, body: op.body })).id);
             else {
-              const got = (await stores[op.via].fetch(op.who, { limit: op.limit, peek: op.peek, tool: 'check_inbox' })).map((m) => m.id);
+              const got = (
+                await stores[op.via].fetch(op.who, { limit: op.limit, peek: op.peek, tool: 'check_inbox' })
+              ).map((m) => m.id);
               expect(got).toEqual(pending[op.who].slice(0, op.limit));
               if (!op.peek) delivered[op.who].push(...pending[op.who].splice(0, got.length));
             }
           }
           for (const who of ['a', 'b'] as const) {
-            const rest = (await stores[0].fetch(who, { limit: 100, peek: false, tool: 'check_inbox' })).map((m) => m.id);
+            const rest = (await stores[0].fetch(who, { limit: 100, peek: false, tool: 'check_inbox' })).map(
+              (m) => m.id,
+            );
             expect([...delivered[who], ...rest]).toEqual([...delivered[who], ...pending[who]]);
           }
         } finally {
@@ -60,7 +79,13 @@ describe('mailbox properties', () => {
     await store.close();
     const files = ['calls.jsonl', 'inbox/a.jsonl', 'inbox/b.jsonl'].map((f) => join(mb.dir, f));
     const original = files.map((f) => readFileSync(f, 'utf8'));
-    const mutation = fc.record({ file: fc.integer({ min: 0, max: 2 }), kind: fc.constantFrom('edit', 'swap', 'delete'), at: fc.nat(), char: fc.nat(), to: fc.constantFrom('0', 'x', '"', '}', ' ') });
+    const mutation = fc.record({
+      file: fc.integer({ min: 0, max: 2 }),
+      kind: fc.constantFrom('edit', 'swap', 'delete'),
+      at: fc.nat(),
+      char: fc.nat(),
+      to: fc.constantFrom('0', 'x', '"', '}', ' '),
+    });
     await fc.assert(
       fc.asyncProperty(mutation, async (m) => {
         const lines = original[m.file]!.split('\n').slice(0, -1);
@@ -92,11 +117,18 @@ describe('mailbox properties', () => {
   it('a name is accepted exactly when it matches the documented pattern, and never escapes inbox/', () => {
     const inbox = resolve('/mb/inbox');
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 70 }), fc.string({ unit: 'binary', maxLength: 70 }), fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/)), (name) => {
-        const ok = agentNameProblem(name) === undefined;
-        expect(ok).toBe(AGENT_NAME_PATTERN.test(name));
-        if (ok) expect(resolve(inbox, `${name}.jsonl`).startsWith(`${inbox}/`)).toBe(true);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 70 }),
+          fc.string({ unit: 'binary', maxLength: 70 }),
+          fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/),
+        ),
+        (name) => {
+          const ok = agentNameProblem(name) === undefined;
+          expect(ok).toBe(AGENT_NAME_PATTERN.test(name));
+          if (ok) expect(resolve(inbox, `${name}.jsonl`).startsWith(`${inbox}/`)).toBe(true);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -15,7 +15,11 @@ export type Sql = (text: string, params?: unknown[]) => Promise<Array<Record<str
 
 const TABLES = ['messages', 'calls', 'cursors', 'idempotency', 'agents'];
 
-export async function withTables<T>(kind: 'sqlite' | 'postgres', dir: string, work: (sql: Sql) => Promise<T>): Promise<T> {
+export async function withTables<T>(
+  kind: 'sqlite' | 'postgres',
+  dir: string,
+  work: (sql: Sql) => Promise<T>,
+): Promise<T> {
   if (kind === 'sqlite') {
     const db = new Database(join(dir, 'mailbox.sqlite'));
     try {

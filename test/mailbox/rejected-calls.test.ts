@@ -27,22 +27,36 @@ let mb: TestMailbox;
 let runtime: MailboxRuntime;
 let client: Client;
 
-const lines = (path: string): string[] => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : []);
+const lines = (path: string): string[] =>
+  existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : [];
 const logged = (): LoggedCall[] => lines(join(mb.dir, 'calls.jsonl')).map((l) => JSON.parse(l) as LoggedCall);
 const inboxLines = (agent: string): number => lines(join(mb.dir, 'inbox', `${agent}.jsonl`)).length;
 
 /** Sends a raw tools/call; returns the tool result, or the JSON-RPC error. */
-async function rawCall(params: unknown): Promise<{ result?: { isError?: boolean; content: Array<{ text?: string }> }; error?: { code: number; message: string } }> {
+async function rawCall(params: unknown): Promise<{
+  result?: { isError?: boolean; content: Array<{ text?: string }> };
+  error?: { code: number; message: string };
+}> {
   try {
-    const request = { method: 'tools/call', ...(params === undefined ? {} : { params }) } as { method: 'tools/call'; params: { name: string } };
-    return { result: (await client.request(request, CallToolResultSchema)) as { isError?: boolean; content: Array<{ text?: string }> } };
+    const request = { method: 'tools/call', ...(params === undefined ? {} : { params }) } as {
+      method: 'tools/call';
+      params: { name: string };
+    };
+    return {
+      result: (await client.request(request, CallToolResultSchema)) as {
+        isError?: boolean;
+        content: Array<{ text?: string }>;
+      },
+    };
   } catch (error) {
     return { error: { code: (error as { code: number }).code, message: (error as Error).message } };
   }
 }
 
 /** The one new receipt a rejected call must leave. */
-async function rejectedWithReceipt(params: unknown): Promise<{ text: string; receipt: LoggedCall; protocolError?: number }> {
+async function rejectedWithReceipt(
+  params: unknown,
+): Promise<{ text: string; receipt: LoggedCall; protocolError?: number }> {
   const before = logged().length;
   const inboxBefore = inboxLines('bob');
   const answer = await rawCall(params);
@@ -73,14 +87,49 @@ afterAll(async () => {
 
 describe('arguments that fail the input schema', () => {
   const cases: Array<[string, string, Record<string, unknown>, RegExp]> = [
-    ['a number as body', 'send_message', { to: 'bob', body: 123 }, /^Invalid arguments for send_message: body: expected a string, got a number\./],
-    ['a list as recipient', 'send_message', { to: ['bob'], body: 'x' }, /^Invalid arguments for send_message: to: expected a string, got an array\./],
+    [
+      'a number as body',
+      'send_message',
+      { to: 'bob', body: 123 },
+      /^Invalid arguments for send_message: body: expected a string, got a number\./,
+    ],
+    [
+      'a list as recipient',
+      'send_message',
+      { to: ['bob'], body: 'x' },
+      /^Invalid arguments for send_message: to: expected a string, got an array\./,
+    ],
     ['no body', 'send_message', { to: 'bob' }, /^Invalid arguments for send_message: body: required\./],
-    ['a negative limit', 'check_inbox', { limit: -5 }, /^Invalid arguments for check_inbox: limit: must be at least 1\./],
-    ['a fractional limit', 'check_inbox', { limit: 1.5 }, /^Invalid arguments for check_inbox: limit: expected a whole number/],
-    ['a limit above the documented 100', 'check_inbox', { limit: 1000 }, /^Invalid arguments for check_inbox: limit: must be at most 100\./],
-    ['a wait limit above the documented 100', 'wait_for_message', { timeout_ms: 0, limit: 101 }, /^Invalid arguments for wait_for_message: limit: must be at most 100\./],
-    ['a string as peek', 'check_inbox', { peek: 'yes' }, /^Invalid arguments for check_inbox: peek: expected a boolean, got a string\./],
+    [
+      'a negative limit',
+      'check_inbox',
+      { limit: -5 },
+      /^Invalid arguments for check_inbox: limit: must be at least 1\./,
+    ],
+    [
+      'a fractional limit',
+      'check_inbox',
+      { limit: 1.5 },
+      /^Invalid arguments for check_inbox: limit: expected a whole number/,
+    ],
+    [
+      'a limit above the documented 100',
+      'check_inbox',
+      { limit: 1000 },
+      /^Invalid arguments for check_inbox: limit: must be at most 100\./,
+    ],
+    [
+      'a wait limit above the documented 100',
+      'wait_for_message',
+      { timeout_ms: 0, limit: 101 },
+      /^Invalid arguments for wait_for_message: limit: must be at most 100\./,
+    ],
+    [
+      'a string as peek',
+      'check_inbox',
+      { peek: 'yes' },
+      /^Invalid arguments for check_inbox: peek: expected a boolean, got a string\./,
+    ],
     ['no timeout_ms', 'wait_for_message', {}, /^Invalid arguments for wait_for_message: timeout_ms: required\./],
   ];
   for (const [what, tool, args, message] of cases) {
@@ -96,7 +145,11 @@ describe('arguments that fail the input schema', () => {
 describe('text that is not well-formed Unicode (a lone surrogate)', () => {
   const cases: Array<[string, Record<string, unknown>, RegExp]> = [
     ['body', { to: 'bob', body: 'hi \ud800 there' }, /arguments\.body holds a lone surrogate \(U\+D800 at index 3\)/],
-    ['idempotency_key', { to: 'bob', body: 'x', idempotency_key: 'k\udc00' }, /arguments\.idempotency_key holds a lone surrogate \(U\+DC00 at index 1\)/],
+    [
+      'idempotency_key',
+      { to: 'bob', body: 'x', idempotency_key: 'k\udc00' },
+      /arguments\.idempotency_key holds a lone surrogate \(U\+DC00 at index 1\)/,
+    ],
     ['to', { to: 'b\udbffob', body: 'x' }, /arguments\.to holds a lone surrogate/],
     ['an extra argument', { to: 'bob', body: 'x', note: '\udfff' }, /arguments\.note holds a lone surrogate/],
     ['an argument name', { to: 'bob', body: 'x', '\ud801': 1 }, /a key of arguments holds a lone surrogate/],
@@ -114,7 +167,9 @@ describe('calls that name no tool of this server', () => {
   it('an unknown tool is a -32602 protocol error, logged as unknown_tool with the name', async () => {
     const { text, receipt, protocolError } = await rejectedWithReceipt({ name: 'delete_everything', arguments: {} });
     expect(protocolError).toBe(-32602);
-    expect(text).toMatch(/Unknown tool "delete_everything"\. This server's tools: whoami, list_agents, send_message, check_inbox, wait_for_message, message_status, ack_message\./);
+    expect(text).toMatch(
+      /Unknown tool "delete_everything"\. This server's tools: whoami, list_agents, send_message, check_inbox, wait_for_message, message_status, ack_message\./,
+    );
     expect(receipt).toMatchObject({ tool: 'unknown_tool', error: { code: 'NOT_FOUND' } });
   });
 
@@ -151,7 +206,9 @@ describe('calls that name no tool of this server', () => {
 describe('after every rejection', () => {
   it('tools/list shows the read limit as the schema maximum the docs give (100)', async () => {
     const { tools } = await client.listTools();
-    const limit = (name: string) => (tools.find((t) => t.name === name)?.inputSchema.properties as Record<string, { maximum?: number }> | undefined)?.limit?.maximum;
+    const limit = (name: string) =>
+      (tools.find((t) => t.name === name)?.inputSchema.properties as Record<string, { maximum?: number }> | undefined)
+        ?.limit?.maximum;
     expect([limit('check_inbox'), limit('wait_for_message')]).toEqual([100, 100]);
   });
 
@@ -165,6 +222,8 @@ describe('after every rejection', () => {
   });
 
   it('other unknown methods are still "Method not found" (-32601)', async () => {
-    await expect(client.request({ method: 'prompts/list' } as { method: 'prompts/list' }, CallToolResultSchema)).rejects.toMatchObject({ code: -32601 });
+    await expect(
+      client.request({ method: 'prompts/list' } as { method: 'prompts/list' }, CallToolResultSchema),
+    ).rejects.toMatchObject({ code: -32601 });
   });
 });

@@ -10,9 +10,14 @@ import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/mailbox/index.js';
 import { cli, makeMailbox, ROOT, tempDir } from './helpers.js';
 
-const schema = (name: string) => JSON.parse(readFileSync(join(ROOT, 'docs', 'schemas', `mailbox-${name}.schema.json`), 'utf8')) as object;
+const schema = (name: string) =>
+  JSON.parse(readFileSync(join(ROOT, 'docs', 'schemas', `mailbox-${name}.schema.json`), 'utf8')) as object;
 const ajv = new Ajv2020({ allErrors: true, strict: false });
-const jsonl = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown);
+const jsonl = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as unknown);
 
 function expectValid(name: string, value: unknown): void {
   const validate = ajv.compile(schema(name));
@@ -30,23 +35,27 @@ describe('documented file formats', async () => {
   await store.record('a', 'unknown_tool', { ok: false, error: { code: 'NOT_FOUND', message: 'Unknown tool "rm".' } });
   await store.close();
 
-  it('mailbox.json matches mailbox-config.schema.json', () => expectValid('config', JSON.parse(readFileSync(join(mb.dir, 'mailbox.json'), 'utf8'))));
-  it('an HMAC mailbox\'s mailbox.json, with its checkpoint key, matches mailbox-config.schema.json', async () => {
+  it('mailbox.json matches mailbox-config.schema.json', () =>
+    expectValid('config', JSON.parse(readFileSync(join(mb.dir, 'mailbox.json'), 'utf8'))));
+  it("an HMAC mailbox's mailbox.json, with its checkpoint key, matches mailbox-config.schema.json", async () => {
     const hmac = await makeMailbox([], { alg: 'hmac-sha256' });
     const config = JSON.parse(readFileSync(join(hmac.dir, 'mailbox.json'), 'utf8')) as { checkpoint_key?: unknown };
     expect(config.checkpoint_key).toBeDefined();
     expectValid('config', config);
   });
-  it('agents.json matches mailbox-agents.schema.json', () => expectValid('agents', JSON.parse(readFileSync(join(mb.dir, 'agents.json'), 'utf8'))));
+  it('agents.json matches mailbox-agents.schema.json', () =>
+    expectValid('agents', JSON.parse(readFileSync(join(mb.dir, 'agents.json'), 'utf8'))));
   it('every inbox line matches mailbox-message.schema.json', () => {
-    for (const f of readdirSync(join(mb.dir, 'inbox'))) for (const m of jsonl(join(mb.dir, 'inbox', f))) expectValid('message', m);
+    for (const f of readdirSync(join(mb.dir, 'inbox')))
+      for (const m of jsonl(join(mb.dir, 'inbox', f))) expectValid('message', m);
   });
   it('every call-log line matches mailbox-call.schema.json', () => {
     const lines = jsonl(join(mb.dir, 'calls.jsonl'));
     expect(lines).toHaveLength(6);
     for (const l of lines) expectValid('call', l);
   });
-  it('a cursor file matches mailbox-cursor.schema.json', () => expectValid('cursor', JSON.parse(readFileSync(join(mb.dir, 'cursors', 'b.json'), 'utf8'))));
+  it('a cursor file matches mailbox-cursor.schema.json', () =>
+    expectValid('cursor', JSON.parse(readFileSync(join(mb.dir, 'cursors', 'b.json'), 'utf8'))));
   it('a read receipt that skipped damaged records, and a peek, match mailbox-call.schema.json', async () => {
     const other = await makeMailbox(['a', 'b']);
     appendFileSync(join(other.dir, 'inbox', 'b.jsonl'), 'null\n');
@@ -64,9 +73,11 @@ describe('documented file formats', async () => {
   });
   it('every line of the v1 fixture mailboxes (written before format v2) matches mailbox-call.schema.json too', () => {
     const fixtures = join(ROOT, 'test', 'fixtures', 'mailbox-v1');
-    for (const variant of ['jsonl-ed25519', 'jsonl-hmac']) for (const l of jsonl(join(fixtures, variant, 'mailbox', 'calls.jsonl'))) expectValid('call', l);
+    for (const variant of ['jsonl-ed25519', 'jsonl-hmac'])
+      for (const l of jsonl(join(fixtures, variant, 'mailbox', 'calls.jsonl'))) expectValid('call', l);
   });
-  it('verify --json output matches mailbox-verify-report.schema.json', async () => expectValid('verify-report', JSON.parse((await cli(['mailbox', 'verify', mb.dir, '--json'])).out)));
+  it('verify --json output matches mailbox-verify-report.schema.json', async () =>
+    expectValid('verify-report', JSON.parse((await cli(['mailbox', 'verify', mb.dir, '--json'])).out)));
   it('every line of an export matches mailbox-export.schema.json', async () => {
     const out = join(tempDir(), 'export.jsonl');
     await cli(['mailbox', 'export', mb.dir, '--out', out]);
@@ -80,7 +91,7 @@ describe('documented file formats', async () => {
     expect(header.mailbox.checkpoint_key).toBeDefined();
     for (const l of [header, ...rest]) expectValid('export', l);
   });
-  it('a PostgreSQL mailbox\'s mailbox.json matches mailbox-config.schema.json, and its database field is only allowed there', async () => {
+  it("a PostgreSQL mailbox's mailbox.json matches mailbox-config.schema.json, and its database field is only allowed there", async () => {
     const pg = await makeMailbox([], { store: 'postgres' });
     try {
       const config = JSON.parse(readFileSync(join(pg.dir, 'mailbox.json'), 'utf8')) as Record<string, unknown>;

@@ -27,7 +27,9 @@ async function plantedLink(target: (mb: TestMailbox) => string, at = 'mailbox.sq
   const store = await openStore(mb.dir, { keyPath: mb.keyPath });
   await store.send('a', { to: 'b', body: 'before' });
   await store.close();
-  if (at === 'mailbox.sqlite') for (const f of ['mailbox.sqlite', 'mailbox.sqlite-wal', 'mailbox.sqlite-shm']) rmSync(join(mb.dir, f), { force: true });
+  if (at === 'mailbox.sqlite')
+    for (const f of ['mailbox.sqlite', 'mailbox.sqlite-wal', 'mailbox.sqlite-shm'])
+      rmSync(join(mb.dir, f), { force: true });
   symlinkSync(target(mb), join(mb.dir, at));
   return mb;
 }

@@ -29,11 +29,14 @@ async function roundRobin(targets: string[]): Promise<{ url: string; answered: n
   const server: Server = createServer((req, res) => {
     const k = next++ % upstreams.length;
     const to = upstreams[k]!;
-    const upstream = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      answered[k]!++;
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = request(
+      { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        answered[k]!++;
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => res.destroy());
     res.on('close', () => upstream.destroy());
     req.pipe(upstream);
@@ -62,9 +65,19 @@ describe('three stateless servers on one PostgreSQL mailbox behind a round-robin
     for (let i = 0; i < SERVERS; i++) servers.push(await startHttp(mb.dir, ['--rate-limit', '0']));
     proxy = await roundRobin(servers.map((s) => s.url));
     for (const agent of AGENTS) {
-      const client = new Client({ name: `witness-test-${agent}`, version: '0.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-      await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url), { requestInit: { headers: { Authorization: `Bearer ${mb.tokens[agent]}` } } }));
-      client.setNotificationHandler('notifications/resources/updated', () => void notices.set(agent, notices.get(agent)! + 1));
+      const client = new Client(
+        { name: `witness-test-${agent}`, version: '0.0.0' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(proxy.url), {
+          requestInit: { headers: { Authorization: `Bearer ${mb.tokens[agent]}` } },
+        }),
+      );
+      client.setNotificationHandler(
+        'notifications/resources/updated',
+        () => void notices.set(agent, notices.get(agent)! + 1),
+      );
       listens.push(await client.listen({ resourceSubscriptions: [INBOX] }));
       clients.set(agent, client);
     }
@@ -95,7 +108,9 @@ describe('three stateless servers on one PostgreSQL mailbox behind a round-robin
         await Promise.all(Array.from({ length: IN_FLIGHT_PER_AGENT }, lane));
       }),
     );
-    console.log(`stateless-hosts: ${SENDS} sends through the proxy in ${(performance.now() - started).toFixed(0)} ms; requests answered per server: ${proxy.answered.join(', ')}`);
+    console.log(
+      `stateless-hosts: ${SENDS} sends through the proxy in ${(performance.now() - started).toFixed(0)} ms; requests answered per server: ${proxy.answered.join(', ')}`,
+    );
     expect(new Set(ids).size).toBe(SENDS);
     const stored = new Map<string, number>();
     for (const inbox of (await readSnapshot(mb.dir)).inboxes) {
@@ -114,12 +129,23 @@ describe('three stateless servers on one PostgreSQL mailbox behind a round-robin
   }, 180_000);
 
   it('tells every listener of its mail, whichever server holds its stream and whichever took the send', async () => {
-    await waitFor(() => [...notices.values()].every((n) => n > 0), 10_000, () => `a notice for every agent (have ${JSON.stringify(Object.fromEntries(notices))})`);
+    await waitFor(
+      () => [...notices.values()].every((n) => n > 0),
+      10_000,
+      () => `a notice for every agent (have ${JSON.stringify(Object.fromEntries(notices))})`,
+    );
     // One more send to each, through whichever server the proxy picks: each listener is told again.
     const before = new Map(notices);
     for (const [a, agent] of AGENTS.entries()) {
-      await clients.get(AGENTS[(a + 1) % AGENTS.length]!)!.callTool({ name: 'send_message', arguments: { to: agent, body: 'one more' } });
+      await clients
+        .get(AGENTS[(a + 1) % AGENTS.length]!)!
+        .callTool({ name: 'send_message', arguments: { to: agent, body: 'one more' } });
     }
-    await waitFor(() => AGENTS.every((a) => notices.get(a)! > before.get(a)!), 10_000, () => `a new notice for every agent (before ${JSON.stringify(Object.fromEntries(before))}, now ${JSON.stringify(Object.fromEntries(notices))})`);
+    await waitFor(
+      () => AGENTS.every((a) => notices.get(a)! > before.get(a)!),
+      10_000,
+      () =>
+        `a new notice for every agent (before ${JSON.stringify(Object.fromEntries(before))}, now ${JSON.stringify(Object.fromEntries(notices))})`,
+    );
   });
 });

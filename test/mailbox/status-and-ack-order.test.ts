@@ -36,7 +36,10 @@ async function open(kind: TestStore, dir: string, signer: Signer): Promise<Mailb
   return kind === 'sqlite' ? new SqliteStore(dir, signer) : new JsonlStore(dir, signer);
 }
 
-async function withStore(kind: TestStore, fn: (store: MailboxStore, signer: Signer & { checks: number }) => Promise<void>): Promise<void> {
+async function withStore(
+  kind: TestStore,
+  fn: (store: MailboxStore, signer: Signer & { checks: number }) => Promise<void>,
+): Promise<void> {
   const mb = await makeMailbox(['alice', 'bob', 'carol'], { store: kind });
   const signer = countingSigner(mb.dir, mb.keyPath);
   const store = await open(kind, mb.dir, signer);
@@ -60,7 +63,7 @@ async function refusal(work: Promise<unknown>): Promise<{ code: string; message:
 
 for (const kind of ['jsonl', 'sqlite', 'postgres'] as const) {
   describe(`${kind} store`, () => {
-    it("message_status asked by a third agent answers nothing, checking no receipt: the same as a made-up id", async () => {
+    it('message_status asked by a third agent answers nothing, checking no receipt: the same as a made-up id', async () => {
       await withStore(kind, async (store, signer) => {
         const sent = await store.send('alice', { to: 'bob', body: 'for bob only' });
         await store.fetch('bob', read());
@@ -86,7 +89,11 @@ for (const kind of ['jsonl', 'sqlite', 'postgres'] as const) {
         expect(refused.message).toMatch(/has not been read yet.*check_inbox/);
         expect((await store.status(sent.id))?.state).toBe('stored'); // nothing acknowledged
         await store.fetch('bob', read());
-        expect(await store.ack('bob', sent.id, 'now')).toMatchObject({ id: sent.id, reply: 'now', deduplicated: false });
+        expect(await store.ack('bob', sent.id, 'now')).toMatchObject({
+          id: sent.id,
+          reply: 'now',
+          deduplicated: false,
+        });
         expect((await store.status(sent.id))?.acknowledged?.reply).toBe('now');
       });
     });
@@ -97,7 +104,9 @@ for (const kind of ['jsonl', 'sqlite', 'postgres'] as const) {
         const threaded = await store.send('carol', { to: 'bob', body: 'in a thread' });
         const unread = await store.send('carol', { to: 'bob', body: 'never shown' });
         expect((await store.fetch('bob', read(1, true))).map((m) => m.id)).toEqual([peeked.id]);
-        expect((await store.fetch('bob', { ...read(), thread: threaded.thread! })).map((m) => m.id)).toEqual([threaded.id]);
+        expect((await store.fetch('bob', { ...read(), thread: threaded.thread! })).map((m) => m.id)).toEqual([
+          threaded.id,
+        ]);
         expect((await store.ack('bob', peeked.id)).deduplicated).toBe(false);
         expect((await store.ack('bob', threaded.id)).deduplicated).toBe(false);
         expect((await refusal(store.ack('bob', unread.id))).code).toBe('USAGE');

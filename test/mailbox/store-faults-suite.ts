@@ -22,7 +22,11 @@ const fetchOpts = (limit = 20, peek = false) => ({ limit, peek, tool: 'check_inb
 
 type Kind = TestStore;
 
-async function withStore(kind: Kind, limits: Partial<MailboxLimits>, fn: (store: MailboxStore, dir: string) => Promise<void>): Promise<void> {
+async function withStore(
+  kind: Kind,
+  limits: Partial<MailboxLimits>,
+  fn: (store: MailboxStore, dir: string) => Promise<void>,
+): Promise<void> {
   const mb = await makeMailbox(['a', 'b'], { store: kind });
   try {
     const store = await openStore(mb.dir, { keyPath: mb.keyPath, limits });
@@ -48,7 +52,8 @@ async function damageInbox(kind: Kind, dir: string, lines: string[]): Promise<vo
     return;
   }
   await withTables(kind, dir, async (sql) => {
-    for (const [i, text] of lines.entries()) await sql('INSERT INTO messages (id, recipient, text) VALUES (?, ?, ?)', [`junk${i}`, 'b', text]);
+    for (const [i, text] of lines.entries())
+      await sql('INSERT INTO messages (id, recipient, text) VALUES (?, ?, ?)', [`junk${i}`, 'b', text]);
   });
 }
 
@@ -63,7 +68,16 @@ async function forgeIdempotency(kind: Kind, dir: string, key: string, withMessag
   const id = `msg_${randomUUID()}`;
   const sentAt = new Date().toISOString();
   const message = { id, from: 'a', to: 'b', body: 'never sent', sent_at: sentAt, idempotency_key: key };
-  const entry = { ts: sentAt, agent: 'a', tool: 'send_message', ok: true, message_ids: [id], to: ['b'], digests: [canonicalSha256Hex(message)], idempotency_key: key };
+  const entry = {
+    ts: sentAt,
+    agent: 'a',
+    tool: 'send_message',
+    ok: true,
+    message_ids: [id],
+    to: ['b'],
+    digests: [canonicalSha256Hex(message)],
+    idempotency_key: key,
+  };
   if (kind === 'jsonl') {
     const last = readFileSync(join(dir, 'calls.jsonl'), 'utf8').trimEnd().split('\n').at(-1)!;
     if (withMessage) appendFileSync(join(dir, 'inbox', 'b.jsonl'), `${JSON.stringify(message)}\n`);
@@ -71,10 +85,17 @@ async function forgeIdempotency(kind: Kind, dir: string, key: string, withMessag
     return id;
   }
   await withTables(kind, dir, async (sql) => {
-    const last = (await sql('SELECT seq, text FROM calls ORDER BY seq DESC LIMIT 1'))[0] as { seq: number | string; text: string };
-    await sql('INSERT INTO calls (seq, text) VALUES (?, ?)', [Number(last.seq) + 1, forgedCallLine(last.text, entry, 2)]);
+    const last = (await sql('SELECT seq, text FROM calls ORDER BY seq DESC LIMIT 1'))[0] as {
+      seq: number | string;
+      text: string;
+    };
+    await sql('INSERT INTO calls (seq, text) VALUES (?, ?)', [
+      Number(last.seq) + 1,
+      forgedCallLine(last.text, entry, 2),
+    ]);
     await sql('INSERT INTO idempotency VALUES (?, ?, ?, ?, ?)', ['a', key, id, 'b', sentAt]);
-    if (withMessage) await sql('INSERT INTO messages (id, recipient, text) VALUES (?, ?, ?)', [id, 'b', JSON.stringify(message)]);
+    if (withMessage)
+      await sql('INSERT INTO messages (id, recipient, text) VALUES (?, ?, ?)', [id, 'b', JSON.stringify(message)]);
   });
   return id;
 }
@@ -88,7 +109,15 @@ async function emptyInbox(kind: Kind, dir: string): Promise<void> {
   await withTables(kind, dir, (sql) => sql("DELETE FROM messages WHERE recipient = 'b'").then(() => {}));
 }
 
-const DAMAGED = ['null', '42', '"a string"', '[1,2]', '{"id":"msg_x"}', '{"id":"msg_dup","from":"a","to":"b","body":"x","sent_at":"t","id":"msg_other"}', '{not json'];
+const DAMAGED = [
+  'null',
+  '42',
+  '"a string"',
+  '[1,2]',
+  '{"id":"msg_x"}',
+  '{"id":"msg_dup","from":"a","to":"b","body":"x","sent_at":"t","id":"msg_other"}',
+  '{not json',
+];
 
 export function runStoreFaultsSuite(kind: Kind): void {
   describe(`${kind} store: faults and hostile input`, () => {
@@ -134,8 +163,13 @@ export function runStoreFaultsSuite(kind: Kind): void {
           const sent = await store.send('a', { to: 'b', body: 'real', idempotencyKey: 'k' });
           expect(sent.deduplicated).toBe(false);
           expect(sent.id).not.toBe(forged);
-          expect(await store.send('a', { to: 'b', body: 'real', idempotencyKey: 'k' })).toMatchObject({ id: sent.id, deduplicated: true });
-          expect((await store.fetch('b', fetchOpts())).filter((m) => m.body === 'real').map((m) => m.id)).toEqual([sent.id]);
+          expect(await store.send('a', { to: 'b', body: 'real', idempotencyKey: 'k' })).toMatchObject({
+            id: sent.id,
+            deduplicated: true,
+          });
+          expect((await store.fetch('b', fetchOpts())).filter((m) => m.body === 'real').map((m) => m.id)).toEqual([
+            sent.id,
+          ]);
           // verify reports the planted evidence, and nothing about the real send
           const problems = (await verifyMailbox(dir)).problems;
           expect(problems.length).toBeGreaterThan(0);
@@ -183,12 +217,19 @@ export function runStoreFaultsSuite(kind: Kind): void {
 
     it('a recipient over maxUnreadBytes refuses more; a group of sends cannot overshoot it together', async () => {
       await withStore(kind, { maxUnreadBytes: 2000 }, async (store, dir) => {
-        const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => store.send('a', { to: 'b', body: `${i}`.repeat(400) })));
+        const results = await Promise.allSettled(
+          Array.from({ length: 10 }, (_, i) => store.send('a', { to: 'b', body: `${i}`.repeat(400) })),
+        );
         const accepted = results.filter((r) => r.status === 'fulfilled').length;
         expect(accepted).toBeGreaterThan(0);
         expect(accepted).toBeLessThan(10);
-        for (const r of results) if (r.status === 'rejected') expect((r.reason as Error).message).toMatch(/b.*unread bytes.*2000/);
-        expect((await readSnapshot(dir)).inboxes.flatMap((i) => i.lines).reduce((n, l) => n + Buffer.byteLength(l.text) + 1, 0)).toBeLessThanOrEqual(2000);
+        for (const r of results)
+          if (r.status === 'rejected') expect((r.reason as Error).message).toMatch(/b.*unread bytes.*2000/);
+        expect(
+          (await readSnapshot(dir)).inboxes
+            .flatMap((i) => i.lines)
+            .reduce((n, l) => n + Buffer.byteLength(l.text) + 1, 0),
+        ).toBeLessThanOrEqual(2000);
       });
     });
 

@@ -11,7 +11,11 @@ import { makeMailbox, type TestStore } from './helpers.js';
 
 const fetchOpts = (limit = 20, peek = false) => ({ limit, peek, tool: 'check_inbox' as const });
 
-async function withStore(kind: TestStore, agents: string[], fn: (store: MailboxStore, dir: string, keyPath: string) => Promise<void>): Promise<void> {
+async function withStore(
+  kind: TestStore,
+  agents: string[],
+  fn: (store: MailboxStore, dir: string, keyPath: string) => Promise<void>,
+): Promise<void> {
   const mb = await makeMailbox(agents, { store: kind });
   try {
     const store = await openStore(mb.dir, { keyPath: mb.keyPath });
@@ -152,9 +156,17 @@ export function runStoreSuite(kind: TestStore): void {
         expect(await store.acknowledged('b', [sent.id])).toEqual(new Set());
         const ack = await store.ack('b', sent.id, 'done ✓');
         expect(ack).toMatchObject({ id: sent.id, reply: 'done ✓', deduplicated: false });
-        expect(await store.ack('b', sent.id, 'again')).toMatchObject({ id: sent.id, acknowledged_at: ack.acknowledged_at, reply: 'done ✓', deduplicated: true });
+        expect(await store.ack('b', sent.id, 'again')).toMatchObject({
+          id: sent.id,
+          acknowledged_at: ack.acknowledged_at,
+          reply: 'done ✓',
+          deduplicated: true,
+        });
         const status = await store.status(sent.id);
-        expect(status).toMatchObject({ state: 'acknowledged', acknowledged: { reply: 'done ✓', at: ack.acknowledged_at } });
+        expect(status).toMatchObject({
+          state: 'acknowledged',
+          acknowledged: { reply: 'done ✓', at: ack.acknowledged_at },
+        });
         expect(status!.stored.seq < status!.read!.seq && status!.read!.seq < status!.acknowledged!.seq).toBe(true);
         expect(await store.acknowledged('b', [sent.id, 'msg_other'])).toEqual(new Set([sent.id]));
         expect(await store.acknowledged('a', [sent.id])).toEqual(new Set()); // the sender did not acknowledge it
@@ -165,7 +177,11 @@ export function runStoreSuite(kind: TestStore): void {
     it('only the recipient acknowledges, and only a message it received; a refusal stores nothing', async () => {
       await withStore(kind, ['a', 'b', 'c'], async (store) => {
         const sent = await store.send('a', { to: 'b', body: 'for b' });
-        for (const [agent, id] of [['c', sent.id], ['a', sent.id], ['b', 'msg_00000000-0000-0000-0000-000000000000']] as const) {
+        for (const [agent, id] of [
+          ['c', sent.id],
+          ['a', sent.id],
+          ['b', 'msg_00000000-0000-0000-0000-000000000000'],
+        ] as const) {
           const error = await store.ack(agent, id).catch((e: unknown) => e);
           expect(isWitnessError(error, 'NOT_FOUND') && error.message).toMatch(/is not a message you received/);
         }
@@ -173,7 +189,7 @@ export function runStoreSuite(kind: TestStore): void {
       });
     });
 
-    it('a reply joins its parent\'s thread; reply_to must be a message the sender received; a thread read returns the conversation and moves nothing', async () => {
+    it("a reply joins its parent's thread; reply_to must be a message the sender received; a thread read returns the conversation and moves nothing", async () => {
       await withStore(kind, ['a', 'b'], async (store, dir) => {
         const first = await store.send('a', { to: 'b', body: 'question' });
         expect(first.thread).toBe(first.id);
@@ -183,7 +199,9 @@ export function runStoreSuite(kind: TestStore): void {
         const again = await store.send('a', { to: 'b', body: 'follow-up', replyTo: reply.id });
         expect(again.thread).toBe(first.id);
         const error = await store.send('a', { to: 'b', body: 'x', replyTo: first.id }).catch((e: unknown) => e); // a sent it, did not receive it
-        expect(isWitnessError(error, 'NOT_FOUND') && error.message).toMatch(/reply_to .* is not a message you received/);
+        expect(isWitnessError(error, 'NOT_FOUND') && error.message).toMatch(
+          /reply_to .* is not a message you received/,
+        );
         const thread = await store.fetch('b', { ...fetchOpts(), thread: first.id });
         expect(thread.map((m) => m.body)).toEqual(['question', 'follow-up']);
         expect(thread[1]).toMatchObject({ reply_to: reply.id, thread: first.id });

@@ -25,9 +25,17 @@ describe('tail', () => {
       appendFileSync(inbox, '\n');
       const second = await store.send('a', { to: 'b', body: 'second' });
       tail = tailMailbox(mb.dir, (m) => shown.push(m), { fromStart: true, pollMs: 20, signal: controller.signal });
-      await waitFor(() => shown.length >= 2, 60_000, () => `tail to show 2 messages (shown: ${shown.length})`);
+      await waitFor(
+        () => shown.length >= 2,
+        60_000,
+        () => `tail to show 2 messages (shown: ${shown.length})`,
+      );
       const third = await store.send('a', { to: 'b', body: 'third' });
-      await waitFor(() => shown.length >= 3, 20_000, () => 'tail to show the third message');
+      await waitFor(
+        () => shown.length >= 3,
+        20_000,
+        () => 'tail to show the third message',
+      );
       expect(shown.map((m) => m.id)).toEqual([first.id, second.id, third.id]);
     } finally {
       controller.abort();
@@ -46,10 +54,14 @@ describe('tail', () => {
       await store.send('a', { to: 'b', body: 'old' });
       tail = tailMailbox(mb.dir, (m) => shown.push(m), { pollMs: 20, signal: controller.signal });
       const sent: string[] = [];
-      await waitFor(async () => {
-        sent.push((await store.send('a', { to: 'b', body: `new ${sent.length}` })).id);
-        return shown.length > 0;
-      }, 20_000, () => 'tail to show a new message');
+      await waitFor(
+        async () => {
+          sent.push((await store.send('a', { to: 'b', body: `new ${sent.length}` })).id);
+          return shown.length > 0;
+        },
+        20_000,
+        () => 'tail to show a new message',
+      );
       expect(shown.every((m) => sent.includes(m.id))).toBe(true);
     } finally {
       controller.abort();
@@ -60,9 +72,24 @@ describe('tail', () => {
 });
 
 describe('formatMessage', () => {
-  it('shows a reply\'s parent and thread by the ends of their ids, and nothing extra for a first message', () => {
-    const first = { id: 'msg_00000000-0000-0000-0000-00000000aaaa', from: 'a', to: 'b', body: 'lunch?', sent_at: 't1', thread: 'msg_00000000-0000-0000-0000-00000000aaaa' };
-    const reply = { id: 'msg_00000000-0000-0000-0000-00000000bbbb', from: 'b', to: 'a', body: 'yes', sent_at: 't2', thread: first.id, reply_to: first.id };
+  it("shows a reply's parent and thread by the ends of their ids, and nothing extra for a first message", () => {
+    const first = {
+      id: 'msg_00000000-0000-0000-0000-00000000aaaa',
+      from: 'a',
+      to: 'b',
+      body: 'lunch?',
+      sent_at: 't1',
+      thread: 'msg_00000000-0000-0000-0000-00000000aaaa',
+    };
+    const reply = {
+      id: 'msg_00000000-0000-0000-0000-00000000bbbb',
+      from: 'b',
+      to: 'a',
+      body: 'yes',
+      sent_at: 't2',
+      thread: first.id,
+      reply_to: first.id,
+    };
     expect(formatMessage(first)).toBe('t1  a → b  lunch?');
     expect(formatMessage(reply)).toBe('t2  b → a  [re …0000aaaa, thread …0000aaaa]  yes');
   });

@@ -17,7 +17,8 @@ let inbox: string;
 
 const read = (path: string) => readFileSync(path, 'utf8').split('\n').slice(0, -1);
 const write = (path: string, lines: string[]) => writeFileSync(path, `${lines.join('\n')}\n`);
-const kinds = async () => (await verifyMailbox(mb.dir)).problems.map((p) => `${p.file.slice(mb.dir.length + 1)}:${p.line}:${p.kind}`);
+const kinds = async () =>
+  (await verifyMailbox(mb.dir)).problems.map((p) => `${p.file.slice(mb.dir.length + 1)}:${p.line}:${p.kind}`);
 
 beforeEach(async () => {
   mb = await makeMailbox(['a', 'b']);
@@ -45,9 +46,12 @@ describe('verify', () => {
     expect(await kinds()).toEqual(['calls.jsonl:4:modified']);
   });
 
-  it('reports an edit to the newest line\'s receipt fields (outside the signed bytes, no successor to chain it) as forged', async () => {
+  it("reports an edit to the newest line's receipt fields (outside the signed bytes, no successor to chain it) as forged", async () => {
     const lines = read(calls);
-    for (const edit of [(l: string) => l.replace('"alg":"ed25519"', '"alg":"ed25518"'), (l: string) => l.replace('"alg":', '"0lg":')]) {
+    for (const edit of [
+      (l: string) => l.replace('"alg":"ed25519"', '"alg":"ed25518"'),
+      (l: string) => l.replace('"alg":', '"0lg":'),
+    ]) {
       write(calls, [...lines.slice(0, -1), edit(lines[6]!)]);
       expect(await kinds()).toEqual(['calls.jsonl:7:forged']);
     }
@@ -70,10 +74,30 @@ describe('verify', () => {
   it('reports a hand-appended send with a plausible receipt as forged, and its inbox line as an orphan', async () => {
     const lines = read(calls);
     const last = JSON.parse(lines[lines.length - 1]!) as { seq: number; receipt: { kid: string } };
-    const message = { id: 'msg_forged', from: 'a', to: 'b', body: 'I was never sent', sent_at: new Date().toISOString() };
+    const message = {
+      id: 'msg_forged',
+      from: 'a',
+      to: 'b',
+      body: 'I was never sent',
+      sent_at: new Date().toISOString(),
+    };
     const attacker = generateEd25519KeyPair(); // right format, right kid, wrong key
-    const unsigned = { v: 1, seq: last.seq + 1, ts: message.sent_at, agent: 'a', tool: 'send_message', ok: true, message_ids: [message.id], to: ['b'], digests: [messageDigest(message)], prev: lineHash(lines[lines.length - 1]!) };
-    const forged = { ...unsigned, receipt: { alg: 'ed25519', kid: last.receipt.kid, sig: signEd25519(attacker.privateKey, signedBytes(unsigned)) } };
+    const unsigned = {
+      v: 1,
+      seq: last.seq + 1,
+      ts: message.sent_at,
+      agent: 'a',
+      tool: 'send_message',
+      ok: true,
+      message_ids: [message.id],
+      to: ['b'],
+      digests: [messageDigest(message)],
+      prev: lineHash(lines[lines.length - 1]!),
+    };
+    const forged = {
+      ...unsigned,
+      receipt: { alg: 'ed25519', kid: last.receipt.kid, sig: signEd25519(attacker.privateKey, signedBytes(unsigned)) },
+    };
     write(calls, [...lines, JSON.stringify(forged)]);
     write(inbox, [...read(inbox), JSON.stringify(message)]);
     expect(await kinds()).toEqual(['calls.jsonl:8:forged', 'inbox/b.jsonl:4:orphan']);
@@ -110,7 +134,7 @@ describe('verify', () => {
     lines[1] = '{"v":1,"seq":2,"ts": garbage';
     lines[5] = lines[5]!.replace('"agent":"b"', '"agent":"a"');
     write(calls, lines);
-    const found = (await kinds());
+    const found = await kinds();
     expect(found).toContain('calls.jsonl:2:corrupt');
     expect(found).toContain('calls.jsonl:6:modified');
   });
@@ -120,7 +144,10 @@ describe('verify', () => {
     const { out } = await cli(['mailbox', 'verify', mb.dir], 1);
     expect(out).toContain(`${inbox}:4: orphan:`);
     expect(out).toMatch(/^FAILED: .* 1 problem/m);
-    const json = JSON.parse((await cli(['mailbox', 'verify', mb.dir, '--json'], 1)).out) as { ok: boolean; problems: Array<{ kind: string; line: number }> };
+    const json = JSON.parse((await cli(['mailbox', 'verify', mb.dir, '--json'], 1)).out) as {
+      ok: boolean;
+      problems: Array<{ kind: string; line: number }>;
+    };
     expect(json.ok).toBe(false);
     expect(json.problems).toEqual([expect.objectContaining({ kind: 'orphan', line: 4 })]);
   });
@@ -142,7 +169,7 @@ describe('verify on the SQLite store', () => {
     await store.record('a', 'whoami', { ok: true });
     await store.close();
     const db = new Database(join(sq.dir, 'mailbox.sqlite'));
-    db.prepare("UPDATE messages SET text = replace(text, '\"body\":\"two\"', '\"body\":\"TWO\"')").run();
+    db.prepare('UPDATE messages SET text = replace(text, \'"body":"two"\', \'"body":"TWO"\')').run();
     db.prepare('DELETE FROM calls WHERE seq = 4').run();
     db.close();
     const problems = (await verifyMailbox(sq.dir)).problems.map((p) => `${p.file.split('#')[1]}:${p.line}:${p.kind}`);

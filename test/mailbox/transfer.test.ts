@@ -44,7 +44,12 @@ async function exportOf(dir: string): Promise<{ file: string; body: string[] }> 
   return { file, body: readFileSync(file, 'utf8').trimEnd().split('\n').slice(1) };
 }
 
-async function importInto(file: string, store: TestStore, keyPath: string, expectCode = 0): Promise<{ dir: string; out: string; err: string }> {
+async function importInto(
+  file: string,
+  store: TestStore,
+  keyPath: string,
+  expectCode = 0,
+): Promise<{ dir: string; out: string; err: string }> {
   const dir = join(tempDir(), `imported-${store}`);
   let target: string = store;
   if (store === 'postgres') {
@@ -73,12 +78,18 @@ describe('export and import between stores', () => {
   for (const store of ['sqlite', 'postgres'] as const) {
     it(`a ${store} mailbox imported as jsonl and back serves on: reads resume where they were, keys still deduplicate, the chain goes on`, async () => {
       const source = await busyMailbox(store);
-      const moved = await importInto((await exportOf(source.dir)).file, store === 'sqlite' ? 'postgres' : 'sqlite', source.keyPath);
+      const moved = await importInto(
+        (await exportOf(source.dir)).file,
+        store === 'sqlite' ? 'postgres' : 'sqlite',
+        source.keyPath,
+      );
       const s = await openStore(moved.dir, { keyPath: source.keyPath });
       try {
         expect((await s.fetch('bob', fetchOpts())).map((m) => m.body)).toEqual(['two']); // 'one' was read before the move
         expect((await s.send('alice', { to: 'bob', body: 'one', idempotencyKey: 'k1' })).deduplicated).toBe(true);
-        expect((await s.agents()).map((a) => a.token_sha256)).toEqual((await (await openStore(source.dir, { keyPath: source.keyPath })).agents()).map((a) => a.token_sha256));
+        expect((await s.agents()).map((a) => a.token_sha256)).toEqual(
+          (await (await openStore(source.dir, { keyPath: source.keyPath })).agents()).map((a) => a.token_sha256),
+        );
         await s.send('carol', { to: 'alice', body: 'after the move' });
       } finally {
         await s.close();
@@ -106,9 +117,15 @@ describe('export and import between stores', () => {
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
     const cases: Array<[string[], RegExp]> = [
       [lines.slice(0, -1), /no end line: the export was cut off/],
-      [[...lines.slice(0, 3), '{"oops":1}', ...lines.slice(3)], /:4: cannot import: it is not a record of witness-mailbox-export\/1/],
+      [
+        [...lines.slice(0, 3), '{"oops":1}', ...lines.slice(3)],
+        /:4: cannot import: it is not a record of witness-mailbox-export\/1/,
+      ],
       [[lines[0]!, lines.at(-3)!, ...lines.slice(1)], /a message line comes after|an? \w+ line comes after/],
-      [[...lines.slice(0, -1), '{"end":{"agents":3,"calls":1,"messages":4,"cursors":1}}'], /end line counts 1 calls but it holds 7/],
+      [
+        [...lines.slice(0, -1), '{"end":{"agents":3,"calls":1,"messages":4,"cursors":1}}'],
+        /end line counts 1 calls but it holds 7/,
+      ],
       [[lines[0]!, '{"message":"{}","to":"../escape"}', ...lines.slice(1)], /to is not an agent name/],
     ];
     for (const [content, message] of cases) {
@@ -122,22 +139,31 @@ describe('export and import between stores', () => {
     }
   });
 
-  it('refuses a key file that is not the mailbox\'s, and a folder that is not empty', async () => {
+  it("refuses a key file that is not the mailbox's, and a folder that is not empty", async () => {
     const source = await busyMailbox('jsonl');
     const other = await makeMailbox([], {});
     const { file } = await exportOf(source.dir);
-    expect((await cli(['mailbox', 'import', file, join(tempDir(), 'x'), '--key', other.keyPath], 2)).err).toMatch(/has id .* but the exported mailbox signs with/);
+    expect((await cli(['mailbox', 'import', file, join(tempDir(), 'x'), '--key', other.keyPath], 2)).err).toMatch(
+      /has id .* but the exported mailbox signs with/,
+    );
     const full = tempDir();
     writeFileSync(join(full, 'something'), 'x');
-    expect((await cli(['mailbox', 'import', file, full, '--key', source.keyPath], 2)).err).toMatch(/is not empty; import into a new folder/);
+    expect((await cli(['mailbox', 'import', file, full, '--key', source.keyPath], 2)).err).toMatch(
+      /is not empty; import into a new folder/,
+    );
   });
 
   it('export refuses a mailbox it cannot carry exactly (a torn last line), naming the fix', async () => {
     const source = await busyMailbox('jsonl');
-    writeFileSync(join(source.dir, 'inbox', 'alice.jsonl'), `${readFileSync(join(source.dir, 'inbox', 'alice.jsonl'), 'utf8')}{"id":"msg_half`);
+    writeFileSync(
+      join(source.dir, 'inbox', 'alice.jsonl'),
+      `${readFileSync(join(source.dir, 'inbox', 'alice.jsonl'), 'utf8')}{"id":"msg_half`,
+    );
     const out = join(tempDir(), 'e.jsonl');
     const { err } = await cli(['mailbox', 'export', source.dir, '--out', out], 1);
-    expect(err).toMatch(/Cannot export .* exactly: .*alice.jsonl:2 is an unterminated last line\. Nothing was exported; run `witness mailbox recover/);
+    expect(err).toMatch(
+      /Cannot export .* exactly: .*alice.jsonl:2 is an unterminated last line\. Nothing was exported; run `witness mailbox recover/,
+    );
     expect(() => readFileSync(out)).toThrow(/ENOENT/);
   });
 });

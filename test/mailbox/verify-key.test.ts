@@ -23,7 +23,9 @@ describe('mailbox verify --key', () => {
     const missing = join(mb.dir, '..', 'nosuch.json');
     const { out, err } = await cli(['mailbox', 'verify', mb.dir, '--key', missing], 2);
     expect(out).toBe('');
-    expect(err).toBe(`witness: The mailbox signing key ${missing} does not exist. Pass --key with the key created by \`witness mailbox init\`.\n`);
+    expect(err).toBe(
+      `witness: The mailbox signing key ${missing} does not exist. Pass --key with the key created by \`witness mailbox init\`.\n`,
+    );
   });
 
   it("another mailbox's key is one wrong_key line (exit 1) naming both keys", async () => {
@@ -32,7 +34,11 @@ describe('mailbox verify --key', () => {
     const { out } = await cli(['mailbox', 'verify', mb.dir, '--key', other.keyPath], 1);
     const lines = out.trim().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(new RegExp(`^${other.keyPath}:0: wrong_key: this is not the mailbox's key: .* holds ed25519:[0-9a-f]{16}, the mailbox signs with ed25519:[0-9a-f]{16}`));
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^${other.keyPath}:0: wrong_key: this is not the mailbox's key: .* holds ed25519:[0-9a-f]{16}, the mailbox signs with ed25519:[0-9a-f]{16}`,
+      ),
+    );
     expect(lines[1]).toMatch(/^FAILED: .* 1 problem\(s\)/);
     const report = JSON.parse((await cli(['mailbox', 'verify', mb.dir, '--key', other.keyPath, '--json'], 1)).out);
     expect(report.problems.map((p: { code: string }) => p.code)).toEqual(['WRONG_KEY']);

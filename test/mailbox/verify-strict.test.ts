@@ -4,7 +4,19 @@
  * read another identity or body than the one signed), and a call log or inbox with
  * a line of hundreds of MiB is checked in bounded memory instead of crashing.
  */
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -19,7 +31,8 @@ async function threeSends(store: 'jsonl' | 'sqlite' = 'jsonl'): Promise<TestMail
   return mb;
 }
 
-const kinds = async (dir: string) => (await verifyMailbox(dir)).problems.map((p) => `${p.file.slice(dir.length + 1)}:${p.line}:${p.kind}`);
+const kinds = async (dir: string) =>
+  (await verifyMailbox(dir)).problems.map((p) => `${p.file.slice(dir.length + 1)}:${p.line}:${p.kind}`);
 const lines = (path: string) => readFileSync(path, 'utf8').split('\n').slice(0, -1);
 const write = (path: string, all: string[]) => writeFileSync(path, `${all.join('\n')}\n`);
 
@@ -49,7 +62,10 @@ describe('repeated keys', () => {
     const db = new Database(join(mb.dir, 'mailbox.sqlite'));
     db.prepare('UPDATE calls SET text = replace(text, \'{"v":2,\', \'{"v":2,"agent":"carol",\') WHERE seq = 3').run();
     db.close();
-    expect((await verifyMailbox(mb.dir)).problems.map((p) => `${p.file.split('#')[1]}:${p.line}:${p.kind}`)).toEqual(['calls:3:corrupt', 'messages[bob]:3:orphan']);
+    expect((await verifyMailbox(mb.dir)).problems.map((p) => `${p.file.split('#')[1]}:${p.line}:${p.kind}`)).toEqual([
+      'calls:3:corrupt',
+      'messages[bob]:3:orphan',
+    ]);
   });
 });
 
@@ -59,7 +75,12 @@ describe('evidence files that are not regular files', () => {
     const inbox = join(mb.dir, 'inbox', 'bob.jsonl');
     renameSync(inbox, `${mb.dir}.elsewhere`);
     symlinkSync(`${mb.dir}.elsewhere`, inbox);
-    expect(await kinds(mb.dir)).toEqual(['inbox/bob.jsonl:0:corrupt', 'calls.jsonl:1:deleted', 'calls.jsonl:2:deleted', 'calls.jsonl:3:deleted']);
+    expect(await kinds(mb.dir)).toEqual([
+      'inbox/bob.jsonl:0:corrupt',
+      'calls.jsonl:1:deleted',
+      'calls.jsonl:2:deleted',
+      'calls.jsonl:3:deleted',
+    ]);
     expect((await verifyMailbox(mb.dir)).problems[0]!.message).toMatch(/not a regular file \(a symbolic link\)/);
     const calls = join(mb.dir, 'calls.jsonl');
     rmSync(calls);
@@ -89,7 +110,9 @@ describe('evidence larger than a string can hold (512 MiB)', () => {
     const report = await verifyMailbox(mb.dir);
     const grownMiB = (process.resourceUsage().maxRSS - peak) / 1024;
     console.log(`verify of a ${(HUGE / 2 ** 20).toFixed(0)} MiB call log: peak RSS grew ${grownMiB.toFixed(0)} MiB`);
-    expect(report.problems).toEqual([expect.objectContaining({ kind: 'corrupt', line: 4, message: expect.stringMatching(/more than 64 MiB/) })]);
+    expect(report.problems).toEqual([
+      expect.objectContaining({ kind: 'corrupt', line: 4, message: expect.stringMatching(/more than 64 MiB/) }),
+    ]);
     expect(report.calls).toBe(4);
     expect(grownMiB).toBeLessThan(200);
   }, 120_000);

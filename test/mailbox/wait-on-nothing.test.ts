@@ -19,7 +19,9 @@ describe('mailbox tail', () => {
   it('on a folder that is not a mailbox: exit 2', async () => {
     const dir = tempDir();
     const { err } = await cli(['mailbox', 'tail', dir], 2);
-    expect(err).toBe(`witness: ${dir} is not a mailbox (no mailbox.json). Create one with \`witness mailbox init ${dir}\`.\n`);
+    expect(err).toBe(
+      `witness: ${dir} is not a mailbox (no mailbox.json). Create one with \`witness mailbox init ${dir}\`.\n`,
+    );
   });
 
   for (const store of ['jsonl', 'sqlite', 'postgres'] as const) {
@@ -27,7 +29,9 @@ describe('mailbox tail', () => {
       const mb = await makeMailbox(['alice', 'bob'], { store });
       try {
         const { err } = await cli(['mailbox', 'tail', mb.dir, '--agent', 'carol'], 2);
-        expect(err).toBe(`witness: The agent "carol" is not registered in ${mb.dir} (its agents: alice, bob); register it with: witness mailbox add-agent ${mb.dir} carol\n`);
+        expect(err).toBe(
+          `witness: The agent "carol" is not registered in ${mb.dir} (its agents: alice, bob); register it with: witness mailbox add-agent ${mb.dir} carol\n`,
+        );
       } finally {
         await mb.cleanup();
       }
@@ -42,13 +46,20 @@ describe('mailbox serve on PostgreSQL', () => {
   /** The real process, with a deadline: the bug was a process that never exits. */
   function serve(agent: string) {
     const [command, ...args] = witnessCommand();
-    const r = spawnSync(command as string, [...args, 'mailbox', 'serve', '--dir', mb.dir, '--agent', agent], { encoding: 'utf8', timeout: 60_000, input: '' });
+    const r = spawnSync(command as string, [...args, 'mailbox', 'serve', '--dir', mb.dir, '--agent', agent], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      input: '',
+    });
     return { status: r.status, err: r.stderr };
   }
 
   it('with an unregistered --agent exits 2 after one line', async () => {
     mb = await makeMailbox(['alice'], { store: 'postgres' });
-    expect(serve('carol')).toEqual({ status: 2, err: `witness: The agent "carol" is not registered in ${mb.dir}. Register it first: witness mailbox add-agent ${mb.dir} carol\n` });
+    expect(serve('carol')).toEqual({
+      status: 2,
+      err: `witness: The agent "carol" is not registered in ${mb.dir}. Register it first: witness mailbox add-agent ${mb.dir} carol\n`,
+    });
   });
 
   it('with an invalid --agent exits 2 after one line', () => {

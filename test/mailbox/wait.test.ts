@@ -16,7 +16,11 @@ interface Logged {
   message_ids: string[];
 }
 
-const logged = (mb: TestMailbox): Logged[] => readFileSync(join(mb.dir, 'calls.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Logged);
+const logged = (mb: TestMailbox): Logged[] =>
+  readFileSync(join(mb.dir, 'calls.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Logged);
 const waits = (mb: TestMailbox) => logged(mb).filter((c) => c.tool === 'wait_for_message');
 
 describe('wait_for_message', () => {
@@ -37,7 +41,9 @@ describe('wait_for_message', () => {
   it('with a torn inbox tail, times out after one receipt instead of one per poll', async () => {
     appendFileSync(join(mb.dir, 'inbox', 'b.jsonl'), '{"id":"msg_torn","from":"a","to":"b","bo');
     const before = waits(mb).length;
-    const got = await call<{ messages: unknown[]; timed_out: boolean }>(b.client, 'wait_for_message', { timeout_ms: 1500 });
+    const got = await call<{ messages: unknown[]; timed_out: boolean }>(b.client, 'wait_for_message', {
+      timeout_ms: 1500,
+    });
     expect(got).toEqual({ messages: [], timed_out: true });
     expect(waits(mb).length - before).toBe(1);
   });
@@ -54,8 +60,13 @@ describe('wait_for_message', () => {
 
   it('a message that arrives during the wait is returned with one receipt that lists it', async () => {
     const before = waits(mb).length;
-    const waiting = call<{ messages: Array<{ id: string; body: string }> }>(b.client, 'wait_for_message', { timeout_ms: 20_000 });
-    const [sent, got] = await Promise.all([call<{ id: string }>(a.client, 'send_message', { to: 'b', body: 'arrived' }), waiting]);
+    const waiting = call<{ messages: Array<{ id: string; body: string }> }>(b.client, 'wait_for_message', {
+      timeout_ms: 20_000,
+    });
+    const [sent, got] = await Promise.all([
+      call<{ id: string }>(a.client, 'send_message', { to: 'b', body: 'arrived' }),
+      waiting,
+    ]);
     expect(got.messages.map((m) => m.id)).toEqual([sent.id]);
     const mine = waits(mb).slice(before);
     expect(mine.map((c) => c.message_ids)).toEqual([[sent.id]]);

@@ -12,7 +12,19 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newSigningKey, writeKeyFile } from '../../src/attest/keys.js';
 import { mailboxVerifierKey, readWitnessed } from '../../src/mailbox/index.js';
-import { call, cli, type Connected, httpClient, type HttpServerProcess, makeMailbox, startHttp, type TestMailbox, tempDir, waitFor, witnessCommand } from './helpers.js';
+import {
+  call,
+  cli,
+  type Connected,
+  httpClient,
+  type HttpServerProcess,
+  makeMailbox,
+  startHttp,
+  type TestMailbox,
+  tempDir,
+  waitFor,
+  witnessCommand,
+} from './helpers.js';
 
 interface WitnessProcess {
   url: string;
@@ -30,12 +42,33 @@ async function startWitness(name: string, logVkey: string): Promise<WitnessProce
   const keyPath = join(work, `${name.replace(/\W/g, '_')}.key.json`);
   writeKeyFile(keyPath, newSigningKey(`${name}-operator`));
   const [command, ...args] = witnessCommand();
-  const proc = spawn(command!, [...args, 'anchor', 'serve', '--key', keyPath, '--name', name, '--state', join(work, `${name.replace(/\W/g, '_')}.db`), '--log', logVkey, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(
+    command!,
+    [
+      ...args,
+      'anchor',
+      'serve',
+      '--key',
+      keyPath,
+      '--name',
+      name,
+      '--state',
+      join(work, `${name.replace(/\W/g, '_')}.db`),
+      '--log',
+      logVkey,
+      '--json',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   let err = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const line = await waitFor(() => out.includes('\n') && out.split('\n')[0], 20_000, () => `witness ${name} did not start: ${err}`);
+  const line = await waitFor(
+    () => out.includes('\n') && out.split('\n')[0],
+    20_000,
+    () => `witness ${name} did not start: ${err}`,
+  );
   const ready = JSON.parse(line) as { url: string; vkey: string };
   return { url: ready.url, vkey: ready.vkey, proc };
 }
@@ -55,9 +88,17 @@ async function stopAll(servers: HttpServerProcess[]): Promise<void> {
 
 /** `n` sends through each server (alice on the first, bob on the second). */
 async function sendThrough(servers: HttpServerProcess[], n: number, tag: string): Promise<void> {
-  const [a, b] = await Promise.all([httpClient(servers[0]!.url, mb.tokens.alice!), httpClient(servers[1]!.url, mb.tokens.bob!)]);
+  const [a, b] = await Promise.all([
+    httpClient(servers[0]!.url, mb.tokens.alice!),
+    httpClient(servers[1]!.url, mb.tokens.bob!),
+  ]);
   clients.push(a, b);
-  await Promise.all(Array.from({ length: n }, (_, i) => [call(a.client, 'send_message', { to: 'bob', body: `${tag} a${i}` }), call(b.client, 'send_message', { to: 'alice', body: `${tag} b${i}` })]).flat());
+  await Promise.all(
+    Array.from({ length: n }, (_, i) => [
+      call(a.client, 'send_message', { to: 'bob', body: `${tag} a${i}` }),
+      call(b.client, 'send_message', { to: 'alice', body: `${tag} b${i}` }),
+    ]).flat(),
+  );
   await Promise.all([a.close(), b.close()]);
 }
 
@@ -80,7 +121,10 @@ function witnessFlags(): string[] {
 
 async function verifyCodes(): Promise<{ code: number; problems: string[] }> {
   const r = await cli(['verify', mb.dir, ...witnessFlags(), '--json'], -1);
-  return { code: r.code, problems: (JSON.parse(r.out) as { problems: Array<{ code: string }> }).problems.map((p) => p.code) };
+  return {
+    code: r.code,
+    problems: (JSON.parse(r.out) as { problems: Array<{ code: string }> }).problems.map((p) => p.code),
+  };
 }
 
 beforeAll(async () => {
@@ -98,7 +142,9 @@ afterAll(async () => {
 });
 
 describe('mailbox servers submitting to two witnesses (one PostgreSQL mailbox)', () => {
-  it('submits the final checkpoint on shutdown, and a rollback to an earlier dump is caught and refused', { timeout: 180_000 }, async () => {
+  it('submits the final checkpoint on shutdown, and a rollback to an earlier dump is caught and refused', {
+    timeout: 180_000,
+  }, async () => {
     const origin = `witness.mailbox/${(JSON.parse(readFileSync(join(mb.dir, 'mailbox.json'), 'utf8')) as { id: string }).id}`;
     // Phase 1: neither the receipt count nor the interval is reached; only the shutdown submits.
     let servers = await startServers(['--witness-every', '100000', '--witness-interval', '3600']);
@@ -117,7 +163,12 @@ describe('mailbox servers submitting to two witnesses (one PostgreSQL mailbox)',
     servers = await startServers(['--witness-every', '5', '--witness-interval', '1']);
     await sendThrough(servers, 10, 'two');
     const second = await logSize();
-    for (const w of witnesses) await waitFor(async () => (await witnessedSize(w, origin)) === second, 20_000, () => `witness ${w.url} to cosign size ${second}`);
+    for (const w of witnesses)
+      await waitFor(
+        async () => (await witnessedSize(w, origin)) === second,
+        20_000,
+        () => `witness ${w.url} to cosign size ${second}`,
+      );
     await stopAll(servers);
 
     // The database goes back to the dump: the log is the first phase's again.
@@ -130,10 +181,20 @@ describe('mailbox servers submitting to two witnesses (one PostgreSQL mailbox)',
     // Servers on the rolled-back database: the witnesses hold more (409), then, past
     // their size, refuse the other history (422).
     servers = await startServers(['--witness-every', '5', '--witness-interval', '1']);
-    for (const w of witnesses) await waitFor(() => readWitnessed(mb.dir, w.vkey)?.last?.status === 409, 20_000, () => `a 409 from ${w.url}`);
+    for (const w of witnesses)
+      await waitFor(
+        () => readWitnessed(mb.dir, w.vkey)?.last?.status === 409,
+        20_000,
+        () => `a 409 from ${w.url}`,
+      );
     await sendThrough(servers, 15, 'three');
     expect(await logSize()).toBeGreaterThan(second);
-    for (const w of witnesses) await waitFor(() => readWitnessed(mb.dir, w.vkey)?.last?.status === 422, 20_000, () => `a 422 from ${w.url}`);
+    for (const w of witnesses)
+      await waitFor(
+        () => readWitnessed(mb.dir, w.vkey)?.last?.status === 422,
+        20_000,
+        () => `a 422 from ${w.url}`,
+      );
     await stopAll(servers);
     for (const w of witnesses) expect(await witnessedSize(w, origin)).toBe(second);
     const forked = await verifyCodes();

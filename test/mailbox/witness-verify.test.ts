@@ -12,7 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newSigningKey } from '../../src/attest/keys.js';
 import { cosigner } from '../../src/attest/tlog/cosignature.js';
 import { serveWitness, Witness, type WitnessServer } from '../../src/attest/tlog/witness.js';
-import { listWitnessed, mailboxVerifierKey, openStore, verifyMailbox, WitnessSubmitter } from '../../src/mailbox/index.js';
+import {
+  listWitnessed,
+  mailboxVerifierKey,
+  openStore,
+  verifyMailbox,
+  WitnessSubmitter,
+} from '../../src/mailbox/index.js';
 import { call, cli, httpClient, makeMailbox, startHttp, type TestMailbox, tempDir, waitFor } from './helpers.js';
 
 let mb: TestMailbox;
@@ -22,7 +28,11 @@ const other = cosigner(newSigningKey('other-operator'), 'other.example/w').verif
 
 beforeAll(async () => {
   mb = await makeMailbox(['alice', 'bob'], { store: 'sqlite' });
-  witness = await Witness.open({ logs: [mailboxVerifierKey(mb.dir)], cosigner: cosigner(newSigningKey('w-operator'), 'w.example/w'), state: join(tempDir('witness-state-'), 'w.db') });
+  witness = await Witness.open({
+    logs: [mailboxVerifierKey(mb.dir)],
+    cosigner: cosigner(newSigningKey('w-operator'), 'w.example/w'),
+    state: join(tempDir('witness-state-'), 'w.db'),
+  });
   server = await serveWitness(witness);
 }, 60_000);
 
@@ -34,7 +44,11 @@ afterAll(async () => {
 
 describe('verify --witness', () => {
   it('a checkpoint the submitter kept satisfies --witness; another witness is NOT_WITNESSED; an old one WITNESS_STALE', async () => {
-    const submitter = await WitnessSubmitter.start(mb.dir, { witnesses: [{ url: server.url, vkey: witness.cosignerKey }], everyReceipts: 3, everySeconds: 3600 });
+    const submitter = await WitnessSubmitter.start(mb.dir, {
+      witnesses: [{ url: server.url, vkey: witness.cosignerKey }],
+      everyReceipts: 3,
+      everySeconds: 3600,
+    });
     const store = submitter.watch(await openStore(mb.dir));
     for (let i = 0; i < 7; i++) await store.send('alice', { to: 'bob', body: `m${i}` });
     await store.close();
@@ -47,34 +61,55 @@ describe('verify --witness', () => {
     const missing = await cli(['verify', mb.dir, '--witness', other, '--json'], 1);
     const problems = (JSON.parse(missing.out) as { problems: Array<{ code: string; message: string }> }).problems;
     expect(problems.map((p) => p.code)).toEqual(['NOT_WITNESSED']);
-    expect(problems[0]?.message).toMatch(/No checkpoint of witness\.mailbox\/\S+ cosigned by the witness other\.example\/w/);
+    expect(problems[0]?.message).toMatch(
+      /No checkpoint of witness\.mailbox\/\S+ cosigned by the witness other\.example\/w/,
+    );
 
-    const report = await verifyMailbox(mb.dir, { witnesses: [{ vkey: witness.cosignerKey, withinSeconds: 600 }], now: Math.floor(Date.now() / 1000) + 2 * 3600 });
+    const report = await verifyMailbox(mb.dir, {
+      witnesses: [{ vkey: witness.cosignerKey, withinSeconds: 600 }],
+      now: Math.floor(Date.now() / 1000) + 2 * 3600,
+    });
     expect(report.problems.map((p) => p.code)).toEqual(['WITNESS_STALE']);
     expect(report.problems[0]?.message).toMatch(/witnessed 2h( \d+m)? ago.*older than --witnessed-within 10m/);
   });
 
   it('an HMAC mailbox is witnessed through its checkpoint key; a cut end is then TRUNCATED', async () => {
     const hmac = await makeMailbox(['alice', 'bob'], { alg: 'hmac-sha256' });
-    const w = await Witness.open({ logs: [mailboxVerifierKey(hmac.dir)], cosigner: cosigner(newSigningKey('hmac-w-operator'), 'hmac-w.example/w'), state: join(tempDir('witness-state-'), 'w.db') });
+    const w = await Witness.open({
+      logs: [mailboxVerifierKey(hmac.dir)],
+      cosigner: cosigner(newSigningKey('hmac-w-operator'), 'hmac-w.example/w'),
+      state: join(tempDir('witness-state-'), 'w.db'),
+    });
     const ws = await serveWitness(w);
     try {
-      const submitter = await WitnessSubmitter.start(hmac.dir, { witnesses: [{ url: ws.url, vkey: w.cosignerKey }], everyReceipts: 100, everySeconds: 3600 });
+      const submitter = await WitnessSubmitter.start(hmac.dir, {
+        witnesses: [{ url: ws.url, vkey: w.cosignerKey }],
+        everyReceipts: 100,
+        everySeconds: 3600,
+      });
       const store = submitter.watch(await openStore(hmac.dir));
       for (let i = 0; i < 4; i++) await store.send('alice', { to: 'bob', body: `h${i}` });
       await store.close();
       await submitter.close(); // the final checkpoint: size 4
       expect(listWitnessed(hmac.dir)[0]?.size).toBe(4);
-      expect((await cli(['verify', hmac.dir, '--witness', w.cosignerKey, '--witness-url', ws.url])).out).toMatch(/^valid: mailbox/);
+      expect((await cli(['verify', hmac.dir, '--witness', w.cosignerKey, '--witness-url', ws.url])).out).toMatch(
+        /^valid: mailbox/,
+      );
       // Cut the last call (and its inbox line) as the log's holder could: the witness still holds size 4.
       const calls = join(hmac.dir, 'calls.jsonl');
-      const lines = readFileSync(calls, 'utf8').split('\n').filter((l) => l !== '');
+      const lines = readFileSync(calls, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '');
       writeFileSync(calls, `${lines.slice(0, -1).join('\n')}\n`);
       const inbox = join(hmac.dir, 'inbox', 'bob.jsonl');
-      const mail = readFileSync(inbox, 'utf8').split('\n').filter((l) => l !== '');
+      const mail = readFileSync(inbox, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '');
       writeFileSync(inbox, `${mail.slice(0, -1).join('\n')}\n`);
       const cut = await cli(['verify', hmac.dir, '--witness', w.cosignerKey, '--witness-url', ws.url, '--json'], 1);
-      expect((JSON.parse(cut.out) as { problems: Array<{ code: string }> }).problems.map((p) => p.code)).toContain('TRUNCATED');
+      expect((JSON.parse(cut.out) as { problems: Array<{ code: string }> }).problems.map((p) => p.code)).toContain(
+        'TRUNCATED',
+      );
     } finally {
       await ws.close();
       await w.close();
@@ -89,7 +124,9 @@ describe('verify --witness', () => {
 });
 
 describe('a witness that hangs or is down', () => {
-  it('neither stops the server nor holds up its sends: they are answered while a submission hangs', { timeout: 90_000 }, async () => {
+  it('neither stops the server nor holds up its sends: they are answered while a submission hangs', {
+    timeout: 90_000,
+  }, async () => {
     const pending: ServerResponse[] = [];
     const hanging: Server = createServer((_req: IncomingMessage, res: ServerResponse) => {
       pending.push(res); // never answered
@@ -97,17 +134,44 @@ describe('a witness that hangs or is down', () => {
     await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
     const hangUrl = `http://127.0.0.1:${(hanging.address() as { port: number }).port}`;
     const down = 'http://127.0.0.1:9'; // discard port: nothing listens
-    const vkeys = [cosigner(newSigningKey('hang-operator'), 'hang.example/w').verifierKey, cosigner(newSigningKey('down-operator'), 'down.example/w').verifierKey];
-    const mailbox = await startHttp(mb.dir, ['--rate-limit', '0', '--witness', hangUrl, '--witness-key', vkeys[0]!, '--witness', down, '--witness-key', vkeys[1]!, '--witness-every', '1', '--witness-timeout', '5']);
+    const vkeys = [
+      cosigner(newSigningKey('hang-operator'), 'hang.example/w').verifierKey,
+      cosigner(newSigningKey('down-operator'), 'down.example/w').verifierKey,
+    ];
+    const mailbox = await startHttp(mb.dir, [
+      '--rate-limit',
+      '0',
+      '--witness',
+      hangUrl,
+      '--witness-key',
+      vkeys[0]!,
+      '--witness',
+      down,
+      '--witness-key',
+      vkeys[1]!,
+      '--witness-every',
+      '1',
+      '--witness-timeout',
+      '5',
+    ]);
     try {
       const alice = await httpClient(mailbox.url, mb.tokens.alice!);
       await call(alice.client, 'send_message', { to: 'bob', body: 'the first' }); // a receipt: the first submission starts
-      await waitFor(() => pending.length > 0, 20_000, () => 'a submission to the hanging witness');
+      await waitFor(
+        () => pending.length > 0,
+        20_000,
+        () => 'a submission to the hanging witness',
+      );
       for (let i = 0; i < 20; i++) await call(alice.client, 'send_message', { to: 'bob', body: `while hanging ${i}` });
       // Every send was answered while the first submission still hangs (the witness never answers).
       expect(pending.every((res) => !res.writableEnded)).toBe(true);
       await alice.close();
-      await waitFor(() => listWitnessed(mb.dir).some((r) => r.vkey === vkeys[1] && r.last?.ok === false && r.last.status === undefined), 20_000, () => 'the down witness recorded as unreachable');
+      await waitFor(
+        () =>
+          listWitnessed(mb.dir).some((r) => r.vkey === vkeys[1] && r.last?.ok === false && r.last.status === undefined),
+        20_000,
+        () => 'the down witness recorded as unreachable',
+      );
       const status = await cli(['mailbox', 'status', mb.dir], 1);
       expect(status.out).toMatch(/down\.example\/w http:\/\/127\.0\.0\.1:9: nothing cosigned yet; last: unreachable/);
     } finally {

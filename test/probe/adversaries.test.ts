@@ -10,15 +10,31 @@ import { witnessBundle } from '../support/witness-bundle.js';
 
 const table: string[] = [];
 const probe = async (agent: string, toolPrefix = ''): Promise<ProbeReport> => {
-  const report = await runProbe({ runtime: agent, serverCommand: await witnessBundle(), timeoutMs: 40_000, toolPrefix });
-  table.push(`| ${`${agent}${toolPrefix ? ` (--tool-prefix ${toolPrefix})` : ''}`.padEnd(11)} | ${report.checks.map((c) => `${c.verdict.padEnd(9)}`).join(' | ')} | ${report.checks.filter((c) => c.verdict !== 'pass').map((c) => `${c.check}: ${c.reason.replace(/\/\S+\//g, '…/')}`).join(' — ') || 'all checks pass'} |`);
+  const report = await runProbe({
+    runtime: agent,
+    serverCommand: await witnessBundle(),
+    timeoutMs: 40_000,
+    toolPrefix,
+  });
+  table.push(
+    `| ${`${agent}${toolPrefix ? ` (--tool-prefix ${toolPrefix})` : ''}`.padEnd(11)} | ${report.checks.map((c) => `${c.verdict.padEnd(9)}`).join(' | ')} | ${
+      report.checks
+        .filter((c) => c.verdict !== 'pass')
+        .map((c) => `${c.check}: ${c.reason.replace(/\/\S+\//g, '…/')}`)
+        .join(' — ') || 'all checks pass'
+    } |`,
+  );
   return report;
 };
 const verdicts = (r: ProbeReport) => Object.fromEntries(r.checks.map((c) => [c.check, c.verdict]));
 const reason = (r: ProbeReport, check: string) => r.checks.find((c) => c.check === check)?.reason ?? '';
 
 afterAll(() => {
-  console.log(['', '| agent       | send      | receive   | control   | why not pass |', '|---|---|---|---|---|', ...table].join('\n'));
+  console.log(
+    ['', '| agent       | send      | receive   | control   | why not pass |', '|---|---|---|---|---|', ...table].join(
+      '\n',
+    ),
+  );
 });
 
 describe('built-in agents against the probe', () => {
@@ -41,26 +57,48 @@ describe('built-in agents against the probe', () => {
   it('fails the shadow agent: the server saw list_agents but the send went to a same-named local tool', async () => {
     const r = await probe('shadow');
     expect(verdicts(r)).toEqual({ send: 'fail', receive: 'fail', control: 'undecided' });
-    expect(reason(r, 'send')).toMatch(/recorded only: list_agents; note: built-in send_message \(≈ send_message\) shadows a mailbox tool/);
+    expect(reason(r, 'send')).toMatch(
+      /recorded only: list_agents; note: built-in send_message \(≈ send_message\) shadows a mailbox tool/,
+    );
     expect(r.checks[0]!.evidence.agent_tool_calls).toContain('send_message (local built-in)');
-    expect(r.preflight.shadowing.clashes.filter((c) => c.same_name).map((c) => c.tool)).toEqual(['send_message', 'check_inbox']);
+    expect(r.preflight.shadowing.clashes.filter((c) => c.same_name).map((c) => c.tool)).toEqual([
+      'send_message',
+      'check_inbox',
+    ]);
   }, 60_000);
 
   it('fails the builtin-sender on send — it used its own SendMessage — names SendMessage as the shadowing tool, and passes its honest reads', async () => {
     const r = await probe('builtin-sender');
     expect(verdicts(r)).toEqual({ send: 'fail', receive: 'pass', control: 'pass' });
     expect(r.ok).toBe(false);
-    expect(r.checks[0]!.evidence).toMatchObject({ inbox: [], receipts: [], agent_tool_calls: ['ListAgents (built-in)', 'SendMessage (built-in)'] });
+    expect(r.checks[0]!.evidence).toMatchObject({
+      inbox: [],
+      receipts: [],
+      agent_tool_calls: ['ListAgents (built-in)', 'SendMessage (built-in)'],
+    });
     expect(r.checks[0]!.evidence.output_excerpt).toMatch(/Delivery confirmed/);
-    expect(reason(r, 'send')).toMatch(/no call by probe-agent at all; note: built-in ListAgents \(≈ list_agents\), SendMessage \(≈ send_message\) shadow mailbox tools \(in the runtime's own tool list/);
-    expect(r.preflight.shadowing).toMatchObject({ source: 'runtime', clashes: [{ tool: 'ListAgents', shadows: 'list_agents' }, { tool: 'SendMessage', shadows: 'send_message', action: 'send', same_name: false }] });
+    expect(reason(r, 'send')).toMatch(
+      /no call by probe-agent at all; note: built-in ListAgents \(≈ list_agents\), SendMessage \(≈ send_message\) shadow mailbox tools \(in the runtime's own tool list/,
+    );
+    expect(r.preflight.shadowing).toMatchObject({
+      source: 'runtime',
+      clashes: [
+        { tool: 'ListAgents', shadows: 'list_agents' },
+        { tool: 'SendMessage', shadows: 'send_message', action: 'send', same_name: false },
+      ],
+    });
     expect(r.preflight.warnings.join(' ')).toMatch(/SendMessage \(≈ send_message\)/);
   }, 60_000);
 
   it('still fails the builtin-sender under --tool-prefix mailbox_, and still names SendMessage: a prefix separates names, not meanings', async () => {
     const r = await probe('builtin-sender', 'mailbox_');
     expect(r.checks[0]!.verdict).toBe('fail');
-    expect(r.preflight.shadowing.clashes.find((c) => c.action === 'send')).toEqual({ tool: 'SendMessage', shadows: 'mailbox_send_message', action: 'send', same_name: false });
+    expect(r.preflight.shadowing.clashes.find((c) => c.action === 'send')).toEqual({
+      tool: 'SendMessage',
+      shadows: 'mailbox_send_message',
+      action: 'send',
+      same_name: false,
+    });
     expect(reason(r, 'send')).toMatch(/SendMessage \(≈ mailbox_send_message\)/);
   }, 60_000);
 

@@ -25,7 +25,9 @@ it('puts the canary and the peer in the send prompt, with the prefixed tool name
   const canary = newCanary();
   const send = taskFor('send', 'mailbox_', 'witness-mailbox', canary);
   expect(send).toMatchObject({ kind: 'send', peer: 'probe-peer', canary });
-  expect(send.prompt).toMatch(new RegExp(`mailbox_list_agents.*mailbox_send_message with to=probe-peer and body=${canary}`));
+  expect(send.prompt).toMatch(
+    new RegExp(`mailbox_list_agents.*mailbox_send_message with to=probe-peer and body=${canary}`),
+  );
 });
 
 it('draws a fresh canary every time', () => {

@@ -41,8 +41,14 @@ describe('witness probe usage', () => {
   });
 
   it('refuses an unknown --check and a tool prefix the server would reject', async () => {
-    expect(await witness(['probe', 'reference', '--check', 'deliver'])).toMatchObject({ code: 2, err: expect.stringMatching(/--check "deliver" is not a check/) });
-    expect(await witness(['probe', 'reference', '--tool-prefix', 'a/b'])).toMatchObject({ code: 2, err: expect.stringMatching(/--tool-prefix "a\/b" must be/) });
+    expect(await witness(['probe', 'reference', '--check', 'deliver'])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/--check "deliver" is not a check/),
+    });
+    expect(await witness(['probe', 'reference', '--tool-prefix', 'a/b'])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/--tool-prefix "a\/b" must be/),
+    });
   });
 
   it('shows examples in --help', async () => {
@@ -72,18 +78,27 @@ describe('witness probe exit status and report', () => {
   for (const runtime of ['openhands', 'claude']) {
     it(`is undecided with the reason when ${runtime} is not installed, within seconds`, async () => {
       const started = Date.now();
-      const { code, out } = await witness(['probe', runtime, '--bin', `/nonexistent/${runtime}`, '--json', ...(await server())]);
+      const { code, out } = await witness([
+        'probe',
+        runtime,
+        '--bin',
+        `/nonexistent/${runtime}`,
+        '--json',
+        ...(await server()),
+      ]);
       const report = JSON.parse(out) as ProbeReport;
       expect(code).toBe(1);
       expect(report.checks.map((c) => c.verdict)).toEqual(['undecided', 'undecided', 'undecided']);
-      expect(report.checks[0]!.reason).toMatch(new RegExp(`runtime not available: .*not installed: no executable "/nonexistent/${runtime}"`));
+      expect(report.checks[0]!.reason).toMatch(
+        new RegExp(`runtime not available: .*not installed: no executable "/nonexistent/${runtime}"`),
+      );
       expect(Date.now() - started).toBeLessThan(60_000);
     }, 60_000);
   }
 });
 
 describe('the text report', () => {
-  it('says a missing runtime\'s install hint once, not once more per check', async () => {
+  it("says a missing runtime's install hint once, not once more per check", async () => {
     const { code, out } = await witness(['probe', 'claude', '--bin', '/nonexistent/claude', ...(await server())]);
     expect(code).toBe(1);
     expect(out.split('/nonexistent/claude').length - 1).toBe(1);
@@ -92,18 +107,25 @@ describe('the text report', () => {
 });
 
 describe('adapters: the config they write', () => {
-  const context = async (): Promise<ProbeContext> => ({ ws: await createWorkspace(await witnessBundle()), serverName: 'witness-mailbox', toolPrefix: 'mailbox_', timeoutMs: 10_000 });
+  const context = async (): Promise<ProbeContext> => ({
+    ws: await createWorkspace(await witnessBundle()),
+    serverName: 'witness-mailbox',
+    toolPrefix: 'mailbox_',
+    timeoutMs: 10_000,
+  });
 
-  it('writes OpenHands\' ~/.openhands/mcp.json inside the probe\'s own HOME', async () => {
+  it("writes OpenHands' ~/.openhands/mcp.json inside the probe's own HOME", async () => {
     const ctx = await context();
     const config = adapterFor('openhands').install(ctx)!;
     expect(config.file).toBe(`${ctx.ws.home}/.openhands/mcp.json`);
     const entry = JSON.parse(readFileSync(config.file, 'utf8')).mcpServers['witness-mailbox'];
-    expect(entry.args).toEqual(expect.arrayContaining(['serve', '--agent', 'probe-agent', '--tool-prefix', 'mailbox_']));
+    expect(entry.args).toEqual(
+      expect.arrayContaining(['serve', '--agent', 'probe-agent', '--tool-prefix', 'mailbox_']),
+    );
     ctx.ws.remove();
   });
 
-  it('writes Claude Code\'s ~/.claude.json inside the probe\'s own HOME, with a stdio entry (a project .mcp.json waits for an approval claude -p never asks)', async () => {
+  it("writes Claude Code's ~/.claude.json inside the probe's own HOME, with a stdio entry (a project .mcp.json waits for an approval claude -p never asks)", async () => {
     const ctx = await context();
     const config = adapterFor('claude').install(ctx)!;
     expect(config.file).toBe(`${ctx.ws.home}/.claude.json`);
@@ -111,11 +133,13 @@ describe('adapters: the config they write', () => {
     ctx.ws.remove();
   });
 
-  it('writes Codex\'s ~/.codex/config.toml inside the probe\'s own HOME and reads the table back', async () => {
+  it("writes Codex's ~/.codex/config.toml inside the probe's own HOME and reads the table back", async () => {
     const ctx = await context();
     const config = adapterFor('codex').install(ctx)!;
     expect(config).toEqual({ file: `${ctx.ws.home}/.codex/config.toml`, has_server: true });
-    expect(readFileSync(config.file, 'utf8')).toMatch(/^\[mcp_servers\.witness-mailbox\]\ncommand = ".*"\nargs = \[.*"--agent", "probe-agent", "--tool-prefix", "mailbox_".*\]\n$/);
+    expect(readFileSync(config.file, 'utf8')).toMatch(
+      /^\[mcp_servers\.witness-mailbox\]\ncommand = ".*"\nargs = \[.*"--agent", "probe-agent", "--tool-prefix", "mailbox_".*\]\n$/,
+    );
     ctx.ws.remove();
   });
 });
@@ -124,13 +148,29 @@ describe('the command runtime', () => {
   const fixture = `${import.meta.dirname}/fixtures/mcp-agent.mjs`;
 
   it('passes a CLI given as a template that reaches the server it is handed', async () => {
-    const { code, out } = await witness(['probe', 'command', '--template', `${process.execPath} ${fixture} {prompt}`, '--json', ...(await server())]);
+    const { code, out } = await witness([
+      'probe',
+      'command',
+      '--template',
+      `${process.execPath} ${fixture} {prompt}`,
+      '--json',
+      ...(await server()),
+    ]);
     expect(JSON.parse(out).checks.map((c: { verdict: string }) => c.verdict)).toEqual(['pass', 'pass', 'pass']);
     expect(code).toBe(0);
   }, 60_000);
 
   it('is undecided, not failed, when a template CLI leaves no record: it cannot be asked whether it started the server', async () => {
-    const { code, out } = await witness(['probe', 'command', '--template', 'echo sent {prompt}', '--check', 'send', '--json', ...(await server())]);
+    const { code, out } = await witness([
+      'probe',
+      'command',
+      '--template',
+      'echo sent {prompt}',
+      '--check',
+      'send',
+      '--json',
+      ...(await server()),
+    ]);
     const send = (JSON.parse(out) as ProbeReport).checks[0]!;
     expect(send.verdict).toBe('undecided');
     expect(send.reason).toMatch(/cannot be asked whether it started the server/);
@@ -139,7 +179,18 @@ describe('the command runtime', () => {
 
   it('kills a runtime that outlives --timeout, with its whole process group, and is undecided', async () => {
     const started = Date.now();
-    const { code, out } = await witness(['probe', 'command', '--template', 'sleep 120 & sleep 120; echo {prompt}', '--check', 'send', '--timeout', '3', '--json', ...(await server())]);
+    const { code, out } = await witness([
+      'probe',
+      'command',
+      '--template',
+      'sleep 120 & sleep 120; echo {prompt}',
+      '--check',
+      'send',
+      '--timeout',
+      '3',
+      '--json',
+      ...(await server()),
+    ]);
     const send = (JSON.parse(out) as ProbeReport).checks[0]!;
     expect(send.verdict).toBe('undecided');
     expect(send.reason).toMatch(/did not finish within the time limit/);

@@ -10,7 +10,9 @@ import { expect, it } from 'vitest';
 const ROOT = resolve(import.meta.dirname, '../..');
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 it('src/probe imports nothing outside src/probe, src/mailbox, src/attest and src/core', () => {

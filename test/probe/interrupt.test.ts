@@ -35,7 +35,8 @@ function processesMentioning(text: string): number[] {
     if (!/^\d+$/.test(entry)) continue;
     const state = /^\d+ \(.*\) (\S)/s.exec(procFile(entry, 'stat'))?.[1];
     if (state === undefined || state === 'Z') continue;
-    if (procFile(entry, 'cmdline').includes(text) || procFile(entry, 'environ').includes(text)) found.push(Number(entry));
+    if (procFile(entry, 'cmdline').includes(text) || procFile(entry, 'environ').includes(text))
+      found.push(Number(entry));
   }
   return found;
 }
@@ -65,19 +66,28 @@ async function interruptProbe(args: string[], signal: NodeJS.Signals, runningBef
   const tmp = mkdtempSync(join(tmpdir(), 'witness-probe-int-'));
   made.push(tmp);
   // Detached: its own group, so no signal the test sends reaches vitest, and what it leaves can be killed after.
-  const child = spawn(cmd[0]!, [cmd[1]!, 'probe', ...args, '--server-command', JSON.stringify(cmd)], { env: { ...process.env, TMPDIR: tmp }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd[0]!, [cmd[1]!, 'probe', ...args, '--server-command', JSON.stringify(cmd)], {
+    env: { ...process.env, TMPDIR: tmp },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => {
     stderr += d.toString();
   });
   child.stdout.resume();
   let done = false;
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (code, sig) => resolve([code, sig])));
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.once('exit', (code, sig) => resolve([code, sig])),
+  );
   void exited.then(() => {
     done = true;
   });
   try {
-    await until(() => processesMentioning(tmp).some((pid) => runningBefore.test(procFile(pid, 'cmdline').replaceAll('\0', ' '))), () => done);
+    await until(
+      () => processesMentioning(tmp).some((pid) => runningBefore.test(procFile(pid, 'cmdline').replaceAll('\0', ' '))),
+      () => done,
+    );
   } catch (error) {
     throw new Error(`${(error as Error).message}: ${stderr}`);
   }
@@ -90,7 +100,9 @@ async function interruptProbe(args: string[], signal: NodeJS.Signals, runningBef
 }
 
 describe('witness probe on a signal', () => {
-  it('exits 130 on SIGINT during a check, with no key file, no workspace and no mailbox server left', { timeout: 120_000 }, async () => {
+  it('exits 130 on SIGINT during a check, with no key file, no workspace and no mailbox server left', {
+    timeout: 120_000,
+  }, async () => {
     const out = await interruptProbe(['reference'], 'SIGINT', /mailbox serve .*--agent probe-agent/);
     expect({ code: out.code, signal: out.signal }, out.stderr).toEqual({ code: 130, signal: null });
     expect(out.leftFiles).toEqual([]);
@@ -99,23 +111,35 @@ describe('witness probe on a signal', () => {
   });
 
   it('exits 143 on SIGTERM during a check, with nothing left behind', { timeout: 120_000 }, async () => {
-    const out = await interruptProbe(['reference', '--check', 'receive'], 'SIGTERM', /mailbox serve .*--agent probe-peer/);
+    const out = await interruptProbe(
+      ['reference', '--check', 'receive'],
+      'SIGTERM',
+      /mailbox serve .*--agent probe-peer/,
+    );
     expect({ code: out.code, signal: out.signal }, out.stderr).toEqual({ code: 143, signal: null });
     expect(out.leftFiles).toEqual([]);
     expect(out.leftProcesses).toEqual([]);
   });
 
   const QWEN = binOrWarn('qwen');
-  it.skipIf(!QWEN)('stops a real runtime (Qwen Code) and the mailbox server it started on SIGINT, exit 130', { timeout: 180_000 }, async () => {
-    const model = await startToolModel(mailboxModel('mcp'));
-    try {
-      // Interrupted once Qwen Code has started its own `mailbox serve` (a child of the runtime, not of witness).
-      const out = await interruptProbe(['qwen', '--bin', QWEN!, '--model-endpoint', model.url, '--model', 'scripted', '--check', 'send'], 'SIGINT', /mailbox serve .*--agent probe-agent/);
-      expect({ code: out.code, signal: out.signal }, out.stderr).toEqual({ code: 130, signal: null });
-      expect(out.leftFiles).toEqual([]);
-      expect(out.leftProcesses).toEqual([]);
-    } finally {
-      await model.close();
-    }
-  });
+  it.skipIf(!QWEN)(
+    'stops a real runtime (Qwen Code) and the mailbox server it started on SIGINT, exit 130',
+    { timeout: 180_000 },
+    async () => {
+      const model = await startToolModel(mailboxModel('mcp'));
+      try {
+        // Interrupted once Qwen Code has started its own `mailbox serve` (a child of the runtime, not of witness).
+        const out = await interruptProbe(
+          ['qwen', '--bin', QWEN!, '--model-endpoint', model.url, '--model', 'scripted', '--check', 'send'],
+          'SIGINT',
+          /mailbox serve .*--agent probe-agent/,
+        );
+        expect({ code: out.code, signal: out.signal }, out.stderr).toEqual({ code: 130, signal: null });
+        expect(out.leftFiles).toEqual([]);
+        expect(out.leftProcesses).toEqual([]);
+      } finally {
+        await model.close();
+      }
+    },
+  );
 });

@@ -13,21 +13,49 @@ import { KeyDirectory, newSigningKey, parseDirectory, verifyEvidence } from '../
 import { memoryIo } from '../../src/cli/io.js';
 import { runMain } from '../../src/cli/main.js';
 import { rowOf, skippedRow } from '../../src/probe/all.js';
-import { type Matrix, MATRIX_DEPLOYER, MATRIX_FORMAT, matrixBytes, matrixOf, runProbe, signMatrix } from '../../src/probe/index.js';
+import {
+  type Matrix,
+  MATRIX_DEPLOYER,
+  MATRIX_FORMAT,
+  matrixBytes,
+  matrixOf,
+  runProbe,
+  signMatrix,
+} from '../../src/probe/index.js';
 import { witnessBundle } from '../support/witness-bundle.js';
 
 const DOCS = resolve(import.meta.dirname, '../../docs');
 
 async function verify(dir: string, json = 'runtimes.json'): Promise<{ code: number; out: string }> {
   const io = memoryIo();
-  const code = await runMain(['verify', join(dir, 'runtimes.receipt.json'), '--output', join(dir, json), '--keys', join(dir, 'runtimes.keys.json')], io);
+  const code = await runMain(
+    [
+      'verify',
+      join(dir, 'runtimes.receipt.json'),
+      '--output',
+      join(dir, json),
+      '--keys',
+      join(dir, 'runtimes.keys.json'),
+    ],
+    io,
+  );
   return { code, out: io.out + io.err };
 }
 
 describe('the signed matrix', () => {
   it('verifies with witness verify; a flipped byte in the JSON exits 1 with OUTPUT_MISMATCH', async () => {
     const report = await runProbe({ runtime: 'reference', serverCommand: await witnessBundle(), checks: ['send'] });
-    const matrix = matrixOf({ format: 'witness-probe-all/1', started_at: report.started_at, ok: report.ok, rows: [rowOf(report)], skipped: [skippedRow('openhands')], reports: [report] }, 'none');
+    const matrix = matrixOf(
+      {
+        format: 'witness-probe-all/1',
+        started_at: report.started_at,
+        ok: report.ok,
+        rows: [rowOf(report)],
+        skipped: [skippedRow('openhands')],
+        reports: [report],
+      },
+      'none',
+    );
     const bytes = matrixBytes(matrix);
     const { receipt, directory } = await signMatrix(bytes, newSigningKey(MATRIX_DEPLOYER));
     const dir = mkdtempSync(join(tmpdir(), 'witness-matrix-'));
@@ -43,11 +71,17 @@ describe('the signed matrix', () => {
     expect(bad.code).toBe(1);
     expect(bad.out).toMatch(/OUTPUT_MISMATCH/);
     // OpenHands is not installable here: the matrix says so, and marks its built-ins as the known-table fallback.
-    expect(matrix.skipped[0]).toMatchObject({ runtime: 'openhands', reason: expect.stringMatching(/Python package.*not on npm/), known_builtins: { source: expect.stringMatching(/not checked against a running OpenHands CLI/) } });
+    expect(matrix.skipped[0]).toMatchObject({
+      runtime: 'openhands',
+      reason: expect.stringMatching(/Python package.*not on npm/),
+      known_builtins: { source: expect.stringMatching(/not checked against a running OpenHands CLI/) },
+    });
   }, 120_000);
 
   it('any single byte changed anywhere in the JSON fails verification (property)', async () => {
-    const bytes = Buffer.from(`${JSON.stringify({ format: MATRIX_FORMAT, rows: [{ runtime: 'x', seconds: 1.5 }] }, null, 2)}\n`);
+    const bytes = Buffer.from(
+      `${JSON.stringify({ format: MATRIX_FORMAT, rows: [{ runtime: 'x', seconds: 1.5 }] }, null, 2)}\n`,
+    );
     const { receipt, directory } = await signMatrix(bytes, newSigningKey(MATRIX_DEPLOYER));
     const keys = new KeyDirectory(parseDirectory(directory));
     expect((await verifyEvidence(receipt, bytes, { directory: keys })).ok).toBe(true);
@@ -71,6 +105,8 @@ describe('the signed matrix', () => {
       expect(row.protocol?.length, row.runtime).toBeGreaterThan(0);
       expect(Object.keys(row.push ?? {}), row.runtime).toEqual(['resource', 'channel']);
     }
-    expect(readFileSync(join(DOCS, 'runtimes.md'), 'utf8')).toContain('witness verify docs/runtimes.receipt.json --output docs/runtimes.json --keys docs/runtimes.keys.json');
+    expect(readFileSync(join(DOCS, 'runtimes.md'), 'utf8')).toContain(
+      'witness verify docs/runtimes.receipt.json --output docs/runtimes.json --keys docs/runtimes.keys.json',
+    );
   });
 });

@@ -14,11 +14,24 @@ import { startToolModel } from '../support/tool-model.js';
 import { witnessBundle } from '../support/witness-bundle.js';
 import { binOrWarn, PROBE_TEST_MS, RUNTIME_TIMEOUT_S } from './runtime-helpers.js';
 
-async function probePush(runtime: RuntimeName, bin: string): Promise<{ report: ProbeReport; texts: Array<{ at: number; text: string }> }> {
+async function probePush(
+  runtime: RuntimeName,
+  bin: string,
+): Promise<{ report: ProbeReport; texts: Array<{ at: number; text: string }> }> {
   const model = await startToolModel(mailboxModel('mcp'));
   try {
     const records = () => model.raw.map((r) => ({ at: r.at, text: JSON.stringify(r.body) }));
-    const report = await runProbe({ runtime, bin, serverCommand: await witnessBundle(), modelEndpoint: model.url, model: 'scripted', timeoutMs: RUNTIME_TIMEOUT_S * 1000, checks: [], push: true, modelRecords: records });
+    const report = await runProbe({
+      runtime,
+      bin,
+      serverCommand: await witnessBundle(),
+      modelEndpoint: model.url,
+      model: 'scripted',
+      timeoutMs: RUNTIME_TIMEOUT_S * 1000,
+      checks: [],
+      push: true,
+      modelRecords: records,
+    });
     return { report, texts: records() };
   } finally {
     await model.close();
@@ -27,7 +40,9 @@ async function probePush(runtime: RuntimeName, bin: string): Promise<{ report: P
 
 function checkConsistent(report: ProbeReport, texts: Array<{ at: number; text: string }>): void {
   for (const p of report.push ?? []) {
-    console.log(`${report.runtime} ${report.version} push over ${p.path}: delivered ${p.delivered} (${p.delivered_reason}); seen ${p.seen} (${p.seen_reason}); agent calls ${p.agent_calls.join(',')}`);
+    console.log(
+      `${report.runtime} ${report.version} push over ${p.path}: delivered ${p.delivered} (${p.delivered_reason}); seen ${p.seen} (${p.seen_reason}); agent calls ${p.agent_calls.join(',')}`,
+    );
     if (p.delivered === 'n/a') continue;
     expect(p.agent_calls.length).toBeGreaterThan(0); // the message arrived mid-run
     expect(p.agent_calls).not.toContain('check_inbox');
@@ -43,25 +58,33 @@ const CLAUDE = binOrWarn('claude');
 const CODEX = binOrWarn('codex');
 
 describe.skipIf(!CLAUDE)('push with Claude Code', () => {
-  it('measures the inbox subscription and the channel, delivered and seen apart, and the negotiated protocol', async () => {
-    const { report, texts } = await probePush('claude', CLAUDE!);
-    expect(report.push?.map((p) => p.path)).toEqual(['resource', 'channel']);
-    expect(report.protocol?.versions.length).toBeGreaterThan(0);
-    expect(report.protocol?.clients.join(' ')).toMatch(/claude/i);
-    checkConsistent(report, texts);
-    expect(report.push?.every((p) => p.delivered !== 'n/a')).toBe(true);
-  }, PROBE_TEST_MS * 2);
+  it(
+    'measures the inbox subscription and the channel, delivered and seen apart, and the negotiated protocol',
+    async () => {
+      const { report, texts } = await probePush('claude', CLAUDE!);
+      expect(report.push?.map((p) => p.path)).toEqual(['resource', 'channel']);
+      expect(report.protocol?.versions.length).toBeGreaterThan(0);
+      expect(report.protocol?.clients.join(' ')).toMatch(/claude/i);
+      checkConsistent(report, texts);
+      expect(report.push?.every((p) => p.delivered !== 'n/a')).toBe(true);
+    },
+    PROBE_TEST_MS * 2,
+  );
 });
 
 describe.skipIf(!CODEX)('push with Codex', () => {
-  it('measures the inbox subscription; the channel is n/a with the reason', async () => {
-    const { report, texts } = await probePush('codex', CODEX!);
-    expect(report.push?.map((p) => [p.path, p.delivered === 'n/a'])).toEqual([
-      ['resource', false],
-      ['channel', true],
-    ]);
-    expect(report.push?.[1]?.delivered_reason).toMatch(/Codex has no channels/);
-    expect(report.protocol?.versions.length).toBeGreaterThan(0);
-    checkConsistent(report, texts);
-  }, PROBE_TEST_MS * 2);
+  it(
+    'measures the inbox subscription; the channel is n/a with the reason',
+    async () => {
+      const { report, texts } = await probePush('codex', CODEX!);
+      expect(report.push?.map((p) => [p.path, p.delivered === 'n/a'])).toEqual([
+        ['resource', false],
+        ['channel', true],
+      ]);
+      expect(report.push?.[1]?.delivered_reason).toMatch(/Codex has no channels/);
+      expect(report.protocol?.versions.length).toBeGreaterThan(0);
+      checkConsistent(report, texts);
+    },
+    PROBE_TEST_MS * 2,
+  );
 });

@@ -12,7 +12,10 @@ import { witnessBundle } from '../support/witness-bundle.js';
 
 export function binOrWarn(name: RuntimeName): string | undefined {
   const bin = runtimeBin(name);
-  if (!bin) console.warn(`skipping the ${name} probe tests: ${name} is not installed in .tools (npm test installs it there on demand: node scripts/tools.mjs; WITNESS_NO_TOOLS=1 was set, or the install failed)`);
+  if (!bin)
+    console.warn(
+      `skipping the ${name} probe tests: ${name} is not installed in .tools (npm test installs it there on demand: node scripts/tools.mjs; WITNESS_NO_TOOLS=1 was set, or the install failed)`,
+    );
   return bin;
 }
 
@@ -29,12 +32,36 @@ export const RUNTIME_TIMEOUT_S = 120;
 export const PROBE_TEST_MS = (RUNTIME_TIMEOUT_S + 60) * 1000;
 
 /** `witness probe RUNTIME --json` against a scripted model; runtime commands get `timeoutS` each. */
-export async function probeWith(runtime: string, bin: string, policy: ModelPolicy, extra: string[] = [], timeoutS = RUNTIME_TIMEOUT_S): Promise<ProbeRun> {
+export async function probeWith(
+  runtime: string,
+  bin: string,
+  policy: ModelPolicy,
+  extra: string[] = [],
+  timeoutS = RUNTIME_TIMEOUT_S,
+): Promise<ProbeRun> {
   const model = await startToolModel(policy);
   const started = Date.now();
   try {
     const io = memoryIo();
-    const code = await runMain(['probe', runtime, '--bin', bin, '--model-endpoint', model.url, '--model', 'scripted', '--server-command', JSON.stringify(await witnessBundle()), '--timeout', String(timeoutS), '--json', ...extra], io);
+    const code = await runMain(
+      [
+        'probe',
+        runtime,
+        '--bin',
+        bin,
+        '--model-endpoint',
+        model.url,
+        '--model',
+        'scripted',
+        '--server-command',
+        JSON.stringify(await witnessBundle()),
+        '--timeout',
+        String(timeoutS),
+        '--json',
+        ...extra,
+      ],
+      io,
+    );
     if (!io.out.trim().startsWith('{')) throw new Error(`no JSON report (exit ${code}): ${io.out}\n${io.err}`);
     return { code, report: JSON.parse(io.out) as ProbeReport, model, ms: Date.now() - started };
   } finally {

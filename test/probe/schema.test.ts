@@ -11,7 +11,9 @@ import { expect, it } from 'vitest';
 import { runProbe } from '../../src/probe/index.js';
 import { witnessBundle } from '../support/witness-bundle.js';
 
-const schema = JSON.parse(readFileSync(join(resolve(import.meta.dirname, '../..'), 'docs', 'schemas', 'probe-report.schema.json'), 'utf8')) as object;
+const schema = JSON.parse(
+  readFileSync(join(resolve(import.meta.dirname, '../..'), 'docs', 'schemas', 'probe-report.schema.json'), 'utf8'),
+) as object;
 const validate = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
 
 it('probe reports — passing, failing with evidence, and blocked at preflight — match probe-report.schema.json', async () => {
@@ -23,7 +25,12 @@ it('probe reports — passing, failing with evidence, and blocked at preflight �
     await runProbe({ runtime: 'claude', serverCommand, bin: '/nonexistent/claude' }),
   ];
   rmSync(reports[1]!.workspace!, { recursive: true, force: true });
-  expect(reports.map((r) => r.checks.map((c) => c.verdict).join())).toEqual(['pass', 'fail', 'fail', 'undecided,undecided,undecided']);
+  expect(reports.map((r) => r.checks.map((c) => c.verdict).join())).toEqual([
+    'pass',
+    'fail',
+    'fail',
+    'undecided,undecided,undecided',
+  ]);
   expect(reports[0]!.push?.map((p) => p.path)).toEqual(['resource', 'channel']);
   expect(reports[0]!.protocol?.versions).toHaveLength(1);
   for (const r of reports) {

@@ -14,16 +14,35 @@ const served = (prefix: string) => TOOL_NAMES.map((t) => `${prefix}${t}`);
 
 describe('the shadowing test, per spelling, against the mailbox tools', () => {
   for (const prefix of ['', 'mailbox_']) {
-    for (const builtin of ['send_message', 'SendMessage', 'sendMessage', 'mailbox_send', 'send-message', 'mcp__other-server__send_message']) {
+    for (const builtin of [
+      'send_message',
+      'SendMessage',
+      'sendMessage',
+      'mailbox_send',
+      'send-message',
+      'mcp__other-server__send_message',
+    ]) {
       it(`finds built-in ${builtin} shadowing ${prefix}send_message (tool prefix ${JSON.stringify(prefix)})`, () => {
-        const clashes = findClashes([builtin, 'read_file', 'list_files'], served(prefix), { serverName: SERVER, toolPrefix: prefix });
-        expect(clashes).toEqual([{ tool: builtin, shadows: `${prefix}send_message`, action: 'send', same_name: builtin === `${prefix}send_message` }]);
+        const clashes = findClashes([builtin, 'read_file', 'list_files'], served(prefix), {
+          serverName: SERVER,
+          toolPrefix: prefix,
+        });
+        expect(clashes).toEqual([
+          {
+            tool: builtin,
+            shadows: `${prefix}send_message`,
+            action: 'send',
+            same_name: builtin === `${prefix}send_message`,
+          },
+        ]);
       });
     }
   }
 
   it('finds ListAgents, read_inbox, WaitForMessage and WhoAmI shadowing their mailbox tools', () => {
-    const clashes = findClashes(['ListAgents', 'read_inbox', 'WaitForMessage', 'WhoAmI'], served('mb-'), { toolPrefix: 'mb-' });
+    const clashes = findClashes(['ListAgents', 'read_inbox', 'WaitForMessage', 'WhoAmI'], served('mb-'), {
+      toolPrefix: 'mb-',
+    });
     expect(clashes.map((c) => [c.tool, c.shadows, c.action])).toEqual([
       ['ListAgents', 'mb-list_agents', 'list-agents'],
       ['read_inbox', 'mb-check_inbox', 'read-inbox'],
@@ -41,13 +60,20 @@ describe('the shadowing test, per spelling, against the mailbox tools', () => {
   });
 
   it('reads the names runtimes give MCP tools as the mailbox tool itself', () => {
-    for (const name of ['mcp__witness-mailbox__send_message', 'witness-mailbox_send_message', 'mcp__witness-mailbox__mailbox_send_message']) {
+    for (const name of [
+      'mcp__witness-mailbox__send_message',
+      'witness-mailbox_send_message',
+      'mcp__witness-mailbox__mailbox_send_message',
+    ]) {
       expect(toolKey(name, { serverName: SERVER, toolPrefix: 'mailbox_' })).toBe('action:send');
     }
   });
 
   it('covers mailbox tools outside the action table by their words: MessageStatus and AckMessage shadow message_status and ack_message', () => {
-    const clashes = findClashes(['MessageStatus', 'mailbox-ack-message', 'message_state'], served('mailbox_'), { serverName: SERVER, toolPrefix: 'mailbox_' });
+    const clashes = findClashes(['MessageStatus', 'mailbox-ack-message', 'message_state'], served('mailbox_'), {
+      serverName: SERVER,
+      toolPrefix: 'mailbox_',
+    });
     expect(clashes.map((c) => [c.tool, c.shadows, c.action])).toEqual([
       ['MessageStatus', 'mailbox_message_status', 'messagestatus'],
       ['mailbox-ack-message', 'mailbox_ack_message', 'ackmessage'],
@@ -55,17 +81,49 @@ describe('the shadowing test, per spelling, against the mailbox tools', () => {
   });
 
   it('finds no clash for unrelated tools, for send_email, or for a bare verb without a namespace', () => {
-    const unrelated = ['send_email', 'SendEmail', 'list_files', 'list', 'send', 'read_file', 'ReadFile', 'task_list', 'Task', 'team_create', 'cron_list', 'TodoWrite', 'web_fetch', 'read_mcp_resource', 'message', 'mailbox', 'mailbox_list'];
-    for (const prefix of ['', 'mailbox_']) expect(findClashes(unrelated, served(prefix), { serverName: SERVER, toolPrefix: prefix })).toEqual([]);
+    const unrelated = [
+      'send_email',
+      'SendEmail',
+      'list_files',
+      'list',
+      'send',
+      'read_file',
+      'ReadFile',
+      'task_list',
+      'Task',
+      'team_create',
+      'cron_list',
+      'TodoWrite',
+      'web_fetch',
+      'read_mcp_resource',
+      'message',
+      'mailbox',
+      'mailbox_list',
+    ];
+    for (const prefix of ['', 'mailbox_'])
+      expect(findClashes(unrelated, served(prefix), { serverName: SERVER, toolPrefix: prefix })).toEqual([]);
   });
 });
 
 /** The five mailbox actions, each as word lists a runtime might use. */
 const SPELLINGS: Record<string, string[][]> = {
-  send: [['send', 'message'], ['send', 'msg']],
-  'list-agents': [['list', 'agents'], ['list', 'agent']],
-  'read-inbox': [['check', 'inbox'], ['read', 'inbox'], ['get', 'messages']],
-  wait: [['wait', 'for', 'message'], ['wait', 'message']],
+  send: [
+    ['send', 'message'],
+    ['send', 'msg'],
+  ],
+  'list-agents': [
+    ['list', 'agents'],
+    ['list', 'agent'],
+  ],
+  'read-inbox': [
+    ['check', 'inbox'],
+    ['read', 'inbox'],
+    ['get', 'messages'],
+  ],
+  wait: [
+    ['wait', 'for', 'message'],
+    ['wait', 'message'],
+  ],
   whoami: [['who', 'am', 'i'], ['whoami']],
 };
 
@@ -79,9 +137,19 @@ const STYLES: Array<(w: string[]) => string> = [
   (w) => w.map((x) => x[0]!.toUpperCase() + x.slice(1)).join(''),
   (w) => w.join('_').toUpperCase(),
 ];
-const NAMESPACES = ['', 'mcp__witness-mailbox__', 'mcp__some_server__', 'witness-mailbox_', 'mailbox_', 'Mailbox-', 'mb_'];
+const NAMESPACES = [
+  '',
+  'mcp__witness-mailbox__',
+  'mcp__some_server__',
+  'witness-mailbox_',
+  'mailbox_',
+  'Mailbox-',
+  'mb_',
+];
 
-const spelling = fc.constantFrom(...Object.entries(SPELLINGS).flatMap(([action, forms]) => forms.map((words) => ({ action, words }))));
+const spelling = fc.constantFrom(
+  ...Object.entries(SPELLINGS).flatMap(([action, forms]) => forms.map((words) => ({ action, words }))),
+);
 const style = fc.constantFrom(...STYLES);
 const namespace = fc.constantFrom(...NAMESPACES);
 const ctx = { serverName: SERVER, toolPrefix: 'mb_' };

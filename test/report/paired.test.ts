@@ -44,7 +44,10 @@ describe('paired comparisons', () => {
     const report = JSON.parse((await cli(['report', 'remedy.jsonl', '--json'], dir)).out) as { paired: Paired[] };
     // 19 settings of b and strategy, 5 layers each against vote.
     expect(report.paired).toHaveLength(19 * 5);
-    const records = readFileSync(join(dir, 'remedy.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as RunRecord);
+    const records = readFileSync(join(dir, 'remedy.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as RunRecord);
     for (const p of report.paired) {
       expect(p.base).not.toMatch(/ (rule|hybrid):/);
       const runs = (cell: string) => new Map(records.filter((r) => r.cell === cell).map((r) => [r.index, r]));
@@ -60,8 +63,18 @@ describe('paired comparisons', () => {
         else if (b.outcome === 'valid') baseOnly++;
         else if (o.outcome === 'valid') otherOnly++;
       }
-      expect({ pairs: p.pairs, base_only: p.base_only, other_only: p.other_only, both_valid: p.both_valid }).toEqual({ pairs: 4, base_only: baseOnly, other_only: otherOnly, both_valid: both });
-      const ci = newcombePairedInterval({ both, firstOnly: baseOnly, secondOnly: otherOnly, neither: 4 - both - baseOnly - otherOnly });
+      expect({ pairs: p.pairs, base_only: p.base_only, other_only: p.other_only, both_valid: p.both_valid }).toEqual({
+        pairs: 4,
+        base_only: baseOnly,
+        other_only: otherOnly,
+        both_valid: both,
+      });
+      const ci = newcombePairedInterval({
+        both,
+        firstOnly: baseOnly,
+        secondOnly: otherOnly,
+        neither: 4 - both - baseOnly - otherOnly,
+      });
       expect(p.difference).toBe(ci.difference);
       expect(p.ci).toEqual({ low: ci.low, high: ci.high });
     }
@@ -79,7 +92,10 @@ describe('paired comparisons', () => {
   it('get a section of the HTML report, with a row per comparison', async () => {
     expect((await cli(['report', 'remedy.jsonl', '--html', 'remedy.html'], dir)).code).toBe(0);
     const html = readFileSync(join(dir, 'remedy.html'), 'utf8');
-    const section = html.slice(html.indexOf('<section id="paired">'), html.indexOf('</section>', html.indexOf('<section id="paired">')));
+    const section = html.slice(
+      html.indexOf('<section id="paired">'),
+      html.indexOf('</section>', html.indexOf('<section id="paired">')),
+    );
     expect(section).toContain('<h2>Paired comparisons</h2>');
     expect(section.match(/<tr><td>/g)).toHaveLength(19 * 5);
     expect(section).toMatch(/<td>rule:median@1 vs vote<\/td><td>4<\/td>/);

@@ -12,12 +12,18 @@ function runsGiving(percent: number, n: number): number[] {
 }
 
 /** Multiples of 25 runs (up to 600) of which `percent` can be a whole-run fraction. */
-const multiplesOf25 = (percent: number) => Array.from({ length: 24 }, (_, i) => 25 * (i + 1)).filter((n) => runsGiving(percent, n).length > 0);
+const multiplesOf25 = (percent: number) =>
+  Array.from({ length: 24 }, (_, i) => 25 * (i + 1)).filter((n) => runsGiving(percent, n).length > 0);
 
 // Pools of the grids: 2 models (the paper) or 4 (the run script), N ∈ {4, 8, 16}, one or
 // both awareness variants, 25 runs per cell.
 const POOLS: Record<string, Record<string, number>> = {
-  overall: { '2 models × 3 N': 150, '2 models × 3 N × 2 awareness': 300, '4 models × 3 N': 300, '4 models × 3 N × 2 awareness': 600 },
+  overall: {
+    '2 models × 3 N': 150,
+    '2 models × 3 N × 2 awareness': 300,
+    '4 models × 3 N': 300,
+    '4 models × 3 N × 2 awareness': 600,
+  },
   'one model': { '3 N': 75, '3 N × 2 awareness': 150 },
   'one N': { '2 models': 50, '2 models × 2 awareness': 100, '4 models': 100, '4 models × 2 awareness': 200 },
   'one model, one awareness': { '3 N': 75 },
@@ -36,23 +42,44 @@ const PAPER = [
 describe("the paper's percentages against its grids", () => {
   for (const { figure, what, pools, smallest25 } of PAPER) {
     it(`${figure}% (${what}) is no whole-run fraction of any pool of the grid; the fewest runs in multiples of 25 that give it: ${smallest25}`, () => {
-      for (const [pool, n] of Object.entries(POOLS[pools]!)) expect(runsGiving(figure, n), `${pool}: ${n} runs`).toEqual([]);
+      for (const [pool, n] of Object.entries(POOLS[pools]!))
+        expect(runsGiving(figure, n), `${pool}: ${n} runs`).toEqual([]);
       expect(multiplesOf25(figure)[0]).toBe(smallest25);
     });
   }
   it('the nearest whole-run fractions are as the table in docs/llm.md says', () => {
     // [k, n, the percentage the table shows]
     const table: [number, number, number][] = [
-      [62, 150, 41.3], [63, 150, 42.0], [124, 300, 41.3], [125, 300, 41.7], [52, 125, 41.6],
-      [50, 75, 66.7], [51, 75, 68.0], [101, 150, 67.3], [102, 150, 68.0],
-      [11, 75, 14.7], [12, 75, 16.0], [23, 150, 15.3], [24, 150, 16.0],
-      [23, 50, 46.0], [24, 50, 48.0], [46, 100, 46.0], [47, 100, 47.0],
-      [16, 50, 32.0], [17, 50, 34.0], [33, 100, 33.0], [34, 100, 34.0], [25, 75, 33.3],
-      [56, 75, 74.7], [57, 75, 76.0], [44, 75, 58.7], [45, 75, 60.0],
+      [62, 150, 41.3],
+      [63, 150, 42.0],
+      [124, 300, 41.3],
+      [125, 300, 41.7],
+      [52, 125, 41.6],
+      [50, 75, 66.7],
+      [51, 75, 68.0],
+      [101, 150, 67.3],
+      [102, 150, 68.0],
+      [11, 75, 14.7],
+      [12, 75, 16.0],
+      [23, 150, 15.3],
+      [24, 150, 16.0],
+      [23, 50, 46.0],
+      [24, 50, 48.0],
+      [46, 100, 46.0],
+      [47, 100, 47.0],
+      [16, 50, 32.0],
+      [17, 50, 34.0],
+      [33, 100, 33.0],
+      [34, 100, 34.0],
+      [25, 75, 33.3],
+      [56, 75, 74.7],
+      [57, 75, 76.0],
+      [44, 75, 58.7],
+      [45, 75, 60.0],
     ];
     for (const [k, n, shown] of table) expect(runsGiving(shown, n), `${k}/${n}`).toContain(k);
   });
-  it('the overall rate is the mean of the two models\' rates, but the Qwen3-14B rate is not the mean of its two awareness rates', () => {
+  it("the overall rate is the mean of the two models' rates, but the Qwen3-14B rate is not the mean of its two awareness rates", () => {
     expect((67.4 + 15.8) / 2).toBeCloseTo(41.6, 9);
     expect((75.4 + 59.1) / 2).toBeCloseTo(67.25, 9);
   });

@@ -19,7 +19,14 @@ beforeAll(async () => {
   const experiment = parseExperiment({
     name: 'pool-test',
     runs: RUNS,
-    grid: { honest: [3, 4], byzantine: [0, 1, 2], byzantineStrategy: ['split', 'mimic-defect'], honestPolicy: ['plurality', 'stubborn'], awareness: ['may_exist', 'none_exist'], rounds: 10 },
+    grid: {
+      honest: [3, 4],
+      byzantine: [0, 1, 2],
+      byzantineStrategy: ['split', 'mimic-defect'],
+      honestPolicy: ['plurality', 'stubborn'],
+      awareness: ['may_exist', 'none_exist'],
+      rounds: 10,
+    },
   });
   const out = join(mkdtempSync(join(tmpdir(), 'witness-pool-')), 'results.jsonl');
   await runExperiment({ experiment, out });
@@ -29,7 +36,8 @@ beforeAll(async () => {
   expect(records).toHaveLength(2 * 2 * (1 + 2 * 2) * 2 * RUNS);
 });
 
-const count = (runs: readonly RunRecord[], ...outcomes: Outcome[]) => runs.filter((r) => outcomes.includes(r.outcome)).length;
+const count = (runs: readonly RunRecord[], ...outcomes: Outcome[]) =>
+  runs.filter((r) => outcomes.includes(r.outcome)).length;
 
 describe('poolRuns on a results file of real rule-based runs', () => {
   it('pools every cell with the same b into one group, in order of b', () => {
@@ -73,9 +81,11 @@ describe('poolRuns on a results file of real rule-based runs', () => {
       { model: null, strategy: 'split' },
       { model: null, strategy: null },
     ]);
-    expect(renderGroupTable(groups, ['model', 'strategy'], { wide: true }).split('\n')[4]).toMatch(/^none\s+none\s+40\s/);
+    expect(renderGroupTable(groups, ['model', 'strategy'], { wide: true }).split('\n')[4]).toMatch(
+      /^none\s+none\s+40\s/,
+    );
   });
-  it('summarises convergence per group from the runs\' trajectories', () => {
+  it("summarises convergence per group from the runs' trajectories", () => {
     const [plurality, stubborn] = poolRuns(records, ['policy']);
     const rounds = records.filter((r) => r.config.honestPolicy === 'plurality').map(convergenceRound);
     const converged = rounds.filter((r): r is number => r !== null);
@@ -88,9 +98,13 @@ describe('poolRuns on a results file of real rule-based runs', () => {
     expect(poolRuns(records, ['cell']).length).toBe(new Set(records.map((r) => r.cell)).size);
   });
   it('prints one column per field and a no consensus column', () => {
-    const table = renderGroupTable(poolRuns(records, ['awareness', 'byzantine']), ['awareness', 'byzantine'], { wide: true });
+    const table = renderGroupTable(poolRuns(records, ['awareness', 'byzantine']), ['awareness', 'byzantine'], {
+      wide: true,
+    });
     const [header, , first] = table.split('\n');
-    expect(header).toMatch(/^awareness\s+byzantine\s+runs\s+valid\s+invalid\s+none\s+timeout\s+no consensus\s+rounds mean\s+median\s+converged\s+first round$/);
+    expect(header).toMatch(
+      /^awareness\s+byzantine\s+runs\s+valid\s+invalid\s+none\s+timeout\s+no consensus\s+rounds mean\s+median\s+converged\s+first round$/,
+    );
     expect(first).toMatch(/^may_exist\s+0\s+20\s/);
   });
 });
@@ -115,6 +129,7 @@ describe('parsePoolFields', () => {
     expect(() => parsePoolFields('n,model,n')).toThrow(/"n" is given twice/);
   });
   it('knows at least the fields the paper reports by', () => {
-    for (const field of ['model', 'n', 'byzantine', 'awareness', 'strategy', 'decide', 'honest', 'policy']) expect(Object.keys(POOL_FIELDS)).toContain(field);
+    for (const field of ['model', 'n', 'byzantine', 'awareness', 'strategy', 'decide', 'honest', 'policy'])
+      expect(Object.keys(POOL_FIELDS)).toContain(field);
   });
 });

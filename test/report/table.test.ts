@@ -7,7 +7,11 @@ import { PRESETS, preset } from '../../src/sim/experiment/presets.js';
 import { parseExperiment } from '../../src/sim/experiment/schema.js';
 import { type CellSummary, type RateSummary, wilsonInterval } from '../../src/sim/stats.js';
 
-const rate = (count: number, runs: number): RateSummary => ({ count, rate: count / runs, ci: wilsonInterval(count, runs) });
+const rate = (count: number, runs: number): RateSummary => ({
+  count,
+  rate: count / runs,
+  ci: wilsonInterval(count, runs),
+});
 
 /** A cell summary whose every rate is `count` of `runs`: the widest strings a column can hold. */
 function cellOf(cell: string, runs: number, count: number): CellSummary {
@@ -51,12 +55,18 @@ describe('rates in terminal tables', () => {
 
 describe('cell labels', () => {
   it('say vote on plain vote cells when the labels mix decision modes', () => {
-    const { short, common } = shortLabels(['policy:plurality h=7 b=0 may_exist [0,50] R=50', 'policy:plurality h=7 b=0 may_exist [0,50] R=50 rule:median@3']);
+    const { short, common } = shortLabels([
+      'policy:plurality h=7 b=0 may_exist [0,50] R=50',
+      'policy:plurality h=7 b=0 may_exist [0,50] R=50 rule:median@3',
+    ]);
     expect([...short.values()]).toEqual(['vote', 'rule:median']);
     expect(common).toBe('policy:plurality h=7 b=0 may_exist [0,50] R=50 rules from round 3');
   });
   it('keep a budget with spaces as one word, and show N once when h + b is the same in every cell', () => {
-    const { short, common } = shortLabels(['policy:plurality h=7 b=0 may_exist [0,50] R=50 budget(30 rounds, 9 s)', 'policy:plurality h=6 b=1:split may_exist [0,50] R=50 budget(30 rounds, 9 s)']);
+    const { short, common } = shortLabels([
+      'policy:plurality h=7 b=0 may_exist [0,50] R=50 budget(30 rounds, 9 s)',
+      'policy:plurality h=6 b=1:split may_exist [0,50] R=50 budget(30 rounds, 9 s)',
+    ]);
     expect([...short.values()]).toEqual(['b=0', 'b=1:split']);
     expect(common).toBe('policy:plurality may_exist [0,50] R=50 budget(30 rounds, 9 s) N=7');
   });
@@ -70,7 +80,10 @@ describe('a single cell label', () => {
 });
 
 describe('the outcome table', () => {
-  const cells = ['policy:plurality h=6 b=0 may_exist [0,50] R=20', 'policy:plurality h=6 b=2:split may_exist [0,50] R=20'].map((c) => cellOf(c, 10, 4));
+  const cells = [
+    'policy:plurality h=6 b=0 may_exist [0,50] R=20',
+    'policy:plurality h=6 b=2:split may_exist [0,50] R=20',
+  ].map((c) => cellOf(c, 10, 4));
   it('prints the settings every cell shares once, above the table, and only what differs in each row', () => {
     const lines = renderOutcomeTable(cells).split('\n');
     expect(lines[0]).toBe('every cell: 10 runs, policy:plurality h=6 may_exist [0,50] R=20');
@@ -80,7 +93,9 @@ describe('the outcome table', () => {
   });
   it('prints full labels and every column with wide', () => {
     const lines = renderOutcomeTable(cells, { wide: true }).split('\n');
-    expect(lines[0]).toMatch(/^cell\s+runs\s+valid\s+invalid\s+none\s+timeout\s+escalated\s+no consensus\s+rounds mean\s+median\s+converged\s+first round$/);
+    expect(lines[0]).toMatch(
+      /^cell\s+runs\s+valid\s+invalid\s+none\s+timeout\s+escalated\s+no consensus\s+rounds mean\s+median\s+converged\s+first round$/,
+    );
     expect(lines[2]).toMatch(/^policy:plurality h=6 b=0 may_exist \[0,50\] R=20\s+10\s/);
   });
   for (const name of Object.keys(PRESETS)) {

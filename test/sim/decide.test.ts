@@ -15,17 +15,33 @@ const population = (maxN: number, constraint: (n: number, b: number) => boolean)
   fc
     .record({ h: fc.integer({ min: 1, max: maxN }), b: fc.integer({ min: 0, max: maxN }) })
     .filter(({ h, b }) => constraint(h + b, b))
-    .chain(({ h, b }) => fc.record({ honest: fc.array(fc.integer({ min: 0, max: 50 }), { minLength: h, maxLength: h }), byzantine: fc.array(proposal, { minLength: b, maxLength: b }) }));
+    .chain(({ h, b }) =>
+      fc.record({
+        honest: fc.array(fc.integer({ min: 0, max: 50 }), { minLength: h, maxLength: h }),
+        byzantine: fc.array(proposal, { minLength: b, maxLength: b }),
+      }),
+    );
 
 describe('decision rules: agreement', () => {
   for (const rule of RULE_NAMES) {
     it(`${rule} gives the same value for every order of the same proposals`, () => {
       fc.assert(
-        fc.property(fc.array(fc.tuple(proposal, fc.double({ min: 0, max: 1, noNaN: true })), { minLength: 1, maxLength: 20 }), fc.integer(), (pairs, seed) => {
-          const shuffled = fc.sample(fc.shuffledSubarray(pairs, { minLength: pairs.length, maxLength: pairs.length }), { seed, numRuns: 1 })[0]!;
-          const input = (ps: typeof pairs) => ({ values: ps.map((p) => p[0]), confidences: ps.map((p) => p[1]), totalAgents: ps.length });
-          expect(applyRule(rule, input(shuffled))).toBe(applyRule(rule, input(pairs)));
-        }),
+        fc.property(
+          fc.array(fc.tuple(proposal, fc.double({ min: 0, max: 1, noNaN: true })), { minLength: 1, maxLength: 20 }),
+          fc.integer(),
+          (pairs, seed) => {
+            const shuffled = fc.sample(
+              fc.shuffledSubarray(pairs, { minLength: pairs.length, maxLength: pairs.length }),
+              { seed, numRuns: 1 },
+            )[0]!;
+            const input = (ps: typeof pairs) => ({
+              values: ps.map((p) => p[0]),
+              confidences: ps.map((p) => p[1]),
+              totalAgents: ps.length,
+            });
+            expect(applyRule(rule, input(shuffled))).toBe(applyRule(rule, input(pairs)));
+          },
+        ),
       );
     });
   }
@@ -35,11 +51,17 @@ describe('decision rules: range validity while N > 3b, whatever the Byzantine ag
   for (const rule of GUARANTEED) {
     it(`${rule} decides within the honest agents' min..max`, () => {
       fc.assert(
-        fc.property(population(12, (n, b) => n > 3 * b), ({ honest, byzantine }) => {
-          const value = applyRule(rule, { values: [...honest, ...byzantine], totalAgents: honest.length + byzantine.length });
-          expect(value).toBeGreaterThanOrEqual(Math.min(...honest));
-          expect(value).toBeLessThanOrEqual(Math.max(...honest));
-        }),
+        fc.property(
+          population(12, (n, b) => n > 3 * b),
+          ({ honest, byzantine }) => {
+            const value = applyRule(rule, {
+              values: [...honest, ...byzantine],
+              totalAgents: honest.length + byzantine.length,
+            });
+            expect(value).toBeGreaterThanOrEqual(Math.min(...honest));
+            expect(value).toBeLessThanOrEqual(Math.max(...honest));
+          },
+        ),
       );
     });
   }
@@ -48,10 +70,16 @@ describe('decision rules: range validity while N > 3b, whatever the Byzantine ag
 describe('decision rules: the bound N > 3b is tight', () => {
   const broken = (rule: RuleName) =>
     fc.check(
-      fc.property(population(9, (n, b) => n === 3 * b), ({ honest, byzantine }) => {
-        const value = applyRule(rule, { values: [...honest, ...byzantine], totalAgents: honest.length + byzantine.length })!;
-        return value >= Math.min(...honest) && value <= Math.max(...honest);
-      }),
+      fc.property(
+        population(9, (n, b) => n === 3 * b),
+        ({ honest, byzantine }) => {
+          const value = applyRule(rule, {
+            values: [...honest, ...byzantine],
+            totalAgents: honest.length + byzantine.length,
+          })!;
+          return value >= Math.min(...honest) && value <= Math.max(...honest);
+        },
+      ),
       { numRuns: 2000, seed: 42 },
     );
   it('trimmed-mean leaves the honest range at N = 3b (a counterexample exists)', () => {
@@ -61,10 +89,16 @@ describe('decision rules: the bound N > 3b is tight', () => {
   });
   it('plurality loses strict validity at N = 3b: f+1 Byzantine agents can back their own value', () => {
     const result = fc.check(
-      fc.property(population(9, (n, b) => n === 3 * b), ({ honest, byzantine }) => {
-        const value = applyRule('plurality', { values: [...honest, ...byzantine], totalAgents: honest.length + byzantine.length });
-        return honest.includes(value!);
-      }),
+      fc.property(
+        population(9, (n, b) => n === 3 * b),
+        ({ honest, byzantine }) => {
+          const value = applyRule('plurality', {
+            values: [...honest, ...byzantine],
+            totalAgents: honest.length + byzantine.length,
+          });
+          return honest.includes(value!);
+        },
+      ),
       { numRuns: 2000, seed: 42 },
     );
     expect(result.failed, 'expected a counterexample').toBe(true);
@@ -90,7 +124,17 @@ describe('decision modes in the game', () => {
           seed: fc.integer(),
         }),
         async ({ h, b, k, rule, strategy, policy, seed }) => {
-          const r = await runGame({ config: gameConfig({ honest: h, byzantine: b, decide: parseDecideMode(`rule:${rule}`), after: k, maxRounds: 20 }), seed, createAgent: policyAgents(policy, strategy) });
+          const r = await runGame({
+            config: gameConfig({
+              honest: h,
+              byzantine: b,
+              decide: parseDecideMode(`rule:${rule}`),
+              after: k,
+              maxRounds: 20,
+            }),
+            seed,
+            createAgent: policyAgents(policy, strategy),
+          });
           expect(r.endedBy).toBe('rule');
           expect(r.rounds).toBe(k);
           expect(new Set(Object.values(r.final)).size).toBe(1);
@@ -104,9 +148,21 @@ describe('decision modes in the game', () => {
   it('rule mode keeps range validity for N > 3b under every Byzantine strategy', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.record({ h: fc.integer({ min: 1, max: 10 }), b: fc.integer({ min: 0, max: 3 }), rule: fc.constantFrom(...GUARANTEED), strategy: fc.constantFrom(...strategies), seed: fc.integer() }).filter(({ h, b }) => h + b > 3 * b),
+        fc
+          .record({
+            h: fc.integer({ min: 1, max: 10 }),
+            b: fc.integer({ min: 0, max: 3 }),
+            rule: fc.constantFrom(...GUARANTEED),
+            strategy: fc.constantFrom(...strategies),
+            seed: fc.integer(),
+          })
+          .filter(({ h, b }) => h + b > 3 * b),
         async ({ h, b, rule, strategy, seed }) => {
-          const r = await runGame({ config: gameConfig({ honest: h, byzantine: b, decide: parseDecideMode(`rule:${rule}`), after: 1 }), seed, createAgent: policyAgents('stubborn', strategy) });
+          const r = await runGame({
+            config: gameConfig({ honest: h, byzantine: b, decide: parseDecideMode(`rule:${rule}`), after: 1 }),
+            seed,
+            createAgent: policyAgents('stubborn', strategy),
+          });
           expect(r.rangeValid).toBe(true);
         },
       ),
@@ -114,14 +170,26 @@ describe('decision modes in the game', () => {
     );
   });
   it('hybrid mode lets the vote decide when it can, and the rule when the vote stalls', async () => {
-    const quick = await runGame({ config: gameConfig({ honest: 6, decide: parseDecideMode('hybrid:median'), after: 5 }), seed: 3, createAgent: policyAgents('plurality') });
+    const quick = await runGame({
+      config: gameConfig({ honest: 6, decide: parseDecideMode('hybrid:median'), after: 5 }),
+      seed: 3,
+      createAgent: policyAgents('plurality'),
+    });
     expect(quick.endedBy).toBe('vote');
-    const stalled = await runGame({ config: gameConfig({ honest: 6, decide: parseDecideMode('hybrid:median'), after: 5 }), seed: 3, createAgent: policyAgents('stubborn') });
+    const stalled = await runGame({
+      config: gameConfig({ honest: 6, decide: parseDecideMode('hybrid:median'), after: 5 }),
+      seed: 3,
+      createAgent: policyAgents('stubborn'),
+    });
     expect(stalled.endedBy).toBe('rule');
     expect(stalled.rounds).toBe(5);
   });
   it('the circuit breaker escalates a game that runs past its round budget', async () => {
-    const r = await runGame({ config: gameConfig({ honest: 4, maxRounds: 50, budget: { rounds: 7 } }), seed: 1, createAgent: policyAgents('stubborn') });
+    const r = await runGame({
+      config: gameConfig({ honest: 4, maxRounds: 50, budget: { rounds: 7 } }),
+      seed: 1,
+      createAgent: policyAgents('stubborn'),
+    });
     expect(r.outcome).toBe('escalated');
     expect(r.endedBy).toBe('budget');
     expect(r.rounds).toBe(7);
@@ -148,9 +216,17 @@ describe('decision modes in the game', () => {
     expect(r.rounds).toBe(3);
   });
   it('asks for and records confidence only when the confidence rule is on', async () => {
-    const withRule = await runGame({ config: gameConfig({ honest: 3, byzantine: 1, decide: parseDecideMode('rule:confidence'), after: 2 }), seed: 2, createAgent: policyAgents('plurality', 'extreme') });
+    const withRule = await runGame({
+      config: gameConfig({ honest: 3, byzantine: 1, decide: parseDecideMode('rule:confidence'), after: 2 }),
+      seed: 2,
+      createAgent: policyAgents('plurality', 'extreme'),
+    });
     expect(withRule.trajectory[0]?.confidence).toHaveLength(4);
-    const without = await runGame({ config: gameConfig({ honest: 3, byzantine: 1, maxRounds: 2 }), seed: 2, createAgent: policyAgents('plurality', 'extreme') });
+    const without = await runGame({
+      config: gameConfig({ honest: 3, byzantine: 1, maxRounds: 2 }),
+      seed: 2,
+      createAgent: policyAgents('plurality', 'extreme'),
+    });
     expect(without.trajectory[0]?.confidence).toBeUndefined();
   });
   it('rejects an unknown rule or mode with the list of choices', () => {

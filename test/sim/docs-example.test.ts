@@ -27,12 +27,20 @@ async function runExample(endpoint: string): Promise<{ code: number | null; out:
   // The key the example signs with, and the directory that trusts it (witness keys new / keys add).
   const key = newSigningKey('lab');
   writeKeyFile(join(dir, 'lab.key.json'), key);
-  writeDirectoryFile(join(dir, 'trusted.json'), addKey(emptyDirectory(), publicJwk(key), { notBefore: Date.now() - 60_000, notAfter: Date.now() + 86_400_000 }));
-  const source = example.replace(/'agent-witness\/(\w+)'/g, (_, part: string) => JSON.stringify(join(root, 'src', part, 'index.ts')));
+  writeDirectoryFile(
+    join(dir, 'trusted.json'),
+    addKey(emptyDirectory(), publicJwk(key), { notBefore: Date.now() - 60_000, notAfter: Date.now() + 86_400_000 }),
+  );
+  const source = example.replace(/'agent-witness\/(\w+)'/g, (_, part: string) =>
+    JSON.stringify(join(root, 'src', part, 'index.ts')),
+  );
   writeFileSync(join(dir, 'example.mts'), source);
   // tsx from this repository: the example's folder has no node_modules.
   const tsx = pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href;
-  const child = spawn(process.execPath, ['--import', tsx, 'example.mts'], { cwd: dir, env: { ...process.env, WITNESS_ENDPOINT: endpoint } });
+  const child = spawn(process.execPath, ['--import', tsx, 'example.mts'], {
+    cwd: dir,
+    env: { ...process.env, WITNESS_ENDPOINT: endpoint },
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));
@@ -46,7 +54,10 @@ describe('docs/examples/llm-sweep.ts', () => {
     const docs = readFileSync(join(root, 'docs/llm.md'), 'utf8');
     // Everything after the file's header comment.
     const lines = example.split('\n');
-    const body = lines.slice(lines.findIndex((l) => !l.startsWith('//'))).join('\n').trim();
+    const body = lines
+      .slice(lines.findIndex((l) => !l.startsWith('//')))
+      .join('\n')
+      .trim();
     expect(docs).toContain(body);
   });
 
@@ -64,7 +75,9 @@ describe('docs/examples/llm-sweep.ts', () => {
     expect(readFileSync(join(r.dir, 'qwen-small.replay.jsonl'), 'utf8')).toBe(recorded);
     expect(r.out).toContain('qwen-small.jsonl: valid');
     expect(r.out).toContain('qwen-small.replay.jsonl: valid');
-    const cassettes = ['qwen-small.jsonl', 'qwen-small.replay.jsonl'].map((f) => JSON.parse(readFileSync(join(r.dir, `${f}.checkpoint.json`), 'utf8')).checkpoints[0].cassette);
+    const cassettes = ['qwen-small.jsonl', 'qwen-small.replay.jsonl'].map(
+      (f) => JSON.parse(readFileSync(join(r.dir, `${f}.checkpoint.json`), 'utf8')).checkpoints[0].cassette,
+    );
     expect(cassettes.map((c) => c.role)).toEqual(['recorded', 'replayed']);
     expect(cassettes[1].sha256).toBe(cassettes[0].sha256);
     expect(server.requests.length).toBeGreaterThan(0);

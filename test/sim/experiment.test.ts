@@ -12,7 +12,12 @@ import { parseExperiment } from '../../src/sim/experiment/schema.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'witness-sim-'));
 const smallExperiment = () =>
-  parseExperiment({ name: 'unit', seed: 5, runs: 6, grid: { honest: [3, 5], byzantine: [0, 1], byzantineStrategy: ['split', 'random'], rounds: 10 } });
+  parseExperiment({
+    name: 'unit',
+    seed: 5,
+    runs: 6,
+    grid: { honest: [3, 5], byzantine: [0, 1], byzantineStrategy: ['split', 'random'], rounds: 10 },
+  });
 
 describe('experiment plan', () => {
   it('collapses cells that differ only in the strategy of absent Byzantine agents', () => {
@@ -91,7 +96,9 @@ describe('runExperiment', () => {
     await runExperiment({ experiment: smallExperiment(), out: join(dir, 'a.jsonl') });
     const [first, ...rest] = readFileSync(join(dir, 'a.jsonl'), 'utf8').split('\n');
     writeFileSync(join(dir, 'b.jsonl'), `${first!.replace('"rounds":', '"rounds":1,"x":')}\n${rest.join('\n')}`);
-    expect(() => mergeResults([join(dir, 'a.jsonl'), join(dir, 'b.jsonl')], join(dir, 'm.jsonl'))).toThrow(/differs between/);
+    expect(() => mergeResults([join(dir, 'a.jsonl'), join(dir, 'b.jsonl')], join(dir, 'm.jsonl'))).toThrow(
+      /differs between/,
+    );
   });
   it('merges an input out of seq order and collapses duplicates within and across inputs', async () => {
     const dir = tempDir();
@@ -112,7 +119,9 @@ describe('runExperiment', () => {
     const moved = lines[0]!.replace(/"seq":0\b/, '"seq":9999');
     expect(moved).not.toBe(lines[0]);
     writeFileSync(join(dir, 'b.jsonl'), `${moved}\n`);
-    expect(() => mergeResults([join(dir, 'a.jsonl'), join(dir, 'b.jsonl')], join(dir, 'm.jsonl'))).toThrow(/differs between .*a\.jsonl:1 and .*b\.jsonl:1/);
+    expect(() => mergeResults([join(dir, 'a.jsonl'), join(dir, 'b.jsonl')], join(dir, 'm.jsonl'))).toThrow(
+      /differs between .*a\.jsonl:1 and .*b\.jsonl:1/,
+    );
     expect(existsSync(join(dir, 'm.jsonl'))).toBe(false);
   });
   it('resumes: a rerun plays only the runs that are missing', async () => {
@@ -158,7 +167,11 @@ describe('runExperiment', () => {
   });
   it('can stream records in run order without keeping them', async () => {
     const seen: number[] = [];
-    const summary = await runExperiment({ experiment: smallExperiment(), keepRecords: false, onRecord: (r) => seen.push(r.seq) });
+    const summary = await runExperiment({
+      experiment: smallExperiment(),
+      keepRecords: false,
+      onRecord: (r) => seen.push(r.seq),
+    });
     expect(summary.records).toEqual([]);
     expect(summary.ran).toBe(summary.planned);
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
@@ -167,7 +180,8 @@ describe('runExperiment', () => {
   it('records the fields other tools rely on in every line', async () => {
     const { records } = await runExperiment({ experiment: smallExperiment() });
     const r = records[0]!;
-    for (const key of ['id', 'cell', 'seed', 'honest', 'byzantine', 'initial', 'rounds', 'outcome', 'trajectory']) expect(r).toHaveProperty(key);
+    for (const key of ['id', 'cell', 'seed', 'honest', 'byzantine', 'initial', 'rounds', 'outcome', 'trajectory'])
+      expect(r).toHaveProperty(key);
     expect(r.trajectory[0]).toHaveProperty('values');
     expect(r.trajectory[0]).toHaveProperty('votes');
   });

@@ -13,7 +13,11 @@ describe('runGame', () => {
     expect(new Set(Object.values(r.final)).size).toBe(1);
   });
   it('ends timeout after R rounds when honest agents never move', async () => {
-    const r = await runGame({ config: gameConfig({ honest: 5, maxRounds: 7 }), seed: 1, createAgent: policyAgents('stubborn') });
+    const r = await runGame({
+      config: gameConfig({ honest: 5, maxRounds: 7 }),
+      seed: 1,
+      createAgent: policyAgents('stubborn'),
+    });
     expect(r.outcome).toBe('timeout');
     expect(r.rounds).toBe(7);
     expect(r.trajectory).toHaveLength(7);
@@ -22,7 +26,11 @@ describe('runGame', () => {
     // With values 0..50, two Byzantine agents both proposing 50 in round 1 outvote six distinct honest values.
     const outcomes = new Set<string>();
     for (let seed = 0; seed < 20; seed++) {
-      const r = await runGame({ config: gameConfig({ honest: 6, byzantine: 2 }), seed, createAgent: policyAgents('plurality', 'split') });
+      const r = await runGame({
+        config: gameConfig({ honest: 6, byzantine: 2 }),
+        seed,
+        createAgent: policyAgents('plurality', 'split'),
+      });
       outcomes.add(r.outcome);
     }
     expect(outcomes.has('invalid')).toBe(true);
@@ -40,14 +48,23 @@ describe('runGame', () => {
   it('gives Byzantine agents no initial value and shuffles their seats by seed', async () => {
     const seats = new Set<string>();
     for (let seed = 0; seed < 10; seed++) {
-      const r = await runGame({ config: gameConfig({ honest: 4, byzantine: 2 }), seed, createAgent: policyAgents('plurality', 'abstain') });
+      const r = await runGame({
+        config: gameConfig({ honest: 4, byzantine: 2 }),
+        seed,
+        createAgent: policyAgents('plurality', 'abstain'),
+      });
       expect(Object.keys(r.initial)).toHaveLength(4);
       seats.add(r.roles.join(','));
     }
     expect(seats.size).toBeGreaterThan(1);
   });
   it('is deterministic: the same seed gives the same game', async () => {
-    const play = () => runGame({ config: gameConfig({ honest: 5, byzantine: 2 }), seed: 'abc', createAgent: policyAgents('median', 'random') });
+    const play = () =>
+      runGame({
+        config: gameConfig({ honest: 5, byzantine: 2 }),
+        seed: 'abc',
+        createAgent: policyAgents('median', 'random'),
+      });
     expect(await play()).toEqual(await play());
   });
   it('retries a malformed answer, then keeps the previous value and votes continue', async () => {
@@ -62,7 +79,11 @@ describe('runGame', () => {
             vote: () => ({ decision: 'maybe' }) as never,
           }
         : { decide: () => ({ value: seat.initialValue ?? 0 }), vote: () => ({ decision: 'continue' }) };
-    const r = await runGame({ config: gameConfig({ honest: 3, maxRounds: 2, tries: 3 }), seed: 1, createAgent: broken });
+    const r = await runGame({
+      config: gameConfig({ honest: 3, maxRounds: 2, tries: 3 }),
+      seed: 1,
+      createAgent: broken,
+    });
     expect(calls).toBe(6);
     expect(r.fallbacks).toBe(4);
     expect(r.invalidAnswers).toBe(12);
@@ -79,7 +100,11 @@ describe('runGame', () => {
     expect(r.trajectory[0]?.values).toEqual([r.initial.agent_0, r.initial.agent_1]);
   });
   it('lets a Byzantine agent abstain in proposals and votes', async () => {
-    const r = await runGame({ config: gameConfig({ honest: 3, byzantine: 1, maxRounds: 2 }), seed: 2, createAgent: policyAgents('plurality', 'abstain') });
+    const r = await runGame({
+      config: gameConfig({ honest: 3, byzantine: 1, maxRounds: 2 }),
+      seed: 2,
+      createAgent: policyAgents('plurality', 'abstain'),
+    });
     const byz = r.roles.indexOf('byzantine');
     expect(r.trajectory[0]?.values[byz]).toBe('abstain');
     expect(r.trajectory[0]?.votes[byz]).toBe('abstain');
@@ -101,19 +126,50 @@ describe('runGame', () => {
       return { decide: async (v, a) => inner.decide(v, a), vote: async (v, a) => inner.vote(v, a) };
     };
     const config = gameConfig({ honest: 5, byzantine: 1 });
-    expect(await runGame({ config, seed: 9, createAgent: async })).toEqual(await runGame({ config, seed: 9, createAgent: sync }));
+    expect(await runGame({ config, seed: 9, createAgent: async })).toEqual(
+      await runGame({ config, seed: 9, createAgent: sync }),
+    );
   });
 });
 
 describe('summary line (ref: main.py _update_round_summaries)', () => {
   it('cuts reasoning to 47 characters and "..." only when longer than 50, leaves out an empty one, and shows ABSTAINED for an agent that never proposed', () => {
-    const line = summarizeRound(sealRound(3, ['agent_0', 'agent_1', 'agent_2', 'agent_3'], [7, 'abstain', 8, 9], ['x'.repeat(51), 'short', '', 'y'.repeat(50)]));
-    expect(line).toBe(`Round 3: agent_0 value: 7 | Reasoning: ${'x'.repeat(47)}...; agent_1 value: ABSTAINED | Reasoning: short; agent_2 value: 8; agent_3 value: 9 | Reasoning: ${'y'.repeat(50)}`);
+    const line = summarizeRound(
+      sealRound(
+        3,
+        ['agent_0', 'agent_1', 'agent_2', 'agent_3'],
+        [7, 'abstain', 8, 9],
+        ['x'.repeat(51), 'short', '', 'y'.repeat(50)],
+      ),
+    );
+    expect(line).toBe(
+      `Round 3: agent_0 value: 7 | Reasoning: ${'x'.repeat(47)}...; agent_1 value: ABSTAINED | Reasoning: short; agent_2 value: 8; agent_3 value: 9 | Reasoning: ${'y'.repeat(50)}`,
+    );
   });
   it('lists agents with their ids compared as strings, as the reference sorts them', () => {
     const ids = Array.from({ length: 12 }, (_, i) => `agent_${i}`);
-    const line = summarizeRound(sealRound(1, ids, ids.map((_, i) => i), ids.map(() => '')));
-    expect([...line.matchAll(/(agent_\d+) value/g)].map((m) => m[1])).toEqual(['agent_0', 'agent_1', 'agent_10', 'agent_11', 'agent_2', 'agent_3', 'agent_4', 'agent_5', 'agent_6', 'agent_7', 'agent_8', 'agent_9']);
+    const line = summarizeRound(
+      sealRound(
+        1,
+        ids,
+        ids.map((_, i) => i),
+        ids.map(() => ''),
+      ),
+    );
+    expect([...line.matchAll(/(agent_\d+) value/g)].map((m) => m[1])).toEqual([
+      'agent_0',
+      'agent_1',
+      'agent_10',
+      'agent_11',
+      'agent_2',
+      'agent_3',
+      'agent_4',
+      'agent_5',
+      'agent_6',
+      'agent_7',
+      'agent_8',
+      'agent_9',
+    ]);
   });
   it('cuts in code points, as Python does, never splitting a surrogate pair', () => {
     const line = summarizeRound(sealRound(1, ['agent_0'], [1], ['😀'.repeat(50)]));

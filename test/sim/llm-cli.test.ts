@@ -32,11 +32,38 @@ describe('witness sim with LLM agents', () => {
     });
     servers.push(server);
     const common = ['--quiet', '--honest', '3', '--byzantine', '1', '--rounds', '3', '--runs', '3', '-c', '3'];
-    const recorded = await cli(['sim', ...common, '--agents', 'llm', '--model', 'scripted', '--endpoint', server.url, '--record', 'sweep.cassette.jsonl', '--out', 'recorded.jsonl']);
+    const recorded = await cli([
+      'sim',
+      ...common,
+      '--agents',
+      'llm',
+      '--model',
+      'scripted',
+      '--endpoint',
+      server.url,
+      '--record',
+      'sweep.cassette.jsonl',
+      '--out',
+      'recorded.jsonl',
+    ]);
     expect(recorded.err).not.toMatch(/Error/);
     expect(recorded.code).toBe(0);
     await servers.pop()!.close();
-    const replayed = await cli(['sim', '--quiet', '-c', '2', '--agents', 'replay', '--cassette', 'sweep.cassette.jsonl', '--out', 'replayed.jsonl'], recorded.cwd);
+    const replayed = await cli(
+      [
+        'sim',
+        '--quiet',
+        '-c',
+        '2',
+        '--agents',
+        'replay',
+        '--cassette',
+        'sweep.cassette.jsonl',
+        '--out',
+        'replayed.jsonl',
+      ],
+      recorded.cwd,
+    );
     expect(replayed.code).toBe(0);
     const a = readFileSync(join(recorded.cwd, 'recorded.jsonl'), 'utf8');
     expect(a.split('\n').filter(Boolean)).toHaveLength(3);
@@ -48,8 +75,35 @@ describe('witness sim with LLM agents', () => {
   it('sends --top-p and leaves top_k out with --top-k off; a cassette recorded with a cue replays with it', async () => {
     const server = await startScriptedServer();
     servers.push(server);
-    const args = ['sim', '--quiet', '--honest', '2', '--rounds', '2', '--runs', '1', '--agents', 'llm', '--model', 'm', '--endpoint', server.url];
-    const r = await cli([...args, '--top-p', '0.9', '--top-k', 'off', '--prompt-cue', 'rounds-left', '--record', 'c.jsonl', '--out', 'a.jsonl']);
+    const args = [
+      'sim',
+      '--quiet',
+      '--honest',
+      '2',
+      '--rounds',
+      '2',
+      '--runs',
+      '1',
+      '--agents',
+      'llm',
+      '--model',
+      'm',
+      '--endpoint',
+      server.url,
+    ];
+    const r = await cli([
+      ...args,
+      '--top-p',
+      '0.9',
+      '--top-k',
+      'off',
+      '--prompt-cue',
+      'rounds-left',
+      '--record',
+      'c.jsonl',
+      '--out',
+      'a.jsonl',
+    ]);
     expect(r.code).toBe(0);
     for (const { body } of server.requests) {
       expect(body.top_p).toBe(0.9);
@@ -58,7 +112,10 @@ describe('witness sim with LLM agents', () => {
     }
     const record = JSON.parse(readFileSync(join(r.cwd, 'a.jsonl'), 'utf8').split('\n')[0]!);
     expect(record.llm.prompts.cues).toEqual(['rounds-left']);
-    const replay = await cli(['sim', '--quiet', '--agents', 'replay', '--cassette', 'c.jsonl', '--out', 'b.jsonl'], r.cwd);
+    const replay = await cli(
+      ['sim', '--quiet', '--agents', 'replay', '--cassette', 'c.jsonl', '--out', 'b.jsonl'],
+      r.cwd,
+    );
     expect(replay.code).toBe(0);
     expect(readFileSync(join(r.cwd, 'b.jsonl'), 'utf8')).toBe(readFileSync(join(r.cwd, 'a.jsonl'), 'utf8'));
   });
@@ -66,11 +123,33 @@ describe('witness sim with LLM agents', () => {
   it('refuses to replay with a prompt pack other than the recorded one', async () => {
     const server = await startScriptedServer();
     servers.push(server);
-    const r = await cli(['sim', '--quiet', '--honest', '2', '--rounds', '1', '--runs', '1', '--agents', 'llm', '--model', 'm', '--endpoint', server.url, '--record', 'c.jsonl', '--out', 'a.jsonl']);
+    const r = await cli([
+      'sim',
+      '--quiet',
+      '--honest',
+      '2',
+      '--rounds',
+      '1',
+      '--runs',
+      '1',
+      '--agents',
+      'llm',
+      '--model',
+      'm',
+      '--endpoint',
+      server.url,
+      '--record',
+      'c.jsonl',
+      '--out',
+      'a.jsonl',
+    ]);
     const pack = join(r.cwd, 'pack');
     cpSync(DEFAULT_PACK_DIR, pack, { recursive: true });
     writeFileSync(join(pack, 'decide.honest.txt'), 'Round {{round}}. Propose a value.');
-    const replay = await cli(['sim', '--quiet', '--agents', 'replay', '--cassette', 'c.jsonl', '--out', 'b.jsonl', '--prompts', 'pack'], r.cwd);
+    const replay = await cli(
+      ['sim', '--quiet', '--agents', 'replay', '--cassette', 'c.jsonl', '--out', 'b.jsonl', '--prompts', 'pack'],
+      r.cwd,
+    );
     expect(replay.code).toBe(2);
     expect(replay.err).toMatch(/another prompt pack/);
   });
@@ -80,8 +159,31 @@ describe('witness sim with LLM agents', () => {
     servers.push(server);
     const cwd = tempDir();
     cpSync(DEFAULT_PACK_DIR, join(cwd, 'pack'), { recursive: true });
-    writeFileSync(join(cwd, 'pack', 'vote.honest.may_exist.txt'), 'Round {{round}}. Proposals:\n{{proposals}}\nStop only if they all match.');
-    const r = await cli(['sim', '--quiet', '--honest', '2', '--rounds', '2', '--runs', '1', '--agents', 'llm', '--model', 'm', '--endpoint', server.url, '--prompts', 'pack'], cwd);
+    writeFileSync(
+      join(cwd, 'pack', 'vote.honest.may_exist.txt'),
+      'Round {{round}}. Proposals:\n{{proposals}}\nStop only if they all match.',
+    );
+    const r = await cli(
+      [
+        'sim',
+        '--quiet',
+        '--honest',
+        '2',
+        '--rounds',
+        '2',
+        '--runs',
+        '1',
+        '--agents',
+        'llm',
+        '--model',
+        'm',
+        '--endpoint',
+        server.url,
+        '--prompts',
+        'pack',
+      ],
+      cwd,
+    );
     expect(r.code).toBe(0);
     const vote = server.requests.find((q) => requestStage(q.body) === 'vote')!;
     expect(vote.body.messages[1].content).toMatch(/^Round 1\. Proposals:\n {2}agent_0 \(you\): \d+\n {4}Reasoning: /);
@@ -99,7 +201,9 @@ describe('witness sim with LLM agents', () => {
   it('prints the rendered prompts and schemas of both roles for a sample state: a system and a user message per question, the vote with its own', async () => {
     const r = await cli(['sim', 'prompts']);
     expect(r.code).toBe(0);
-    expect(r.out).toContain('===== decide · honest · may_exist · temperature 0.5 · max tokens 300 · top_p 1 · top_k -1 =====');
+    expect(r.out).toContain(
+      '===== decide · honest · may_exist · temperature 0.5 · max tokens 300 · top_p 1 · top_k -1 =====',
+    );
     expect(r.out).toContain('===== vote · byzantine');
     expect(r.out).toContain('MAY be Byzantine');
     expect(r.out).toContain('NO Byzantine (malicious) agents');
@@ -111,7 +215,19 @@ describe('witness sim with LLM agents', () => {
   });
 
   it('prints the extra cues and the retry notice when asked', async () => {
-    const r = await cli(['sim', 'prompts', '--role', 'honest', '--stage', 'decide', '--awareness', 'may_exist', '--prompt-cue', 'rounds-left', '--retry']);
+    const r = await cli([
+      'sim',
+      'prompts',
+      '--role',
+      'honest',
+      '--stage',
+      'decide',
+      '--awareness',
+      'may_exist',
+      '--prompt-cue',
+      'rounds-left',
+      '--retry',
+    ]);
     expect(r.code).toBe(0);
     expect(r.out).toContain('47 rounds remain after this one.');
     expect(r.out).toContain('RETRY, TRY 2 OF 3:');
@@ -121,14 +237,31 @@ describe('witness sim with LLM agents', () => {
   });
 
   it('prints the request bodies a server would get, with the chosen thinking switch', async () => {
-    const r = await cli(['sim', 'prompts', '--body', '--thinking-off', 'kwargs', '--structured-output', 'guided_json', '--role', 'honest', '--stage', 'vote', '--awareness', 'none_exist']);
+    const r = await cli([
+      'sim',
+      'prompts',
+      '--body',
+      '--thinking-off',
+      'kwargs',
+      '--structured-output',
+      'guided_json',
+      '--role',
+      'honest',
+      '--stage',
+      'vote',
+      '--awareness',
+      'none_exist',
+    ]);
     const [only] = JSON.parse(r.out) as { body: Record<string, unknown> & { messages: { content: string }[] } }[];
     expect(only!.body.messages[1]!.content.endsWith(' /no_think')).toBe(false);
     expect(only!.body.chat_template_kwargs).toEqual({ enable_thinking: false });
     expect(only!.body.guided_json).toBeDefined();
     expect(only!.body).toMatchObject({ temperature: 0.3, top_p: 1, top_k: -1 });
     // By default, the study's way for a Qwen3 model: the suffix, no template flag.
-    const auto = JSON.parse((await cli(['sim', 'prompts', '--body', '--role', 'honest', '--stage', 'decide', '--awareness', 'may_exist'])).out) as typeof only[];
+    const auto = JSON.parse(
+      (await cli(['sim', 'prompts', '--body', '--role', 'honest', '--stage', 'decide', '--awareness', 'may_exist']))
+        .out,
+    ) as (typeof only)[];
     expect(auto[0]!.body.messages[1]!.content.endsWith(' /no_think')).toBe(true);
     expect(auto[0]!.body.chat_template_kwargs).toBeUndefined();
   });
@@ -144,7 +277,10 @@ describe('witness sim with LLM agents', () => {
     [['--agents', 'replay', '--cassette', 'x.jsonl'], /needs --out FILE/],
     [['--cassette', 'x.jsonl'], /--cassette is for --agents replay/],
     [['--record', 'c.jsonl'], /--record needs model-backed agents/],
-    [['--agents', 'llm', '--model', 'm', '--endpoint', 'http://127.0.0.1:1/v1', '--decide-temperature', '3'], /--decide-temperature "3" must be a number from 0 to 2/],
+    [
+      ['--agents', 'llm', '--model', 'm', '--endpoint', 'http://127.0.0.1:1/v1', '--decide-temperature', '3'],
+      /--decide-temperature "3" must be a number from 0 to 2/,
+    ],
     [['--agents', 'gpt'], /--agents.*Allowed choices are policy, llm, embedded, replay/],
     [['--structured-output', 'xml'], /--structured-output/],
     [['--top-p', '0'], /--top-p "0" must be a number above 0 and at most 1, or off/],
@@ -156,13 +292,37 @@ describe('witness sim with LLM agents', () => {
     expect(r.err).toMatch(message);
   });
 
-  it('stops on Ctrl-C with exit status 130, cancelling requests in flight, and the same command then finishes the sweep', { timeout: 120_000 }, async () => {
+  it('stops on Ctrl-C with exit status 130, cancelling requests in flight, and the same command then finishes the sweep', {
+    timeout: 120_000,
+  }, async () => {
     const server = await startScriptedServer((r) => (r.index >= 30 ? { delayMs: 60_000 } : undefined));
     servers.push(server);
     const cwd = tempDir();
     const out = join(cwd, 'r.jsonl');
-    const args = ['sim', '--quiet', '--honest', '3', '--byzantine', '0', '--rounds', '3', '--runs', '8', '--agents', 'llm', '--model', 'm', '--endpoint', server.url, '--out', out];
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+    const args = [
+      'sim',
+      '--quiet',
+      '--honest',
+      '3',
+      '--byzantine',
+      '0',
+      '--rounds',
+      '3',
+      '--runs',
+      '8',
+      '--agents',
+      'llm',
+      '--model',
+      'm',
+      '--endpoint',
+      server.url,
+      '--out',
+      out,
+    ];
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), ...args], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -185,7 +345,24 @@ describe('witness sim with LLM agents', () => {
   it('exits 1 naming the endpoint when the server is down', async () => {
     const server = await startScriptedServer(() => ({ status: 502 }));
     servers.push(server);
-    const r = await cli(['sim', '--quiet', '--honest', '2', '--rounds', '1', '--runs', '1', '--agents', 'llm', '--model', 'm', '--endpoint', server.url, '--max-retries', '1']);
+    const r = await cli([
+      'sim',
+      '--quiet',
+      '--honest',
+      '2',
+      '--rounds',
+      '1',
+      '--runs',
+      '1',
+      '--agents',
+      'llm',
+      '--model',
+      'm',
+      '--endpoint',
+      server.url,
+      '--max-retries',
+      '1',
+    ]);
     expect(r.code).toBe(1);
     expect(r.err).toContain(`The LLM endpoint ${server.url} failed 2 times in a row (last: HTTP 502`);
   });

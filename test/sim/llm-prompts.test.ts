@@ -8,12 +8,28 @@ const pack = loadPromptPack();
 // Reasoning whose every character says where it is, so a cut shows exactly where it fell.
 const long = (tag: string, n: number) => `${tag}:${'x'.repeat(n)}`;
 
-function view(role: Role, awareness: Awareness, o: { rounds?: number; notes?: number; n?: number; now?: Proposal[]; reasoning?: string[] } = {}): VoteView {
+function view(
+  role: Role,
+  awareness: Awareness,
+  o: { rounds?: number; notes?: number; n?: number; now?: Proposal[]; reasoning?: string[] } = {},
+): VoteView {
   const { rounds = 5, notes = 7, n = 3 } = o;
   const ids = Array.from({ length: n }, (_, i) => `agent_${i}`);
   const rules = { totalAgents: n, range: [0, 50], maxRounds: 20, awareness } as GameRules;
-  const history: PublicRound[] = Array.from({ length: rounds }, (_, r) => sealRound(r + 1, ids, ids.map((_, i) => r + i), ids.map((id) => long(`r${r + 1}-${id}`, 600))));
-  const now = sealRound(rounds + 1, ids, o.now ?? ids.map((_, i) => 7 + i), o.reasoning ?? ids.map((id) => long(`now-${id}`, 600)));
+  const history: PublicRound[] = Array.from({ length: rounds }, (_, r) =>
+    sealRound(
+      r + 1,
+      ids,
+      ids.map((_, i) => r + i),
+      ids.map((id) => long(`r${r + 1}-${id}`, 600)),
+    ),
+  );
+  const now = sealRound(
+    rounds + 1,
+    ids,
+    o.now ?? ids.map((_, i) => 7 + i),
+    o.reasoning ?? ids.map((id) => long(`now-${id}`, 600)),
+  );
   return {
     id: 'agent_1',
     role,
@@ -29,8 +45,14 @@ function view(role: Role, awareness: Awareness, o: { rounds?: number; notes?: nu
 }
 
 /** The decide view of the same state: no proposals yet, and the history without this round. */
-const decideView = (v: VoteView): VoteView => ({ ...v, history: v.history.slice(0, -1), proposals: [], proposalValues: [] });
-const user = (stage: 'decide' | 'vote', v: VoteView, o?: RenderOptions) => renderRequest(pack, stage, stage === 'decide' ? decideView(v) : v, o).messages[1]!.content;
+const decideView = (v: VoteView): VoteView => ({
+  ...v,
+  history: v.history.slice(0, -1),
+  proposals: [],
+  proposalValues: [],
+});
+const user = (stage: 'decide' | 'vote', v: VoteView, o?: RenderOptions) =>
+  renderRequest(pack, stage, stage === 'decide' ? decideView(v) : v, o).messages[1]!.content;
 const system = (stage: 'decide' | 'vote', v: VoteView) => renderRequest(pack, stage, v).messages[0]!.content;
 
 describe('the default prompt pack and the context rules (consensus.md §2–§3)', () => {
@@ -44,7 +66,9 @@ describe('the default prompt pack and the context rules (consensus.md §2–§3)
   it('keeps reasoning of 50 characters whole and leaves the reasoning part out when there is none', () => {
     const fifty = 'y'.repeat(50);
     const text = user('vote', view('honest', 'may_exist', { reasoning: [fifty, '', 'z'.repeat(51)] }));
-    expect(text).toContain(`Round 6: agent_0 value: 7 | Reasoning: ${fifty}; agent_1 value: 8; agent_2 value: 9 | Reasoning: ${'z'.repeat(47)}...`);
+    expect(text).toContain(
+      `Round 6: agent_0 value: 7 | Reasoning: ${fifty}; agent_1 value: 8; agent_2 value: 9 | Reasoning: ${'z'.repeat(47)}...`,
+    );
   });
 
   it("shows the agent's last 5 notes oldest first, each as `round r: note`, trimmed and cut to 400 characters", () => {
@@ -77,24 +101,55 @@ describe('the default prompt pack and the context rules (consensus.md §2–§3)
 
   it("lists this round's proposals with the agent itself first and marked, then the others in the reference's order, reasoning cut to 200", () => {
     const text = user('vote', view('honest', 'may_exist'));
-    const lines = [...text.matchAll(/^ {2}(agent_\d)( \(you\))?: (\d+)$/gm)].map((m) => [m[1], Boolean(m[2]), Number(m[3])]);
-    expect(lines).toEqual([['agent_1', true, 8], ['agent_0', false, 7], ['agent_2', false, 9]]);
+    const lines = [...text.matchAll(/^ {2}(agent_\d)( \(you\))?: (\d+)$/gm)].map((m) => [
+      m[1],
+      Boolean(m[2]),
+      Number(m[3]),
+    ]);
+    expect(lines).toEqual([
+      ['agent_1', true, 8],
+      ['agent_0', false, 7],
+      ['agent_2', false, 9],
+    ]);
     expect(text).toContain(`    Reasoning: ${long('now-agent_0', 600).slice(0, 200)}\n`);
   });
 
   it('sorts agents as the reference does, ids as strings, from N = 11 on', () => {
     const text = user('vote', view('honest', 'none_exist', { n: 12, rounds: 1 }));
     const listed = [...text.matchAll(/^ {2}(agent_\d+)(?: \(you\))?: /gm)].map((m) => m[1]);
-    expect(listed).toEqual(['agent_1', 'agent_0', 'agent_10', 'agent_11', 'agent_2', 'agent_3', 'agent_4', 'agent_5', 'agent_6', 'agent_7', 'agent_8', 'agent_9']);
+    expect(listed).toEqual([
+      'agent_1',
+      'agent_0',
+      'agent_10',
+      'agent_11',
+      'agent_2',
+      'agent_3',
+      'agent_4',
+      'agent_5',
+      'agent_6',
+      'agent_7',
+      'agent_8',
+      'agent_9',
+    ]);
     const history = /^Round 2: (.*)$/m.exec(text)![1]!;
-    expect([...history.matchAll(/(agent_\d+) value/g)].map((m) => m[1]).slice(0, 4)).toEqual(['agent_0', 'agent_1', 'agent_10', 'agent_11']);
+    expect([...history.matchAll(/(agent_\d+) value/g)].map((m) => m[1]).slice(0, 4)).toEqual([
+      'agent_0',
+      'agent_1',
+      'agent_10',
+      'agent_11',
+    ]);
   });
 
-  it('leaves an agent that never proposed out of the others\' list, shows it as ABSTAINED in the history, and marks itself ABSTAINED', () => {
-    const v = view('byzantine', 'may_exist', { now: [7, 'abstain', 'abstain'], reasoning: ['a reason given here', 'quiet', ''] });
+  it("leaves an agent that never proposed out of the others' list, shows it as ABSTAINED in the history, and marks itself ABSTAINED", () => {
+    const v = view('byzantine', 'may_exist', {
+      now: [7, 'abstain', 'abstain'],
+      reasoning: ['a reason given here', 'quiet', ''],
+    });
     const text = user('vote', v);
     expect(text).toContain('  agent_1 (you): ABSTAINED\n  agent_0: 7\n    Reasoning: a reason given here\n\n');
-    expect(text).toContain('Round 6: agent_0 value: 7 | Reasoning: a reason given here; agent_1 value: ABSTAINED | Reasoning: quiet; agent_2 value: ABSTAINED');
+    expect(text).toContain(
+      'Round 6: agent_0 value: 7 | Reasoning: a reason given here; agent_1 value: ABSTAINED | Reasoning: quiet; agent_2 value: ABSTAINED',
+    );
   });
 
   it('gives the proposal and the vote separate system prompts; the vote asks for a decision only and shows no initial value', () => {
@@ -103,7 +158,10 @@ describe('the default prompt pack and the context rules (consensus.md §2–§3)
       const vote = renderRequest(pack, 'vote', v);
       expect(vote.messages[0]!.content).not.toBe(system('decide', v));
       for (const m of vote.messages) expect(m.content).not.toMatch(/internal_strategy|public_reasoning|33/);
-      expect(vote.schema).toMatchObject({ properties: { decision: { enum: ['stop', 'continue'] } }, required: ['decision'] });
+      expect(vote.schema).toMatchObject({
+        properties: { decision: { enum: ['stop', 'continue'] } },
+        required: ['decision'],
+      });
     }
   });
 
@@ -135,13 +193,27 @@ describe('the default prompt pack and the context rules (consensus.md §2–§3)
     expect(system('decide', v)).toMatch(/NO initial value/);
     expect(decide.schema).toMatchObject({ required: ['internal_strategy', 'value'] });
     expect(JSON.stringify(decide.schema)).toContain('"enum":["abstain"]');
-    expect(renderRequest(pack, 'vote', v).schema).toMatchObject({ properties: { decision: { enum: ['stop', 'continue', 'abstain'] } } });
+    expect(renderRequest(pack, 'vote', v).schema).toMatchObject({
+      properties: { decision: { enum: ['stop', 'continue', 'abstain'] } },
+    });
   });
 
   it('uses the study sampling: 0.5 and 300 tokens to propose, 0.3 and 200 to vote, top_p 1 and no top-k limit', () => {
     const v = view('honest', 'none_exist');
-    expect(renderRequest(pack, 'decide', v)).toMatchObject({ temperature: 0.5, maxTokens: 300, topP: 1, topK: -1, schemaName: 'decide_honest' });
-    expect(renderRequest(pack, 'vote', v)).toMatchObject({ temperature: 0.3, maxTokens: 200, topP: 1, topK: -1, schemaName: 'vote_honest' });
+    expect(renderRequest(pack, 'decide', v)).toMatchObject({
+      temperature: 0.5,
+      maxTokens: 300,
+      topP: 1,
+      topK: -1,
+      schemaName: 'decide_honest',
+    });
+    expect(renderRequest(pack, 'vote', v)).toMatchObject({
+      temperature: 0.3,
+      maxTokens: 200,
+      topP: 1,
+      topK: -1,
+      schemaName: 'vote_honest',
+    });
   });
 
   it('says so when there is no history, note or value yet', () => {
@@ -157,15 +229,23 @@ describe('the default prompt pack and the context rules (consensus.md §2–§3)
     const plain = user('decide', v);
     expect(user('decide', v, { attempt: { phase: 'round', number: 2, of: 3 } })).toBe(plain);
     expect(user('decide', v, { attempt: { phase: 'single', number: 1, of: 3 } })).toBe(plain);
-    expect(user('decide', v, { attempt: { phase: 'single', number: 3, of: 3 } })).toMatch(/^[\s\S]*\n\nRETRY, TRY 3 OF 3:\n/);
-    expect(user('vote', v, { attempt: { phase: 'single', number: 2, of: 3 } })).toMatch(/RETRY, TRY 2 OF 3:[\s\S]*"decision": "stop" or "continue"/);
+    expect(user('decide', v, { attempt: { phase: 'single', number: 3, of: 3 } })).toMatch(
+      /^[\s\S]*\n\nRETRY, TRY 3 OF 3:\n/,
+    );
+    expect(user('vote', v, { attempt: { phase: 'single', number: 2, of: 3 } })).toMatch(
+      /RETRY, TRY 2 OF 3:[\s\S]*"decision": "stop" or "continue"/,
+    );
   });
 
   it('adds our extra cues only when asked: rounds left and the agent count', () => {
     const v = view('honest', 'may_exist');
     expect(user('decide', v)).not.toMatch(/rounds remain|stop votes end/);
     const cued = user('decide', v, { cues: ['rounds-left', 'agent-count'] });
-    expect(cued).toMatch(/^=== ROUND 6 ===\n14 rounds remain after this one\.\nThere are 3 agents; 2 stop votes end the game\.\n/);
-    expect(user('vote', v, { cues: ['agent-count'] })).toMatch(/^=== VOTE - Round 6\/20 ===\nThere are 3 agents; 2 stop votes end the game\.\n/);
+    expect(cued).toMatch(
+      /^=== ROUND 6 ===\n14 rounds remain after this one\.\nThere are 3 agents; 2 stop votes end the game\.\n/,
+    );
+    expect(user('vote', v, { cues: ['agent-count'] })).toMatch(
+      /^=== VOTE - Round 6\/20 ===\nThere are 3 agents; 2 stop votes end the game\.\n/,
+    );
   });
 });

@@ -29,21 +29,34 @@ describe('JSON in a reply', () => {
 
   it('finds any object embedded in text that has no other braces', () => {
     fc.assert(
-      fc.property(fc.string().filter((s) => !/[{}]/.test(s)), fc.string().filter((s) => !/[{}]/.test(s)), fc.dictionary(fc.string().filter((k) => k !== 'error' && !/[{}]/.test(k)), fc.integer()), (before, after, object) => {
-        const text = `${before}${JSON.stringify(object)}${after}`;
-        expect(parseModelJson(text)).toEqual(JSON.parse(JSON.stringify(object)));
-      }),
+      fc.property(
+        fc.string().filter((s) => !/[{}]/.test(s)),
+        fc.string().filter((s) => !/[{}]/.test(s)),
+        fc.dictionary(
+          fc.string().filter((k) => k !== 'error' && !/[{}]/.test(k)),
+          fc.integer(),
+        ),
+        (before, after, object) => {
+          const text = `${before}${JSON.stringify(object)}${after}`;
+          expect(parseModelJson(text)).toEqual(JSON.parse(JSON.stringify(object)));
+        },
+      ),
     );
   });
 });
 
 describe('a proposal', () => {
   const honest = (a: Record<string, unknown>, attempt = ROUND) => readDecision(a, 'honest', range, attempt, phrases);
-  const byzantine = (a: Record<string, unknown>, attempt = ROUND) => readDecision(a, 'byzantine', range, attempt, phrases);
+  const byzantine = (a: Record<string, unknown>, attempt = ROUND) =>
+    readDecision(a, 'byzantine', range, attempt, phrases);
   const good = { internal_strategy: 'Go low.', value: 12, public_reasoning: 'Twelve is near the middle.' };
 
   it('in a whole-round try needs a value, a note of 3+ and reasoning of 10+ characters after trimming', () => {
-    expect(honest(good)).toEqual({ value: 12, publicReasoning: good.public_reasoning, internalStrategy: good.internal_strategy });
+    expect(honest(good)).toEqual({
+      value: 12,
+      publicReasoning: good.public_reasoning,
+      internalStrategy: good.internal_strategy,
+    });
     fails(() => honest({ ...good, value: null }));
     fails(() => honest({ ...good, internal_strategy: '  ab  ' }));
     fails(() => honest({ ...good, public_reasoning: '   123456789   ' }));
@@ -62,7 +75,10 @@ describe('a proposal', () => {
   it('in a single follow-up needs only non-empty fields (honest) or a note and an integer or abstain (Byzantine)', () => {
     expect(honest({ ...good, internal_strategy: 'x', public_reasoning: 'y' }, SINGLE).publicReasoning).toBe('y');
     fails(() => honest({ ...good, public_reasoning: ' ' }, SINGLE));
-    expect(byzantine({ internal_strategy: 'x', value: 7 }, SINGLE)).toMatchObject({ value: 7, publicReasoning: 'Moving my proposal.' });
+    expect(byzantine({ internal_strategy: 'x', value: 7 }, SINGLE)).toMatchObject({
+      value: 7,
+      publicReasoning: 'Moving my proposal.',
+    });
     fails(() => byzantine({ internal_strategy: 'x', value: 7.5 }, SINGLE));
   });
 
@@ -74,7 +90,11 @@ describe('a proposal', () => {
   });
 
   it('lets a Byzantine agent abstain in a whole-round try, and ends its tries with its note when it abstains in a single follow-up', () => {
-    expect(byzantine({ ...good, value: 'abstain' })).toMatchObject({ value: 'abstain', publicReasoning: good.public_reasoning, internalStrategy: 'Go low.' });
+    expect(byzantine({ ...good, value: 'abstain' })).toMatchObject({
+      value: 'abstain',
+      publicReasoning: good.public_reasoning,
+      internalStrategy: 'Go low.',
+    });
     let error: unknown;
     try {
       byzantine({ internal_strategy: 'Hide.', value: 'abstain' }, SINGLE);

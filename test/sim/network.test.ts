@@ -5,8 +5,21 @@ import { pyStrip, sealRound, WIRE_REASONING_LIMIT } from '../../src/sim/network.
 import type { Agent, DecideView, VoteView } from '../../src/sim/types.js';
 import { gameConfig, policyAgents } from './helpers.js';
 
-type Attack = 'spoof-sender' | 'changing-getter' | 'mutate-after-return' | 'mutate-history' | 'mutate-proposals' | 'long-reasoning';
-const ATTACKS: Attack[] = ['spoof-sender', 'changing-getter', 'mutate-after-return', 'mutate-history', 'mutate-proposals', 'long-reasoning'];
+type Attack =
+  | 'spoof-sender'
+  | 'changing-getter'
+  | 'mutate-after-return'
+  | 'mutate-history'
+  | 'mutate-proposals'
+  | 'long-reasoning';
+const ATTACKS: Attack[] = [
+  'spoof-sender',
+  'changing-getter',
+  'mutate-after-return',
+  'mutate-history',
+  'mutate-proposals',
+  'long-reasoning',
+];
 
 /** A Byzantine agent that tries one way to spoof a sender or send peers different payloads. */
 function attacker(seat: AgentSeat, attack: Attack): Agent {
@@ -86,10 +99,16 @@ describe('network: no spoofing, no equivocation, whatever an agent does', () => 
               },
             };
           };
-          const result = await runGame({ config: gameConfig({ honest, byzantine: attacks.length, maxRounds: 4 }), seed, createAgent: create });
+          const result = await runGame({
+            config: gameConfig({ honest, byzantine: attacks.length, maxRounds: 4 }),
+            seed,
+            createAgent: create,
+          });
           for (const [round, snapshots] of seen) {
             expect(new Set(snapshots).size, `round ${round}: honest agents were shown different messages`).toBe(1);
-            const shown = JSON.parse(snapshots[0]!) as { proposals: { from: string; value: unknown; reasoning: string }[] };
+            const shown = JSON.parse(snapshots[0]!) as {
+              proposals: { from: string; value: unknown; reasoning: string }[];
+            };
             shown.proposals.forEach((m, i) => {
               expect(m.from).toBe(result.agents[i]);
               expect(m.value).toBe(result.trajectory[round - 1]?.values[i]);
@@ -97,7 +116,10 @@ describe('network: no spoofing, no equivocation, whatever an agent does', () => 
             });
           }
           // What was shown in round r is exactly what the history says of round r later.
-          const last = JSON.parse(seen.get(result.rounds)![0]!) as { history: { messages: unknown }[]; proposals: unknown };
+          const last = JSON.parse(seen.get(result.rounds)![0]!) as {
+            history: { messages: unknown }[];
+            proposals: unknown;
+          };
           for (let r = 1; r < result.rounds; r++) {
             const earlier = JSON.parse(seen.get(r)![0]!) as { proposals: unknown };
             expect(last.history[r - 1]?.messages).toEqual(earlier.proposals);
@@ -122,13 +144,18 @@ describe('network: no spoofing, no equivocation, whatever an agent does', () => 
   });
   it('serialises a message with all its fields', () => {
     const sealed = sealRound(2, ['agent_0'], [7], ['why']);
-    expect(JSON.parse(JSON.stringify(sealed.messages))).toEqual([{ round: 2, from: 'agent_0', value: 7, reasoning: 'why' }]);
+    expect(JSON.parse(JSON.stringify(sealed.messages))).toEqual([
+      { round: 2, from: 'agent_0', value: 7, reasoning: 'why' },
+    ]);
   });
 });
 
 describe("text as the reference's Python treats it", () => {
   // Python 3.11: [hex(c) for c in range(0x110000) if chr(c).isspace()]
-  const PYTHON_SPACES = [0x9, 0xa, 0xb, 0xc, 0xd, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000];
+  const PYTHON_SPACES = [
+    0x9, 0xa, 0xb, 0xc, 0xd, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004,
+    0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
+  ];
 
   it("strips exactly the characters Python's str.isspace calls space, at both ends only", () => {
     const stripped: number[] = [];

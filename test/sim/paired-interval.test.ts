@@ -16,7 +16,12 @@ describe('newcombePairedInterval', () => {
     expect(r.low).toBeCloseTo(0.0046, 4);
     expect(r.high).toBeCloseTo(0.1186, 4);
   });
-  const table = fc.record({ both: fc.nat({ max: 60 }), firstOnly: fc.nat({ max: 60 }), secondOnly: fc.nat({ max: 60 }), neither: fc.nat({ max: 60 }) });
+  const table = fc.record({
+    both: fc.nat({ max: 60 }),
+    firstOnly: fc.nat({ max: 60 }),
+    secondOnly: fc.nat({ max: 60 }),
+    neither: fc.nat({ max: 60 }),
+  });
   it('holds the estimate, stays in [−1, 1], and is mirrored when the two conditions swap', () => {
     fc.assert(
       fc.property(table, (t) => {
@@ -45,7 +50,8 @@ describe('newcombePairedInterval', () => {
     };
     const [l1, u1] = wilson(43);
     const [l2, u2] = wilson(49);
-    const squareAndAdd = Math.sqrt((0.49 - l2) ** 2 + (u1 - 0.43) ** 2) + Math.sqrt((u2 - 0.49) ** 2 + (0.43 - l1) ** 2);
+    const squareAndAdd =
+      Math.sqrt((0.49 - l2) ** 2 + (u1 - 0.43) ** 2) + Math.sqrt((u2 - 0.49) ** 2 + (0.43 - l1) ** 2);
     expect(r.high - r.low).toBeLessThan(squareAndAdd);
   });
   it('refuses counts that are not whole numbers ≥ 0', () => {

@@ -9,7 +9,14 @@ import { createRunAgents } from '../../src/sim/agents/llm/index.js';
 import { runExperiment } from '../../src/sim/experiment/run.js';
 import { parseExperiment } from '../../src/sim/experiment/schema.js';
 import { loadPromptPack } from '../../src/sim/prompts/pack.js';
-import { historyValues, requestSchema, requestStage, type Script, type ScriptedServer, startScriptedServer } from '../llm/scripted-server.js';
+import {
+  historyValues,
+  requestSchema,
+  requestStage,
+  type Script,
+  type ScriptedServer,
+  startScriptedServer,
+} from '../llm/scripted-server.js';
 
 const pack = loadPromptPack();
 const servers: ScriptedServer[] = [];
@@ -31,19 +38,37 @@ const reply = (value: unknown) => ({ content: JSON.stringify(value) });
  */
 const script: Script = ({ body }) => {
   const newest = historyValues(userOf(body));
-  if (requestStage(body) === 'vote') return reply({ decision: newest.length > 0 && newest.every((v) => v === newest[0]) ? 'stop' : 'continue' });
+  if (requestStage(body) === 'vote')
+    return reply({ decision: newest.length > 0 && newest.every((v) => v === newest[0]) ? 'stop' : 'continue' });
   if (!isByzantine(body)) return undefined;
   return newest.length === 0
-    ? reply({ internal_strategy: 'Anchor everyone low.', value: 0, public_reasoning: 'Zero is the simplest common ground for all of us.' })
-    : reply({ internal_strategy: 'Go quiet now.', value: 'abstain', public_reasoning: 'I will wait and see what the group does.' });
+    ? reply({
+        internal_strategy: 'Anchor everyone low.',
+        value: 0,
+        public_reasoning: 'Zero is the simplest common ground for all of us.',
+      })
+    : reply({
+        internal_strategy: 'Go quiet now.',
+        value: 'abstain',
+        public_reasoning: 'I will wait and see what the group does.',
+      });
 };
 
 async function play(model: string) {
   const server = await startScriptedServer(script);
   servers.push(server);
-  const experiment = parseExperiment({ name: 'reference-mechanics', seed: 11, runs: 1, grid: { agents: 'llm', model, honest: 3, byzantine: 1, rounds: 6 } });
+  const experiment = parseExperiment({
+    name: 'reference-mechanics',
+    seed: 11,
+    runs: 1,
+    grid: { agents: 'llm', model, honest: 3, byzantine: 1, rounds: 6 },
+  });
   const backend = new OpenAiCompatibleBackend({ endpoints: [server.url], model });
-  const { records } = await runExperiment({ experiment, concurrency: 1, agents: { forRun: (run) => createRunAgents(run, { pack, backendFor: () => backend }) } });
+  const { records } = await runExperiment({
+    experiment,
+    concurrency: 1,
+    agents: { forRun: (run) => createRunAgents(run, { pack, backendFor: () => backend }) },
+  });
   return { server, record: records[0]! };
 }
 
@@ -53,21 +78,29 @@ describe('the reference mechanics against a scripted server', () => {
     // Round 1 differs; in round 2 every value is 0, and the round-2 vote already sees round 2.
     expect(record.rounds).toBe(2);
     expect(record.ended_by).toBe('vote');
-    const votes = server.requests.filter((r) => requestStage(r.body) === 'vote' && userOf(r.body).includes('Round 2/6'));
+    const votes = server.requests.filter(
+      (r) => requestStage(r.body) === 'vote' && userOf(r.body).includes('Round 2/6'),
+    );
     expect(votes).toHaveLength(4);
     for (const v of votes) expect(userOf(v.body)).toMatch(/^Round 2: /m);
   });
 
-  it('shows a Byzantine agent that proposed and then abstains with its previous value and this round\'s reasoning', async () => {
+  it("shows a Byzantine agent that proposed and then abstains with its previous value and this round's reasoning", async () => {
     const { record, server } = await play('Qwen/Qwen3-14B');
     const byz = record.roles.indexOf('byzantine');
     const id = record.agents[byz]!;
     expect(record.trajectory[1]!.values[byz]).toBe(0);
     expect(record.trajectory[1]!.abstained![byz]).toBe(true);
-    const vote = server.requests.find((r) => requestStage(r.body) === 'vote' && !isByzantine(r.body) && userOf(r.body).includes('Round 2/6'))!;
+    const vote = server.requests.find(
+      (r) => requestStage(r.body) === 'vote' && !isByzantine(r.body) && userOf(r.body).includes('Round 2/6'),
+    )!;
     expect(userOf(vote.body)).toContain(`${id} value: 0 | Reasoning: I will wait and see what the group does.`);
-    expect(userOf(vote.body)).toMatch(new RegExp(`^  ${id}: 0\\n    Reasoning: I will wait and see what the group does\\.$`, 'm'));
-    const own = server.requests.find((r) => requestStage(r.body) === 'vote' && isByzantine(r.body) && userOf(r.body).includes('Round 2/6'))!;
+    expect(userOf(vote.body)).toMatch(
+      new RegExp(`^  ${id}: 0\\n    Reasoning: I will wait and see what the group does\\.$`, 'm'),
+    );
+    const own = server.requests.find(
+      (r) => requestStage(r.body) === 'vote' && isByzantine(r.body) && userOf(r.body).includes('Round 2/6'),
+    )!;
     expect(userOf(own.body)).toContain(`  ${id} (you): 0\n`);
   });
 
@@ -89,7 +122,8 @@ describe('the reference mechanics against a scripted server', () => {
       const decide = mine.find((r) => requestStage(r.body) === 'decide')!.body;
       const vote = mine.find((r) => requestStage(r.body) === 'vote')!.body;
       expect(vote.messages[0].content).not.toBe(decide.messages[0].content);
-      for (const m of vote.messages) expect(m.content).not.toMatch(/internal_strategy|public_reasoning|initial value you were given/i);
+      for (const m of vote.messages)
+        expect(m.content).not.toMatch(/internal_strategy|public_reasoning|initial value you were given/i);
       expect(Object.keys(requestSchema(vote).properties)).toEqual(['decision']);
       if (!isByzantine(vote)) expect(userOf(vote)).toMatch(/valid initial value\?/);
     }

@@ -7,9 +7,24 @@ const guide = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'result
 
 describe('docs/results-format.md', () => {
   it('documents every reason code verifyResults can return, with its meaning', () => {
-    for (const [code, meaning] of Object.entries(RESULTS_REASON_CODES)) expect(guide, code).toContain(`| \`${code}\` | ${meaning} |`);
+    for (const [code, meaning] of Object.entries(RESULTS_REASON_CODES))
+      expect(guide, code).toContain(`| \`${code}\` | ${meaning} |`);
   });
   it('documents every field of a line receipt and of a checkpoint', () => {
-    for (const field of ['run', 'content_sha256', 'engine', 'prompts', 'key_id', 'prev', 'signed_at', 'experiment', 'shard', 'count', 'cassette', 'line_signatures']) expect(guide, field).toContain(`\`${field}\``);
+    for (const field of [
+      'run',
+      'content_sha256',
+      'engine',
+      'prompts',
+      'key_id',
+      'prev',
+      'signed_at',
+      'experiment',
+      'shard',
+      'count',
+      'cassette',
+      'line_signatures',
+    ])
+      expect(guide, field).toContain(`\`${field}\``);
   });
 });

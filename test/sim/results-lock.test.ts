@@ -36,7 +36,10 @@ afterEach(() => {
 
 /** Spawns a sweep writing `out` and resolves once it has written runs (it holds the lock then). */
 async function sweeping(out: string): Promise<{ child: ChildProcess; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...LONG, '--out', out], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...LONG, '--out', out], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   children.push(child);
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
@@ -49,17 +52,25 @@ async function sweeping(out: string): Promise<{ child: ChildProcess; exited: Pro
   return { child, exited };
 }
 
-const ids = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id);
+const ids = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { id: string }).id);
 const experiment = () => parseExperiment({ ...preset('paper-benign'), runs: 20000 });
 
 describe('one writer per results file', () => {
-  it('refuses a second sweep while another process writes the file, and the file has each run once', { timeout: 120_000 }, async () => {
+  it('refuses a second sweep while another process writes the file, and the file has each run once', {
+    timeout: 120_000,
+  }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'witness-lock-'));
     const out = join(dir, 'dup.jsonl');
     const { child, exited } = await sweeping(out);
     const stop = new AbortController();
     const second = runExperiment({ experiment: experiment(), out, signal: stop.signal, onRecord: () => stop.abort() });
-    await expect(second).rejects.toThrow(new RegExp(`dup\\.jsonl is being written by another process: pid ${child.pid}, since \\d{4}-\\d\\d-\\d\\dT`));
+    await expect(second).rejects.toThrow(
+      new RegExp(`dup\\.jsonl is being written by another process: pid ${child.pid}, since \\d{4}-\\d\\d-\\d\\dT`),
+    );
     child.kill('SIGINT');
     expect(await exited).toBe(130);
     expect(existsSync(`${out}.lock`)).toBe(false);
@@ -68,7 +79,10 @@ describe('one writer per results file', () => {
   });
   it('exits 2 from the CLI, with or without --out, naming the holder and leaving the file as it was', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'witness-lock-'));
-    for (const [args, file] of [[['--out', 'r.jsonl'], 'r.jsonl'], [[], 'results/smoke.jsonl']] as const) {
+    for (const [args, file] of [
+      [['--out', 'r.jsonl'], 'r.jsonl'],
+      [[], 'results/smoke.jsonl'],
+    ] as const) {
       expect((await cli(['sim', '--runs', '2', '--quiet', ...args], cwd)).code).toBe(0);
       const path = join(cwd, file);
       const before = readFileSync(path, 'utf8');
@@ -76,7 +90,9 @@ describe('one writer per results file', () => {
       try {
         const r = await cli(['sim', '--runs', '3', '--quiet', ...args], cwd);
         expect(r.code).toBe(2);
-        expect(r.err).toMatch(new RegExp(`is being written by another process: pid ${process.pid}, since .*one writer per results file`));
+        expect(r.err).toMatch(
+          new RegExp(`is being written by another process: pid ${process.pid}, since .*one writer per results file`),
+        );
         expect(readFileSync(path, 'utf8')).toBe(before);
       } finally {
         held.release();
@@ -92,7 +108,13 @@ describe('one writer per results file', () => {
     await exited;
     expect(existsSync(`${out}.lock`)).toBe(true);
     const stop = new AbortController();
-    const resumed = await runExperiment({ experiment: experiment(), out, signal: stop.signal, keepRecords: false, onRecord: () => stop.abort() });
+    const resumed = await runExperiment({
+      experiment: experiment(),
+      out,
+      signal: stop.signal,
+      keepRecords: false,
+      onRecord: () => stop.abort(),
+    });
     expect(resumed.skipped).toBeGreaterThan(0);
     expect(resumed.ran).toBeGreaterThan(0);
     expect(existsSync(`${out}.lock`)).toBe(false);
@@ -128,7 +150,29 @@ describe('a sweep refused by the lock', () => {
     try {
       const held = lockFile(join(cwd, 'r.jsonl'), 'results file');
       try {
-        const r = await cli(['sim', '--quiet', '--honest', '3', '--rounds', '2', '--runs', '1', '--agents', 'llm', '--model', 'scripted', '--endpoint', server.url, '--record', 'c.jsonl', '--out', 'r.jsonl'], cwd);
+        const r = await cli(
+          [
+            'sim',
+            '--quiet',
+            '--honest',
+            '3',
+            '--rounds',
+            '2',
+            '--runs',
+            '1',
+            '--agents',
+            'llm',
+            '--model',
+            'scripted',
+            '--endpoint',
+            server.url,
+            '--record',
+            'c.jsonl',
+            '--out',
+            'r.jsonl',
+          ],
+          cwd,
+        );
         expect(r.code).toBe(2);
         expect(r.err).toMatch(/being written by another process/);
       } finally {

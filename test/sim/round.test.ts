@@ -28,20 +28,27 @@ function scripted(decide: Script, vote: (view: VoteView) => 'stop' | 'continue' 
   return { create, seen };
 }
 
-const own = (seat: AgentSeat, view: DecideView): Decision => ({ value: typeof view.currentValue === 'number' ? view.currentValue : 1, publicReasoning: `${seat.id} keeps its value.` });
+const own = (seat: AgentSeat, view: DecideView): Decision => ({
+  value: typeof view.currentValue === 'number' ? view.currentValue : 1,
+  publicReasoning: `${seat.id} keeps its value.`,
+});
 
 describe('one round, as the reference plays it', () => {
   it("adds the round's line to the history before the vote: the vote sees this round, the next proposal sees it as the last one", async () => {
     const { create, seen } = scripted(own);
     await runGame({ config: gameConfig({ honest: 3, maxRounds: 2 }), seed: 1, createAgent: create });
     for (const { stage, view } of seen) {
-      expect(view.history.map((r) => r.round)).toEqual(stage === 'vote' ? Array.from({ length: view.round }, (_, i) => i + 1) : Array.from({ length: view.round - 1 }, (_, i) => i + 1));
+      expect(view.history.map((r) => r.round)).toEqual(
+        stage === 'vote'
+          ? Array.from({ length: view.round }, (_, i) => i + 1)
+          : Array.from({ length: view.round - 1 }, (_, i) => i + 1),
+      );
     }
     const vote = seen.find((s) => s.stage === 'vote' && s.view.round === 2)!.view as VoteView;
     expect(vote.history.at(-1)!.messages).toBe(vote.proposals);
   });
 
-  it('shows a Byzantine agent that abstains after proposing with its previous value and this round\'s reasoning, and one that never proposed as abstained', async () => {
+  it("shows a Byzantine agent that abstains after proposing with its previous value and this round's reasoning, and one that never proposed as abstained", async () => {
     // Seat roles come from the seed; each Byzantine agent proposes 9 in round 1 only if its index is even.
     const byzantine: Script = (seat, view) => {
       if (seat.role === 'honest') return own(seat, view);
@@ -49,8 +56,15 @@ describe('one round, as the reference plays it', () => {
       return { value: 'abstain', publicReasoning: `Quiet in round ${view.round}.` };
     };
     const { create, seen } = scripted(byzantine);
-    const r = await runGame({ config: gameConfig({ honest: 3, byzantine: 2, maxRounds: 2 }), seed: 3, createAgent: create });
-    const seats = r.roles.map((role, i) => ({ role, i })).filter((s) => s.role === 'byzantine').map((s) => s.i);
+    const r = await runGame({
+      config: gameConfig({ honest: 3, byzantine: 2, maxRounds: 2 }),
+      seed: 3,
+      createAgent: create,
+    });
+    const seats = r.roles
+      .map((role, i) => ({ role, i }))
+      .filter((s) => s.role === 'byzantine')
+      .map((s) => s.i);
     for (const i of seats) {
       const proposed = i % 2 === 0;
       expect(r.trajectory[0]!.values[i]).toBe(proposed ? 9 : 'abstain');
@@ -82,13 +96,19 @@ describe('one round, as the reference plays it', () => {
         if (seat.index < failing) throw new InvalidAnswerError('no');
         return own(seat, view);
       });
-      return runGame({ config: gameConfig({ honest, maxRounds: 1 }), seed: 1, createAgent: create }).then((r) => ({ r, attempts: seen.filter((s) => s.id === 'agent_0' && s.stage === 'decide').map((s) => s.attempt) }));
+      return runGame({ config: gameConfig({ honest, maxRounds: 1 }), seed: 1, createAgent: create }).then((r) => ({
+        r,
+        attempts: seen.filter((s) => s.id === 'agent_0' && s.stage === 'decide').map((s) => s.attempt),
+      }));
     };
     const many = await tries(3, 1);
     expect(many.attempts).toEqual([1, 2, 3].map((number) => ({ phase: 'round', number, of: 3 })));
     expect(many.r).toMatchObject({ invalidAnswers: 3, fallbacks: 1 });
     const few = await tries(10, 3);
-    expect(few.attempts).toEqual([{ phase: 'round', number: 1, of: 3 }, ...[1, 2, 3].map((number) => ({ phase: 'single', number, of: 3 }))]);
+    expect(few.attempts).toEqual([
+      { phase: 'round', number: 1, of: 3 },
+      ...[1, 2, 3].map((number) => ({ phase: 'single', number, of: 3 })),
+    ]);
     expect(few.r).toMatchObject({ invalidAnswers: 12, fallbacks: 3 });
   });
 
@@ -99,13 +119,16 @@ describe('one round, as the reference plays it', () => {
       return own(seat, view);
     });
     await runGame({ config: gameConfig({ honest: 5, maxRounds: 1 }), seed: 1, createAgent: create });
-    const phases = seen.filter((s) => s.id === 'agent_0' && s.stage === 'decide').map((s) => `${s.attempt.phase}${s.attempt.number}`);
+    const phases = seen
+      .filter((s) => s.id === 'agent_0' && s.stage === 'decide')
+      .map((s) => `${s.attempt.phase}${s.attempt.number}`);
     expect(phases).toEqual(['round1', 'round2', 'single1', 'single2', 'single3']);
   });
 
   it('ends the tries of an answer that fails for good, keeping the note it left', async () => {
     const { create, seen } = scripted((seat, view, attempt) => {
-      if (seat.index === 0 && view.round === 1 && attempt.phase === 'single') throw new InvalidAnswerError('abstained', { final: true, note: 'Hide for now.' });
+      if (seat.index === 0 && view.round === 1 && attempt.phase === 'single')
+        throw new InvalidAnswerError('abstained', { final: true, note: 'Hide for now.' });
       if (seat.index === 0 && view.round === 1) throw new InvalidAnswerError('no');
       return { ...own(seat, view), internalStrategy: `note of ${seat.id}` };
     });

@@ -18,7 +18,13 @@ import { lazyPlan, type PlannedRun, runQueue } from '../../src/sim/experiment/pl
 import { runExperiment } from '../../src/sim/experiment/run.js';
 import { parseExperiment } from '../../src/sim/experiment/schema.js';
 
-const experiment = () => parseExperiment({ name: 'unit', seed: 5, runs: 40, grid: { honest: [3, 5], byzantine: [0, 1], byzantineStrategy: ['split', 'random'], rounds: 10 } });
+const experiment = () =>
+  parseExperiment({
+    name: 'unit',
+    seed: 5,
+    runs: 40,
+    grid: { honest: [3, 5], byzantine: [0, 1], byzantineStrategy: ['split', 'random'], rounds: 10 },
+  });
 /** SHA-256 of the results files for `experiment()`: whole (any concurrency, any workers) and shard 2/3, in index-major order. */
 const WHOLE = '36a575361cd5f49387a9f23f822560a0778b8ce222507ea4f4c2649b55ed5938';
 const SHARD_2_OF_3 = 'c97f7cf83bf5e09952cbaae14de74a82badf85316e621795794e9ca965f262dc';
@@ -27,7 +33,14 @@ const CONTENT = '77ef9f07671915e30fdcfb0d1b911ab3e4c051d9b9ee4e0875c9a5237f55a5d
 
 const digestOf = (path: string) => sha256Hex(readFileSync(path));
 const contentOf = (path: string) =>
-  sha256Hex(readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => l.replace(/"seq":\d+,/, '')).sort().join('\n'));
+  sha256Hex(
+    readFileSync(path, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.replace(/"seq":\d+,/, ''))
+      .sort()
+      .join('\n'),
+  );
 
 describe('runQueue', () => {
   it('hands out the plan minus the finished runs, in plan order, as many as it says', () => {
@@ -63,7 +76,11 @@ describe('worker threads', () => {
 describe('a fresh sweep writes the same bytes as when the runs left were an array', () => {
   const dir = mkdtempSync(join(tmpdir(), 'witness-queue-'));
   it('in one thread, with concurrency, and with worker threads', async () => {
-    for (const [name, options] of [['one', {}], ['c4', { concurrency: 4 }], ['w2', { workers: 2 }]] as const) {
+    for (const [name, options] of [
+      ['one', {}],
+      ['c4', { concurrency: 4 }],
+      ['w2', { workers: 2 }],
+    ] as const) {
       await runExperiment({ experiment: experiment(), out: join(dir, `${name}.jsonl`), ...options });
       expect(digestOf(join(dir, `${name}.jsonl`)), name).toBe(WHOLE);
       expect(contentOf(join(dir, `${name}.jsonl`)), name).toBe(CONTENT);

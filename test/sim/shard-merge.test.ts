@@ -22,21 +22,46 @@ describe('--shard auto', () => {
     expect(resolveShard('auto/4', { JOB_COMPLETION_INDEX: '0' })).toEqual({ index: 1, count: 4 });
     expect(resolveShard('auto/4', { JOB_COMPLETION_INDEX: '3' })).toEqual({ index: 4, count: 4 });
     expect(() => resolveShard('auto', { JOB_COMPLETION_INDEX: '1' })).toThrow(/pass them: --shard auto\/N/);
-    expect(() => resolveShard('auto/4', { JOB_COMPLETION_INDEX: '4' })).toThrow(/JOB_COMPLETION_INDEX is 4, not below the count 4/);
-    expect(() => resolveShard('auto/4', { JOB_COMPLETION_INDEX: 'x' })).toThrow(/JOB_COMPLETION_INDEX is "x", not a whole number/);
+    expect(() => resolveShard('auto/4', { JOB_COMPLETION_INDEX: '4' })).toThrow(
+      /JOB_COMPLETION_INDEX is 4, not below the count 4/,
+    );
+    expect(() => resolveShard('auto/4', { JOB_COMPLETION_INDEX: 'x' })).toThrow(
+      /JOB_COMPLETION_INDEX is "x", not a whole number/,
+    );
   });
   it('reads a SLURM array (TASK_ID − TASK_MIN, TASK_COUNT, TASK_STEP)', () => {
-    expect(resolveShard('auto', { SLURM_ARRAY_TASK_ID: '1', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_COUNT: '3' })).toEqual({ index: 1, count: 3 });
-    expect(resolveShard('auto', { SLURM_ARRAY_TASK_ID: '12', SLURM_ARRAY_TASK_MIN: '10', SLURM_ARRAY_TASK_COUNT: '3' })).toEqual({ index: 3, count: 3 });
-    expect(resolveShard('auto', { SLURM_ARRAY_TASK_ID: '4', SLURM_ARRAY_TASK_MIN: '0', SLURM_ARRAY_TASK_COUNT: '3', SLURM_ARRAY_TASK_STEP: '2' })).toEqual({ index: 3, count: 3 });
-    expect(resolveShard('auto/3', { SLURM_ARRAY_TASK_ID: '0', SLURM_ARRAY_TASK_MIN: '0', SLURM_ARRAY_TASK_COUNT: '3' })).toEqual({ index: 1, count: 3 });
-    expect(() => resolveShard('auto/4', { SLURM_ARRAY_TASK_ID: '0', SLURM_ARRAY_TASK_MIN: '0', SLURM_ARRAY_TASK_COUNT: '3' })).toThrow(/has 3 tasks \(SLURM_ARRAY_TASK_COUNT\), not 4/);
-    expect(() => resolveShard('auto', { SLURM_ARRAY_TASK_ID: '5', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_COUNT: '3' })).toThrow(/SLURM_ARRAY_TASK_ID 5 is not one of the 3 tasks/);
-    expect(() => resolveShard('auto', { SLURM_ARRAY_TASK_ID: '1' })).toThrow(/SLURM_ARRAY_TASK_MIN or SLURM_ARRAY_TASK_COUNT is not/);
+    expect(
+      resolveShard('auto', { SLURM_ARRAY_TASK_ID: '1', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_COUNT: '3' }),
+    ).toEqual({ index: 1, count: 3 });
+    expect(
+      resolveShard('auto', { SLURM_ARRAY_TASK_ID: '12', SLURM_ARRAY_TASK_MIN: '10', SLURM_ARRAY_TASK_COUNT: '3' }),
+    ).toEqual({ index: 3, count: 3 });
+    expect(
+      resolveShard('auto', {
+        SLURM_ARRAY_TASK_ID: '4',
+        SLURM_ARRAY_TASK_MIN: '0',
+        SLURM_ARRAY_TASK_COUNT: '3',
+        SLURM_ARRAY_TASK_STEP: '2',
+      }),
+    ).toEqual({ index: 3, count: 3 });
+    expect(
+      resolveShard('auto/3', { SLURM_ARRAY_TASK_ID: '0', SLURM_ARRAY_TASK_MIN: '0', SLURM_ARRAY_TASK_COUNT: '3' }),
+    ).toEqual({ index: 1, count: 3 });
+    expect(() =>
+      resolveShard('auto/4', { SLURM_ARRAY_TASK_ID: '0', SLURM_ARRAY_TASK_MIN: '0', SLURM_ARRAY_TASK_COUNT: '3' }),
+    ).toThrow(/has 3 tasks \(SLURM_ARRAY_TASK_COUNT\), not 4/);
+    expect(() =>
+      resolveShard('auto', { SLURM_ARRAY_TASK_ID: '5', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_COUNT: '3' }),
+    ).toThrow(/SLURM_ARRAY_TASK_ID 5 is not one of the 3 tasks/);
+    expect(() => resolveShard('auto', { SLURM_ARRAY_TASK_ID: '1' })).toThrow(
+      /SLURM_ARRAY_TASK_MIN or SLURM_ARRAY_TASK_COUNT is not/,
+    );
   });
   it('refuses no engine, both engines, and keeps i/n', () => {
     expect(() => resolveShard('auto', {})).toThrow(/no batch engine found/);
-    expect(() => resolveShard('auto/2', { JOB_COMPLETION_INDEX: '0', SLURM_ARRAY_TASK_ID: '0' })).toThrow(/both JOB_COMPLETION_INDEX/);
+    expect(() => resolveShard('auto/2', { JOB_COMPLETION_INDEX: '0', SLURM_ARRAY_TASK_ID: '0' })).toThrow(
+      /both JOB_COMPLETION_INDEX/,
+    );
     expect(resolveShard('2/5', {})).toEqual({ index: 2, count: 5 });
     expect(() => resolveShard('auto/0', { JOB_COMPLETION_INDEX: '0' })).toThrow(/at least 1/);
   });
@@ -58,13 +83,19 @@ describe('witness sim merge', () => {
       }
       shards.push(`part-${index}.jsonl`);
     }
-    const partial = await cli(['sim', 'merge', shards[0]!, shards[2]!, '--preset', 'smoke', '--runs', '3', '-o', 'all.jsonl', '--json'], cwd);
+    const partial = await cli(
+      ['sim', 'merge', shards[0]!, shards[2]!, '--preset', 'smoke', '--runs', '3', '-o', 'all.jsonl', '--json'],
+      cwd,
+    );
     expect(partial.code).toBe(1);
     const report = JSON.parse(partial.out) as { lines: number; missing: { seq: number; id: string }[] };
     expect(report.missing.length).toBeGreaterThan(0);
     // Round-robin shards: what is missing is exactly shard 2/3's runs.
     expect(report.missing.every((m) => m.seq % 3 === 1)).toBe(true);
-    const shard2 = readFileSync(join(cwd, shards[1]!), 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id);
+    const shard2 = readFileSync(join(cwd, shards[1]!), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { id: string }).id);
     expect(report.missing.map((m) => m.id)).toEqual(shard2);
     expect(partial.err).toMatch(/Incomplete: \d+ of the plan's \d+ runs are in no input file/);
     const full = await cli(['sim', 'merge', ...shards, '--preset', 'smoke', '--runs', '3', '-o', 'all.jsonl'], cwd);

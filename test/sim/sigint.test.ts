@@ -20,7 +20,10 @@ function lines(path: string): number {
 }
 
 async function interrupt(args: string[], out: string): Promise<{ code: number | null; stopMs: number; err: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -43,7 +46,18 @@ describe('SIGINT stops a rule-based sweep', () => {
       const dir = mkdtempSync(join(tmpdir(), 'witness-sigint-'));
       const out = join(dir, 'r.jsonl');
       // 120,000 planned runs: minutes of play, so the sweep cannot finish before the signal.
-      const args = ['sim', '--preset', 'paper-benign', '--runs', '20000', '--quiet', '--workers', workers, '--out', out];
+      const args = [
+        'sim',
+        '--preset',
+        'paper-benign',
+        '--runs',
+        '20000',
+        '--quiet',
+        '--workers',
+        workers,
+        '--out',
+        out,
+      ];
       const first = await interrupt(args, out);
       expect(first.code).toBe(130);
       expect(first.err).toContain('rerun the same command to resume');

@@ -68,8 +68,14 @@ interface Verdict {
 /** `witness verify --json`, with each problem's line (`at: "line N"`) as a number. */
 async function verify(file: string): Promise<{ exit: Exit; verdict: Verdict }> {
   const exit = await witness(['verify', file, '--keys', at('trusted.json'), '--json']);
-  const { ok, details, problems } = JSON.parse(exit.out) as { ok: boolean; details: { runs: number; planned: number }; problems: { code: string; at?: string; message: string }[] };
-  const lines = problems.map(({ at, ...p }) => (at === undefined ? p : { ...p, line: Number(/^line (\d+)$/.exec(at)?.[1]) }));
+  const { ok, details, problems } = JSON.parse(exit.out) as {
+    ok: boolean;
+    details: { runs: number; planned: number };
+    problems: { code: string; at?: string; message: string }[];
+  };
+  const lines = problems.map(({ at, ...p }) =>
+    at === undefined ? p : { ...p, line: Number(/^line (\d+)$/.exec(at)?.[1]) },
+  );
   return { exit, verdict: { ok, runs: details.runs, planned: details.planned, problems: lines } };
 }
 
@@ -86,7 +92,10 @@ beforeAll(async () => {
   }
   // Killed midway, then the same command again.
   const [node, main] = await witnessBundle();
-  const child = spawn(node as string, [main as string, ...SWEEP, '--out', at('sweep.jsonl')], { cwd: dir, stdio: 'ignore' });
+  const child = spawn(node as string, [main as string, ...SWEEP, '--out', at('sweep.jsonl')], {
+    cwd: dir,
+    stdio: 'ignore',
+  });
   const exited = once(child, 'exit');
   // Early enough that the kill lands before the end even on a loaded machine.
   await linesReached(at('sweep.jsonl'), TOTAL / 20, exited);
@@ -96,20 +105,36 @@ beforeAll(async () => {
   beforeResume = (await verify('sweep.jsonl')).verdict;
   expect((await witness([...SWEEP, '--out', at('sweep.jsonl')])).code).toBe(0);
   // Sharded, then merged.
-  for (const shard of ['1/2', '2/2']) expect((await witness([...SWEEP, '--shard', shard, '--out', at(`part${shard[0]}.jsonl`)])).code).toBe(0);
-  expect((await witness(['sim', 'merge', at('part1.jsonl'), at('part2.jsonl'), '-o', at('merged.jsonl')])).code).toBe(0);
+  for (const shard of ['1/2', '2/2'])
+    expect((await witness([...SWEEP, '--shard', shard, '--out', at(`part${shard[0]}.jsonl`)])).code).toBe(0);
+  expect((await witness(['sim', 'merge', at('part1.jsonl'), at('part2.jsonl'), '-o', at('merged.jsonl')])).code).toBe(
+    0,
+  );
   // Material for forgeries: another plan's run (same key), and this plan's run signed by a key the verifier does not trust.
   const input = preset('paper-benign');
-  await runExperiment({ experiment: parseExperiment({ ...input, seed: 99, runs: 1 }), out: at('other-plan.jsonl'), sign: { key: readKeyFile(at('lab.key.json')) } });
-  await runExperiment({ experiment: parseExperiment({ ...input, runs: 1000 }), out: at('stranger.jsonl'), sign: { key: readKeyFile(at('stranger.key.json')) } });
+  await runExperiment({
+    experiment: parseExperiment({ ...input, seed: 99, runs: 1 }),
+    out: at('other-plan.jsonl'),
+    sign: { key: readKeyFile(at('lab.key.json')) },
+  });
+  await runExperiment({
+    experiment: parseExperiment({ ...input, runs: 1000 }),
+    out: at('stranger.jsonl'),
+    sign: { key: readKeyFile(at('stranger.key.json')) },
+  });
 }, 600_000);
 
 describe('a signed paper-benign sweep killed with SIGKILL and resumed', () => {
   it('was killed midway, and verify then reports the lines no checkpoint signed yet', () => {
     expect(killedAt, 'the sweep should be killed midway; make it longer if this fails').toBeGreaterThan(0);
-    expect(killedAt, `killed after ${killedAt} of ${TOTAL} lines; make the sweep longer if this fails`).toBeLessThan(TOTAL);
+    expect(killedAt, `killed after ${killedAt} of ${TOTAL} lines; make the sweep longer if this fails`).toBeLessThan(
+      TOTAL,
+    );
     expect(beforeResume.ok).toBe(false);
-    expect(beforeResume.problems.map((p) => p.code), JSON.stringify(beforeResume.problems)).toContain('NOT_COVERED');
+    expect(
+      beforeResume.problems.map((p) => p.code),
+      JSON.stringify(beforeResume.problems),
+    ).toContain('NOT_COVERED');
   });
   it('verifies clean once resumed: every planned run once, in order, every line chained and signed', async () => {
     const { exit, verdict } = await verify('sweep.jsonl');
@@ -144,11 +169,24 @@ const lineOf = (file: string, n: number) => readFileSync(at(file), 'utf8').split
 const runIdOf = (line: string) => (JSON.parse(line) as { id: string }).id;
 
 const TAMPERS: [name: string, code: string, line: number, edit: (lines: string[]) => void][] = [
-  ['an edited value', 'CONTENT_MISMATCH', 100, (l) => (l[99] = (l[99] as string).replace(/"rounds":(\d+)/, (_, r) => `"rounds":${Number(r) + 1}`))],
+  [
+    'an edited value',
+    'CONTENT_MISMATCH',
+    100,
+    (l) => (l[99] = (l[99] as string).replace(/"rounds":(\d+)/, (_, r) => `"rounds":${Number(r) + 1}`)),
+  ],
   ['a dropped run', 'RUN_MISSING', 200, (l) => l.splice(199, 1)],
   ['a duplicated run', 'DUPLICATE_RUN', 304, (l) => l.splice(303, 0, l[299] as string)],
   ['a run from another plan', 'NOT_IN_PLAN', 400, (l) => l.splice(399, 0, lineOf('other-plan.jsonl', 1))],
-  ['a line signed by an unknown key', 'UNKNOWN_KEY', 500, (l) => (l[499] = readFileSync(at('stranger.jsonl'), 'utf8').split('\n').find((s) => s.includes(`"id":"${runIdOf(l[499] as string)}"`)) as string)],
+  [
+    'a line signed by an unknown key',
+    'UNKNOWN_KEY',
+    500,
+    (l) =>
+      (l[499] = readFileSync(at('stranger.jsonl'), 'utf8')
+        .split('\n')
+        .find((s) => s.includes(`"id":"${runIdOf(l[499] as string)}"`)) as string),
+  ],
 ];
 
 for (const file of ['sweep.jsonl', 'merged.jsonl']) {

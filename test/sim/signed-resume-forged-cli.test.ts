@@ -23,7 +23,18 @@ import { witnessBundle } from '../support/witness-bundle.js';
 const dir = mkdtempSync(join(tmpdir(), 'witness-forged-'));
 const at = (name: string) => join(dir, name);
 // 6000 policy-agent runs: the kill lands long before the sweep's first checkpoint after the one it signs on opening (1 s).
-const SWEEP = ['sim', '--preset', 'paper-benign', '--runs', '1000', '--quiet', '--sign', at('lab.key.json'), '--out', at('sweep.jsonl')];
+const SWEEP = [
+  'sim',
+  '--preset',
+  'paper-benign',
+  '--runs',
+  '1000',
+  '--quiet',
+  '--sign',
+  at('lab.key.json'),
+  '--out',
+  at('sweep.jsonl'),
+];
 
 async function witness(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   const [node, main] = await witnessBundle();
@@ -63,8 +74,15 @@ function forge(lines: string[], n: number): string {
   for (let i = n - 1; i < lines.length; i++) {
     const raw = lines[i] as string;
     const split = splitSignedLine(raw, JSON.parse(raw)) as { content: string; receipt: Record<string, unknown> };
-    const content = i === n - 1 ? split.content.replace(/"outcome":"(\w+)"/, (_, o) => `"outcome":"${o === 'valid' ? 'none' : 'valid'}"`) : split.content;
-    const receipt = { ...split.receipt, content_sha256: sha256Hex(content), prev: i === n - 1 ? split.receipt.prev : head };
+    const content =
+      i === n - 1
+        ? split.content.replace(/"outcome":"(\w+)"/, (_, o) => `"outcome":"${o === 'valid' ? 'none' : 'valid'}"`)
+        : split.content;
+    const receipt = {
+      ...split.receipt,
+      content_sha256: sha256Hex(content),
+      prev: i === n - 1 ? split.receipt.prev : head,
+    };
     head = receiptDigest(canonicalize(receipt));
     lines[i] = signedLine(content, canonicalize(receipt));
   }
@@ -85,7 +103,9 @@ beforeAll(async () => {
   await killedSweep(300);
   const lines = linesOf(at('sweep.jsonl'));
   killedAt = lines.length;
-  covered = (JSON.parse(readFileSync(at('sweep.jsonl.checkpoint.json'), 'utf8')) as { checkpoints: { count: number }[] }).checkpoints[0]!.count;
+  covered = (
+    JSON.parse(readFileSync(at('sweep.jsonl.checkpoint.json'), 'utf8')) as { checkpoints: { count: number }[] }
+  ).checkpoints[0]!.count;
   forgedLine = covered + Math.ceil((killedAt - covered) / 2);
   if (forgedLine > covered && forgedLine <= killedAt) {
     forgedContent = forge(lines, forgedLine);
@@ -99,12 +119,17 @@ beforeAll(async () => {
 describe('a signed sweep killed with SIGKILL, a line past its checkpoint forged and re-chained, then resumed', () => {
   it('was killed with lines past its last checkpoint', () => {
     expect(killedAt, 'the sweep should be killed midway; make it longer if this fails').toBeLessThan(6000);
-    expect(killedAt, `the checkpoint covers ${covered} of ${killedAt} lines: the kill should land before the next checkpoint`).toBeGreaterThan(covered);
+    expect(
+      killedAt,
+      `the checkpoint covers ${covered} of ${killedAt} lines: the kill should land before the next checkpoint`,
+    ).toBeGreaterThan(covered);
   });
   it('names the forged line in its report, and the lines it re-derived and kept', () => {
     expect(resumed.code, resumed.err).toBe(0);
     expect(resumed.err).toContain(`Forged: line ${forgedLine} (run ${forgedRun})`);
-    expect(resumed.err).toContain(`${killedAt - covered} lines from line ${covered + 1} were signed by no one; ${killedAt - covered - 1} re-derived from their seeds and kept`);
+    expect(resumed.err).toContain(
+      `${killedAt - covered} lines from line ${covered + 1} were signed by no one; ${killedAt - covered - 1} re-derived from their seeds and kept`,
+    );
   });
   it('signs the replay, never the forged line: the file holds what an uninterrupted sweep writes', async () => {
     const plain = at('plain.jsonl');

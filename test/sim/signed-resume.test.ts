@@ -22,7 +22,13 @@ import { preset } from '../../src/sim/experiment/presets.js';
 import { runExperiment } from '../../src/sim/experiment/run.js';
 import { type Experiment, parseExperiment } from '../../src/sim/experiment/schema.js';
 import { signCheckpoint, writeCheckpoints } from '../../src/sim/transcript/checkpoint.js';
-import { CHECKPOINT_TYPE, checkpointPath, ReceiptBuilder, receiptDigest, signedLine } from '../../src/sim/transcript/format.js';
+import {
+  CHECKPOINT_TYPE,
+  checkpointPath,
+  ReceiptBuilder,
+  receiptDigest,
+  signedLine,
+} from '../../src/sim/transcript/format.js';
 import { chainOrigin, treeHeadSigner } from '../../src/sim/transcript/tree-head.js';
 import { verifyResults } from '../../src/sim/transcript/verify.js';
 
@@ -45,21 +51,55 @@ function rechained(lines: readonly string[], experiment: Experiment, covered = l
   let signedHead: string | null = null;
   const signed = lines.map((content, i) => {
     const r = JSON.parse(content) as { id: string; seq: number; seed: number; cell: string };
-    const signing = receipts.signingText({ run: r.id, seq: r.seq, seed: r.seed, cellText: canonicalize(r.cell), contentSha256: sha256Hex(content), prompts: null, prev: head });
+    const signing = receipts.signingText({
+      run: r.id,
+      seq: r.seq,
+      seed: r.seed,
+      cellText: canonicalize(r.cell),
+      contentSha256: sha256Hex(content),
+      prompts: null,
+      prev: head,
+    });
     head = sha256Hex(signing);
     if (i === covered - 1) signedHead = head;
     return signedLine(content, ReceiptBuilder.receipt(signing));
   });
   writeFileSync(out, signed.map((l) => `${l}\n`).join(''));
-  const base = { v: 1 as const, type: CHECKPOINT_TYPE as typeof CHECKPOINT_TYPE, experiment: experiment as unknown as Record<string, unknown>, shard: null, engine: ENGINE, prompts: null, cassette: null, line_signatures: false };
-  const checkpoint = { ...base, count: covered, head: signedHead, key_id: lab.kid, deployer: lab.deployer, signed_at: isoTime(Date.now()) };
+  const base = {
+    v: 1 as const,
+    type: CHECKPOINT_TYPE as typeof CHECKPOINT_TYPE,
+    experiment: experiment as unknown as Record<string, unknown>,
+    shard: null,
+    engine: ENGINE,
+    prompts: null,
+    cassette: null,
+    line_signatures: false,
+  };
+  const checkpoint = {
+    ...base,
+    count: covered,
+    head: signedHead,
+    key_id: lab.kid,
+    deployer: lab.deployer,
+    signed_at: isoTime(Date.now()),
+  };
   writeCheckpoints(checkpointPath(out), [signCheckpoint(checkpoint, ed25519Signer(lab, 'sign the test file'))]);
   return out;
 }
 
 /** Tree-head notes of a signed file's chain at `sizes`, signed by `lab` as a sweep signs them (leaf: each line's receipt digest). */
 function treeHeads(file: string, experiment: Experiment, sizes: readonly number[]): string[] {
-  const digests = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => Buffer.from(receiptDigest(canonicalizeWithout((JSON.parse(l) as { receipt: Record<string, unknown> }).receipt, 'sig').without), 'hex'));
+  const digests = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) =>
+      Buffer.from(
+        receiptDigest(
+          canonicalizeWithout((JSON.parse(l) as { receipt: Record<string, unknown> }).receipt, 'sig').without,
+        ),
+        'hex',
+      ),
+    );
   const sign = treeHeadSigner(lab, chainOrigin(experiment, null));
   return sizes.map((n) => sign(n, rootOfHashes(digests.slice(0, n).map((d) => leafHash(d))).toString('hex')));
 }
@@ -79,7 +119,9 @@ describe('a signed resume of a re-chained file', () => {
     const e = smoke();
     const [mine, other] = [await plainLines(e), await plainLines(smoke({ seed: 2 }))];
     const out = rechained([...mine.slice(0, 3), other[3]!], e);
-    await expect(resume(out, e)).rejects.toThrow(/line 4: run r-[0-9a-f]{16} \(seq 3, .*\) is not in the plan of experiment "smoke"/);
+    await expect(resume(out, e)).rejects.toThrow(
+      /line 4: run r-[0-9a-f]{16} \(seq 3, .*\) is not in the plan of experiment "smoke"/,
+    );
   });
   it('refuses a run twice', async () => {
     const e = smoke();
@@ -97,7 +139,14 @@ describe('a signed resume of a re-chained file', () => {
     const e = smoke();
     const lines = await plainLines(e);
     const out = rechained(lines.slice(0, 6), e);
-    writeFileSync(out, readFileSync(out, 'utf8').split('\n').slice(0, 4).map((l) => `${l}\n`).join(''));
+    writeFileSync(
+      out,
+      readFileSync(out, 'utf8')
+        .split('\n')
+        .slice(0, 4)
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
     await expect(resume(out, e)).rejects.toThrow(/has 4 lines, and its checkpoint signed 6: lines were removed/);
   });
   it('refuses a chain whose head at the signed count is not the signed head', async () => {
@@ -107,14 +156,19 @@ describe('a signed resume of a re-chained file', () => {
     const other = rechained([...lines.slice(0, 3), lines[4]!, lines[5]!], e);
     // The checkpoint signed lines 1–4; the file now holds a different line 4, re-chained.
     writeFileSync(checkpointPath(other), readFileSync(checkpointPath(out)));
-    await expect(resume(other, e)).rejects.toThrow(/line 4: the chain's head here is not the one its checkpoint signed \(4 lines\)/);
+    await expect(resume(other, e)).rejects.toThrow(
+      /line 4: the chain's head here is not the one its checkpoint signed \(4 lines\)/,
+    );
   });
 });
 
 /** `lines` with the outcome of line `n` (1-based) changed, as a forger would: the line stays in the writer's form. */
 function withForgedOutcome(lines: readonly string[], n: number): string[] {
   const forged = [...lines];
-  forged[n - 1] = (forged[n - 1] as string).replace(/"outcome":"(\w+)"/, (_, o) => `"outcome":"${o === 'valid' ? 'none' : 'valid'}"`);
+  forged[n - 1] = (forged[n - 1] as string).replace(
+    /"outcome":"(\w+)"/,
+    (_, o) => `"outcome":"${o === 'valid' ? 'none' : 'valid'}"`,
+  );
   expect(forged[n - 1]).not.toBe(lines[n - 1]);
   return forged;
 }
@@ -125,7 +179,11 @@ describe('a signed resume of lines past the last checkpoint', () => {
     const lines = await plainLines(e);
     const out = rechained(lines.slice(0, 7), e, 3);
     const summary = await resume(out, e);
-    expect(summary).toMatchObject({ skipped: 3, ran: lines.length - 3, pastCheckpoint: { lines: 4, firstLine: 4, kept: 4, forged: 0, rerun: 0, pending: 0 } });
+    expect(summary).toMatchObject({
+      skipped: 3,
+      ran: lines.length - 3,
+      pastCheckpoint: { lines: 4, firstLine: 4, kept: 4, forged: 0, rerun: 0, pending: 0 },
+    });
     expect(readFileSync(out, 'utf8').split('\n').filter(Boolean).map(unsigned)).toEqual(lines);
   });
   it('never signs a forged line: the replay replaces it, and the report names it', async () => {
@@ -134,7 +192,12 @@ describe('a signed resume of lines past the last checkpoint', () => {
     // Re-chained by the forger (no key needed): content digests and prev links all fit.
     const out = rechained(withForgedOutcome(lines, 5).slice(0, 7), e, 3);
     const summary = await resume(out, e);
-    expect(summary.pastCheckpoint).toMatchObject({ lines: 4, kept: 3, forged: 1, firstForged: { line: 5, run: (JSON.parse(lines[4]!) as { id: string }).id } });
+    expect(summary.pastCheckpoint).toMatchObject({
+      lines: 4,
+      kept: 3,
+      forged: 1,
+      firstForged: { line: 5, run: (JSON.parse(lines[4]!) as { id: string }).id },
+    });
     expect(readFileSync(out, 'utf8').split('\n').filter(Boolean).map(unsigned)).toEqual(lines);
   });
   it('reports nothing when the checkpoint covers every line', async () => {
@@ -146,22 +209,35 @@ describe('a signed resume of lines past the last checkpoint', () => {
 });
 
 describe('a kept tree head (the note a checkpoint carries) against a later file', () => {
-  const directory = new KeyDirectory(addKey(emptyDirectory(), publicJwk(lab), { notBefore: Date.now() - 60_000, notAfter: Date.now() + 86_400_000 }));
+  const directory = new KeyDirectory(
+    addKey(emptyDirectory(), publicJwk(lab), { notBefore: Date.now() - 60_000, notAfter: Date.now() + 86_400_000 }),
+  );
   /** A signed sweep of `e` stopped after `k` lines, its tree head kept; then its file copied aside and the sweep finished. */
   async function keptThenFinished(e: Experiment, k: number): Promise<{ out: string; kept: string; early: string }> {
     const dir = mkdtempSync(join(tmpdir(), 'witness-kept-'));
     const out = join(dir, 'r.jsonl');
     const controller = new AbortController();
-    await runExperiment({ experiment: e, out, signal: controller.signal, sign: { key: lab }, onRecord: () => void (readFileSync(out, 'utf8').split('\n').length > k && controller.abort()) });
+    await runExperiment({
+      experiment: e,
+      out,
+      signal: controller.signal,
+      sign: { key: lab },
+      onRecord: () => void (readFileSync(out, 'utf8').split('\n').length > k && controller.abort()),
+    });
     const kept = join(dir, 'kept.txt');
-    writeFileSync(kept, (JSON.parse(readFileSync(checkpointPath(out), 'utf8')) as { checkpoints: { note: string }[] }).checkpoints[0]!.note);
+    writeFileSync(
+      kept,
+      (JSON.parse(readFileSync(checkpointPath(out), 'utf8')) as { checkpoints: { note: string }[] }).checkpoints[0]!
+        .note,
+    );
     const early = join(dir, 'early.jsonl');
     copyFileSync(out, early);
     copyFileSync(checkpointPath(out), checkpointPath(early));
     await resume(out, e);
     return { out, kept, early };
   }
-  const codes = (out: string, keptHeads: string) => verifyResults(out, { directory, keptHeads }).problems.map((p) => p.code);
+  const codes = (out: string, keptHeads: string) =>
+    verifyResults(out, { directory, keptHeads }).problems.map((p) => p.code);
   // A stopped sweep's file lacks its later runs (RUN_MISSING) whatever is kept: these are the codes a kept head adds.
   const logCodes = (out: string, keptHeads: string) => codes(out, keptHeads).filter((c) => c !== 'RUN_MISSING');
 
@@ -173,7 +249,11 @@ describe('a kept tree head (the note a checkpoint carries) against a later file'
   it('reports a file rolled back to an older state, with its older checkpoint, as TRUNCATED: its own checkpoint cannot tell lines cut from lines never run', async () => {
     const { out, early } = await keptThenFinished(smoke(), 5);
     const later = join(mkdtempSync(join(tmpdir(), 'witness-kept-')), 'later.txt');
-    writeFileSync(later, (JSON.parse(readFileSync(checkpointPath(out), 'utf8')) as { checkpoints: { note: string }[] }).checkpoints[0]!.note);
+    writeFileSync(
+      later,
+      (JSON.parse(readFileSync(checkpointPath(out), 'utf8')) as { checkpoints: { note: string }[] }).checkpoints[0]!
+        .note,
+    );
     expect(verifyResults(early, { directory }).problems.filter((p) => p.code !== 'RUN_MISSING')).toEqual([]);
     expect(logCodes(early, later)).toEqual(['TRUNCATED']);
   });
@@ -195,14 +275,19 @@ describe('a kept tree head (the note a checkpoint carries) against a later file'
       writeFileSync(file, treeHeads(genuine, e, sizes).join(''));
       return file;
     };
-    const inconsistent = (kept: string) => verifyResults(rewritten, { directory, keptHeads: kept }).problems.filter((p) => p.code === 'INCONSISTENT');
+    const inconsistent = (kept: string) =>
+      verifyResults(rewritten, { directory, keptHeads: kept }).problems.filter((p) => p.code === 'INCONSISTENT');
     expect(verifyResults(genuine, { directory, keptHeads: heads([1, 2, 3, 5]) }).problems).toEqual([]);
     const [exact] = inconsistent(heads([1, 2, 3, 5]));
     expect(exact).toMatchObject({ line: 3 });
-    expect(exact!.message).toMatch(/the first 3 lines of the file's chain do not have the root the kept checkpoint signed .*; the first changed line is the chain's line 3 \(file line 3\)$/);
+    expect(exact!.message).toMatch(
+      /the first 3 lines of the file's chain do not have the root the kept checkpoint signed .*; the first changed line is the chain's line 3 \(file line 3\)$/,
+    );
     const [range] = inconsistent(heads([1, 5]));
     expect(range!.line).toBeUndefined();
-    expect(range!.message).toMatch(/the first changed line is one of the chain's lines 2–5, from file line 2 \(a kept checkpoint proves the first 1 unchanged\); a tree head proves only that one of the lines it signs differs, not which/);
+    expect(range!.message).toMatch(
+      /the first changed line is one of the chain's lines 2–5, from file line 2 \(a kept checkpoint proves the first 1 unchanged\); a tree head proves only that one of the lines it signs differs, not which/,
+    );
   });
   it('reports a kept head of another experiment as INCONSISTENT: the file is not that log', async () => {
     const { kept } = await keptThenFinished(smoke({ seed: 9 }), 3);
@@ -211,7 +296,10 @@ describe('a kept tree head (the note a checkpoint carries) against a later file'
   });
   it('reports a kept head with its signature changed as BAD_SIGNATURE', async () => {
     const { out, kept } = await keptThenFinished(smoke(), 5);
-    writeFileSync(kept, readFileSync(kept, 'utf8').replace(/(— \S+ )(.)/, (_, a, c) => `${a}${c === 'A' ? 'B' : 'A'}`));
+    writeFileSync(
+      kept,
+      readFileSync(kept, 'utf8').replace(/(— \S+ )(.)/, (_, a, c) => `${a}${c === 'A' ? 'B' : 'A'}`),
+    );
     expect(codes(out, kept)).toEqual(['BAD_SIGNATURE']);
   });
 });

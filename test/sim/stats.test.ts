@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { convergenceRound, normalQuantile, type SummaryInput, SummaryAccumulator, summarizeCells, summarizeGroups, wilsonInterval } from '../../src/sim/stats.js';
+import {
+  convergenceRound,
+  normalQuantile,
+  type SummaryInput,
+  SummaryAccumulator,
+  summarizeCells,
+  summarizeGroups,
+  wilsonInterval,
+} from '../../src/sim/stats.js';
 import type { Outcome, Proposal, Role } from '../../src/sim/types.js';
 
 describe('wilsonInterval', () => {
@@ -82,7 +90,14 @@ describe('summarizeCells', () => {
     expect(a?.outcomes.timeout.count).toBe(1);
   });
   it('counts no_consensus as none + timeout, with its own Wilson interval', () => {
-    const runs = [run('c', 'none', 5), run('c', 'timeout', 50), run('c', 'timeout', 50), run('c', 'valid', 4), run('c', 'invalid', 6), run('c', 'escalated', 30)];
+    const runs = [
+      run('c', 'none', 5),
+      run('c', 'timeout', 50),
+      run('c', 'timeout', 50),
+      run('c', 'valid', 4),
+      run('c', 'invalid', 6),
+      run('c', 'escalated', 30),
+    ];
     const [c] = summarizeCells(runs);
     expect(c!.no_consensus.count).toBe(3);
     expect(c!.no_consensus.rate).toBe(0.5);
@@ -110,30 +125,80 @@ function game(rows: Proposal[][], byzantine: number[] = [], initial: number[] = 
   };
 }
 
-describe('convergenceRound (the reference\'s convergence_speed)', () => {
+describe("convergenceRound (the reference's convergence_speed)", () => {
   it('is the first round in which every honest agent holds the same honest initial value', () => {
-    expect(convergenceRound(game([[10, 20, 30], [20, 20, 30], [20, 20, 20], [20, 20, 20]]))).toBe(3);
+    expect(
+      convergenceRound(
+        game([
+          [10, 20, 30],
+          [20, 20, 30],
+          [20, 20, 20],
+          [20, 20, 20],
+        ]),
+      ),
+    ).toBe(3);
   });
   it('keeps the first round when the agents agree and then drift apart again', () => {
-    expect(convergenceRound(game([[10, 20, 30], [30, 30, 30], [30, 29, 30], [10, 20, 30]]))).toBe(2);
+    expect(
+      convergenceRound(
+        game([
+          [10, 20, 30],
+          [30, 30, 30],
+          [30, 29, 30],
+          [10, 20, 30],
+        ]),
+      ),
+    ).toBe(2);
   });
   it('is null when the honest agents never agree', () => {
-    expect(convergenceRound(game([[10, 20, 30], [20, 10, 30], [20, 30, 20]]))).toBeNull();
+    expect(
+      convergenceRound(
+        game([
+          [10, 20, 30],
+          [20, 10, 30],
+          [20, 30, 20],
+        ]),
+      ),
+    ).toBeNull();
   });
   it('ignores Byzantine values, proposals and abstentions alike', () => {
-    const g = game([[10, 20, 30, 'abstain'], [20, 20, 20, 49], [20, 20, 20, 'abstain']], [3]);
+    const g = game(
+      [
+        [10, 20, 30, 'abstain'],
+        [20, 20, 20, 49],
+        [20, 20, 20, 'abstain'],
+      ],
+      [3],
+    );
     expect(convergenceRound(g)).toBe(2);
   });
   it('does not count agreement on a value no honest agent started with, even one a Byzantine agent proposed', () => {
-    const g = game([[25, 25, 25, 25], [31, 31, 31, 31], [30, 30, 30, 7]], [3]);
+    const g = game(
+      [
+        [25, 25, 25, 25],
+        [31, 31, 31, 31],
+        [30, 30, 30, 7],
+      ],
+      [3],
+    );
     expect(convergenceRound(g)).toBe(3);
-    expect(convergenceRound(game([[25, 25, 25], [25, 25, 25]]))).toBeNull();
+    expect(
+      convergenceRound(
+        game([
+          [25, 25, 25],
+          [25, 25, 25],
+        ]),
+      ),
+    ).toBeNull();
   });
   it('leaves out an honest agent without a value, as the reference skips None', () => {
     expect(convergenceRound(game([['abstain', 20, 20]]))).toBe(1);
   });
   it('uses the round numbers of the trajectory', () => {
-    const g = game([[10, 20, 30], [20, 20, 20]]);
+    const g = game([
+      [10, 20, 30],
+      [20, 20, 20],
+    ]);
     expect(convergenceRound({ ...g, trajectory: g.trajectory.map((r) => ({ ...r, round: r.round + 10 })) })).toBe(12);
   });
 });
@@ -141,9 +206,28 @@ describe('convergenceRound (the reference\'s convergence_speed)', () => {
 describe('convergence in summaries', () => {
   it('counts runs that converged and gives mean and median of their first round', () => {
     const runs = [
-      { ...run('c', 'valid', 3), ...game([[10, 20, 30], [20, 20, 30], [20, 20, 20]]) }, // round 3
-      { ...run('c', 'none', 2), ...game([[30, 30, 30], [10, 20, 30]]) }, // round 1, then apart
-      { ...run('c', 'timeout', 2), ...game([[10, 20, 30], [20, 10, 30]]) }, // never
+      {
+        ...run('c', 'valid', 3),
+        ...game([
+          [10, 20, 30],
+          [20, 20, 30],
+          [20, 20, 20],
+        ]),
+      }, // round 3
+      {
+        ...run('c', 'none', 2),
+        ...game([
+          [30, 30, 30],
+          [10, 20, 30],
+        ]),
+      }, // round 1, then apart
+      {
+        ...run('c', 'timeout', 2),
+        ...game([
+          [10, 20, 30],
+          [20, 10, 30],
+        ]),
+      }, // never
       { ...run('c', 'valid', 8), ...game([...Array(7).fill([10, 20, 30]), [10, 10, 10]]) }, // round 8
     ];
     const [c] = summarizeCells(runs);
@@ -155,7 +239,15 @@ describe('convergence in summaries', () => {
     expect(c!.convergence.valid_mean_round).toBe(5.5);
   });
   it('has no round when no run converged', () => {
-    const [c] = summarizeCells([{ ...run('c', 'timeout', 2), ...game([[10, 20, 30], [20, 10, 30]]) }]);
+    const [c] = summarizeCells([
+      {
+        ...run('c', 'timeout', 2),
+        ...game([
+          [10, 20, 30],
+          [20, 10, 30],
+        ]),
+      },
+    ]);
     expect(c!.convergence).toMatchObject({ count: 0, mean_round: null, median_round: null, valid_mean_round: null });
   });
 });

@@ -10,10 +10,16 @@ import { parseExperiment } from '../../src/sim/experiment/schema.js';
 import { TimeLeft } from '../../src/sim/experiment/time-left.js';
 
 /** Cells of 4, 8 and 16 honest agents, `runs` each, in that order. */
-const plan = (runs: number) => lazyPlan(parseExperiment({ name: 'eta', seed: 1, runs, grid: { honest: [4, 8, 16], byzantine: 0 } }));
+const plan = (runs: number) =>
+  lazyPlan(parseExperiment({ name: 'eta', seed: 1, runs, grid: { honest: [4, 8, 16], byzantine: 0 } }));
 
 /** Plays the plan's runs cell by cell (4, then 8, then 16 agents), each taking `cost(agents)` ms, until `until` runs were played; returns the estimate then. */
-function estimateAfter(until: number, cost: (agents: number) => number, runs = 10, done?: Set<number>): number | undefined {
+function estimateAfter(
+  until: number,
+  cost: (agents: number) => number,
+  runs = 10,
+  done?: Set<number>,
+): number | undefined {
   const p = plan(runs);
   let now = 0;
   const left = new TimeLeft(p, done && { has: (r) => done.has(r.seq) }, now);
@@ -41,13 +47,18 @@ describe('TimeLeft', () => {
   });
   it('is exact for the cells not yet played when the cost is linear in the agents', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 2, max: 50 }), fc.integer({ min: 0, max: 20 }), fc.integer({ min: 11, max: 20 }), (a, b, played) => {
-        // Runs of 2 s or more: every size played is fitted.
-        const cost = (agents: number) => 1000 * (a + b * agents);
-        // After all 10 runs of 4 agents and some of 8: 20 − (played − 10) runs of 8 and 16 left.
-        const want = (20 - played) * cost(8) + 10 * cost(16);
-        expect(estimateAfter(played, cost)).toBeCloseTo(want, 3);
-      }),
+      fc.property(
+        fc.integer({ min: 2, max: 50 }),
+        fc.integer({ min: 0, max: 20 }),
+        fc.integer({ min: 11, max: 20 }),
+        (a, b, played) => {
+          // Runs of 2 s or more: every size played is fitted.
+          const cost = (agents: number) => 1000 * (a + b * agents);
+          // After all 10 runs of 4 agents and some of 8: 20 − (played − 10) runs of 8 and 16 left.
+          const want = (20 - played) * cost(8) + 10 * cost(16);
+          expect(estimateAfter(played, cost)).toBeCloseTo(want, 3);
+        },
+      ),
     );
   });
   it('falls back to the average when bigger cells were cheaper', () => {

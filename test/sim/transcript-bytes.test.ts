@@ -30,8 +30,20 @@ const KEY: SigningKey = {
 
 // SHA-256 of the file with the engine in each receipt written as "ENGINE", so a version bump keeps them.
 const PINNED = [
-  { name: 'smoke', runs: 5, lines: 20, bytes: 53156, sha256: '61cd00bc004d0f872f3b965a9836c499becf4aa2865971d0505674e1c16d7d71' },
-  { name: 'paper-benign', runs: 30, lines: 180, bytes: 297620, sha256: '06e7b3b7a5dc65653f2eee8c4c04970b7407f2caabaf6e114768bcd22c15ef76' },
+  {
+    name: 'smoke',
+    runs: 5,
+    lines: 20,
+    bytes: 53156,
+    sha256: '61cd00bc004d0f872f3b965a9836c499becf4aa2865971d0505674e1c16d7d71',
+  },
+  {
+    name: 'paper-benign',
+    runs: 30,
+    lines: 180,
+    bytes: 297620,
+    sha256: '06e7b3b7a5dc65653f2eee8c4c04970b7407f2caabaf6e114768bcd22c15ef76',
+  },
 ] as const;
 
 describe('a signed results file', () => {
@@ -39,9 +51,17 @@ describe('a signed results file', () => {
     for (const checkpointMs of [1000, 0]) {
       it(`of ${pin.name} × ${pin.runs} has the pinned bytes and a checkpoint of its lines (a checkpoint every ${checkpointMs} ms)`, async () => {
         const out = join(mkdtempSync(join(tmpdir(), 'witness-bytes-')), 'r.jsonl');
-        await runExperiment({ experiment: parseExperiment({ ...preset(pin.name), runs: pin.runs }), out, keepRecords: false, sign: { key: KEY, checkpointMs } });
+        await runExperiment({
+          experiment: parseExperiment({ ...preset(pin.name), runs: pin.runs }),
+          out,
+          keepRecords: false,
+          sign: { key: KEY, checkpointMs },
+        });
         const text = readFileSync(out, 'utf8').replaceAll(`"engine":${JSON.stringify(ENGINE)}`, '"engine":"ENGINE"');
-        expect({ bytes: Buffer.byteLength(text), sha256: sha256Hex(text) }).toEqual({ bytes: pin.bytes, sha256: pin.sha256 });
+        expect({ bytes: Buffer.byteLength(text), sha256: sha256Hex(text) }).toEqual({
+          bytes: pin.bytes,
+          sha256: pin.sha256,
+        });
         const digests = readFileSync(out, 'utf8')
           .split('\n')
           .filter(Boolean)
@@ -51,7 +71,11 @@ describe('a signed results file', () => {
           });
         const [cp] = JSON.parse(readFileSync(checkpointPath(out), 'utf8')).checkpoints;
         const root = merkleRoot(digests.map((d) => Buffer.from(d, 'hex')));
-        expect({ count: cp.count, head: cp.head, root: cp.root }).toEqual({ count: pin.lines, head: digests.at(-1), root: root.toString('hex') });
+        expect({ count: cp.count, head: cp.head, root: cp.root }).toEqual({
+          count: pin.lines,
+          head: digests.at(-1),
+          root: root.toString('hex'),
+        });
         expect(cp.note.split('\n').slice(1, 3)).toEqual([String(pin.lines), root.toString('base64')]);
       });
     }

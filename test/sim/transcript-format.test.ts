@@ -8,7 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { canonicalize } from '../../src/core/canonical-json.js';
 import { DOMAIN_TAGS } from '../../src/attest/domain.js';
 import { sha256Hex } from '../../src/core/hash.js';
-import { ReceiptBuilder, type ReceiptFields, SignedLineBuffer, signedLine, splitSignedLine } from '../../src/sim/transcript/format.js';
+import {
+  ReceiptBuilder,
+  type ReceiptFields,
+  SignedLineBuffer,
+  signedLine,
+  splitSignedLine,
+} from '../../src/sim/transcript/format.js';
 
 const hex64 = fc.stringMatching(/^[0-9a-f]{64}$/);
 // Cell labels and engine names are free text (model names): escapes, non-ASCII, astral characters.
@@ -21,17 +27,23 @@ const fields = fc.record({
   contentSha256: hex64,
   prompts: fc.option(hex64, { nil: null }),
   prev: fc.option(hex64, { nil: null }),
-  signedAt: fc.option(fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }).map((d) => d.toISOString()), { nil: undefined }),
+  signedAt: fc.option(
+    fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }).map((d) => d.toISOString()),
+    { nil: undefined },
+  ),
 });
 const sig = fc.stringMatching(/^[A-Za-z0-9_-]{86}$/);
-const builder = fc.record({ engine: text, keyId: fc.stringMatching(/^ed25519:[0-9a-f]{16}$/) }).map(({ engine, keyId }) => new ReceiptBuilder(engine, keyId));
+const builder = fc
+  .record({ engine: text, keyId: fc.stringMatching(/^ed25519:[0-9a-f]{16}$/) })
+  .map(({ engine, keyId }) => new ReceiptBuilder(engine, keyId));
 const receiptText = (b: ReceiptBuilder, f: ReceiptFields, s?: string) => ReceiptBuilder.receipt(b.signingText(f), s);
 
 describe('receipt text', () => {
   it('is the RFC 8785 form of itself, with and without a signature', () => {
     fc.assert(
       fc.property(builder, fields, sig, (b, f, s) => {
-        for (const text of [receiptText(b, f), receiptText(b, f, f.signedAt === undefined ? undefined : s)]) expect(canonicalize(JSON.parse(text))).toBe(text);
+        for (const text of [receiptText(b, f), receiptText(b, f, f.signedAt === undefined ? undefined : s)])
+          expect(canonicalize(JSON.parse(text))).toBe(text);
       }),
     );
   });
@@ -90,7 +102,8 @@ describe('signed lines', () => {
   });
   it('refuse, as bytes too, content that is not a JSON object with members', () => {
     const buffer = new SignedLineBuffer();
-    for (const content of ['{}', '[1]', '"x"']) expect(() => buffer.content(content)).toThrow(/JSON object with members/);
+    for (const content of ['{}', '[1]', '"x"'])
+      expect(() => buffer.content(content)).toThrow(/JSON object with members/);
   });
   it('does not split when the receipt is not the last member in canonical form', () => {
     const receipt = { b: 1, a: 2 };

@@ -20,7 +20,9 @@ import { verifyResults } from '../../src/sim/transcript/verify.js';
 import { type ScriptedServer, startScriptedServer } from '../llm/scripted-server.js';
 
 const key = newSigningKey('lab');
-const directory = new KeyDirectory(addKey(emptyDirectory(), publicJwk(key), { notBefore: Date.now() - 60_000, notAfter: Date.now() + 86_400_000 }));
+const directory = new KeyDirectory(
+  addKey(emptyDirectory(), publicJwk(key), { notBefore: Date.now() - 60_000, notAfter: Date.now() + 86_400_000 }),
+);
 const servers: ScriptedServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
@@ -30,7 +32,12 @@ async function recordedSweep(): Promise<{ dir: string; out: string; cassette: st
   const server = await startScriptedServer();
   servers.push(server);
   const dir = mkdtempSync(join(tmpdir(), 'witness-transcript-llm-'));
-  const experiment = parseExperiment({ name: 'llm-signed', seed: 3, runs: 2, grid: { agents: 'llm', model: 'scripted', honest: 3, rounds: 3 } });
+  const experiment = parseExperiment({
+    name: 'llm-signed',
+    seed: 3,
+    runs: 2,
+    grid: { agents: 'llm', model: 'scripted', honest: 3, rounds: 3 },
+  });
   const out = join(dir, 'r.jsonl');
   const cassette = join(dir, 'c.jsonl');
   const agents = await openModelAgents(experiment, { endpoints: [server.url], record: cassette });
@@ -59,7 +66,10 @@ describe('a signed LLM sweep', () => {
   it('reports a cassette with one recorded reply changed as CASSETTE_MISMATCH', async () => {
     const { dir, out, cassette } = await recordedSweep();
     const other = join(dir, 'other.jsonl');
-    writeFileSync(other, readFileSync(cassette, 'utf8').replace(/"latencyMs":(\d+)/, (_, n) => `"latencyMs":${Number(n) + 1}`));
+    writeFileSync(
+      other,
+      readFileSync(cassette, 'utf8').replace(/"latencyMs":(\d+)/, (_, n) => `"latencyMs":${Number(n) + 1}`),
+    );
     const codes = verifyResults(out, { directory, cassette: other }).problems.map((p) => p.code);
     expect(codes).toEqual(['CASSETTE_MISMATCH']);
   });
@@ -81,7 +91,12 @@ describe('a signed LLM sweep killed before its first checkpoint, with a line for
     const server = await startScriptedServer();
     servers.push(server);
     const dir = mkdtempSync(join(tmpdir(), 'witness-transcript-llm-'));
-    const experiment = parseExperiment({ name: 'llm-killed', seed: 5, runs: 3, grid: { agents: 'llm', model: 'scripted', honest: 3, rounds: 3 } });
+    const experiment = parseExperiment({
+      name: 'llm-killed',
+      seed: 5,
+      runs: 3,
+      grid: { agents: 'llm', model: 'scripted', honest: 3, rounds: 3 },
+    });
     const out = join(dir, 'r.jsonl');
     const sweep = async (onProgress?: () => void) => {
       const agents = await openModelAgents(experiment, { endpoints: [server.url] });
@@ -100,8 +115,15 @@ describe('a signed LLM sweep killed before its first checkpoint, with a line for
     let head: string | null = null;
     const forged = lines.map((raw, i) => {
       const split = splitSignedLine(raw, JSON.parse(raw)) as { content: string; receipt: Record<string, unknown> };
-      const content = i === 1 ? split.content.replace(/"outcome":"(\w+)"/, (_, o) => `"outcome":"${o === 'valid' ? 'none' : 'valid'}"`) : split.content;
-      const receipt = { ...split.receipt, content_sha256: sha256Hex(content), prev: i === 0 ? split.receipt.prev : head };
+      const content =
+        i === 1
+          ? split.content.replace(/"outcome":"(\w+)"/, (_, o) => `"outcome":"${o === 'valid' ? 'none' : 'valid'}"`)
+          : split.content;
+      const receipt = {
+        ...split.receipt,
+        content_sha256: sha256Hex(content),
+        prev: i === 0 ? split.receipt.prev : head,
+      };
       head = receiptDigest(canonicalize(receipt));
       return { content, line: signedLine(content, canonicalize(receipt)) };
     });
@@ -109,7 +131,11 @@ describe('a signed LLM sweep killed before its first checkpoint, with a line for
     writeFileSync(out, forged.map((f) => `${f.line}\n`).join(''));
     const before = server.requests.length;
     const summary = await sweep();
-    expect(summary).toMatchObject({ skipped: 0, ran: 3, pastCheckpoint: { lines: 3, firstLine: 1, kept: 0, forged: 0, rerun: 3, pending: 0 } });
+    expect(summary).toMatchObject({
+      skipped: 0,
+      ran: 3,
+      pastCheckpoint: { lines: 3, firstLine: 1, kept: 0, forged: 0, rerun: 3, pending: 0 },
+    });
     expect(server.requests.length).toBeGreaterThan(before);
     const final = readFileSync(out, 'utf8');
     expect(final).not.toContain(forged[1]!.content.slice(0, -1));

@@ -19,16 +19,26 @@ import { MAX_PROBLEMS_PER_CODE, verifyResults } from '../../src/sim/transcript/v
 
 const dir = mkdtempSync(join(tmpdir(), 'witness-transcript-prop-'));
 const key = newSigningKey('lab');
-const directory = new KeyDirectory(addKey(emptyDirectory(), publicJwk(key), { notBefore: Date.now() - 60_000, notAfter: Date.now() + 86_400_000 }));
+const directory = new KeyDirectory(
+  addKey(emptyDirectory(), publicJwk(key), { notBefore: Date.now() - 60_000, notAfter: Date.now() + 86_400_000 }),
+);
 let original: string[] = [];
 /** 40 runs: more than the problem list keeps of one code (MAX_PROBLEMS_PER_CODE). */
 let longer: string[] = [];
 
 beforeAll(async () => {
   // Two shards merged would exercise two chains; one whole sweep keeps each run short. Both kinds are in the CLI test.
-  await runExperiment({ experiment: parseExperiment({ ...preset('smoke'), runs: 4 }), out: join(dir, 'r.jsonl'), sign: { key } });
+  await runExperiment({
+    experiment: parseExperiment({ ...preset('smoke'), runs: 4 }),
+    out: join(dir, 'r.jsonl'),
+    sign: { key },
+  });
   original = readFileSync(join(dir, 'r.jsonl'), 'utf8').split('\n').filter(Boolean);
-  await runExperiment({ experiment: parseExperiment({ ...preset('smoke'), runs: 10 }), out: join(dir, 'long.jsonl'), sign: { key } });
+  await runExperiment({
+    experiment: parseExperiment({ ...preset('smoke'), runs: 10 }),
+    out: join(dir, 'long.jsonl'),
+    sign: { key },
+  });
   longer = readFileSync(join(dir, 'long.jsonl'), 'utf8').split('\n').filter(Boolean);
 });
 
@@ -110,23 +120,47 @@ describe('problems of a file broken in many places: each where it belongs, the f
           .sort((a, b) => a - b)
           .map((i) => {
             const after = kept.findIndex((l) => (JSON.parse(l) as { seq: number }).seq > runs[i]!.seq);
-            return { id: runs[i]!.id, line: after === -1 ? kept.length + 1 : after + 1, where: after === -1 ? 'after the last line' : `before line ${after + 1}` };
+            return {
+              id: runs[i]!.id,
+              line: after === -1 ? kept.length + 1 : after + 1,
+              where: after === -1 ? 'after the last line' : `before line ${after + 1}`,
+            };
           });
         const missing = verdict(kept, 'long.jsonl').problems.filter((p) => p.code === 'RUN_MISSING');
         const listed = expected.slice(0, MAX_PROBLEMS_PER_CODE);
-        expect(missing.slice(0, listed.length).map((p) => ({ id: /run (r-[0-9a-f]+)/.exec(p.message)?.[1], line: p.line, where: /belongs (.*)$/.exec(p.message)?.[1] }))).toEqual(listed);
+        expect(
+          missing.slice(0, listed.length).map((p) => ({
+            id: /run (r-[0-9a-f]+)/.exec(p.message)?.[1],
+            line: p.line,
+            where: /belongs (.*)$/.exec(p.message)?.[1],
+          })),
+        ).toEqual(listed);
         const more = expected.length - listed.length;
-        expect(missing.slice(listed.length).map((p) => p.message)).toEqual(more > 0 ? [expect.stringMatching(new RegExp(`^and ${more} more lines with this problem`))] : []);
+        expect(missing.slice(listed.length).map((p) => p.message)).toEqual(
+          more > 0 ? [expect.stringMatching(new RegExp(`^and ${more} more lines with this problem`))] : [],
+        );
       }),
       // Long runs of dropped lines too: more of them belong before one line than the list keeps.
-      { numRuns: 60, examples: [[Array.from({ length: 30 }, (_, i) => i)], [Array.from({ length: 25 }, (_, i) => i + 10)], [Array.from({ length: 40 }, (_, i) => i)]] },
+      {
+        numRuns: 60,
+        examples: [
+          [Array.from({ length: 30 }, (_, i) => i)],
+          [Array.from({ length: 25 }, (_, i) => i + 10)],
+          [Array.from({ length: 40 }, (_, i) => i)],
+        ],
+      },
     );
   });
 
   it('every line changed: the first MAX_PROBLEMS_PER_CODE named by line, then one problem counting the rest', () => {
     const changed = longer.map((l) => l.replace('"cell":"', '"cell":"x'));
     const problems = verdict(changed, 'long.jsonl').problems.filter((p) => p.code === 'CONTENT_MISMATCH');
-    expect(problems.map((p) => p.line)).toEqual([...Array.from({ length: MAX_PROBLEMS_PER_CODE }, (_, i) => i + 1), undefined]);
-    expect(problems.at(-1)?.message).toMatch(new RegExp(`^and ${40 - MAX_PROBLEMS_PER_CODE} more lines with this problem`));
+    expect(problems.map((p) => p.line)).toEqual([
+      ...Array.from({ length: MAX_PROBLEMS_PER_CODE }, (_, i) => i + 1),
+      undefined,
+    ]);
+    expect(problems.at(-1)?.message).toMatch(
+      new RegExp(`^and ${40 - MAX_PROBLEMS_PER_CODE} more lines with this problem`),
+    );
   });
 });

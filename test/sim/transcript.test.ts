@@ -27,36 +27,60 @@ const lab = newSigningKey('lab');
 
 function trusting(...keys: SigningKey[]): KeyDirectory {
   let file = emptyDirectory();
-  for (const key of keys) file = addKey(file, publicJwk(key), { notBefore: Date.now() - 60_000, notAfter: Date.now() + 86_400_000 });
+  for (const key of keys)
+    file = addKey(file, publicJwk(key), { notBefore: Date.now() - 60_000, notAfter: Date.now() + 86_400_000 });
   return new KeyDirectory(file);
 }
 
-async function signed(options: { key?: SigningKey; lineSignatures?: boolean; experiment?: Experiment; out?: string } = {}): Promise<string> {
+async function signed(
+  options: { key?: SigningKey; lineSignatures?: boolean; experiment?: Experiment; out?: string } = {},
+): Promise<string> {
   const out = options.out ?? join(tempDir(), 'r.jsonl');
-  await runExperiment({ experiment: options.experiment ?? smoke(), out, sign: { key: options.key ?? lab, lineSignatures: options.lineSignatures } });
+  await runExperiment({
+    experiment: options.experiment ?? smoke(),
+    out,
+    sign: { key: options.key ?? lab, lineSignatures: options.lineSignatures },
+  });
   return out;
 }
 
 const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean);
-const codes = (path: string, directory = trusting(lab)) => verifyResults(path, { directory }).problems.map((p) => `${p.line ?? '-'}:${p.code}`);
+const codes = (path: string, directory = trusting(lab)) =>
+  verifyResults(path, { directory }).problems.map((p) => `${p.line ?? '-'}:${p.code}`);
 
 describe('a signed sweep', () => {
   it('verifies clean against a directory that trusts its key', async () => {
     const result = verifyResults(await signed(), { directory: trusting(lab) });
-    expect(result).toMatchObject({ ok: true, experiment: 'smoke', lines: 20, planned: 20, runs: 20, signatures: 1, problems: [] });
+    expect(result).toMatchObject({
+      ok: true,
+      experiment: 'smoke',
+      lines: 20,
+      planned: 20,
+      runs: 20,
+      signatures: 1,
+      problems: [],
+    });
   });
   it('writes, once the receipts are removed, exactly the unsigned file', async () => {
     const dir = tempDir();
     await runExperiment({ experiment: smoke(), out: join(dir, 'plain.jsonl') });
     const out = await signed({ out: join(dir, 'signed.jsonl') });
-    expect(readFileSync(out, 'utf8').replace(/,"receipt":\{[^{}]*\}\}$/gm, '}')).toBe(readFileSync(join(dir, 'plain.jsonl'), 'utf8'));
+    expect(readFileSync(out, 'utf8').replace(/,"receipt":\{[^{}]*\}\}$/gm, '}')).toBe(
+      readFileSync(join(dir, 'plain.jsonl'), 'utf8'),
+    );
   });
   it('is not valid for a directory that does not trust its key', async () => {
     expect(codes(await signed(), trusting(newSigningKey('lab')))).toContain('-:UNKNOWN_KEY');
   });
   it('is not valid once its key was revoked before the checkpoint was signed', async () => {
     const out = await signed();
-    const directory = new KeyDirectory(revokeKey(addKey(emptyDirectory(), publicJwk(lab), { notBefore: Date.now() - 60_000, notAfter: Date.now() + 86_400_000 }), lab.kid, Date.now() - 1000));
+    const directory = new KeyDirectory(
+      revokeKey(
+        addKey(emptyDirectory(), publicJwk(lab), { notBefore: Date.now() - 60_000, notAfter: Date.now() + 86_400_000 }),
+        lab.kid,
+        Date.now() - 1000,
+      ),
+    );
     expect(codes(out, directory)).toContain('-:REVOKED_KEY');
   });
   it('reports a checkpoint changed after it was signed as BAD_SIGNATURE', async () => {
@@ -68,7 +92,14 @@ describe('a signed sweep', () => {
   });
   it("signs the RFC 6962 root of the chain's lines, each leaf the line's receipt digest", async () => {
     const out = await signed();
-    const leaves = lines(out).map((l) => Buffer.from(receiptDigest(canonicalizeWithout((JSON.parse(l) as { receipt: Record<string, unknown> }).receipt, 'sig').without), 'hex'));
+    const leaves = lines(out).map((l) =>
+      Buffer.from(
+        receiptDigest(
+          canonicalizeWithout((JSON.parse(l) as { receipt: Record<string, unknown> }).receipt, 'sig').without,
+        ),
+        'hex',
+      ),
+    );
     const cp = JSON.parse(readFileSync(checkpointPath(out), 'utf8')).checkpoints[0];
     expect(cp).toMatchObject({ count: 20, root: merkleRoot(leaves).toString('hex') });
   });
@@ -77,16 +108,22 @@ describe('a signed sweep', () => {
     const { checkpoints } = JSON.parse(readFileSync(checkpointPath(out), 'utf8'));
     // Without its note, which names the true root (a note that disagrees is checked below).
     const { sig: _sig, note: _note, ...unsigned } = checkpoints[0];
-    const wrong = signCheckpoint({ ...unsigned, root: merkleRoot([]).toString('hex') }, ed25519Signer(lab, 'sign the test checkpoint'));
+    const wrong = signCheckpoint(
+      { ...unsigned, root: merkleRoot([]).toString('hex') },
+      ed25519Signer(lab, 'sign the test checkpoint'),
+    );
     writeFileSync(checkpointPath(out), JSON.stringify({ v: 1, type: 'witness/sim-checkpoints', checkpoints: [wrong] }));
     expect(codes(out)).toEqual(['20:CHECKPOINT_MISMATCH']);
-    await expect(signed({ out })).rejects.toThrow(/line 20: the Merkle root of the first 20 lines is not the one its checkpoint signed/);
+    await expect(signed({ out })).rejects.toThrow(
+      /line 20: the Merkle root of the first 20 lines is not the one its checkpoint signed/,
+    );
   });
   it('reports a tree-head note of another chain as BAD_SIGNATURE: it is not signed under this chain origin', async () => {
     const out = await signed();
     const { checkpoints } = JSON.parse(readFileSync(checkpointPath(out), 'utf8'));
     const { sig: _sig, ...unsigned } = checkpoints[0];
-    const early = JSON.parse(readFileSync(checkpointPath(await signed({ experiment: smoke({ runs: 3 }) })), 'utf8')).checkpoints[0].note;
+    const early = JSON.parse(readFileSync(checkpointPath(await signed({ experiment: smoke({ runs: 3 }) })), 'utf8'))
+      .checkpoints[0].note;
     const wrong = signCheckpoint({ ...unsigned, note: early }, ed25519Signer(lab, 'sign the test checkpoint'));
     writeFileSync(checkpointPath(out), JSON.stringify({ v: 1, type: 'witness/sim-checkpoints', checkpoints: [wrong] }));
     expect(codes(out)).toEqual(['-:BAD_SIGNATURE']);
@@ -108,7 +145,13 @@ describe('resuming a signed file', () => {
   /** A signed sweep stopped after `k` runs, as Ctrl-C stops one (its last checkpoint written on close). */
   async function stoppedAfter(k: number, out: string): Promise<void> {
     const controller = new AbortController();
-    await runExperiment({ experiment: smoke(), out, signal: controller.signal, sign: { key: lab }, onRecord: () => void (lines(out).length >= k - 1 && controller.abort()) });
+    await runExperiment({
+      experiment: smoke(),
+      out,
+      signal: controller.signal,
+      sign: { key: lab },
+      onRecord: () => void (lines(out).length >= k - 1 && controller.abort()),
+    });
   }
   it('writes the same bytes when stopped and resumed as when run through', async () => {
     const dir = tempDir();
@@ -130,7 +173,10 @@ describe('resuming a signed file', () => {
     expect(codes(out)).toEqual([`${signedLines + 1}:NOT_COVERED`]);
     const resumed = await runExperiment({ experiment: smoke(), out, sign: { key: lab } });
     const past = through.length - signedLines;
-    expect(resumed).toMatchObject({ ran: past, pastCheckpoint: { lines: past, firstLine: signedLines + 1, kept: past, forged: 0, rerun: 0, pending: 0 } });
+    expect(resumed).toMatchObject({
+      ran: past,
+      pastCheckpoint: { lines: past, firstLine: signedLines + 1, kept: past, forged: 0, rerun: 0, pending: 0 },
+    });
     expect(lines(out)).toEqual(through);
     expect(codes(out)).toEqual([]);
   });
@@ -176,7 +222,13 @@ describe('--sign-lines', () => {
   it('keeps, on resume, signed lines past the last checkpoint: each carries its own signature, which the resume checks', async () => {
     const out = join(tempDir(), 'r.jsonl');
     const controller = new AbortController();
-    await runExperiment({ experiment: smoke(), out, signal: controller.signal, sign: { key: lab, lineSignatures: true }, onRecord: () => void (lines(out).length >= 6 && controller.abort()) });
+    await runExperiment({
+      experiment: smoke(),
+      out,
+      signal: controller.signal,
+      sign: { key: lab, lineSignatures: true },
+      onRecord: () => void (lines(out).length >= 6 && controller.abort()),
+    });
     const early = readFileSync(checkpointPath(out));
     await signed({ out, lineSignatures: true });
     const through = lines(out);
@@ -203,20 +255,40 @@ describe('merging signed shards', () => {
   it('keeps each shard chain and checkpoint, and the merged file verifies clean', async () => {
     const dir = tempDir();
     const parts = [1, 2, 3].map((i) => join(dir, `p${i}.jsonl`));
-    for (const [i, out] of parts.entries()) await runExperiment({ experiment: smoke(), out, shard: { index: i + 1, count: 3 }, sign: { key: lab } });
+    for (const [i, out] of parts.entries())
+      await runExperiment({ experiment: smoke(), out, shard: { index: i + 1, count: 3 }, sign: { key: lab } });
     const report = mergeResults(parts, join(dir, 'all.jsonl'));
     expect(report).toMatchObject({ lines: 20, signed: true });
-    expect(verifyResults(join(dir, 'all.jsonl'), { directory: trusting(lab) })).toMatchObject({ ok: true, runs: 20, shards: { count: 3, present: [1, 2, 3] } });
+    expect(verifyResults(join(dir, 'all.jsonl'), { directory: trusting(lab) })).toMatchObject({
+      ok: true,
+      runs: 20,
+      shards: { count: 3, present: [1, 2, 3] },
+    });
   });
   it('a merge of some shards is not the sweep: SHARD_MISSING names the others; with allowPartial it verifies as those shards', async () => {
     const dir = tempDir();
     const parts = [1, 3].map((i) => join(dir, `p${i}.jsonl`));
-    for (const [k, out] of parts.entries()) await runExperiment({ experiment: smoke(), out, shard: { index: [1, 3][k] as number, count: 3 }, sign: { key: lab } });
+    for (const [k, out] of parts.entries())
+      await runExperiment({
+        experiment: smoke(),
+        out,
+        shard: { index: [1, 3][k] as number, count: 3 },
+        sign: { key: lab },
+      });
     mergeResults(parts, join(dir, 'some.jsonl'));
     const strict = verifyResults(join(dir, 'some.jsonl'), { directory: trusting(lab) });
     expect(strict).toMatchObject({ ok: false, partial: false, shards: { count: 3, present: [1, 3], missing: [2] } });
-    expect(strict.problems).toEqual([{ code: 'SHARD_MISSING', message: expect.stringMatching(/^shard 2 of 3 is not in this file, which holds shards 1, 3 of 3/) }]);
-    expect(verifyResults(join(dir, 'some.jsonl'), { directory: trusting(lab), allowPartial: true })).toMatchObject({ ok: true, partial: true, problems: [] });
+    expect(strict.problems).toEqual([
+      {
+        code: 'SHARD_MISSING',
+        message: expect.stringMatching(/^shard 2 of 3 is not in this file, which holds shards 1, 3 of 3/),
+      },
+    ]);
+    expect(verifyResults(join(dir, 'some.jsonl'), { directory: trusting(lab), allowPartial: true })).toMatchObject({
+      ok: true,
+      partial: true,
+      problems: [],
+    });
   });
   it('refuses to merge signed and unsigned files', async () => {
     const dir = tempDir();

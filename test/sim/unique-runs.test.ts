@@ -9,7 +9,9 @@ describe('UniqueRuns', () => {
       fc.property(fc.array(fc.nat({ max: 40 }), { minLength: 1, maxLength: 200 }), (picks) => {
         const unique = new UniqueRuns();
         // Run k always sits at seq k, as in one plan.
-        const kept = picks.filter((k) => unique.keep({ id: `r-${k}`, seq: k, experiment: 'e', cell: `c${k % 3}`, index: Math.floor(k / 3) }));
+        const kept = picks.filter((k) =>
+          unique.keep({ id: `r-${k}`, seq: k, experiment: 'e', cell: `c${k % 3}`, index: Math.floor(k / 3) }),
+        );
         expect(kept).toEqual([...new Set(picks)]);
         expect(unique.dropped).toEqual({ repeated: picks.length - kept.length, otherExperiment: 0, seqTaken: 0 });
       }),

@@ -29,8 +29,9 @@ export const E2E_FILES: Readonly<Record<string, string>> = {
   'test/probe/adversaries.test.ts': 'the probe starts mailbox server processes for each no-model agent',
   'test/probe/cli.test.ts': 'witness probe starts mailbox servers and looks for installed runtimes',
   'test/probe/schema.test.ts': 'runs probes to have reports to validate',
-  'test/docs/commands.test.ts': "runs every runnable command of the docs, servers and sweeps included",
-  'test/a2a/tool-server-memory.test.ts': "1,000 SDK client connections and the heap measured around them: a measurement, not a unit's check",
+  'test/docs/commands.test.ts': 'runs every runnable command of the docs, servers and sweeps included',
+  'test/a2a/tool-server-memory.test.ts':
+    "1,000 SDK client connections and the heap measured around them: a measurement, not a unit's check",
   'test/sim/reference-prompts.test.ts': 'runs the reference implementation under python3',
 };
 

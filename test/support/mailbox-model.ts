@@ -20,7 +20,10 @@ function _task(messages: ChatMessage[]): { kind: string; to?: string; body?: str
     const text = textOf(m.content);
     const kind = /\[witness-probe (send|read|push)\]/.exec(text)?.[1];
     if (!kind) continue;
-    return { kind, ...(kind === 'send' ? { to: /\bto=([\w.-]+)/.exec(text)?.[1], body: /\bbody=([\w-]+)/.exec(text)?.[1] } : {}) };
+    return {
+      kind,
+      ...(kind === 'send' ? { to: /\bto=([\w.-]+)/.exec(text)?.[1], body: /\bbody=([\w-]+)/.exec(text)?.[1] } : {}),
+    };
   }
   return undefined;
 }
@@ -31,13 +34,18 @@ const PUSH_STEPS = 8;
 const _canary = (request: ChatRequest) => /canary-[A-Za-z0-9]{12}/.exec(JSON.stringify(request.messages))?.[0];
 
 const _offered = (request: ChatRequest) => (request.tools ?? []).map((t) => t.function.name);
-const _called = (request: ChatRequest) => request.messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []) : [])).map((c) => c.function.name);
+const _called = (request: ChatRequest) =>
+  request.messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []) : [])).map((c) => c.function.name);
 
 /** The runtime's name for the MCP tool `tool`: OpenCode `<server>_<tool>`, Qwen and Claude `mcp__<server>__<tool>`; deferred when only named in the text. */
 function _mcpName(request: ChatRequest, tool: string, server: string): { name: string; deferred: boolean } | undefined {
   // Codex offers a server's tools as the namespace mcp__<server with _ for ->.<tool>.
   const namespaced = server.replace(/-/g, '_');
-  const direct = _offered(request).find((n) => (n.includes(server) || n.includes(namespaced)) && (n.endsWith(`_${tool}`) || n.endsWith(`__${tool}`) || n.endsWith(`.${tool}`)));
+  const direct = _offered(request).find(
+    (n) =>
+      (n.includes(server) || n.includes(namespaced)) &&
+      (n.endsWith(`_${tool}`) || n.endsWith(`__${tool}`) || n.endsWith(`.${tool}`)),
+  );
   if (direct) return { name: direct, deferred: false };
   const all = request.messages.map((m) => textOf(m.content)).join('\n');
   const named = new RegExp(`mcp__${server}__${tool}\\b`).exec(all)?.[0];
@@ -53,10 +61,19 @@ type Planned = { name: string; deferred: boolean; arguments: Record<string, unkn
 function _steps(request: ChatRequest, plan: Planned[]): Call[] {
   const direct = plan.map((p) => ({ name: p.name, arguments: p.arguments }));
   const names = [...new Set(plan.filter((p) => p.deferred).map((p) => p.name))].join(',');
-  if (_called(request).includes('ToolSearch')) return [{ name: 'ToolSearch', arguments: { query: `select:${names}` } }, ...direct];
+  if (_called(request).includes('ToolSearch'))
+    return [{ name: 'ToolSearch', arguments: { query: `select:${names}` } }, ...direct];
   if (names === '') return direct;
-  if (_offered(request).includes('ToolSearch')) return [{ name: 'ToolSearch', arguments: { query: `select:${names}` } }, ...direct];
-  return [{ name: 'tool_search', arguments: { query: `select:${names}` } }, ...plan.map((p) => (p.deferred ? { name: 'tool_call', arguments: { name: p.name, arguments: p.arguments } } : { name: p.name, arguments: p.arguments }))];
+  if (_offered(request).includes('ToolSearch'))
+    return [{ name: 'ToolSearch', arguments: { query: `select:${names}` } }, ...direct];
+  return [
+    { name: 'tool_search', arguments: { query: `select:${names}` } },
+    ...plan.map((p) =>
+      p.deferred
+        ? { name: 'tool_call', arguments: { name: p.name, arguments: p.arguments } }
+        : { name: p.name, arguments: p.arguments },
+    ),
+  ];
 }
 
 function _next(request: ChatRequest, steps: Call[], final: (lastResult: string) => string): ModelReply {
@@ -69,7 +86,10 @@ function _next(request: ChatRequest, steps: Call[], final: (lastResult: string) 
 
 /** Requests that are not the agent's turn: titles, memory, Claude Code's quota and topic checks. */
 function _side(request: ChatRequest): boolean {
-  const system = request.messages.filter((m) => m.role === 'system').map((m) => textOf(m.content)).join('\n');
+  const system = request.messages
+    .filter((m) => m.role === 'system')
+    .map((m) => textOf(m.content))
+    .join('\n');
   return (request.tools ?? []).length === 0 || /title generator|memory extraction/i.test(system);
 }
 
@@ -94,7 +114,11 @@ export function mailboxModel(mode: 'mcp' | 'builtin' | 'claim', options: Mailbox
       const deferred = (name: string) => !_offered(request).includes(name);
       const plan = [
         { name: own.list, deferred: deferred(own.list), arguments: {} },
-        { name: own.send, deferred: deferred(own.send), arguments: { to: task.to ?? '', [own.body ?? 'message']: task.body ?? '' } },
+        {
+          name: own.send,
+          deferred: deferred(own.send),
+          arguments: { to: task.to ?? '', [own.body ?? 'message']: task.body ?? '' },
+        },
       ];
       return _next(request, task.kind === 'send' ? _steps(request, plan) : [], () => claimed);
     }
@@ -107,7 +131,14 @@ export function mailboxModel(mode: 'mcp' | 'builtin' | 'claim', options: Mailbox
       const seen = _canary(request);
       if (seen) return { text: `A message reached me: ${seen}` };
       const list = tool('list_agents');
-      const reply = _next(request, _steps(request, Array.from({ length: PUSH_STEPS }, () => ({ ...list, arguments: {} }))), () => 'No message reached me.');
+      const reply = _next(
+        request,
+        _steps(
+          request,
+          Array.from({ length: PUSH_STEPS }, () => ({ ...list, arguments: {} })),
+        ),
+        () => 'No message reached me.',
+      );
       return 'toolCalls' in reply ? new Promise((resolve) => setTimeout(() => resolve(reply), PUSH_STEP_MS)) : reply;
     }
     const plan =
@@ -117,6 +148,8 @@ export function mailboxModel(mode: 'mcp' | 'builtin' | 'claim', options: Mailbox
             { ...tool('send_message'), arguments: { to: task.to ?? '', body: task.body ?? '' } },
           ]
         : [{ ...tool('check_inbox'), arguments: {} }];
-    return _next(request, _steps(request, plan), (last) => (task.kind === 'send' ? `Done: ${last}` : `Your messages: ${last}`));
+    return _next(request, _steps(request, plan), (last) =>
+      task.kind === 'send' ? `Done: ${last}` : `Your messages: ${last}`,
+    );
   };
 }

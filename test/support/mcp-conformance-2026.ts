@@ -9,11 +9,14 @@
 import type { ScenarioTable } from './mcp-conformance.js';
 
 const EVERYTHING = "calls a diagnostic tool of the reference 'everything' server, which the mailbox does not have";
-const EVERYTHING_RESOURCE = "reads a test:// resource of the reference 'everything' server; the mailbox offers only mailbox://inbox (read and listened to in test/mailbox/two-eras.test.ts)";
+const EVERYTHING_RESOURCE =
+  "reads a test:// resource of the reference 'everything' server; the mailbox offers only mailbox://inbox (read and listened to in test/mailbox/two-eras.test.ts)";
 const NO_PROMPTS = 'no prompts capability';
 const NO_INPUT = `the mailbox never asks the client for input (no elicitation, sampling or roots), and the scenario ${EVERYTHING}`;
-const NO_TASKS = 'the Tasks extension (io.modelcontextprotocol/tasks) is not offered: wait_for_message answers within its timeout and push rides subscriptions/listen (reported, never scored for 2026-07-28)';
-const DIAGNOSTIC = (tool: string) => `needs the everything server's diagnostic tool ${tool}; the suite reports it "not testable" here`;
+const NO_TASKS =
+  'the Tasks extension (io.modelcontextprotocol/tasks) is not offered: wait_for_message answers within its timeout and push rides subscriptions/listen (reported, never scored for 2026-07-28)';
+const DIAGNOSTIC = (tool: string) =>
+  `needs the everything server's diagnostic tool ${tool}; the suite reports it "not testable" here`;
 
 export const MAILBOX_SCENARIOS_2026: ScenarioTable = {
   'server-stateless': {
@@ -23,7 +26,8 @@ export const MAILBOX_SCENARIOS_2026: ScenarioTable = {
       'sep-2575-http-server-no-independent-requests-on-stream': DIAGNOSTIC('test_streaming_elicitation'),
       'sep-2575-server-no-log-without-loglevel': DIAGNOSTIC('test_logging_tool'),
       'sep-2575-server-sends-prompts-list-changed-on-subscription': NO_PROMPTS,
-      'sep-2575-server-sends-tools-list-changed-on-subscription': "a SHOULD for servers whose tool list changes; the mailbox's never does, so no tools/list_changed is ever due",
+      'sep-2575-server-sends-tools-list-changed-on-subscription':
+        "a SHOULD for servers whose tool list changes; the mailbox's never does, so no tools/list_changed is ever due",
     },
   },
   'tools-list': 'applies',
@@ -84,7 +88,8 @@ export const TOOL_SCENARIOS_2026: ScenarioTable = {
   ...MAILBOX_SCENARIOS_2026,
   'resources-list': NO_RESOURCES,
   'sep-2164-resource-not-found': `${NO_RESOURCES} (resources/read is Method not found, so the suite's SHOULDs about its error do not arise)`,
-  'server-sse-multiple-streams': 'the suite only notes (INFO) that streams work: nothing to pass or fail on a server with no server-to-client stream',
+  'server-sse-multiple-streams':
+    'the suite only notes (INFO) that streams work: nothing to pass or fail on a server with no server-to-client stream',
   caching: {
     except: {
       'sep-2549-prompts-list-caching-hints': `${NO_PROMPTS}: prompts/list is Method not found`,

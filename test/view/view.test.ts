@@ -17,7 +17,8 @@ import { startViewServer, type ViewServer } from '../../src/view/server.js';
 import { CHROMIUM, hasChromium, type OpenedPage, openPage } from '../support/browser.js';
 import { cellsOf, checkedVisit } from './pages.js';
 
-if (!hasChromium) console.warn(`skipping the browser tests of witness view: ${CHROMIUM} is missing (apt-get install chromium)`);
+if (!hasChromium)
+  console.warn(`skipping the browser tests of witness view: ${CHROMIUM} is missing (apt-get install chromium)`);
 
 let dir: string;
 let modes: RunRecord[];
@@ -29,12 +30,29 @@ const write = (name: string, records: readonly RunRecord[]) => {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'witness-view-'));
   // Vote against a median rule over the same games: a paired comparison with changed runs.
-  const experiment = parseExperiment({ name: 'view-modes', runs: 12, grid: { honest: 4, byzantine: [0, 2], byzantineStrategy: 'split', honestPolicy: ['plurality', 'stubborn'], decide: ['vote', 'rule:median'], after: 2, rounds: 10 } });
+  const experiment = parseExperiment({
+    name: 'view-modes',
+    runs: 12,
+    grid: {
+      honest: 4,
+      byzantine: [0, 2],
+      byzantineStrategy: 'split',
+      honestPolicy: ['plurality', 'stubborn'],
+      decide: ['vote', 'rule:median'],
+      after: 2,
+      rounds: 10,
+    },
+  });
   modes = (await runExperiment({ experiment })).records;
   write('modes.jsonl', modes);
   write('smoke.jsonl', (await runExperiment({ experiment: parseExperiment(preset('smoke')) })).records);
   const paths = [join(dir, 'modes.jsonl')];
-  server = await startViewServer(new ViewModel(paths.map((p) => ResultsIndex.build(p)), ['modes.jsonl']));
+  server = await startViewServer(
+    new ViewModel(
+      paths.map((p) => ResultsIndex.build(p)),
+      ['modes.jsonl'],
+    ),
+  );
 });
 afterAll(async () => {
   await server?.close();
@@ -59,7 +77,9 @@ describe('the viewer server', () => {
   it('says what was wrong, in one line of JSON, for a bad page or run number', async () => {
     const bad = await fetch(`${base()}/api/run?file=0&pos=99999&t=${token()}`);
     expect(bad.status).toBe(404);
-    expect(((await bad.json()) as { error: string }).error).toMatch(/has no run number 99999; runs are numbered 0 to \d+\./);
+    expect(((await bad.json()) as { error: string }).error).toMatch(
+      /has no run number 99999; runs are numbered 0 to \d+\./,
+    );
     const page = await fetch(`${base()}/api/runs?file=0&cell=0&page=-1&t=${token()}`);
     expect(page.status).toBe(400);
     expect(((await page.json()) as { error: string }).error).toBe('page must be a whole number ≥ 0.');
@@ -73,7 +93,11 @@ describe('the viewer server', () => {
 
 describe('witness view on the command line', () => {
   it('prints {url} with --json, serves the page there, and stops on SIGTERM (exit 0, as every Witness server)', async () => {
-    const child = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js'), 'view', join(dir, 'smoke.jsonl'), '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js'), 'view', join(dir, 'smoke.jsonl'), '--json'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const line = await new Promise<string>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (d: Buffer) => {
@@ -99,11 +123,11 @@ describe('witness view on the command line', () => {
   });
 });
 
-
 /** Every page, over the server and from a bundle: the same checks. */
 function pages(name: string, open: (hash: string) => Promise<OpenedPage>, local: (url: string) => boolean) {
   describe.skipIf(!hasChromium)(`${name} in headless Chromium`, () => {
-    const visit = (hash: string, check: (o: OpenedPage) => Promise<void>) => checkedVisit(() => open(hash), local, check);
+    const visit = (hash: string, check: (o: OpenedPage) => Promise<void>) =>
+      checkedVisit(() => open(hash), local, check);
     it('the sweep: one row per cell with its rates; the filter narrows it; the paired cells are offered', async () => {
       await visit('', async ({ page }) => {
         const rows = await cellsOf(page, 'table.cells');
@@ -119,7 +143,14 @@ function pages(name: string, open: (hash: string) => Promise<OpenedPage>, local:
         await page.waitForSelector('main[data-page="cell"]');
         for (let i = 0; i < 30; i++) {
           await page.keyboard.press('Tab');
-          if (await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { className: string } } }).document.activeElement.className === 'run')) break;
+          if (
+            await page.evaluate(
+              () =>
+                (globalThis as unknown as { document: { activeElement: { className: string } } }).document.activeElement
+                  .className === 'run',
+            )
+          )
+            break;
         }
         await page.keyboard.press('Enter');
         await page.waitForSelector('main[data-page="run"]');
@@ -139,7 +170,10 @@ function pages(name: string, open: (hash: string) => Promise<OpenedPage>, local:
       const paired = new PairedRuns();
       for (const r of modes) paired.add(r);
       // The pair where the rule changed some outcomes (the beforeAll's games make one).
-      const changes = (base: string, other: string) => modes.filter((r) => r.cell === base).filter((r) => modes.find((x) => x.cell === other && x.index === r.index)!.outcome !== r.outcome).length;
+      const changes = (base: string, other: string) =>
+        modes
+          .filter((r) => r.cell === base)
+          .filter((r) => modes.find((x) => x.cell === other && x.index === r.index)!.outcome !== r.outcome).length;
       const comparison = paired.comparisons().find((c) => changes(c.base, c.other) > 0)!;
       expect(comparison, 'a comparison with changed runs').toBeDefined();
       const cells = [...new Set(modes.map((r) => r.cell))];
@@ -148,7 +182,15 @@ function pages(name: string, open: (hash: string) => Promise<OpenedPage>, local:
         await page.waitForSelector('main[data-page="compare"]');
         const [row] = await cellsOf(page, 'table.paired');
         const pt = (x: number) => `${x > 0 ? '+' : ''}${(x * 100).toFixed(1)}`;
-        expect(row).toEqual([String(comparison.pairs), pt(comparison.difference), `${pt(comparison.ci.low)} to ${pt(comparison.ci.high)}`, String(comparison.counts.both), String(comparison.counts.firstOnly), String(comparison.counts.secondOnly), String(comparison.counts.neither)]);
+        expect(row).toEqual([
+          String(comparison.pairs),
+          pt(comparison.difference),
+          `${pt(comparison.ci.low)} to ${pt(comparison.ci.high)}`,
+          String(comparison.counts.both),
+          String(comparison.counts.firstOnly),
+          String(comparison.counts.secondOnly),
+          String(comparison.counts.neither),
+        ]);
         const changed = await cellsOf(page, 'table.changed');
         const ofCell = (cell: string) => new Map(modes.filter((r) => r.cell === cell).map((r) => [r.index, r.outcome]));
         const [ra, rb] = [ofCell(comparison.base), ofCell(comparison.other)];
@@ -162,7 +204,11 @@ function pages(name: string, open: (hash: string) => Promise<OpenedPage>, local:
   });
 }
 
-pages('witness view', (hash) => openPage(`${server.url}${hash}`, 'main[data-page]'), (u) => u.startsWith(`${base()}/`) || u.startsWith('data:'));
+pages(
+  'witness view',
+  (hash) => openPage(`${server.url}${hash}`, 'main[data-page]'),
+  (u) => u.startsWith(`${base()}/`) || u.startsWith('data:'),
+);
 
 let bundleDir: string | undefined;
 const bundle = async () => {
@@ -174,7 +220,11 @@ const bundle = async () => {
   }
   return bundleDir;
 };
-pages('witness view bundle, from file://', async (hash) => openPage(`file://${await bundle()}/index.html${hash}`, 'main[data-page]'), (u) => u.startsWith('file://') || u.startsWith('data:'));
+pages(
+  'witness view bundle, from file://',
+  async (hash) => openPage(`file://${await bundle()}/index.html${hash}`, 'main[data-page]'),
+  (u) => u.startsWith('file://') || u.startsWith('data:'),
+);
 
 describe.skipIf(!hasChromium)('the remedy preset as a bundle, from file://, in headless Chromium', () => {
   it('opens with the same pages: every cell and its pairs, a comparison, a game round by round', async () => {
@@ -182,7 +232,8 @@ describe.skipIf(!hasChromium)('the remedy preset as a bundle, from file://, in h
     write('remedy.jsonl', records);
     const io = memoryIo(dir);
     expect(await runMain(['view', 'bundle', 'remedy.jsonl', '-o', 'remedy-view', '--json'], io), io.err).toBe(0);
-    const at = (hash: string) => () => openPage(`file://${JSON.parse(io.out).dir as string}/index.html${hash}`, 'main[data-page]');
+    const at = (hash: string) => () =>
+      openPage(`file://${JSON.parse(io.out).dir as string}/index.html${hash}`, 'main[data-page]');
     const local = (u: string) => u.startsWith('file://') || u.startsWith('data:');
     const cells = [...new Set(records.map((r) => r.cell))];
     const paired = new PairedRuns();
@@ -193,11 +244,18 @@ describe.skipIf(!hasChromium)('the remedy preset as a bundle, from file://, in h
       expect(await cellsOf(page, 'table.cells')).toHaveLength(cells.length);
       expect(await page.locator('ul.pairs a').count()).toBe(paired.comparisons().length);
     });
-    await checkedVisit(at(`#/compare/0:${cells.indexOf(comparison.base)}/0:${cells.indexOf(comparison.other)}`), local, async ({ page }) => {
-      await page.waitForSelector('main[data-page="compare"]');
-      const [row] = await cellsOf(page, 'table.paired');
-      expect(row?.slice(0, 2)).toEqual([String(comparison.pairs), `${comparison.difference > 0 ? '+' : ''}${(comparison.difference * 100).toFixed(1)}`]);
-    });
+    await checkedVisit(
+      at(`#/compare/0:${cells.indexOf(comparison.base)}/0:${cells.indexOf(comparison.other)}`),
+      local,
+      async ({ page }) => {
+        await page.waitForSelector('main[data-page="compare"]');
+        const [row] = await cellsOf(page, 'table.paired');
+        expect(row?.slice(0, 2)).toEqual([
+          String(comparison.pairs),
+          `${comparison.difference > 0 ? '+' : ''}${(comparison.difference * 100).toFixed(1)}`,
+        ]);
+      },
+    );
     const last = records.length - 1;
     await checkedVisit(at(`#/run/0/${last}`), local, async ({ page }) => {
       await page.waitForSelector('main[data-page="run"]');

@@ -19,17 +19,48 @@ export function checkLink(parent: PreparedReceipt, child: PreparedReceipt, index
   const reasons: Reason[] = [];
   const r = child.receipt;
   const expected = parent.receipt.depth + 1;
-  if (r.depth !== expected) reasons.push(reason('DEPTH_MISMATCH', `Receipt ${index} says depth ${r.depth}, but its parent on the path (receipt ${index - 1}) has depth ${parent.receipt.depth}, so it must be ${expected}.`, index));
+  if (r.depth !== expected)
+    reasons.push(
+      reason(
+        'DEPTH_MISMATCH',
+        `Receipt ${index} says depth ${r.depth}, but its parent on the path (receipt ${index - 1}) has depth ${parent.receipt.depth}, so it must be ${expected}.`,
+        index,
+      ),
+    );
   if (r.parent === null) {
-    reasons.push(reason('PARENT_DIGEST_MISMATCH', `Receipt ${index} claims to be a root (parent null) but follows receipt ${index - 1} on the path.`, index));
+    reasons.push(
+      reason(
+        'PARENT_DIGEST_MISMATCH',
+        `Receipt ${index} claims to be a root (parent null) but follows receipt ${index - 1} on the path.`,
+        index,
+      ),
+    );
   } else if (r.parent !== parent.digest) {
-    reasons.push(reason('PARENT_DIGEST_MISMATCH', `Receipt ${index} names parent ${r.parent.slice(0, 16)}…, but receipt ${index - 1} has digest ${parent.digest.slice(0, 16)}….`, index));
+    reasons.push(
+      reason(
+        'PARENT_DIGEST_MISMATCH',
+        `Receipt ${index} names parent ${r.parent.slice(0, 16)}…, but receipt ${index - 1} has digest ${parent.digest.slice(0, 16)}….`,
+        index,
+      ),
+    );
   }
   if (child.issuedAt < parent.issuedAt) {
-    reasons.push(reason('NOT_YET_VALID', `Receipt ${index} was issued (${r.issued_at}) before its parent (${parent.receipt.issued_at}).`, index));
+    reasons.push(
+      reason(
+        'NOT_YET_VALID',
+        `Receipt ${index} was issued (${r.issued_at}) before its parent (${parent.receipt.issued_at}).`,
+        index,
+      ),
+    );
   }
   if (child.issuedAt >= parent.notAfter) {
-    reasons.push(reason('EXPIRED', `Receipt ${index} was issued (${r.issued_at}) after its parent's validity ended (${parent.receipt.not_after}).`, index));
+    reasons.push(
+      reason(
+        'EXPIRED',
+        `Receipt ${index} was issued (${r.issued_at}) after its parent's validity ended (${parent.receipt.not_after}).`,
+        index,
+      ),
+    );
   }
   return reasons;
 }
@@ -38,7 +69,15 @@ export function checkLink(parent: PreparedReceipt, child: PreparedReceipt, index
 export function checkRoot(root: PreparedReceipt): Reason[] {
   const r = root.receipt;
   if (r.parent !== null) {
-    return [reason('PARENT_MISSING', `Receipt 0 names parent ${r.parent.slice(0, 16)}…, which was not supplied; give the whole path root → leaf ({"path": [...]}).`, 0)];
+    return [
+      reason(
+        'PARENT_MISSING',
+        `Receipt 0 names parent ${r.parent.slice(0, 16)}…, which was not supplied; give the whole path root → leaf ({"path": [...]}).`,
+        0,
+      ),
+    ];
   }
-  return r.depth === 0 ? [] : [reason('DEPTH_MISMATCH', `The root receipt says depth ${r.depth}; a root has depth 0.`, 0)];
+  return r.depth === 0
+    ? []
+    : [reason('DEPTH_MISMATCH', `The root receipt says depth ${r.depth}; a root has depth 0.`, 0)];
 }

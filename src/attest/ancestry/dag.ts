@@ -13,7 +13,13 @@ import type { KeyDirectory, TrustedKey } from '../key-directory.js';
 import { keyProblem, type RevocationPolicy } from '../key-status.js';
 import type { SigningKey } from '../keys.js';
 import { ed25519Signer } from '../signature.js';
-import { type PreparedReceipt, type Signature, signingBytes, type UnsignedReceipt, unsignedRecordProblems } from '../receipt.js';
+import {
+  type PreparedReceipt,
+  type Signature,
+  signingBytes,
+  type UnsignedReceipt,
+  unsignedRecordProblems,
+} from '../receipt.js';
 import { type Reason, reason } from '../reasons.js';
 
 export interface CosignCheckOptions {
@@ -25,11 +31,22 @@ export interface CosignCheckOptions {
 }
 
 /** Co-signature checks of the edge at `index`, whose parent receipt is `parent`. */
-export function checkCosignatures(parent: PreparedReceipt, child: PreparedReceipt, index: number, options: CosignCheckOptions): Reason[] {
+export function checkCosignatures(
+  parent: PreparedReceipt,
+  child: PreparedReceipt,
+  index: number,
+  options: CosignCheckOptions,
+): Reason[] {
   const r = child.receipt;
   const reasons: Reason[] = [];
   if (!r.cosigners.includes(parent.receipt.deployer)) {
-    reasons.push(reason('COSIGNATURE_MISSING', `Edge ${index}'s co-signer policy [${r.cosigners.join(', ')}] omits the parent deployer ${parent.receipt.deployer}; without the parent's signature the edge is only the child's claim.`, index));
+    reasons.push(
+      reason(
+        'COSIGNATURE_MISSING',
+        `Edge ${index}'s co-signer policy [${r.cosigners.join(', ')}] omits the parent deployer ${parent.receipt.deployer}; without the parent's signature the edge is only the child's claim.`,
+        index,
+      ),
+    );
   }
   const required = new Set([...r.cosigners, ...options.requireCosigners]);
   for (const deployer of required) {
@@ -40,7 +57,12 @@ export function checkCosignatures(parent: PreparedReceipt, child: PreparedReceip
 }
 
 /** Finds one valid co-signature by `deployer`; otherwise the most telling problem. */
-function _cosignerProblem(child: PreparedReceipt, deployer: string, index: number, options: CosignCheckOptions): Reason | undefined {
+function _cosignerProblem(
+  child: PreparedReceipt,
+  deployer: string,
+  index: number,
+  options: CosignCheckOptions,
+): Reason | undefined {
   const r = child.receipt;
   // The releasing signature never counts as a co-signature, even for the same deployer.
   const candidates: Array<{ sig: Signature; key: TrustedKey }> = [];
@@ -49,13 +71,23 @@ function _cosignerProblem(child: PreparedReceipt, deployer: string, index: numbe
     if (key && key.deployer === deployer) candidates.push({ sig, key });
   }
   if (candidates.length === 0) {
-    return reason('COSIGNATURE_MISSING', `Edge ${index} carries no signature by a key the directory trusts for ${deployer}, which the co-signer policy requires.`, index);
+    return reason(
+      'COSIGNATURE_MISSING',
+      `Edge ${index} carries no signature by a key the directory trusts for ${deployer}, which the co-signer policy requires.`,
+      index,
+    );
   }
   let first: Reason | undefined;
   for (const { sig, key } of candidates) {
     const problem =
       keyProblem(key, child.issuedAt, options.now, options.revocation, index) ??
-      (key.verify(child.signingBytes, sig.sig) ? undefined : reason('COSIGNATURE_INVALID', `Edge ${index}: the co-signature by ${key.kid} (${deployer}) does not verify over this edge.`, index));
+      (key.verify(child.signingBytes, sig.sig)
+        ? undefined
+        : reason(
+            'COSIGNATURE_INVALID',
+            `Edge ${index}: the co-signature by ${key.kid} (${deployer}) does not verify over this edge.`,
+            index,
+          ));
     if (!problem) return undefined;
     first ??= problem;
   }
@@ -92,17 +124,24 @@ export function createCosigner(key: SigningKey, grant: CosignGrant): Cosigner {
             : !edge.cosigners.includes(key.deployer)
               ? `the edge's co-signer policy does not name ${key.deployer}`
               : grant(edge);
-      if (refusal !== true) throw new WitnessError('REFUSED', `${key.deployer} refused to co-sign the edge: ${refusal}.`);
+      if (refusal !== true)
+        throw new WitnessError('REFUSED', `${key.deployer} refused to co-sign the edge: ${refusal}.`);
       return { key_id: key.kid, alg: 'Ed25519', sig: signer.sign(signingBytes(edge)) };
     },
   });
 }
 
 /** A grant for one delegation: the parent receipt it issued, the child deployer, until when. */
-export function delegationGrant(grant: { parentDigest: string; childDeployer: string; expiresAt: number; now?: () => number }): CosignGrant {
+export function delegationGrant(grant: {
+  parentDigest: string;
+  childDeployer: string;
+  expiresAt: number;
+  now?: () => number;
+}): CosignGrant {
   return (edge) => {
     if (edge.parent !== grant.parentDigest) return 'no delegation was issued from that parent receipt';
-    if (edge.deployer !== grant.childDeployer) return `the delegation was issued to ${grant.childDeployer}, not ${edge.deployer}`;
+    if (edge.deployer !== grant.childDeployer)
+      return `the delegation was issued to ${grant.childDeployer}, not ${edge.deployer}`;
     if ((grant.now ?? Date.now)() >= grant.expiresAt) return 'the delegation grant has expired';
     return true;
   };

@@ -19,8 +19,18 @@ export function ancestryRoot(ancestors: readonly Receipt[]): string {
 
 /** Checks `receipt.ancestry_root` against the frontier of the ancestors before it. */
 export function checkAncestryRoot(frontier: MerkleFrontier, child: PreparedReceipt, index: number): Reason[] {
-  if (child.receipt.ancestry_root !== undefined && frontier.root().equals(Buffer.from(child.receipt.ancestry_root, 'hex'))) return [];
-  return [reason('PARENT_DIGEST_MISMATCH', `Receipt ${index}'s Merkle ancestry root does not commit to the ${index} ancestor(s) supplied before it.`, index)];
+  if (
+    child.receipt.ancestry_root !== undefined &&
+    frontier.root().equals(Buffer.from(child.receipt.ancestry_root, 'hex'))
+  )
+    return [];
+  return [
+    reason(
+      'PARENT_DIGEST_MISMATCH',
+      `Receipt ${index}'s Merkle ancestry root does not commit to the ${index} ancestor(s) supplied before it.`,
+      index,
+    ),
+  ];
 }
 
 /** A proof that `ancestors[index]` is committed in a receipt whose ancestors are `ancestors`. */
@@ -41,7 +51,14 @@ export function proveAncestor(ancestors: readonly Receipt[], index: number): Anc
  * the commitment only; the signatures of both receipts are the verifier's job.
  */
 export function verifyAncestorProof(receipt: Receipt, ancestor: Receipt, proof: AncestorProof): boolean {
-  if (receipt.construction !== 'merkle' || receipt.ancestry_root === undefined || proof.size !== receipt.depth) return false;
+  if (receipt.construction !== 'merkle' || receipt.ancestry_root === undefined || proof.size !== receipt.depth)
+    return false;
   const siblings = proof.proof.map((h) => Buffer.from(h, 'hex'));
-  return verifyInclusion(Buffer.from(receiptDigest(ancestor), 'hex'), proof.index, proof.size, siblings, Buffer.from(receipt.ancestry_root, 'hex'));
+  return verifyInclusion(
+    Buffer.from(receiptDigest(ancestor), 'hex'),
+    proof.index,
+    proof.size,
+    siblings,
+    Buffer.from(receipt.ancestry_root, 'hex'),
+  );
 }

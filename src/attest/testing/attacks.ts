@@ -28,12 +28,27 @@ function leafEdited(h: HonestPath, edit: (leaf: _Mutable) => void): unknown[] {
 }
 
 /** A field mutation attack: the leaf's field edited, nothing re-signed. */
-function field(id: string, title: string, expect: Record<AncestryConstruction, Expectation>, edit: (leaf: _Mutable, c: AncestryConstruction) => void): Attack {
-  return { id, title, expect, build: (w, h, c) => ({ path: leafEdited(h, (leaf) => edit(leaf, c)), output: w.output }) };
+function field(
+  id: string,
+  title: string,
+  expect: Record<AncestryConstruction, Expectation>,
+  edit: (leaf: _Mutable, c: AncestryConstruction) => void,
+): Attack {
+  return {
+    id,
+    title,
+    expect,
+    build: (w, h, c) => ({ path: leafEdited(h, (leaf) => edit(leaf, c)), output: w.output }),
+  };
 }
 
 export const ATTACKS: readonly Attack[] = [
-  { id: 'honest', title: 'honest path A → B → C', expect: all('accepted'), build: (w, h) => ({ path: h.path, output: w.output }) },
+  {
+    id: 'honest',
+    title: 'honest path A → B → C',
+    expect: all('accepted'),
+    build: (w, h) => ({ path: h.path, output: w.output }),
+  },
   {
     id: 'output-byte',
     title: 'output: one byte flipped',
@@ -44,7 +59,12 @@ export const ATTACKS: readonly Attack[] = [
       return { path: h.path, output };
     },
   },
-  { id: 'output-truncated', title: 'output: last byte cut', expect: all('LENGTH_MISMATCH'), build: (w, h) => ({ path: h.path, output: w.output.subarray(0, -1) }) },
+  {
+    id: 'output-truncated',
+    title: 'output: last byte cut',
+    expect: all('LENGTH_MISMATCH'),
+    build: (w, h) => ({ path: h.path, output: w.output.subarray(0, -1) }),
+  },
   field('f-output_sha256', 'field output_sha256', all('OUTPUT_MISMATCH'), (l) => {
     l.output_sha256 = receiptDigest(l);
   }),
@@ -90,12 +110,22 @@ export const ATTACKS: readonly Attack[] = [
   field('f-type', 'field type', all('CONSTRUCTION_MISMATCH'), (l) => {
     l.type = l.type === 'edge' ? 'output' : 'edge';
   }),
-  field('f-cosigners', 'field cosigners (policy)', { chain: 'CONSTRUCTION_MISMATCH', merkle: 'CONSTRUCTION_MISMATCH', dag: 'COSIGNATURE_MISSING' }, (l, c) => {
-    l.cosigners = c === 'dag' ? [] : ['org-b'];
-  }),
-  field('f-ancestry_root', 'field ancestry_root', { chain: 'CONSTRUCTION_MISMATCH', merkle: 'PARENT_DIGEST_MISMATCH', dag: 'CONSTRUCTION_MISMATCH' }, (l) => {
-    l.ancestry_root = receiptDigest(l);
-  }),
+  field(
+    'f-cosigners',
+    'field cosigners (policy)',
+    { chain: 'CONSTRUCTION_MISMATCH', merkle: 'CONSTRUCTION_MISMATCH', dag: 'COSIGNATURE_MISSING' },
+    (l, c) => {
+      l.cosigners = c === 'dag' ? [] : ['org-b'];
+    },
+  ),
+  field(
+    'f-ancestry_root',
+    'field ancestry_root',
+    { chain: 'CONSTRUCTION_MISMATCH', merkle: 'PARENT_DIGEST_MISMATCH', dag: 'CONSTRUCTION_MISMATCH' },
+    (l) => {
+      l.ancestry_root = receiptDigest(l);
+    },
+  ),
   field('f-extra-key', 'receipt carries its own public key', all('MALFORMED'), (l) => {
     l.jwk = { kty: 'OKP', crv: 'Ed25519', x: randomBytes(32).toString('base64url') };
   }),
@@ -111,24 +141,59 @@ export const ATTACKS: readonly Attack[] = [
     id: 'sig-moved',
     title: "signature moved from C's other receipt",
     expect: all('BAD_SIGNATURE'),
-    build: (w, h) => ({ path: leafEdited(h, (l) => (l.signatures[0] = structuredClone(h.sibling.signatures[0]) as Receipt['signatures'][0])), output: w.output }),
+    build: (w, h) => ({
+      path: leafEdited(
+        h,
+        (l) => (l.signatures[0] = structuredClone(h.sibling.signatures[0]) as Receipt['signatures'][0]),
+      ),
+      output: w.output,
+    }),
   },
   {
     id: 'cosig-moved',
-    title: "parent co-signature moved from a sibling edge",
+    title: 'parent co-signature moved from a sibling edge',
     expect: dagOnly('COSIGNATURE_INVALID'),
-    build: (w, h) => ({ path: leafEdited(h, (l) => (l.signatures[1] = structuredClone(h.sibling.signatures[1]) as Receipt['signatures'][0])), output: w.output }),
+    build: (w, h) => ({
+      path: leafEdited(
+        h,
+        (l) => (l.signatures[1] = structuredClone(h.sibling.signatures[1]) as Receipt['signatures'][0]),
+      ),
+      output: w.output,
+    }),
   },
-  { id: 'anc-removed', title: 'ancestor removed (middle)', expect: all('PARENT_DIGEST_MISMATCH'), build: (w, h) => ({ path: [h.path[0], h.path[2]], output: w.output }) },
-  { id: 'anc-reordered', title: 'ancestors reordered', expect: all('PARENT_DIGEST_MISMATCH'), build: (w, h) => ({ path: [h.path[1], h.path[0], h.path[2]], output: w.output }) },
-  { id: 'root-missing', title: 'root left out', expect: all('PARENT_MISSING'), build: (w, h) => ({ path: h.path.slice(1), output: w.output }) },
+  {
+    id: 'anc-removed',
+    title: 'ancestor removed (middle)',
+    expect: all('PARENT_DIGEST_MISMATCH'),
+    build: (w, h) => ({ path: [h.path[0], h.path[2]], output: w.output }),
+  },
+  {
+    id: 'anc-reordered',
+    title: 'ancestors reordered',
+    expect: all('PARENT_DIGEST_MISMATCH'),
+    build: (w, h) => ({ path: [h.path[1], h.path[0], h.path[2]], output: w.output }),
+  },
+  {
+    id: 'root-missing',
+    title: 'root left out',
+    expect: all('PARENT_MISSING'),
+    build: (w, h) => ({ path: h.path.slice(1), output: w.output }),
+  },
   {
     id: 'path-too-long',
     title: `path of ${MAX_PATH_LENGTH + 1} receipts (one too many)`,
     expect: all('PATH_TOO_LONG'),
-    build: (w, h) => ({ path: Array.from({ length: MAX_PATH_LENGTH + 1 }, (_, i) => h.path[Math.min(i, 2)]), output: w.output }),
+    build: (w, h) => ({
+      path: Array.from({ length: MAX_PATH_LENGTH + 1 }, (_, i) => h.path[Math.min(i, 2)]),
+      output: w.output,
+    }),
   },
-  { id: 'edge-duplicated', title: 'edge duplicated', expect: all('PARENT_DIGEST_MISMATCH'), build: (w, h) => ({ path: [h.path[0], h.path[1], h.path[1], h.path[2]], output: w.output }) },
+  {
+    id: 'edge-duplicated',
+    title: 'edge duplicated',
+    expect: all('PARENT_DIGEST_MISMATCH'),
+    build: (w, h) => ({ path: [h.path[0], h.path[1], h.path[1], h.path[2]], output: w.output }),
+  },
   {
     id: 'json-duplicate-key',
     title: 'receipt JSON with a duplicate key',
@@ -142,13 +207,23 @@ export const ATTACKS: readonly Attack[] = [
     id: 'key-not-in-directory',
     title: "signed by a key outside the verifier's directory",
     expect: all('UNKNOWN_KEY'),
-    build: (w, h, c) => ({ path: [h.path[0], h.path[1], _signedBy(w, c, forgedLeaf(w, h.path.slice(0, 2), c, w.keys.attacker), w.keys.attacker)], output: w.output }),
+    build: (w, h, c) => ({
+      path: [
+        h.path[0],
+        h.path[1],
+        _signedBy(w, c, forgedLeaf(w, h.path.slice(0, 2), c, w.keys.attacker), w.keys.attacker),
+      ],
+      output: w.output,
+    }),
   },
   {
     id: 'compromise-child',
     title: 'child key only: claims a parent',
     expect: { chain: 'accepted', merkle: 'accepted', dag: 'COSIGNATURE_MISSING' },
-    build: (w, h, c) => ({ path: [h.path[0], h.path[1], forge(forgedLeaf(w, h.path.slice(0, 2), c, w.keys.c), [w.keys.c])], output: w.output }),
+    build: (w, h, c) => ({
+      path: [h.path[0], h.path[1], forge(forgedLeaf(w, h.path.slice(0, 2), c, w.keys.c), [w.keys.c])],
+      output: w.output,
+    }),
   },
   {
     id: 'compromise-child-fake-cosig',
@@ -164,7 +239,14 @@ export const ATTACKS: readonly Attack[] = [
     id: 'downgrade',
     title: 'child key only, downgraded to chain',
     expect: dagOnly('CONSTRUCTION_MISMATCH'),
-    build: (w, h) => ({ path: [h.path[0], h.path[1], forge(forgedLeaf(w, h.path.slice(0, 2), 'chain', w.keys.c, { construction: 'chain' }), [w.keys.c])], output: w.output }),
+    build: (w, h) => ({
+      path: [
+        h.path[0],
+        h.path[1],
+        forge(forgedLeaf(w, h.path.slice(0, 2), 'chain', w.keys.c, { construction: 'chain' }), [w.keys.c]),
+      ],
+      output: w.output,
+    }),
   },
   {
     id: 'compromise-parent',
@@ -176,23 +258,51 @@ export const ATTACKS: readonly Attack[] = [
     id: 'compromise-both',
     title: 'parent and child keys both',
     expect: all('accepted'),
-    build: (w, h, c) => ({ path: [h.path[0], h.path[1], _signedBy(w, c, forgedLeaf(w, h.path.slice(0, 2), c, w.keys.c), w.keys.c)], output: w.output }),
+    build: (w, h, c) => ({
+      path: [h.path[0], h.path[1], _signedBy(w, c, forgedLeaf(w, h.path.slice(0, 2), c, w.keys.c), w.keys.c)],
+      output: w.output,
+    }),
   },
-  { id: 'replay', title: 'replay to a verifier sharing the nonce store', expect: all('REPLAY'), build: (w, h) => ({ path: h.path, output: w.output, replay: true }) },
+  {
+    id: 'replay',
+    title: 'replay to a verifier sharing the nonce store',
+    expect: all('REPLAY'),
+    build: (w, h) => ({ path: h.path, output: w.output, replay: true }),
+  },
   {
     id: 'revoked-key',
     title: 'signed by a key revoked before issue',
     expect: all('REVOKED_KEY'),
-    build: (w, h, c) => ({ path: [h.path[0], h.path[1], _signedBy(w, c, forgedLeaf(w, h.path.slice(0, 2), c, w.keys.cRevoked), w.keys.cRevoked)], output: w.output }),
+    build: (w, h, c) => ({
+      path: [
+        h.path[0],
+        h.path[1],
+        _signedBy(w, c, forgedLeaf(w, h.path.slice(0, 2), c, w.keys.cRevoked), w.keys.cRevoked),
+      ],
+      output: w.output,
+    }),
   },
   {
     id: 'key-out-of-window',
     title: "signed after the key's window ended",
     expect: all('KEY_NOT_VALID_AT_ISSUE'),
-    build: (w, h, c) => ({ path: [h.path[0], h.path[1], _signedBy(w, c, forgedLeaf(w, h.path.slice(0, 2), c, w.keys.cOld), w.keys.cOld)], output: w.output }),
+    build: (w, h, c) => ({
+      path: [h.path[0], h.path[1], _signedBy(w, c, forgedLeaf(w, h.path.slice(0, 2), c, w.keys.cOld), w.keys.cOld)],
+      output: w.output,
+    }),
   },
-  { id: 'expired', title: 'verified after not_after', expect: all('EXPIRED'), build: (w, h) => ({ path: h.path, output: w.output, options: { now: w.now + 2 * 3_600_000 } }) },
-  { id: 'not-yet-valid', title: 'verified before issued_at', expect: all('NOT_YET_VALID'), build: (w, h) => ({ path: h.path, output: w.output, options: { now: w.now - 3_600_000 } }) },
+  {
+    id: 'expired',
+    title: 'verified after not_after',
+    expect: all('EXPIRED'),
+    build: (w, h) => ({ path: h.path, output: w.output, options: { now: w.now + 2 * 3_600_000 } }),
+  },
+  {
+    id: 'not-yet-valid',
+    title: 'verified before issued_at',
+    expect: all('NOT_YET_VALID'),
+    build: (w, h) => ({ path: h.path, output: w.output, options: { now: w.now - 3_600_000 } }),
+  },
 ];
 
 /** The forged record signed by `releasing`, and for dag co-signed with the real parent key B (which the attacker holds or does not need). */

@@ -10,7 +10,14 @@
 import { MemoryNonceStore } from '../nonce-store.js';
 import type { ReasonCode } from '../reasons.js';
 import { verifyPath, type VerifyOptions } from '../verify.js';
-import { type AncestryConstruction, createMatrixWorld, type HonestPath, honestPath, MATRIX_CONSTRUCTIONS, type MatrixWorld } from './world.js';
+import {
+  type AncestryConstruction,
+  createMatrixWorld,
+  type HonestPath,
+  honestPath,
+  MATRIX_CONSTRUCTIONS,
+  type MatrixWorld,
+} from './world.js';
 import { ATTACKS } from './attacks.js';
 
 /** What an attack hands the verifier. */
@@ -52,7 +59,13 @@ export async function runMatrix(world: MatrixWorld = createMatrixWorld()): Promi
       const expected = attack.expect[construction];
       if (expected === null) continue;
       const scenario = attack.build(world, honest, construction);
-      const options: VerifyOptions = { directory: world.directory, now: world.now, construction, nonceStore: new MemoryNonceStore(), ...scenario.options };
+      const options: VerifyOptions = {
+        directory: world.directory,
+        now: world.now,
+        construction,
+        nonceStore: new MemoryNonceStore(),
+        ...scenario.options,
+      };
       if (scenario.replay) await verifyPath(structuredClone(scenario.path), scenario.output, options);
       const result = await verifyPath(scenario.path, scenario.output, options);
       const reasons = [...new Set(result.reasons.map((r) => r.code))];
@@ -76,12 +89,19 @@ export function formatMatrix(cells: readonly MatrixCell[]): string {
       ...MATRIX_CONSTRUCTIONS.map((k) => {
         const cell = cells.find((c) => c.attack === id && c.construction === k);
         if (!cell) return 'n/a';
-        const text = cell.verdict === 'accepted' ? 'accepted' : `rejected ${cell.expected === 'accepted' ? cell.reasons.join('+') : cell.expected}`;
+        const text =
+          cell.verdict === 'accepted'
+            ? 'accepted'
+            : `rejected ${cell.expected === 'accepted' ? cell.reasons.join('+') : cell.expected}`;
         return cell.asExpected ? text : `${text} (UNEXPECTED: wanted ${cell.expected})`;
       }),
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] as string).length)));
-  const line = (r: string[]) => r.map((v, i) => v.padEnd(widths[i] as number)).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((v, i) => v.padEnd(widths[i] as number))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
 }

@@ -10,7 +10,14 @@ import { createCosigner, delegationGrant } from '../ancestry/dag.js';
 import { ancestryRoot } from '../ancestry/merkle.js';
 import { addKey, type DirectoryFile, emptyDirectory, KeyDirectory, revokeKey } from '../key-directory.js';
 import { newSigningKey, publicJwk, type SigningKey } from '../keys.js';
-import { type Construction, type Receipt, receiptDigest, type Signature, signingBytes, type UnsignedReceipt } from '../receipt.js';
+import {
+  type Construction,
+  type Receipt,
+  receiptDigest,
+  type Signature,
+  signingBytes,
+  type UnsignedReceipt,
+} from '../receipt.js';
 import { signerFor } from '../signature.js';
 import { createReleaseSigner } from '../signer.js';
 
@@ -50,16 +57,31 @@ export function createMatrixWorld(now = Date.parse('2026-06-01T12:00:00.000Z')):
   for (const key of [keys.a, keys.b, keys.c, keys.cRevoked]) file = addKey(file, publicJwk(key), window);
   file = addKey(file, publicJwk(keys.cOld), { notBefore: now - 30 * DAY, notAfter: now - DAY });
   file = revokeKey(file, keys.cRevoked.kid, now - 2 * HOUR);
-  return { now, keys, directoryFile: file, directory: new KeyDirectory(file), output: Buffer.from('{"task":"t-42","answer":"the report, exactly as released"}\n') };
+  return {
+    now,
+    keys,
+    directoryFile: file,
+    directory: new KeyDirectory(file),
+    output: Buffer.from('{"task":"t-42","answer":"the report, exactly as released"}\n'),
+  };
 }
 
 /** Honest A → B → C path for `construction`, issued shortly before `world.now`. */
 export async function honestPath(world: MatrixWorld, construction: AncestryConstruction): Promise<HonestPath> {
   const { a, b, c } = world.keys;
   const root = await _signer(world, a, 'agent-a', 30).releaseOutput(Buffer.from('task for B'), { construction });
-  const middle = await _signer(world, b, 'agent-b', 20, [root]).releaseOutput(Buffer.from('task for C'), { ancestors: [root], construction });
-  const leaf = await _signer(world, c, 'agent-c', 10, [middle]).releaseOutput(world.output, { ancestors: [root, middle], construction });
-  const sibling = await _signer(world, c, 'agent-c2', 9, [middle]).releaseOutput(Buffer.from('another answer'), { ancestors: [root, middle], construction });
+  const middle = await _signer(world, b, 'agent-b', 20, [root]).releaseOutput(Buffer.from('task for C'), {
+    ancestors: [root],
+    construction,
+  });
+  const leaf = await _signer(world, c, 'agent-c', 10, [middle]).releaseOutput(world.output, {
+    ancestors: [root, middle],
+    construction,
+  });
+  const sibling = await _signer(world, c, 'agent-c2', 9, [middle]).releaseOutput(Buffer.from('another answer'), {
+    ancestors: [root, middle],
+    construction,
+  });
   return { path: [root, middle, leaf], sibling };
 }
 
@@ -73,7 +95,15 @@ function _signer(world: MatrixWorld, key: SigningKey, instance: string, minutesA
     cosign: (edge, deployer) => {
       const cosignerKey = cosigners[deployer];
       if (!cosignerKey || !parent) throw new Error(`no co-signer for ${deployer}`);
-      return createCosigner(cosignerKey, delegationGrant({ parentDigest: receiptDigest(parent), childDeployer: key.deployer, expiresAt: world.now + HOUR, now: () => world.now })).cosign(edge);
+      return createCosigner(
+        cosignerKey,
+        delegationGrant({
+          parentDigest: receiptDigest(parent),
+          childDeployer: key.deployer,
+          expiresAt: world.now + HOUR,
+          now: () => world.now,
+        }),
+      ).cosign(edge);
     },
   });
 }
@@ -84,12 +114,22 @@ function _signer(world: MatrixWorld, key: SigningKey, instance: string, minutesA
  */
 export function forge(record: UnsignedReceipt, signers: readonly SigningKey[]): Receipt {
   const bytes = signingBytes(record);
-  const signatures: Signature[] = signers.map((k) => ({ key_id: k.kid, alg: 'Ed25519', sig: signerFor(k).sign(bytes) }));
+  const signatures: Signature[] = signers.map((k) => ({
+    key_id: k.kid,
+    alg: 'Ed25519',
+    sig: signerFor(k).sign(bytes),
+  }));
   return { ...record, signatures };
 }
 
 /** The unsigned record of a new leaf under `ancestors`, as a compromised child would write it. */
-export function forgedLeaf(world: MatrixWorld, ancestors: readonly Receipt[], construction: AncestryConstruction, key: SigningKey, overrides: Partial<UnsignedReceipt> = {}): UnsignedReceipt {
+export function forgedLeaf(
+  world: MatrixWorld,
+  ancestors: readonly Receipt[],
+  construction: AncestryConstruction,
+  key: SigningKey,
+  overrides: Partial<UnsignedReceipt> = {},
+): UnsignedReceipt {
   const parent = ancestors.at(-1) as Receipt;
   const isEdge = construction === 'dag';
   return {

@@ -20,7 +20,7 @@ import type { TreeHead } from './checkpoint.js';
 export type CheckedHead = Pick<TreeHead, 'size' | 'root'> & { origin?: string };
 
 export type LogCheck =
-  | { ok: true; /** Entries in the log (≥ every checkpoint's size). */ logSize: number }
+  | { ok: true /** Entries in the log (≥ every checkpoint's size). */; logSize: number }
   | {
       ok: false;
       code: 'TRUNCATED';
@@ -85,7 +85,8 @@ export class CheckpointCheck {
     }
   }
   #reach(): void {
-    while (this.#pending[0] === this.#frontier.size) this.#roots.set(this.#pending.shift() as number, this.#frontier.root());
+    while (this.#pending[0] === this.#frontier.size)
+      this.#roots.set(this.#pending.shift() as number, this.#frontier.root());
   }
   result(): LogCheck {
     const logSize = this.#frontier.size + this.#extra;
@@ -100,13 +101,32 @@ export class CheckpointCheck {
       const of = head.origin ? ` of ${head.origin}` : '';
       const from = intact;
       const to = head.size - 1;
-      const where = from === to ? `entry ${from + 1} is the first changed` : `the first changed entry is one of entries ${from + 1}–${to + 1}${from > 0 ? `: a kept checkpoint proves the first ${from} unchanged` : ''}`;
-      return { ok: false, code: 'INCONSISTENT', size: head.size, logRoot: root, logSize, firstChanged: { from, to }, message: `The log's first ${head.size} entries do not have the root a checkpoint${of} signed for size ${head.size}: an entry among them was changed, removed, inserted or reordered, or the log was rolled back and rewritten (a fork); ${where}.` };
+      const where =
+        from === to
+          ? `entry ${from + 1} is the first changed`
+          : `the first changed entry is one of entries ${from + 1}–${to + 1}${from > 0 ? `: a kept checkpoint proves the first ${from} unchanged` : ''}`;
+      return {
+        ok: false,
+        code: 'INCONSISTENT',
+        size: head.size,
+        logRoot: root,
+        logSize,
+        firstChanged: { from, to },
+        message: `The log's first ${head.size} entries do not have the root a checkpoint${of} signed for size ${head.size}: an entry among them was changed, removed, inserted or reordered, or the log was rolled back and rewritten (a fork); ${where}.`,
+      };
     }
     const largest = this.#heads.at(-1) as CheckedHead;
     if (largest.size > logSize) {
       const of = largest.origin ? ` of ${largest.origin}` : '';
-      return { ok: false, code: 'TRUNCATED', firstMissing: logSize, size: largest.size, logSize, intact, message: `The log holds ${logSize} entries, but a checkpoint${of} signed for ${largest.size}: the last ${largest.size - logSize} it covers (from entry ${logSize + 1}) and any after them were cut off or rolled back.` };
+      return {
+        ok: false,
+        code: 'TRUNCATED',
+        firstMissing: logSize,
+        size: largest.size,
+        logSize,
+        intact,
+        message: `The log holds ${logSize} entries, but a checkpoint${of} signed for ${largest.size}: the last ${largest.size - logSize} it covers (from entry ${logSize + 1}) and any after them were cut off or rolled back.`,
+      };
     }
     return { ok: true, logSize };
   }
@@ -118,7 +138,10 @@ export class CheckpointCheck {
  * them append-only.
  * @example await checkLogAgainstCheckpoint(lines.map((l) => leafHash(l)), parseCheckpoint(text, [logVkey]))
  */
-export async function checkLogAgainstCheckpoint(leafHashes: Iterable<Uint8Array> | AsyncIterable<Uint8Array>, checkpoint: CheckedHead | readonly CheckedHead[]): Promise<LogCheck> {
+export async function checkLogAgainstCheckpoint(
+  leafHashes: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
+  checkpoint: CheckedHead | readonly CheckedHead[],
+): Promise<LogCheck> {
   const check = new CheckpointCheck(checkpoint);
   if (Symbol.asyncIterator in leafHashes) for await (const h of leafHashes) check.add(h);
   else for (const h of leafHashes) check.add(h);

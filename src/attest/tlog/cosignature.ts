@@ -11,7 +11,15 @@
 import { WitnessError } from '../../core/errors.js';
 import type { SigningKey } from '../keys.js';
 import { ed25519Signer } from '../signature.js';
-import { cosignedMessage, NOTE_TYPE, type NoteSigner, type NoteVerifier, noteKeyId, noteVerifierKey, noteVerifierOf } from './note.js';
+import {
+  cosignedMessage,
+  NOTE_TYPE,
+  type NoteSigner,
+  type NoteVerifier,
+  noteKeyId,
+  noteVerifierKey,
+  noteVerifierOf,
+} from './note.js';
 
 export interface CosignerOptions {
   /** POSIX seconds now (default: the real clock). */
@@ -31,7 +39,8 @@ export function cosigner(key: SigningKey, name: string, options: CosignerOptions
     verifierKey,
     sign(text: Buffer): Buffer {
       const now = clock();
-      if (!Number.isSafeInteger(now) || now < 0) throw new WitnessError('INTERNAL', `The cosigner's clock gave ${now}, not POSIX seconds.`);
+      if (!Number.isSafeInteger(now) || now < 0)
+        throw new WitnessError('INTERNAL', `The cosigner's clock gave ${now}, not POSIX seconds.`);
       const ts = Buffer.alloc(8);
       ts.writeBigUInt64BE(BigInt(now));
       return Buffer.concat([ts, Buffer.from(signer.sign(cosignedMessage(now, text)), 'base64url')]);

@@ -42,8 +42,32 @@ export { CheckpointCheck, checkLogAgainstCheckpoint } from './check.js';
 export type { LogCheck } from './check.js';
 export { cosignatureVerifier, cosigner } from './cosignature.js';
 export type { CosignerOptions } from './cosignature.js';
-export { cosignedMessage, isValidKeyName, MAX_NOTE_SIGNATURES, NOTE_TYPE, noteKeyId, noteSignatureLine, noteSigner, noteVerifierKey, noteVerifierOf, openNote, parseNoteVerifierKey, signatureLines, signNote, splitNotes } from './note.js';
-export type { NoteProblem, NoteSignature, NoteSigner, NoteType, NoteVerifier, OpenedNote, OpenNoteOptions, VerifiedSignature } from './note.js';
+export {
+  cosignedMessage,
+  isValidKeyName,
+  MAX_NOTE_SIGNATURES,
+  NOTE_TYPE,
+  noteKeyId,
+  noteSignatureLine,
+  noteSigner,
+  noteVerifierKey,
+  noteVerifierOf,
+  openNote,
+  parseNoteVerifierKey,
+  signatureLines,
+  signNote,
+  splitNotes,
+} from './note.js';
+export type {
+  NoteProblem,
+  NoteSignature,
+  NoteSigner,
+  NoteType,
+  NoteVerifier,
+  OpenedNote,
+  OpenNoteOptions,
+  VerifiedSignature,
+} from './note.js';
 export {
   consistencyProof,
   consistencyProofOfHashes,

@@ -92,14 +92,19 @@ export function noteKeyId(name: string, type: NoteType, publicKey: Uint8Array): 
 /** The verifier key text of a raw Ed25519 public key under `name`. */
 export function noteVerifierKey(name: string, publicKey: Uint8Array, type: NoteType = NOTE_TYPE.ed25519): string {
   _checkName(name);
-  if (publicKey.length !== 32) throw new WitnessError('INVALID_INPUT', `An Ed25519 public key has 32 bytes, this one has ${publicKey.length}.`);
+  if (publicKey.length !== 32)
+    throw new WitnessError('INVALID_INPUT', `An Ed25519 public key has 32 bytes, this one has ${publicKey.length}.`);
   const id = noteKeyId(name, type, publicKey).toString(16).padStart(8, '0');
   return `${name}+${id}+${Buffer.concat([Buffer.from([type]), publicKey]).toString('base64')}`;
 }
 
 /** Parses a verifier key text (Ed25519 or cosignature/v1), checking its key id. */
 export function parseNoteVerifierKey(text: string): NoteVerifier {
-  const bad = (why: string) => new WitnessError('INVALID_INPUT', `${JSON.stringify(text.slice(0, 200))} is not a note verifier key (name+hash+base64 key): ${why}.`);
+  const bad = (why: string) =>
+    new WitnessError(
+      'INVALID_INPUT',
+      `${JSON.stringify(text.slice(0, 200))} is not a note verifier key (name+hash+base64 key): ${why}.`,
+    );
   // The key's base64 may itself hold "+": only the first two separate (Go's chop).
   const first = text.indexOf('+');
   const second = first < 0 ? -1 : text.indexOf('+', first + 1);
@@ -108,9 +113,13 @@ export function parseNoteVerifierKey(text: string): NoteVerifier {
   if (!isValidKeyName(name)) throw bad('the name is empty or holds a space');
   if (!/^[0-9a-f]{8}$/.test(hex)) throw bad('the key hash is not 8 lower-case hex digits');
   const key = _base64Strict(b64);
-  if (key === undefined || key.length !== 33) throw bad('the key is not base64 of a type byte and a 32-byte Ed25519 key');
+  if (key === undefined || key.length !== 33)
+    throw bad('the key is not base64 of a type byte and a 32-byte Ed25519 key');
   const type = key[0] as number;
-  if (type !== NOTE_TYPE.ed25519 && type !== NOTE_TYPE.cosignatureV1) throw bad(`signature type 0x${type.toString(16).padStart(2, '0')} is not supported (0x01 Ed25519, 0x04 cosignature/v1)`);
+  if (type !== NOTE_TYPE.ed25519 && type !== NOTE_TYPE.cosignatureV1)
+    throw bad(
+      `signature type 0x${type.toString(16).padStart(2, '0')} is not supported (0x01 Ed25519, 0x04 cosignature/v1)`,
+    );
   const publicKey = key.subarray(1);
   const keyId = Number.parseInt(hex, 16);
   if (noteKeyId(name, type, publicKey) !== keyId) throw bad('the key hash does not match the name and key');
@@ -122,7 +131,10 @@ export function noteVerifierOf(name: string, type: NoteType, publicKey: Uint8Arr
   _checkName(name);
   const pub = Buffer.from(publicKey);
   const ed = ed25519Verifier(name, pub.toString('base64url'));
-  const verify = type === NOTE_TYPE.ed25519 ? (text: Buffer, sig: Buffer) => sig.length === 64 && ed.verify(text, sig) : (text: Buffer, sig: Buffer) => _verifyCosignature(ed.verify, text, sig);
+  const verify =
+    type === NOTE_TYPE.ed25519
+      ? (text: Buffer, sig: Buffer) => sig.length === 64 && ed.verify(text, sig)
+      : (text: Buffer, sig: Buffer) => _verifyCosignature(ed.verify, text, sig);
   return Object.freeze({ name, keyId: noteKeyId(name, type, pub), type, publicKey: pub, verify });
 }
 
@@ -141,7 +153,11 @@ export function noteSigner(key: SigningKey, name: string): NoteSigner {
     type: NOTE_TYPE.ed25519,
     verifierKey: noteVerifierKey(name, publicKey),
     sign(text: Buffer): Buffer {
-      if (text.subarray(0, COSIGNATURE_HEADER.length).equals(COSIGNATURE_HEADER)) throw new WitnessError('USAGE', 'Refusing to sign a note that begins with "cosignature/v1": it would read as a witness cosignature.');
+      if (text.subarray(0, COSIGNATURE_HEADER.length).equals(COSIGNATURE_HEADER))
+        throw new WitnessError(
+          'USAGE',
+          'Refusing to sign a note that begins with "cosignature/v1": it would read as a witness cosignature.',
+        );
       return Buffer.from(signer.sign(text), 'base64url');
     },
   });
@@ -166,14 +182,19 @@ export interface OpenNoteOptions {
 }
 
 /** Reads a signed note and checks every signature by a key in `verifiers` (see the module header). */
-export function openNote(note: string | Uint8Array, verifiers: readonly NoteVerifier[], options: OpenNoteOptions = {}): OpenedNote {
+export function openNote(
+  note: string | Uint8Array,
+  verifiers: readonly NoteVerifier[],
+  options: OpenNoteOptions = {},
+): OpenedNote {
   const bytes = typeof note === 'string' ? Buffer.from(note, 'utf8') : Buffer.from(note);
   _decode(bytes, typeof note === 'string' ? note : undefined);
   const split = bytes.lastIndexOf('\n\n');
   if (split < 0) throw _malformed('it has no blank line before its signatures');
   const body = bytes.subarray(0, split + 1);
   const sigText = bytes.subarray(split + 2).toString('utf8');
-  if (sigText.length === 0 || !sigText.endsWith('\n')) throw _malformed('its signature block is empty or does not end with a newline');
+  if (sigText.length === 0 || !sigText.endsWith('\n'))
+    throw _malformed('its signature block is empty or does not end with a newline');
   const lines = sigText.slice(0, -1).split('\n');
   const max = options.maxSignatures ?? MAX_NOTE_SIGNATURES;
   if (lines.length > max) throw _malformed(`it has ${lines.length} signature lines, more than the ${max} read`);
@@ -191,13 +212,25 @@ export function openNote(note: string | Uint8Array, verifiers: readonly NoteVeri
     }
     const raw = Buffer.from(sig.base64, 'base64').subarray(4);
     if (!verifier.verify(body, raw)) {
-      throw new WitnessError('INVALID_INPUT', `The note's signature by ${sig.name} (key ${_hex(sig.keyId)}) does not verify: the note was changed after signing, or the signature was damaged.`, { data: { problem: 'BAD_SIGNATURE' satisfies NoteProblem, name: sig.name } });
+      throw new WitnessError(
+        'INVALID_INPUT',
+        `The note's signature by ${sig.name} (key ${_hex(sig.keyId)}) does not verify: the note was changed after signing, or the signature was damaged.`,
+        { data: { problem: 'BAD_SIGNATURE' satisfies NoteProblem, name: sig.name } },
+      );
     }
-    out.verified.push(verifier.type === NOTE_TYPE.cosignatureV1 ? { ...sig, verifier, timestamp: Number(raw.readBigUInt64BE(0)) } : { ...sig, verifier });
+    out.verified.push(
+      verifier.type === NOTE_TYPE.cosignatureV1
+        ? { ...sig, verifier, timestamp: Number(raw.readBigUInt64BE(0)) }
+        : { ...sig, verifier },
+    );
   }
   if (out.verified.length === 0) {
     const names = [...new Set(verifiers.map((v) => v.name))].join(', ') || '(none given)';
-    throw new WitnessError('INVALID_INPUT', `No signature of the note is by a known key (known: ${names}); check the verifier key or who signed it.`, { data: { problem: 'UNVERIFIED' satisfies NoteProblem } });
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `No signature of the note is by a known key (known: ${names}); check the verifier key or who signed it.`,
+      { data: { problem: 'UNVERIFIED' satisfies NoteProblem } },
+    );
   }
   return out;
 }
@@ -252,13 +285,19 @@ function _verifyCosignature(verify: (m: Uint8Array, s: Uint8Array) => boolean, t
 }
 
 function _parseLine(line: string): NoteSignature {
-  if (!line.startsWith('— ')) throw _malformed(`a signature line does not begin with "— " (an em dash and a space): ${JSON.stringify(line.slice(0, 80))}`);
+  if (!line.startsWith('— '))
+    throw _malformed(
+      `a signature line does not begin with "— " (an em dash and a space): ${JSON.stringify(line.slice(0, 80))}`,
+    );
   const rest = line.slice(2);
   const space = rest.indexOf(' ');
   const name = space < 0 ? rest : rest.slice(0, space);
   const base64 = space < 0 ? '' : rest.slice(space + 1);
   const raw = _base64Strict(base64);
-  if (!isValidKeyName(name) || raw === undefined || raw.length < 5) throw _malformed(`a signature line is not "— NAME BASE64" with a valid key name and at least 5 bytes of canonical base64: ${JSON.stringify(line.slice(0, 80))}`);
+  if (!isValidKeyName(name) || raw === undefined || raw.length < 5)
+    throw _malformed(
+      `a signature line is not "— NAME BASE64" with a valid key name and at least 5 bytes of canonical base64: ${JSON.stringify(line.slice(0, 80))}`,
+    );
   return { name, keyId: raw.readUInt32BE(0), base64 };
 }
 
@@ -281,7 +320,11 @@ function _decode(bytes: Buffer, given: string | undefined): void {
 
 function _checkText(text: string, bytes: Buffer): void {
   if (loneSurrogateIndex(text) >= 0) throw _malformed('it is not valid Unicode text (a lone surrogate)');
-  for (const b of bytes) if (b < 0x20 && b !== 0x0a) throw _malformed(`it holds the control character 0x${b.toString(16).padStart(2, '0')} (only the newline is allowed)`);
+  for (const b of bytes)
+    if (b < 0x20 && b !== 0x0a)
+      throw _malformed(
+        `it holds the control character 0x${b.toString(16).padStart(2, '0')} (only the newline is allowed)`,
+      );
   if (!text.endsWith('\n')) throw _malformed('its text does not end with a newline');
 }
 
@@ -295,11 +338,17 @@ function _base64Strict(text: string): Buffer | undefined {
 export { _base64Strict as decodeBase64Strict };
 
 function _checkName(name: string): void {
-  if (!isValidKeyName(name)) throw new WitnessError('USAGE', `${JSON.stringify(name)} is not a note key name: it must be non-empty, without spaces or "+" (e.g. example.com/log).`);
+  if (!isValidKeyName(name))
+    throw new WitnessError(
+      'USAGE',
+      `${JSON.stringify(name)} is not a note key name: it must be non-empty, without spaces or "+" (e.g. example.com/log).`,
+    );
 }
 
 function _malformed(why: string): WitnessError {
-  return new WitnessError('INVALID_INPUT', `Not a signed note: ${why}.`, { data: { problem: 'MALFORMED' satisfies NoteProblem } });
+  return new WitnessError('INVALID_INPUT', `Not a signed note: ${why}.`, {
+    data: { problem: 'MALFORMED' satisfies NoteProblem },
+  });
 }
 
 function _hex(id: number): string {

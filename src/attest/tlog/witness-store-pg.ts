@@ -40,7 +40,10 @@ export class PostgresWitnessState implements WitnessState {
   }
 
   async latest(origin: string): Promise<StoredCheckpoint | undefined> {
-    const { rows } = await this.#pool.query<{ origin: string; size: string; root: Buffer; note: string }>('SELECT origin, size, root, note FROM witness_checkpoints WHERE origin = $1', [origin]);
+    const { rows } = await this.#pool.query<{ origin: string; size: string; root: Buffer; note: string }>(
+      'SELECT origin, size, root, note FROM witness_checkpoints WHERE origin = $1',
+      [origin],
+    );
     const row = rows[0];
     return row && { origin: row.origin, size: Number(row.size), root: row.root, note: row.note };
   }
@@ -48,16 +51,27 @@ export class PostgresWitnessState implements WitnessState {
   update<R>(origin: string, decide: (current: StoredCheckpoint | undefined) => WitnessDecision<R>): Promise<R> {
     return inTransaction(this.#pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [_LOCK, origin]);
-      const { rows } = await client.query<{ origin: string; size: string; root: Buffer; note: string }>('SELECT origin, size, root, note FROM witness_checkpoints WHERE origin = $1', [origin]);
+      const { rows } = await client.query<{ origin: string; size: string; root: Buffer; note: string }>(
+        'SELECT origin, size, root, note FROM witness_checkpoints WHERE origin = $1',
+        [origin],
+      );
       const row = rows[0];
-      const { store, refused, result } = decide(row && { origin: row.origin, size: Number(row.size), root: row.root, note: row.note });
+      const { store, refused, result } = decide(
+        row && { origin: row.origin, size: Number(row.size), root: row.root, note: row.note },
+      );
       if (store) {
         await client.query(
           'INSERT INTO witness_checkpoints (origin, size, root, note, updated_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (origin) DO UPDATE SET size = EXCLUDED.size, root = EXCLUDED.root, note = EXCLUDED.note, updated_at = EXCLUDED.updated_at',
           [store.origin, store.size, store.root, store.note, Date.now()],
         );
       }
-      if (refused) await client.query('INSERT INTO witness_refused (origin, reason, request, at) VALUES ($1, $2, $3, $4)', [origin, refused.reason, refused.request, Date.now()]);
+      if (refused)
+        await client.query('INSERT INTO witness_refused (origin, reason, request, at) VALUES ($1, $2, $3, $4)', [
+          origin,
+          refused.reason,
+          refused.request,
+          Date.now(),
+        ]);
       return result;
     });
   }

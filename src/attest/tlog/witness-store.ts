@@ -76,7 +76,11 @@ export class SqliteWitnessState implements WitnessState {
     try {
       Database = createRequire(import.meta.url)('better-sqlite3') as _DatabaseConstructor;
     } catch (cause) {
-      throw new WitnessError('INTERNAL', `The witness store needs better-sqlite3, which failed to load (${(cause as Error).message}). Run: npm rebuild better-sqlite3`, { cause });
+      throw new WitnessError(
+        'INTERNAL',
+        `The witness store needs better-sqlite3, which failed to load (${(cause as Error).message}). Run: npm rebuild better-sqlite3`,
+        { cause },
+      );
     }
     const timeout = options.busyTimeoutMs ?? 5000;
     try {
@@ -89,10 +93,16 @@ export class SqliteWitnessState implements WitnessState {
         db.exec(SCHEMA);
       }, timeout);
     } catch (cause) {
-      throw new WitnessError('IO', `Cannot open the witness state ${path}: ${(cause as Error).message}. Check the path is a writable SQLite file.`, { cause });
+      throw new WitnessError(
+        'IO',
+        `Cannot open the witness state ${path}: ${(cause as Error).message}. Check the path is a writable SQLite file.`,
+        { cause },
+      );
     }
     this.#get = this.#db.prepare('SELECT origin, size, root, note FROM witness_checkpoints WHERE origin = ?');
-    this.#put = this.#db.prepare('INSERT INTO witness_checkpoints (origin, size, root, note, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (origin) DO UPDATE SET size = excluded.size, root = excluded.root, note = excluded.note, updated_at = excluded.updated_at');
+    this.#put = this.#db.prepare(
+      'INSERT INTO witness_checkpoints (origin, size, root, note, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (origin) DO UPDATE SET size = excluded.size, root = excluded.root, note = excluded.note, updated_at = excluded.updated_at',
+    );
     this.#refused = this.#db.prepare('INSERT INTO witness_refused (origin, reason, request, at) VALUES (?, ?, ?, ?)');
   }
 

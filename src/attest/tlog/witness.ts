@@ -25,7 +25,14 @@ import { type FrontRequest, serveFront, TEXT_ERRORS } from '../../core/http-fron
 import { requestLimit } from '../../core/http-server.js';
 import { EMPTY_ROOT, verifyConsistency } from '../../core/tlog/merkle.js';
 import { parseCheckpoint } from './checkpoint.js';
-import { decodeBase64Strict, type NoteProblem, type NoteSigner, type NoteVerifier, parseNoteVerifierKey, signatureLines } from './note.js';
+import {
+  decodeBase64Strict,
+  type NoteProblem,
+  type NoteSigner,
+  type NoteVerifier,
+  parseNoteVerifierKey,
+  signatureLines,
+} from './note.js';
 import { isPostgresUrl } from '../postgres.js';
 import { SqliteWitnessState, type WitnessState } from './witness-store.js';
 
@@ -58,7 +65,9 @@ export class Witness {
   /** Opens the state (SQLite or PostgreSQL) and returns the witness. */
   static async open(options: WitnessOptions): Promise<Witness> {
     const logs = Witness.#verifiers(options.logs);
-    const store = isPostgresUrl(options.state) ? await (await import('./witness-store-pg.js')).PostgresWitnessState.open(options.state) : new SqliteWitnessState(options.state);
+    const store = isPostgresUrl(options.state)
+      ? await (await import('./witness-store-pg.js')).PostgresWitnessState.open(options.state)
+      : new SqliteWitnessState(options.state);
     return new Witness(logs, options.cosigner, store);
   }
 
@@ -66,10 +75,18 @@ export class Witness {
     const out = new Map<string, NoteVerifier[]>();
     for (const log of logs) {
       const v = typeof log === 'string' ? parseNoteVerifierKey(log) : log;
-      if (v.type !== 0x01) throw new WitnessError('USAGE', `The log key ${v.name} is a cosigner key (type 0x04); a log signs its checkpoints with an Ed25519 note key (type 0x01).`);
+      if (v.type !== 0x01)
+        throw new WitnessError(
+          'USAGE',
+          `The log key ${v.name} is a cosigner key (type 0x04); a log signs its checkpoints with an Ed25519 note key (type 0x01).`,
+        );
       out.set(v.name, [...(out.get(v.name) ?? []), v]);
     }
-    if (out.size === 0) throw new WitnessError('USAGE', 'A witness needs at least one log: give --log ORIGIN+HASH+KEY (the verifier key the log publishes).');
+    if (out.size === 0)
+      throw new WitnessError(
+        'USAGE',
+        'A witness needs at least one log: give --log ORIGIN+HASH+KEY (the verifier key the log publishes).',
+      );
     return out;
   }
 
@@ -95,7 +112,8 @@ export class Witness {
   /** `GET /checkpoint?origin=…`: the newest cosigned checkpoint of a log, as a note (200), or 404. */
   async readCheckpoint(origin: string | null): Promise<WitnessAnswer> {
     if (!origin) return _text(400, 'Name the log: GET /checkpoint?origin=ORIGIN (the first line of its checkpoints).');
-    if (!this.#logs.has(origin)) return _text(404, `Unknown log ${JSON.stringify(origin.slice(0, 200))}: this witness is not configured for it.`);
+    if (!this.#logs.has(origin))
+      return _text(404, `Unknown log ${JSON.stringify(origin.slice(0, 200))}: this witness is not configured for it.`);
     const latest = await this.#store.latest(origin);
     if (!latest) return _text(404, `This witness has cosigned no checkpoint of ${origin} yet.`);
     return { status: 200, contentType: 'text/plain; charset=utf-8', body: latest.note };
@@ -109,7 +127,8 @@ export class Witness {
     if (end <= 0) return _text(400, 'The checkpoint must begin with its origin line.');
     const origin = note.slice(0, end);
     const keys = this.#logs.get(origin);
-    if (!keys) return _text(404, `Unknown log ${JSON.stringify(origin.slice(0, 200))}: this witness is not configured for it.`);
+    if (!keys)
+      return _text(404, `Unknown log ${JSON.stringify(origin.slice(0, 200))}: this witness is not configured for it.`);
     let checkpoint: ReturnType<typeof parseCheckpoint>;
     try {
       checkpoint = parseCheckpoint(note, keys);
@@ -118,7 +137,8 @@ export class Witness {
       const problem = error.data?.problem as NoteProblem | undefined;
       return _text(problem === 'MALFORMED' || problem === undefined ? 400 : 403, error.message);
     }
-    if (oldSize > checkpoint.size) return _text(400, `The old size ${oldSize} is larger than the checkpoint's size ${checkpoint.size}.`);
+    if (oldSize > checkpoint.size)
+      return _text(400, `The old size ${oldSize} is larger than the checkpoint's size ${checkpoint.size}.`);
     const text = body.toString('utf8');
     return this.#store.update(origin, (current) => {
       const stored = current?.size ?? 0;
@@ -130,14 +150,20 @@ export class Witness {
       } else if (!verifyConsistency(oldSize, checkpoint.size, current?.root ?? EMPTY_ROOT, checkpoint.root, proof)) {
         return {
           refused: { reason: 'consistency proof does not verify', request: text },
-          result: _text(422, `The consistency proof from size ${oldSize} to ${checkpoint.size} does not verify against the checkpoint this witness holds: the log is not an append-only extension of it (a fork or a rollback), or the proof is wrong.`),
+          result: _text(
+            422,
+            `The consistency proof from size ${oldSize} to ${checkpoint.size} does not verify against the checkpoint this witness holds: the log is not an append-only extension of it (a fork or a rollback), or the proof is wrong.`,
+          ),
         };
       }
       // The cosignature is made before the commit, the answer sent after it: a crash in
       // between loses an answer, never the state it vouches for.
       const lines = signatureLines(checkpoint.body, [this.#cosigner]);
       // Kept with its cosignature, so GET /checkpoint shows when it was witnessed.
-      return { store: { origin, size: checkpoint.size, root: checkpoint.root, note: note + lines }, result: _text(200, lines) };
+      return {
+        store: { origin, size: checkpoint.size, root: checkpoint.root, note: note + lines },
+        result: _text(200, lines),
+      };
     });
   }
 
@@ -155,19 +181,24 @@ function _parseRequest(body: Buffer): { oldSize: number; proof: Buffer[]; note: 
     return _text(400, 'The request body is not UTF-8 text.');
   }
   const blank = text.indexOf('\n\n');
-  if (blank < 0) return _text(400, 'The request body must be "old SIZE", proof lines, a blank line, then the checkpoint.');
+  if (blank < 0)
+    return _text(400, 'The request body must be "old SIZE", proof lines, a blank line, then the checkpoint.');
   const [oldLine = '', ...proofLines] = text.slice(0, blank).split('\n');
   const old = /^old (0|[1-9][0-9]*)$/.exec(oldLine);
-  if (!old || !Number.isSafeInteger(Number(old[1]))) return _text(400, 'The first line must be "old SIZE" (decimal, no leading zeroes).');
-  if (proofLines.length > MAX_PROOF_LINES) return _text(400, `At most ${MAX_PROOF_LINES} consistency proof lines are allowed.`);
+  if (!old || !Number.isSafeInteger(Number(old[1])))
+    return _text(400, 'The first line must be "old SIZE" (decimal, no leading zeroes).');
+  if (proofLines.length > MAX_PROOF_LINES)
+    return _text(400, `At most ${MAX_PROOF_LINES} consistency proof lines are allowed.`);
   const proof: Buffer[] = [];
   for (const line of proofLines) {
     const hash = decodeBase64Strict(line);
-    if (hash === undefined || hash.length !== 32) return _text(400, 'Each consistency proof line must be the base64 of one 32-byte hash.');
+    if (hash === undefined || hash.length !== 32)
+      return _text(400, 'Each consistency proof line must be the base64 of one 32-byte hash.');
     proof.push(hash);
   }
   const oldSize = Number(old[1]);
-  if (oldSize === 0 && proof.length > 0) return _text(400, 'The consistency proof must be empty when the old size is 0.');
+  if (oldSize === 0 && proof.length > 0)
+    return _text(400, 'The consistency proof must be empty when the old size is 0.');
   return { oldSize, proof, note: text.slice(blank + 2) };
 }
 
@@ -195,19 +226,34 @@ export interface WitnessServer {
 /** Serves `witness` at POST /add-checkpoint (the submission prefix is the server's root) and GET /checkpoint?origin=…. */
 export async function serveWitness(witness: Witness, options: WitnessServerOptions = {}): Promise<WitnessServer> {
   const limit = requestLimit(options.maxRequestBytes, DEFAULT_WITNESS_MAX_REQUEST_BYTES);
-  const http = await serveFront({ what: 'the witness', ...options, limit, errors: TEXT_ERRORS, keepAliveTimeout: 60_000 }, (req, res, request) => _route(witness, req, res, request));
+  const http = await serveFront(
+    { what: 'the witness', ...options, limit, errors: TEXT_ERRORS, keepAliveTimeout: 60_000 },
+    (req, res, request) => _route(witness, req, res, request),
+  );
   return { url: http.url, close: () => http.close() };
 }
 
 /** After the front's Host/Origin guard: the two endpoints, then the body. */
-async function _route(witness: Witness, req: IncomingMessage, res: ServerResponse, request: FrontRequest): Promise<void> {
+async function _route(
+  witness: Witness,
+  req: IncomingMessage,
+  res: ServerResponse,
+  request: FrontRequest,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://witness');
   if (url.pathname === '/checkpoint') {
-    if (req.method !== 'GET') return request.refuse(405, 'METHOD_NOT_ALLOWED', 'checkpoint takes GET.', { Allow: 'GET' });
+    if (req.method !== 'GET')
+      return request.refuse(405, 'METHOD_NOT_ALLOWED', 'checkpoint takes GET.', { Allow: 'GET' });
     return _send(res, await witness.readCheckpoint(url.searchParams.get('origin')));
   }
-  if (req.url !== '/add-checkpoint') return request.refuse(404, 'NOT_FOUND', 'Not found: this witness answers POST /add-checkpoint and GET /checkpoint?origin=ORIGIN.');
-  if (req.method !== 'POST') return request.refuse(405, 'METHOD_NOT_ALLOWED', 'add-checkpoint takes POST.', { Allow: 'POST' });
+  if (req.url !== '/add-checkpoint')
+    return request.refuse(
+      404,
+      'NOT_FOUND',
+      'Not found: this witness answers POST /add-checkpoint and GET /checkpoint?origin=ORIGIN.',
+    );
+  if (req.method !== 'POST')
+    return request.refuse(405, 'METHOD_NOT_ALLOWED', 'add-checkpoint takes POST.', { Allow: 'POST' });
   const body = await request.bytes();
   if (body === undefined) return;
   _send(res, await witness.addCheckpoint(body));
@@ -218,6 +264,10 @@ function _send(res: ServerResponse, answer: WitnessAnswer, headers: Record<strin
     res.destroy();
     return;
   }
-  res.writeHead(answer.status, { ...headers, 'Content-Type': answer.contentType, 'Content-Length': Buffer.byteLength(answer.body) });
+  res.writeHead(answer.status, {
+    ...headers,
+    'Content-Type': answer.contentType,
+    'Content-Length': Buffer.byteLength(answer.body),
+  });
   res.end(answer.body);
 }

@@ -28,11 +28,23 @@ const AGENTS = ['policy', 'llm', 'embedded'] as const;
 
 /** The child's backend from --agent (and --endpoint/--model for llm); an option the backend does not use is refused. */
 function _backend(o: { agent: string; endpoint?: string; model?: string }): AgentBackend {
-  if (o.endpoint !== undefined && o.agent !== 'llm') throw new WitnessError('USAGE', `--endpoint applies only to --agent llm; --agent ${o.agent} would not use it. Drop it, or add --agent llm.`);
-  if (o.model !== undefined && o.agent === 'policy') throw new WitnessError('USAGE', '--model applies only to --agent llm or embedded; the policy agent uses no model. Drop it, or choose --agent llm or embedded.');
+  if (o.endpoint !== undefined && o.agent !== 'llm')
+    throw new WitnessError(
+      'USAGE',
+      `--endpoint applies only to --agent llm; --agent ${o.agent} would not use it. Drop it, or add --agent llm.`,
+    );
+  if (o.model !== undefined && o.agent === 'policy')
+    throw new WitnessError(
+      'USAGE',
+      '--model applies only to --agent llm or embedded; the policy agent uses no model. Drop it, or choose --agent llm or embedded.',
+    );
   if (o.agent === 'policy') return policyBackend;
   if (o.agent === 'llm') {
-    if (!o.endpoint || !o.model) throw new WitnessError('USAGE', '--agent llm needs --endpoint URL (OpenAI-compatible, e.g. http://127.0.0.1:8000/v1) and --model NAME.');
+    if (!o.endpoint || !o.model)
+      throw new WitnessError(
+        'USAGE',
+        '--agent llm needs --endpoint URL (OpenAI-compatible, e.g. http://127.0.0.1:8000/v1) and --model NAME.',
+      );
     return openAiCompatibleBackend({ endpoint: o.endpoint, model: o.model });
   }
   if (o.agent === 'embedded') {
@@ -45,8 +57,13 @@ function _backend(o: { agent: string; endpoint?: string; model?: string }): Agen
 export function a2aCommand(ctx: CliContext): Command {
   return new Command('a2a')
     .summary('A2A agents with attested results, the co-signing service, and experiment E12')
-    .description('Serve an A2A v1.0 child agent whose results carry a release receipt and delegation-edge evidence; run the parent\'s fail-closed co-signing service and the MCP evidence tool; verify signed Agent Cards; run experiment E12.')
-    .addHelpText('after', '\nExample:\n  $ witness a2a tool --port 4200\n  $ witness a2a cosigner --key parent.key.json --port 4300\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --cosigner org-parent=http://127.0.0.1:4300 --port 4100\n  $ witness a2a card verify http://127.0.0.1:4100 --keys trusted.json\n  $ witness a2a bench --trials 30 --warmup 10 --out results.json')
+    .description(
+      "Serve an A2A v1.0 child agent whose results carry a release receipt and delegation-edge evidence; run the parent's fail-closed co-signing service and the MCP evidence tool; verify signed Agent Cards; run experiment E12.",
+    )
+    .addHelpText(
+      'after',
+      '\nExample:\n  $ witness a2a tool --port 4200\n  $ witness a2a cosigner --key parent.key.json --port 4300\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --cosigner org-parent=http://127.0.0.1:4300 --port 4100\n  $ witness a2a card verify http://127.0.0.1:4100 --keys trusted.json\n  $ witness a2a bench --trials 30 --warmup 10 --out results.json',
+    )
     .addCommand(_serve(ctx))
     .addCommand(_card(ctx))
     .addCommand(_cosigner(ctx))
@@ -69,13 +86,28 @@ function _withServerOptions(command: Command, defaultMaxRequestBytes: number): C
   return command
     .option('--host <host>', 'address to bind', hostName, '127.0.0.1')
     .option('--port <port>', 'port (0: any free port)', portNumber, 0)
-    .option('--allowed-host <host>', 'Host names clients use, required when binding beyond loopback (repeatable)', collect, [])
+    .option(
+      '--allowed-host <host>',
+      'Host names clients use, required when binding beyond loopback (repeatable)',
+      collect,
+      [],
+    )
     .option('--allow-origin <origin>', 'also allow this Origin (loopback origins are; repeatable)', collect, [])
-    .option('--max-request-bytes <n>', `largest request body in bytes; a larger one gets a JSON 413 (default ${defaultMaxRequestBytes})`, wholeNumber(1));
+    .option(
+      '--max-request-bytes <n>',
+      `largest request body in bytes; a larger one gets a JSON 413 (default ${defaultMaxRequestBytes})`,
+      wholeNumber(1),
+    );
 }
 
 function _access(o: ServerCliOptions): ServerAccessOptions {
-  return { host: o.host, port: o.port, allowedHosts: o.allowedHost, allowedOrigins: o.allowOrigin, ...(o.maxRequestBytes !== undefined ? { maxRequestBytes: o.maxRequestBytes } : {}) };
+  return {
+    host: o.host,
+    port: o.port,
+    allowedHosts: o.allowedHost,
+    allowedOrigins: o.allowOrigin,
+    ...(o.maxRequestBytes !== undefined ? { maxRequestBytes: o.maxRequestBytes } : {}),
+  };
 }
 
 interface ServeOptions extends ServerCliOptions {
@@ -91,17 +123,33 @@ interface ServeOptions extends ServerCliOptions {
 
 function _serve(ctx: CliContext): Command {
   return _withServerOptions(new Command('serve'), DEFAULT_AGENT_MAX_REQUEST_BYTES)
-    .description('Serve the child A2A agent: signed Agent Card at /.well-known/agent-card.json, JSON-RPC SendMessage (v1.0) and message/send (v0.3). Each answer is released through the runtime signer; under dag the parent must co-sign, or the task fails (fail closed). Runs until interrupted.')
+    .description(
+      'Serve the child A2A agent: signed Agent Card at /.well-known/agent-card.json, JSON-RPC SendMessage (v1.0) and message/send (v0.3). Each answer is released through the runtime signer; under dag the parent must co-sign, or the task fails (fail closed). Runs until interrupted.',
+    )
     .requiredOption('--key <file>', "the child deployer's key file (the runtime holds it; the agent never sees it)")
     .requiredOption('--tool <url>', 'MCP endpoint of the evidence tool (witness a2a tool)')
-    .option('--cosigner <deployer=url...>', "a parent deployer's co-signing service, e.g. org-parent=http://127.0.0.1:4300", [])
+    .option(
+      '--cosigner <deployer=url...>',
+      "a parent deployer's co-signing service, e.g. org-parent=http://127.0.0.1:4300",
+      [],
+    )
     .option('--cosign-timeout <ms>', 'longest wait for a co-signature; then the task fails', wholeNumber(1), 5000)
-    .addOption(new Option('--agent <backend>', 'what answers tasks (policy: model-free, deterministic; llm: an OpenAI-compatible server; embedded: a local GGUF file)').choices([...AGENTS]).default('policy'))
+    .addOption(
+      new Option(
+        '--agent <backend>',
+        'what answers tasks (policy: model-free, deterministic; llm: an OpenAI-compatible server; embedded: a local GGUF file)',
+      )
+        .choices([...AGENTS])
+        .default('policy'),
+    )
     .option('--endpoint <url>', 'for --agent llm: OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1')
     .option('--model <name>', 'for --agent llm: model name; for --agent embedded: the GGUF file')
     .option('--name <name>', 'agent name on the card')
     .option('--json', 'print {"url", "card_url"} as one JSON line when ready')
-    .addHelpText('after', '\nExample:\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --cosigner org-parent=http://127.0.0.1:4300 --port 4100')
+    .addHelpText(
+      'after',
+      '\nExample:\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --cosigner org-parent=http://127.0.0.1:4300 --port 4100',
+    )
     .action(async (o: ServeOptions) => {
       const backend = _backend(o);
       const agent = await serveChildAgent({
@@ -115,7 +163,11 @@ function _serve(ctx: CliContext): Command {
       });
       const cardUrl = `${agent.url}/.well-known/agent-card.json`;
       const stopped = untilStopped(ctx); // listening before it says it is ready, so a signal right after the line is not missed
-      ctx.io.stdout(o.json ? `${JSON.stringify({ url: agent.url, card_url: cardUrl })}\n` : `A2A agent ${agent.url} (card ${cardUrl}); Ctrl-C stops it.\n`);
+      ctx.io.stdout(
+        o.json
+          ? `${JSON.stringify({ url: agent.url, card_url: cardUrl })}\n`
+          : `A2A agent ${agent.url} (card ${cardUrl}); Ctrl-C stops it.\n`,
+      );
       await stopped;
       await agent.close();
     });
@@ -125,7 +177,11 @@ function _cosigners(specs: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const spec of specs) {
     const m = /^([\x21-\x3c\x3e-\x7e]{1,128})=(https?:\/\/\S+)$/.exec(spec);
-    if (!m?.[1] || !m[2]) throw new WitnessError('USAGE', `--cosigner ${JSON.stringify(spec)} must be DEPLOYER=URL, e.g. org-parent=http://127.0.0.1:4300`);
+    if (!m?.[1] || !m[2])
+      throw new WitnessError(
+        'USAGE',
+        `--cosigner ${JSON.stringify(spec)} must be DEPLOYER=URL, e.g. org-parent=http://127.0.0.1:4300`,
+      );
     out[m[1]] = m[2];
   }
   return out;
@@ -133,17 +189,25 @@ function _cosigners(specs: string[]): Record<string, string> {
 
 function _card(ctx: CliContext): Command {
   const verify = new Command('verify')
-    .description("Fetch an Agent Card and verify its JWS signatures against YOUR key directory (never the card's own keys or jku). Exit 0 valid, 1 invalid, 2 usage error.")
+    .description(
+      "Fetch an Agent Card and verify its JWS signatures against YOUR key directory (never the card's own keys or jku). Exit 0 valid, 1 invalid, 2 usage error.",
+    )
     .argument('<url>', "the agent's base URL, or the card URL (…/agent-card.json), or a card file")
     .requiredOption('--keys <file>', 'your own key directory (witness keys add)')
     .option('--json', 'print {ok, kid, deployer, reasons}')
-    .addHelpText('after', '\nExample:\n  $ witness a2a card verify http://127.0.0.1:4100 --keys trusted.json\n  $ witness a2a card verify ./card.json --keys trusted.json --json')
+    .addHelpText(
+      'after',
+      '\nExample:\n  $ witness a2a card verify http://127.0.0.1:4100 --keys trusted.json\n  $ witness a2a card verify ./card.json --keys trusted.json --json',
+    )
     .action(async (url: string, o: { keys: string; json?: boolean }) => {
       const directory = loadKeyDirectory(resolvePath(ctx, o.keys));
       const card = /^https?:\/\//.test(url) ? await fetchAgentCard(url) : _readCardFile(resolvePath(ctx, url));
       const result = verifyAgentCard(card, directory);
       if (o.json) ctx.io.stdout(`${JSON.stringify(result, null, 2)}\n`);
-      else if (result.ok) ctx.io.stdout(`valid: the card is signed by ${result.kid}, which your directory trusts for ${result.deployer}.\n`);
+      else if (result.ok)
+        ctx.io.stdout(
+          `valid: the card is signed by ${result.kid}, which your directory trusts for ${result.deployer}.\n`,
+        );
       else ctx.io.stdout(`invalid:\n${result.reasons.map((r) => `  ${r.code.padEnd(20)} ${r.message}`).join('\n')}\n`);
       if (!result.ok) ctx.exitCode = 1;
     });
@@ -151,24 +215,38 @@ function _card(ctx: CliContext): Command {
 }
 
 function _readCardFile(path: string): unknown {
-  const text = readNamedFile(path, 'card file', { whenMissing: 'Give a URL (http://…) or a card file.' }).toString('utf8');
+  const text = readNamedFile(path, 'card file', { whenMissing: 'Give a URL (http://…) or a card file.' }).toString(
+    'utf8',
+  );
   return parseCardText(text, path);
 }
 
 function _cosigner(ctx: CliContext): Command {
   return _withServerOptions(new Command('cosigner'), DEFAULT_COSIGNER_MAX_REQUEST_BYTES)
-    .description("The parent deployer's co-signing service: co-signs a dag edge only for a delegation it issued (a grant: task id, child deployer, parent receipt, expiry), once, for the holder of the grant's credential. POST /grants needs the admin token and answers the grant's cosign_token; POST /cosign needs that token and answers 200 {signature} or 403 refused. Runs until interrupted.")
+    .description(
+      "The parent deployer's co-signing service: co-signs a dag edge only for a delegation it issued (a grant: task id, child deployer, parent receipt, expiry), once, for the holder of the grant's credential. POST /grants needs the admin token and answers the grant's cosign_token; POST /cosign needs that token and answers 200 {signature} or 403 refused. Runs until interrupted.",
+    )
     .requiredOption('--key <file>', "the parent deployer's key file")
-    .option('--admin-token-file <file>', 'file holding the token for POST /grants; a missing file is created (mode 0600) with a random token (default: a random token, printed)')
+    .option(
+      '--admin-token-file <file>',
+      'file holding the token for POST /grants; a missing file is created (mode 0600) with a random token (default: a random token, printed)',
+    )
     .option('--json', 'print {"url", "admin_token"} as one JSON line when ready')
-    .addHelpText('after', '\nExample:\n  $ witness a2a cosigner --key parent.key.json --port 4300 --admin-token-file grants.token\n  $ curl -H "Authorization: Bearer $(cat grants.token)" -d \'{"task_id":"t1","child_deployer":"org-child","parent_digest":"…","expires_at":1767225600000}\' http://127.0.0.1:4300/grants\n  {"ok":true,"cosign_token":"…"}    # give it to the child with the delegation')
+    .addHelpText(
+      'after',
+      '\nExample:\n  $ witness a2a cosigner --key parent.key.json --port 4300 --admin-token-file grants.token\n  $ curl -H "Authorization: Bearer $(cat grants.token)" -d \'{"task_id":"t1","child_deployer":"org-child","parent_digest":"…","expires_at":1767225600000}\' http://127.0.0.1:4300/grants\n  {"ok":true,"cosign_token":"…"}    # give it to the child with the delegation',
+    )
     .action(async (o: ServerCliOptions & { key: string; adminTokenFile?: string }) => {
       const service = new CosignService(readKeyFile(resolvePath(ctx, o.key)));
       const adminToken = o.adminTokenFile ? _adminToken(ctx, resolvePath(ctx, o.adminTokenFile)) : undefined;
       const server = await serveCosigner(service, { ..._access(o), ...(adminToken ? { adminToken } : {}) });
       const token = o.adminTokenFile ? undefined : server.adminToken;
       const stopped = untilStopped(ctx); // listening before it says it is ready, so a signal right after the line is not missed
-      ctx.io.stdout(o.json ? `${JSON.stringify({ url: server.url, ...(token ? { admin_token: token } : {}) })}\n` : `Co-signer for ${service.deployer} at ${server.url}${token ? `; admin token ${token}` : ''}; Ctrl-C stops it.\n`);
+      ctx.io.stdout(
+        o.json
+          ? `${JSON.stringify({ url: server.url, ...(token ? { admin_token: token } : {}) })}\n`
+          : `Co-signer for ${service.deployer} at ${server.url}${token ? `; admin token ${token}` : ''}; Ctrl-C stops it.\n`,
+      );
       await stopped;
       await server.close();
     });
@@ -188,23 +266,36 @@ function _adminToken(ctx: CliContext, path: string): string {
       ctx.io.stderr(`Created the admin token file ${path} (mode 0600) with a random token.\n`);
       return fresh;
     } catch (cause) {
-      if ((cause as NodeJS.ErrnoException).code !== 'EEXIST') throw new WitnessError('IO', `Cannot create the admin token file ${path}: ${(cause as Error).message}. Create it yourself: head -c 24 /dev/urandom | base64 > ${path}; chmod 600 ${path}`, { cause });
+      if ((cause as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new WitnessError(
+          'IO',
+          `Cannot create the admin token file ${path}: ${(cause as Error).message}. Create it yourself: head -c 24 /dev/urandom | base64 > ${path}; chmod 600 ${path}`,
+          { cause },
+        );
     }
   }
   const token = readNamedFile(path, 'admin token file').toString('utf8').trim();
-  if (!/^[\x21-\x7e]{16,256}$/.test(token)) throw new WitnessError('USAGE', `The admin token file ${path} must hold one token of 16–256 printable characters without spaces.`);
+  if (!/^[\x21-\x7e]{16,256}$/.test(token))
+    throw new WitnessError(
+      'USAGE',
+      `The admin token file ${path} must hold one token of 16–256 printable characters without spaces.`,
+    );
   return token;
 }
 
 function _tool(ctx: CliContext): Command {
   return _withServerOptions(new Command('tool'), DEFAULT_TOOL_MAX_REQUEST_BYTES)
-    .description('The MCP tool server (Streamable HTTP, stateless) with get_evidence, which the child agent calls. Runs until interrupted.')
+    .description(
+      'The MCP tool server (Streamable HTTP, stateless) with get_evidence, which the child agent calls. Runs until interrupted.',
+    )
     .option('--json', 'print {"url"} as one JSON line when ready')
     .addHelpText('after', '\nExample:\n  $ witness a2a tool --port 4200     # MCP endpoint http://127.0.0.1:4200/mcp')
     .action(async (o: ServerCliOptions) => {
       const server = await serveEvidenceTool(_access(o));
       const stopped = untilStopped(ctx); // listening before it says it is ready, so a signal right after the line is not missed
-      ctx.io.stdout(o.json ? `${JSON.stringify({ url: server.url })}\n` : `MCP tool server ${server.url}; Ctrl-C stops it.\n`);
+      ctx.io.stdout(
+        o.json ? `${JSON.stringify({ url: server.url })}\n` : `MCP tool server ${server.url}; Ctrl-C stops it.\n`,
+      );
       await stopped;
       await server.close();
     });
@@ -212,7 +303,9 @@ function _tool(ctx: CliContext): Command {
 
 function _bench(ctx: CliContext): Command {
   return new Command('bench')
-    .description('Experiment E12: three loopback processes (this one: parent + co-signer; the child agent; the MCP tool), conditions none / chain / dag interleaved after warm-ups, one record per trial, the child-key-only forgery, a summary table. Check the file with: witness verify results.json')
+    .description(
+      'Experiment E12: three loopback processes (this one: parent + co-signer; the child agent; the MCP tool), conditions none / chain / dag interleaved after warm-ups, one record per trial, the child-key-only forgery, a summary table. Check the file with: witness verify results.json',
+    )
     .option('--trials <n>', 'trials per condition', wholeNumber(1), 30)
     .option('--warmup <n>', 'warm-up trials per condition (not recorded)', wholeNumber(0), 10)
     .addOption(new Option('--agent <backend>', 'child agent backend').choices([...AGENTS]).default('policy'))
@@ -220,50 +313,74 @@ function _bench(ctx: CliContext): Command {
     .option('--model <name>', 'for --agent llm: model name; for --agent embedded: the GGUF file')
     .requiredOption('--out <file>', 'where to write the results JSON')
     .option('--json', 'print the summary as JSON instead of a table')
-    .addHelpText('after', '\nExample:\n  $ witness a2a bench --trials 30 --warmup 10 --out results.json\n  $ witness verify results.json\n  $ witness a2a bench --agent llm --endpoint http://127.0.0.1:8000/v1 --model qwen3-4b --out results-llm.json')
-    .action(async (o: { trials: number; warmup: number; agent: string; endpoint?: string; model?: string; out: string; json?: boolean }) => {
-      await _backend(o).close?.(); // checks the options before any process starts
-      const out = resolvePath(ctx, o.out);
-      _checkWritable(out); // before the run, not after minutes of trials
-      const stop = stopOnSignal();
-      const results = await runE12({
-        trials: o.trials,
-        warmup: o.warmup,
-        agent: o.agent,
-        ...(o.endpoint ? { endpoint: o.endpoint } : {}),
-        ...(o.model ? { model: o.model } : {}),
-        onProgress: (done, total) => {
-          if (ctx.io.isTTY) ctx.io.stderr(`\r${done}/${total} trials`);
-          // A log gets a line per tenth, so a long run shows it is moving.
-          else if (done === total || Math.floor((done * 10) / total) > Math.floor(((done - 1) * 10) / total)) ctx.io.stderr(`${done}/${total} trials\n`);
-        },
-        signal: stop.signal,
-      }).finally(stop.dispose);
-      if (results.interrupted) {
-        ctx.exitCode = interruptedExitCode(stop.by);
-        if (results.trials.length === 0) {
-          ctx.io.stderr(`${ctx.io.isTTY ? '\n' : ''}witness: interrupted during the warm-ups, before any trial was recorded: nothing written to ${out}.\n`);
+    .addHelpText(
+      'after',
+      '\nExample:\n  $ witness a2a bench --trials 30 --warmup 10 --out results.json\n  $ witness verify results.json\n  $ witness a2a bench --agent llm --endpoint http://127.0.0.1:8000/v1 --model qwen3-4b --out results-llm.json',
+    )
+    .action(
+      async (o: {
+        trials: number;
+        warmup: number;
+        agent: string;
+        endpoint?: string;
+        model?: string;
+        out: string;
+        json?: boolean;
+      }) => {
+        await _backend(o).close?.(); // checks the options before any process starts
+        const out = resolvePath(ctx, o.out);
+        _checkWritable(out); // before the run, not after minutes of trials
+        const stop = stopOnSignal();
+        const results = await runE12({
+          trials: o.trials,
+          warmup: o.warmup,
+          agent: o.agent,
+          ...(o.endpoint ? { endpoint: o.endpoint } : {}),
+          ...(o.model ? { model: o.model } : {}),
+          onProgress: (done, total) => {
+            if (ctx.io.isTTY) ctx.io.stderr(`\r${done}/${total} trials`);
+            // A log gets a line per tenth, so a long run shows it is moving.
+            else if (done === total || Math.floor((done * 10) / total) > Math.floor(((done - 1) * 10) / total))
+              ctx.io.stderr(`${done}/${total} trials\n`);
+          },
+          signal: stop.signal,
+        }).finally(stop.dispose);
+        if (results.interrupted) {
+          ctx.exitCode = interruptedExitCode(stop.by);
+          if (results.trials.length === 0) {
+            ctx.io.stderr(
+              `${ctx.io.isTTY ? '\n' : ''}witness: interrupted during the warm-ups, before any trial was recorded: nothing written to ${out}.\n`,
+            );
+            return;
+          }
+        }
+        writeFileAtomic(out, `${JSON.stringify(results, null, 2)}\n`); // evidence: all or nothing, durable
+        if (o.json)
+          ctx.io.stdout(
+            `${JSON.stringify({ summary: results.summary, forgery: results.forgery.map(({ construction, accepted, reasons }) => ({ construction, accepted, reasons })), overhead_dag_vs_none_ms: results.overhead_dag_vs_none_ms, overhead_dag_vs_none_paired_median_ms: results.overhead_dag_vs_none_paired_median_ms, overhead_dag_vs_none_cpu_ms: results.overhead_dag_vs_none_cpu_ms, overhead_chain_vs_none_ms: results.overhead_chain_vs_none_ms, ...(results.interrupted ? { interrupted: results.interrupted } : {}), out }, null, 2)}\n`,
+          );
+        else
+          ctx.io.stdout(
+            `${ctx.io.isTTY ? '\n' : ''}${formatE12Summary(results)}\nresults: ${out} (check with: witness verify ${o.out})\n`,
+          );
+        if (results.interrupted) {
+          const { trials_recorded: n, trials_planned: of } = results.interrupted;
+          ctx.io.stderr(
+            `witness: interrupted after ${n} of ${of} trials: ${out} holds those ${n}, marked interrupted (witness verify reports it as partial, not as a complete run). Rerun the bench for a complete one.\n`,
+          );
           return;
         }
-      }
-      writeFileAtomic(out, `${JSON.stringify(results, null, 2)}\n`); // evidence: all or nothing, durable
-      if (o.json) ctx.io.stdout(`${JSON.stringify({ summary: results.summary, forgery: results.forgery.map(({ construction, accepted, reasons }) => ({ construction, accepted, reasons })), overhead_dag_vs_none_ms: results.overhead_dag_vs_none_ms, overhead_dag_vs_none_paired_median_ms: results.overhead_dag_vs_none_paired_median_ms, overhead_dag_vs_none_cpu_ms: results.overhead_dag_vs_none_cpu_ms, overhead_chain_vs_none_ms: results.overhead_chain_vs_none_ms, ...(results.interrupted ? { interrupted: results.interrupted } : {}), out }, null, 2)}\n`);
-      else ctx.io.stdout(`${ctx.io.isTTY ? '\n' : ''}${formatE12Summary(results)}\nresults: ${out} (check with: witness verify ${o.out})\n`);
-      if (results.interrupted) {
-        const { trials_recorded: n, trials_planned: of } = results.interrupted;
-        ctx.io.stderr(`witness: interrupted after ${n} of ${of} trials: ${out} holds those ${n}, marked interrupted (witness verify reports it as partial, not as a complete run). Rerun the bench for a complete one.\n`);
-        return;
-      }
-      const allVerified = results.summary.every((s) => s.verified === s.n);
-      const forgeryAsExpected = results.forgery.every((f) => (f.construction === 'chain' ? f.accepted : !f.accepted));
-      if (!allVerified || !forgeryAsExpected) ctx.exitCode = 1;
-    });
+        const allVerified = results.summary.every((s) => s.verified === s.n);
+        const forgeryAsExpected = results.forgery.every((f) => (f.construction === 'chain' ? f.accepted : !f.accepted));
+        if (!allVerified || !forgeryAsExpected) ctx.exitCode = 1;
+      },
+    );
 }
 
 /** `--out` must name a file in an existing folder: a directory or a missing folder is a usage error. */
 function _checkWritable(path: string): void {
   checkOutputFile(path);
   const folder = dirname(path);
-  if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new WitnessError('NOT_FOUND', `--out ${path}: the folder ${folder} does not exist.`);
+  if (!existsSync(folder) || !statSync(folder).isDirectory())
+    throw new WitnessError('NOT_FOUND', `--out ${path}: the folder ${folder} does not exist.`);
 }
-

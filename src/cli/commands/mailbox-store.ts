@@ -10,5 +10,8 @@ import type { StoreKind } from '../../mailbox/index.js';
 export function storeOption(value: string): { store: StoreKind; database?: string } {
   if (value === 'jsonl' || value === 'sqlite') return { store: value };
   if (value === 'postgres' || isPostgresUrl(value)) return { store: 'postgres', database: value };
-  throw new WitnessError('USAGE', `--store ${JSON.stringify(value)} is not a store: give jsonl, sqlite, a PostgreSQL URL (postgres://USER@HOST/DB) or postgres (the URL in WITNESS_DATABASE_URL).`);
+  throw new WitnessError(
+    'USAGE',
+    `--store ${JSON.stringify(value)} is not a store: give jsonl, sqlite, a PostgreSQL URL (postgres://USER@HOST/DB) or postgres (the URL in WITNESS_DATABASE_URL).`,
+  );
 }

@@ -30,7 +30,9 @@ interface ReportOptions {
 }
 
 export function reportCommand(ctx: CliContext): Command {
-  const fields = Object.entries(POOL_FIELDS).map(([name, f]) => `  ${name.padEnd(11)}${f.about}`).join('\n');
+  const fields = Object.entries(POOL_FIELDS)
+    .map(([name, f]) => `  ${name.padEnd(11)}${f.about}`)
+    .join('\n');
   return new Command('report')
     .summary('tabulate a results file')
     .description(
@@ -39,7 +41,10 @@ export function reportCommand(ctx: CliContext): Command {
     .argument('<file>', 'results file')
     .option('--by <fields>', 'pool runs across cells by these fields (comma-separated), e.g. model,n', _byOption)
     .option('--json', 'print the summary as JSON (snake_case keys, like the results file)')
-    .option('--wide', 'print the table with full cell labels and every column (none, timeout, median rounds, first round); by default it fits 120 columns')
+    .option(
+      '--wide',
+      'print the table with full cell labels and every column (none, timeout, median rounds, first round); by default it fits 120 columns',
+    )
     .option('--html <file>', 'also write a self-contained HTML report with charts (with --by, a pooled section too)')
     .option('--title <text>', 'title of the HTML report')
     .addHelpText(
@@ -82,29 +87,53 @@ function _report(ctx: CliContext, file: string, options: ReportOptions): void {
   for (const p of problems) ctx.io.stderr(`${file}:${p.line}: skipped: ${p.message}\n`);
   const dropped = droppedMessage(file, unique);
   if (dropped) ctx.io.stderr(`${dropped}\n`);
-  if (scan.problemCount > problems.length) ctx.io.stderr(`${file}: ${scan.problemCount - problems.length} more damaged lines skipped.\n`);
+  if (scan.problemCount > problems.length)
+    ctx.io.stderr(`${file}: ${scan.problemCount - problems.length} more damaged lines skipped.\n`);
   if (tornTail) ctx.io.stderr(`${file}: the last line is incomplete (a write was cut off) and was skipped.\n`);
   const d = unique.dropped;
-  const head = { file: path, runs, problems, torn_tail: tornTail, dropped: { repeated: d.repeated, other_experiment: d.otherExperiment, seq_taken: d.seqTaken } };
+  const head = {
+    file: path,
+    runs,
+    problems,
+    torn_tail: tornTail,
+    dropped: { repeated: d.repeated, other_experiment: d.otherExperiment, seq_taken: d.seqTaken },
+  };
   if (tables.groups) {
     const groups = tables.groups.map((g) => ({ ...g, llm: metrics.get(groupLabel(g.group)) }));
-    if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, by: options.by, groups, paired: comparisons.map(pairedJson) }, null, 2)}\n`);
+    if (options.json)
+      ctx.io.stdout(
+        `${JSON.stringify({ ...head, by: options.by, groups, paired: comparisons.map(pairedJson) }, null, 2)}\n`,
+      );
     else {
-      const llmTable = renderLlmTable('group', groups.map((g) => ({ label: groupLabel(g.group), metrics: g.llm! })));
-      ctx.io.stdout(`${renderGroupTable(tables.groups, options.by!, { inRange: tables.inRange, wide: options.wide })}\n${_section(llmTable)}`);
+      const llmTable = renderLlmTable(
+        'group',
+        groups.map((g) => ({ label: groupLabel(g.group), metrics: g.llm! })),
+      );
+      ctx.io.stdout(
+        `${renderGroupTable(tables.groups, options.by!, { inRange: tables.inRange, wide: options.wide })}\n${_section(llmTable)}`,
+      );
     }
   } else {
     const cells = tables.cells!.map((c) => ({ ...c, llm: metrics.get(c.cell) }));
-    if (options.json) ctx.io.stdout(`${JSON.stringify({ ...head, cells, paired: comparisons.map(pairedJson) }, null, 2)}\n`);
+    if (options.json)
+      ctx.io.stdout(`${JSON.stringify({ ...head, cells, paired: comparisons.map(pairedJson) }, null, 2)}\n`);
     else {
       const { short } = shortLabels(cells.map((c) => c.cell));
-      const llmTable = renderLlmTable('cell', cells.map((c) => ({ label: options.wide ? c.cell : (short.get(c.cell) ?? c.cell), metrics: c.llm! })));
-      ctx.io.stdout(`${renderOutcomeTable(tables.cells!, { wide: options.wide })}\n${_section(renderPairedTable(comparisons))}${_section(llmTable)}`);
+      const llmTable = renderLlmTable(
+        'cell',
+        cells.map((c) => ({ label: options.wide ? c.cell : (short.get(c.cell) ?? c.cell), metrics: c.llm! })),
+      );
+      ctx.io.stdout(
+        `${renderOutcomeTable(tables.cells!, { wide: options.wide })}\n${_section(renderPairedTable(comparisons))}${_section(llmTable)}`,
+      );
     }
   }
   if (options.html && kept) {
     const out = resolvePath(ctx, options.html);
-    writeFileAtomic(out, renderHtmlReport(kept, { title: options.title, source: file, version: VERSION, by: options.by }));
+    writeFileAtomic(
+      out,
+      renderHtmlReport(kept, { title: options.title, source: file, version: VERSION, by: options.by }),
+    );
     ctx.io.stderr(`HTML report: ${out}\n`);
   }
 }
@@ -125,7 +154,10 @@ function* _tee<T>(records: Iterable<T>, see: (record: T) => void): Generator<T> 
 const _section = (text: string) => (text ? `\n${text}\n` : '');
 
 /** The summaries, in one pass over the records (which may be a stream of the file). */
-function _tables(records: Iterable<RunRecord>, options: ReportOptions): { cells?: ReturnType<typeof summarizeCells>; groups?: ReturnType<typeof poolRuns>; inRange: boolean } {
+function _tables(
+  records: Iterable<RunRecord>,
+  options: ReportOptions,
+): { cells?: ReturnType<typeof summarizeCells>; groups?: ReturnType<typeof poolRuns>; inRange: boolean } {
   if (!options.by) return { cells: summarizeCells(records), inRange: false };
   let inRange = false;
   const groups = poolRuns(

@@ -22,22 +22,59 @@ const MAX_SKEW_S = MAX_SKEW_MS / 1000;
 
 export function verifyCommand(ctx: CliContext): Command {
   const command = new Command('verify')
-    .summary('verify any Witness artifact: a receipt, path, envelope, bundle, E12 results file, mailbox folder or signed simulation results')
+    .summary(
+      'verify any Witness artifact: a receipt, path, envelope, bundle, E12 results file, mailbox folder or signed simulation results',
+    )
     .description(
       'Check a Witness artifact, recognised by the type it declares: a release receipt or delegation path (against --output, trusting only --keys), a DSSE envelope, an evidence bundle that carries its output, an E12 results file, a mailbox folder, or signed simulation results (witness sim --sign). Prints the problems, each with its reason code, when invalid. An option that does not apply to the artifact given is a usage error. Exit 0 valid, 1 invalid, 2 usage error.',
     )
     .argument('<artifact>', 'an evidence file (receipt, path, DSSE envelope, bundle, E12 results) or a mailbox folder')
-    .option('--output <file>', 'the output bytes a receipt, path or envelope claims (a bundle or an E12 file carries its own)')
-    .option('--keys <file>', 'your own key directory (`witness keys add`); keys inside the evidence are never used (required for receipts, paths, envelopes and bundles)')
-    .option('--nonces <db>', 'nonce store shared by verifiers — a SQLite file (one machine), a postgres:// URL (any number of machines) or `postgres` for $WITNESS_DATABASE_URL: a second verification of the same receipt is REPLAY')
-    .addOption(new Option('--construction <c>', 'require this ancestry construction (pin dag to refuse downgrades)').choices(CONSTRUCTIONS.filter((c) => c !== 'none')))
+    .option(
+      '--output <file>',
+      'the output bytes a receipt, path or envelope claims (a bundle or an E12 file carries its own)',
+    )
+    .option(
+      '--keys <file>',
+      'your own key directory (`witness keys add`); keys inside the evidence are never used (required for receipts, paths, envelopes and bundles)',
+    )
+    .option(
+      '--nonces <db>',
+      'nonce store shared by verifiers — a SQLite file (one machine), a postgres:// URL (any number of machines) or `postgres` for $WITNESS_DATABASE_URL: a second verification of the same receipt is REPLAY',
+    )
+    .addOption(
+      new Option('--construction <c>', 'require this ancestry construction (pin dag to refuse downgrades)').choices(
+        CONSTRUCTIONS.filter((c) => c !== 'none'),
+      ),
+    )
     .option('--skew <seconds>', `clock skew tolerated on validity windows (0 to ${MAX_SKEW_S})`, _skewSeconds, 0)
-    .option('--now <time>', 'verify as of this time instead of now, e.g. 2026-01-31T12:00:00Z', (text: string) => parseTime(text, '--now'))
-    .addOption(new Option('--revocation <policy>', 'from-revoked-at: refuse receipts issued after revocation; all: refuse every receipt of a revoked key').choices(['from-revoked-at', 'all']).default('from-revoked-at'))
-    .option('--require-cosigner <deployer...>', 'deployers that must co-sign every delegation (only dag edges carry co-signatures)', [])
-    .option('--checkpoint <file>', 'signed results and mailbox folders: their checkpoint file (default: RESULTS.checkpoint.json beside them), or a checkpoint you kept (`witness sim checkpoint`): the file must be that log or an append-only extension of it')
-    .option('--cassette <file>', 'signed results only: check this cassette against the digest their checkpoint signed (--record, or a replay)')
-    .option('--allow-partial', 'signed sharded results only: valid when some shards of the sweep are missing (the verdict says partial); without it a missing shard is SHARD_MISSING')
+    .option('--now <time>', 'verify as of this time instead of now, e.g. 2026-01-31T12:00:00Z', (text: string) =>
+      parseTime(text, '--now'),
+    )
+    .addOption(
+      new Option(
+        '--revocation <policy>',
+        'from-revoked-at: refuse receipts issued after revocation; all: refuse every receipt of a revoked key',
+      )
+        .choices(['from-revoked-at', 'all'])
+        .default('from-revoked-at'),
+    )
+    .option(
+      '--require-cosigner <deployer...>',
+      'deployers that must co-sign every delegation (only dag edges carry co-signatures)',
+      [],
+    )
+    .option(
+      '--checkpoint <file>',
+      'signed results and mailbox folders: their checkpoint file (default: RESULTS.checkpoint.json beside them), or a checkpoint you kept (`witness sim checkpoint`): the file must be that log or an append-only extension of it',
+    )
+    .option(
+      '--cassette <file>',
+      'signed results only: check this cassette against the digest their checkpoint signed (--record, or a replay)',
+    )
+    .option(
+      '--allow-partial',
+      'signed sharded results only: valid when some shards of the sweep are missing (the verdict says partial); without it a missing shard is SHARD_MISSING',
+    )
     .option('--json', 'print {ok, type, legacy, summary, problems, details} as JSON');
   return addWitnessVerifyOptions(command)
     .addHelpText(
@@ -56,26 +93,40 @@ export function verifyCommand(ctx: CliContext): Command {
 /** --skew: seconds from 0 to the maximum the nonce store covers. */
 function _skewSeconds(text: string): number {
   const n = Number(text);
-  if (text.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`"${text}" is not a number of seconds ≥ 0.`);
-  if (n > MAX_SKEW_S) throw new InvalidArgumentError(`${text} seconds is more than the maximum of ${MAX_SKEW_S} seconds (nonces are kept that long past a receipt's expiry).`);
+  if (text.trim() === '' || !Number.isFinite(n) || n < 0)
+    throw new InvalidArgumentError(`"${text}" is not a number of seconds ≥ 0.`);
+  if (n > MAX_SKEW_S)
+    throw new InvalidArgumentError(
+      `${text} seconds is more than the maximum of ${MAX_SKEW_S} seconds (nonces are kept that long past a receipt's expiry).`,
+    );
   return n;
 }
 
 /** The one output: a verdict line and one line per problem, or the same as JSON. */
-function _print(ctx: CliContext, file: string, type: string | undefined, legacy: boolean, outcome: Outcome, json: boolean | undefined): void {
+function _print(
+  ctx: CliContext,
+  file: string,
+  type: string | undefined,
+  legacy: boolean,
+  outcome: Outcome,
+  json: boolean | undefined,
+): void {
   if (!outcome.ok) ctx.exitCode = 1;
   if (json) {
     const { ok, summary, problems, details, warnings = [] } = outcome;
-    ctx.io.stdout(`${JSON.stringify({ ok, file, type: type ?? null, legacy, summary, problems, warnings, details }, null, 2)}\n`);
+    ctx.io.stdout(
+      `${JSON.stringify({ ok, file, type: type ?? null, legacy, summary, problems, warnings, details }, null, 2)}\n`,
+    );
     return;
   }
   for (const w of outcome.warnings ?? []) ctx.io.stderr(`warning: ${w}\n`);
   const legacyNote = legacy ? ` (legacy: recognised by its shape, written before it declared its type ${type})` : '';
-  ctx.io.stdout(`${outcome.summary}${legacyNote}\n${outcome.problems.length > 0 ? `${formatProblems(outcome.problems)}\n` : ''}`);
+  ctx.io.stdout(
+    `${outcome.summary}${legacyNote}\n${outcome.problems.length > 0 ? `${formatProblems(outcome.problems)}\n` : ''}`,
+  );
 }
 
 /** One line per problem: code, where, message. */
 export function formatProblems(problems: readonly OutcomeProblem[]): string {
   return problems.map((p) => `  ${p.code.padEnd(22)} ${p.at === undefined ? '' : `[${p.at}] `}${p.message}`).join('\n');
 }
-

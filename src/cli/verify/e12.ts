@@ -26,12 +26,26 @@ export async function verifyE12File(artifact: Artifact, o: VerifyCliOptions, ctx
     revocation: o.revocation,
     requireCosigners: o.requireCosigner,
   });
-  const trust = result.trustedKeys === 'file' ? 'the keys recorded in the file (pass --keys DIR.json to use your own directory)' : 'your key directory';
+  const trust =
+    result.trustedKeys === 'file'
+      ? 'the keys recorded in the file (pass --keys DIR.json to use your own directory)'
+      : 'your key directory';
   const foreign = result.problems.length === 1 && result.problems[0]?.code === 'UNKNOWN_KEY';
-  const checked = foreign ? `${result.trials} trials, none checked: your key directory holds none of the keys that signed them` : `${result.verified}/${result.trials} trials verified (SHA-256 and UTF-8 length recomputed, ${result.signatures} signatures and ${result.edges} dag edges re-verified), trusting ${trust}`;
+  const checked = foreign
+    ? `${result.trials} trials, none checked: your key directory holds none of the keys that signed them`
+    : `${result.verified}/${result.trials} trials verified (SHA-256 and UTF-8 length recomputed, ${result.signatures} signatures and ${result.edges} dag edges re-verified), trusting ${trust}`;
   const { ok, problems, ...details } = result;
   // Interrupted with nothing else wrong: what it holds checks out, but it is only part of a run.
   const partial = result.interrupted !== undefined && problems.every((p) => p.code === 'INCOMPLETE');
-  const verdict = ok ? 'valid' : partial ? `partial (interrupted after ${result.trials} of ${result.interrupted?.trials_planned} trials)` : 'invalid';
-  return { ok, summary: `${verdict}: E12 results, ${result.trials > 0 ? checked : 'nothing could be checked'}.`, problems, details };
+  const verdict = ok
+    ? 'valid'
+    : partial
+      ? `partial (interrupted after ${result.trials} of ${result.interrupted?.trials_planned} trials)`
+      : 'invalid';
+  return {
+    ok,
+    summary: `${verdict}: E12 results, ${result.trials > 0 ? checked : 'nothing could be checked'}.`,
+    problems,
+    details,
+  };
 }

@@ -7,7 +7,14 @@
  * shape instead (`legacy`; docs/attest.md §9). A new kind of artifact is one entry.
  */
 import { E12_KIND } from '../../a2a/e12.js';
-import { BUNDLE_TYPE, IN_TOTO_PAYLOAD_TYPE, PATH_TYPE, verifyBundle, verifyDsse, verifyEvidence } from '../../attest/index.js';
+import {
+  BUNDLE_TYPE,
+  IN_TOTO_PAYLOAD_TYPE,
+  PATH_TYPE,
+  verifyBundle,
+  verifyDsse,
+  verifyEvidence,
+} from '../../attest/index.js';
 import { MAILBOX_FORMAT } from '../../mailbox/index.js';
 import { NOT_FOR_E12, verifyE12File } from './e12.js';
 import { verifyMailboxFolder } from './mailbox.js';
@@ -16,7 +23,16 @@ import { RESULTS_KINDS } from './results.js';
 import type { ArtifactKind, OptionName } from './types.js';
 
 /** Every option of attest's verifier: receipts, paths, envelopes and bundles use them all. */
-const RECEIPT_OPTIONS: readonly OptionName[] = ['output', 'keys', 'nonces', 'construction', 'skew', 'now', 'revocation', 'requireCosigner'];
+const RECEIPT_OPTIONS: readonly OptionName[] = [
+  'output',
+  'keys',
+  'nonces',
+  'construction',
+  'skew',
+  'now',
+  'revocation',
+  'requireCosigner',
+];
 
 function _isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -27,7 +43,8 @@ const RECEIPT_EVIDENCE = {
   form: 'json',
   uses: RECEIPT_OPTIONS,
   requires: ['output', 'keys'],
-  verify: (a, o, ctx) => verifyWithReceiptOptions(ctx, o, (options, output) => verifyEvidence(a.value, output, options)),
+  verify: (a, o, ctx) =>
+    verifyWithReceiptOptions(ctx, o, (options, output) => verifyEvidence(a.value, output, options)),
 } as const satisfies Omit<ArtifactKind, 'what' | 'declared'>;
 
 export const ARTIFACT_KINDS: readonly ArtifactKind[] = [

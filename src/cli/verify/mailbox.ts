@@ -22,13 +22,25 @@ export async function verifyMailboxFolder(artifact: Artifact, o: VerifyCliOption
   const config = readConfig(artifact.path);
   let pinned: Parameters<typeof verifyMailbox>[1] = {};
   if (o.keys) {
-    if (config.signing.alg !== 'ed25519') throw new WitnessError('USAGE', `${artifact.name} signs its call log with an HMAC key (${config.signing.kid}), which only its secret can check; --keys holds public keys. Drop --keys (the key file mailbox.json names is used), or run: witness mailbox verify ${artifact.name} --key KEY`);
+    if (config.signing.alg !== 'ed25519')
+      throw new WitnessError(
+        'USAGE',
+        `${artifact.name} signs its call log with an HMAC key (${config.signing.kid}), which only its secret can check; --keys holds public keys. Drop --keys (the key file mailbox.json names is used), or run: witness mailbox verify ${artifact.name} --key KEY`,
+      );
     const trusted = loadKeyDirectory(resolvePath(ctx, o.keys)).get(config.signing.kid);
     if (!trusted) {
       const message = `The mailbox signs with key ${config.signing.kid}, which is not in your key directory ${o.keys}; a key named by the mailbox's own files is not trusted when you give one. Add it with: witness keys add KEY.json --dir ${o.keys}`;
-      return { ok: false, summary: `invalid: mailbox ${artifact.name}, its key is not in your key directory.`, problems: [{ code: 'UNKNOWN_KEY', message }], details: { dir: artifact.path, store: config.store } };
+      return {
+        ok: false,
+        summary: `invalid: mailbox ${artifact.name}, its key is not in your key directory.`,
+        problems: [{ code: 'UNKNOWN_KEY', message }],
+        details: { dir: artifact.path, store: config.store },
+      };
     }
-    pinned = { verifier: { verifier: trusted, source: `key directory ${o.keys}` }, checkpointPublicKey: String(trusted.key.export({ format: 'jwk' }).x) };
+    pinned = {
+      verifier: { verifier: trusted, source: `key directory ${o.keys}` },
+      checkpointPublicKey: String(trusted.key.export({ format: 'jwk' }).x),
+    };
   }
   if (o.checkpoint !== undefined) pinned.checkpoint = readCheckpointText(resolvePath(ctx, o.checkpoint));
   const witnesses = witnessRequirements(o);
@@ -38,7 +50,11 @@ export async function verifyMailboxFolder(artifact: Artifact, o: VerifyCliOption
   return {
     ok: report.ok,
     summary: `${report.ok ? 'valid' : 'invalid'}: mailbox ${artifact.name}, ${counts}${report.ok ? '' : `, ${report.problems.length} problem(s)`}.`,
-    problems: report.problems.map((p) => ({ code: p.code, message: p.message, at: `${p.file.startsWith(report.dir) ? p.file.slice(report.dir.length + 1) : p.file}:${p.line}` })),
+    problems: report.problems.map((p) => ({
+      code: p.code,
+      message: p.message,
+      at: `${p.file.startsWith(report.dir) ? p.file.slice(report.dir.length + 1) : p.file}:${p.line}`,
+    })),
     details: { dir: report.dir, store: report.store, key: report.key, calls: report.calls, messages: report.messages },
     warnings: report.warnings,
   };
@@ -52,8 +68,15 @@ export function readCheckpointText(path: string): string {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new WitnessError('NOT_FOUND', `Cannot read the checkpoint ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give the file \`witness mailbox checkpoint\` printed.`);
+    throw new WitnessError(
+      'NOT_FOUND',
+      `Cannot read the checkpoint ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give the file \`witness mailbox checkpoint\` printed.`,
+    );
   }
-  if (text.length > MAX_KEPT_CHECKPOINT_BYTES) throw new WitnessError('INVALID_INPUT', `${path} is not a file of checkpoints (over 1 MiB); give the file \`witness mailbox checkpoint\` printed (or several such, appended).`);
+  if (text.length > MAX_KEPT_CHECKPOINT_BYTES)
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${path} is not a file of checkpoints (over 1 MiB); give the file \`witness mailbox checkpoint\` printed (or several such, appended).`,
+    );
   return text;
 }

@@ -21,7 +21,9 @@ const WHOLE_DOCUMENT_BYTES = 256 * 1024 * 1024;
 const FIRST_LINE_BYTES = 16 * 1024 * 1024;
 
 /** A kind found, with the type the artifact declares (for a legacy artifact, the type its kind declares now), or the outcome of an artifact that is none. */
-export type Recognised = { kind: ArtifactKind; type: string; legacy: boolean; artifact: Artifact } | { outcome: Outcome; artifact?: Artifact };
+export type Recognised =
+  | { kind: ArtifactKind; type: string; legacy: boolean; artifact: Artifact }
+  | { outcome: Outcome; artifact?: Artifact };
 
 /** Reads `path` and finds its kind; evidence that cannot be read as JSON, or declares no known type, is an invalid outcome (exit 1). */
 export function recognise(path: string, name: string, kinds: readonly ArtifactKind[] = ARTIFACT_KINDS): Recognised {
@@ -33,8 +35,16 @@ export function recognise(path: string, name: string, kinds: readonly ArtifactKi
   if (!whole.ok) {
     // Not one JSON document: a JSONL artifact declares its type on its first line.
     const first = _firstLine(text);
-    if (first !== undefined && kinds.some((k) => k.form === 'jsonl')) return _match({ path, name, form: 'jsonl', value: first }, kinds);
-    return { outcome: { ok: false, summary: 'invalid:', problems: whole.reasons.map((r) => ({ code: r.code, message: r.message })), details: {} } };
+    if (first !== undefined && kinds.some((k) => k.form === 'jsonl'))
+      return _match({ path, name, form: 'jsonl', value: first }, kinds);
+    return {
+      outcome: {
+        ok: false,
+        summary: 'invalid:',
+        problems: whole.reasons.map((r) => ({ code: r.code, message: r.message })),
+        details: {},
+      },
+    };
   }
   return _match({ path, name, form: 'json', value: whole.value }, kinds);
 }
@@ -47,22 +57,39 @@ export function checkOptions(kind: ArtifactKind, given: (name: OptionName) => bo
     const why = [...new Set(refused.map((n) => kind.why?.[n]).filter(Boolean))].join('; ');
     const uses = [...kind.uses.map((n) => OPTION_FLAGS[n]), '--json'];
     const one = refused.length === 1;
-    throw new WitnessError('USAGE', `${_list(refused.map((n) => OPTION_FLAGS[n]))} ${one ? 'does' : 'do'} not apply to ${kind.what}${why ? ` (${why})` : ''}; drop ${one ? 'it' : 'them'}. Only ${_list(uses)} do.`);
+    throw new WitnessError(
+      'USAGE',
+      `${_list(refused.map((n) => OPTION_FLAGS[n]))} ${one ? 'does' : 'do'} not apply to ${kind.what}${why ? ` (${why})` : ''}; drop ${one ? 'it' : 'them'}. Only ${_list(uses)} do.`,
+    );
   }
   const missing = (kind.requires ?? []).filter((n) => !given(n));
-  if (missing.length > 0) throw new WitnessError('USAGE', `witness verify needs ${_list(missing.map((n) => `${OPTION_FLAGS[n]} <file>`))} for ${kind.what}.`);
+  if (missing.length > 0)
+    throw new WitnessError(
+      'USAGE',
+      `witness verify needs ${_list(missing.map((n) => `${OPTION_FLAGS[n]} <file>`))} for ${kind.what}.`,
+    );
 }
 
 function _match(artifact: Artifact, kinds: readonly ArtifactKind[]): Recognised {
   const declared = kinds.filter((k) => k.form === artifact.form && _declares(artifact.value, k));
   const [kind] = declared;
-  if (kind && declared.length === 1) return { kind, type: _declared(artifact.value, kind) as string, legacy: false, artifact };
-  const legacy = declared.length === 0 ? kinds.filter((k) => k.form === artifact.form && k.legacy?.(artifact.value)) : [];
+  if (kind && declared.length === 1)
+    return { kind, type: _declared(artifact.value, kind) as string, legacy: false, artifact };
+  const legacy =
+    declared.length === 0 ? kinds.filter((k) => k.form === artifact.form && k.legacy?.(artifact.value)) : [];
   const [old] = legacy;
   if (old && legacy.length === 1) return { kind: old, type: old.declared.values[0] as string, legacy: true, artifact };
-  const known = kinds.filter((k) => k.form === artifact.form).map((k) => `${k.what} (${k.declared.field}: ${k.declared.values.map((v) => JSON.stringify(v)).join(' or ')})`);
-  const message = declared.length > 1 ? `${artifact.name} declares the types of more than one kind of artifact; it must be one.` : `${artifact.name} is not a Witness artifact: it declares none of the types this verifier knows — ${known.join('; ')}.`;
-  return { outcome: { ok: false, summary: 'invalid:', problems: [{ code: 'MALFORMED', message }], details: {} }, artifact };
+  const known = kinds
+    .filter((k) => k.form === artifact.form)
+    .map((k) => `${k.what} (${k.declared.field}: ${k.declared.values.map((v) => JSON.stringify(v)).join(' or ')})`);
+  const message =
+    declared.length > 1
+      ? `${artifact.name} declares the types of more than one kind of artifact; it must be one.`
+      : `${artifact.name} is not a Witness artifact: it declares none of the types this verifier knows — ${known.join('; ')}.`;
+  return {
+    outcome: { ok: false, summary: 'invalid:', problems: [{ code: 'MALFORMED', message }], details: {} },
+    artifact,
+  };
 }
 
 function _declares(value: unknown, kind: ArtifactKind): boolean {
@@ -73,7 +100,12 @@ function _declares(value: unknown, kind: ArtifactKind): boolean {
 function _declared(value: unknown, kind: ArtifactKind): string | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   // `receipt.type`: a signed results line declares its type in its receipt.
-  const declared = kind.declared.field.split('.').reduce<unknown>((v, key) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined), value);
+  const declared = kind.declared.field
+    .split('.')
+    .reduce<unknown>(
+      (v, key) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined),
+      value,
+    );
   return typeof declared === 'string' && kind.declared.values.includes(declared) ? declared : undefined;
 }
 
@@ -85,13 +117,23 @@ function _folder(path: string, name: string, kinds: readonly ArtifactKind[]): Re
     try {
       value = parseStrictJson(readNamedFile(manifest, 'manifest').toString('utf8'), { what: manifest });
     } catch (error) {
-      return { outcome: { ok: false, summary: 'invalid:', problems: [{ code: 'CORRUPT', message: (error as Error).message, at: kind.manifest as string }], details: {} } };
+      return {
+        outcome: {
+          ok: false,
+          summary: 'invalid:',
+          problems: [{ code: 'CORRUPT', message: (error as Error).message, at: kind.manifest as string }],
+          details: {},
+        },
+      };
     }
     const type = _declared(value, kind);
     if (type !== undefined) return { kind, type, legacy: false, artifact: { path, name, form: 'dir', value } };
   }
   const manifests = kinds.filter((k) => k.form === 'dir').map((k) => `${k.what} (${k.manifest})`);
-  throw new WitnessError('USAGE', `The evidence ${name} is a folder, but not one this verifier knows (${manifests.join(', ')}); give an evidence file or such a folder.`);
+  throw new WitnessError(
+    'USAGE',
+    `The evidence ${name} is a folder, but not one this verifier knows (${manifests.join(', ')}); give an evidence file or such a folder.`,
+  );
 }
 
 /**
@@ -101,7 +143,8 @@ function _folder(path: string, name: string, kinds: readonly ArtifactKind[]): Re
  */
 function _large(path: string, name: string, size: number, kinds: readonly ArtifactKind[]): Recognised {
   const first = _firstLine(_firstLineText(path, FIRST_LINE_BYTES));
-  if (first !== undefined && kinds.some((k) => k.form === 'jsonl')) return _match({ path, name, form: 'jsonl', value: first }, kinds);
+  if (first !== undefined && kinds.some((k) => k.form === 'jsonl'))
+    return _match({ path, name, form: 'jsonl', value: first }, kinds);
   const message = `${name} is ${size} bytes, more than a JSON evidence document may be (${WHOLE_DOCUMENT_BYTES} bytes), and its first line is not a JSON object: it is no JSONL artifact either (each declares its type on its first line).`;
   return { outcome: { ok: false, summary: 'invalid:', problems: [{ code: 'MALFORMED', message }], details: {} } };
 }

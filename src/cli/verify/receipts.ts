@@ -6,14 +6,26 @@
  * after the check (never by `--now`: an audit "as of" another time must not forget the
  * nonces of receipts some verifier could still accept today).
  */
-import { isPostgresUrl, loadKeyDirectory, type NonceStore, openNonceStore, resolveDatabaseUrl, type VerifyOptions, type VerifyResult } from '../../attest/index.js';
+import {
+  isPostgresUrl,
+  loadKeyDirectory,
+  type NonceStore,
+  openNonceStore,
+  resolveDatabaseUrl,
+  type VerifyOptions,
+  type VerifyResult,
+} from '../../attest/index.js';
 import { readNamedFile } from '../../attest/files.js';
 import { WitnessError } from '../../core/errors.js';
 import { type CliContext, resolvePath } from '../context.js';
 import type { Outcome, VerifyCliOptions } from './types.js';
 
 /** Checks a receipt-based artifact with the options given; `output` is the bytes unless the artifact carries them. */
-export async function verifyWithReceiptOptions(ctx: CliContext, o: VerifyCliOptions, check: (options: VerifyOptions, output: Buffer) => Promise<VerifyResult>): Promise<Outcome> {
+export async function verifyWithReceiptOptions(
+  ctx: CliContext,
+  o: VerifyCliOptions,
+  check: (options: VerifyOptions, output: Buffer) => Promise<VerifyResult>,
+): Promise<Outcome> {
   const output = o.output === undefined ? Buffer.alloc(0) : readNamedFile(resolvePath(ctx, o.output), 'output file');
   const directory = loadKeyDirectory(resolvePath(ctx, o.keys as string));
   const nonceStore = o.nonces ? await _openNonces(ctx, o.nonces) : undefined;
@@ -39,11 +51,18 @@ export async function verifyWithReceiptOptions(ctx: CliContext, o: VerifyCliOpti
 export function receiptOutcome(result: VerifyResult): Outcome {
   const leaf = result.path?.at(-1);
   const ancestry = leaf && leaf.depth > 0 ? `, at depth ${leaf.depth} of a ${leaf.construction} path` : '';
-  const summary = result.ok && leaf ? `valid: ${leaf.output_len} bytes (sha256 ${leaf.output_sha256}) released by ${leaf.deployer}/${leaf.instance} with key ${leaf.key_id}${ancestry}.` : 'invalid:';
+  const summary =
+    result.ok && leaf
+      ? `valid: ${leaf.output_len} bytes (sha256 ${leaf.output_sha256}) released by ${leaf.deployer}/${leaf.instance} with key ${leaf.key_id}${ancestry}.`
+      : 'invalid:';
   return {
     ok: result.ok,
     summary,
-    problems: result.reasons.map((r) => ({ code: r.code, message: r.message, ...(r.index === undefined ? {} : { at: `receipt ${r.index}` }) })),
+    problems: result.reasons.map((r) => ({
+      code: r.code,
+      message: r.message,
+      ...(r.index === undefined ? {} : { at: `receipt ${r.index}` }),
+    })),
     details: { path: result.path ?? null, signatures_checked: result.signaturesChecked },
   };
 }
@@ -57,7 +76,8 @@ async function _openNonces(ctx: CliContext, given: string): Promise<NonceStore> 
   try {
     return await openNonceStore(isPostgresUrl(url) ? url : resolvePath(ctx, url));
   } catch (error) {
-    if (error instanceof WitnessError && error.code === 'IO') throw new WitnessError('USAGE', `--nonces: ${error.message}`, { cause: error });
+    if (error instanceof WitnessError && error.code === 'IO')
+      throw new WitnessError('USAGE', `--nonces: ${error.message}`, { cause: error });
     throw error;
   }
 }

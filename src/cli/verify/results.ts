@@ -25,7 +25,14 @@ const WHY: ArtifactKind['why'] = {
 };
 const SUFFIX = '.checkpoint.json';
 
-const RESULTS: Omit<ArtifactKind, 'form'> = { what: 'a signed results file', declared: { field: 'receipt.type', values: [RECORD_TYPE] }, uses: USES, requires: ['keys'], why: WHY, verify: (a, o, ctx) => _verify(a.path, o, ctx) };
+const RESULTS: Omit<ArtifactKind, 'form'> = {
+  what: 'a signed results file',
+  declared: { field: 'receipt.type', values: [RECORD_TYPE] },
+  uses: USES,
+  requires: ['keys'],
+  why: WHY,
+  verify: (a, o, ctx) => _verify(a.path, o, ctx),
+};
 
 export const RESULTS_KINDS: readonly ArtifactKind[] = [
   { ...RESULTS, form: 'jsonl' },
@@ -49,7 +56,11 @@ function _isJson(path: string): boolean {
 
 /** The results beside a checkpoint file named RESULTS.checkpoint.json. */
 function _verifyCheckpointFile(a: Artifact, o: VerifyCliOptions, ctx: CliContext): Promise<Outcome> {
-  if (!a.path.endsWith(SUFFIX)) throw new WitnessError('USAGE', `${a.name} is a results checkpoint not named RESULTS${SUFFIX}; verify the results file and give this one with --checkpoint.`);
+  if (!a.path.endsWith(SUFFIX))
+    throw new WitnessError(
+      'USAGE',
+      `${a.name} is a results checkpoint not named RESULTS${SUFFIX}; verify the results file and give this one with --checkpoint.`,
+    );
   return _verify(a.path.slice(0, -SUFFIX.length), { ...o, checkpoint: a.path }, ctx);
 }
 
@@ -68,15 +79,27 @@ async function _verify(results: string, o: VerifyCliOptions, ctx: CliContext): P
   });
   const { ok, problems, ...details } = result;
   // Valid as some shards only: said first, so a reader of the verdict cannot miss it.
-  const verdict = ok ? (result.partial && result.shards ? `valid (partial: shards ${result.shards.present.join(', ')} of ${result.shards.count})` : 'valid') : 'invalid';
+  const verdict = ok
+    ? result.partial && result.shards
+      ? `valid (partial: shards ${result.shards.present.join(', ')} of ${result.shards.count})`
+      : 'valid'
+    : 'invalid';
   const signatures = `${result.signatures} signature${result.signatures === 1 ? '' : 's'} verified`;
   const shards = result.shards ? `, shards ${result.shards.present.join(', ')} of ${result.shards.count}` : '';
   const foreign = problems.length === 1 && problems[0]?.code === 'UNKNOWN_KEY' && problems[0].line === undefined;
-  const what = foreign ? `${result.lines} lines, signed by a key your key directory does not hold` : result.experiment === null ? `${result.lines} lines; the plan could not be rebuilt` : `${result.runs} of ${result.planned} planned runs of experiment ${JSON.stringify(result.experiment)}${shards} on ${result.lines} lines, ${signatures}, trusting your key directory`;
+  const what = foreign
+    ? `${result.lines} lines, signed by a key your key directory does not hold`
+    : result.experiment === null
+      ? `${result.lines} lines; the plan could not be rebuilt`
+      : `${result.runs} of ${result.planned} planned runs of experiment ${JSON.stringify(result.experiment)}${shards} on ${result.lines} lines, ${signatures}, trusting your key directory`;
   return {
     ok,
     summary: `${verdict}: results ${results}: ${what}.`,
-    problems: problems.map((p) => (p.line === undefined ? { code: p.code, message: p.message } : { code: p.code, message: p.message, at: `line ${p.line}` })),
+    problems: problems.map((p) =>
+      p.line === undefined
+        ? { code: p.code, message: p.message }
+        : { code: p.code, message: p.message, at: `line ${p.line}` },
+    ),
     details,
   };
 }

@@ -26,7 +26,21 @@ export interface VerifyCliOptions {
 }
 
 /** The options an artifact kind may use (`--json` applies to every kind). */
-export type OptionName = 'output' | 'keys' | 'nonces' | 'construction' | 'skew' | 'now' | 'revocation' | 'requireCosigner' | 'checkpoint' | 'cassette' | 'allowPartial' | 'witness' | 'witnessUrl' | 'witnessedWithin';
+export type OptionName =
+  | 'output'
+  | 'keys'
+  | 'nonces'
+  | 'construction'
+  | 'skew'
+  | 'now'
+  | 'revocation'
+  | 'requireCosigner'
+  | 'checkpoint'
+  | 'cassette'
+  | 'allowPartial'
+  | 'witness'
+  | 'witnessUrl'
+  | 'witnessedWithin';
 
 /** Command-line spelling of each option, in the order messages list them. */
 export const OPTION_FLAGS: Readonly<Record<OptionName, string>> = {

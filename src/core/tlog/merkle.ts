@@ -113,7 +113,8 @@ export class MerkleFrontier {
 
 /** RFC 9162 §2.1.3.1 inclusion proof (audit path) for leaf `index` (0-based), nearest sibling first. */
 export function inclusionProofOfHashes(leafHashes: readonly Uint8Array[], index: number): Buffer[] {
-  if (!Number.isInteger(index) || index < 0 || index >= leafHashes.length) throw new RangeError(`No leaf ${index} in a tree of ${leafHashes.length}.`);
+  if (!Number.isInteger(index) || index < 0 || index >= leafHashes.length)
+    throw new RangeError(`No leaf ${index} in a tree of ${leafHashes.length}.`);
   const out: Buffer[] = [];
   let lo = 0;
   let hi = leafHashes.length;
@@ -138,7 +139,13 @@ export function inclusionProof(leaves: readonly Uint8Array[], index: number): Bu
 }
 
 /** RFC 9162 §2.1.3.2: does `proof` place the leaf hash at `index` of a tree of `size` with `root`? */
-export function verifyInclusionOfHash(leaf: Uint8Array, index: number, size: number, proof: readonly Uint8Array[], root: Uint8Array): boolean {
+export function verifyInclusionOfHash(
+  leaf: Uint8Array,
+  index: number,
+  size: number,
+  proof: readonly Uint8Array[],
+  root: Uint8Array,
+): boolean {
   if (!_isSize(index) || !_isSize(size) || index >= size || leaf.length !== 32 || root.length !== 32) return false;
   let fn = index;
   let sn = size - 1;
@@ -161,7 +168,13 @@ export function verifyInclusionOfHash(leaf: Uint8Array, index: number, size: num
 }
 
 /** `verifyInclusionOfHash` for a leaf given by its data. */
-export function verifyInclusion(leafData: Uint8Array, index: number, size: number, proof: readonly Uint8Array[], root: Uint8Array): boolean {
+export function verifyInclusion(
+  leafData: Uint8Array,
+  index: number,
+  size: number,
+  proof: readonly Uint8Array[],
+  root: Uint8Array,
+): boolean {
   return verifyInclusionOfHash(leafHash(leafData), index, size, proof, root);
 }
 
@@ -172,7 +185,8 @@ export function verifyInclusion(leafData: Uint8Array, index: number, size: numbe
  */
 export function consistencyProofOfHashes(leafHashes: readonly Uint8Array[], oldSize: number): Buffer[] {
   const n = leafHashes.length;
-  if (!Number.isInteger(oldSize) || oldSize < 0 || oldSize > n) throw new RangeError(`No consistency proof from size ${oldSize} to a tree of ${n}.`);
+  if (!Number.isInteger(oldSize) || oldSize < 0 || oldSize > n)
+    throw new RangeError(`No consistency proof from size ${oldSize} to a tree of ${n}.`);
   if (oldSize === 0 || oldSize === n) return [];
   return consistencyProofBy(oldSize, n, (lo, hi) => _subtree(leafHashes, lo, hi));
 }
@@ -182,7 +196,11 @@ export function consistencyProofOfHashes(leafHashes: readonly Uint8Array[], oldS
  * leaves [lo, hi): a tree that keeps its interior nodes (tree.ts) answers each in
  * O(log n) instead of rehashing the range.
  */
-export function consistencyProofBy(oldSize: number, newSize: number, subtree: (lo: number, hi: number) => Buffer): Buffer[] {
+export function consistencyProofBy(
+  oldSize: number,
+  newSize: number,
+  subtree: (lo: number, hi: number) => Buffer,
+): Buffer[] {
   if (oldSize === 0 || oldSize === newSize) return [];
   const out: Buffer[] = [];
   _subproof(subtree, oldSize, 0, newSize, true, out);
@@ -199,8 +217,15 @@ export function consistencyProof(leaves: readonly Uint8Array[], oldSize: number)
  * of the tree of `newSize` with `newRoot`? Equal sizes need an empty proof and equal
  * roots; from size 0 (the empty tree, `EMPTY_ROOT`) every tree extends with an empty proof.
  */
-export function verifyConsistency(oldSize: number, newSize: number, oldRoot: Uint8Array, newRoot: Uint8Array, proof: readonly Uint8Array[]): boolean {
-  if (!_isSize(oldSize) || !_isSize(newSize) || oldSize > newSize || oldRoot.length !== 32 || newRoot.length !== 32) return false;
+export function verifyConsistency(
+  oldSize: number,
+  newSize: number,
+  oldRoot: Uint8Array,
+  newRoot: Uint8Array,
+  proof: readonly Uint8Array[],
+): boolean {
+  if (!_isSize(oldSize) || !_isSize(newSize) || oldSize > newSize || oldRoot.length !== 32 || newRoot.length !== 32)
+    return false;
   if (proof.some((p) => p.length !== 32)) return false;
   if (oldSize === 0) return proof.length === 0 && EMPTY_ROOT.equals(oldRoot);
   if (oldSize === newSize) return proof.length === 0 && Buffer.from(oldRoot).equals(newRoot);
@@ -233,7 +258,14 @@ export function verifyConsistency(oldSize: number, newSize: number, oldRoot: Uin
 }
 
 // RFC 9162 §2.1.4.1 SUBPROOF(m, D[lo:hi], b), appending to `out` in the RFC's order.
-function _subproof(subtree: (lo: number, hi: number) => Buffer, m: number, lo: number, hi: number, complete: boolean, out: Buffer[]): void {
+function _subproof(
+  subtree: (lo: number, hi: number) => Buffer,
+  m: number,
+  lo: number,
+  hi: number,
+  complete: boolean,
+  out: Buffer[],
+): void {
   const n = hi - lo;
   if (m === n) {
     if (!complete) out.push(subtree(lo, hi));

@@ -39,12 +39,14 @@ export class MerkleTree {
   /** RFC 9162 §2.1.4.1 consistency proof from `oldSize` to `newSize` (default: all). */
   consistencyProof(oldSize: number, newSize = this.size): Buffer[] {
     this.#checkSize(newSize);
-    if (!Number.isSafeInteger(oldSize) || oldSize < 0 || oldSize > newSize) throw new RangeError(`No consistency proof from size ${oldSize} to ${newSize}.`);
+    if (!Number.isSafeInteger(oldSize) || oldSize < 0 || oldSize > newSize)
+      throw new RangeError(`No consistency proof from size ${oldSize} to ${newSize}.`);
     return consistencyProofBy(oldSize, newSize, (lo, hi) => this.#range(lo, hi));
   }
 
   #checkSize(size: number): void {
-    if (!Number.isSafeInteger(size) || size < 0 || size > this.size) throw new RangeError(`The tree holds ${this.size} leaves, not ${size}.`);
+    if (!Number.isSafeInteger(size) || size < 0 || size > this.size)
+      throw new RangeError(`The tree holds ${this.size} leaves, not ${size}.`);
   }
 
   /** The root of leaves [lo, hi): a stored node when the range is one aligned power of two, else split as RFC 9162 does. */

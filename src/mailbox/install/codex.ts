@@ -22,7 +22,10 @@ export function codexTable(name: string, command: string, args: string[]): strin
 }
 
 export function addCodexServer(before: string, file: string, name: string, table: string, force: boolean): TomlEdit {
-  const header = new RegExp(`^[ \\t]*\\[[ \\t]*mcp_servers[ \\t]*\\.[ \\t]*(?:${name}|"${name}")[ \\t]*\\][ \\t]*(?:#.*)?$`, 'm');
+  const header = new RegExp(
+    `^[ \\t]*\\[[ \\t]*mcp_servers[ \\t]*\\.[ \\t]*(?:${name}|"${name}")[ \\t]*\\][ \\t]*(?:#.*)?$`,
+    'm',
+  );
   const found = header.exec(before);
   if (!found) {
     const gap = before === '' ? '' : before.endsWith('\n') ? '\n' : '\n\n';
@@ -33,7 +36,11 @@ export function addCodexServer(before: string, file: string, name: string, table
   const end = next ? afterHeader + next.index : before.length;
   const existing = before.slice(found.index, end);
   if (existing.trimEnd() === table.trimEnd()) return { after: before, replaced: false };
-  if (!force) throw new WitnessError('USAGE', `${file} already has a different [mcp_servers.${name}] table. Pick another --name, or pass --force to replace it. Nothing was changed.`);
+  if (!force)
+    throw new WitnessError(
+      'USAGE',
+      `${file} already has a different [mcp_servers.${name}] table. Pick another --name, or pass --force to replace it. Nothing was changed.`,
+    );
   const tail = before.slice(end);
   return { after: `${before.slice(0, found.index)}${table}${tail === '' ? '' : `\n${tail}`}`, replaced: true };
 }

@@ -61,44 +61,112 @@ export interface InstallResult {
 
 export function installMailbox(options: InstallOptions): InstallResult {
   assertAgentName(options.agent);
-  if (options.channel && options.runtime !== 'claude') throw new WitnessError('USAGE', `--channel is Claude Code's channel contract; ${options.runtime} has none. Drop --channel (the inbox resource with subscriptions works in any MCP client).`);
+  if (options.channel && options.runtime !== 'claude')
+    throw new WitnessError(
+      'USAGE',
+      `--channel is Claude Code's channel contract; ${options.runtime} has none. Drop --channel (the inbox resource with subscriptions works in any MCP client).`,
+    );
   const name = options.name ?? 'witness-mailbox';
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new WitnessError('USAGE', `--name ${JSON.stringify(name)} must be letters, digits, "_" or "-".`);
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name))
+    throw new WitnessError('USAGE', `--name ${JSON.stringify(name)} must be letters, digits, "_" or "-".`);
   const [command, ...pre] = options.serverCommand;
   if (!command) throw new WitnessError('USAGE', 'The server command is empty; pass --server-command \'["witness"]\'.');
-  const args = [...pre, 'mailbox', 'serve', '--dir', resolve(options.dir), '--agent', options.agent, '--tool-prefix', options.toolPrefix ?? 'mailbox_', ...(options.keyPath ? ['--key', resolve(options.keyPath)] : []), ...(options.channel ? ['--channel'] : []), ...(options.sessionLog ? ['--session-log', resolve(options.sessionLog)] : [])];
-  if (existsSync(options.project) && !statSync(options.project).isDirectory()) throw new WitnessError('USAGE', `--project ${options.project} is not a folder; give the project's folder.`);
+  const args = [
+    ...pre,
+    'mailbox',
+    'serve',
+    '--dir',
+    resolve(options.dir),
+    '--agent',
+    options.agent,
+    '--tool-prefix',
+    options.toolPrefix ?? 'mailbox_',
+    ...(options.keyPath ? ['--key', resolve(options.keyPath)] : []),
+    ...(options.channel ? ['--channel'] : []),
+    ...(options.sessionLog ? ['--session-log', resolve(options.sessionLog)] : []),
+  ];
+  if (existsSync(options.project) && !statSync(options.project).isDirectory())
+    throw new WitnessError('USAGE', `--project ${options.project} is not a folder; give the project's folder.`);
   const file = configFile(options);
   const before = _read(file);
-  const merged = options.runtime === 'codex' ? _mergeToml(before, file, name, command, args, options.force ?? false) : _mergeJson(before, file, name, command, args, options);
-  if (merged.same) return { file, changed: false, diff: '', written: false, notes: [`${file} already has this "${name}" entry; nothing to do.`] };
+  const merged =
+    options.runtime === 'codex'
+      ? _mergeToml(before, file, name, command, args, options.force ?? false)
+      : _mergeJson(before, file, name, command, args, options);
+  if (merged.same)
+    return {
+      file,
+      changed: false,
+      diff: '',
+      written: false,
+      notes: [`${file} already has this "${name}" entry; nothing to do.`],
+    };
   const after = merged.after;
   const diff = lineDiff(before, after, file);
   const notes: string[] = [];
-  if (options.channel) notes.push(`Start Claude Code with: claude --dangerously-load-development-channels server:${name}  (channels are a research preview of Claude Code 2.1.80+, need a claude.ai login, and a server not on Anthropic's approved list is loaded with this flag; approved channels use --channels).`);
-  notes.push(`Tell the agent (if its runtime does not show MCP server instructions): ${instructionsFor(options.toolPrefix ?? 'mailbox_')}`);
-  if (_databaseFromEnvironment(options.dir)) notes.push(`This mailbox reads its database URL from ${DATABASE_URL_ENV}: set it in the environment the runtime starts servers with (it is not written into ${file}, which the agent can read).`);
-  if (options.runtime === 'qwen' && (options.scope ?? 'project') === 'project') notes.push(`Qwen Code asks before it trusts a project's servers: run \`qwen mcp approve ${name}\` in ${options.project} (or use --scope user).`);
-  if (options.runtime === 'codex' && (options.scope ?? 'project') === 'project') notes.push(`Codex reads ${file} only in a project it trusts (answer its trust prompt, or run codex exec --trust once), or use --scope user for ~/.codex/config.toml.`);
-  if (options.runtime === 'gemini' && (options.scope ?? 'project') === 'project') notes.push(`Gemini CLI reads ${file} only in a folder it trusts (answer its trust prompt, or set GEMINI_CLI_TRUST_WORKSPACE=true for a headless run), or use --scope user for ~/.gemini/settings.json.`);
+  if (options.channel)
+    notes.push(
+      `Start Claude Code with: claude --dangerously-load-development-channels server:${name}  (channels are a research preview of Claude Code 2.1.80+, need a claude.ai login, and a server not on Anthropic's approved list is loaded with this flag; approved channels use --channels).`,
+    );
+  notes.push(
+    `Tell the agent (if its runtime does not show MCP server instructions): ${instructionsFor(options.toolPrefix ?? 'mailbox_')}`,
+  );
+  if (_databaseFromEnvironment(options.dir))
+    notes.push(
+      `This mailbox reads its database URL from ${DATABASE_URL_ENV}: set it in the environment the runtime starts servers with (it is not written into ${file}, which the agent can read).`,
+    );
+  if (options.runtime === 'qwen' && (options.scope ?? 'project') === 'project')
+    notes.push(
+      `Qwen Code asks before it trusts a project's servers: run \`qwen mcp approve ${name}\` in ${options.project} (or use --scope user).`,
+    );
+  if (options.runtime === 'codex' && (options.scope ?? 'project') === 'project')
+    notes.push(
+      `Codex reads ${file} only in a project it trusts (answer its trust prompt, or run codex exec --trust once), or use --scope user for ~/.codex/config.toml.`,
+    );
+  if (options.runtime === 'gemini' && (options.scope ?? 'project') === 'project')
+    notes.push(
+      `Gemini CLI reads ${file} only in a folder it trusts (answer its trust prompt, or set GEMINI_CLI_TRUST_WORKSPACE=true for a headless run), or use --scope user for ~/.gemini/settings.json.`,
+    );
   if (!options.dryRun) _writeAtomic(file, after);
   return { file, changed: true, diff, written: !options.dryRun, notes };
 }
 
-function _mergeToml(before: string, file: string, name: string, command: string, args: string[], force: boolean): { same: boolean; after: string } {
+function _mergeToml(
+  before: string,
+  file: string,
+  name: string,
+  command: string,
+  args: string[],
+  force: boolean,
+): { same: boolean; after: string } {
   const { after } = addCodexServer(before, file, name, codexTable(name, command, args), force);
   return { same: after === before, after };
 }
 
-function _mergeJson(before: string, file: string, name: string, command: string, args: string[], options: InstallOptions): { same: boolean; after: string } {
+function _mergeJson(
+  before: string,
+  file: string,
+  name: string,
+  command: string,
+  args: string[],
+  options: InstallOptions,
+): { same: boolean; after: string } {
   const { key, entry } = _entry(options.runtime, command, args);
   const config = _parse(before, file);
   const section = (config[key] ?? {}) as Record<string, unknown>;
-  if (typeof section !== 'object' || Array.isArray(section)) throw new WitnessError('INVALID_INPUT', `${file}: "${key}" is not an object; fix it by hand first. Nothing was changed.`);
+  if (typeof section !== 'object' || Array.isArray(section))
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${file}: "${key}" is not an object; fix it by hand first. Nothing was changed.`,
+    );
   const existing = section[name];
-  if (existing !== undefined && JSON.stringify(existing) === JSON.stringify(entry)) return { same: true, after: before };
+  if (existing !== undefined && JSON.stringify(existing) === JSON.stringify(entry))
+    return { same: true, after: before };
   if (existing !== undefined && !options.force) {
-    throw new WitnessError('USAGE', `${file} already has a different "${name}" entry under "${key}". Pick another --name, or pass --force to replace it. Nothing was changed.`);
+    throw new WitnessError(
+      'USAGE',
+      `${file} already has a different "${name}" entry under "${key}". Pick another --name, or pass --force to replace it. Nothing was changed.`,
+    );
   }
   return { same: false, after: `${JSON.stringify({ ...config, [key]: { ...section, [name]: entry } }, null, 2)}\n` };
 }
@@ -117,7 +185,9 @@ export function configFile(options: Pick<InstallOptions, 'runtime' | 'project' |
   const project = resolve(options.project);
   switch (options.runtime) {
     case 'opencode':
-      return options.scope === 'user' ? join(home, '.config', 'opencode', 'opencode.json') : join(project, 'opencode.json');
+      return options.scope === 'user'
+        ? join(home, '.config', 'opencode', 'opencode.json')
+        : join(project, 'opencode.json');
     case 'qwen':
       return join(options.scope === 'user' ? home : project, '.qwen', 'settings.json');
     case 'openhands':
@@ -148,7 +218,11 @@ function _read(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (cause) {
-    throw new WitnessError('INVALID_INPUT', `Cannot read ${file}: ${(cause as Error).message}. It should be the runtime's JSON config file; nothing was changed.`, { cause });
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `Cannot read ${file}: ${(cause as Error).message}. It should be the runtime's JSON config file; nothing was changed.`,
+      { cause },
+    );
   }
 }
 
@@ -158,9 +232,14 @@ function _parse(text: string, file: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (cause) {
-    throw new WitnessError('INVALID_INPUT', `${file} is not plain JSON (${(cause as Error).message}); comments or trailing commas cannot be preserved, so it was not rewritten. Add the entry by hand or fix the file.`, { cause });
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${file} is not plain JSON (${(cause as Error).message}); comments or trailing commas cannot be preserved, so it was not rewritten. Add the entry by hand or fix the file.`,
+      { cause },
+    );
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new WitnessError('INVALID_INPUT', `${file} does not hold a JSON object; nothing was changed.`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new WitnessError('INVALID_INPUT', `${file} does not hold a JSON object; nothing was changed.`);
   return value as Record<string, unknown>;
 }
 

@@ -44,7 +44,12 @@ export interface DeliveryStatus {
  * and that is decided before any signature is checked: another pair's message
  * answers as fast as a made-up id, and the same (undefined).
  */
-export function deliveryOf(id: string, lines: Iterable<string>, verifier: Verifier, asker?: string): DeliveryStatus | undefined {
+export function deliveryOf(
+  id: string,
+  lines: Iterable<string>,
+  verifier: Verifier,
+  asker?: string,
+): DeliveryStatus | undefined {
   let status: DeliveryStatus | undefined;
   for (const text of lines) {
     if (!text.includes(id)) continue;
@@ -52,12 +57,14 @@ export function deliveryOf(id: string, lines: Iterable<string>, verifier: Verifi
     const r = genuineCall(text, verifier);
     if (!r?.ok || !r.message_ids.includes(id)) continue;
     if (!status) {
-      if (isSendOf(r, id)) status = { id, from: r.agent, to: r.to![0]!, sent_at: r.ts, state: 'stored', stored: _receipt(r, text, true) };
+      if (isSendOf(r, id))
+        status = { id, from: r.agent, to: r.to![0]!, sent_at: r.ts, state: 'stored', stored: _receipt(r, text, true) };
       continue;
     }
     if (r.agent !== status.to) continue; // only the recipient reads or acknowledges
     if (!status.read && READ_TOOLS.includes(r.tool)) status.read = _receipt(r, text, r.message_ids.length === 1);
-    if (!status.acknowledged && isAckOf(r, id)) status.acknowledged = { ..._receipt(r, text, true), ...(r.reply !== undefined ? { reply: r.reply } : {}) };
+    if (!status.acknowledged && isAckOf(r, id))
+      status.acknowledged = { ..._receipt(r, text, true), ...(r.reply !== undefined ? { reply: r.reply } : {}) };
   }
   if (status) status.state = status.acknowledged ? 'acknowledged' : status.read ? 'read' : 'stored';
   return status;
@@ -65,12 +72,21 @@ export function deliveryOf(id: string, lines: Iterable<string>, verifier: Verifi
 
 /** The send receipt that stored `id` (not a deduplicated retry's). */
 export function isSendOf(r: CallRecord, id: string): boolean {
-  return r.tool === 'send_message' && r.ok && r.deduplicated !== true && r.message_ids.length === 1 && r.message_ids[0] === id && typeof r.to?.[0] === 'string';
+  return (
+    r.tool === 'send_message' &&
+    r.ok &&
+    r.deduplicated !== true &&
+    r.message_ids.length === 1 &&
+    r.message_ids[0] === id &&
+    typeof r.to?.[0] === 'string'
+  );
 }
 
 /** The first acknowledgement of `id` (a repeated ack is marked deduplicated). */
 export function isAckOf(r: CallRecord, id: string): boolean {
-  return r.tool === 'ack_message' && r.ok && r.deduplicated !== true && r.message_ids.length === 1 && r.message_ids[0] === id;
+  return (
+    r.tool === 'ack_message' && r.ok && r.deduplicated !== true && r.message_ids.length === 1 && r.message_ids[0] === id
+  );
 }
 
 /** Does this line, unchecked, claim to be the send of `id` by or to `asker`? (A cheap parse: the signature is checked after.) */

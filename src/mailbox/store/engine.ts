@@ -12,7 +12,15 @@ import type { Signer } from '../../attest/signature.js';
 import { WitnessError } from '../../core/errors.js';
 import { checkWellFormedText } from '../../core/text.js';
 import { genuineCall } from '../call-check.js';
-import { type CallEntry, type ChainHead, type Message, messageDigest, READ_TOOLS, sealCall, type ToolName } from '../call-log.js';
+import {
+  type CallEntry,
+  type ChainHead,
+  type Message,
+  messageDigest,
+  READ_TOOLS,
+  sealCall,
+  type ToolName,
+} from '../call-log.js';
 import type { AgentEntry } from '../config.js';
 import type { SendRate } from '../limits.js';
 import { type DeliveryStatus, deliveryOf } from './delivery.js';
@@ -59,7 +67,12 @@ export class MailboxEngine implements MailboxStore {
   }
 
   ack(agent: string, id: string, reply?: string): Promise<AckResult> {
-    return this.committer.submit({ kind: 'ack', agent, id, ...(reply !== undefined ? { reply } : {}) }) as Promise<AckResult>;
+    return this.committer.submit({
+      kind: 'ack',
+      agent,
+      id,
+      ...(reply !== undefined ? { reply } : {}),
+    }) as Promise<AckResult>;
   }
 
   async record(agent: string, tool: ToolName, outcome: CallOutcome): Promise<void> {
@@ -140,7 +153,10 @@ export class MailboxEngine implements MailboxStore {
   private apply(tx: StoreTx, chain: _Chain, op: ops.StoreOp): Promise<ops.StoreResult> {
     if (op.kind === 'record') return chain.append(ops.recordEntry(op.agent, op.tool, op.outcome)).then(() => undefined);
     if (op.kind === 'ack') return this.applyAck(tx, chain, op.agent, op.id, op.reply);
-    if (op.kind === 'fetch') return op.options.thread !== undefined ? this.applyThreadRead(tx, chain, op.agent, op.options, op.options.thread) : this.applyFetch(tx, chain, op.agent, op.options);
+    if (op.kind === 'fetch')
+      return op.options.thread !== undefined
+        ? this.applyThreadRead(tx, chain, op.agent, op.options, op.options.thread)
+        : this.applyFetch(tx, chain, op.agent, op.options);
     return this.applySend(tx, chain, op.from, op.input);
   }
 
@@ -156,20 +172,35 @@ export class MailboxEngine implements MailboxStore {
         return ops.dedupResult(stored);
       }
     }
-    const parent = input.replyTo === undefined ? undefined : ops.receivedOrRefuse(await this.received(tx, from, input.replyTo), from, input.replyTo, 'reply_to');
+    const parent =
+      input.replyTo === undefined
+        ? undefined
+        : ops.receivedOrRefuse(await this.received(tx, from, input.replyTo), from, input.replyTo, 'reply_to');
     const sentAt = new Date().toISOString();
     const prepared = ops.prepareSend(from, input, sentAt, parent);
-    if (this.quota.maxUnreadMessages > 0 || this.quota.maxUnreadBytes > 0) checkQuota(this.quota, input.to, await tx.unread(input.to), prepared.bytes);
+    if (this.quota.maxUnreadMessages > 0 || this.quota.maxUnreadBytes > 0)
+      checkQuota(this.quota, input.to, await tx.unread(input.to), prepared.bytes);
     const sealed = chain.seal(prepared.entry, sentAt);
     // Nothing below can throw a refusal: the message and its receipt join the group together.
     await tx.addMessage(prepared);
     await chain.add(sealed);
     const { message } = prepared;
-    return { id: message.id, to: message.to, sent_at: message.sent_at, ...(message.thread ? { thread: message.thread } : {}), deduplicated: false };
+    return {
+      id: message.id,
+      to: message.to,
+      sent_at: message.sent_at,
+      ...(message.thread ? { thread: message.thread } : {}),
+      deduplicated: false,
+    };
   }
 
   /** The earlier send's message, when it is stored and its receipt genuine (ops.storedDedup, ops.receiptBacks). */
-  private async backs(tx: StoreTx, from: string, key: string, earlier: ops.IdempotentSend): Promise<Message | undefined> {
+  private async backs(
+    tx: StoreTx,
+    from: string,
+    key: string,
+    earlier: ops.IdempotentSend,
+  ): Promise<Message | undefined> {
     const row = await tx.findRecord(earlier.to, earlier.id);
     const stored = ops.storedDedup(from, key, earlier, row?.text);
     if (!stored) return undefined;
@@ -185,7 +216,13 @@ export class MailboxEngine implements MailboxStore {
     return ops.recordIs((await tx.findRecord(agent, id))?.text, id);
   }
 
-  private async applyAck(tx: StoreTx, chain: _Chain, agent: string, id: string, reply: string | undefined): Promise<AckResult> {
+  private async applyAck(
+    tx: StoreTx,
+    chain: _Chain,
+    agent: string,
+    id: string,
+    reply: string | undefined,
+  ): Promise<AckResult> {
     const row = await tx.findRecord(agent, id);
     ops.receivedOrRefuse(ops.recordIs(row?.text, id), agent, id, 'message_id');
     if (reply !== undefined) checkWellFormedText(reply, 'The reply');
@@ -197,7 +234,13 @@ export class MailboxEngine implements MailboxStore {
     }
     const earlier = await tx.earlierAck(agent, id);
     const sealed = await chain.append(ops.ackEntry(agent, id, reply, earlier !== undefined));
-    if (earlier) return { id, acknowledged_at: earlier.ts, ...(earlier.reply !== undefined ? { reply: earlier.reply } : {}), deduplicated: true };
+    if (earlier)
+      return {
+        id,
+        acknowledged_at: earlier.ts,
+        ...(earlier.reply !== undefined ? { reply: earlier.reply } : {}),
+        deduplicated: true,
+      };
     return { id, acknowledged_at: sealed.record.ts, ...(reply !== undefined ? { reply } : {}), deduplicated: false };
   }
 
@@ -218,15 +261,25 @@ export class MailboxEngine implements MailboxStore {
 
   private async applyFetch(tx: StoreTx, chain: _Chain, agent: string, options: FetchOptions): Promise<Message[]> {
     const cursor = await tx.cursor(agent);
-    const { messages, skipped, last } = options.limit > 0 ? await _unreadAfter(tx, agent, cursor.pos, options.limit) : { messages: [], skipped: 0, last: cursor.pos };
+    const { messages, skipped, last } =
+      options.limit > 0
+        ? await _unreadAfter(tx, agent, cursor.pos, options.limit)
+        : { messages: [], skipped: 0, last: cursor.pos };
     if (options.quietIfEmpty && messages.length === 0) return messages;
     await chain.append(ops.fetchEntry(agent, options.tool, messages, skipped, options.peek));
-    if (!options.peek && last !== cursor.pos) await tx.moveCursor(agent, { pos: last, delivered: cursor.delivered + messages.length });
+    if (!options.peek && last !== cursor.pos)
+      await tx.moveCursor(agent, { pos: last, delivered: cursor.delivered + messages.length });
     return messages;
   }
 
   /** Every message of `agent`'s inbox in one conversation, read or not; a peek (nothing moves). */
-  private async applyThreadRead(tx: StoreTx, chain: _Chain, agent: string, options: FetchOptions, thread: string): Promise<Message[]> {
+  private async applyThreadRead(
+    tx: StoreTx,
+    chain: _Chain,
+    agent: string,
+    options: FetchOptions,
+    thread: string,
+  ): Promise<Message[]> {
     const messages: Message[] = [];
     for (let after = 0; messages.length < options.limit; ) {
       const rows = await tx.readMatching(agent, thread, after, PAGE);
@@ -246,7 +299,12 @@ export class MailboxEngine implements MailboxStore {
  * Up to `limit` readable messages after `after`, the damaged records passed over
  * (counted: a read's receipt says how many), and the position of the last record looked at.
  */
-async function _unreadAfter(reads: StoreReads, agent: string, after: number, limit: number): Promise<{ messages: Message[]; skipped: number; last: number }> {
+async function _unreadAfter(
+  reads: StoreReads,
+  agent: string,
+  after: number,
+  limit: number,
+): Promise<{ messages: Message[]; skipped: number; last: number }> {
   const messages: Message[] = [];
   let skipped = 0;
   let last = after;

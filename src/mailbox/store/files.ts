@@ -35,7 +35,10 @@ export function insidePath(dir: string, rel: string): string {
   const path = resolve(dir, rel);
   const back = relative(resolve(dir), path);
   if (back === '' || back === '..' || back.startsWith(`..${sep}`) || isAbsolute(back)) {
-    throw new WitnessError('IO', `Refusing the path ${JSON.stringify(rel)}: it leads outside the mailbox folder ${dir}. Mailbox files are only calls.jsonl, inbox/NAME.jsonl and cursors/NAME.json.`);
+    throw new WitnessError(
+      'IO',
+      `Refusing the path ${JSON.stringify(rel)}: it leads outside the mailbox folder ${dir}. Mailbox files are only calls.jsonl, inbox/NAME.jsonl and cursors/NAME.json.`,
+    );
   }
   const parts = back.split(sep);
   for (let i = 1; i < parts.length; i++) _assertRealFolder(dir, join(...parts.slice(0, i)));
@@ -75,13 +78,19 @@ function _assertRealFolder(dir: string, rel: string): void {
     return; // missing: opening below fails with ENOENT
   }
   if (stat.isSymbolicLink() || !stat.isDirectory()) {
-    throw new WitnessError('IO', `Refusing ${path}: it is ${stat.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}, and the mailbox's folders must be real folders inside ${dir}. Remove it and recreate the folder (nothing was written through it).`);
+    throw new WitnessError(
+      'IO',
+      `Refusing ${path}: it is ${stat.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}, and the mailbox's folders must be real folders inside ${dir}. Remove it and recreate the folder (nothing was written through it).`,
+    );
   }
 }
 
 /** The one refusal of a mailbox file that is a link or not a regular file (both stores). */
 export function notRegularFile(path: string, what: string): WitnessError {
-  return new WitnessError('IO', `Refusing ${path}: it is ${what}; mailbox files must be regular files inside the mailbox folder. Remove it (nothing was written through it); \`witness mailbox verify\` shows what is missing.`);
+  return new WitnessError(
+    'IO',
+    `Refusing ${path}: it is ${what}; mailbox files must be regular files inside the mailbox folder. Remove it (nothing was written through it); \`witness mailbox verify\` shows what is missing.`,
+  );
 }
 
 /** One clear IO error for a failed write or sync (disk full above all); WitnessErrors pass through. */
@@ -89,9 +98,17 @@ export function writeFailure(error: unknown, dir: string, path = dir): WitnessEr
   if (error instanceof WitnessError) return error;
   const code = String((error as { code?: unknown }).code ?? '');
   if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL') {
-    return new WitnessError('IO', `The disk holding the mailbox ${dir} is full (${code}): this call was not stored and nothing of it was acknowledged; the mailbox is as it was before it. Free some space on that disk, then retry.`, { cause: error });
+    return new WitnessError(
+      'IO',
+      `The disk holding the mailbox ${dir} is full (${code}): this call was not stored and nothing of it was acknowledged; the mailbox is as it was before it. Free some space on that disk, then retry.`,
+      { cause: error },
+    );
   }
-  return new WitnessError('IO', `Writing the mailbox failed at ${path} (${code || 'error'}: ${(error as Error).message}): this call was not stored. Check the disk and the folder's permissions, then retry.`, { cause: error });
+  return new WitnessError(
+    'IO',
+    `Writing the mailbox failed at ${path} (${code || 'error'}: ${(error as Error).message}): this call was not stored. Check the disk and the folder's permissions, then retry.`,
+    { cause: error },
+  );
 }
 
 /**

@@ -17,7 +17,10 @@ export class GroupCommitter<Op, R> {
   private idle: Promise<void> = Promise.resolve();
 
   /** `commit` runs one group; it settles each pending op itself. */
-  constructor(private readonly commit: (group: Pending<Op, R>[]) => Promise<void>, private readonly maxGroup = 256) {}
+  constructor(
+    private readonly commit: (group: Pending<Op, R>[]) => Promise<void>,
+    private readonly maxGroup = 256,
+  ) {}
 
   submit(op: Op): Promise<R> {
     return new Promise<R>((resolve, reject) => {

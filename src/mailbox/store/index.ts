@@ -26,7 +26,10 @@ export interface OpenStoreOptions {
 export async function openStore(dir: string, options: OpenStoreOptions = {}): Promise<MailboxStore> {
   const config = readConfig(dir);
   if (options.kind && options.kind !== config.store) {
-    throw new WitnessError('USAGE', `${dir} was created with --store ${config.store}; it cannot be served as --store ${options.kind}. Drop --store or create a new mailbox.`);
+    throw new WitnessError(
+      'USAGE',
+      `${dir} was created with --store ${config.store}; it cannot be served as --store ${options.kind}. Drop --store or create a new mailbox.`,
+    );
   }
   const signer = signerFor(loadKey(config, options.keyPath));
   const quota: Quota = {

@@ -37,7 +37,12 @@ export interface ScanOptions {
  * the file ends. Returns the offset just past the last line visited: where an
  * unterminated (torn) tail starts when the whole file was read.
  */
-export function scanLines(fd: number, offset: number, visit: (line: Line) => unknown, options: ScanOptions = {}): number {
+export function scanLines(
+  fd: number,
+  offset: number,
+  visit: (line: Line) => unknown,
+  options: ScanOptions = {},
+): number {
   const line = new _LineBuilder(options.maxLine ?? MAX_LINE, options.hashLong ?? false);
   const page = Buffer.allocUnsafe(PAGE);
   let pos = offset;
@@ -83,7 +88,10 @@ class _LineBuilder {
   private hash: Hash | undefined;
   private tooLong = false;
 
-  constructor(private readonly max: number, private readonly hashLong: boolean) {}
+  constructor(
+    private readonly max: number,
+    private readonly hashLong: boolean,
+  ) {}
 
   add(buf: Buffer, from: number, to: number): void {
     if (to <= from) return;
@@ -106,9 +114,17 @@ class _LineBuilder {
     if (this.length === 0) line = { text: buf.toString('utf8', from, to), start, end };
     else {
       this.add(buf, from, to);
-      line = this.tooLong ? { text: undefined, start, end, ...(this.hash ? { hash: this.hash.digest('hex') } : {}) } : { text: Buffer.concat(this.parts).toString('utf8'), start, end };
+      line = this.tooLong
+        ? { text: undefined, start, end, ...(this.hash ? { hash: this.hash.digest('hex') } : {}) }
+        : { text: Buffer.concat(this.parts).toString('utf8'), start, end };
     }
-    if (line.text !== undefined && end - start - 1 > this.max) line = { text: undefined, start, end, ...(this.hashLong ? { hash: createHash('sha256').update(buf.subarray(from, to)).digest('hex') } : {}) };
+    if (line.text !== undefined && end - start - 1 > this.max)
+      line = {
+        text: undefined,
+        start,
+        end,
+        ...(this.hashLong ? { hash: createHash('sha256').update(buf.subarray(from, to)).digest('hex') } : {}),
+      };
     this.parts = [];
     this.length = 0;
     this.hash = undefined;

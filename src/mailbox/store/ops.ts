@@ -45,7 +45,10 @@ export function idempotencyIndexKey(from: string, key: string): string {
 export function checkRecipient(agents: AgentEntry[], to: string): void {
   if (agents.some((a) => a.name === to)) return;
   const known = agents.map((a) => a.name).join(', ') || 'none';
-  throw new WitnessError('NOT_FOUND', `Unknown recipient "${to}": no agent with that name is registered (known agents: ${known}). Call list_agents and use one of those names.`);
+  throw new WitnessError(
+    'NOT_FOUND',
+    `Unknown recipient "${to}": no agent with that name is registered (known agents: ${known}). Call list_agents and use one of those names.`,
+  );
 }
 
 /** A new message, its stored text and its receipt's entry. */
@@ -94,13 +97,28 @@ export function parseMessage(text: string | undefined): Message | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const m = value as Record<string, unknown>;
   const strings = ['id', 'from', 'to', 'body', 'sent_at'].every((k) => typeof m[k] === 'string');
-  const optional = ['idempotency_key', 'thread', 'reply_to'].every((k) => m[k] === undefined || typeof m[k] === 'string');
+  const optional = ['idempotency_key', 'thread', 'reply_to'].every(
+    (k) => m[k] === undefined || typeof m[k] === 'string',
+  );
   return strings && optional ? (m as unknown as Message) : undefined;
 }
 
 /** The receipt of a read: the ids delivered, and how many damaged records it passed over. */
-export function fetchEntry(agent: string, tool: ToolName, messages: Message[], skipped: number, peek: boolean): CallEntry {
-  return { agent, tool, ok: true, message_ids: messages.map((m) => m.id), ...(skipped > 0 ? { skipped } : {}), ...(peek ? { peek: true } : {}) };
+export function fetchEntry(
+  agent: string,
+  tool: ToolName,
+  messages: Message[],
+  skipped: number,
+  peek: boolean,
+): CallEntry {
+  return {
+    agent,
+    tool,
+    ok: true,
+    message_ids: messages.map((m) => m.id),
+    ...(skipped > 0 ? { skipped } : {}),
+    ...(peek ? { peek: true } : {}),
+  };
 }
 
 export function sendEntry(message: Message): CallEntry {
@@ -117,11 +135,25 @@ export function sendEntry(message: Message): CallEntry {
 
 /** A retried keyed send's answer: the earlier message, as stored. */
 export function dedupResult(stored: Message): SendResult {
-  return { id: stored.id, to: stored.to, sent_at: stored.sent_at, ...(stored.thread !== undefined ? { thread: stored.thread } : {}), deduplicated: true };
+  return {
+    id: stored.id,
+    to: stored.to,
+    sent_at: stored.sent_at,
+    ...(stored.thread !== undefined ? { thread: stored.thread } : {}),
+    deduplicated: true,
+  };
 }
 
 export function dedupEntry(from: string, earlier: IdempotentSend, key: string): CallEntry {
-  return { agent: from, tool: 'send_message', ok: true, message_ids: [earlier.id], to: [earlier.to], idempotency_key: key, deduplicated: true };
+  return {
+    agent: from,
+    tool: 'send_message',
+    ok: true,
+    message_ids: [earlier.id],
+    to: [earlier.to],
+    idempotency_key: key,
+    deduplicated: true,
+  };
 }
 
 export function failureEntry(agent: string, tool: ToolName, error: unknown): CallEntry {
@@ -142,9 +174,17 @@ export function failedCall(op: StoreOp, error: unknown): CallEntry | undefined {
  * acknowledgement; NOT_FOUND — the same for a message that does not exist and one
  * that is someone else's, so nothing leaks — when there is none.
  */
-export function receivedOrRefuse(message: Message | undefined, agent: string, id: string, what: 'reply_to' | 'message_id'): Message {
+export function receivedOrRefuse(
+  message: Message | undefined,
+  agent: string,
+  id: string,
+  what: 'reply_to' | 'message_id',
+): Message {
   if (message && message.to === agent && message.id === id) return message;
-  throw new WitnessError('NOT_FOUND', `${what} ${JSON.stringify(id.slice(0, 100))} is not a message you received. Use the id of a message from your own check_inbox or wait_for_message.`);
+  throw new WitnessError(
+    'NOT_FOUND',
+    `${what} ${JSON.stringify(id.slice(0, 100))} is not a message you received. Use the id of a message from your own check_inbox or wait_for_message.`,
+  );
 }
 
 /** Where a stored record of `agent`'s inbox is `id` (a cheap text test first, then a strict parse). */
@@ -154,7 +194,14 @@ export function recordIs(text: string | undefined, id: string): Message | undefi
 
 /** The receipt of an acknowledgement (first, or repeated). */
 export function ackEntry(agent: string, id: string, reply: string | undefined, again: boolean): CallEntry {
-  return { agent, tool: 'ack_message', ok: true, message_ids: [id], ...(reply !== undefined && !again ? { reply } : {}), ...(again ? { deduplicated: true } : {}) };
+  return {
+    agent,
+    tool: 'ack_message',
+    ok: true,
+    message_ids: [id],
+    ...(reply !== undefined && !again ? { reply } : {}),
+    ...(again ? { deduplicated: true } : {}),
+  };
 }
 
 /** A message belongs to a conversation: its thread, or (messages from before threads) its own id. */
@@ -163,7 +210,13 @@ export function threadOf(m: Message): string {
 }
 
 export function recordEntry(agent: string, tool: ToolName, outcome: CallOutcome): CallEntry {
-  return { agent, tool, ok: outcome.ok, message_ids: outcome.message_ids ?? [], ...(outcome.error ? { error: outcome.error } : {}) };
+  return {
+    agent,
+    tool,
+    ok: outcome.ok,
+    message_ids: outcome.message_ids ?? [],
+    ...(outcome.error ? { error: outcome.error } : {}),
+  };
 }
 
 /**
@@ -171,26 +224,48 @@ export function recordEntry(agent: string, tool: ToolName, outcome: CallOutcome)
  * its digest is known good), or one read from the file at byte `where.at` (another
  * process's, or anyone's: checked when a retry uses it).
  */
-export function learnIdempotency(index: Map<string, IdempotentSend>, record: Partial<CallEntry> & { ts?: string }, where: { sealed: true } | { at: number }): void {
-  if (record.tool !== 'send_message' || !record.ok || record.deduplicated || typeof record.idempotency_key !== 'string') return;
+export function learnIdempotency(
+  index: Map<string, IdempotentSend>,
+  record: Partial<CallEntry> & { ts?: string },
+  where: { sealed: true } | { at: number },
+): void {
+  if (record.tool !== 'send_message' || !record.ok || record.deduplicated || typeof record.idempotency_key !== 'string')
+    return;
   const id = record.message_ids?.[0];
   const to = record.to?.[0];
-  if (typeof record.agent !== 'string' || typeof id !== 'string' || typeof to !== 'string' || typeof record.ts !== 'string') return;
+  if (
+    typeof record.agent !== 'string' ||
+    typeof id !== 'string' ||
+    typeof to !== 'string' ||
+    typeof record.ts !== 'string'
+  )
+    return;
   const digest = record.digests?.[0];
   const known = 'sealed' in where ? (typeof digest === 'string' ? { digest } : undefined) : { at: where.at };
-  if (known) index.set(idempotencyIndexKey(record.agent, record.idempotency_key), { id, to, sent_at: record.ts, ...known });
+  if (known)
+    index.set(idempotencyIndexKey(record.agent, record.idempotency_key), { id, to, sent_at: record.ts, ...known });
 }
 
 /** An acknowledgement a JSONL store knows of: the ack line's offset (checked when used), or sealed by this process. */
 export type KnownAck = { at: number } | { sealed: true; agent: string; ts: string; reply?: string };
 
 /** Learns a first acknowledgement from a call-log line (like `learnIdempotency`). */
-export function learnAck(index: Map<string, KnownAck>, record: Partial<CallEntry> & { ts?: string }, where: { sealed: true } | { at: number }): void {
+export function learnAck(
+  index: Map<string, KnownAck>,
+  record: Partial<CallEntry> & { ts?: string },
+  where: { sealed: true } | { at: number },
+): void {
   if (record.tool !== 'ack_message' || !record.ok || record.deduplicated || record.message_ids?.length !== 1) return;
   const id = record.message_ids[0];
   if (typeof id !== 'string' || index.has(id)) return;
   if ('at' in where) return void index.set(id, where);
-  if (typeof record.agent === 'string' && typeof record.ts === 'string') index.set(id, { sealed: true, agent: record.agent, ts: record.ts, ...(record.reply !== undefined ? { reply: record.reply } : {}) });
+  if (typeof record.agent === 'string' && typeof record.ts === 'string')
+    index.set(id, {
+      sealed: true,
+      agent: record.agent,
+      ts: record.ts,
+      ...(record.reply !== undefined ? { reply: record.reply } : {}),
+    });
 }
 
 /**
@@ -198,9 +273,21 @@ export function learnAck(index: Map<string, KnownAck>, record: Partial<CallEntry
  * index names (same id, recipient, time, sender and key); undefined when the
  * message is gone or the index entry was forged.
  */
-export function storedDedup(from: string, key: string, earlier: IdempotentSend, text: string | undefined): Message | undefined {
+export function storedDedup(
+  from: string,
+  key: string,
+  earlier: IdempotentSend,
+  text: string | undefined,
+): Message | undefined {
   const m = parseMessage(text);
-  return m && m.id === earlier.id && m.to === earlier.to && m.sent_at === earlier.sent_at && m.from === from && m.idempotency_key === key ? m : undefined;
+  return m &&
+    m.id === earlier.id &&
+    m.to === earlier.to &&
+    m.sent_at === earlier.sent_at &&
+    m.from === from &&
+    m.idempotency_key === key
+    ? m
+    : undefined;
 }
 
 /** A genuine call record (the caller checked its signature) is the send receipt of exactly `m`, as verify would match them. */

@@ -54,9 +54,19 @@ export class UnreadTracker {
   }
 
   /** The same, counted by a store that must wait for its database. */
-  async unreadAsync(agent: string, cursor: number, end: number, count: (from: number, to: number) => Promise<Count>): Promise<Count> {
+  async unreadAsync(
+    agent: string,
+    cursor: number,
+    end: number,
+    count: (from: number, to: number) => Promise<Count>,
+  ): Promise<Count> {
     const step = this._step(agent, cursor, end);
-    return this._finish(agent, step, step.read && (await count(...step.read)), step.added && (await count(...step.added)));
+    return this._finish(
+      agent,
+      step,
+      step.read && (await count(...step.read)),
+      step.added && (await count(...step.added)),
+    );
   }
 
   /** What is known, and which ranges must be counted to bring it to (cursor, end). */
@@ -67,7 +77,13 @@ export class UnreadTracker {
     const moved = s !== undefined && cursor > s.from && cursor <= s.to && end >= s.to;
     const base = s !== undefined && (moved || (s.from === cursor && end >= s.to)) ? s : undefined;
     const counted = base ? base.to : cursor;
-    return { base, cursor, end, ...(moved ? { read: [s.from, cursor] as const } : {}), ...(end > counted ? { added: [counted, end] as const } : {}) };
+    return {
+      base,
+      cursor,
+      end,
+      ...(moved ? { read: [s.from, cursor] as const } : {}),
+      ...(end > counted ? { added: [counted, end] as const } : {}),
+    };
   }
 
   private _finish(agent: string, step: _Step, read: Count | undefined, added: Count | undefined): Count {
@@ -89,9 +105,17 @@ export function checkQuota(quota: Quota, to: string, unread: Count, bytes: numbe
   const { maxUnreadMessages: maxMessages, maxUnreadBytes: maxBytes } = quota;
   const data = { recipient: to, unread_messages: unread.messages, unread_bytes: unread.bytes };
   if (maxMessages > 0 && unread.messages + 1 > maxMessages) {
-    throw new WitnessError('QUOTA_EXCEEDED', `${to}'s inbox is full: ${to} has ${unread.messages} unread messages and the limit is ${maxMessages} per recipient. Nothing was stored. Wait until ${to} reads its mail, then send again (the server's operator can raise --max-unread-messages).`, { data });
+    throw new WitnessError(
+      'QUOTA_EXCEEDED',
+      `${to}'s inbox is full: ${to} has ${unread.messages} unread messages and the limit is ${maxMessages} per recipient. Nothing was stored. Wait until ${to} reads its mail, then send again (the server's operator can raise --max-unread-messages).`,
+      { data },
+    );
   }
   if (maxBytes > 0 && unread.bytes + bytes > maxBytes) {
-    throw new WitnessError('QUOTA_EXCEEDED', `${to}'s inbox is full: ${to} has ${unread.bytes} unread bytes, and this message (${bytes} bytes) would pass the limit of ${maxBytes} per recipient. Nothing was stored. Wait until ${to} reads its mail, or send less, then send again (the server's operator can raise --max-unread-bytes).`, { data });
+    throw new WitnessError(
+      'QUOTA_EXCEEDED',
+      `${to}'s inbox is full: ${to} has ${unread.bytes} unread bytes, and this message (${bytes} bytes) would pass the limit of ${maxBytes} per recipient. Nothing was stored. Wait until ${to} reads its mail, or send less, then send again (the server's operator can raise --max-unread-bytes).`,
+      { data },
+    );
   }
 }

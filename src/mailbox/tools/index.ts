@@ -12,7 +12,14 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import * as z from 'zod';
 import { WitnessError } from '../../core/errors.js';
 import type { MailboxToolName, ToolName } from '../call-log.js';
-import { checkBody, checkIdempotencyKey, checkMessageId, checkReply, type MailboxLimits, type SendRate } from '../limits.js';
+import {
+  checkBody,
+  checkIdempotencyKey,
+  checkMessageId,
+  checkReply,
+  type MailboxLimits,
+  type SendRate,
+} from '../limits.js';
 import { agentNameProblem, AGENT_NAME_RULE } from '../names.js';
 import type { MailboxStore } from '../store/types.js';
 import { type LogRefusal, type RoutableServer, requestSignal, routeToolCalls, type ToolRoute } from './route.js';
@@ -54,7 +61,11 @@ export interface ToolServer {
 /** Installs the router for tools/call on a server (routeToolCalls for SDK 1.x, routeModernToolCalls for 2.x). */
 export type ToolRouter = (routes: ReadonlyMap<string, ToolRoute>, logRefusal: LogRefusal) => void;
 
-export function registerMailboxTools(server: ToolServer, ctx: ToolContext, router: ToolRouter = (routes, log) => routeToolCalls(server, routes, log)): void {
+export function registerMailboxTools(
+  server: ToolServer,
+  ctx: ToolContext,
+  router: ToolRouter = (routes, log) => routeToolCalls(server, routes, log),
+): void {
   const { store, agent, prefix } = ctx;
   const routes = new Map<string, ToolRoute>();
   // Registered with the SDK for tools/list; calls are routed by route.ts, which checks the same input schema.
@@ -69,7 +80,8 @@ export function registerMailboxTools(server: ToolServer, ctx: ToolContext, route
       return _error(error);
     }
   };
-  const logRefusal = (tool: ToolName, error: WitnessError) => store.record(agent, tool, { ok: false, error: { code: error.code, message: error.message } });
+  const logRefusal = (tool: ToolName, error: WitnessError) =>
+    store.record(agent, tool, { ok: false, error: { code: error.code, message: error.message } });
   const rejectAndLog = async (tool: ToolName, error: WitnessError): Promise<never> => {
     await logRefusal(tool, error);
     throw error;
@@ -77,7 +89,13 @@ export function registerMailboxTools(server: ToolServer, ctx: ToolContext, route
 
   register(
     'whoami',
-    { title: 'Who am I', description: 'Your agent name in this mailbox (bound by the server).', inputSchema: {}, outputSchema: s.whoamiOutput, annotations: { title: 'Who am I', ...READ_ONLY } },
+    {
+      title: 'Who am I',
+      description: 'Your agent name in this mailbox (bound by the server).',
+      inputSchema: {},
+      outputSchema: s.whoamiOutput,
+      annotations: { title: 'Who am I', ...READ_ONLY },
+    },
     () =>
       guarded(async () => {
         await store.record(agent, 'whoami', { ok: true });
@@ -87,10 +105,20 @@ export function registerMailboxTools(server: ToolServer, ctx: ToolContext, route
 
   register(
     'list_agents',
-    { title: 'List agents', description: 'Every agent you can send messages to.', inputSchema: {}, outputSchema: s.listAgentsOutput, annotations: { title: 'List agents', ...READ_ONLY } },
+    {
+      title: 'List agents',
+      description: 'Every agent you can send messages to.',
+      inputSchema: {},
+      outputSchema: s.listAgentsOutput,
+      annotations: { title: 'List agents', ...READ_ONLY },
+    },
     () =>
       guarded(async () => {
-        const agents = (await store.agents()).map((a) => ({ name: a.name, ...(a.description ? { description: a.description } : {}), you: a.name === agent }));
+        const agents = (await store.agents()).map((a) => ({
+          name: a.name,
+          ...(a.description ? { description: a.description } : {}),
+          you: a.name === agent,
+        }));
         await store.record(agent, 'list_agents', { ok: true });
         return { agents };
       }),
@@ -103,13 +131,23 @@ export function registerMailboxTools(server: ToolServer, ctx: ToolContext, route
       description: `Send a message to another agent's inbox. It is stored durably before this returns. Your name is added as the sender. Recipient names: ${AGENT_NAME_RULE}.`,
       inputSchema: s.sendInput,
       outputSchema: s.sendOutput,
-      annotations: { title: 'Send a message', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      annotations: {
+        title: 'Send a message',
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
     },
     (args) =>
       guarded(async () => {
         try {
           const problem = agentNameProblem(args.to);
-          if (problem) throw new WitnessError('INVALID_INPUT', `Invalid recipient: ${problem}. Call list_agents for the valid names.`);
+          if (problem)
+            throw new WitnessError(
+              'INVALID_INPUT',
+              `Invalid recipient: ${problem}. Call list_agents for the valid names.`,
+            );
           checkBody(args.body, ctx.limits);
           checkIdempotencyKey(args.idempotency_key, ctx.limits);
           checkMessageId(args.reply_to, 'reply_to');
@@ -117,7 +155,12 @@ export function registerMailboxTools(server: ToolServer, ctx: ToolContext, route
         } catch (error) {
           return rejectAndLog('send_message', error as WitnessError);
         }
-        const sent = await store.send(agent, { to: args.to, body: args.body, ...(args.idempotency_key !== undefined ? { idempotencyKey: args.idempotency_key } : {}), ...(args.reply_to !== undefined ? { replyTo: args.reply_to } : {}) });
+        const sent = await store.send(agent, {
+          to: args.to,
+          body: args.body,
+          ...(args.idempotency_key !== undefined ? { idempotencyKey: args.idempotency_key } : {}),
+          ...(args.reply_to !== undefined ? { replyTo: args.reply_to } : {}),
+        });
         ctx.mailSignal.notify(sent.to);
         return { ...sent };
       }),
@@ -127,10 +170,17 @@ export function registerMailboxTools(server: ToolServer, ctx: ToolContext, route
     'check_inbox',
     {
       title: 'Check inbox',
-      description: 'Your unread messages, oldest first; they are marked read unless peek is true. An empty list means no mail. With thread: every message you received in that conversation, read or not.',
+      description:
+        'Your unread messages, oldest first; they are marked read unless peek is true. An empty list means no mail. With thread: every message you received in that conversation, read or not.',
       inputSchema: s.checkInput,
       outputSchema: s.messagesOutput,
-      annotations: { title: 'Check inbox', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      annotations: {
+        title: 'Check inbox',
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
     },
     (args) =>
       guarded(async () => {
@@ -140,7 +190,12 @@ export function registerMailboxTools(server: ToolServer, ctx: ToolContext, route
           return rejectAndLog('check_inbox', error as WitnessError);
         }
         const limit = Math.min(args.limit ?? 20, ctx.limits.maxFetch);
-        const messages = await store.fetch(agent, { limit, peek: args.peek ?? false, tool: 'check_inbox', ...(args.thread !== undefined ? { thread: args.thread } : {}) });
+        const messages = await store.fetch(agent, {
+          limit,
+          peek: args.peek ?? false,
+          tool: 'check_inbox',
+          ...(args.thread !== undefined ? { thread: args.thread } : {}),
+        });
         return { messages: await withAcks(ctx, messages) };
       }),
   );
@@ -152,7 +207,13 @@ export function registerMailboxTools(server: ToolServer, ctx: ToolContext, route
       description: `Wait until a message arrives (or timeout_ms passes, at most ${ctx.limits.maxWaitMs} ms), then return your unread messages and mark them read.`,
       inputSchema: s.waitInput,
       outputSchema: s.waitOutput,
-      annotations: { title: 'Wait for a message', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      annotations: {
+        title: 'Wait for a message',
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
     },
     (args, extra) =>
       guarded(async () => {
@@ -167,7 +228,8 @@ export function registerMailboxTools(server: ToolServer, ctx: ToolContext, route
     'message_status',
     {
       title: 'Message status',
-      description: 'Where a message you sent or received stands, from the signed call log: stored, read (the recipient fetched it) or acknowledged (the recipient called ack_message, with its reply). This, not send_message\'s answer, proves delivery.',
+      description:
+        "Where a message you sent or received stands, from the signed call log: stored, read (the recipient fetched it) or acknowledged (the recipient called ack_message, with its reply). This, not send_message's answer, proves delivery.",
       inputSchema: s.statusInput,
       outputSchema: s.statusOutput,
       annotations: { title: 'Message status', ...READ_ONLY },
@@ -183,7 +245,13 @@ export function registerMailboxTools(server: ToolServer, ctx: ToolContext, route
         // so it answers as a made-up id does, in the same time and with the same error.
         const status = await store.status(args.message_id, agent);
         if (!status || (status.from !== agent && status.to !== agent)) {
-          return rejectAndLog('message_status', new WitnessError('NOT_FOUND', `message_id ${JSON.stringify(args.message_id.slice(0, 100))} is not a message you sent or received. Use an id from your send_message answers or your inbox.`));
+          return rejectAndLog(
+            'message_status',
+            new WitnessError(
+              'NOT_FOUND',
+              `message_id ${JSON.stringify(args.message_id.slice(0, 100))} is not a message you sent or received. Use an id from your send_message answers or your inbox.`,
+            ),
+          );
         }
         await store.record(agent, 'message_status', { ok: true, message_ids: [status.id] });
         return { ...status };
@@ -197,7 +265,13 @@ export function registerMailboxTools(server: ToolServer, ctx: ToolContext, route
       description: `Tell the sender you have handled a message you received, optionally with a short reply (at most ${ctx.limits.maxReplyBytes} bytes). The sender sees it with message_status. Acknowledging twice keeps the first.`,
       inputSchema: s.ackInput,
       outputSchema: s.ackOutput,
-      annotations: { title: 'Acknowledge a message', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      annotations: {
+        title: 'Acknowledge a message',
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
     },
     (args) =>
       guarded(async () => {
@@ -219,6 +293,7 @@ function _ok(value: Record<string, unknown>): CallToolResult {
 }
 
 function _error(error: unknown): CallToolResult {
-  const message = error instanceof WitnessError ? error.message : `Internal error in the mailbox server: ${(error as Error).message}`;
+  const message =
+    error instanceof WitnessError ? error.message : `Internal error in the mailbox server: ${(error as Error).message}`;
   return { content: [{ type: 'text', text: message }], isError: true };
 }

@@ -8,7 +8,13 @@ import type { ToolContext } from './index.js';
 
 /** Messages as a tool returns them, each saying whether the caller already acknowledged it. */
 export async function withAcks(ctx: ToolContext, messages: Message[]): Promise<Array<Record<string, unknown>>> {
-  const acked = messages.length === 0 ? new Set<string>() : await ctx.store.acknowledged(ctx.agent, messages.map((m) => m.id));
+  const acked =
+    messages.length === 0
+      ? new Set<string>()
+      : await ctx.store.acknowledged(
+          ctx.agent,
+          messages.map((m) => m.id),
+        );
   return messages.map((m) => ({
     id: m.id,
     from: m.from,

@@ -14,6 +14,12 @@ import { type LogRefusal, routeCall, type ToolExtra, type ToolRoute } from './ro
 /** Any params at all: the router, not the SDK, refuses malformed ones (and logs the refusal). */
 const ANY_PARAMS = z.unknown();
 
-export function routeModernToolCalls<Name extends string>(server: McpServer, routes: ReadonlyMap<string, ToolRoute<Name>>, logRefusal: LogRefusal<Name>): void {
-  server.server.setRequestHandler('tools/call', { params: ANY_PARAMS }, (params, ctx) => routeCall(params, ctx as ToolExtra, routes, logRefusal));
+export function routeModernToolCalls<Name extends string>(
+  server: McpServer,
+  routes: ReadonlyMap<string, ToolRoute<Name>>,
+  logRefusal: LogRefusal<Name>,
+): void {
+  server.server.setRequestHandler('tools/call', { params: ANY_PARAMS }, (params, ctx) =>
+    routeCall(params, ctx as ToolExtra, routes, logRefusal),
+  );
 }

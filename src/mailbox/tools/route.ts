@@ -54,7 +54,10 @@ export interface ToolRoute<Name extends string = MailboxToolName> {
 }
 
 /** Logs a refused call (an `ok: false` receipt) before it is answered. */
-export type LogRefusal<Name extends string = MailboxToolName> = (tool: Name | typeof UNKNOWN_TOOL, error: WitnessError) => Promise<void>;
+export type LogRefusal<Name extends string = MailboxToolName> = (
+  tool: Name | typeof UNKNOWN_TOOL,
+  error: WitnessError,
+) => Promise<void>;
 
 /** JSON-RPC error codes (JSON-RPC 2.0 §5.1). */
 const METHOD_NOT_FOUND = -32601;
@@ -75,7 +78,11 @@ class _ProtocolError extends Error {
  * the SDK's own handler is removed, and the Protocol's fallback handler, which gets
  * the raw request, routes the call. Other unknown methods stay "Method not found".
  */
-export function routeToolCalls<Name extends string>(server: { readonly server: RoutableServer }, routes: ReadonlyMap<string, ToolRoute<Name>>, logRefusal: LogRefusal<Name>): void {
+export function routeToolCalls<Name extends string>(
+  server: { readonly server: RoutableServer },
+  routes: ReadonlyMap<string, ToolRoute<Name>>,
+  logRefusal: LogRefusal<Name>,
+): void {
   const inner = server.server;
   inner.removeRequestHandler('tools/call');
   inner.fallbackRequestHandler = async (request, extra) => {
@@ -85,19 +92,38 @@ export function routeToolCalls<Name extends string>(server: { readonly server: R
 }
 
 /** Checks and dispatches one `tools/call` by its raw params: what both SDK lines' takeovers run. */
-export async function routeCall<Name extends string>(params: unknown, extra: ToolExtra, routes: ReadonlyMap<string, ToolRoute<Name>>, logRefusal: LogRefusal<Name>): Promise<CallToolResult> {
-  const refuse = async (tool: Name | typeof UNKNOWN_TOOL, code: 'INVALID_INPUT' | 'NOT_FOUND', message: string): Promise<never> => {
+export async function routeCall<Name extends string>(
+  params: unknown,
+  extra: ToolExtra,
+  routes: ReadonlyMap<string, ToolRoute<Name>>,
+  logRefusal: LogRefusal<Name>,
+): Promise<CallToolResult> {
+  const refuse = async (
+    tool: Name | typeof UNKNOWN_TOOL,
+    code: 'INVALID_INPUT' | 'NOT_FOUND',
+    message: string,
+  ): Promise<never> => {
     await logRefusal(tool, new WitnessError(code, message));
     throw new _ProtocolError(INVALID_PARAMS, message);
   };
   if (!_isObject(params) || typeof params.name !== 'string') {
-    return refuse(UNKNOWN_TOOL, 'INVALID_INPUT', 'Invalid params: tools/call needs params {name: string, arguments?: object}.');
+    return refuse(
+      UNKNOWN_TOOL,
+      'INVALID_INPUT',
+      'Invalid params: tools/call needs params {name: string, arguments?: object}.',
+    );
   }
   const name = params.name;
   const route = routes.get(name);
-  if (!route) return refuse(UNKNOWN_TOOL, 'NOT_FOUND', `Unknown tool ${_quote(name)}. This server's tools: ${[...routes.keys()].join(', ')}.`);
+  if (!route)
+    return refuse(
+      UNKNOWN_TOOL,
+      'NOT_FOUND',
+      `Unknown tool ${_quote(name)}. This server's tools: ${[...routes.keys()].join(', ')}.`,
+    );
   const args = params.arguments ?? {};
-  if (!_isObject(args)) return refuse(route.tool, 'INVALID_INPUT', `Invalid params: the arguments of ${name} must be a JSON object.`);
+  if (!_isObject(args))
+    return refuse(route.tool, 'INVALID_INPUT', `Invalid params: the arguments of ${name} must be a JSON object.`);
   let checked: Record<string, unknown>;
   try {
     checked = _checkArguments(name, route.input, args);
@@ -112,19 +138,26 @@ function _checkArguments(name: string, input: z.ZodObject, args: Record<string, 
   try {
     checkWellFormedValue(args, 'arguments');
   } catch (error) {
-    if (error instanceof RangeError) throw new WitnessError('INVALID_INPUT', `The arguments of ${name} are nested too deeply; send plain values.`);
+    if (error instanceof RangeError)
+      throw new WitnessError('INVALID_INPUT', `The arguments of ${name} are nested too deeply; send plain values.`);
     throw error;
   }
   const parsed = input.safeParse(args);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.slice(0, 5).map((issue) => _issueText(issue, args));
-  throw new WitnessError('INVALID_INPUT', `Invalid arguments for ${name}: ${problems.join('; ')}. Fix them and call again (tools/list gives each tool's inputSchema).`);
+  throw new WitnessError(
+    'INVALID_INPUT',
+    `Invalid arguments for ${name}: ${problems.join('; ')}. Fix them and call again (tools/list gives each tool's inputSchema).`,
+  );
 }
 
 /** One schema problem in words: where, what was expected, what was given. */
 function _issueText(issue: z.core.$ZodIssue, args: Record<string, unknown>): string {
   const where = issue.path.length > 0 ? issue.path.join('.') : 'arguments';
-  const value = issue.path.reduce<unknown>((v, key) => (_isObject(v) || Array.isArray(v) ? (v as Record<PropertyKey, unknown>)[key] : undefined), args);
+  const value = issue.path.reduce<unknown>(
+    (v, key) => (_isObject(v) || Array.isArray(v) ? (v as Record<PropertyKey, unknown>)[key] : undefined),
+    args,
+  );
   switch (issue.code) {
     case 'invalid_type': {
       if (value === undefined) return `${where}: required`;

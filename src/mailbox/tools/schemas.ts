@@ -15,20 +15,35 @@ export const messageShape = z.object({
   from: z.string().describe('Sender, as bound by the server (never taken from arguments)'),
   body: z.string(),
   sent_at: z.string().describe('ISO 8601 time the server stored the message'),
-  thread: z.string().optional().describe('The conversation (the id of its first message); reply with reply_to to stay in it'),
+  thread: z
+    .string()
+    .optional()
+    .describe('The conversation (the id of its first message); reply with reply_to to stay in it'),
   reply_to: z.string().optional().describe('The message this one answers'),
   acknowledged: z.boolean().describe('True when you already acknowledged it with ack_message'),
 });
 
 export const listAgentsOutput = {
-  agents: z.array(z.object({ name: z.string(), description: z.string().optional(), you: z.boolean().describe('True for the calling agent') })),
+  agents: z.array(
+    z.object({
+      name: z.string(),
+      description: z.string().optional(),
+      you: z.boolean().describe('True for the calling agent'),
+    }),
+  ),
 };
 
 export const sendInput = {
   to: z.string().describe('Recipient agent name (see list_agents)'),
   body: z.string().describe('Message text'),
-  idempotency_key: z.string().optional().describe('Optional: a retried send with the same key returns the first message instead of sending twice'),
-  reply_to: z.string().optional().describe('Optional: the id of a message you received that this one answers; the reply joins its thread'),
+  idempotency_key: z
+    .string()
+    .optional()
+    .describe('Optional: a retried send with the same key returns the first message instead of sending twice'),
+  reply_to: z
+    .string()
+    .optional()
+    .describe('Optional: the id of a message you received that this one answers; the reply joins its thread'),
 };
 
 export const sendOutput = {
@@ -40,9 +55,18 @@ export const sendOutput = {
 };
 
 export const checkInput = {
-  limit: z.number().int().min(1).max(MAX_FETCH).optional().describe(`Most messages to return (default 20, at most ${MAX_FETCH})`),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_FETCH)
+    .optional()
+    .describe(`Most messages to return (default 20, at most ${MAX_FETCH})`),
   peek: z.boolean().optional().describe('Return messages without marking them read'),
-  thread: z.string().optional().describe('Only this conversation: every message you received in it, read or not (marks nothing read)'),
+  thread: z
+    .string()
+    .optional()
+    .describe('Only this conversation: every message you received in it, read or not (marks nothing read)'),
 };
 
 const receipt = z.object({
@@ -61,7 +85,11 @@ export const statusOutput = {
   from: z.string(),
   to: z.string(),
   sent_at: z.string(),
-  state: z.enum(['stored', 'read', 'acknowledged']).describe('stored: in the inbox; read: delivered to the recipient by a read; acknowledged: the recipient called ack_message'),
+  state: z
+    .enum(['stored', 'read', 'acknowledged'])
+    .describe(
+      'stored: in the inbox; read: delivered to the recipient by a read; acknowledged: the recipient called ack_message',
+    ),
   stored: receipt,
   read: receipt.optional(),
   acknowledged: receipt.extend({ reply: z.string().optional() }).optional(),
@@ -85,7 +113,13 @@ export const messagesOutput = {
 
 export const waitInput = {
   timeout_ms: z.number().int().min(0).describe('How long to wait for mail, in ms (capped by the server)'),
-  limit: z.number().int().min(1).max(MAX_FETCH).optional().describe(`Most messages to return (default 20, at most ${MAX_FETCH})`),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_FETCH)
+    .optional()
+    .describe(`Most messages to return (default 20, at most ${MAX_FETCH})`),
 };
 
 export const waitOutput = {

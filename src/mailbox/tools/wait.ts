@@ -16,13 +16,23 @@ import type { ToolContext } from './index.js';
 
 const POLL_MS = 50;
 
-export async function waitForMail(ctx: ToolContext, limit: number, timeoutMs: number, signal?: AbortSignal): Promise<Message[]> {
+export async function waitForMail(
+  ctx: ToolContext,
+  limit: number,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<Message[]> {
   const deadline = Date.now() + timeoutMs;
   const pollMs = ctx.store.pollMs ?? POLL_MS;
   for (;;) {
     const seen = ctx.mailSignal.count(ctx.agent);
     if (await ctx.store.hasUnread(ctx.agent)) {
-      const messages = await ctx.store.fetch(ctx.agent, { limit, peek: false, tool: 'wait_for_message', quietIfEmpty: true });
+      const messages = await ctx.store.fetch(ctx.agent, {
+        limit,
+        peek: false,
+        tool: 'wait_for_message',
+        quietIfEmpty: true,
+      });
       if (messages.length > 0) return messages;
     }
     const left = deadline - Date.now();

@@ -23,13 +23,26 @@ export async function* exportMailbox(dir: string, options: { keyPath?: string } 
   // Ed25519 key, or an HMAC mailbox's checkpoint key): without it a cut-off export with
   // recounted counts would import as a whole mailbox. An HMAC mailbox made before
   // checkpoint keys has none to sign with.
-  const key = config.signing.alg === 'ed25519' || config.checkpoint_key ? checkpointSigner(dir, config, config.signing.alg === 'ed25519' ? options.keyPath : undefined) : undefined;
+  const key =
+    config.signing.alg === 'ed25519' || config.checkpoint_key
+      ? checkpointSigner(dir, config, config.signing.alg === 'ed25519' ? options.keyPath : undefined)
+      : undefined;
   const frontier = new MerkleFrontier();
-  if (storeKind(config.store).inFolder && hasStaleLock(dir)) throw _cannot(dir, 'a writer died holding its lock, and its unfinished write is still there', `run \`witness mailbox recover ${dir}\` first`);
+  if (storeKind(config.store).inFolder && hasStaleLock(dir))
+    throw _cannot(
+      dir,
+      'a writer died holding its lock, and its unfinished write is still there',
+      `run \`witness mailbox recover ${dir}\` first`,
+    );
   const evidence = await openEvidence(dir, config);
   try {
     const unreadable = evidence.unreadable[0];
-    if (unreadable) throw _cannot(dir, `${unreadable.file} is unreadable (${unreadable.why})`, 'run `witness mailbox verify` to see every problem');
+    if (unreadable)
+      throw _cannot(
+        dir,
+        `${unreadable.file} is unreadable (${unreadable.why})`,
+        'run `witness mailbox verify` to see every problem',
+      );
     const counts: ExportCounts = { agents: 0, calls: 0, messages: 0, cursors: 0 };
     const line = (record: ExportRecord) => JSON.stringify(record);
     yield JSON.stringify(exportHeader(config));
@@ -39,17 +52,36 @@ export async function* exportMailbox(dir: string, options: { keyPath?: string } 
     }
     for await (const l of evidence.calls()) {
       if (l.text === '' && !l.torn) continue;
-      if (l.torn || l.text === undefined) throw _cannot(dir, `${evidence.callsFile}:${l.line} is ${l.torn ? 'an unterminated last line' : 'too long to read'}`, l.torn ? `run \`witness mailbox recover ${dir}\` or start a server on it, which cuts it` : 'run `witness mailbox verify` to see every problem');
+      if (l.torn || l.text === undefined)
+        throw _cannot(
+          dir,
+          `${evidence.callsFile}:${l.line} is ${l.torn ? 'an unterminated last line' : 'too long to read'}`,
+          l.torn
+            ? `run \`witness mailbox recover ${dir}\` or start a server on it, which cuts it`
+            : 'run `witness mailbox verify` to see every problem',
+        );
       counts.calls++;
       frontier.appendLeafHash(callLeaf(l.text));
       yield line({ call: l.text });
     }
     const { cursors, unreadable: badCursors } = await evidence.cursors();
-    if (badCursors[0]) throw _cannot(dir, `${badCursors[0].file} is not a read cursor (${badCursors[0].why})`, 'run `witness mailbox verify` to see every problem');
+    if (badCursors[0])
+      throw _cannot(
+        dir,
+        `${badCursors[0].file} is not a read cursor (${badCursors[0].why})`,
+        'run `witness mailbox verify` to see every problem',
+      );
     const read = new Map<string, number>();
     for await (const l of evidence.inboxLines()) {
       if (l.text === '' && !l.torn) continue;
-      if (l.torn || l.text === undefined) throw _cannot(dir, `${l.file}:${l.line} is ${l.torn ? 'an unterminated last line' : 'too long to read'}`, l.torn ? `run \`witness mailbox recover ${dir}\` or start a server on it, which cuts it` : 'run `witness mailbox verify` to see every problem');
+      if (l.torn || l.text === undefined)
+        throw _cannot(
+          dir,
+          `${l.file}:${l.line} is ${l.torn ? 'an unterminated last line' : 'too long to read'}`,
+          l.torn
+            ? `run \`witness mailbox recover ${dir}\` or start a server on it, which cuts it`
+            : 'run `witness mailbox verify` to see every problem',
+        );
       counts.messages++;
       if (_beforeCursor(cursors.get(l.agent), l)) read.set(l.agent, (read.get(l.agent) ?? 0) + 1);
       yield line({ message: l.text, to: l.agent });
@@ -59,7 +91,11 @@ export async function* exportMailbox(dir: string, options: { keyPath?: string } 
       counts.cursors++;
       yield line({ cursor: { agent, messages: read.get(agent) ?? 0 } });
     }
-    yield line({ end: key ? { ...counts, checkpoint: checkpointFor(mailboxOrigin(config), frontier.size, frontier.root(), key) } : counts });
+    yield line({
+      end: key
+        ? { ...counts, checkpoint: checkpointFor(mailboxOrigin(config), frontier.size, frontier.root(), key) }
+        : counts,
+    });
   } finally {
     await evidence.close();
   }

@@ -48,7 +48,12 @@ export function exportHeader(config: MailboxConfig): ExportHeader {
   const cp = config.checkpoint_key;
   return {
     format: EXPORT_FORMAT,
-    mailbox: { id: config.id, created: config.created, signing: { alg, kid, ...(public_key !== undefined ? { public_key } : {}) }, ...(cp ? { checkpoint_key: { kid: cp.kid, public_key: cp.public_key } } : {}) },
+    mailbox: {
+      id: config.id,
+      created: config.created,
+      signing: { alg, kid, ...(public_key !== undefined ? { public_key } : {}) },
+      ...(cp ? { checkpoint_key: { kid: cp.kid, public_key: cp.public_key } } : {}),
+    },
     source: config.store,
     exported_at: new Date().toISOString(),
   };

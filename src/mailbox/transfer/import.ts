@@ -17,7 +17,14 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { readKeyFile } from '../../attest/keys.js';
 import { WitnessError } from '../../core/errors.js';
 import { parseStrictJson } from '../../core/strict-json.js';
-import { assertNoMailbox, checkpointKeyPath, MAILBOX_FORMAT, MAILBOX_KEY, type MailboxConfig, type StoreKind } from '../config.js';
+import {
+  assertNoMailbox,
+  checkpointKeyPath,
+  MAILBOX_FORMAT,
+  MAILBOX_KEY,
+  type MailboxConfig,
+  type StoreKind,
+} from '../config.js';
 import { fileLines } from '../evidence.js';
 import { defaultKeyDir } from '../keys.js';
 import { agentNameProblem, sameNameAs } from '../names.js';
@@ -52,7 +59,8 @@ const MAILBOX_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 export async function importMailbox(file: string, dir: string, options: ImportOptions = {}): Promise<ImportResult> {
   assertNoMailbox(dir);
-  if (existsSync(dir) && readdirSync(dir).length > 0) throw new WitnessError('USAGE', `${dir} is not empty; import into a new folder. Nothing was imported.`);
+  if (existsSync(dir) && readdirSync(dir).length > 0)
+    throw new WitnessError('USAGE', `${dir} is not empty; import into a new folder. Nothing was imported.`);
   const lines = fileLines(file)[Symbol.iterator]();
   const header = _header(lines.next().value, file);
   const warnings: string[] = [];
@@ -66,7 +74,8 @@ export async function importMailbox(file: string, dir: string, options: ImportOp
     const end = await _records(lines, file, target, counts, leaves);
     if (!end) throw _bad(file, 0, 'it has no end line: the export was cut off', 'export the mailbox again');
     for (const k of ['agents', 'calls', 'messages', 'cursors'] as const) {
-      if (end[k] !== counts[k]) throw _bad(file, 0, `its end line counts ${end[k]} ${k} but it holds ${counts[k]}`, 'export the mailbox again');
+      if (end[k] !== counts[k])
+        throw _bad(file, 0, `its end line counts ${end[k]} ${k} but it holds ${counts[k]}`, 'export the mailbox again');
     }
     _checkAnchored(file, header, config, end.checkpoint, leaves);
     await target.finish();
@@ -84,8 +93,13 @@ export async function importMailbox(file: string, dir: string, options: ImportOp
   }
   if (!report.ok) {
     await _discard(staging, target);
-    const shown = report.problems.slice(0, 5).map((p) => `${p.file.split(staging).join(dir)}:${p.line}: ${p.kind}: ${p.message}`);
-    throw new WitnessError('CORRUPT', `${file}: cannot import: the mailbox it holds does not verify (${report.problems.length} problem(s)):\n${shown.join('\n')}${report.problems.length > shown.length ? '\n…' : ''}\nNothing was imported; check the source with \`witness mailbox verify\`, repair it or export it again.`);
+    const shown = report.problems
+      .slice(0, 5)
+      .map((p) => `${p.file.split(staging).join(dir)}:${p.line}: ${p.kind}: ${p.message}`);
+    throw new WitnessError(
+      'CORRUPT',
+      `${file}: cannot import: the mailbox it holds does not verify (${report.problems.length} problem(s)):\n${shown.join('\n')}${report.problems.length > shown.length ? '\n…' : ''}\nNothing was imported; check the source with \`witness mailbox verify\`, repair it or export it again.`,
+    );
   }
   if (existsSync(dir)) rmSync(dir, { recursive: true }); // empty (checked above): rename replaces only a missing name portably
   renameSync(staging, dir);
@@ -99,32 +113,61 @@ export async function importMailbox(file: string, dir: string, options: ImportOp
  * HMAC mailbox's with the checkpoint key its header names. An HMAC mailbox made before
  * checkpoint keys has none (a limit, documented).
  */
-function _checkAnchored(file: string, header: ExportHeader, config: MailboxConfig, note: string | undefined, leaves: Buffer[]): void {
+function _checkAnchored(
+  file: string,
+  header: ExportHeader,
+  config: MailboxConfig,
+  note: string | undefined,
+  leaves: Buffer[],
+): void {
   const ed25519 = header.mailbox.signing.alg === 'ed25519';
   if (!ed25519 && !header.mailbox.checkpoint_key) return;
-  const whose = ed25519 ? "an Ed25519 mailbox's export always has" : 'which an export whose header names a checkpoint key always has';
-  if (note === undefined) throw new WitnessError('CORRUPT', `${file}: cannot import: its end line carries no checkpoint of the call log, ${ed25519 ? `which ${whose}` : whose}: calls may have been dropped. Nothing was imported; export the mailbox again.`);
+  const whose = ed25519
+    ? "an Ed25519 mailbox's export always has"
+    : 'which an export whose header names a checkpoint key always has';
+  if (note === undefined)
+    throw new WitnessError(
+      'CORRUPT',
+      `${file}: cannot import: its end line carries no checkpoint of the call log, ${ed25519 ? `which ${whose}` : whose}: calls may have been dropped. Nothing was imported; export the mailbox again.`,
+    );
   const publicKey = ed25519 ? header.mailbox.signing.public_key : header.mailbox.checkpoint_key?.public_key;
-  const vkey = ed25519 && existsSync(config.signing.key_path) ? _importKeyVerifier(config) : noteVerifierKey(mailboxOrigin(config), Buffer.from(publicKey ?? '', 'base64url'));
+  const vkey =
+    ed25519 && existsSync(config.signing.key_path)
+      ? _importKeyVerifier(config)
+      : noteVerifierKey(mailboxOrigin(config), Buffer.from(publicKey ?? '', 'base64url'));
   let check: CheckpointCheck;
   try {
     check = new CheckpointCheck(parseCheckpoint(note, [vkey]));
   } catch (error) {
-    throw new WitnessError('CORRUPT', `${file}: cannot import: the checkpoint in its end line does not verify (${(error as Error).message}). Nothing was imported; export the mailbox again.`);
+    throw new WitnessError(
+      'CORRUPT',
+      `${file}: cannot import: the checkpoint in its end line does not verify (${(error as Error).message}). Nothing was imported; export the mailbox again.`,
+    );
   }
   for (const leaf of leaves) check.add(leaf);
   const result = check.result();
   const size = parseCheckpoint(note, [vkey]).size;
   if (!result.ok || result.logSize !== size) {
-    const why = result.ok ? `it holds ${result.logSize} calls, the checkpoint signed ${size}` : result.code === 'TRUNCATED' ? `${result.message} The first missing call is call ${result.firstMissing + 1}` : result.message;
-    throw new WitnessError('CORRUPT', `${file}: cannot import: its calls are not the call log its checkpoint signed (${result.ok ? 'INCONSISTENT' : result.code}): ${why}. Nothing was imported; export the mailbox again.`);
+    const why = result.ok
+      ? `it holds ${result.logSize} calls, the checkpoint signed ${size}`
+      : result.code === 'TRUNCATED'
+        ? `${result.message} The first missing call is call ${result.firstMissing + 1}`
+        : result.message;
+    throw new WitnessError(
+      'CORRUPT',
+      `${file}: cannot import: its calls are not the call log its checkpoint signed (${result.ok ? 'INCONSISTENT' : result.code}): ${why}. Nothing was imported; export the mailbox again.`,
+    );
   }
 }
 
 /** The note key of the import's own key file (the trust root the import verifies with). */
 function _importKeyVerifier(config: MailboxConfig): string {
   const key = readKeyFile(config.signing.key_path, MAILBOX_KEY);
-  if (key.alg !== 'ed25519') throw new WitnessError('USAGE', `The key ${config.signing.key_path} is an HMAC key, but the exported mailbox signs with Ed25519; give its own key with --key. Nothing was imported.`);
+  if (key.alg !== 'ed25519')
+    throw new WitnessError(
+      'USAGE',
+      `The key ${config.signing.key_path} is an HMAC key, but the exported mailbox signs with Ed25519; give its own key with --key. Nothing was imported.`,
+    );
   return noteVerifierKey(mailboxOrigin(config), Buffer.from(key.publicKey, 'base64url'));
 }
 
@@ -138,7 +181,13 @@ async function _discard(staging: string, target: Awaited<ReturnType<typeof openT
 }
 
 /** Feeds every record after the header to the target; returns the end line's counts (undefined when there is none). */
-async function _records(lines: Iterator<{ line: number; text?: string; torn?: boolean }>, file: string, target: Awaited<ReturnType<typeof openTarget>>, counts: ExportCounts, leaves: Buffer[]): Promise<(ExportCounts & { checkpoint?: string }) | undefined> {
+async function _records(
+  lines: Iterator<{ line: number; text?: string; torn?: boolean }>,
+  file: string,
+  target: Awaited<ReturnType<typeof openTarget>>,
+  counts: ExportCounts,
+  leaves: Buffer[],
+): Promise<(ExportCounts & { checkpoint?: string }) | undefined> {
   let section = 0;
   const agents: string[] = [];
   const perInbox = new Map<string, number>();
@@ -146,10 +195,17 @@ async function _records(lines: Iterator<{ line: number; text?: string; torn?: bo
   for (let next = lines.next(); !next.done; next = lines.next()) {
     const { line, text, torn } = next.value;
     if (text === '' && !torn) continue;
-    if (torn || text === undefined) throw _bad(file, line, torn ? 'its last line is cut off' : 'a line is too long', 'export the mailbox again');
+    if (torn || text === undefined)
+      throw _bad(file, line, torn ? 'its last line is cut off' : 'a line is too long', 'export the mailbox again');
     const [kind, value] = _record(text, file, line);
     const at = _ORDER.indexOf(kind);
-    if (at < section) throw _bad(file, line, `a ${kind} line comes after the ${_ORDER[section]} lines`, 'export the mailbox again (lines are in the order agents, calls, messages, cursors, end)');
+    if (at < section)
+      throw _bad(
+        file,
+        line,
+        `a ${kind} line comes after the ${_ORDER[section]} lines`,
+        'export the mailbox again (lines are in the order agents, calls, messages, cursors, end)',
+      );
     section = at;
     if (kind === 'end') return _nothingAfter(lines, file, value as ExportCounts & { checkpoint?: string });
     if (kind === 'agent') await target.agent(_agent(value, agents, file, line));
@@ -169,7 +225,13 @@ async function _records(lines: Iterator<{ line: number; text?: string; torn?: bo
       const c = value as { agent?: unknown; messages?: unknown };
       const agent = _name(c.agent, file, line, 'cursor.agent');
       const n = c.messages;
-      if (!Number.isSafeInteger(n) || (n as number) < 0 || (n as number) > (perInbox.get(agent) ?? 0)) throw _bad(file, line, `the cursor of ${agent} counts ${JSON.stringify(n)} messages read, but its inbox holds ${perInbox.get(agent) ?? 0}`, 'export the mailbox again');
+      if (!Number.isSafeInteger(n) || (n as number) < 0 || (n as number) > (perInbox.get(agent) ?? 0))
+        throw _bad(
+          file,
+          line,
+          `the cursor of ${agent} counts ${JSON.stringify(n)} messages read, but its inbox holds ${perInbox.get(agent) ?? 0}`,
+          'export the mailbox again',
+        );
       await target.cursor(agent, n as number);
     }
     counts[`${kind}s` as keyof ExportCounts]++;
@@ -190,14 +252,26 @@ function _inOrder(text: string, last: number, file: string, line: number): numbe
     return last;
   }
   if (typeof seq !== 'number') return last;
-  if (seq <= last) throw _bad(file, line, `its calls are out of order (seq ${seq} after seq ${last})`, 'export the mailbox again (calls are in the order of their seq)');
+  if (seq <= last)
+    throw _bad(
+      file,
+      line,
+      `its calls are out of order (seq ${seq} after seq ${last})`,
+      'export the mailbox again (calls are in the order of their seq)',
+    );
   return seq;
 }
 
 /** The end line is the last: anything after it was not counted, so the export is not what its end line says. */
 function _nothingAfter<T>(lines: Iterator<{ line: number; text?: string; torn?: boolean }>, file: string, end: T): T {
   for (let next = lines.next(); !next.done; next = lines.next()) {
-    if (next.value.text !== '' || next.value.torn) throw _bad(file, next.value.line, 'a line comes after the end line', 'export the mailbox again (nothing may follow the end line)');
+    if (next.value.text !== '' || next.value.torn)
+      throw _bad(
+        file,
+        next.value.line,
+        'a line comes after the end line',
+        'export the mailbox again (nothing may follow the end line)',
+      );
   }
   return end;
 }
@@ -212,11 +286,28 @@ function _record(text: string, file: string, line: number): [_Kind, unknown] {
   const keys = typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.keys(value) : [];
   const kind = _ORDER.find((k) => keys.includes(k));
   const allowed: string[] = kind === 'message' ? ['message', 'to'] : [kind ?? ''];
-  if (!kind || keys.some((k) => !allowed.includes(k))) throw _bad(file, line, `it is not a record of ${EXPORT_FORMAT} (one of ${_ORDER.join(', ')})`, 'export the mailbox again');
+  if (!kind || keys.some((k) => !allowed.includes(k)))
+    throw _bad(
+      file,
+      line,
+      `it is not a record of ${EXPORT_FORMAT} (one of ${_ORDER.join(', ')})`,
+      'export the mailbox again',
+    );
   const record = value as Record<string, unknown>;
   if (kind === 'end') {
     const end = record.end as Record<string, unknown> | null;
-    if (typeof end !== 'object' || end === null || !['agents', 'calls', 'messages', 'cursors'].every((k) => Number.isSafeInteger(end[k])) || (end.checkpoint !== undefined && typeof end.checkpoint !== 'string')) throw _bad(file, line, 'its end line needs whole counts of agents, calls, messages and cursors', 'export the mailbox again');
+    if (
+      typeof end !== 'object' ||
+      end === null ||
+      !['agents', 'calls', 'messages', 'cursors'].every((k) => Number.isSafeInteger(end[k])) ||
+      (end.checkpoint !== undefined && typeof end.checkpoint !== 'string')
+    )
+      throw _bad(
+        file,
+        line,
+        'its end line needs whole counts of agents, calls, messages and cursors',
+        'export the mailbox again',
+      );
     return [kind, end];
   }
   return [kind, kind === 'message' ? record : record[kind]];
@@ -230,14 +321,46 @@ function _header(first: { line: number; text?: string } | undefined, file: strin
     h = null;
   }
   const signing = h?.mailbox?.signing;
-  if (h?.format === EXPORT_FORMAT && (typeof h.mailbox?.id !== 'string' || !MAILBOX_ID.test(h.mailbox.id))) throw _bad(file, 1, `its mailbox id ${JSON.stringify(h.mailbox?.id)} is not one (letters, digits, _ and -, at most 128: it names the key file)`, 'give a file written by `witness mailbox export`');
-  const ok = h?.format === EXPORT_FORMAT && typeof h.mailbox?.id === 'string' && typeof h.mailbox.created === 'string' && (signing?.alg === 'ed25519' || signing?.alg === 'hmac-sha256') && typeof signing.kid === 'string';
-  if (!ok) throw _bad(file, 1, `it does not start with a ${EXPORT_FORMAT} header`, 'give a file written by `witness mailbox export`');
+  if (h?.format === EXPORT_FORMAT && (typeof h.mailbox?.id !== 'string' || !MAILBOX_ID.test(h.mailbox.id)))
+    throw _bad(
+      file,
+      1,
+      `its mailbox id ${JSON.stringify(h.mailbox?.id)} is not one (letters, digits, _ and -, at most 128: it names the key file)`,
+      'give a file written by `witness mailbox export`',
+    );
+  const ok =
+    h?.format === EXPORT_FORMAT &&
+    typeof h.mailbox?.id === 'string' &&
+    typeof h.mailbox.created === 'string' &&
+    (signing?.alg === 'ed25519' || signing?.alg === 'hmac-sha256') &&
+    typeof signing.kid === 'string';
+  if (!ok)
+    throw _bad(
+      file,
+      1,
+      `it does not start with a ${EXPORT_FORMAT} header`,
+      'give a file written by `witness mailbox export`',
+    );
   const cp = h?.mailbox?.checkpoint_key as { kid?: unknown; public_key?: unknown } | undefined;
   if (cp !== undefined) {
-    if (signing?.alg === 'ed25519') throw _bad(file, 1, 'its header names a checkpoint key, which only an HMAC mailbox has (an Ed25519 mailbox signs its checkpoints with its own key)', 'give a file written by `witness mailbox export`');
-    const publicKey = typeof cp?.public_key === 'string' && /^[A-Za-z0-9_-]{43}$/.test(cp.public_key) ? Buffer.from(cp.public_key, 'base64url') : undefined;
-    if (typeof cp?.kid !== 'string' || publicKey?.length !== 32) throw _bad(file, 1, 'its header\'s checkpoint_key needs a kid and a 32-byte base64url Ed25519 public_key', 'give a file written by `witness mailbox export`');
+    if (signing?.alg === 'ed25519')
+      throw _bad(
+        file,
+        1,
+        'its header names a checkpoint key, which only an HMAC mailbox has (an Ed25519 mailbox signs its checkpoints with its own key)',
+        'give a file written by `witness mailbox export`',
+      );
+    const publicKey =
+      typeof cp?.public_key === 'string' && /^[A-Za-z0-9_-]{43}$/.test(cp.public_key)
+        ? Buffer.from(cp.public_key, 'base64url')
+        : undefined;
+    if (typeof cp?.kid !== 'string' || publicKey?.length !== 32)
+      throw _bad(
+        file,
+        1,
+        "its header's checkpoint_key needs a kid and a 32-byte base64url Ed25519 public_key",
+        'give a file written by `witness mailbox export`',
+      );
   }
   return h as ExportHeader;
 }
@@ -247,11 +370,20 @@ function _config(h: ExportHeader, options: ImportOptions, warnings: string[]): M
   const keyPath = resolve(options.keyPath ?? join(defaultKeyDir(), `mailbox-${h.mailbox.id}.json`));
   if (existsSync(keyPath)) {
     const key = readKeyFile(keyPath, MAILBOX_KEY);
-    if (key.kid !== h.mailbox.signing.kid) throw new WitnessError('USAGE', `The key ${keyPath} has id ${key.kid}, but the exported mailbox signs with ${h.mailbox.signing.kid}; give its own key with --key. Nothing was imported.`);
+    if (key.kid !== h.mailbox.signing.kid)
+      throw new WitnessError(
+        'USAGE',
+        `The key ${keyPath} has id ${key.kid}, but the exported mailbox signs with ${h.mailbox.signing.kid}; give its own key with --key. Nothing was imported.`,
+      );
   } else if (h.mailbox.signing.alg === 'ed25519') {
-    warnings.push(`no key file at ${keyPath}: verify checks receipts with the public key, but serving needs the key (give --key PATH).`);
+    warnings.push(
+      `no key file at ${keyPath}: verify checks receipts with the public key, but serving needs the key (give --key PATH).`,
+    );
   } else {
-    throw new WitnessError('USAGE', `The exported mailbox signs with an HMAC key and no key file is at ${keyPath}: without it nothing can be verified or served. Give the key with --key PATH. Nothing was imported.`);
+    throw new WitnessError(
+      'USAGE',
+      `The exported mailbox signs with an HMAC key and no key file is at ${keyPath}: without it nothing can be verified or served. Give the key with --key PATH. Nothing was imported.`,
+    );
   }
   const store = options.store ?? 'jsonl';
   const database = store === 'postgres' ? databaseSetting(options.database ?? 'postgres') : undefined;
@@ -262,7 +394,9 @@ function _config(h: ExportHeader, options: ImportOptions, warnings: string[]): M
     ...(database !== undefined ? { database } : {}),
     created: h.mailbox.created,
     signing: { ...h.mailbox.signing, key_path: keyPath },
-    ...(h.mailbox.checkpoint_key ? { checkpoint_key: _checkpointKey(h.mailbox.checkpoint_key, keyPath, warnings) } : {}),
+    ...(h.mailbox.checkpoint_key
+      ? { checkpoint_key: _checkpointKey(h.mailbox.checkpoint_key, keyPath, warnings) }
+      : {}),
   };
 }
 
@@ -271,27 +405,48 @@ function _config(h: ExportHeader, options: ImportOptions, warnings: string[]): M
  * and witnessed cosignatures keep verifying); its key file is expected beside the
  * signing key, where `init` puts it. A file there with another key id is refused.
  */
-function _checkpointKey(cp: { kid: string; public_key: string }, keyPath: string, warnings: string[]): NonNullable<MailboxConfig['checkpoint_key']> {
+function _checkpointKey(
+  cp: { kid: string; public_key: string },
+  keyPath: string,
+  warnings: string[],
+): NonNullable<MailboxConfig['checkpoint_key']> {
   const path = checkpointKeyPath(keyPath);
   if (existsSync(path)) {
     const key = readKeyFile(path, { what: 'mailbox checkpoint key' });
-    if (key.kid !== cp.kid) throw new WitnessError('USAGE', `The key ${path} has id ${key.kid}, but the exported mailbox signs its checkpoints with ${cp.kid}; put its own checkpoint key there (or move this one away). Nothing was imported.`);
+    if (key.kid !== cp.kid)
+      throw new WitnessError(
+        'USAGE',
+        `The key ${path} has id ${key.kid}, but the exported mailbox signs its checkpoints with ${cp.kid}; put its own checkpoint key there (or move this one away). Nothing was imported.`,
+      );
   } else {
-    warnings.push(`no checkpoint key file at ${path}: verify checks checkpoints with the public key, but \`witness mailbox checkpoint\` and --witness need the key there.`);
+    warnings.push(
+      `no checkpoint key file at ${path}: verify checks checkpoints with the public key, but \`witness mailbox checkpoint\` and --witness need the key there.`,
+    );
   }
   return { ...cp, key_path: path };
 }
 
-function _agent(value: unknown, seen: string[], file: string, line: number): { name: string; created: string; description?: string; token_sha256?: string } {
+function _agent(
+  value: unknown,
+  seen: string[],
+  file: string,
+  line: number,
+): { name: string; created: string; description?: string; token_sha256?: string } {
   const a = value as Record<string, unknown> | null;
   const name = _name(a?.name, file, line, 'agent.name');
   const twin = sameNameAs(seen, name);
-  if (twin !== undefined) throw _bad(file, line, `the agent ${name} is listed twice (as ${twin})`, 'export the mailbox again');
+  if (twin !== undefined)
+    throw _bad(file, line, `the agent ${name} is listed twice (as ${twin})`, 'export the mailbox again');
   const optional = (k: string) => (a?.[k] === undefined ? undefined : _string(a[k], file, line, `agent.${k}`));
   seen.push(name);
   const description = optional('description');
   const token = optional('token_sha256');
-  return { name, created: _string(a?.created, file, line, 'agent.created'), ...(description !== undefined ? { description } : {}), ...(token !== undefined ? { token_sha256: token } : {}) };
+  return {
+    name,
+    created: _string(a?.created, file, line, 'agent.created'),
+    ...(description !== undefined ? { description } : {}),
+    ...(token !== undefined ? { token_sha256: token } : {}),
+  };
 }
 
 /** An agent name: it becomes a file name in a JSONL mailbox, so it is checked like one. */
@@ -307,5 +462,8 @@ function _string(value: unknown, file: string, line: number, field: string): str
 }
 
 function _bad(file: string, line: number, what: string, todo: string): WitnessError {
-  return new WitnessError('INVALID_INPUT', `${file}${line > 0 ? `:${line}` : ''}: cannot import: ${what}. Nothing was imported; ${todo}.`);
+  return new WitnessError(
+    'INVALID_INPUT',
+    `${file}${line > 0 ? `:${line}` : ''}: cannot import: ${what}. Nothing was imported; ${todo}.`,
+  );
 }

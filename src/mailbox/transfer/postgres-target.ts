@@ -8,7 +8,13 @@
 import type { Pool, PoolClient } from 'pg';
 import { WitnessError } from '../../core/errors.js';
 import { type AgentEntry, type MailboxConfig, writeMailboxFiles } from '../config.js';
-import { assertDatabaseFree, claimDatabase, MAILBOX_GRANTS, mailboxDatabaseUrl, openMailboxPool } from '../store/postgres/db.js';
+import {
+  assertDatabaseFree,
+  claimDatabase,
+  MAILBOX_GRANTS,
+  mailboxDatabaseUrl,
+  openMailboxPool,
+} from '../store/postgres/db.js';
 import { CHAIN_LOCK } from '../store/postgres/driver.js';
 import { callSeq, type ImportTarget, LogIndex, UniqueIds } from './targets.js';
 
@@ -16,7 +22,13 @@ const BATCH = 500;
 
 export async function openPostgresTarget(dir: string, config: MailboxConfig): Promise<ImportTarget> {
   const url = mailboxDatabaseUrl(config);
-  const pool = await openMailboxPool(url, { max: 1, schema: 'migrate', grants: MAILBOX_GRANTS.import, command: '`witness mailbox import`', ...(config.database ? { location: config.database } : {}) });
+  const pool = await openMailboxPool(url, {
+    max: 1,
+    schema: 'migrate',
+    grants: MAILBOX_GRANTS.import,
+    command: '`witness mailbox import`',
+    ...(config.database ? { location: config.database } : {}),
+  });
   let client: PoolClient | undefined;
   try {
     await assertDatabaseFree(pool, url);
@@ -39,10 +51,19 @@ class _PostgresTarget implements ImportTarget {
   private readonly ids = new UniqueIds();
   private done = false;
 
-  constructor(private readonly dir: string, private readonly config: MailboxConfig, private readonly pool: Pool, private readonly client: PoolClient) {}
+  constructor(
+    private readonly dir: string,
+    private readonly config: MailboxConfig,
+    private readonly pool: Pool,
+    private readonly client: PoolClient,
+  ) {}
 
   agent(entry: AgentEntry): Promise<void> {
-    return this.add('mailbox_agents', ['name', 'description', 'created', 'token_sha256'], [entry.name, entry.description ?? null, entry.created, entry.token_sha256 ?? null]);
+    return this.add(
+      'mailbox_agents',
+      ['name', 'description', 'created', 'token_sha256'],
+      [entry.name, entry.description ?? null, entry.created, entry.token_sha256 ?? null],
+    );
   }
 
   async call(text: string): Promise<void> {
@@ -58,13 +79,28 @@ class _PostgresTarget implements ImportTarget {
   async cursor(agent: string, read: number): Promise<void> {
     if (read === 0) return;
     await this.flushAll();
-    const row = (await this.client.query<{ pos: string }>('SELECT pos FROM mailbox_messages WHERE recipient = $1 ORDER BY pos LIMIT 1 OFFSET $2', [agent, read - 1])).rows[0];
+    const row = (
+      await this.client.query<{ pos: string }>(
+        'SELECT pos FROM mailbox_messages WHERE recipient = $1 ORDER BY pos LIMIT 1 OFFSET $2',
+        [agent, read - 1],
+      )
+    ).rows[0];
     if (!row) throw new WitnessError('INTERNAL', `the cursor of ${agent} points past its imported messages`);
-    await this.client.query('INSERT INTO mailbox_cursors (agent, pos, delivered, updated_at) VALUES ($1, $2, $3, $4)', [agent, row.pos, read, new Date().toISOString()]);
+    await this.client.query('INSERT INTO mailbox_cursors (agent, pos, delivered, updated_at) VALUES ($1, $2, $3, $4)', [
+      agent,
+      row.pos,
+      read,
+      new Date().toISOString(),
+    ]);
   }
 
   async finish(): Promise<void> {
-    for (const [sender, key, send] of this.index.entries()) await this.add('mailbox_idempotency', ['sender', 'key', 'id', 'recipient', 'sent_at'], [sender, key, send.id, send.to, send.sent_at]);
+    for (const [sender, key, send] of this.index.entries())
+      await this.add(
+        'mailbox_idempotency',
+        ['sender', 'key', 'id', 'recipient', 'sent_at'],
+        [sender, key, send.id, send.to, send.sent_at],
+      );
     await this.flushAll();
     await this.client.query('COMMIT');
     this.done = true;
@@ -77,7 +113,9 @@ class _PostgresTarget implements ImportTarget {
   async discard(): Promise<void> {
     const pool = await openMailboxPool(mailboxDatabaseUrl(this.config), { max: 1 });
     try {
-      await pool.query('TRUNCATE mailbox_meta, mailbox_agents, mailbox_messages, mailbox_calls, mailbox_cursors, mailbox_idempotency, mailbox_rate');
+      await pool.query(
+        'TRUNCATE mailbox_meta, mailbox_agents, mailbox_messages, mailbox_calls, mailbox_cursors, mailbox_idempotency, mailbox_rate',
+      );
     } finally {
       await pool.end();
     }
@@ -112,10 +150,12 @@ class _PostgresTarget implements ImportTarget {
     // A message id already taken (a forged copy, which verify reports) must not drop the
     // record: that batch goes again row by row, and such a row gets a made-up key.
     await this.client.query('SAVEPOINT batch');
-    if ((await this.insert(table, batch.columns, rows, ' ON CONFLICT (id) DO NOTHING')) === rows.length) return void (await this.client.query('RELEASE SAVEPOINT batch'));
+    if ((await this.insert(table, batch.columns, rows, ' ON CONFLICT (id) DO NOTHING')) === rows.length)
+      return void (await this.client.query('RELEASE SAVEPOINT batch'));
     await this.client.query('ROLLBACK TO SAVEPOINT batch');
     for (const row of rows) {
-      if ((await this.insert(table, batch.columns, [row], ' ON CONFLICT (id) DO NOTHING')) === 0) await this.insert(table, batch.columns, [[this.ids.fresh(), ...row.slice(1)]]);
+      if ((await this.insert(table, batch.columns, [row], ' ON CONFLICT (id) DO NOTHING')) === 0)
+        await this.insert(table, batch.columns, [[this.ids.fresh(), ...row.slice(1)]]);
     }
   }
 
@@ -123,6 +163,9 @@ class _PostgresTarget implements ImportTarget {
   private async insert(table: string, columns: string[], rows: unknown[][], tail = ''): Promise<number> {
     const width = columns.length;
     const values = rows.map((_, r) => `(${columns.map((_, c) => `$${r * width + c + 1}`).join(', ')})`).join(', ');
-    return (await this.client.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${values}${tail}`, rows.flat())).rowCount ?? 0;
+    return (
+      (await this.client.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${values}${tail}`, rows.flat()))
+        .rowCount ?? 0
+    );
   }
 }

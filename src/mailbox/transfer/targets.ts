@@ -36,7 +36,8 @@ export interface ImportTarget {
 }
 
 export async function openTarget(dir: string, config: MailboxConfig): Promise<ImportTarget> {
-  if (existsSync(dir) && readdirSync(dir).length > 0) throw new WitnessError('USAGE', `${dir} is not empty; import into a new folder. Nothing was imported.`);
+  if (existsSync(dir) && readdirSync(dir).length > 0)
+    throw new WitnessError('USAGE', `${dir} is not empty; import into a new folder. Nothing was imported.`);
   return storeKind(config.store).target(dir, config);
 }
 
@@ -86,7 +87,11 @@ export class JsonlTarget implements ImportTarget {
   private readonly fds = new Map<string, number>();
   private readonly cursors: Array<[string, number]> = [];
 
-  constructor(private readonly dir: string, private readonly config: MailboxConfig, private readonly remove: () => void) {
+  constructor(
+    private readonly dir: string,
+    private readonly config: MailboxConfig,
+    private readonly remove: () => void,
+  ) {
     mkdirSync(join(dir, 'inbox'));
     mkdirSync(join(dir, 'cursors'));
   }
@@ -110,7 +115,17 @@ export class JsonlTarget implements ImportTarget {
   finish(): void {
     for (const fd of this.fds.values()) fsyncSync(fd);
     this.closeAll();
-    for (const [agent, read] of this.cursors) replaceFile(this.dir, cursorRel(agent), JSON.stringify({ offset: this.offsetAfter(agent, read), delivered: read, updated_at: new Date().toISOString() }), { syncFolder: false });
+    for (const [agent, read] of this.cursors)
+      replaceFile(
+        this.dir,
+        cursorRel(agent),
+        JSON.stringify({
+          offset: this.offsetAfter(agent, read),
+          delivered: read,
+          updated_at: new Date().toISOString(),
+        }),
+        { syncFolder: false },
+      );
     syncFolder(join(this.dir, 'inbox'));
     syncFolder(join(this.dir, 'cursors'));
     writeJsonAtomic(join(this.dir, 'agents.json'), { agents: this.agents });
@@ -163,7 +178,11 @@ export class SqliteTarget implements ImportTarget {
   private readonly agents: AgentEntry[] = [];
   private readonly ids = new UniqueIds();
 
-  constructor(private readonly dir: string, private readonly config: MailboxConfig, private readonly remove: () => void) {
+  constructor(
+    private readonly dir: string,
+    private readonly config: MailboxConfig,
+    private readonly remove: () => void,
+  ) {
     this.db = openMailboxDatabase(dir);
     setUpMailboxDatabase(this.db);
     this.db.exec('BEGIN IMMEDIATE');
@@ -185,8 +204,12 @@ export class SqliteTarget implements ImportTarget {
 
   cursor(agent: string, read: number): void {
     if (read === 0) return;
-    const row = this.db.prepare('SELECT pos FROM messages WHERE recipient = ? ORDER BY pos LIMIT 1 OFFSET ?').get(agent, read - 1) as { pos: number };
-    this.db.prepare('INSERT INTO cursors (agent, pos, delivered, updated_at) VALUES (?, ?, ?, ?)').run(agent, row.pos, read, new Date().toISOString());
+    const row = this.db
+      .prepare('SELECT pos FROM messages WHERE recipient = ? ORDER BY pos LIMIT 1 OFFSET ?')
+      .get(agent, read - 1) as { pos: number };
+    this.db
+      .prepare('INSERT INTO cursors (agent, pos, delivered, updated_at) VALUES (?, ?, ?, ?)')
+      .run(agent, row.pos, read, new Date().toISOString());
   }
 
   finish(): void {
@@ -214,7 +237,10 @@ export function callSeq(text: string, store: string): number {
   } catch {
     // below
   }
-  throw new WitnessError('INVALID_INPUT', `A call-log line of the export is not a call record with a seq (${text.slice(0, 80)}…): a ${store} mailbox keys its log by seq, so this damaged log can only be imported into a jsonl mailbox. Nothing was imported.`);
+  throw new WitnessError(
+    'INVALID_INPUT',
+    `A call-log line of the export is not a call record with a seq (${text.slice(0, 80)}…): a ${store} mailbox keys its log by seq, so this damaged log can only be imported into a jsonl mailbox. Nothing was imported.`,
+  );
 }
 
 /**

@@ -22,7 +22,10 @@ export function builtinAdapter(agent: BuiltinAgent): RuntimeAdapter {
         const { client, close } = await connectMailbox(ctx.ws, AGENT, ctx.toolPrefix, ctx.signal);
         const { tools } = await client.listTools().finally(close);
         served = tools.map((t) => t.name);
-        return { status: 'connected', detail: `witness connected to the agent's server: ${tools.map((t) => t.name).join(', ')}` };
+        return {
+          status: 'connected',
+          detail: `witness connected to the agent's server: ${tools.map((t) => t.name).join(', ')}`,
+        };
       } catch (error) {
         return { status: 'failed', detail: `the agent's server did not start: ${(error as Error).message}` };
       }
@@ -36,6 +39,10 @@ export function builtinAdapter(agent: BuiltinAgent): RuntimeAdapter {
         return { stdout: '', stderr: (error as Error).message, exitCode: 1, timedOut: false, ms: Date.now() - started };
       }
     },
-    listTools: async () => ({ builtins: [...LOCAL_TOOLS[agent]], ...(served ? { mailbox: served } : {}), how: "the built-in agent's own tools, and the tools its mailbox server listed" }),
+    listTools: async () => ({
+      builtins: [...LOCAL_TOOLS[agent]],
+      ...(served ? { mailbox: served } : {}),
+      how: "the built-in agent's own tools, and the tools its mailbox server listed",
+    }),
   };
 }

@@ -22,7 +22,12 @@ export function anthropicBaseUrl(endpoint: string): string {
 }
 
 function _env(ctx: ProbeContext, endpoint = ctx.modelEndpoint): NodeJS.ProcessEnv {
-  const model = endpoint ? { ANTHROPIC_BASE_URL: anthropicBaseUrl(endpoint), ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY ?? 'witness-probe' } : {};
+  const model = endpoint
+    ? {
+        ANTHROPIC_BASE_URL: anthropicBaseUrl(endpoint),
+        ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY ?? 'witness-probe',
+      }
+    : {};
   return { ...ctx.ws.env, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', ...model };
 }
 
@@ -33,22 +38,56 @@ export const claude: RuntimeAdapter = {
   install: (ctx) => installFor('claude', ctx, 'user'),
   installChannel: (ctx) => installFor('claude', ctx, 'user', true),
   async connection(ctx) {
-    const out = await runProcess(findBin('claude', ctx)!, ['mcp', 'list'], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs, signal: ctx.signal });
-    if (out.timedOut) return { status: 'failed', detail: `claude mcp list did not finish within ${Math.round(ctx.timeoutMs / 1000)} s` };
+    const out = await runProcess(findBin('claude', ctx)!, ['mcp', 'list'], {
+      cwd: ctx.ws.project,
+      env: _env(ctx),
+      timeoutMs: ctx.timeoutMs,
+      signal: ctx.signal,
+    });
+    if (out.timedOut)
+      return {
+        status: 'failed',
+        detail: `claude mcp list did not finish within ${Math.round(ctx.timeoutMs / 1000)} s`,
+      };
     return readMcpList(`${out.stdout}\n${out.stderr}`, ctx.serverName, /[✓✔] Connected/);
   },
   async run(ctx, task: AgentTask) {
     const model = ctx.model ? ['--model', ctx.model] : [];
     // --dangerously-skip-permissions is refused as root; allowing the mailbox server's tools is all the checks need.
     // The launch flag `witness mailbox install claude --channel` prints: a server not on Anthropic's list loads only with it.
-    const channel = task.kind === 'push' && task.path === 'channel' ? ['--dangerously-load-development-channels', `server:${ctx.serverName}`] : [];
-    const args = ['-p', task.prompt, ...model, ...channel, '--output-format', 'stream-json', '--verbose', '--allowedTools', `mcp__${ctx.serverName}`];
-    return readStreamJson(await runProcess(findBin('claude', ctx)!, args, { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs, signal: ctx.signal }));
+    const channel =
+      task.kind === 'push' && task.path === 'channel'
+        ? ['--dangerously-load-development-channels', `server:${ctx.serverName}`]
+        : [];
+    const args = [
+      '-p',
+      task.prompt,
+      ...model,
+      ...channel,
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--allowedTools',
+      `mcp__${ctx.serverName}`,
+    ];
+    return readStreamJson(
+      await runProcess(findBin('claude', ctx)!, args, {
+        cwd: ctx.ws.project,
+        env: _env(ctx),
+        timeoutMs: ctx.timeoutMs,
+        signal: ctx.signal,
+      }),
+    );
   },
   listTools: (ctx) => withNoModel((url) => _listTools(ctx, url)),
 };
 
-type StreamEvent = { type?: string; subtype?: string; result?: unknown; message?: { content?: Array<{ type: string; text?: string; name?: string }> } };
+type StreamEvent = {
+  type?: string;
+  subtype?: string;
+  result?: unknown;
+  message?: { content?: Array<{ type: string; text?: string; name?: string }> };
+};
 
 /**
  * What the agent said and which tools it called, from the stream-json events. The
@@ -85,11 +124,22 @@ const INIT = /^(\{"type":"system","subtype":"init".*\})\r?\n/m;
 /** Starts a headless session and stops it at its init event, which lists every tool the model would be given. */
 async function _listTools(ctx: ProbeContext, url: string): Promise<ToolListing> {
   const args = ['-p', '[witness-probe inventory] nothing to do', '--output-format', 'stream-json', '--verbose'];
-  const out = await runProcess(findBin('claude', ctx)!, args, { cwd: ctx.ws.project, env: _env(ctx, url), timeoutMs: Math.min(ctx.timeoutMs, 90_000), stopWhen: (stdout) => INIT.test(stdout), signal: ctx.signal });
+  const out = await runProcess(findBin('claude', ctx)!, args, {
+    cwd: ctx.ws.project,
+    env: _env(ctx, url),
+    timeoutMs: Math.min(ctx.timeoutMs, 90_000),
+    stopWhen: (stdout) => INIT.test(stdout),
+    signal: ctx.signal,
+  });
   const line = INIT.exec(out.stdout)?.[1];
-  if (!line) throw new WitnessError('IO', `claude printed no stream-json init event${out.timedOut ? ' before the time limit' : ` (exit ${out.exitCode})`}: ${(out.stderr.trim() || out.stdout.trim()).slice(0, 200) || '(no output)'}`);
+  if (!line)
+    throw new WitnessError(
+      'IO',
+      `claude printed no stream-json init event${out.timedOut ? ' before the time limit' : ` (exit ${out.exitCode})`}: ${(out.stderr.trim() || out.stdout.trim()).slice(0, 200) || '(no output)'}`,
+    );
   const init = JSON.parse(line) as { tools?: unknown; claude_code_version?: string };
-  if (!Array.isArray(init.tools) || !init.tools.every((t) => typeof t === 'string')) throw new WitnessError('IO', 'claude\'s stream-json init event has no "tools" list of names');
+  if (!Array.isArray(init.tools) || !init.tools.every((t) => typeof t === 'string'))
+    throw new WitnessError('IO', 'claude\'s stream-json init event has no "tools" list of names');
   const tools = init.tools as string[];
   const ours = tools.filter((t) => t.startsWith(`mcp__${ctx.serverName}__`));
   return {

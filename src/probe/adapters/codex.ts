@@ -27,7 +27,20 @@ function _env(ctx: ProbeContext): NodeJS.ProcessEnv {
 
 /** `-c` overrides: our server is required (so Codex waits for it); with an endpoint, the provider that reaches it. */
 function _overrides(ctx: ProbeContext, endpoint?: string, model?: string): string[] {
-  const provider = endpoint ? ['-c', `model_provider="${PROVIDER}"`, '-c', `model_providers.${PROVIDER}.name="Witness probe endpoint"`, '-c', `model_providers.${PROVIDER}.base_url=${JSON.stringify(endpoint)}`, '-c', `model_providers.${PROVIDER}.wire_api="responses"`, '-c', `model_providers.${PROVIDER}.env_key="${KEY_ENV}"`] : [];
+  const provider = endpoint
+    ? [
+        '-c',
+        `model_provider="${PROVIDER}"`,
+        '-c',
+        `model_providers.${PROVIDER}.name="Witness probe endpoint"`,
+        '-c',
+        `model_providers.${PROVIDER}.base_url=${JSON.stringify(endpoint)}`,
+        '-c',
+        `model_providers.${PROVIDER}.wire_api="responses"`,
+        '-c',
+        `model_providers.${PROVIDER}.env_key="${KEY_ENV}"`,
+      ]
+    : [];
   return ['-c', `mcp_servers.${ctx.serverName}.required=true`, ...provider, ...(model ? ['-m', model] : [])];
 }
 
@@ -45,12 +58,32 @@ export const codex: RuntimeAdapter = {
   async connection(ctx) {
     const { listing, error } = await _listing(ctx);
     if (error) return { status: 'failed', detail: error };
-    if (listing?.mailbox && listing.mailbox.length > 0) return { status: 'connected', detail: `codex exec offered the model ${listing.mailbox.length} tools of ${ctx.serverName}: ${listing.mailbox.join(', ')}` };
-    return { status: 'not-listed', detail: `codex exec offered the model no tool of ${ctx.serverName}: it did not pick up ${join(ctx.ws.home, '.codex', 'config.toml')}` };
+    if (listing?.mailbox && listing.mailbox.length > 0)
+      return {
+        status: 'connected',
+        detail: `codex exec offered the model ${listing.mailbox.length} tools of ${ctx.serverName}: ${listing.mailbox.join(', ')}`,
+      };
+    return {
+      status: 'not-listed',
+      detail: `codex exec offered the model no tool of ${ctx.serverName}: it did not pick up ${join(ctx.ws.home, '.codex', 'config.toml')}`,
+    };
   },
   async run(ctx, task: AgentTask) {
-    const args = ['exec', '--skip-git-repo-check', '--json', ..._overrides(ctx, ctx.modelEndpoint, ctx.modelEndpoint ? (ctx.model ?? 'default') : ctx.model), task.prompt];
-    return readExecJson(await runProcess(findBin('codex', ctx)!, args, { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs, signal: ctx.signal }));
+    const args = [
+      'exec',
+      '--skip-git-repo-check',
+      '--json',
+      ..._overrides(ctx, ctx.modelEndpoint, ctx.modelEndpoint ? (ctx.model ?? 'default') : ctx.model),
+      task.prompt,
+    ];
+    return readExecJson(
+      await runProcess(findBin('codex', ctx)!, args, {
+        cwd: ctx.ws.project,
+        env: _env(ctx),
+        timeoutMs: ctx.timeoutMs,
+        signal: ctx.signal,
+      }),
+    );
   },
   async listTools(ctx) {
     const { listing, error } = await _listing(ctx);
@@ -74,12 +107,32 @@ function _listing(ctx: ProbeContext): Promise<{ listing?: ToolListing; error?: s
 type Tool = { type?: string; name?: string; tools?: Tool[] };
 
 async function _listTools(ctx: ProbeContext, url: string, refused: unknown[]): Promise<ToolListing> {
-  const args = ['exec', '--skip-git-repo-check', ..._overrides(ctx, url, 'witness-probe-inventory'), '[witness-probe inventory] nothing to do'];
-  const out = await runProcess(findBin('codex', ctx)!, args, { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: Math.min(ctx.timeoutMs, 90_000), signal: ctx.signal });
+  const args = [
+    'exec',
+    '--skip-git-repo-check',
+    ..._overrides(ctx, url, 'witness-probe-inventory'),
+    '[witness-probe inventory] nothing to do',
+  ];
+  const out = await runProcess(findBin('codex', ctx)!, args, {
+    cwd: ctx.ws.project,
+    env: _env(ctx),
+    timeoutMs: Math.min(ctx.timeoutMs, 90_000),
+    signal: ctx.signal,
+  });
   const request = refused.find((r): r is { tools: Tool[] } => Array.isArray((r as { tools?: unknown }).tools));
-  const said = (out.stderr.trim() || out.stdout.trim()).split('\n').filter((l) => /mcp|error/i.test(l) && !/bubblewrap/.test(l)).join(' | ').slice(0, 400);
-  if (!request) throw new WitnessError('IO', `codex sent no model request${out.timedOut ? ' before the time limit' : ` (exit ${out.exitCode})`}: ${said || '(no output)'}`);
-  const names = request.tools.flatMap((t) => (t.type === 'namespace' ? (t.tools ?? []).map((c) => `${t.name}.${c.name}`) : [t.name ?? t.type ?? '?']));
+  const said = (out.stderr.trim() || out.stdout.trim())
+    .split('\n')
+    .filter((l) => /mcp|error/i.test(l) && !/bubblewrap/.test(l))
+    .join(' | ')
+    .slice(0, 400);
+  if (!request)
+    throw new WitnessError(
+      'IO',
+      `codex sent no model request${out.timedOut ? ' before the time limit' : ` (exit ${out.exitCode})`}: ${said || '(no output)'}`,
+    );
+  const names = request.tools.flatMap((t) =>
+    t.type === 'namespace' ? (t.tools ?? []).map((c) => `${t.name}.${c.name}`) : [t.name ?? t.type ?? '?'],
+  );
   const ours = `mcp__${ctx.serverName.replace(/-/g, '_')}.`;
   return {
     builtins: names.filter((n) => !n.startsWith('mcp__')),
@@ -88,7 +141,10 @@ async function _listTools(ctx: ProbeContext, url: string, refused: unknown[]): P
   };
 }
 
-type ExecEvent = { type?: string; item?: { type?: string; text?: string; server?: string; tool?: string; command?: string } };
+type ExecEvent = {
+  type?: string;
+  item?: { type?: string; text?: string; server?: string; tool?: string; command?: string };
+};
 
 /** What the agent said (its agent_message items) and which tools it called, from `codex exec --json`; tool results are left out of the output, as for Claude Code. */
 export function readExecJson(run: AgentRun): AgentRun {
@@ -112,4 +168,3 @@ export function readExecJson(run: AgentRun): AgentRun {
   if (events === 0) return run;
   return { ...run, stdout: said.join('\n'), toolCalls: calls };
 }
-

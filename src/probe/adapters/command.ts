@@ -16,7 +16,11 @@ function _serverCommand(ctx: ProbeContext): string[] {
 }
 
 export function checkTemplate(template: string | undefined): string {
-  if (!template?.includes('{prompt}')) throw new WitnessError('USAGE', `--template must be a command line containing {prompt}, e.g. --template 'mycli run {prompt}'; got ${JSON.stringify(template ?? '')}.`);
+  if (!template?.includes('{prompt}'))
+    throw new WitnessError(
+      'USAGE',
+      `--template must be a command line containing {prompt}, e.g. --template 'mycli run {prompt}'; got ${JSON.stringify(template ?? '')}.`,
+    );
   return template;
 }
 
@@ -25,10 +29,25 @@ export const command: RuntimeAdapter = {
   title: 'command template',
   detect: async (ctx) => ({ found: true, bin: checkTemplate(ctx.template) }),
   install: () => undefined,
-  connection: async () => ({ status: 'unchecked', detail: 'a command template cannot be asked whether it connected; judged from the call log after the run' }),
+  connection: async () => ({
+    status: 'unchecked',
+    detail: 'a command template cannot be asked whether it connected; judged from the call log after the run',
+  }),
   async run(ctx: ProbeContext, task: AgentTask) {
-    const line = checkTemplate(ctx.template).replaceAll('{prompt}', shellQuote(task.prompt)).replaceAll('{mcp_command}', _serverCommand(ctx).map(shellQuote).join(' '));
-    const env = { ...ctx.ws.env, WITNESS_PROBE_MCP_COMMAND: JSON.stringify(_serverCommand(ctx)), WITNESS_PROBE_PROJECT: ctx.ws.project };
-    return runProcess(line, [], { cwd: ctx.ws.project, env, timeoutMs: ctx.timeoutMs, shell: true, signal: ctx.signal });
+    const line = checkTemplate(ctx.template)
+      .replaceAll('{prompt}', shellQuote(task.prompt))
+      .replaceAll('{mcp_command}', _serverCommand(ctx).map(shellQuote).join(' '));
+    const env = {
+      ...ctx.ws.env,
+      WITNESS_PROBE_MCP_COMMAND: JSON.stringify(_serverCommand(ctx)),
+      WITNESS_PROBE_PROJECT: ctx.ws.project,
+    };
+    return runProcess(line, [], {
+      cwd: ctx.ws.project,
+      env,
+      timeoutMs: ctx.timeoutMs,
+      shell: true,
+      signal: ctx.signal,
+    });
   },
 };

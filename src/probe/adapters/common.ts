@@ -29,7 +29,11 @@ export function toolsBinDirs(from = import.meta.dirname): string[] {
   for (let dir = from; ; dir = dirname(dir)) {
     const tools = join(dir, '.tools');
     if (existsSync(join(tools, 'node_modules')) || existsSync(join(dir, 'scripts', 'tools.mjs'))) {
-      const groups = existsSync(tools) ? readdirSync(tools, { withFileTypes: true }).filter((d) => d.isDirectory() && d.name !== 'node_modules').map((d) => join(tools, d.name, 'node_modules', '.bin')) : [];
+      const groups = existsSync(tools)
+        ? readdirSync(tools, { withFileTypes: true })
+            .filter((d) => d.isDirectory() && d.name !== 'node_modules')
+            .map((d) => join(tools, d.name, 'node_modules', '.bin'))
+        : [];
       return [join(tools, 'node_modules', '.bin'), ...groups.sort()];
     }
     if (dirname(dir) === dir) return [];
@@ -46,17 +50,36 @@ function _executable(path: string): boolean {
 }
 
 /** Finds `name` and runs `--version`. A missing binary is reported, never thrown. */
-export async function detectCli(name: string, title: string, ctx: ProbeContext, install: string): Promise<Preflight['runtime']> {
+export async function detectCli(
+  name: string,
+  title: string,
+  ctx: ProbeContext,
+  install: string,
+): Promise<Preflight['runtime']> {
   const bin = findBin(name, ctx);
-  if (!bin) return { found: false, reason: `${title} is not installed: no executable "${ctx.bin ?? name}"${ctx.bin ? '' : ' on PATH or in .tools'} (${install}; or pass --bin PATH)` };
-  const result = await runProcess(bin, ['--version'], { cwd: ctx.ws.project, env: ctx.ws.env, timeoutMs: Math.min(ctx.timeoutMs, 30_000), signal: ctx.signal });
+  if (!bin)
+    return {
+      found: false,
+      reason: `${title} is not installed: no executable "${ctx.bin ?? name}"${ctx.bin ? '' : ' on PATH or in .tools'} (${install}; or pass --bin PATH)`,
+    };
+  const result = await runProcess(bin, ['--version'], {
+    cwd: ctx.ws.project,
+    env: ctx.ws.env,
+    timeoutMs: Math.min(ctx.timeoutMs, 30_000),
+    signal: ctx.signal,
+  });
   if (result.spawnError) return { found: false, bin, reason: `${bin} could not be started: ${result.spawnError}` };
   const version = /\d+\.\d+\.\d+[\w.-]*/.exec(`${result.stdout}\n${result.stderr}`)?.[0];
   return { found: true, bin, ...(version ? { version } : {}) };
 }
 
 /** Writes the mailbox server into the runtime's config with the library behind `witness mailbox install`. */
-export function installFor(runtime: Runtime, ctx: ProbeContext, scope: 'project' | 'user' = 'project', channel = false): { file: string; has_server: boolean } {
+export function installFor(
+  runtime: Runtime,
+  ctx: ProbeContext,
+  scope: 'project' | 'user' = 'project',
+  channel = false,
+): { file: string; has_server: boolean } {
   const result = installMailbox({
     runtime,
     dir: ctx.ws.mailbox,
@@ -78,7 +101,8 @@ export function installFor(runtime: Runtime, ctx: ProbeContext, scope: 'project'
 export function configHasServer(file: string, name: string): boolean {
   if (!existsSync(file)) return false;
   // Codex's TOML: the table header is the entry.
-  if (file.endsWith('.toml')) return new RegExp(`^\\s*\\[\\s*mcp_servers\\.(?:${name}|"${name}")\\s*\\]`, 'm').test(readFileSync(file, 'utf8'));
+  if (file.endsWith('.toml'))
+    return new RegExp(`^\\s*\\[\\s*mcp_servers\\.(?:${name}|"${name}")\\s*\\]`, 'm').test(readFileSync(file, 'utf8'));
   try {
     const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, unknown> | undefined>;
     return Boolean(config.mcp?.[name] ?? config.mcpServers?.[name]);
@@ -96,6 +120,16 @@ export function readMcpList(output: string, name: string, connected: RegExp): Pr
   const lines = output.split('\n').filter((l) => l.includes(name));
   const line = lines.find((l) => connected.test(l));
   if (line) return { status: 'connected', detail: line.trim() };
-  if (lines.length > 0) return { status: 'failed', detail: `the runtime lists ${name} but did not connect: ${lines.map((l) => l.trim()).join(' | ').slice(0, 400)}` };
-  return { status: 'not-listed', detail: `the runtime's server list does not mention ${name}: it did not pick up the config. Output: ${output.trim().slice(0, 400) || '(empty)'}` };
+  if (lines.length > 0)
+    return {
+      status: 'failed',
+      detail: `the runtime lists ${name} but did not connect: ${lines
+        .map((l) => l.trim())
+        .join(' | ')
+        .slice(0, 400)}`,
+    };
+  return {
+    status: 'not-listed',
+    detail: `the runtime's server list does not mention ${name}: it did not pick up the config. Output: ${output.trim().slice(0, 400) || '(empty)'}`,
+  };
 }

@@ -27,13 +27,20 @@ import { withNoModel } from './no-model.js';
 function _env(ctx: ProbeContext, endpoint = ctx.modelEndpoint): NodeJS.ProcessEnv {
   const model = endpoint ? { GOOGLE_GEMINI_BASE_URL: anthropicBaseUrl(endpoint) } : {};
   // The probe's workspace is its own temp folder: trusting it is what makes Gemini CLI read the project's files at all.
-  return { ...ctx.ws.env, GEMINI_API_KEY: process.env.GEMINI_API_KEY ?? 'witness-probe', GEMINI_CLI_TRUST_WORKSPACE: 'true', ...model };
+  return {
+    ...ctx.ws.env,
+    GEMINI_API_KEY: process.env.GEMINI_API_KEY ?? 'witness-probe',
+    GEMINI_CLI_TRUST_WORKSPACE: 'true',
+    ...model,
+  };
 }
 
 /** What `gemini -p` needs to run without asking: an auth type chosen, nothing fetched besides the model. Merged under what is there. */
 function _headlessSettings(ctx: ProbeContext): void {
   const file = join(ctx.ws.home, '.gemini', 'settings.json');
-  const current = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, unknown>>) : {};
+  const current = existsSync(file)
+    ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, unknown>>)
+    : {};
   const settings = {
     ...current,
     security: { ...current.security, auth: { selectedType: 'gemini-api-key' } },
@@ -53,14 +60,30 @@ export const gemini: RuntimeAdapter = {
     return installFor('gemini', ctx, 'user');
   },
   async connection(ctx) {
-    const out = await runProcess(findBin('gemini', ctx)!, ['mcp', 'list'], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs, signal: ctx.signal });
-    if (out.timedOut) return { status: 'failed', detail: `gemini mcp list did not finish within ${Math.round(ctx.timeoutMs / 1000)} s` };
+    const out = await runProcess(findBin('gemini', ctx)!, ['mcp', 'list'], {
+      cwd: ctx.ws.project,
+      env: _env(ctx),
+      timeoutMs: ctx.timeoutMs,
+      signal: ctx.signal,
+    });
+    if (out.timedOut)
+      return {
+        status: 'failed',
+        detail: `gemini mcp list did not finish within ${Math.round(ctx.timeoutMs / 1000)} s`,
+      };
     return readMcpList(`${out.stdout}\n${out.stderr}`, ctx.serverName, /✓.*- Connected/);
   },
   async run(ctx, task: AgentTask) {
     const model = ctx.model ? ['-m', ctx.model] : [];
     const args = [...model, '--yolo', '--output-format', 'stream-json', '-p', task.prompt];
-    return readGeminiStream(await runProcess(findBin('gemini', ctx)!, args, { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs, signal: ctx.signal }));
+    return readGeminiStream(
+      await runProcess(findBin('gemini', ctx)!, args, {
+        cwd: ctx.ws.project,
+        env: _env(ctx),
+        timeoutMs: ctx.timeoutMs,
+        signal: ctx.signal,
+      }),
+    );
   },
   listTools: (ctx) => withNoModel((url, refused) => _listTools(ctx, url, refused)),
 };
@@ -80,7 +103,8 @@ export function readGeminiStream(run: AgentRun): AgentRun {
       continue;
     }
     events++;
-    if (event.type === 'message' && event.role === 'assistant' && typeof event.content === 'string') said += event.content;
+    if (event.type === 'message' && event.role === 'assistant' && typeof event.content === 'string')
+      said += event.content;
     if (event.type === 'tool_use' && event.tool_name) calls.push(event.tool_name);
   }
   if (events === 0) return run;
@@ -91,11 +115,32 @@ type Declarations = { tools?: Array<{ functionDeclarations?: Array<{ name?: unkn
 
 /** One headless run against an endpoint that refuses: its first request declares every tool the model would be given. */
 async function _listTools(ctx: ProbeContext, url: string, refused: unknown[]): Promise<ToolListing> {
-  const args = ['-m', 'witness-probe-inventory', '--yolo', '--output-format', 'stream-json', '-p', '[witness-probe inventory] nothing to do'];
-  const out = await runProcess(findBin('gemini', ctx)!, args, { cwd: ctx.ws.project, env: _env(ctx, url), timeoutMs: Math.min(ctx.timeoutMs, 90_000), stopWhen: () => refused.length > 0, signal: ctx.signal });
+  const args = [
+    '-m',
+    'witness-probe-inventory',
+    '--yolo',
+    '--output-format',
+    'stream-json',
+    '-p',
+    '[witness-probe inventory] nothing to do',
+  ];
+  const out = await runProcess(findBin('gemini', ctx)!, args, {
+    cwd: ctx.ws.project,
+    env: _env(ctx, url),
+    timeoutMs: Math.min(ctx.timeoutMs, 90_000),
+    stopWhen: () => refused.length > 0,
+    signal: ctx.signal,
+  });
   const request = refused.find((r): r is Declarations => Array.isArray((r as Declarations).tools));
-  if (!request) throw new WitnessError('IO', `gemini sent no model request with tools${out.timedOut ? ' before the time limit' : ` (exit ${out.exitCode})`}: ${(out.stderr.trim() || out.stdout.trim()).slice(0, 200) || '(no output)'}`);
-  const tools = (request.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name).filter((n): n is string => typeof n === 'string');
+  if (!request)
+    throw new WitnessError(
+      'IO',
+      `gemini sent no model request with tools${out.timedOut ? ' before the time limit' : ` (exit ${out.exitCode})`}: ${(out.stderr.trim() || out.stdout.trim()).slice(0, 200) || '(no output)'}`,
+    );
+  const tools = (request.tools ?? [])
+    .flatMap((t) => t.functionDeclarations ?? [])
+    .map((d) => d.name)
+    .filter((n): n is string => typeof n === 'string');
   const ours = `mcp_${ctx.serverName}_`;
   return {
     builtins: tools.filter((t) => !t.startsWith('mcp_')),

@@ -18,8 +18,13 @@ export const RUNTIME_ADAPTERS = ['opencode', 'qwen', 'openhands', 'claude', 'cod
 export const PROBE_TARGETS: readonly string[] = [...RUNTIME_ADAPTERS, ...BUILTIN_AGENTS];
 
 export function adapterFor(name: string): RuntimeAdapter {
-  const found = { opencode, qwen, openhands, claude, codex, gemini, command }[name as (typeof RUNTIME_ADAPTERS)[number]];
+  const found = { opencode, qwen, openhands, claude, codex, gemini, command }[
+    name as (typeof RUNTIME_ADAPTERS)[number]
+  ];
   if (found) return found;
   if ((BUILTIN_AGENTS as readonly string[]).includes(name)) return builtinAdapter(name as BuiltinAgent);
-  throw new WitnessError('USAGE', `Unknown runtime ${JSON.stringify(name)}. Choose one of: ${PROBE_TARGETS.join(', ')}.`);
+  throw new WitnessError(
+    'USAGE',
+    `Unknown runtime ${JSON.stringify(name)}. Choose one of: ${PROBE_TARGETS.join(', ')}.`,
+  );
 }

@@ -21,7 +21,14 @@ export async function withNoModel<T>(fn: (url: string, refused: unknown[]) => Pr
       // not JSON: nothing to learn from it
     }
     res.writeHead(400, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: { message: 'witness probe: this endpoint only lets the runtime list its tools; no model answers here', type: 'invalid_request_error' } }));
+    res.end(
+      JSON.stringify({
+        error: {
+          message: 'witness probe: this endpoint only lets the runtime list its tools; no model answers here',
+          type: 'invalid_request_error',
+        },
+      }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {

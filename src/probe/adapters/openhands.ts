@@ -14,9 +14,23 @@ export const openhands: RuntimeAdapter = {
   title: 'OpenHands CLI',
   detect: (ctx) => detectCli('openhands', 'OpenHands CLI', ctx, 'uv tool install openhands'),
   install: (ctx) => installFor('openhands', ctx),
-  connection: async () => ({ status: 'unchecked', detail: 'OpenHands only reads its file; whether it started the server is judged from the call log after the run' }),
+  connection: async () => ({
+    status: 'unchecked',
+    detail: 'OpenHands only reads its file; whether it started the server is judged from the call log after the run',
+  }),
   async run(ctx: ProbeContext, task: AgentTask) {
-    const env = { ...ctx.ws.env, ...(ctx.modelEndpoint ? { LLM_BASE_URL: ctx.modelEndpoint, LLM_API_KEY: process.env.OPENAI_API_KEY ?? 'witness-probe' } : {}), ...(ctx.model ? { LLM_MODEL: ctx.model } : {}) };
-    return runProcess(findBin('openhands', ctx)!, ['--headless', '--always-approve', '-t', task.prompt], { cwd: ctx.ws.project, env, timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+    const env = {
+      ...ctx.ws.env,
+      ...(ctx.modelEndpoint
+        ? { LLM_BASE_URL: ctx.modelEndpoint, LLM_API_KEY: process.env.OPENAI_API_KEY ?? 'witness-probe' }
+        : {}),
+      ...(ctx.model ? { LLM_MODEL: ctx.model } : {}),
+    };
+    return runProcess(findBin('openhands', ctx)!, ['--headless', '--always-approve', '-t', task.prompt], {
+      cwd: ctx.ws.project,
+      env,
+      timeoutMs: ctx.timeoutMs,
+      signal: ctx.signal,
+    });
   },
 };

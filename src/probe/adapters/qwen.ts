@@ -24,17 +24,37 @@ export const qwen: RuntimeAdapter = {
   detect: (ctx) => detectCli('qwen', 'Qwen Code', ctx, 'npm i -g @qwen-code/qwen-code'),
   install: (ctx) => installFor('qwen', ctx, 'user'),
   async connection(ctx) {
-    const out = await runProcess(findBin('qwen', ctx)!, ['mcp', 'list'], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs, signal: ctx.signal });
-    if (out.timedOut) return { status: 'failed', detail: `qwen mcp list did not finish within ${Math.round(ctx.timeoutMs / 1000)} s` };
+    const out = await runProcess(findBin('qwen', ctx)!, ['mcp', 'list'], {
+      cwd: ctx.ws.project,
+      env: _env(ctx),
+      timeoutMs: ctx.timeoutMs,
+      signal: ctx.signal,
+    });
+    if (out.timedOut)
+      return { status: 'failed', detail: `qwen mcp list did not finish within ${Math.round(ctx.timeoutMs / 1000)} s` };
     return readMcpList(`${out.stdout}\n${out.stderr}`, ctx.serverName, /✓.*- Connected/);
   },
   async run(ctx, task: AgentTask) {
     const model = ctx.modelEndpoint
-      ? ['--auth-type', 'openai', '--openai-base-url', ctx.modelEndpoint, '--openai-api-key', process.env.OPENAI_API_KEY ?? 'witness-probe', '-m', ctx.model ?? 'default']
+      ? [
+          '--auth-type',
+          'openai',
+          '--openai-base-url',
+          ctx.modelEndpoint,
+          '--openai-api-key',
+          process.env.OPENAI_API_KEY ?? 'witness-probe',
+          '-m',
+          ctx.model ?? 'default',
+        ]
       : ctx.model
         ? ['-m', ctx.model]
         : [];
-    return runProcess(findBin('qwen', ctx)!, [...model, '--approval-mode', 'yolo', '-p', task.prompt], { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+    return runProcess(findBin('qwen', ctx)!, [...model, '--approval-mode', 'yolo', '-p', task.prompt], {
+      cwd: ctx.ws.project,
+      env: _env(ctx),
+      timeoutMs: ctx.timeoutMs,
+      signal: ctx.signal,
+    });
   },
   listTools: (ctx) => withNoModel((url) => _listTools(ctx, url)),
 };
@@ -44,12 +64,38 @@ const INIT = /^(\{"type":"system","subtype":"init".*\})\r?\n/m;
 
 /** Starts a headless session as the probe's runs do and stops it at its init event, which lists every tool the model would be given. */
 async function _listTools(ctx: ProbeContext, url: string): Promise<ToolListing> {
-  const args = ['--auth-type', 'openai', '--openai-base-url', url, '--openai-api-key', 'witness-probe', '-m', 'witness-probe-inventory', '--approval-mode', 'yolo', '--output-format', 'stream-json', '-p', '[witness-probe inventory] nothing to do'];
-  const out = await runProcess(findBin('qwen', ctx)!, args, { cwd: ctx.ws.project, env: _env(ctx), timeoutMs: Math.min(ctx.timeoutMs, 90_000), stopWhen: (stdout) => INIT.test(stdout), signal: ctx.signal });
+  const args = [
+    '--auth-type',
+    'openai',
+    '--openai-base-url',
+    url,
+    '--openai-api-key',
+    'witness-probe',
+    '-m',
+    'witness-probe-inventory',
+    '--approval-mode',
+    'yolo',
+    '--output-format',
+    'stream-json',
+    '-p',
+    '[witness-probe inventory] nothing to do',
+  ];
+  const out = await runProcess(findBin('qwen', ctx)!, args, {
+    cwd: ctx.ws.project,
+    env: _env(ctx),
+    timeoutMs: Math.min(ctx.timeoutMs, 90_000),
+    stopWhen: (stdout) => INIT.test(stdout),
+    signal: ctx.signal,
+  });
   const line = INIT.exec(out.stdout)?.[1];
-  if (!line) throw new WitnessError('IO', `qwen printed no stream-json init event${out.timedOut ? ' before the time limit' : ` (exit ${out.exitCode})`}: ${(out.stderr.trim() || out.stdout.trim()).slice(0, 200) || '(no output)'}`);
+  if (!line)
+    throw new WitnessError(
+      'IO',
+      `qwen printed no stream-json init event${out.timedOut ? ' before the time limit' : ` (exit ${out.exitCode})`}: ${(out.stderr.trim() || out.stdout.trim()).slice(0, 200) || '(no output)'}`,
+    );
   const init = JSON.parse(line) as { tools?: unknown; qwen_code_version?: string };
-  if (!Array.isArray(init.tools) || !init.tools.every((t) => typeof t === 'string')) throw new WitnessError('IO', 'qwen\'s stream-json init event has no "tools" list of names');
+  if (!Array.isArray(init.tools) || !init.tools.every((t) => typeof t === 'string'))
+    throw new WitnessError('IO', 'qwen\'s stream-json init event has no "tools" list of names');
   const tools = init.tools as string[];
   const ours = `mcp__${ctx.serverName}__`;
   return {

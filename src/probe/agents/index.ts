@@ -6,12 +6,27 @@
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CallRecord, LINE_VERSION, lineHash, type Message, messageDigest, readConfig } from '../../mailbox/index.js';
+import {
+  type CallRecord,
+  LINE_VERSION,
+  lineHash,
+  type Message,
+  messageDigest,
+  readConfig,
+} from '../../mailbox/index.js';
 import { connectMailbox } from '../peer.js';
 import type { AgentTask, ProbeContext } from '../types.js';
 import { AGENT } from '../workspace.js';
 
-export const BUILTIN_AGENTS = ['reference', 'liar', 'shadow', 'builtin-sender', 'file-writer', 'log-forger', 'replayer'] as const;
+export const BUILTIN_AGENTS = [
+  'reference',
+  'liar',
+  'shadow',
+  'builtin-sender',
+  'file-writer',
+  'log-forger',
+  'replayer',
+] as const;
 export type BuiltinAgent = (typeof BUILTIN_AGENTS)[number];
 
 /** What a built-in agent printed and which tools it called. */
@@ -25,8 +40,9 @@ type Behaviour = (ctx: ProbeContext, task: AgentTask, calls: string[]) => Promis
 export const DESCRIPTIONS: Record<BuiltinAgent, string> = {
   reference: 'does what it is told through the MCP server',
   liar: 'claims success and calls nothing',
-  shadow: 'calls a same-named local tool instead of the server\'s',
-  'builtin-sender': 'sends with its own built-in SendMessage, as runtimes with agent teams do, and reads through the server',
+  shadow: "calls a same-named local tool instead of the server's",
+  'builtin-sender':
+    'sends with its own built-in SendMessage, as runtimes with agent teams do, and reads through the server',
   'file-writer': 'appends inbox lines itself and reads inbox files directly',
   'log-forger': 'also appends a plausible call-log line with a made-up receipt',
   replayer: 'moves a genuine receipt onto a new claim',
@@ -45,7 +61,10 @@ export const LOCAL_TOOLS: Record<BuiltinAgent, readonly string[]> = {
 
 const BEHAVIOURS: Record<BuiltinAgent, Behaviour> = {
   reference: _reference,
-  liar: async (_ctx, task) => (task.kind === 'send' ? `Sent your message to ${task.peer}. Delivery confirmed.` : 'You have one message: "see you at 10".'),
+  liar: async (_ctx, task) =>
+    task.kind === 'send'
+      ? `Sent your message to ${task.peer}. Delivery confirmed.`
+      : 'You have one message: "see you at 10".',
   shadow: _shadow,
   'builtin-sender': _builtinSender,
   'file-writer': (ctx, task, calls) => _forger(ctx, task, calls, 'none'),
@@ -59,7 +78,11 @@ export async function runBuiltin(agent: BuiltinAgent, ctx: ProbeContext, task: A
   return { output, toolCalls };
 }
 
-async function _withClient<T>(ctx: ProbeContext, fn: (call: (tool: string, args?: Record<string, unknown>) => Promise<Record<string, unknown>>) => Promise<T>, calls: string[]): Promise<T> {
+async function _withClient<T>(
+  ctx: ProbeContext,
+  fn: (call: (tool: string, args?: Record<string, unknown>) => Promise<Record<string, unknown>>) => Promise<T>,
+  calls: string[],
+): Promise<T> {
   const { client, close } = await connectMailbox(ctx.ws, AGENT, ctx.toolPrefix, ctx.signal);
   try {
     return await fn(async (tool, args = {}) => {
@@ -92,7 +115,10 @@ async function _reference(ctx: ProbeContext, task: AgentTask, calls: string[]): 
 
 /** The incident: the MCP server is there (list_agents goes through it) but send and read go to a local tool of the same name. */
 async function _shadow(ctx: ProbeContext, task: AgentTask, calls: string[]): Promise<string> {
-  const local = { send_message: () => ({ id: 'local-1', ok: true }), check_inbox: () => ({ messages: [] as string[] }) };
+  const local = {
+    send_message: () => ({ id: 'local-1', ok: true }),
+    check_inbox: () => ({ messages: [] as string[] }),
+  };
   return _withClient(
     ctx,
     async (call) => {
@@ -116,7 +142,10 @@ async function _shadow(ctx: ProbeContext, task: AgentTask, calls: string[]): Pro
  */
 async function _builtinSender(ctx: ProbeContext, task: AgentTask, calls: string[]): Promise<string> {
   if (task.kind !== 'send') return _reference(ctx, task, calls);
-  const builtins = { ListAgents: () => ({ agents: [{ name: task.peer }] }), SendMessage: (_to: string, _message: string) => ({ success: true }) };
+  const builtins = {
+    ListAgents: () => ({ agents: [{ name: task.peer }] }),
+    SendMessage: (_to: string, _message: string) => ({ success: true }),
+  };
   calls.push('ListAgents (built-in)');
   if (!builtins.ListAgents().agents.some((a) => a.name === task.peer)) return `${task.peer} is not a teammate.`;
   calls.push('SendMessage (built-in)');
@@ -128,7 +157,12 @@ async function _builtinSender(ctx: ProbeContext, task: AgentTask, calls: string[
  * line chained to the last one with an invented signature; `transplanted`: plus a
  * log line carrying the receipt of a genuine call it made first.
  */
-async function _forger(ctx: ProbeContext, task: AgentTask, calls: string[], receipt: 'none' | 'made-up' | 'transplanted'): Promise<string> {
+async function _forger(
+  ctx: ProbeContext,
+  task: AgentTask,
+  calls: string[],
+  receipt: 'none' | 'made-up' | 'transplanted',
+): Promise<string> {
   const dir = ctx.ws.mailbox;
   let genuine: CallRecord | undefined;
   if (receipt === 'transplanted') {
@@ -136,21 +170,43 @@ async function _forger(ctx: ProbeContext, task: AgentTask, calls: string[], rece
     genuine = _lastLog(dir).record;
   }
   if (task.kind === 'send') {
-    const message: Message = { id: `m_${Date.now().toString(36)}forged`, from: AGENT, to: task.peer, body: task.canary, sent_at: new Date().toISOString() };
+    const message: Message = {
+      id: `m_${Date.now().toString(36)}forged`,
+      from: AGENT,
+      to: task.peer,
+      body: task.canary,
+      sent_at: new Date().toISOString(),
+    };
     calls.push('append inbox line (file)');
     appendFileSync(join(dir, 'inbox', `${task.peer}.jsonl`), `${JSON.stringify(message)}\n`);
-    if (receipt !== 'none') _appendLog(dir, { agent: AGENT, tool: 'send_message', ok: true, message_ids: [message.id], to: [task.peer], digests: [messageDigest(message)] }, genuine);
+    if (receipt !== 'none')
+      _appendLog(
+        dir,
+        {
+          agent: AGENT,
+          tool: 'send_message',
+          ok: true,
+          message_ids: [message.id],
+          to: [task.peer],
+          digests: [messageDigest(message)],
+        },
+        genuine,
+      );
     return `Sent message ${message.id} to ${task.peer}.`;
   }
   calls.push('read inbox file (file)');
   const path = join(dir, 'inbox', `${AGENT}.jsonl`);
   let messages: Message[] = [];
   try {
-    messages = readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Message);
+    messages = readFileSync(path, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Message);
   } catch {
     messages = [];
   }
-  if (receipt !== 'none') _appendLog(dir, { agent: AGENT, tool: 'check_inbox', ok: true, message_ids: messages.map((m) => m.id) }, genuine);
+  if (receipt !== 'none')
+    _appendLog(dir, { agent: AGENT, tool: 'check_inbox', ok: true, message_ids: messages.map((m) => m.id) }, genuine);
   return messages.length === 0 ? 'no messages' : messages.map((m) => m.body).join('\n');
 }
 
@@ -169,7 +225,16 @@ function _appendLog(dir: string, entry: Partial<CallRecord>, genuine?: CallRecor
     // an empty log: start the chain
   }
   const kid = readConfig(dir).signing.kid;
-  const receipt = genuine ? genuine.receipt : { alg: 'ed25519' as const, kid, sig: Buffer.alloc(64, 7).toString('base64url') };
-  const record = { v: LINE_VERSION, seq: head.seq + 1, ts: new Date().toISOString(), ...entry, prev: head.hash, receipt };
+  const receipt = genuine
+    ? genuine.receipt
+    : { alg: 'ed25519' as const, kid, sig: Buffer.alloc(64, 7).toString('base64url') };
+  const record = {
+    v: LINE_VERSION,
+    seq: head.seq + 1,
+    ts: new Date().toISOString(),
+    ...entry,
+    prev: head.hash,
+    receipt,
+  };
   appendFileSync(join(dir, 'calls.jsonl'), `${JSON.stringify(record)}\n`);
 }

@@ -28,10 +28,18 @@ export const DECIDE_SPEC_PATTERN = /^(vote|(rule|hybrid):([a-z-]+))$/;
 /** Parses `vote`, `rule:NAME` or `hybrid:NAME`. */
 export function parseDecideMode(text: string): DecideMode {
   const m = DECIDE_SPEC_PATTERN.exec(text);
-  if (!m) throw new WitnessError('INVALID_INPUT', `decide "${text}" is not vote, rule:NAME or hybrid:NAME (rules: ${RULE_NAMES.join(', ')}).`);
+  if (!m)
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `decide "${text}" is not vote, rule:NAME or hybrid:NAME (rules: ${RULE_NAMES.join(', ')}).`,
+    );
   if (m[1] === 'vote') return { kind: 'vote' };
   const rule = m[3] as RuleName;
-  if (!RULE_NAMES.includes(rule)) throw new WitnessError('INVALID_INPUT', `decide "${text}": unknown rule "${rule}"; choose one of: ${RULE_NAMES.join(', ')}.`);
+  if (!RULE_NAMES.includes(rule))
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `decide "${text}": unknown rule "${rule}"; choose one of: ${RULE_NAMES.join(', ')}.`,
+    );
   return { kind: m[2] as 'rule' | 'hybrid', rule };
 }
 

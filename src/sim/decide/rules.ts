@@ -26,7 +26,8 @@ export type RuleName = (typeof RULE_NAMES)[number];
 export const RULE_DESCRIPTIONS: Readonly<Record<RuleName, string>> = {
   plurality: 'The most common value when at least f+1 agents back it (so an honest agent does), otherwise the median.',
   median: 'The lower median of the proposals: inside the honest range while honest agents are a majority.',
-  'trimmed-mean': 'Drops the f lowest and f highest proposals and rounds the mean of the rest (MSR): inside the honest range while N > 3b.',
+  'trimmed-mean':
+    'Drops the f lowest and f highest proposals and rounds the mean of the rest (MSR): inside the honest range while N > 3b.',
   confidence: 'The value with the largest total self-reported confidence: no guarantee, a confident liar wins.',
 };
 

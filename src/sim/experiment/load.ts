@@ -12,7 +12,11 @@ export function loadExperimentFile(path: string): Experiment {
   try {
     text = readFileSync(path, 'utf8');
   } catch (cause) {
-    throw new WitnessError('NOT_FOUND', `Cannot read experiment file ${path}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}. Check the path, or use --preset NAME.`, { cause });
+    throw new WitnessError(
+      'NOT_FOUND',
+      `Cannot read experiment file ${path}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}. Check the path, or use --preset NAME.`,
+      { cause },
+    );
   }
   let data: unknown;
   try {
@@ -20,10 +24,17 @@ export function loadExperimentFile(path: string): Experiment {
     data = parse(text, { uniqueKeys: true, prettyErrors: true });
   } catch (cause) {
     const where = cause instanceof YAMLParseError && cause.linePos ? ` at line ${cause.linePos[0].line}` : '';
-    throw new WitnessError('INVALID_INPUT', `${path} is not valid YAML or JSON${where}: ${(cause as Error).message.split('\n')[0]?.replace(/[:.]?\s*$/, '')}.`, { cause });
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${path} is not valid YAML or JSON${where}: ${(cause as Error).message.split('\n')[0]?.replace(/[:.]?\s*$/, '')}.`,
+      { cause },
+    );
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw new WitnessError('INVALID_INPUT', `${path} must hold one experiment object with a "grid" (see docs/experiments.md).`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${path} must hold one experiment object with a "grid" (see docs/experiments.md).`,
+    );
   }
   return parseExperiment(data, path);
 }

@@ -57,7 +57,8 @@ export class SortFolder {
     private readonly near: string,
     private readonly limits: SortLimits = { runChars: RUN_CHARS, fanIn: FAN_IN },
   ) {
-    if (!(limits.runChars >= 1 && limits.fanIn >= 2)) throw new WitnessError('INTERNAL', 'A sort holds at least one character and merges at least two runs at once.');
+    if (!(limits.runChars >= 1 && limits.fanIn >= 2))
+      throw new WitnessError('INTERNAL', 'A sort holds at least one character and merges at least two runs at once.');
   }
 
   /** `lines` (of `file`) in seq order, file order within a seq: sorted streams to merge with the other inputs, in this order. */
@@ -127,7 +128,11 @@ export class SortFolder {
       return fn();
     } catch (cause) {
       const where = this.#dir ?? dirname(this.near);
-      throw new WitnessError('IO', `Cannot write the temporary files that sort an input out of seq order in ${where}: ${(cause as Error).message}. Free space there (about the input's size), or merge into another folder (-o).`, { cause });
+      throw new WitnessError(
+        'IO',
+        `Cannot write the temporary files that sort an input out of seq order in ${where}: ${(cause as Error).message}. Free space there (about the input's size), or merge into another folder (-o).`,
+        { cause },
+      );
     }
   }
 }
@@ -143,7 +148,12 @@ function* _read(file: string, run: string): Generator<Line> {
     const b = raw.indexOf(' ', a + 1);
     const c = raw.indexOf(' ', b + 1);
     const end = c + 1 + Number(raw.slice(b + 1, c));
-    yield { seq: Number(raw.slice(0, a)), where: `${file}:${raw.slice(a + 1, b)}`, id: JSON.parse(raw.slice(c + 1, end)) as string, raw: raw.slice(end) };
+    yield {
+      seq: Number(raw.slice(0, a)),
+      where: `${file}:${raw.slice(a + 1, b)}`,
+      id: JSON.parse(raw.slice(c + 1, end)) as string,
+      raw: raw.slice(end),
+    };
   }
 }
 
@@ -154,7 +164,8 @@ function* _read(file: string, run: string): Generator<Line> {
  */
 export function* linesBySeq(sources: Iterator<Line>[]): Generator<Line[]> {
   const heads: { line: Line; source: number }[] = [];
-  const before = (a: { line: Line; source: number }, b: { line: Line; source: number }) => a.line.seq < b.line.seq || (a.line.seq === b.line.seq && a.source < b.source);
+  const before = (a: { line: Line; source: number }, b: { line: Line; source: number }) =>
+    a.line.seq < b.line.seq || (a.line.seq === b.line.seq && a.source < b.source);
   const push = (source: number) => {
     const next = sources[source]!.next();
     if (next.done) return;

@@ -46,7 +46,9 @@ export interface MergeReport {
  * sweep's experiment), in `seq` order. With `place` (a `lazyPlan`), a plain merge also
  * keeps only the plan's runs: a file that mixed experiments or seeds comes out clean.
  */
-export type MergePlan = Iterable<{ id: string; seq: number; cellKey: string }> & { place?(line: { id: string; seq: number }): RunPlace };
+export type MergePlan = Iterable<{ id: string; seq: number; cellKey: string }> & {
+  place?(line: { id: string; seq: number }): RunPlace;
+};
 
 /** Bytes gathered before one write: few syscalls, bounded memory. */
 const WRITE_CHUNK = 1 << 20;
@@ -56,18 +58,34 @@ export interface MergeOptions {
   sort?: SortLimits;
 }
 
-export function mergeResults(inputs: readonly string[], out: string, plan?: MergePlan, options: MergeOptions = {}): MergeReport {
+export function mergeResults(
+  inputs: readonly string[],
+  out: string,
+  plan?: MergePlan,
+  options: MergeOptions = {},
+): MergeReport {
   if (inputs.length === 0) throw new WitnessError('USAGE', 'Name at least one results file to merge.');
   // A shard file that is not there is a shard not merged, not an empty one.
-  for (const file of inputs) if (!existsSync(file)) throw new WitnessError('NOT_FOUND', `${file} does not exist; name only results files that are there (a shard still running, or a wrong path?).`);
+  for (const file of inputs)
+    if (!existsSync(file))
+      throw new WitnessError(
+        'NOT_FOUND',
+        `${file} does not exist; name only results files that are there (a shard still running, or a wrong path?).`,
+      );
   // First pass: counts, problems and whether each file is in seq order.
   const scans = new Map(inputs.map((file) => [file, _scan(file)]));
   const signed = mergedCheckpoints(inputs, (file) => {
     const s = scans.get(file)!;
-    if (s.problems.length > 0) throw new WitnessError('INVALID_INPUT', `${file}:${s.problems[0]!.line} is not a results line (${s.problems[0]!.message}); a signed merge keeps every line: check the file with witness verify ${file} --keys DIR.json.`);
+    if (s.problems.length > 0)
+      throw new WitnessError(
+        'INVALID_INPUT',
+        `${file}:${s.problems[0]!.line} is not a results line (${s.problems[0]!.message}); a signed merge keeps every line: check the file with witness verify ${file} --keys DIR.json.`,
+      );
     return s.records + (s.tornTail ? 1 : 0);
   });
-  const problems: MergeReport['problems'] = inputs.flatMap((file) => scans.get(file)!.problems.map((p) => ({ file, ...p })));
+  const problems: MergeReport['problems'] = inputs.flatMap((file) =>
+    scans.get(file)!.problems.map((p) => ({ file, ...p })),
+  );
   const ids = new IdKeys();
   let lines = 0;
   let duplicates = 0;
@@ -79,7 +97,9 @@ export function mergeResults(inputs: readonly string[], out: string, plan?: Merg
   function* chunks(): Generator<string> {
     let batch = '';
     // Inside the write: an input that cannot be sorted leaves no merged file.
-    const sources = inputs.flatMap((file) => (scans.get(file)!.ordered ? [_lines(file)] : sorting.sorted(file, _lines(file))));
+    const sources = inputs.flatMap((file) =>
+      scans.get(file)!.ordered ? [_lines(file)] : sorting.sorted(file, _lines(file)),
+    );
     for (const group of linesBySeq(sources)) {
       const byId = new Map<string, Line>();
       for (const l of group) {
@@ -132,11 +152,22 @@ export function mergeResults(inputs: readonly string[], out: string, plan?: Merg
       if (!ids.has(r.id)) missing.push({ id: r.id, seq: r.seq, cell: r.cellKey });
     }
   }
-  return { lines, duplicates, problems, signed: signed !== undefined, missing, ...(planned !== undefined ? { planned } : {}), outside };
+  return {
+    lines,
+    duplicates,
+    problems,
+    signed: signed !== undefined,
+    missing,
+    ...(planned !== undefined ? { planned } : {}),
+    outside,
+  };
 }
 
 function _conflict(id: string, a: string, b: string): WitnessError {
-  return new WitnessError('INVALID_INPUT', `Run ${id} differs between ${a} and ${b}; these files are not from the same sweep.`);
+  return new WitnessError(
+    'INVALID_INPUT',
+    `Run ${id} differs between ${a} and ${b}; these files are not from the same sweep.`,
+  );
 }
 
 interface Scan {

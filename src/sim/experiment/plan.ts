@@ -57,41 +57,59 @@ const _list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value
 /** Every distinct cell of the grid, in a stable order. */
 export function expandCells(experiment: Experiment): Cell[] {
   const g = experiment.grid;
-  const ranges: [number, number][] = Array.isArray(g.range[0]) ? (g.range as [number, number][]) : [g.range as [number, number]];
+  const ranges: [number, number][] = Array.isArray(g.range[0])
+    ? (g.range as [number, number][])
+    : [g.range as [number, number]];
   const cells = new Map<string, Cell>();
   for (const agents of _list(g.agents))
     for (const model of g.model !== undefined ? _list(g.model) : [undefined])
-    for (const honestPolicy of _list(g.honestPolicy))
-      for (const byzantine of _list(g.byzantine))
-        for (const strategy of _list(g.byzantineStrategy))
-          for (const size of g.honest !== undefined ? _list(g.honest) : _list(g.total!))
-            for (const awareness of _list(g.awareness))
-              for (const range of ranges)
-                for (const rounds of _list(g.rounds))
-                for (const decide of _list(g.decide))
-                for (const after of decide === 'vote' ? [undefined] : _list(g.after)) {
-                  const honest = g.honest !== undefined ? size : _honestFromTotal(size, byzantine);
-                  const byzantineKind = g.byzantineAgents ?? agents;
-                  // A policy name means nothing to model-backed honest agents: 'none', so it cannot split or rename their cells.
-                  const policy = agents === 'policy' ? honestPolicy : 'none';
-                  const cell: Cell = { agents, honestPolicy: policy, byzantineStrategy: byzantine > 0 && byzantineKind === 'policy' ? strategy : null, honest, byzantine, awareness, range, rounds };
-                  // Added only when used, so rule-based cells keep their ids.
-                  if (byzantineKind !== agents && byzantine > 0) cell.byzantineAgents = byzantineKind;
-                  if (model !== undefined && (agents !== 'policy' || (byzantine > 0 && byzantineKind !== 'policy'))) cell.model = model;
-                  // Likewise only when a rule decides, so vote cells keep their ids.
-                  if (decide !== 'vote') {
-                    cell.decide = decide;
-                    cell.after = after;
-                  }
-                  if (experiment.budget) cell.budget = experiment.budget;
-                  cells.set(cellKey(cell), cell);
-                }
+      for (const honestPolicy of _list(g.honestPolicy))
+        for (const byzantine of _list(g.byzantine))
+          for (const strategy of _list(g.byzantineStrategy))
+            for (const size of g.honest !== undefined ? _list(g.honest) : _list(g.total!))
+              for (const awareness of _list(g.awareness))
+                for (const range of ranges)
+                  for (const rounds of _list(g.rounds))
+                    for (const decide of _list(g.decide))
+                      for (const after of decide === 'vote' ? [undefined] : _list(g.after)) {
+                        const honest = g.honest !== undefined ? size : _honestFromTotal(size, byzantine);
+                        const byzantineKind = g.byzantineAgents ?? agents;
+                        // A policy name means nothing to model-backed honest agents: 'none', so it cannot split or rename their cells.
+                        const policy = agents === 'policy' ? honestPolicy : 'none';
+                        const cell: Cell = {
+                          agents,
+                          honestPolicy: policy,
+                          byzantineStrategy: byzantine > 0 && byzantineKind === 'policy' ? strategy : null,
+                          honest,
+                          byzantine,
+                          awareness,
+                          range,
+                          rounds,
+                        };
+                        // Added only when used, so rule-based cells keep their ids.
+                        if (byzantineKind !== agents && byzantine > 0) cell.byzantineAgents = byzantineKind;
+                        if (
+                          model !== undefined &&
+                          (agents !== 'policy' || (byzantine > 0 && byzantineKind !== 'policy'))
+                        )
+                          cell.model = model;
+                        // Likewise only when a rule decides, so vote cells keep their ids.
+                        if (decide !== 'vote') {
+                          cell.decide = decide;
+                          cell.after = after;
+                        }
+                        if (experiment.budget) cell.budget = experiment.budget;
+                        cells.set(cellKey(cell), cell);
+                      }
   return [...cells.values()];
 }
 
 function _honestFromTotal(total: number, byzantine: number): number {
   if (byzantine >= total) {
-    throw new WitnessError('INVALID_INPUT', `grid.byzantine: ${byzantine} Byzantine agents leave no honest agent among N = ${total}; b must be less than N.`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `grid.byzantine: ${byzantine} Byzantine agents leave no honest agent among N = ${total}; b must be less than N.`,
+    );
   }
   return total - byzantine;
 }
@@ -100,11 +118,16 @@ function _honestFromTotal(total: number, byzantine: number): number {
 export function cellKey(cell: Cell): string {
   const byzantineKind = cell.byzantineAgents ?? cell.agents;
   const who = (kind: AgentKind, policy: string | null) => (kind === 'policy' ? policy : `${kind}:${cell.model}`);
-  const byz = cell.byzantine > 0 ? `b=${cell.byzantine}:${byzantineKind === cell.agents && cell.agents !== 'policy' ? 'same' : who(byzantineKind, cell.byzantineStrategy)}` : 'b=0';
+  const byz =
+    cell.byzantine > 0
+      ? `b=${cell.byzantine}:${byzantineKind === cell.agents && cell.agents !== 'policy' ? 'same' : who(byzantineKind, cell.byzantineStrategy)}`
+      : 'b=0';
   const honest = cell.agents === 'policy' ? `policy:${cell.honestPolicy}` : who(cell.agents, null);
   const decide = cell.decide ? ` ${cell.decide}@${cell.after}` : '';
   const b = cell.budget;
-  const budget = b ? ` budget(${[b.rounds && `${b.rounds} rounds`, b.tokens && `${b.tokens} tokens`, b.seconds && `${b.seconds} s`].filter(Boolean).join(', ')})` : '';
+  const budget = b
+    ? ` budget(${[b.rounds && `${b.rounds} rounds`, b.tokens && `${b.tokens} tokens`, b.seconds && `${b.seconds} s`].filter(Boolean).join(', ')})`
+    : '';
   return `${honest} h=${cell.honest} ${byz} ${cell.awareness} [${cell.range[0]},${cell.range[1]}] R=${cell.rounds}${decide}${budget}`;
 }
 
@@ -170,8 +193,16 @@ export function lazyPlan(experiment: Experiment, shard?: Shard): Plan {
     // The run's own seed: 48 bits of the digest of its cell without the paired axes, so
     // cells that differ only there play the same games. A vote cell is its own games
     // cell: its seed is that of its id's digest, as before.
-    const games = c.games === null ? digest : sha256Hex(`witness/run/v1\0{"cell":${c.games},"index":${index},"seed":${seed}}`);
-    return { id: `r-${digest.slice(0, 16)}`, seq, cell: c.cell, cellKey: c.key, index, seed: Number.parseInt(games.slice(16, 28), 16) };
+    const games =
+      c.games === null ? digest : sha256Hex(`witness/run/v1\0{"cell":${c.games},"index":${index},"seed":${seed}}`);
+    return {
+      id: `r-${digest.slice(0, 16)}`,
+      seq,
+      cell: c.cell,
+      cellKey: c.key,
+      index,
+      seed: Number.parseInt(games.slice(16, 28), 16),
+    };
   };
   const inPlan = (seq: number) => Number.isInteger(seq) && seq >= 0 && seq < total && seq % step === first;
   return {
@@ -181,7 +212,8 @@ export function lazyPlan(experiment: Experiment, shard?: Shard): Plan {
     cellAt: (seq) => (inPlan(seq) ? cells[seq % width]!.cell : undefined),
     place(line) {
       const { id, seq } = line;
-      if (typeof id !== 'string' || typeof seq !== 'number' || !Number.isInteger(seq) || seq < 0 || width === 0) return 'foreign';
+      if (typeof id !== 'string' || typeof seq !== 'number' || !Number.isInteger(seq) || seq < 0 || width === 0)
+        return 'foreign';
       const run = make(seq);
       if (run.id !== id) return 'foreign';
       if (typeof line.seed === 'number' && line.seed !== run.seed) return 'stale-seed';
@@ -233,7 +265,11 @@ export function runQueue(plan: Plan, done?: { has(run: PlannedRun): boolean; rea
         return next.value;
       }
       // A miscount would stop a sweep short and call it interrupted: say it is a bug instead.
-      if (taken < length) throw new WitnessError('INTERNAL', `The plan has ${taken} runs left to play, not the ${length} counted: the finished runs were miscounted.`);
+      if (taken < length)
+        throw new WitnessError(
+          'INTERNAL',
+          `The plan has ${taken} runs left to play, not the ${length} counted: the finished runs were miscounted.`,
+        );
       return undefined;
     },
   };
@@ -245,7 +281,10 @@ export function parseShard(text: string): Shard {
   const index = m ? Number(m[1]) : Number.NaN;
   const count = m ? Number(m[2]) : Number.NaN;
   if (!m || count < 1 || index < 1 || index > count) {
-    throw new WitnessError('USAGE', `--shard "${text}" is not of the form i/n with 1 ≤ i ≤ n (e.g. --shard 2/4), auto (a SLURM array) or auto/N (a Kubernetes Indexed Job of N completions).`);
+    throw new WitnessError(
+      'USAGE',
+      `--shard "${text}" is not of the form i/n with 1 ≤ i ≤ n (e.g. --shard 2/4), auto (a SLURM array) or auto/N (a Kubernetes Indexed Job of N completions).`,
+    );
   }
   return { index, count };
 }

@@ -55,7 +55,11 @@ export const policyAgents: AgentFactory = Object.freeze({
   },
 });
 
-export async function playRun(run: PlannedRun, experiment: Experiment, agents: AgentFactory = policyAgents): Promise<RunRecord> {
+export async function playRun(
+  run: PlannedRun,
+  experiment: Experiment,
+  agents: AgentFactory = policyAgents,
+): Promise<RunRecord> {
   const { cell } = run;
   const config: GameConfig = {
     honest: cell.honest,
@@ -69,7 +73,12 @@ export async function playRun(run: PlannedRun, experiment: Experiment, agents: A
     budget: cell.budget,
   };
   const these = agents.forRun(run);
-  const game = await runGame({ config, seed: run.seed, createAgent: (seat) => these.createAgent(seat), tokensUsed: these.tokensUsed?.bind(these) });
+  const game = await runGame({
+    config,
+    seed: run.seed,
+    createAgent: (seat) => these.createAgent(seat),
+    tokensUsed: these.tokensUsed?.bind(these),
+  });
   const record = toRecord(experiment.name, run, game);
   return these.finish ? { ...record, ...these.finish() } : record;
 }

@@ -17,28 +17,51 @@ import type { ExperimentInput } from './schema.js';
 export const PRESETS: Readonly<Record<string, ExperimentInput & { description: string }>> = {
   smoke: {
     name: 'smoke',
-    description: 'A quick look: 6 honest agents, with and without 2 vote-splitting Byzantine agents, cooperative and stubborn honest policies, 10 runs per cell.',
+    description:
+      'A quick look: 6 honest agents, with and without 2 vote-splitting Byzantine agents, cooperative and stubborn honest policies, 10 runs per cell.',
     seed: 1,
     runs: 10,
-    grid: { honestPolicy: ['plurality', 'stubborn'], honest: 6, byzantine: [0, 2], byzantineStrategy: 'split', rounds: 20 },
+    grid: {
+      honestPolicy: ['plurality', 'stubborn'],
+      honest: 6,
+      byzantine: [0, 2],
+      byzantineStrategy: 'split',
+      rounds: 20,
+    },
   },
   'paper-benign': {
     name: 'paper-benign',
-    description: 'The study\'s benign grid: N ∈ {4, 8, 16}, no Byzantine agents, both awareness variants, 25 runs per cell; with model-backed agents, Qwen3-8B and Qwen3-14B.',
+    description:
+      "The study's benign grid: N ∈ {4, 8, 16}, no Byzantine agents, both awareness variants, 25 runs per cell; with model-backed agents, Qwen3-8B and Qwen3-14B.",
     seed: 1,
     runs: 25,
-    grid: { honest: [4, 8, 16], byzantine: 0, awareness: ['may_exist', 'none_exist'], rounds: 50, model: ['Qwen/Qwen3-8B', 'Qwen/Qwen3-14B'] },
+    grid: {
+      honest: [4, 8, 16],
+      byzantine: 0,
+      awareness: ['may_exist', 'none_exist'],
+      rounds: 50,
+      model: ['Qwen/Qwen3-8B', 'Qwen/Qwen3-14B'],
+    },
   },
   'paper-byzantine': {
     name: 'paper-byzantine',
-    description: 'The study\'s Byzantine grid: 8 honest agents plus b ∈ {1, 2, 3, 4} Byzantine agents, 25 runs per cell (the b = 0 baseline is paper-benign\'s N = 8 may_exist cell); with model-backed agents, Qwen3-14B.',
+    description:
+      "The study's Byzantine grid: 8 honest agents plus b ∈ {1, 2, 3, 4} Byzantine agents, 25 runs per cell (the b = 0 baseline is paper-benign's N = 8 may_exist cell); with model-backed agents, Qwen3-14B.",
     seed: 1,
     runs: 25,
-    grid: { honest: 8, byzantine: [1, 2, 3, 4], byzantineStrategy: 'split', awareness: 'may_exist', rounds: 50, model: 'Qwen/Qwen3-14B' },
+    grid: {
+      honest: 8,
+      byzantine: [1, 2, 3, 4],
+      byzantineStrategy: 'split',
+      awareness: 'may_exist',
+      rounds: 50,
+      model: 'Qwen/Qwen3-14B',
+    },
   },
   remedy: {
     name: 'remedy',
-    description: 'Decision layers side by side: 7 agents (f = 2) under vote, each rule and hybrid, against every Byzantine strategy, b from 0 to f + 1 = 3, 25 runs.',
+    description:
+      'Decision layers side by side: 7 agents (f = 2) under vote, each rule and hybrid, against every Byzantine strategy, b from 0 to f + 1 = 3, 25 runs.',
     seed: 1,
     runs: 25,
     budget: { rounds: 30 },
@@ -56,6 +79,10 @@ export const PRESETS: Readonly<Record<string, ExperimentInput & { description: s
 
 export function preset(name: string): ExperimentInput {
   const found = PRESETS[name];
-  if (!found) throw new WitnessError('NOT_FOUND', `Unknown preset "${name}".${didYouMean(name, Object.keys(PRESETS))} Choose one of: ${Object.keys(PRESETS).join(', ')}.`);
+  if (!found)
+    throw new WitnessError(
+      'NOT_FOUND',
+      `Unknown preset "${name}".${didYouMean(name, Object.keys(PRESETS))} Choose one of: ${Object.keys(PRESETS).join(', ')}.`,
+    );
   return structuredClone(found);
 }

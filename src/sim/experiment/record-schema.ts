@@ -44,10 +44,21 @@ export const RunRecordSchema = z
     final: z.record(z.string(), z.number().int()).describe('honest final values by agent id'),
     rounds: z.number().int().min(0).describe('rounds played'),
     stopped_by_vote: z.boolean().describe('true when stop votes reached 2N/3'),
-    ended_by: z.enum(['vote', 'rule', 'budget', 'deadline']).optional().describe('what ended the game: the stop vote, a decision rule, the circuit breaker, or round R'),
+    ended_by: z
+      .enum(['vote', 'rule', 'budget', 'deadline'])
+      .optional()
+      .describe('what ended the game: the stop vote, a decision rule, the circuit breaker, or round R'),
     outcome: z.enum(['valid', 'invalid', 'none', 'timeout', 'escalated']),
-    strict_valid: z.boolean().nullable().optional().describe('honest agents agree on one of their initial values (null: they disagree)'),
-    range_valid: z.boolean().nullable().optional().describe('honest agents agree on a value within [min, max] of their initial values (null: they disagree)'),
+    strict_valid: z
+      .boolean()
+      .nullable()
+      .optional()
+      .describe('honest agents agree on one of their initial values (null: they disagree)'),
+    range_valid: z
+      .boolean()
+      .nullable()
+      .optional()
+      .describe('honest agents agree on a value within [min, max] of their initial values (null: they disagree)'),
     decisions: z.number().int().min(0).describe('agent answers asked for (proposals and votes, retries included)'),
     invalid_answers: z.number().int().min(0).describe('answers that failed validation'),
     fallbacks: z.number().int().min(0).describe('answers replaced by the fallback after every try failed'),
@@ -55,11 +66,26 @@ export const RunRecordSchema = z
       .array(
         z.looseObject({
           round: z.number().int(),
-          values: z.array(_proposal).describe("each agent's value as sent: its new proposal, or after an abstention or all tries failing its previous one; abstain only if it never proposed (format 1: abstain for every abstention)"),
+          values: z
+            .array(_proposal)
+            .describe(
+              "each agent's value as sent: its new proposal, or after an abstention or all tries failing its previous one; abstain only if it never proposed (format 1: abstain for every abstention)",
+            ),
           votes: z.array(z.enum(['stop', 'continue', 'abstain'])).describe("each agent's vote"),
-          reasoning: z.array(z.string()).optional().describe("each agent's public reasoning as sent (over 500 characters: the first 497 and ...), when any was given"),
-          abstained: z.array(z.boolean()).optional().describe('which agents made no new proposal this round (abstained, or every try failed), when any did'),
-          confidence: z.array(z.number().nullable()).optional().describe("each agent's self-reported confidence, when any was given"),
+          reasoning: z
+            .array(z.string())
+            .optional()
+            .describe(
+              "each agent's public reasoning as sent (over 500 characters: the first 497 and ...), when any was given",
+            ),
+          abstained: z
+            .array(z.boolean())
+            .optional()
+            .describe('which agents made no new proposal this round (abstained, or every try failed), when any did'),
+          confidence: z
+            .array(z.number().nullable())
+            .optional()
+            .describe("each agent's self-reported confidence, when any was given"),
           decided: z.number().int().optional().describe('the value a decision rule chose in this round'),
         }),
       )
@@ -67,7 +93,9 @@ export const RunRecordSchema = z
     llm: z
       .looseObject({
         model: z.string().nullable().describe('model name or GGUF file'),
-        prompts: z.looseObject({ name: z.string(), hash: z.string(), cues: z.array(z.string()).optional() }).describe('prompt pack name, SHA-256 of its files, and the extra cues when any was on (--prompt-cue)'),
+        prompts: z
+          .looseObject({ name: z.string(), hash: z.string(), cues: z.array(z.string()).optional() })
+          .describe('prompt pack name, SHA-256 of its files, and the extra cues when any was on (--prompt-cue)'),
         calls: z.number().int().min(0).describe('model calls made (retries of malformed answers included)'),
         prompt_tokens: z.number().int().min(0),
         completion_tokens: z.number().int().min(0),
@@ -93,7 +121,9 @@ export const RunRecordSchema = z
       })
       .optional()
       .describe('present when model-backed agents played: tokens, latency, retries and endpoint per call'),
-    receipt: LineReceiptSchema.optional().describe('signed results only (witness sim --sign), always the last member: what the line is, hash-linked to the line before (docs/results-format.md, "Signed results")'),
+    receipt: LineReceiptSchema.optional().describe(
+      'signed results only (witness sim --sign), always the last member: what the line is, hash-linked to the line before (docs/results-format.md, "Signed results")',
+    ),
   })
   .describe('One run of the consensus game: one line of a Witness results file (JSONL).');
 
@@ -108,7 +138,9 @@ export function checkRecord(value: unknown): RunRecord {
   const result = RunRecordSchema.safeParse(value);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new Error(`not a results line: ${issue ? `${[...issue.path].join('.') || 'line'}: ${issue.message}` : 'invalid'}`);
+    throw new Error(
+      `not a results line: ${issue ? `${[...issue.path].join('.') || 'line'}: ${issue.message}` : 'invalid'}`,
+    );
   }
   return result.data as RunRecord;
 }

@@ -42,7 +42,11 @@ export interface ResultsScan {
  * `maxLineBytes` (an unterminated last line that long is only skipped, as any torn tail
  * is, and reported as one: its bytes are not kept).
  */
-export function* fileLines(path: string, chunk = CHUNK, maxLineBytes = MAX_LINE_BYTES): Generator<{ line: number; raw: string; offset: number; bytes: number }, { tornTail: boolean }> {
+export function* fileLines(
+  path: string,
+  chunk = CHUNK,
+  maxLineBytes = MAX_LINE_BYTES,
+): Generator<{ line: number; raw: string; offset: number; bytes: number }, { tornTail: boolean }> {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -96,7 +100,10 @@ export function* fileLines(path: string, chunk = CHUNK, maxLineBytes = MAX_LINE_
 }
 
 function _lineTooLong(path: string, line: number, max: number): WitnessError {
-  return new WitnessError('CORRUPT', `${path} line ${line} is longer than ${max} bytes, the longest line read (docs/errors.md, "Limits on what is read"): the file is damaged or is not one Witness wrote.`);
+  return new WitnessError(
+    'CORRUPT',
+    `${path} line ${line} is longer than ${max} bytes, the longest line read (docs/errors.md, "Limits on what is read"): the file is damaged or is not one Witness wrote.`,
+  );
 }
 
 /**
@@ -105,8 +112,15 @@ function _lineTooLong(path: string, line: number, max: number): WitnessError {
  * with lines but not one record is not a results file (e.g. `witness report
  * README.md`): an error, not an empty table.
  */
-export function* resultsRecords(path: string, scan: ResultsScan = emptyScan()): Generator<{ record: RunRecord; raw: string; line: number; offset: number; bytes: number }> {
-  if (!existsSync(path)) throw new WitnessError('NOT_FOUND', `${path} has no results (missing or empty). Run \`witness sim --out ${path}\` first.`);
+export function* resultsRecords(
+  path: string,
+  scan: ResultsScan = emptyScan(),
+): Generator<{ record: RunRecord; raw: string; line: number; offset: number; bytes: number }> {
+  if (!existsSync(path))
+    throw new WitnessError(
+      'NOT_FOUND',
+      `${path} has no results (missing or empty). Run \`witness sim --out ${path}\` first.`,
+    );
   const lines = fileLines(path);
   for (let next = lines.next(); ; next = lines.next()) {
     if (next.done) {
@@ -126,14 +140,20 @@ export function* resultsRecords(path: string, scan: ResultsScan = emptyScan()): 
     yield { record, raw, line, offset, bytes };
   }
   if (scan.runs === 0 && scan.problemCount === 0 && !scan.tornTail) {
-    throw new WitnessError('NOT_FOUND', `${path} has no results (missing or empty). Run \`witness sim --out ${path}\` first.`);
+    throw new WitnessError(
+      'NOT_FOUND',
+      `${path} has no results (missing or empty). Run \`witness sim --out ${path}\` first.`,
+    );
   }
   if (scan.runs === 0 && scan.problemCount > 0) throw _notResults(path, scan);
 }
 
 function _notResults(path: string, scan: ResultsScan): WitnessError {
   const first = scan.problems[0]!;
-  return new WitnessError('INVALID_INPUT', `${path} is not a results file: none of its ${scan.problemCount} lines is a run record (line ${first.line}: ${first.message}). Give a JSONL file written by \`witness sim\`.`);
+  return new WitnessError(
+    'INVALID_INPUT',
+    `${path} is not a results file: none of its ${scan.problemCount} lines is a run record (line ${first.line}: ${first.message}). Give a JSONL file written by \`witness sim\`.`,
+  );
 }
 
 export function emptyScan(): ResultsScan {
@@ -141,6 +161,10 @@ export function emptyScan(): ResultsScan {
 }
 
 /** Just the records (for `summarizeCells` and `poolRuns`, which take any iterable). */
-export function* recordsOf(path: string, scan: ResultsScan = emptyScan(), keep: (record: RunRecord) => boolean = () => true): Generator<RunRecord> {
+export function* recordsOf(
+  path: string,
+  scan: ResultsScan = emptyScan(),
+  keep: (record: RunRecord) => boolean = () => true,
+): Generator<RunRecord> {
   for (const { record } of resultsRecords(path, scan)) if (keep(record)) yield record;
 }

@@ -106,7 +106,8 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
   const { experiment } = options;
   // Lazy: the runs are computed from their seq, so a sweep holds its cells and the runs in flight, not every run.
   const plan = lazyPlan(experiment, options.shard);
-  if (options.sign && !options.out) throw new WitnessError('USAGE', 'Signing needs a results file: give `out` (--out FILE).');
+  if (options.sign && !options.out)
+    throw new WitnessError('USAGE', 'Signing needs a results file: give `out` (--out FILE).');
   // One writer per file: two sweeps appending to one file would each play and write every run.
   const lock = options.out && !options.outLocked ? lockFile(options.out, 'results file') : undefined;
   try {
@@ -118,12 +119,27 @@ export async function runExperiment(options: RunExperimentOptions): Promise<Expe
 
 async function _run(options: RunExperimentOptions, plan: Plan): Promise<ExperimentRunSummary> {
   const { experiment } = options;
-  const opened = options.out ? openResultsSink(options.out, { experiment, shard: options.shard, plan, sign: options.sign, provenance: options.agents?.provenance, onExisting: options.onFileRecord }) : undefined;
+  const opened = options.out
+    ? openResultsSink(options.out, {
+        experiment,
+        shard: options.shard,
+        plan,
+        sign: options.sign,
+        provenance: options.agents?.provenance,
+        onExisting: options.onFileRecord,
+      })
+    : undefined;
   const sink = opened?.sink;
   if (opened) _refuseMixing(options.out!, opened.finished, experiment, plan.end, () => sink!.close());
   // Walked as the runs start: a fresh sweep holds the runs in flight, not every run left.
   const todo = runQueue(plan, opened?.finished);
-  const progress = _progressTracker(plan.length, plan.length - todo.length, options.onProgress, opened?.finished.outcomes, options.onProgress && new TimeLeft(plan, opened?.finished));
+  const progress = _progressTracker(
+    plan.length,
+    plan.length - todo.length,
+    options.onProgress,
+    opened?.finished.outcomes,
+    options.onProgress && new TimeLeft(plan, opened?.finished),
+  );
   const records: RunRecord[] = [];
   const keep = options.keepRecords ?? true;
   let ran = 0;
@@ -138,7 +154,16 @@ async function _run(options: RunExperimentOptions, plan: Plan): Promise<Experime
     });
     const inPlan = (record: { id: string; seq: number }) => plan.at(record.seq)?.id === record.id;
     const past = sink?.pastCheckpoint?.();
-    return { records, ran, planned: plan.length, skipped: plan.length - todo.length, aborted, repairedBytes: sink?.repairedBytes ?? 0, inPlan, ...(past && past.lines > 0 ? { pastCheckpoint: past } : {}) };
+    return {
+      records,
+      ran,
+      planned: plan.length,
+      skipped: plan.length - todo.length,
+      aborted,
+      repairedBytes: sink?.repairedBytes ?? 0,
+      inPlan,
+      ...(past && past.lines > 0 ? { pastCheckpoint: past } : {}),
+    };
   } finally {
     sink?.close();
   }
@@ -149,26 +174,42 @@ async function _run(options: RunExperimentOptions, plan: Plan): Promise<Experime
  * runs, or seeded by an older version) are refused, never appended to, with or without
  * --out. Another shard's runs are this experiment's: a file may hold every shard.
  */
-function _refuseMixing(path: string, finished: FinishedRuns, experiment: Experiment, end: number, close: () => void): void {
+function _refuseMixing(
+  path: string,
+  finished: FinishedRuns,
+  experiment: Experiment,
+  end: number,
+  close: () => void,
+): void {
   const refuse = (message: string) => {
     close();
     throw new WitnessError('USAGE', message);
   };
   if (finished.foreign > 0) {
-    refuse(`${path} holds ${finished.foreign} runs of another experiment (a different grid, --seed or budget than this one, or a file written by a version of witness that ordered runs by cell); a results file holds one experiment: write this one elsewhere with --out FILE (or remove the old file).`);
+    refuse(
+      `${path} holds ${finished.foreign} runs of another experiment (a different grid, --seed or budget than this one, or a file written by a version of witness that ordered runs by cell); a results file holds one experiment: write this one elsewhere with --out FILE (or remove the old file).`,
+    );
   }
   if (finished.staleSeed > 0) {
-    refuse(`${path} holds ${finished.staleSeed} runs of this experiment played with other seeds (written by a version of witness before paired cells shared their games, or with another \`paired\` list); mixing them with new runs would compare different games: write this sweep elsewhere with --out FILE.`);
+    refuse(
+      `${path} holds ${finished.staleSeed} runs of this experiment played with other seeds (written by a version of witness before paired cells shared their games, or with another \`paired\` list); mixing them with new runs would compare different games: write this sweep elsewhere with --out FILE.`,
+    );
   }
   if (finished.beyond > 0) {
     const cells = end / experiment.runs;
     const runs = Math.floor(finished.lastBeyond / cells) + 1;
-    refuse(`${path} holds runs of this experiment up to --runs ${runs}, more than the --runs ${experiment.runs} asked for; lowering --runs on an existing file is refused (its table would hide runs the file holds): give --runs ${runs} or more, or write elsewhere with --out FILE.`);
+    refuse(
+      `${path} holds runs of this experiment up to --runs ${runs}, more than the --runs ${experiment.runs} asked for; lowering --runs on an existing file is refused (its table would hide runs the file holds): give --runs ${runs} or more, or write elsewhere with --out FILE.`,
+    );
   }
 }
 
 /** Plays runs and hands records to `emit` in `seq` order; true when stopped early. */
-async function _play(todo: RunQueue, options: RunExperimentOptions, emit: (record: RunRecord) => void): Promise<boolean> {
+async function _play(
+  todo: RunQueue,
+  options: RunExperimentOptions,
+  emit: (record: RunRecord) => void,
+): Promise<boolean> {
   const done = new Map<number, RunRecord>();
   let written = 0;
   const onRecord = (position: number, record: RunRecord) => {
@@ -192,7 +233,12 @@ async function _play(todo: RunQueue, options: RunExperimentOptions, emit: (recor
  * starve the others (LLM games differ in length), and finished runs waiting for an
  * earlier one stay few — a kill loses at most those and the runs in flight.
  */
-async function _playHere(todo: RunQueue, options: RunExperimentOptions, onRecord: (position: number, record: RunRecord) => void, written: () => number): Promise<void> {
+async function _playHere(
+  todo: RunQueue,
+  options: RunExperimentOptions,
+  onRecord: (position: number, record: RunRecord) => void,
+  written: () => number,
+): Promise<void> {
   const window = Math.max(1, options.concurrency ?? 1);
   let next = 0;
   let failure: unknown;
@@ -233,13 +279,26 @@ export function yieldToEventLoop(): Promise<void> {
 }
 
 /** `already`: the outcomes of the runs skipped as done, so the tally counts what the final table shows. */
-function _progressTracker(total: number, skipped: number, onProgress: RunExperimentOptions['onProgress'], already?: Record<Outcome, number>, left?: TimeLeft) {
+function _progressTracker(
+  total: number,
+  skipped: number,
+  onProgress: RunExperimentOptions['onProgress'],
+  already?: Record<Outcome, number>,
+  left?: TimeLeft,
+) {
   const started = Date.now();
   const outcomes: Record<Outcome, number> = { valid: 0, invalid: 0, none: 0, timeout: 0, escalated: 0, ...already };
   let done = skipped;
   const emit = () => {
     const etaMs = left?.estimateMs();
-    onProgress?.({ done, total, skipped, outcomes: { ...outcomes }, elapsedMs: Date.now() - started, ...(etaMs !== undefined ? { etaMs } : {}) });
+    onProgress?.({
+      done,
+      total,
+      skipped,
+      outcomes: { ...outcomes },
+      elapsedMs: Date.now() - started,
+      ...(etaMs !== undefined ? { etaMs } : {}),
+    });
   };
   emit();
   return {
@@ -257,7 +316,11 @@ function _progressTracker(total: number, skipped: number, onProgress: RunExperim
  * the rest (the first 100). Prefer `recordsOf` (results-stream.ts) where an iterable
  * will do: this holds every record.
  */
-export function readResults(path: string): { records: RunRecord[]; problems: { line: number; message: string }[]; tornTail: boolean } {
+export function readResults(path: string): {
+  records: RunRecord[];
+  problems: { line: number; message: string }[];
+  tornTail: boolean;
+} {
   const scan = emptyScan();
   const records = [...recordsOf(path, scan)];
   return { records, problems: scan.problems, tornTail: scan.tornTail };

@@ -48,7 +48,11 @@ export function openResultsSink(path: string, options: SinkOptions): OpenedSink 
 }
 
 function _finishedRuns(path: string, plan: Plan, onExisting?: (record: RunRecord) => void): FinishedRuns {
-  const signed = () => new WitnessError('USAGE', `${path} is a signed results file (${checkpointPath(path)}): resume it with --sign and the key that signed it, or write to another --out.`);
+  const signed = () =>
+    new WitnessError(
+      'USAGE',
+      `${path} is a signed results file (${checkpointPath(path)}): resume it with --sign and the key that signed it, or write to another --out.`,
+    );
   if (existsSync(checkpointPath(path))) throw signed();
   const finished = new FinishedRuns(plan);
   if (!existsSync(path)) return finished;
@@ -81,7 +85,9 @@ function _count(finished: FinishedRuns, place: Exclude<RunPlace, 'planned'>, seq
   }
 }
 
-function _parsed(raw: string): { id?: unknown; seq?: unknown; seed?: unknown; outcome?: unknown; receipt?: unknown } | undefined {
+function _parsed(
+  raw: string,
+): { id?: unknown; seq?: unknown; seed?: unknown; outcome?: unknown; receipt?: unknown } | undefined {
   try {
     const value: unknown = JSON.parse(raw);
     return typeof value === 'object' && value !== null ? value : undefined;

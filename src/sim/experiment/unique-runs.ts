@@ -60,7 +60,9 @@ export class UniqueRuns {
   }
 
   /** `records` without the dropped ones. */
-  *filter<T extends Pick<RunRecord, 'id' | 'seq' | 'experiment' | 'cell' | 'index'>>(records: Iterable<T>): Generator<T> {
+  *filter<T extends Pick<RunRecord, 'id' | 'seq' | 'experiment' | 'cell' | 'index'>>(
+    records: Iterable<T>,
+  ): Generator<T> {
     for (const r of records) if (this.keep(r)) yield r;
   }
 
@@ -87,8 +89,10 @@ export function droppedMessage(file: string, unique: UniqueRuns): string | undef
   const d = unique.dropped;
   const why = [
     d.repeated > 0 && `${d.repeated} repeated runs (a run id already read)`,
-    d.otherExperiment > 0 && `${d.otherExperiment} runs of another experiment than "${unique.experiment}", the file's first run's`,
-    d.seqTaken > 0 && `${d.seqTaken} other runs of a cell and index an earlier line holds (a second plan of "${unique.experiment}", e.g. another --seed)`,
+    d.otherExperiment > 0 &&
+      `${d.otherExperiment} runs of another experiment than "${unique.experiment}", the file's first run's`,
+    d.seqTaken > 0 &&
+      `${d.seqTaken} other runs of a cell and index an earlier line holds (a second plan of "${unique.experiment}", e.g. another --seed)`,
   ].filter(Boolean);
   return `${file}: counted each run once and dropped ${unique.count} lines: ${why.join('; ')}. To write a clean file: \`witness sim merge ${file} -o CLEAN.jsonl\` collapses repeated lines, and with the sweep's experiment (\`--preset NAME\` or \`--plan FILE\`, its --runs and --seed) keeps only that plan's runs.`;
 }

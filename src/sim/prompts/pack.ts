@@ -22,8 +22,26 @@ export type Stage = (typeof STAGES)[number];
 
 /** Variables a template may use; docs/prompts.md explains each. */
 export const TEMPLATE_VARIABLES = [
-  'id', 'role', 'round', 'max_rounds', 'rounds_left', 'total', 'total_minus_one', 'stop_needed', 'lo', 'hi',
-  'initial_value', 'current_value', 'current_state', 'history', 'summary', 'notes', 'proposals', 'cues', 'attempt', 'tries',
+  'id',
+  'role',
+  'round',
+  'max_rounds',
+  'rounds_left',
+  'total',
+  'total_minus_one',
+  'stop_needed',
+  'lo',
+  'hi',
+  'initial_value',
+  'current_value',
+  'current_state',
+  'history',
+  'summary',
+  'notes',
+  'proposals',
+  'cues',
+  'attempt',
+  'tries',
 ] as const;
 export type TemplateVariable = (typeof TEMPLATE_VARIABLES)[number];
 
@@ -53,7 +71,10 @@ export const PackManifestSchema = z.strictObject({
       proposalReasoning: z.number().int().min(0).default(200),
     })
     .prefault({}),
-  empty: z.strictObject({ history: z.string(), summary: z.string(), notes: z.string(), proposals: z.string() }).partial().prefault({}),
+  empty: z
+    .strictObject({ history: z.string(), summary: z.string(), notes: z.string(), proposals: z.string() })
+    .partial()
+    .prefault({}),
   /** Short texts the renderer puts together; each may use the template variables. */
   phrases: z
     .strictObject({
@@ -69,14 +90,15 @@ export const PackManifestSchema = z.strictObject({
       'agent-count': z.string().default('There are {{total}} agents; {{stop_needed}} stop votes end the game.'),
     })
     .prefault({}),
-  sampling: z.strictObject({ decide: SamplingSchema, vote: SamplingSchema }).prefault({ decide: { temperature: 0.5, maxTokens: 300 }, vote: { temperature: 0.3, maxTokens: 200 } }),
+  sampling: z
+    .strictObject({ decide: SamplingSchema, vote: SamplingSchema })
+    .prefault({ decide: { temperature: 0.5, maxTokens: 300 }, vote: { temperature: 0.3, maxTokens: 200 } }),
   /** When the confidence rule decides (consensus.md §8): the line added to the proposal question, and the field's schema. */
-  confidence: z
-    .strictObject({ instruction: z.string(), schema: z.record(z.string(), z.unknown()) })
-    .prefault({
-      instruction: 'Also give "confidence": how sure you are, from 0 (a guess) to 1 (certain), that your value is the one the group should settle on.',
-      schema: { type: 'number', minimum: 0, maximum: 1 },
-    }),
+  confidence: z.strictObject({ instruction: z.string(), schema: z.record(z.string(), z.unknown()) }).prefault({
+    instruction:
+      'Also give "confidence": how sure you are, from 0 (a guess) to 1 (certain), that your value is the one the group should settle on.',
+    schema: { type: 'number', minimum: 0, maximum: 1 },
+  }),
 });
 export type PackManifest = z.output<typeof PackManifestSchema>;
 
@@ -101,7 +123,10 @@ const VARIABLE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 export function loadPromptPack(dir: string = DEFAULT_PACK_DIR): PromptPack {
   const root = resolve(dir);
   if (!existsSync(join(root, 'pack.json'))) {
-    throw new WitnessError('NOT_FOUND', `${root} is not a prompt pack: it has no pack.json. See docs/prompts.md, or copy prompts/default as a start.`);
+    throw new WitnessError(
+      'NOT_FOUND',
+      `${root} is not a prompt pack: it has no pack.json. See docs/prompts.md, or copy prompts/default as a start.`,
+    );
   }
   const manifest = _manifest(join(root, 'pack.json'));
   const files = new Map<string, string>();
@@ -110,9 +135,15 @@ export function loadPromptPack(dir: string = DEFAULT_PACK_DIR): PromptPack {
     return files.get(name)!;
   };
   const find = (folder: string, stage: string, role: Role, awareness: Awareness, ext: string): string => {
-    const candidates = [`${stage}.${role}.${awareness}.${ext}`, `${stage}.${role}.${ext}`, `${stage}.${ext}`].map((f) => (folder ? `${folder}/${f}` : f));
+    const candidates = [`${stage}.${role}.${awareness}.${ext}`, `${stage}.${role}.${ext}`, `${stage}.${ext}`].map(
+      (f) => (folder ? `${folder}/${f}` : f),
+    );
     const found = candidates.find((f) => existsSync(join(root, f)));
-    if (!found) throw new WitnessError('INVALID_INPUT', `Prompt pack ${root} has no ${stage} ${folder ? 'schema' : 'template'} for ${role} agents (${awareness}); add one of: ${candidates.join(', ')}.`);
+    if (!found)
+      throw new WitnessError(
+        'INVALID_INPUT',
+        `Prompt pack ${root} has no ${stage} ${folder ? 'schema' : 'template'} for ${role} agents (${awareness}); add one of: ${candidates.join(', ')}.`,
+      );
     return found;
   };
   const table = new Map<string, string>();
@@ -129,9 +160,15 @@ export function loadPromptPack(dir: string = DEFAULT_PACK_DIR): PromptPack {
         table.set(`s:${stage}:${role}:${awareness}`, read(name));
       }
     }
-  for (const [name, text] of [...Object.entries(manifest.phrases), ...Object.entries(manifest.cues)]) _checkVariables(text, `${join(root, 'pack.json')} (${name})`);
+  for (const [name, text] of [...Object.entries(manifest.phrases), ...Object.entries(manifest.cues)])
+    _checkVariables(text, `${join(root, 'pack.json')} (${name})`);
   const all: [string, string][] = [...files.entries(), ['pack.json', readFileSync(join(root, 'pack.json'), 'utf8')]];
-  const hash = sha256Hex(all.sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([n, t]) => `${n}\0${t}`).join('\0'));
+  const hash = sha256Hex(
+    all
+      .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+      .map(([n, t]) => `${n}\0${t}`)
+      .join('\0'),
+  );
   // A copy of the built-in pack that was edited but kept `"name": "default"` would be
   // recorded in results as the default pack: it takes its folder's name instead.
   const renamed = manifest.name === 'default' && root !== resolve(DEFAULT_PACK_DIR) && hash !== loadPromptPack().hash;
@@ -162,7 +199,10 @@ function _manifest(path: string): PackManifest {
 function _checkVariables(text: string, path: string): void {
   for (const match of text.matchAll(VARIABLE)) {
     if (!(TEMPLATE_VARIABLES as readonly string[]).includes(match[1]!)) {
-      throw new WitnessError('INVALID_INPUT', `${path} uses an unknown variable {{${match[1]}}}; known: ${TEMPLATE_VARIABLES.join(', ')}.`);
+      throw new WitnessError(
+        'INVALID_INPUT',
+        `${path} uses an unknown variable {{${match[1]}}}; known: ${TEMPLATE_VARIABLES.join(', ')}.`,
+      );
     }
   }
 }
@@ -170,7 +210,8 @@ function _checkVariables(text: string, path: string): void {
 function _checkSchema(text: string, path: string): void {
   try {
     const parsed: unknown = JSON.parse(text.replaceAll('"{{lo}}"', '0').replaceAll('"{{hi}}"', '1'));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('a schema must be a JSON object');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new Error('a schema must be a JSON object');
   } catch (error) {
     throw new WitnessError('INVALID_INPUT', `${path} is not a valid JSON schema file: ${(error as Error).message}.`);
   }

@@ -48,7 +48,8 @@ export interface ReferencePromptsOptions {
 /** The folder holding the checkout's bcg_agents.py: PATH itself or its byzantine_consensus_game/. */
 export function referenceFolder(path: string): string {
   const root = resolve(path);
-  for (const dir of [root, join(root, 'byzantine_consensus_game')]) if (existsSync(join(dir, 'bcg_agents.py'))) return dir;
+  for (const dir of [root, join(root, 'byzantine_consensus_game')])
+    if (existsSync(join(dir, 'bcg_agents.py'))) return dir;
   throw new WitnessError(
     'NOT_FOUND',
     `${root} is not a checkout of the reference: neither it nor its byzantine_consensus_game/ folder has bcg_agents.py. Clone github.com/leorugli/byzantine-consensus-llm-agents and give its path: --prompts reference:PATH.`,
@@ -68,7 +69,10 @@ export async function openReferencePrompts(path: string, options: ReferencePromp
     dir,
     awareness,
     render: async (stage, view, attempt) => {
-      const answer = await bridge.ask(_request(stage, view, attempt), `the ${stage} prompt of ${view.id} in round ${view.round}`);
+      const answer = await bridge.ask(
+        _request(stage, view, attempt),
+        `the ${stage} prompt of ${view.id} in round ${view.round}`,
+      );
       return sampledRequest(options.pack, stage, view.role, answer.system, answer.user, answer.schema);
     },
     close: () => bridge.close(),
@@ -77,13 +81,22 @@ export async function openReferencePrompts(path: string, options: ReferencePromp
 
 /** SHA-256 over our bridge and every Python file of the checkout folder: other code, other hash. */
 function _hash(dir: string): string {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.py') && statSync(join(dir, f)).isFile()).sort();
-  const parts = [`bridge\0${readFileSync(BRIDGE_SCRIPT, 'utf8')}`, ...files.map((f) => `${f}\0${readFileSync(join(dir, f), 'utf8')}`)];
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.py') && statSync(join(dir, f)).isFile())
+    .sort();
+  const parts = [
+    `bridge\0${readFileSync(BRIDGE_SCRIPT, 'utf8')}`,
+    ...files.map((f) => `${f}\0${readFileSync(join(dir, f), 'utf8')}`),
+  ];
   return sha256Hex(parts.join('\0'));
 }
 
 /** The agent's state as the bridge sets it on the checkout's agent. */
-function _request(stage: PromptStage, view: DecideView | VoteView, attempt: Attempt | undefined): Record<string, unknown> {
+function _request(
+  stage: PromptStage,
+  view: DecideView | VoteView,
+  attempt: Attempt | undefined,
+): Record<string, unknown> {
   const { rules } = view;
   const request: Record<string, unknown> = {
     stage,
@@ -98,7 +111,10 @@ function _request(stage: PromptStage, view: DecideView | VoteView, attempt: Atte
     initial_value: view.initialValue,
     current_value: typeof view.currentValue === 'number' ? view.currentValue : null,
     history: view.history.slice(-SENT_ROUNDS).map((r) => summarizeRound(r)),
-    notes: view.notes.filter((n) => pyStrip(n.text) !== '').slice(-SENT_ROUNDS).map((n) => [n.round, n.text]),
+    notes: view.notes
+      .filter((n) => pyStrip(n.text) !== '')
+      .slice(-SENT_ROUNDS)
+      .map((n) => [n.round, n.text]),
   };
   if (stage === 'vote' && 'proposals' in view) {
     const messages = view.proposals;
@@ -140,15 +156,29 @@ class _Bridge {
     this.ready = new Promise((resolveReady, rejectReady) => {
       this.onReady = (line) => {
         const first = _json(line);
-        if (first?.ready === true) resolveReady(Array.isArray(first.awareness) ? (first.awareness as Awareness[]) : ['may_exist', 'none_exist']);
-        else rejectReady(this._fail(`The reference checkout at ${dir} cannot be used: ${first?.error ?? line}. Check that it is the study's code (byzantine_consensus_game/ with bcg_agents.py).`, 'INVALID_INPUT'));
+        if (first?.ready === true)
+          resolveReady(Array.isArray(first.awareness) ? (first.awareness as Awareness[]) : ['may_exist', 'none_exist']);
+        else
+          rejectReady(
+            this._fail(
+              `The reference checkout at ${dir} cannot be used: ${first?.error ?? line}. Check that it is the study's code (byzantine_consensus_game/ with bcg_agents.py).`,
+              'INVALID_INPUT',
+            ),
+          );
       };
       child.on('error', (error: NodeJS.ErrnoException) => {
-        const message = error.code === 'ENOENT' ? `${python} was not found: --prompts reference: runs the checkout's own code with Python 3. Install python3, or set WITNESS_PYTHON to an interpreter.` : `${python} could not be started: ${error.message}.`;
+        const message =
+          error.code === 'ENOENT'
+            ? `${python} was not found: --prompts reference: runs the checkout's own code with Python 3. Install python3, or set WITNESS_PYTHON to an interpreter.`
+            : `${python} could not be started: ${error.message}.`;
         rejectReady(this._fail(message, error.code === 'ENOENT' ? 'NOT_FOUND' : 'IO'));
       });
       // 'close', not 'exit': every line the bridge wrote has been read by then.
-      child.on('close', (code) => rejectReady(this._fail(`The reference prompt bridge (${python}) stopped with status ${code}${this._stderrTail()}.`, 'IO')));
+      child.on('close', (code) =>
+        rejectReady(
+          this._fail(`The reference prompt bridge (${python}) stopped with status ${code}${this._stderrTail()}.`, 'IO'),
+        ),
+      );
     });
     this.ready.catch(() => {});
     // A write after the child died fails here; 'close' reports it to whoever waits.
@@ -185,10 +215,21 @@ class _Bridge {
     const waiter = this.waiting.shift();
     if (!waiter) return;
     const answer = _json(line);
-    if (answer && typeof answer.system === 'string' && typeof answer.user === 'string' && typeof answer.schema === 'object' && answer.schema !== null) {
+    if (
+      answer &&
+      typeof answer.system === 'string' &&
+      typeof answer.user === 'string' &&
+      typeof answer.schema === 'object' &&
+      answer.schema !== null
+    ) {
       waiter.resolve(answer as unknown as _Answer);
     } else {
-      waiter.reject(new WitnessError('INVALID_INPUT', `The reference checkout at ${this.dir} could not build ${waiter.what}: ${answer?.error ?? line}.`));
+      waiter.reject(
+        new WitnessError(
+          'INVALID_INPUT',
+          `The reference checkout at ${this.dir} could not build ${waiter.what}: ${answer?.error ?? line}.`,
+        ),
+      );
     }
   }
 

@@ -25,24 +25,50 @@ export interface RenderOptions {
 }
 
 /** The request for one question, ready for any chat backend. */
-export function renderRequest(pack: PromptPack, stage: PromptStage, view: DecideView | VoteView, options: RenderOptions = {}): ChatRequest {
+export function renderRequest(
+  pack: PromptPack,
+  stage: PromptStage,
+  view: DecideView | VoteView,
+  options: RenderOptions = {},
+): ChatRequest {
   const variables = promptVariables(pack, stage, view, options);
   const { role, rules } = view;
   const text = (s: Stage) => fillTemplate(pack.template(s, role, rules.awareness), variables).trimEnd();
   let question = text(stage);
-  if (options.attempt?.phase === 'single' && options.attempt.number > 1) question = `${question}\n\n${text(`${stage}-retry`)}`;
+  if (options.attempt?.phase === 'single' && options.attempt.number > 1)
+    question = `${question}\n\n${text(`${stage}-retry`)}`;
   if (stage === 'decide' && rules.confidence) question = `${question}\n${pack.manifest.confidence.instruction}`;
-  return sampledRequest(pack, stage, role, text(stage === 'decide' ? 'system' : 'vote-system'), question, renderSchema(pack, stage, view));
+  return sampledRequest(
+    pack,
+    stage,
+    role,
+    text(stage === 'decide' ? 'system' : 'vote-system'),
+    question,
+    renderSchema(pack, stage, view),
+  );
 }
 
 /** A system and a user message and their schema, with the pack's sampling for `stage`. */
-export function sampledRequest(pack: PromptPack, stage: PromptStage, role: Role, system: string, user: string, schema: JsonSchema): ChatRequest {
+export function sampledRequest(
+  pack: PromptPack,
+  stage: PromptStage,
+  role: Role,
+  system: string,
+  user: string,
+  schema: JsonSchema,
+): ChatRequest {
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
     { role: 'user', content: user },
   ];
   const sampling = pack.manifest.sampling[stage];
-  const request: ChatRequest = { messages, schema, schemaName: `${stage}_${role}`, temperature: sampling.temperature, maxTokens: sampling.maxTokens };
+  const request: ChatRequest = {
+    messages,
+    schema,
+    schemaName: `${stage}_${role}`,
+    temperature: sampling.temperature,
+    maxTokens: sampling.maxTokens,
+  };
   if (sampling.topP !== null) request.topP = sampling.topP;
   if (sampling.topK !== null) request.topK = sampling.topK;
   return request;
@@ -51,7 +77,12 @@ export function sampledRequest(pack: PromptPack, stage: PromptStage, role: Role,
 /** The schema with the game's range filled in (and a required `confidence` when the confidence rule is on). */
 export function renderSchema(pack: PromptPack, stage: PromptStage, view: DecideView): JsonSchema {
   const [lo, hi] = view.rules.range;
-  const schema = JSON.parse(pack.schema(stage, view.role, view.rules.awareness).replaceAll('"{{lo}}"', String(lo)).replaceAll('"{{hi}}"', String(hi))) as JsonSchema;
+  const schema = JSON.parse(
+    pack
+      .schema(stage, view.role, view.rules.awareness)
+      .replaceAll('"{{lo}}"', String(lo))
+      .replaceAll('"{{hi}}"', String(hi)),
+  ) as JsonSchema;
   if (stage !== 'decide' || !view.rules.confidence) return schema;
   const properties = { ...(schema.properties as Record<string, unknown>), confidence: pack.manifest.confidence.schema };
   const required = [...((schema.required as string[] | undefined) ?? []), 'confidence'];
@@ -72,7 +103,12 @@ export function fillTemplate(template: string, variables: Readonly<Record<Templa
     .replace(VARIABLE, (_, name: string) => variables[name as TemplateVariable] ?? '');
 }
 
-export function promptVariables(pack: PromptPack, stage: PromptStage, view: DecideView | VoteView, options: RenderOptions = {}): Record<TemplateVariable, string> {
+export function promptVariables(
+  pack: PromptPack,
+  stage: PromptStage,
+  view: DecideView | VoteView,
+  options: RenderOptions = {},
+): Record<TemplateVariable, string> {
   const { limits, empty, phrases, cues } = pack.manifest;
   const { rules } = view;
   const recent = view.history.slice(Math.max(0, view.history.length - limits.historyRounds)).reverse();
@@ -95,12 +131,21 @@ export function promptVariables(pack: PromptPack, stage: PromptStage, view: Deci
     attempt: String(options.attempt?.number ?? 1),
     tries: String(options.attempt?.of ?? 1),
   };
-  const history = recent.length ? recent.map((r) => summarizeRound(r, limits.historyReasoning)).join('\n') : (empty.history ?? '');
+  const history = recent.length
+    ? recent.map((r) => summarizeRound(r, limits.historyReasoning)).join('\n')
+    : (empty.history ?? '');
   const partial = { ...base, current_state: '', history, summary: history, notes: '', proposals: '', cues: '' };
-  partial.current_state = fillTemplate(typeof view.currentValue === 'number' ? phrases.currentValue : phrases.noValueYet, partial);
+  partial.current_state = fillTemplate(
+    typeof view.currentValue === 'number' ? phrases.currentValue : phrases.noValueYet,
+    partial,
+  );
   partial.cues = (options.cues ?? []).map((c) => fillTemplate(cues[c], partial)).join('\n');
-  partial.notes = notes.length ? notes.map((n) => `round ${n.round}: ${headOf(pyStrip(n.text), limits.noteChars)}`).join('\n') : (empty.notes ?? '');
-  partial.proposals = proposals.length ? _proposalList(view.id, proposals, limits.proposalReasoning, fillTemplate(phrases.noReasoning, partial)) : (empty.proposals ?? '');
+  partial.notes = notes.length
+    ? notes.map((n) => `round ${n.round}: ${headOf(pyStrip(n.text), limits.noteChars)}`).join('\n')
+    : (empty.notes ?? '');
+  partial.proposals = proposals.length
+    ? _proposalList(view.id, proposals, limits.proposalReasoning, fillTemplate(phrases.noReasoning, partial))
+    : (empty.proposals ?? '');
   return partial;
 }
 
@@ -113,7 +158,8 @@ export function promptVariables(pack: PromptPack, stage: PromptStage, view: Deci
 function _proposalList(self: string, messages: readonly Message[], limit: number, noReasoning: string): string {
   const lines: string[] = [];
   const own = messages.find((m) => m.from === self);
-  if (own && own.value !== 'abstain') lines.push(`  ${self} (you): ${own.value}`, `    Reasoning: ${headOf(own.reasoning, limit) || noReasoning}`);
+  if (own && own.value !== 'abstain')
+    lines.push(`  ${self} (you): ${own.value}`, `    Reasoning: ${headOf(own.reasoning, limit) || noReasoning}`);
   else lines.push(`  ${self} (you): ABSTAINED`);
   for (const i of referenceOrder(messages.map((m) => m.from))) {
     const m = messages[i]!;

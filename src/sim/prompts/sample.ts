@@ -38,7 +38,11 @@ export interface SampleViews {
 }
 
 /** Views of agent_1 (honest) and agent_2 (Byzantine) in round 3 of the sample game. */
-export function sampleViews(awareness: Awareness, range: readonly [number, number] = [0, 50], maxRounds = 50): SampleViews {
+export function sampleViews(
+  awareness: Awareness,
+  range: readonly [number, number] = [0, 50],
+  maxRounds = 50,
+): SampleViews {
   // A cast: fields added to the rules later take their defaults in the sample.
   const rules = { totalAgents: IDS.length, range, maxRounds, awareness } as GameRules;
   const history: PublicRound[] = ROUNDS.map((r, i) => sealRound(i + 1, IDS, r.values, r.reasoning));
@@ -59,7 +63,12 @@ export function sampleViews(awareness: Awareness, range: readonly [number, numbe
       { round: 2, text: 'Push 12 to split the 30 majority.' },
     ],
   };
-  const view = (index: number, proposals: readonly Message[], values: readonly Proposal[], past: readonly PublicRound[]): VoteView => ({
+  const view = (
+    index: number,
+    proposals: readonly Message[],
+    values: readonly Proposal[],
+    past: readonly PublicRound[],
+  ): VoteView => ({
     id: IDS[index]!,
     role: ROLES[index]!,
     round: 3,
@@ -73,6 +82,9 @@ export function sampleViews(awareness: Awareness, range: readonly [number, numbe
   });
   return {
     decide: { honest: view(1, [], [], history), byzantine: view(2, [], [], history) },
-    vote: { honest: view(1, now.messages, now.values, [...history, now]), byzantine: view(2, now.messages, now.values, [...history, now]) },
+    vote: {
+      honest: view(1, now.messages, now.values, [...history, now]),
+      byzantine: view(2, now.messages, now.values, [...history, now]),
+    },
   };
 }

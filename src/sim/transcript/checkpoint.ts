@@ -11,7 +11,14 @@ import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { parseStrictJson } from '../../core/strict-json.js';
 import { readNamedFile } from '../../attest/files.js';
-import { type Checkpoint, CHECKPOINTS_FILE_TYPE, type CheckpointsFile, CheckpointsFileSchema, checkpointSigningBytes, type UnsignedCheckpoint } from './format.js';
+import {
+  type Checkpoint,
+  CHECKPOINTS_FILE_TYPE,
+  type CheckpointsFile,
+  CheckpointsFileSchema,
+  checkpointSigningBytes,
+  type UnsignedCheckpoint,
+} from './format.js';
 import type { Signer } from '../../attest/signature.js';
 
 export function signCheckpoint(unsigned: UnsignedCheckpoint, signer: Pick<Signer, 'sign'>): Checkpoint {
@@ -23,11 +30,15 @@ export function writeCheckpoints(path: string, checkpoints: readonly Checkpoint[
   try {
     writeFileAtomic(path, `${JSON.stringify(file, null, 2)}\n`);
   } catch (cause) {
-    throw new WitnessError('IO', `Cannot write the results checkpoint ${path}: ${(cause as Error).message}.`, { cause });
+    throw new WitnessError('IO', `Cannot write the results checkpoint ${path}: ${(cause as Error).message}.`, {
+      cause,
+    });
   }
 }
 
-export type CheckpointsRead = { ok: true; file: CheckpointsFile } | { ok: false; code: 'MALFORMED' | 'NON_CANONICAL'; message: string };
+export type CheckpointsRead =
+  | { ok: true; file: CheckpointsFile }
+  | { ok: false; code: 'MALFORMED' | 'NON_CANONICAL'; message: string };
 
 /** Parses a checkpoints file's text strictly (a duplicate key is NON_CANONICAL). */
 export function parseCheckpoints(text: string, what: string): CheckpointsRead {
@@ -41,7 +52,11 @@ export function parseCheckpoints(text: string, what: string): CheckpointsRead {
   const checked = CheckpointsFileSchema.safeParse(value);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    return { ok: false, code: 'MALFORMED', message: `${what} is not a results checkpoint file: ${issue?.path.join('.') || '(root)'}: ${issue?.message}` };
+    return {
+      ok: false,
+      code: 'MALFORMED',
+      message: `${what} is not a results checkpoint file: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
+    };
   }
   return { ok: true, file: checked.data };
 }
@@ -52,7 +67,14 @@ export const MAX_CHECKPOINT_FILE_BYTES = 64 * 1024 * 1024;
 /** Reads a checkpoints file, or undefined when there is none. Unreadable or invalid files are errors naming the file. */
 export function readCheckpoints(path: string): CheckpointsFile | undefined {
   if (!existsSync(path)) return undefined;
-  const read = parseCheckpoints(readNamedFile(path, 'results checkpoint', { maxBytes: MAX_CHECKPOINT_FILE_BYTES }).toString('utf8'), path);
-  if (!read.ok) throw new WitnessError('INVALID_INPUT', `${read.message}. Check it with: witness verify ${path.replace(/\.checkpoint\.json$/, '')} --keys DIR.json`);
+  const read = parseCheckpoints(
+    readNamedFile(path, 'results checkpoint', { maxBytes: MAX_CHECKPOINT_FILE_BYTES }).toString('utf8'),
+    path,
+  );
+  if (!read.ok)
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${read.message}. Check it with: witness verify ${path.replace(/\.checkpoint\.json$/, '')} --keys DIR.json`,
+    );
   return read.file;
 }

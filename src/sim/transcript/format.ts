@@ -24,7 +24,9 @@ export const CHECKPOINTS_FILE_TYPE = 'witness/sim-checkpoints';
 
 const HEX64 = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex digits (a SHA-256 digest)');
 const KEY_ID = z.string().regex(/^ed25519:[0-9a-f]{16}$/, 'expected ed25519: and 16 hex digits');
-const SIG = z.string().regex(/^[A-Za-z0-9_-]{86}$/, 'expected a 64-byte Ed25519 signature in unpadded base64url (86 characters)');
+const SIG = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{86}$/, 'expected a 64-byte Ed25519 signature in unpadded base64url (86 characters)');
 
 export const LineReceiptSchema = z.strictObject({
   v: z.literal(1),
@@ -35,15 +37,22 @@ export const LineReceiptSchema = z.strictObject({
   cell: z.string().min(1).describe('the cell label'),
   content_sha256: HEX64.describe('SHA-256 of the line without its receipt member (the unsigned line)'),
   engine: z.string().min(1).describe('the engine that played the run, e.g. agent-witness@0.1.0'),
-  prompts: z.string().nullable().describe('hash of the prompt pack model-backed agents were given; null for rule-based runs'),
+  prompts: z
+    .string()
+    .nullable()
+    .describe('hash of the prompt pack model-backed agents were given; null for rule-based runs'),
   key_id: KEY_ID.describe('the key that signs this line (with --sign-lines) or the checkpoint covering it'),
-  prev: HEX64.nullable().describe("digest of the previous line's receipt in this chain (the shard's), null for its first line"),
+  prev: HEX64.nullable().describe(
+    "digest of the previous line's receipt in this chain (the shard's), null for its first line",
+  ),
   signed_at: TimeSchema.optional().describe('with --sign-lines: when this line was signed'),
   sig: SIG.optional().describe('with --sign-lines: Ed25519 over the sim-record tag and the receipt without sig'),
 });
 export type LineReceipt = z.infer<typeof LineReceiptSchema>;
 
-const ShardSchema = z.strictObject({ index: z.int().min(1), count: z.int().min(1) }).refine((s) => s.index <= s.count, { message: 'shard index must be at most the count' });
+const ShardSchema = z
+  .strictObject({ index: z.int().min(1), count: z.int().min(1) })
+  .refine((s) => s.index <= s.count, { message: 'shard index must be at most the count' });
 
 export const CheckpointSchema = z.strictObject({
   v: z.literal(1),
@@ -51,7 +60,10 @@ export const CheckpointSchema = z.strictObject({
   experiment: z.record(z.string(), z.unknown()).describe('the experiment as run (its plan is rebuilt from it)'),
   shard: ShardSchema.nullable().describe('the shard this chain holds; null for a whole sweep'),
   engine: z.string().min(1),
-  prompts: z.strictObject({ name: z.string(), hash: z.string(), cues: z.array(z.string()).optional() }).nullable().describe('the prompt pack of model-backed agents'),
+  prompts: z
+    .strictObject({ name: z.string(), hash: z.string(), cues: z.array(z.string()).optional() })
+    .nullable()
+    .describe('the prompt pack of model-backed agents'),
   cassette: z
     .strictObject({ role: z.enum(['recorded', 'replayed']), sha256: HEX64, bytes: z.int().nonnegative() })
     .nullable()
@@ -59,8 +71,16 @@ export const CheckpointSchema = z.strictObject({
   line_signatures: z.boolean().describe('every line carries its own signature'),
   count: z.int().nonnegative().describe('lines of this chain the checkpoint covers'),
   head: HEX64.nullable().describe("digest of the receipt of the chain's last covered line; null when count is 0"),
-  note: z.string().max(4096).optional().describe("the same tree head as a C2SP signed-note checkpoint (origin, count, base64 root), signed by this key under the chain's origin: what `witness sim checkpoint` prints for keeping"),
-  root: HEX64.optional().describe("RFC 6962 Merkle tree hash of the chain's first `count` lines, the leaf data of each its receipt digest (32 bytes); absent in files written before it was added"),
+  note: z
+    .string()
+    .max(4096)
+    .optional()
+    .describe(
+      "the same tree head as a C2SP signed-note checkpoint (origin, count, base64 root), signed by this key under the chain's origin: what `witness sim checkpoint` prints for keeping",
+    ),
+  root: HEX64.optional().describe(
+    "RFC 6962 Merkle tree hash of the chain's first `count` lines, the leaf data of each its receipt digest (32 bytes); absent in files written before it was added",
+  ),
   key_id: KEY_ID,
   deployer: z.string().regex(/^[\x21-\x7e]{1,128}$/),
   signed_at: TimeSchema,
@@ -73,7 +93,11 @@ export const CheckpointsFileSchema = z
   .strictObject({
     v: z.literal(1),
     type: z.literal(CHECKPOINTS_FILE_TYPE),
-    checkpoints: z.array(CheckpointSchema).min(1).max(4096).describe('one per chain: one for a sweep, one per shard after a merge'),
+    checkpoints: z
+      .array(CheckpointSchema)
+      .min(1)
+      .max(4096)
+      .describe('one per chain: one for a sweep, one per shard after a merge'),
   })
   .describe('The signed checkpoints of a Witness results file (RESULTS.checkpoint.json).');
 export type CheckpointsFile = z.infer<typeof CheckpointsFileSchema>;
@@ -144,7 +168,8 @@ export class ReceiptBuilder {
 
 /** A signed line from its unsigned text and its receipt's text. */
 export function signedLine(content: string, receipt: string): string {
-  if (!content.endsWith('}') || content.length <= 2) throw new WitnessError('INTERNAL', 'A results line is a JSON object with members.');
+  if (!content.endsWith('}') || content.length <= 2)
+    throw new WitnessError('INTERNAL', 'A results line is a JSON object with members.');
   return `${content.slice(0, -1)}${MARK}${receipt}}`;
 }
 
@@ -166,7 +191,8 @@ export class SignedLineBuffer {
     // UTF-8 takes at most 3 bytes per UTF-16 code unit.
     this.#reserve(0, 3 * content.length);
     const n = this.#bytes.write(content, 0, 'utf8');
-    if (n <= 2 || this.#bytes[n - 1] !== 0x7d) throw new WitnessError('INTERNAL', 'A results line is a JSON object with members.');
+    if (n <= 2 || this.#bytes[n - 1] !== 0x7d)
+      throw new WitnessError('INTERNAL', 'A results line is a JSON object with members.');
     this.#contentBytes = n;
     return sha256Hex(this.#bytes.subarray(0, n));
   }

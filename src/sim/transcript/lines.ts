@@ -24,7 +24,9 @@ export interface SignedLine {
 }
 
 /** A line that failed keeps what could be read of it: its receipt (for the chain), its run id and seq. */
-export type LineResult = { ok: true; value: SignedLine } | { ok: false; problem: ResultsProblem; receipt?: LineReceipt; id?: string; seq?: number };
+export type LineResult =
+  | { ok: true; value: SignedLine }
+  | { ok: false; problem: ResultsProblem; receipt?: LineReceipt; id?: string; seq?: number };
 
 /** Checks one line by itself (see the module comment). */
 export function readSignedLine(raw: string, line: number): LineResult {
@@ -34,24 +36,59 @@ export function readSignedLine(raw: string, line: number): LineResult {
   } catch (error) {
     return _fail(problem('MALFORMED', `not JSON: ${(error as Error).message}`, line));
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return _fail(problem('MALFORMED', 'not a JSON object', line));
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    return _fail(problem('MALFORMED', 'not a JSON object', line));
   const { receipt: rawReceipt, ...fields } = parsed as Record<string, unknown>;
   const id = typeof fields.id === 'string' ? fields.id : undefined;
   const seq = Number.isInteger(fields.seq) ? (fields.seq as number) : undefined;
-  if (rawReceipt === undefined) return { ok: false, problem: problem('UNSIGNED_LINE', 'the line has no receipt: it was not written by a signed sweep', line), id, seq };
+  if (rawReceipt === undefined)
+    return {
+      ok: false,
+      problem: problem('UNSIGNED_LINE', 'the line has no receipt: it was not written by a signed sweep', line),
+      id,
+      seq,
+    };
   const checked = LineReceiptSchema.safeParse(rawReceipt);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    return { ok: false, problem: problem('MALFORMED', `receipt.${issue?.path.join('.') || ''}: ${issue?.message}`, line), id, seq };
+    return {
+      ok: false,
+      problem: problem('MALFORMED', `receipt.${issue?.path.join('.') || ''}: ${issue?.message}`, line),
+      id,
+      seq,
+    };
   }
   const receipt = checked.data;
   const split = splitSignedLine(raw, parsed as Record<string, unknown>);
-  if (!split) return _fail(problem('NON_CANONICAL', 'the receipt is not the last member of the line in RFC 8785 form, so the signed content cannot be read back exactly', line), receipt);
+  if (!split)
+    return _fail(
+      problem(
+        'NON_CANONICAL',
+        'the receipt is not the last member of the line in RFC 8785 form, so the signed content cannot be read back exactly',
+        line,
+      ),
+      receipt,
+    );
   if (sha256Hex(split.content) !== receipt.content_sha256) {
-    return _fail(problem('CONTENT_MISMATCH', `the line's content does not hash to its receipt's content_sha256: a value of run ${receipt.run} was changed after it was written`, line), receipt);
+    return _fail(
+      problem(
+        'CONTENT_MISMATCH',
+        `the line's content does not hash to its receipt's content_sha256: a value of run ${receipt.run} was changed after it was written`,
+        line,
+      ),
+      receipt,
+    );
   }
   // The writer's form is JSON.stringify's: a duplicate key or another spelling of a value would differ from it.
-  if (JSON.stringify(fields) !== split.content) return _fail(problem('NON_CANONICAL', 'the line is not in the form a sweep writes (a repeated key, or a value spelled another way), so it has no single reading', line), receipt);
+  if (JSON.stringify(fields) !== split.content)
+    return _fail(
+      problem(
+        'NON_CANONICAL',
+        'the line is not in the form a sweep writes (a repeated key, or a value spelled another way), so it has no single reading',
+        line,
+      ),
+      receipt,
+    );
   const shape = _shapeProblem(fields);
   if (shape) return _fail(problem('MALFORMED', `not a results line: ${shape}`, line), receipt);
   const record = fields as unknown as RunRecord;
@@ -66,7 +103,9 @@ export function readSignedLine(raw: string, line: number): LineResult {
  * by its digest and left to readers of results (`witness report` validates it all).
  */
 function _shapeProblem(v: Record<string, unknown>): string | undefined {
-  const wrong = (['id', 'cell', 'experiment'] as const).find((k) => typeof v[k] !== 'string') ?? (['seq', 'index', 'seed'] as const).find((k) => !Number.isInteger(v[k]));
+  const wrong =
+    (['id', 'cell', 'experiment'] as const).find((k) => typeof v[k] !== 'string') ??
+    (['seq', 'index', 'seed'] as const).find((k) => !Number.isInteger(v[k]));
   if (wrong) return `${wrong} is missing or has the wrong type`;
   if (v.config === null || typeof v.config !== 'object') return 'config is missing or not an object';
   const llm = v.llm as { prompts?: { hash?: unknown } } | undefined;
@@ -88,5 +127,7 @@ function _receiptMismatch(record: RunRecord, receipt: LineReceipt): string | und
     ['prompts', receipt.prompts, prompts],
   ];
   const wrong = pairs.find(([, a, b]) => a !== b);
-  return wrong ? `the receipt says ${wrong[0]} ${JSON.stringify(wrong[1])}, the line ${JSON.stringify(wrong[2])}` : undefined;
+  return wrong
+    ? `the receipt says ${wrong[0]} ${JSON.stringify(wrong[1])}, the line ${JSON.stringify(wrong[2])}`
+    : undefined;
 }

@@ -16,12 +16,18 @@ import { readCheckpoints, writeCheckpoints } from './checkpoint.js';
 import { type Checkpoint, checkpointPath } from './format.js';
 
 /** The inputs' checkpoints, when every input is signed; undefined when none is. */
-export function mergedCheckpoints(inputs: readonly string[], linesOf: (file: string) => number): Checkpoint[] | undefined {
+export function mergedCheckpoints(
+  inputs: readonly string[],
+  linesOf: (file: string) => number,
+): Checkpoint[] | undefined {
   const signed = inputs.filter((f) => existsSync(checkpointPath(f)));
   if (signed.length === 0) return undefined;
   if (signed.length < inputs.length) {
     const plain = inputs.find((f) => !signed.includes(f));
-    throw new WitnessError('USAGE', `${signed[0]} is signed (it has ${checkpointPath(signed[0] as string)}) and ${plain} is not: the merged file could not be verified. Merge signed shards only, or unsigned ones only.`);
+    throw new WitnessError(
+      'USAGE',
+      `${signed[0]} is signed (it has ${checkpointPath(signed[0] as string)}) and ${plain} is not: the merged file could not be verified. Merge signed shards only, or unsigned ones only.`,
+    );
   }
   const byShard = new Map<number, { cp: Checkpoint; file: string }>();
   let first: { cp: Checkpoint; file: string } | undefined;
@@ -30,7 +36,10 @@ export function mergedCheckpoints(inputs: readonly string[], linesOf: (file: str
     const covered = checkpoints.reduce((n, cp) => n + cp.count, 0);
     const lines = linesOf(file);
     if (lines !== covered) {
-      throw new WitnessError('INVALID_INPUT', `${file} has ${lines} lines and its checkpoints sign ${covered}: ${lines > covered ? 'the sweep was killed before it signed its last lines; rerun its command to resume it' : 'lines were removed'} before merging (witness verify ${file} --keys DIR.json says which).`);
+      throw new WitnessError(
+        'INVALID_INPUT',
+        `${file} has ${lines} lines and its checkpoints sign ${covered}: ${lines > covered ? 'the sweep was killed before it signed its last lines; rerun its command to resume it' : 'lines were removed'} before merging (witness verify ${file} --keys DIR.json says which).`,
+      );
     }
     for (const cp of checkpoints) {
       first ??= { cp, file };
@@ -38,7 +47,10 @@ export function mergedCheckpoints(inputs: readonly string[], linesOf: (file: str
       const shard = cp.shard?.index ?? 1;
       const seen = byShard.get(shard);
       if (seen && canonicalize(seen.cp) !== canonicalize(cp)) {
-        throw new WitnessError('INVALID_INPUT', `${seen.file} and ${file} both hold shard ${shard}${cp.shard ? `/${cp.shard.count}` : ''} with different checkpoints: give each shard's latest file once.`);
+        throw new WitnessError(
+          'INVALID_INPUT',
+          `${seen.file} and ${file} both hold shard ${shard}${cp.shard ? `/${cp.shard.count}` : ''} with different checkpoints: give each shard's latest file once.`,
+        );
       }
       byShard.set(shard, { cp, file });
     }
@@ -48,10 +60,16 @@ export function mergedCheckpoints(inputs: readonly string[], linesOf: (file: str
 
 function _sameSweep(a: { cp: Checkpoint; file: string }, b: { cp: Checkpoint; file: string }): void {
   if (canonicalize(a.cp.experiment) !== canonicalize(b.cp.experiment)) {
-    throw new WitnessError('INVALID_INPUT', `${a.file} and ${b.file} are signed sweeps of different experiments; merge the shards of one sweep.`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${a.file} and ${b.file} are signed sweeps of different experiments; merge the shards of one sweep.`,
+    );
   }
   if ((a.cp.shard === null) !== (b.cp.shard === null) || (a.cp.shard?.count ?? 1) !== (b.cp.shard?.count ?? 1)) {
-    throw new WitnessError('INVALID_INPUT', `${a.file} and ${b.file} come from different shardings (${_label(a.cp)} and ${_label(b.cp)}); merge shards i/n of one n.`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${a.file} and ${b.file} come from different shardings (${_label(a.cp)} and ${_label(b.cp)}); merge shards i/n of one n.`,
+    );
   }
 }
 

@@ -72,7 +72,13 @@ export class PastCheckpoint {
   }
 
   report(): PastCheckpointReport {
-    const r: PastCheckpointReport = { lines: this.#lines, kept: this.#kept, forged: this.#forged, rerun: this.#rerun, pending: this.#old.size };
+    const r: PastCheckpointReport = {
+      lines: this.#lines,
+      kept: this.#kept,
+      forged: this.#forged,
+      rerun: this.#rerun,
+      pending: this.#old.size,
+    };
     if (this.#firstLine !== undefined) r.firstLine = this.#firstLine;
     if (this.#firstForged) r.firstForged = { ...this.#firstForged };
     return r;

@@ -10,7 +10,14 @@
  */
 import type { SigningKey } from '../../attest/keys.js';
 import type { TrustedKey } from '../../attest/key-directory.js';
-import { checkpointFor, NOTE_TYPE, noteSigner, noteVerifierOf, parseCheckpoint, type SignedCheckpoint } from '../../attest/tlog/index.js';
+import {
+  checkpointFor,
+  NOTE_TYPE,
+  noteSigner,
+  noteVerifierOf,
+  parseCheckpoint,
+  type SignedCheckpoint,
+} from '../../attest/tlog/index.js';
 import { canonicalize } from '../../core/canonical-json.js';
 import { sha256Hex } from '../../core/hash.js';
 
@@ -33,4 +40,3 @@ export function readTreeHead(note: string, origin: string, key: TrustedKey): Sig
   const x = key.key.export({ format: 'jwk' }).x as string;
   return parseCheckpoint(note, [noteVerifierOf(origin, NOTE_TYPE.ed25519, Buffer.from(x, 'base64url'))]);
 }
-

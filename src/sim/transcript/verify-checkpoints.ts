@@ -51,19 +51,48 @@ export interface CheckedCheckpoints {
   signatures: number;
 }
 
-export function checkCheckpoints(checkpoints: readonly Checkpoint[], keys: KeyCheckOptions, problems: ProblemSink): CheckedCheckpoints {
+export function checkCheckpoints(
+  checkpoints: readonly Checkpoint[],
+  keys: KeyCheckOptions,
+  problems: ProblemSink,
+): CheckedCheckpoints {
   let signatures = 0;
   checkpoints.forEach((cp, i) => {
-    if (checkSignature(cp.key_id, cp.deployer, Date.parse(cp.signed_at), checkpointSigningBytes(cp), cp.sig, keys, problems, `checkpoint ${i + 1}${_shardLabel(cp)}`)) signatures++;
+    if (
+      checkSignature(
+        cp.key_id,
+        cp.deployer,
+        Date.parse(cp.signed_at),
+        checkpointSigningBytes(cp),
+        cp.sig,
+        keys,
+        problems,
+        `checkpoint ${i + 1}${_shardLabel(cp)}`,
+      )
+    )
+      signatures++;
     checkCheckpointNote(cp, `checkpoint ${i + 1}${_shardLabel(cp)}`, keys, problems);
   });
   const first = checkpoints[0] as Checkpoint;
   const shardCount = first.shard?.count ?? 1;
   const chains = new Map<number, Checkpoint>();
   for (const cp of checkpoints) {
-    if (canonicalize(cp.experiment) !== canonicalize(first.experiment)) problems.push(problem('PLAN_MISMATCH', `the checkpoint${_shardLabel(cp)} is of another experiment than the first checkpoint; a file holds one experiment`));
-    else if ((cp.shard?.count ?? 1) !== shardCount || (cp.shard === null) !== (first.shard === null)) problems.push(problem('PLAN_MISMATCH', `the checkpoint${_shardLabel(cp)} belongs to another sharding than${_shardLabel(first)}`));
-    else if (chains.has(cp.shard?.index ?? 1)) problems.push(problem('PLAN_MISMATCH', `two checkpoints claim${_shardLabel(cp)}; a merge takes each shard once`));
+    if (canonicalize(cp.experiment) !== canonicalize(first.experiment))
+      problems.push(
+        problem(
+          'PLAN_MISMATCH',
+          `the checkpoint${_shardLabel(cp)} is of another experiment than the first checkpoint; a file holds one experiment`,
+        ),
+      );
+    else if ((cp.shard?.count ?? 1) !== shardCount || (cp.shard === null) !== (first.shard === null))
+      problems.push(
+        problem(
+          'PLAN_MISMATCH',
+          `the checkpoint${_shardLabel(cp)} belongs to another sharding than${_shardLabel(first)}`,
+        ),
+      );
+    else if (chains.has(cp.shard?.index ?? 1))
+      problems.push(problem('PLAN_MISMATCH', `two checkpoints claim${_shardLabel(cp)}; a merge takes each shard once`));
     else chains.set(cp.shard?.index ?? 1, cp);
   }
   const experiment = _experiment(first, problems);
@@ -86,9 +115,16 @@ function _experiment(cp: Checkpoint, problems: ProblemSink): Experiment | undefi
   try {
     const experiment = parseExperiment(cp.experiment, 'the experiment in the checkpoint');
     if (canonicalize(experiment) === canonicalize(cp.experiment)) return experiment;
-    problems.push(problem('PLAN_MISMATCH', 'the experiment in the checkpoint is not in the form a sweep records (loading it changes it), so its plan cannot be rebuilt exactly'));
+    problems.push(
+      problem(
+        'PLAN_MISMATCH',
+        'the experiment in the checkpoint is not in the form a sweep records (loading it changes it), so its plan cannot be rebuilt exactly',
+      ),
+    );
   } catch (error) {
-    problems.push(problem('PLAN_MISMATCH', `the experiment in the checkpoint does not load: ${(error as Error).message}`));
+    problems.push(
+      problem('PLAN_MISMATCH', `the experiment in the checkpoint does not load: ${(error as Error).message}`),
+    );
   }
   return undefined;
 }
@@ -98,14 +134,26 @@ function _experiment(cp: Checkpoint, problems: ProblemSink): Experiment | undefi
  * deployer (when one is named), valid and not revoked at `signedAt`, signature good.
  * Pushes the problem and returns false otherwise.
  */
-export function checkSignature(kid: string, deployer: string | undefined, signedAt: number, message: Uint8Array, sig: string, keys: KeyCheckOptions, problems: ProblemSink, what: string, line?: number): boolean {
+export function checkSignature(
+  kid: string,
+  deployer: string | undefined,
+  signedAt: number,
+  message: Uint8Array,
+  sig: string,
+  keys: KeyCheckOptions,
+  problems: ProblemSink,
+  what: string,
+  line?: number,
+): boolean {
   const key = keys.directory.get(kid);
   if (!key) {
     problems.push(problem('UNKNOWN_KEY', `${what} is signed by key ${kid}, which is not in your key directory`, line));
     return false;
   }
   if (deployer !== undefined && key.deployer !== deployer) {
-    problems.push(problem('WRONG_DEPLOYER', `${what} names deployer ${deployer}; key ${kid} belongs to ${key.deployer}`, line));
+    problems.push(
+      problem('WRONG_DEPLOYER', `${what} names deployer ${deployer}; key ${kid} belongs to ${key.deployer}`, line),
+    );
     return false;
   }
   const status = keyProblem(key, signedAt, keys.now, keys.revocation);
@@ -114,7 +162,13 @@ export function checkSignature(kid: string, deployer: string | undefined, signed
     return false;
   }
   if (!key.verify(message, sig)) {
-    problems.push(problem('BAD_SIGNATURE', `${what}: the signature of key ${kid} does not verify: it was changed after it was signed`, line));
+    problems.push(
+      problem(
+        'BAD_SIGNATURE',
+        `${what}: the signature of key ${kid} does not verify: it was changed after it was signed`,
+        line,
+      ),
+    );
     return false;
   }
   return true;

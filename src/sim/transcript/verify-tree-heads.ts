@@ -22,9 +22,20 @@ export function checkCheckpointNote(cp: Checkpoint, what: string, keys: KeyCheck
   if (cp.note === undefined || !key) return; // an unknown key is reported with the checkpoint's own signature
   try {
     const head = readTreeHead(cp.note, chainOrigin(cp.experiment, cp.shard), key);
-    if (head.size !== cp.count || head.root.toString('hex') !== cp.root) problems.push(problem('CHECKPOINT_MISMATCH', `${what}: its tree-head note says ${head.size} lines with root ${head.root.toString('hex').slice(0, 12)}…, the checkpoint ${cp.count} with ${cp.root?.slice(0, 12) ?? 'no root'}`));
+    if (head.size !== cp.count || head.root.toString('hex') !== cp.root)
+      problems.push(
+        problem(
+          'CHECKPOINT_MISMATCH',
+          `${what}: its tree-head note says ${head.size} lines with root ${head.root.toString('hex').slice(0, 12)}…, the checkpoint ${cp.count} with ${cp.root?.slice(0, 12) ?? 'no root'}`,
+        ),
+      );
   } catch (error) {
-    problems.push(problem('BAD_SIGNATURE', `${what}: its tree-head note does not verify under key ${cp.key_id} and its chain's origin: ${(error as Error).message}`));
+    problems.push(
+      problem(
+        'BAD_SIGNATURE',
+        `${what}: its tree-head note does not verify under key ${cp.key_id} and its chain's origin: ${(error as Error).message}`,
+      ),
+    );
   }
 }
 
@@ -63,7 +74,12 @@ export class KeptChain {
  * names (by shard number), its signature checked under that chain's key. Problems
  * (a note of no chain of this file, a bad signature) go to `problems`.
  */
-export function keptHeads(path: string, chains: ReadonlyMap<number, Checkpoint>, keys: KeyCheckOptions, problems: ProblemSink): Map<number, KeptChain> {
+export function keptHeads(
+  path: string,
+  chains: ReadonlyMap<number, Checkpoint>,
+  keys: KeyCheckOptions,
+  problems: ProblemSink,
+): Map<number, KeptChain> {
   const text = readNamedFile(path, 'kept checkpoint').toString('utf8');
   const byShard = new Map<number, { origin: string; heads: SignedCheckpoint[] }>();
   for (const [i, note] of splitNotes(text, path, 'keep what `witness sim checkpoint RESULTS` prints').entries()) {
@@ -77,7 +93,12 @@ export function keptHeads(path: string, chains: ReadonlyMap<number, Checkpoint>,
     }
     const shard = [...chains.entries()].find(([, cp]) => chainOrigin(cp.experiment, cp.shard) === origin);
     if (!shard) {
-      problems.push(problem('INCONSISTENT', `${what} is of the log ${origin}, and no chain of this file is that log: the file is not the one it was kept for (another experiment or shard)`));
+      problems.push(
+        problem(
+          'INCONSISTENT',
+          `${what} is of the log ${origin}, and no chain of this file is that log: the file is not the one it was kept for (another experiment or shard)`,
+        ),
+      );
       continue;
     }
     const [index, cp] = shard;
@@ -90,7 +111,9 @@ export function keptHeads(path: string, chains: ReadonlyMap<number, Checkpoint>,
       byShard.set(index, entry);
     } catch (error) {
       const reason = error instanceof WitnessError ? error.message : String(error);
-      problems.push(problem('BAD_SIGNATURE', `${what} is not signed by key ${cp.key_id} for the log ${origin}: ${reason}`));
+      problems.push(
+        problem('BAD_SIGNATURE', `${what} is not signed by key ${cp.key_id} for the log ${origin}: ${reason}`),
+      );
     }
   }
   return new Map([...byShard].map(([shard, { origin, heads }]) => [shard, new KeptChain(origin, heads)]));
@@ -106,9 +129,15 @@ export function finishKeptHeads(chains: ReadonlyMap<number, KeptChain>, problems
     if (result.ok) continue;
     const label = ` (chain of shard ${shard}, log ${chain.origin})`;
     if (result.code === 'TRUNCATED') {
-      const after = chain.lastLine === undefined ? 'the chain has no line left' : `its last line is file line ${chain.lastLine}`;
+      const after =
+        chain.lastLine === undefined ? 'the chain has no line left' : `its last line is file line ${chain.lastLine}`;
       const intact = result.intact > 0 ? `; a kept checkpoint proves its first ${result.intact} lines unchanged` : '';
-      problems.push(problem('TRUNCATED', `the file's chain holds ${result.logSize} lines and the kept checkpoint signed ${result.size}${label}: lines were cut off its end, or the file rolled back to an older state; the first missing is the chain's line ${result.firstMissing + 1} (${after})${intact}`));
+      problems.push(
+        problem(
+          'TRUNCATED',
+          `the file's chain holds ${result.logSize} lines and the kept checkpoint signed ${result.size}${label}: lines were cut off its end, or the file rolled back to an older state; the first missing is the chain's line ${result.firstMissing + 1} (${after})${intact}`,
+        ),
+      );
       continue;
     }
     const { from, to } = result.firstChanged;
@@ -117,6 +146,12 @@ export function finishKeptHeads(chains: ReadonlyMap<number, KeptChain>, problems
       from === to
         ? `the first changed line is the chain's line ${from + 1}${at === undefined ? '' : ` (file line ${at})`}`
         : `the first changed line is one of the chain's lines ${from + 1}–${to + 1}${at === undefined ? '' : `, from file line ${at}`}${from > 0 ? ` (a kept checkpoint proves the first ${from} unchanged)` : ''}; a tree head proves only that one of the lines it signs differs, not which: keep one more often (all in one file) to narrow it`;
-    problems.push(problem('INCONSISTENT', `the first ${result.size} lines of the file's chain do not have the root the kept checkpoint signed${label}: lines among them were changed, removed, inserted or reordered, or the chain was rewritten; ${where}`, from === to ? at : undefined));
+    problems.push(
+      problem(
+        'INCONSISTENT',
+        `the first ${result.size} lines of the file's chain do not have the root the kept checkpoint signed${label}: lines among them were changed, removed, inserted or reordered, or the chain was rewritten; ${where}`,
+        from === to ? at : undefined,
+      ),
+    );
   }
 }

@@ -25,7 +25,13 @@ import { readSignedLine, type SignedLine } from './lines.js';
 import { planMismatch } from './plan-check.js';
 import { problem, RESULTS_REASON_CODES, type ResultsProblem } from './reasons.js';
 import { finishKeptHeads, type KeptChain, keptHeads } from './verify-tree-heads.js';
-import { type CheckedCheckpoints, checkCheckpoints, checkSignature, type KeyCheckOptions, type ProblemSink } from './verify-checkpoints.js';
+import {
+  type CheckedCheckpoints,
+  checkCheckpoints,
+  checkSignature,
+  type KeyCheckOptions,
+  type ProblemSink,
+} from './verify-checkpoints.js';
 
 /** At most this many problems of one code are listed; one more line counts the rest. */
 export const MAX_PROBLEMS_PER_CODE = 20;
@@ -93,9 +99,18 @@ export function verifyResults(file: string, options: VerifyResultsOptions): Resu
   const cpFile = options.checkpoints ?? checkpointPath(file);
   const problems = _problemList();
   const base = { type: 'sim-results' as const, file, checkpoints: cpFile };
-  const keys: KeyCheckOptions = { directory: options.directory, revocation: options.revocation ?? 'from-revoked-at', now: options.now ?? Date.now() };
+  const keys: KeyCheckOptions = {
+    directory: options.directory,
+    revocation: options.revocation ?? 'from-revoked-at',
+    now: options.now ?? Date.now(),
+  };
   if (!options.checkpoints && !existsSync(cpFile)) {
-    problems.push(problem('CHECKPOINT_MISSING', `${cpFile} does not exist: nothing signed this file (a signed sweep, witness sim --sign KEY, writes it beside the results; give it with --checkpoint if it was moved)`));
+    problems.push(
+      problem(
+        'CHECKPOINT_MISSING',
+        `${cpFile} does not exist: nothing signed this file (a signed sweep, witness sim --sign KEY, writes it beside the results; give it with --checkpoint if it was moved)`,
+      ),
+    );
     // Each line is still read alone, so an unsigned file says so.
     const lines = _eachLine(file, problems, (line, raw) => {
       const read = readSignedLine(raw, line);
@@ -103,7 +118,13 @@ export function verifyResults(file: string, options: VerifyResultsOptions): Resu
     });
     return _result(base, { problems, lines });
   }
-  const read = parseCheckpoints(readNamedFile(cpFile, 'results checkpoint', { whenMissing: 'A signed sweep (witness sim --sign KEY) writes it beside the results.', maxBytes: MAX_CHECKPOINT_FILE_BYTES }).toString('utf8'), cpFile);
+  const read = parseCheckpoints(
+    readNamedFile(cpFile, 'results checkpoint', {
+      whenMissing: 'A signed sweep (witness sim --sign KEY) writes it beside the results.',
+      maxBytes: MAX_CHECKPOINT_FILE_BYTES,
+    }).toString('utf8'),
+    cpFile,
+  );
   if (!read.ok) {
     problems.push(problem(read.code, read.message));
     return _result(base, { problems, lines: _eachLine(file, { push: () => 0 }, () => {}) });
@@ -112,11 +133,18 @@ export function verifyResults(file: string, options: VerifyResultsOptions): Resu
   // line naming the keys says what is wrong (the wrong directory, or an untrusted signer).
   const kids = [...new Set(read.file.checkpoints.map((cp) => cp.key_id))];
   if (kids.length > 0 && kids.every((kid) => !options.directory.get(kid))) {
-    problems.push(problem('UNKNOWN_KEY', `the file is signed by key ${kids.join(', ')}, which your key directory does not hold: give the directory that trusts its signer, or add the signer's public key with witness keys add`));
+    problems.push(
+      problem(
+        'UNKNOWN_KEY',
+        `the file is signed by key ${kids.join(', ')}, which your key directory does not hold: give the directory that trusts its signer, or add the signer's public key with witness keys add`,
+      ),
+    );
     return _result(base, { problems, lines: _eachLine(file, { push: () => 0 }, () => {}) });
   }
   const checked = checkCheckpoints(read.file.checkpoints, keys, problems);
-  const kept = options.keptHeads ? keptHeads(options.keptHeads, checked.chains, keys, problems) : new Map<number, KeptChain>();
+  const kept = options.keptHeads
+    ? keptHeads(options.keptHeads, checked.chains, keys, problems)
+    : new Map<number, KeptChain>();
   const state = new _LineChecker(checked, keys, problems, kept);
   const lines = _eachLine(file, problems, (line, raw) => state.check(line, raw));
   state.finish();
@@ -125,8 +153,17 @@ export function verifyResults(file: string, options: VerifyResultsOptions): Resu
   const present = [...checked.chains.keys()].sort((a, b) => a - b);
   const missing = Array.from({ length: checked.shardCount }, (_, i) => i + 1).filter((i) => !checked.chains.has(i));
   const shards = read.file.checkpoints[0]?.shard ? { count: checked.shardCount, present, missing } : null;
-  if (missing.length > 0 && !options.allowPartial) problems.push(problem('SHARD_MISSING', _shardsMissing(present, missing, checked.shardCount)));
-  const result = _result(base, { problems, lines, experiment: checked.experiment?.name ?? null, shards, planned: checked.plan.size, runs: state.seenPlanned, signatures: checked.signatures + state.signatures });
+  if (missing.length > 0 && !options.allowPartial)
+    problems.push(problem('SHARD_MISSING', _shardsMissing(present, missing, checked.shardCount)));
+  const result = _result(base, {
+    problems,
+    lines,
+    experiment: checked.experiment?.name ?? null,
+    shards,
+    planned: checked.plan.size,
+    runs: state.seenPlanned,
+    signatures: checked.signatures + state.signatures,
+  });
   return { ...result, partial: result.ok && missing.length > 0 };
 }
 
@@ -140,13 +177,21 @@ function _shardsMissing(present: number[], missing: number[], count: number): st
  * is a problem. Returns how many non-empty complete lines there were.
  */
 function _eachLine(file: string, problems: ProblemSink, check: (line: number, raw: string) => void): number {
-  if (!existsSync(file)) throw new WitnessError('NOT_FOUND', `Cannot read the results file ${file}: it does not exist.`);
+  if (!existsSync(file))
+    throw new WitnessError('NOT_FOUND', `Cannot read the results file ${file}: it does not exist.`);
   const lines = fileLines(file);
   let count = 0;
   let last = 0;
   for (let next = lines.next(); ; next = lines.next()) {
     if (next.done) {
-      if (next.value.tornTail) problems.push(problem('MALFORMED', 'the last line is cut off (a write torn by a crash): rerun the sweep to repair and finish it', last + 1));
+      if (next.value.tornTail)
+        problems.push(
+          problem(
+            'MALFORMED',
+            'the last line is cut off (a write torn by a crash): rerun the sweep to repair and finish it',
+            last + 1,
+          ),
+        );
       return count;
     }
     last = next.value.line;
@@ -158,12 +203,28 @@ function _eachLine(file: string, problems: ProblemSink, check: (line: number, ra
 
 /** Lines in file order, then file-level problems; at most MAX_PROBLEMS_PER_CODE of each code, the rest counted. */
 function _problemList(): LowestLinesPerCode<ResultsProblem> {
-  return new LowestLinesPerCode<ResultsProblem>(MAX_PROBLEMS_PER_CODE, (code, more) => problem(code, `and ${more} more lines with this problem (${RESULTS_REASON_CODES[code]})`));
+  return new LowestLinesPerCode<ResultsProblem>(MAX_PROBLEMS_PER_CODE, (code, more) =>
+    problem(code, `and ${more} more lines with this problem (${RESULTS_REASON_CODES[code]})`),
+  );
 }
 
-function _result(base: Pick<ResultsVerifyResult, 'type' | 'file' | 'checkpoints'>, r: Partial<Omit<ResultsVerifyResult, 'problems'>> & { problems: LowestLinesPerCode<ResultsProblem> }): ResultsVerifyResult {
+function _result(
+  base: Pick<ResultsVerifyResult, 'type' | 'file' | 'checkpoints'>,
+  r: Partial<Omit<ResultsVerifyResult, 'problems'>> & { problems: LowestLinesPerCode<ResultsProblem> },
+): ResultsVerifyResult {
   const problems = r.problems.items();
-  return { ok: problems.length === 0, partial: false, ...base, experiment: r.experiment ?? null, shards: r.shards ?? null, lines: r.lines ?? 0, planned: r.planned ?? 0, runs: r.runs ?? 0, signatures: r.signatures ?? 0, problems };
+  return {
+    ok: problems.length === 0,
+    partial: false,
+    ...base,
+    experiment: r.experiment ?? null,
+    shards: r.shards ?? null,
+    lines: r.lines ?? 0,
+    planned: r.planned ?? 0,
+    runs: r.runs ?? 0,
+    signatures: r.signatures ?? 0,
+    problems,
+  };
 }
 
 /** The per-line checks, with the state they need: each chain's head, the runs seen, the last seq. */
@@ -233,14 +294,22 @@ class _LineChecker {
   #checkPlan({ record, line }: SignedLine): boolean {
     const other = this.#seenOn(record.id, record.seq);
     if (other !== undefined) {
-      this.problems.push(problem('DUPLICATE_RUN', `run ${record.id} (seq ${record.seq}) is already on line ${other}`, line));
+      this.problems.push(
+        problem('DUPLICATE_RUN', `run ${record.id} (seq ${record.seq}) is already on line ${other}`, line),
+      );
       return false;
     }
     this.#markSeen(record.id, record.seq, line);
     if (!this.checked.experiment) return true; // no plan to compare with (reported once, from the checkpoints)
     const atSeq = this.checked.plan.at(record.seq);
     if (atSeq && atSeq.id !== record.id) {
-      this.problems.push(problem('NOT_IN_PLAN', `run ${record.id} (seq ${record.seq}, cell ${record.cell}) is not the run the plan of experiment "${this.checked.experiment.name}" has at seq ${record.seq} (${atSeq.id})`, line));
+      this.problems.push(
+        problem(
+          'NOT_IN_PLAN',
+          `run ${record.id} (seq ${record.seq}, cell ${record.cell}) is not the run the plan of experiment "${this.checked.experiment.name}" has at seq ${record.seq} (${atSeq.id})`,
+          line,
+        ),
+      );
       return false;
     }
     const outside = planMismatch(record, atSeq, this.checked.experiment.name);
@@ -248,7 +317,14 @@ class _LineChecker {
       this.problems.push(problem('NOT_IN_PLAN', outside, line));
       return false;
     }
-    if (record.seq < this.#lastSeq) this.problems.push(problem('OUT_OF_ORDER', `run ${record.id} (seq ${record.seq}) comes after seq ${this.#lastSeq}; lines are in plan order`, line));
+    if (record.seq < this.#lastSeq)
+      this.problems.push(
+        problem(
+          'OUT_OF_ORDER',
+          `run ${record.id} (seq ${record.seq}) comes after seq ${this.#lastSeq}; lines are in plan order`,
+          line,
+        ),
+      );
     this.#lastSeq = Math.max(this.#lastSeq, record.seq);
     return true;
   }
@@ -264,7 +340,13 @@ class _LineChecker {
     if (!chain) return;
     if (receipt.prev !== chain.head) {
       if (!fits) return;
-      this.problems.push(problem('CHAIN_BROKEN', `the receipt's prev is not the digest of the line before it in its chain${chain.count === 0 ? ' (the first line of a chain has prev null)' : ''}: a line was removed, inserted or moved here`, line));
+      this.problems.push(
+        problem(
+          'CHAIN_BROKEN',
+          `the receipt's prev is not the digest of the line before it in its chain${chain.count === 0 ? ' (the first line of a chain has prev null)' : ''}: a line was removed, inserted or moved here`,
+          line,
+        ),
+      );
     }
     chain.count++;
     chain.head = digest;
@@ -275,7 +357,14 @@ class _LineChecker {
       kept?.add(leaf, line);
     }
     if (chain.count === chain.checkpoint.count) {
-      if (digest !== chain.checkpoint.head) this.problems.push(problem('CHECKPOINT_MISMATCH', `the chain's line ${chain.count} is the last one its checkpoint signed, and its digest is not the signed head`, line));
+      if (digest !== chain.checkpoint.head)
+        this.problems.push(
+          problem(
+            'CHECKPOINT_MISMATCH',
+            `the chain's line ${chain.count} is the last one its checkpoint signed, and its digest is not the signed head`,
+            line,
+          ),
+        );
       else this.#checkRoot(chain, line);
     }
     if (chain.count > chain.checkpoint.count && chain.uncovered++ === 0) chain.firstUncovered = line;
@@ -284,7 +373,14 @@ class _LineChecker {
   /** The checkpoint's Merkle root (when it signs one) is the tree of the lines it covers. */
   #checkRoot(chain: _Chain, line: number | undefined): void {
     const signed = chain.checkpoint.root;
-    if (signed !== undefined && chain.tree.root().toString('hex') !== signed) this.problems.push(problem('CHECKPOINT_MISMATCH', `the Merkle root of the chain's first ${chain.count} lines is not the root its checkpoint signed`, line));
+    if (signed !== undefined && chain.tree.root().toString('hex') !== signed)
+      this.problems.push(
+        problem(
+          'CHECKPOINT_MISMATCH',
+          `the Merkle root of the chain's first ${chain.count} lines is not the root its checkpoint signed`,
+          line,
+        ),
+      );
   }
 
   #shardOf(receipt: LineReceipt): number {
@@ -295,7 +391,13 @@ class _LineChecker {
     const shard = this.#shardOf(receipt);
     const chain = this.#chains.get(shard);
     if (!chain && this.checked.experiment) {
-      this.problems.push(problem('CHECKPOINT_MISSING', `run ${receipt.run} (seq ${receipt.seq}) belongs to shard ${shard}/${this.checked.shardCount}, which no checkpoint of this file covers`, line));
+      this.problems.push(
+        problem(
+          'CHECKPOINT_MISSING',
+          `run ${receipt.run} (seq ${receipt.seq}) belongs to shard ${shard}/${this.checked.shardCount}, which no checkpoint of this file covers`,
+          line,
+        ),
+      );
     }
     return chain;
   }
@@ -305,30 +407,70 @@ class _LineChecker {
     const checkpoint = this.#chains.get((receipt.seq % this.checked.shardCount) + 1)?.checkpoint;
     if (!checkpoint) return false;
     if (!this.keys.directory.get(receipt.key_id)) {
-      this.problems.push(problem('UNKNOWN_KEY', `the line is signed by key ${receipt.key_id}, which is not in your key directory`, line));
+      this.problems.push(
+        problem('UNKNOWN_KEY', `the line is signed by key ${receipt.key_id}, which is not in your key directory`, line),
+      );
       return false;
     }
     if (receipt.key_id !== checkpoint.key_id) {
-      this.problems.push(problem('WRONG_KEY', `the line names key ${receipt.key_id}; its chain's checkpoint was signed by ${checkpoint.key_id}`, line));
+      this.problems.push(
+        problem(
+          'WRONG_KEY',
+          `the line names key ${receipt.key_id}; its chain's checkpoint was signed by ${checkpoint.key_id}`,
+          line,
+        ),
+      );
       return false;
     }
     if (!checkpoint.line_signatures && receipt.sig === undefined) return true;
     if (receipt.sig === undefined || receipt.signed_at === undefined) {
-      this.problems.push(problem('SIGNATURE_MISSING', 'the checkpoint says every line is signed; this one carries no sig and signed_at', line));
+      this.problems.push(
+        problem(
+          'SIGNATURE_MISSING',
+          'the checkpoint says every line is signed; this one carries no sig and signed_at',
+          line,
+        ),
+      );
       return true;
     }
     // A line that failed its own checks: its signature would vouch for nothing more.
     if (!whole) return true;
     const message = Buffer.from(receiptSigningText(whole.unsignedReceipt), 'utf8');
-    if (checkSignature(receipt.key_id, checkpoint.deployer, Date.parse(receipt.signed_at), message, receipt.sig, this.keys, this.problems, 'the line', line)) this.signatures++;
+    if (
+      checkSignature(
+        receipt.key_id,
+        checkpoint.deployer,
+        Date.parse(receipt.signed_at),
+        message,
+        receipt.sig,
+        this.keys,
+        this.problems,
+        'the line',
+        line,
+      )
+    )
+      this.signatures++;
     return true;
   }
 
   finish(): void {
     for (const [shard, chain] of this.#chains) {
       const label = this.checked.shardCount > 1 ? ` of shard ${shard}/${this.checked.shardCount}` : '';
-      if (chain.count < chain.checkpoint.count) this.problems.push(problem('CHECKPOINT_MISMATCH', `the checkpoint${label} signed ${chain.checkpoint.count} lines; the file holds ${chain.count} of that chain`));
-      if (chain.uncovered > 0) this.problems.push(problem('NOT_COVERED', `this line and ${chain.uncovered - 1} after it${label} come after the last signed checkpoint (${chain.checkpoint.count} lines): the sweep was killed before it signed them; rerun the same command to resume and sign them`, chain.firstUncovered));
+      if (chain.count < chain.checkpoint.count)
+        this.problems.push(
+          problem(
+            'CHECKPOINT_MISMATCH',
+            `the checkpoint${label} signed ${chain.checkpoint.count} lines; the file holds ${chain.count} of that chain`,
+          ),
+        );
+      if (chain.uncovered > 0)
+        this.problems.push(
+          problem(
+            'NOT_COVERED',
+            `this line and ${chain.uncovered - 1} after it${label} come after the last signed checkpoint (${chain.checkpoint.count} lines): the sweep was killed before it signed them; rerun the same command to resume and sign them`,
+            chain.firstUncovered,
+          ),
+        );
     }
     this.#reportMissing();
   }
@@ -346,7 +488,14 @@ class _LineChecker {
     const place = (line: number | undefined) => {
       const where = line === undefined ? 'after the last line' : `before line ${line}`;
       const at = line ?? this.#lastPlannedLine + 1;
-      for (const run of waiting) this.problems.push(problem('RUN_MISSING', `run ${run.id} (seq ${run.seq}, ${run.cellKey}, index ${run.index}) has no line; it belongs ${where}`, at));
+      for (const run of waiting)
+        this.problems.push(
+          problem(
+            'RUN_MISSING',
+            `run ${run.id} (seq ${run.seq}, ${run.cellKey}, index ${run.index}) has no line; it belongs ${where}`,
+            at,
+          ),
+        );
       // Past the list's cap for this line: counted, never listed, so their text is not made.
       for (; more > 0; more--) this.problems.push(problem('RUN_MISSING', '', at));
       waiting.length = 0;
@@ -372,11 +521,27 @@ function _digestOf(receipt: LineReceipt): string {
 
 function _checkCassette(path: string, checkpoints: readonly Checkpoint[], problems: ProblemSink): void {
   const signed = checkpoints.filter((cp) => cp.cassette !== null);
-  if (signed.length === 0) return void problems.push(problem('CASSETTE_MISMATCH', 'no checkpoint of this file signs a cassette: it was not recorded with --record nor replayed from a cassette'));
+  if (signed.length === 0)
+    return void problems.push(
+      problem(
+        'CASSETTE_MISMATCH',
+        'no checkpoint of this file signs a cassette: it was not recorded with --record nor replayed from a cassette',
+      ),
+    );
   const matches = signed.some((cp) => {
     const want = cp.cassette as NonNullable<Checkpoint['cassette']>;
     const got = hashFileInto(path, undefined, want.bytes).digest();
-    return got.bytes === want.bytes && got.sha256 === want.sha256 && (want.role === 'recorded' || hashFileInto(path).digest().bytes === want.bytes);
+    return (
+      got.bytes === want.bytes &&
+      got.sha256 === want.sha256 &&
+      (want.role === 'recorded' || hashFileInto(path).digest().bytes === want.bytes)
+    );
   });
-  if (!matches) problems.push(problem('CASSETTE_MISMATCH', `${path} is not the cassette a checkpoint signed: ${signed.map((cp) => `${cp.cassette?.role} ${cp.cassette?.bytes} bytes, sha256 ${cp.cassette?.sha256.slice(0, 12)}…`).join('; ')}`));
+  if (!matches)
+    problems.push(
+      problem(
+        'CASSETTE_MISMATCH',
+        `${path} is not the cassette a checkpoint signed: ${signed.map((cp) => `${cp.cassette?.role} ${cp.cassette?.bytes} bytes, sha256 ${cp.cassette?.sha256.slice(0, 12)}…`).join('; ')}`,
+      ),
+    );
 }

@@ -31,7 +31,16 @@ import type { RunRecord } from '../experiment/record.js';
 import { asRecord } from '../experiment/record-schema.js';
 import type { Experiment } from '../experiment/schema.js';
 import { readCheckpoints, signCheckpoint, writeCheckpoints } from './checkpoint.js';
-import { CHECKPOINT_TYPE, type Checkpoint, checkpointPath, checkpointSigningBytes, ReceiptBuilder, receiptSigningText, SignedLineBuffer, type UnsignedCheckpoint } from './format.js';
+import {
+  CHECKPOINT_TYPE,
+  type Checkpoint,
+  checkpointPath,
+  checkpointSigningBytes,
+  ReceiptBuilder,
+  receiptSigningText,
+  SignedLineBuffer,
+  type UnsignedCheckpoint,
+} from './format.js';
 import { fileLines } from '../experiment/results-stream.js';
 import { readSignedLine, type SignedLine } from './lines.js';
 import { PastCheckpoint, type PastCheckpointReport } from './past-checkpoint.js';
@@ -82,7 +91,10 @@ interface _Chain {
 }
 
 export function openSignedResults(path: string, options: SignedResultsOptions): ResultsSink {
-  const signer: _Signer = { ...ed25519Signer(options.sign.key, 'sign a results file'), deployer: options.sign.key.deployer };
+  const signer: _Signer = {
+    ...ed25519Signer(options.sign.key, 'sign a results file'),
+    deployer: options.sign.key.deployer,
+  };
   const lineSignatures = options.sign.lineSignatures ?? false;
   const base = _baseCheckpoint(options, signer, lineSignatures);
   const finished = new FinishedRuns(options.plan);
@@ -148,7 +160,11 @@ class _SignedSink implements ResultsSink {
       prev: this.chain.head,
       signedAt: signLine ? isoTime(Date.now()) : undefined,
     });
-    this.#writer.appendLineBytes(this.#line.line(ReceiptBuilder.receipt(signing, signLine ? this.signer.sign(Buffer.from(signing, 'utf8')) : undefined)));
+    this.#writer.appendLineBytes(
+      this.#line.line(
+        ReceiptBuilder.receipt(signing, signLine ? this.signer.sign(Buffer.from(signing, 'utf8')) : undefined),
+      ),
+    );
     this.chain.count++;
     this.chain.head = sha256Hex(signing);
     this.chain.tree.append(Buffer.from(this.chain.head, 'hex'));
@@ -196,7 +212,11 @@ function _cached(cells: Map<string, string>, cell: string): string {
 }
 
 /** The checkpoint fields that do not change while the sweep runs. */
-function _baseCheckpoint(options: SignedResultsOptions, signer: _Signer, lineSignatures: boolean): Omit<UnsignedCheckpoint, 'cassette' | 'count' | 'head' | 'signed_at'> {
+function _baseCheckpoint(
+  options: SignedResultsOptions,
+  signer: _Signer,
+  lineSignatures: boolean,
+): Omit<UnsignedCheckpoint, 'cassette' | 'count' | 'head' | 'signed_at'> {
   return {
     v: 1,
     type: CHECKPOINT_TYPE,
@@ -217,11 +237,23 @@ function _baseCheckpoint(options: SignedResultsOptions, signer: _Signer, lineSig
  * file and their runs left to play again (past-checkpoint.ts). Returns the chain to
  * continue: the checkpoint's.
  */
-function _resume(path: string, cpPath: string, base: ReturnType<typeof _baseCheckpoint>, signer: _Signer, options: SignedResultsOptions, finished: FinishedRuns, past: PastCheckpoint): _Chain {
+function _resume(
+  path: string,
+  cpPath: string,
+  base: ReturnType<typeof _baseCheckpoint>,
+  signer: _Signer,
+  options: SignedResultsOptions,
+  finished: FinishedRuns,
+  past: PastCheckpoint,
+): _Chain {
   const chain: _Chain = { count: 0, head: null, tree: new MerkleFrontier(), seq: -1 };
   const existing = readCheckpoints(cpPath);
   if (!existing) {
-    if (_lines(path).next().done === false) throw new WitnessError('USAGE', `${path} already holds results but has no checkpoint (${cpPath}): it was not written with --sign, or its checkpoint was removed. Sign a new file (--out NEW.jsonl).`);
+    if (_lines(path).next().done === false)
+      throw new WitnessError(
+        'USAGE',
+        `${path} already holds results but has no checkpoint (${cpPath}): it was not written with --sign, or its checkpoint was removed. Sign a new file (--out NEW.jsonl).`,
+      );
     return chain;
   }
   const previous = _sameSweep(existing.checkpoints, base, signer, cpPath);
@@ -238,9 +270,19 @@ function _resume(path: string, cpPath: string, base: ReturnType<typeof _baseChec
       past.add(line, record, receipt.content_sha256);
       continue;
     }
-    if (chain.count === previous.count && chain.head !== previous.head) _refuseLine(path, line, `the chain's head here is not the one its checkpoint signed (${previous.count} lines)`);
+    if (chain.count === previous.count && chain.head !== previous.head)
+      _refuseLine(path, line, `the chain's head here is not the one its checkpoint signed (${previous.count} lines)`);
     chain.tree.append(Buffer.from(read.digest, 'hex'));
-    if (chain.count === previous.count && previous.root !== undefined && chain.tree.root().toString('hex') !== previous.root) _refuseLine(path, line, `the Merkle root of the first ${previous.count} lines is not the one its checkpoint signed`);
+    if (
+      chain.count === previous.count &&
+      previous.root !== undefined &&
+      chain.tree.root().toString('hex') !== previous.root
+    )
+      _refuseLine(
+        path,
+        line,
+        `the Merkle root of the first ${previous.count} lines is not the one its checkpoint signed`,
+      );
     covered = { ...chain };
     coveredBytes = end;
     finished.mark(record.seq, record.outcome);
@@ -248,7 +290,11 @@ function _resume(path: string, cpPath: string, base: ReturnType<typeof _baseChec
     const valid = options.onExisting && asRecord(record);
     if (valid) options.onExisting?.(valid);
   }
-  if (chain.count < previous.count) throw new WitnessError('INVALID_INPUT', `${path} has ${chain.count} lines, and its checkpoint signed ${previous.count}: lines were removed. Check it with: witness verify ${path} --keys DIR.json`);
+  if (chain.count < previous.count)
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${path} has ${chain.count} lines, and its checkpoint signed ${previous.count}: lines were removed. Check it with: witness verify ${path} --keys DIR.json`,
+    );
   if (past.lines > 0) _cutAfter(path, coveredBytes);
   return covered;
 }
@@ -273,7 +319,14 @@ function* _lines(path: string): Generator<{ line: number; raw: string; end: numb
 }
 
 /** Checks one line read back and extends `chain` with it; returns the line read, or what is wrong instead. */
-function _continueWith(chain: _Chain, raw: string, line: number, signer: _Signer, options: SignedResultsOptions, lineSignatures: boolean): SignedLine | string {
+function _continueWith(
+  chain: _Chain,
+  raw: string,
+  line: number,
+  signer: _Signer,
+  options: SignedResultsOptions,
+  lineSignatures: boolean,
+): SignedLine | string {
   const read = readSignedLine(raw, line);
   if (!read.ok) return `${read.problem.code}: ${read.problem.message}`;
   const { record, receipt, unsignedReceipt, digest } = read.value;
@@ -284,7 +337,8 @@ function _continueWith(chain: _Chain, raw: string, line: number, signer: _Signer
   const outside = planMismatch(record, planned?.id === record.id ? planned : undefined, options.experiment.name);
   if (outside !== undefined) return outside;
   if (record.seq <= chain.seq) return `run ${record.id} is a duplicate or out of plan order`;
-  if (lineSignatures && !signer.verify(Buffer.from(receiptSigningText(unsignedReceipt), 'utf8'), receipt.sig ?? '')) return 'its signature does not verify';
+  if (lineSignatures && !signer.verify(Buffer.from(receiptSigningText(unsignedReceipt), 'utf8'), receipt.sig ?? ''))
+    return 'its signature does not verify';
   chain.count++;
   chain.head = digest;
   chain.seq = record.seq;
@@ -292,23 +346,54 @@ function _continueWith(chain: _Chain, raw: string, line: number, signer: _Signer
 }
 
 function _refuseLine(path: string, line: number, message: string): never {
-  throw new WitnessError('INVALID_INPUT', `${path} line ${line}: ${message}; the file changed after it was written, so this sweep will not sign over it. Check it with: witness verify ${path} --keys DIR.json`);
+  throw new WitnessError(
+    'INVALID_INPUT',
+    `${path} line ${line}: ${message}; the file changed after it was written, so this sweep will not sign over it. Check it with: witness verify ${path} --keys DIR.json`,
+  );
 }
 
 /** The earlier checkpoint, when it is this sweep's own (same experiment, shard, key, options), signed by this key. */
-function _sameSweep(checkpoints: readonly Checkpoint[], base: ReturnType<typeof _baseCheckpoint>, signer: _Signer, cpPath: string): Checkpoint {
-  if (checkpoints.length !== 1) throw new WitnessError('USAGE', `${cpPath} holds ${checkpoints.length} checkpoints: the file is a merge of shards and cannot be resumed; resume each shard's own file, then merge again.`);
+function _sameSweep(
+  checkpoints: readonly Checkpoint[],
+  base: ReturnType<typeof _baseCheckpoint>,
+  signer: _Signer,
+  cpPath: string,
+): Checkpoint {
+  if (checkpoints.length !== 1)
+    throw new WitnessError(
+      'USAGE',
+      `${cpPath} holds ${checkpoints.length} checkpoints: the file is a merge of shards and cannot be resumed; resume each shard's own file, then merge again.`,
+    );
   const cp = checkpoints[0] as Checkpoint;
   const refuse = (what: string, fix: string) => {
     throw new WitnessError('USAGE', `The results file's checkpoint (${cpPath}) was signed for ${what}; ${fix}`);
   };
-  if (canonicalize(cp.experiment) !== canonicalize(base.experiment)) refuse(`another experiment ("${String(cp.experiment.name)}", or the same name with other settings)`, 'write this sweep to another file with --out.');
-  if (canonicalize(cp.shard) !== canonicalize(base.shard)) refuse(cp.shard ? `shard ${cp.shard.index}/${cp.shard.count}` : 'the whole sweep', 'give the same --shard, or another --out.');
+  if (canonicalize(cp.experiment) !== canonicalize(base.experiment))
+    refuse(
+      `another experiment ("${String(cp.experiment.name)}", or the same name with other settings)`,
+      'write this sweep to another file with --out.',
+    );
+  if (canonicalize(cp.shard) !== canonicalize(base.shard))
+    refuse(
+      cp.shard ? `shard ${cp.shard.index}/${cp.shard.count}` : 'the whole sweep',
+      'give the same --shard, or another --out.',
+    );
   if (cp.key_id !== signer.kid) refuse(`key ${cp.key_id}`, `resume it with that key (this one is ${signer.kid}).`);
-  if (cp.line_signatures !== base.line_signatures) refuse(cp.line_signatures ? 'signed lines (--sign-lines)' : 'lines covered by checkpoints only (no --sign-lines)', 'resume it with the same signing options.');
-  if (canonicalize(cp.prompts) !== canonicalize(base.prompts)) refuse(`prompt pack ${cp.prompts ? `"${cp.prompts.name}" (${cp.prompts.hash.slice(0, 12)}…)` : 'none'}`, 'resume it with the same --prompts and --prompt-cue.');
+  if (cp.line_signatures !== base.line_signatures)
+    refuse(
+      cp.line_signatures ? 'signed lines (--sign-lines)' : 'lines covered by checkpoints only (no --sign-lines)',
+      'resume it with the same signing options.',
+    );
+  if (canonicalize(cp.prompts) !== canonicalize(base.prompts))
+    refuse(
+      `prompt pack ${cp.prompts ? `"${cp.prompts.name}" (${cp.prompts.hash.slice(0, 12)}…)` : 'none'}`,
+      'resume it with the same --prompts and --prompt-cue.',
+    );
   if (!signer.verify(checkpointSigningBytes(cp), cp.sig)) {
-    throw new WitnessError('INVALID_INPUT', `The checkpoint ${cpPath} does not verify under key ${signer.kid}: it was changed after it was signed. Check it with: witness verify.`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `The checkpoint ${cpPath} does not verify under key ${signer.kid}: it was changed after it was signed. Check it with: witness verify.`,
+    );
   }
   return cp;
 }

@@ -28,6 +28,15 @@ export function splitInTwo(text: string): string[] {
 /** The text of content that is a string or a list of parts with `text`. */
 export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((p) => (typeof p === 'object' && p !== null && 'text' in p ? String((p as { text: unknown }).text) : typeof p === 'string' ? p : '')).join('\n');
+  if (Array.isArray(content))
+    return content
+      .map((p) =>
+        typeof p === 'object' && p !== null && 'text' in p
+          ? String((p as { text: unknown }).text)
+          : typeof p === 'string'
+            ? p
+            : '',
+      )
+      .join('\n');
   return '';
 }

@@ -62,7 +62,11 @@ export class JsonlDriver implements StoreDriver {
   /** Set when a failed commit could not be undone: the lock stays held until this process ends, and recovery finishes the undo. */
   private broken: WitnessError | undefined;
 
-  constructor(readonly dir: string, private readonly signer: Signer, quota: Quota) {
+  constructor(
+    readonly dir: string,
+    private readonly signer: Signer,
+    quota: Quota,
+  ) {
     mkdirSync(join(dir, 'inbox'), { recursive: true });
     mkdirSync(join(dir, 'cursors'), { recursive: true });
     this.files = new JsonlFiles(dir);
@@ -109,7 +113,9 @@ export class JsonlDriver implements StoreDriver {
 
   /** A send to `agent` by any process on this machine changes inbox/<agent>.jsonl: that wakes its waiters here. */
   onMail(wake: (agent: string | undefined) => void): () => void {
-    return this.inboxWatch.listen((file) => wake(file?.endsWith('.jsonl') ? file.slice(0, -'.jsonl'.length) : undefined));
+    return this.inboxWatch.listen((file) =>
+      wake(file?.endsWith('.jsonl') ? file.slice(0, -'.jsonl'.length) : undefined),
+    );
   }
 
   async close(): Promise<void> {
@@ -154,7 +160,11 @@ export class JsonlDriver implements StoreDriver {
     try {
       rollBack(this.dir, intent);
     } catch (error) {
-      this.broken = new WitnessError('IO', `A failed write to the mailbox ${this.dir} (${(cause as Error).message}) could not be undone (${(error as Error).message}). This server keeps the mailbox locked so that nothing builds on it: stop it, free space or repair the disk, and run \`witness mailbox recover ${this.dir}\`.`, { cause: error });
+      this.broken = new WitnessError(
+        'IO',
+        `A failed write to the mailbox ${this.dir} (${(cause as Error).message}) could not be undone (${(error as Error).message}). This server keeps the mailbox locked so that nothing builds on it: stop it, free space or repair the disk, and run \`witness mailbox recover ${this.dir}\`.`,
+        { cause: error },
+      );
     }
   }
 
@@ -279,7 +289,8 @@ class _JsonlTx implements StoreTx {
 
   /** This batch's lines first (not yet at any position of the file), then the file. */
   findRecord(agent: string, id: string): StoredRow | undefined {
-    for (const text of this.batch.inbox.get(agent) ?? []) if (ops.recordIs(text, id)?.id === id) return { pos: Number.POSITIVE_INFINITY, text };
+    for (const text of this.batch.inbox.get(agent) ?? [])
+      if (ops.recordIs(text, id)?.id === id) return { pos: Number.POSITIVE_INFINITY, text };
     let found: StoredRow | undefined;
     scanLines(this.files.fd(inboxRel(agent)), 0, (line) => {
       if (ops.recordIs(line.text, id)?.id === id) found = { pos: line.end, text: line.text };
@@ -304,7 +315,10 @@ class _JsonlTx implements StoreTx {
   unread(to: string): Count {
     const fd = this.files.fd(inboxRel(to));
     const size = fstatSync(fd).size;
-    const stored = this.driver.state.unread.unread(to, this.cursorOf(to).offset, size, (from, end) => ({ messages: countLines(fd, from, end), bytes: end - from }));
+    const stored = this.driver.state.unread.unread(to, this.cursorOf(to).offset, size, (from, end) => ({
+      messages: countLines(fd, from, end),
+      bytes: end - from,
+    }));
     const pending = this.batch.pending.get(to) ?? { messages: 0, bytes: 0 };
     return { messages: stored.messages + pending.messages, bytes: stored.bytes + pending.bytes };
   }
@@ -325,7 +339,11 @@ class _JsonlTx implements StoreTx {
   }
 
   moveCursor(agent: string, cursor: ReadCursor): void {
-    this.batch.cursors.set(agent, { offset: cursor.pos, delivered: cursor.delivered, updated_at: new Date().toISOString() });
+    this.batch.cursors.set(agent, {
+      offset: cursor.pos,
+      delivered: cursor.delivered,
+      updated_at: new Date().toISOString(),
+    });
   }
 }
 

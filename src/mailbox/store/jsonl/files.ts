@@ -58,7 +58,11 @@ export class JsonlFiles {
       const c = parseStrictJson(text) as Partial<Cursor>;
       if (!Number.isSafeInteger(c.offset) || (c.offset as number) < 0) return NO_CURSOR;
       const delivered = Number.isSafeInteger(c.delivered) && (c.delivered as number) >= 0 ? (c.delivered as number) : 0;
-      return { offset: c.offset as number, delivered, updated_at: typeof c.updated_at === 'string' ? c.updated_at : '' };
+      return {
+        offset: c.offset as number,
+        delivered,
+        updated_at: typeof c.updated_at === 'string' ? c.updated_at : '',
+      };
     } catch {
       return NO_CURSOR;
     }

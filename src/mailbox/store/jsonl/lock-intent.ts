@@ -22,7 +22,10 @@ export interface SignedIntent {
   to: number;
 }
 
-export type ReadIntent = { status: 'signed'; intent: SignedIntent } | { status: 'forged'; why: string } | { status: 'none' };
+export type ReadIntent =
+  | { status: 'signed'; intent: SignedIntent }
+  | { status: 'forged'; why: string }
+  | { status: 'none' };
 
 /** The intent line (no newline) for the lock owned by `nonce`. */
 export function intentLine(signer: Signer, nonce: string, intent: SignedIntent): string {
@@ -43,9 +46,18 @@ export function readIntent(lines: string[], nonce: string, verifier: Verifier): 
       continue; // torn
     }
     if (typeof parsed !== 'object' || parsed === null || parsed.intent === undefined) continue;
-    if (typeof parsed.sig !== 'string') return { status: 'forged', why: 'it carries no signature (written by hand, or by a Witness older than signed intents)' };
-    if (!_shaped(parsed.intent)) return { status: 'forged', why: 'it names files the mailbox does not write, or sizes that are not byte counts' };
-    if (!verifier.verify(_signed(nonce, parsed.intent), parsed.sig)) return { status: 'forged', why: `its signature does not verify under the mailbox key ${verifier.kid} for this lock's owner` };
+    if (typeof parsed.sig !== 'string')
+      return {
+        status: 'forged',
+        why: 'it carries no signature (written by hand, or by a Witness older than signed intents)',
+      };
+    if (!_shaped(parsed.intent))
+      return { status: 'forged', why: 'it names files the mailbox does not write, or sizes that are not byte counts' };
+    if (!verifier.verify(_signed(nonce, parsed.intent), parsed.sig))
+      return {
+        status: 'forged',
+        why: `its signature does not verify under the mailbox key ${verifier.kid} for this lock's owner`,
+      };
     return { status: 'signed', intent: parsed.intent };
   }
   return { status: 'none' };
@@ -60,5 +72,7 @@ function _shaped(intent: unknown): intent is SignedIntent {
   const { files, to } = intent as { files?: unknown; to?: unknown };
   if (!Number.isSafeInteger(to) || (to as number) < 0) return false;
   if (typeof files !== 'object' || files === null || Array.isArray(files)) return false;
-  return Object.entries(files).every(([rel, size]) => isMailboxFile(rel) && Number.isSafeInteger(size) && (size as number) >= 0);
+  return Object.entries(files).every(
+    ([rel, size]) => isMailboxFile(rel) && Number.isSafeInteger(size) && (size as number) >= 0,
+  );
 }

@@ -33,7 +33,6 @@ const BREAK = '.lock.break';
 /** An owner record we cannot parse is trusted this long (it may be mid-write). */
 const UNREADABLE_GRACE_MS = 10_000;
 
-
 export interface LockHandle {
   /** Records, signed, where this process's write begins, in case it dies before `release`. */
   setIntent(intent: SignedIntent): void;
@@ -61,7 +60,12 @@ interface Owner {
   rest: string[];
 }
 
-const SELF: Omit<Owner, 'nonce' | 'since' | 'rest'> = { pid: process.pid, host: hostname(), boot: bootId(), start: processStartTime(process.pid) ?? '' };
+const SELF: Omit<Owner, 'nonce' | 'since' | 'rest'> = {
+  pid: process.pid,
+  host: hostname(),
+  boot: bootId(),
+  start: processStartTime(process.pid) ?? '',
+};
 /** The owner record is this prefix plus a nonce and a time: built once, since a lock is taken per commit. */
 const OWNER_PREFIX = JSON.stringify(SELF).slice(0, -1);
 /** Nonces need only tell successive owners apart: a random per-process part and a counter. */
@@ -78,7 +82,10 @@ export async function acquireLock(dir: string, signer: Signer, timeoutMs = 30_00
     if (handle) return handle;
     if (breakIfStale(dir, signer)) continue;
     if (Date.now() > deadline) {
-      throw new WitnessError('TIMEOUT', `Timed out after ${timeoutMs} ms waiting for the mailbox lock ${path}, held by a live process (${_describe(path)}).`);
+      throw new WitnessError(
+        'TIMEOUT',
+        `Timed out after ${timeoutMs} ms waiting for the mailbox lock ${path}, held by a live process (${_describe(path)}).`,
+      );
     }
     await sleep(delay + Math.random() * delay);
     delay = Math.min(delay * 2, 8);
@@ -137,10 +144,15 @@ export function breakIfStale(dir: string, verifier: Verifier): Recovery | undefi
   try {
     const now = _readOwner(path);
     if (now === 'missing') return { intent: 'none', cut: {} };
-    if (now === 'unreadable' ? seen !== 'unreadable' : seen === 'unreadable' || now.nonce !== seen.nonce) return undefined;
+    if (now === 'unreadable' ? seen !== 'unreadable' : seen === 'unreadable' || now.nonce !== seen.nonce)
+      return undefined;
     // No intent (its owner died before writing one, or a power loss took the lock
     // file's content), or one we cannot believe: repair from the files themselves.
-    const recovery = _recover(dir, verifier, now === 'unreadable' ? { status: 'none' } : readIntent(now.rest, now.nonce, verifier));
+    const recovery = _recover(
+      dir,
+      verifier,
+      now === 'unreadable' ? { status: 'none' } : readIntent(now.rest, now.nonce, verifier),
+    );
     unlinkSync(path);
     return recovery;
   } finally {
@@ -152,11 +164,19 @@ function _recover(dir: string, verifier: Verifier, read: ReturnType<typeof readI
   if (read.status !== 'signed') {
     const { cut } = repairTails(dir, verifier);
     if (read.status === 'none') return { intent: 'none', cut };
-    return { intent: 'forged', cut, problem: `the lock file ${join(dir, LOCK)} held an intent that was not obeyed: ${read.why}. Only unfinished tails were cut (lines without a genuine receipt); nothing acknowledged was removed. Someone who can write the mailbox folder may have planted it.` };
+    return {
+      intent: 'forged',
+      cut,
+      problem: `the lock file ${join(dir, LOCK)} held an intent that was not obeyed: ${read.why}. Only unfinished tails were cut (lines without a genuine receipt); nothing acknowledged was removed. Someone who can write the mailbox folder may have planted it.`,
+    };
   }
   const { cut, lastSeq } = repairTails(dir, verifier, read.intent.files);
   if (lastSeq === undefined || lastSeq <= read.intent.to) return { intent: 'signed', cut };
-  return { intent: 'stale', cut, problem: `the lock file ${join(dir, LOCK)} held a genuine intent of an earlier write (it ends at call ${read.intent.to}, the log holds genuine calls up to ${lastSeq}): it was copied there, and was not obeyed. Only unfinished tails were cut; nothing acknowledged was removed.` };
+  return {
+    intent: 'stale',
+    cut,
+    problem: `the lock file ${join(dir, LOCK)} held a genuine intent of an earlier write (it ends at call ${read.intent.to}, the log holds genuine calls up to ${lastSeq}): it was copied there, and was not obeyed. Only unfinished tails were cut; nothing acknowledged was removed.`,
+  };
 }
 
 /** True when a lock file exists whose owner is gone (an interrupted writer). */

@@ -29,7 +29,10 @@ export class LogState {
       (line) => {
         const record = _parseRecord(line.text);
         // A damaged line is chained over as stored (its hash), as verify does.
-        this.head = { seq: typeof record?.seq === 'number' ? record.seq : this.head.seq + 1, hash: line.hash ?? lineHash(line.text ?? '') };
+        this.head = {
+          seq: typeof record?.seq === 'number' ? record.seq : this.head.seq + 1,
+          hash: line.hash ?? lineHash(line.text ?? ''),
+        };
         if (record) {
           learnIdempotency(this.idempotency, record, { at: line.start });
           learnAck(this.acks, record, { at: line.start });
@@ -61,7 +64,9 @@ function _parseRecord(text: string | undefined): ({ seq?: number; ts?: string } 
   if (text === undefined) return undefined;
   try {
     const record = JSON.parse(text) as unknown;
-    return typeof record === 'object' && record !== null ? (record as { seq?: number } & Partial<CallEntry>) : undefined;
+    return typeof record === 'object' && record !== null
+      ? (record as { seq?: number } & Partial<CallEntry>)
+      : undefined;
   } catch {
     return undefined;
   }

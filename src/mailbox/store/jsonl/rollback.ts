@@ -24,7 +24,8 @@ export interface LockIntent {
  * atomically; a file that is not a regular mailbox file is not ours and is left alone.
  */
 export function rollBack(dir: string, intent: LockIntent): void {
-  if (!trustedIntent(intent)) throw new WitnessError('IO', `Refusing to roll back ${dir} to an intent that names files outside the mailbox.`);
+  if (!trustedIntent(intent))
+    throw new WitnessError('IO', `Refusing to roll back ${dir} to an intent that names files outside the mailbox.`);
   for (const [rel, size] of Object.entries(intent.files)) {
     const fd = _openIfRegular(dir, rel);
     if (fd === undefined) continue;
@@ -49,10 +50,18 @@ export function trustedIntent(intent: unknown): intent is LockIntent {
   if (typeof intent !== 'object' || intent === null) return false;
   const { files, restore } = intent as { files?: unknown; restore?: unknown };
   if (typeof files !== 'object' || files === null || Array.isArray(files)) return false;
-  const sizesOk = Object.entries(files).every(([rel, size]) => isMailboxFile(rel) && Number.isSafeInteger(size) && (size as number) >= 0);
+  const sizesOk = Object.entries(files).every(
+    ([rel, size]) => isMailboxFile(rel) && Number.isSafeInteger(size) && (size as number) >= 0,
+  );
   if (restore === undefined) return sizesOk;
   if (typeof restore !== 'object' || restore === null || Array.isArray(restore)) return false;
-  return sizesOk && Object.entries(restore).every(([rel, content]) => isMailboxFile(rel) && rel.startsWith('cursors/') && (content === null || typeof content === 'string'));
+  return (
+    sizesOk &&
+    Object.entries(restore).every(
+      ([rel, content]) =>
+        isMailboxFile(rel) && rel.startsWith('cursors/') && (content === null || typeof content === 'string'),
+    )
+  );
 }
 
 function _openIfRegular(dir: string, rel: string): number | undefined {

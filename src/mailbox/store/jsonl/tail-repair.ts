@@ -58,7 +58,9 @@ export function repairTails(dir: string, verifier: Verifier, starts?: Record<str
     _cutTo(fd, floor.end, LOG, cut);
   });
   for (const [rel, from] of _inboxes(dir, starts)) {
-    _withFile(dir, rel, UPDATE, (fd) => _cutUnreceipted(dir, fd, from, verifier, starts ? logFrom : 0, logEnd, rel, cut));
+    _withFile(dir, rel, UPDATE, (fd) =>
+      _cutUnreceipted(dir, fd, from, verifier, starts ? logFrom : 0, logEnd, rel, cut),
+    );
   }
   return { lastSeq, cut };
 }
@@ -111,7 +113,16 @@ function _inboxesHold(dir: string, record: CallRecord): boolean {
 }
 
 /** Cuts the inbox lines past `from` after the last one a kept genuine receipt names, looking at ever more of them. */
-function _cutUnreceipted(dir: string, fd: number, from: number, verifier: Verifier, logFrom: number, logEnd: number, rel: string, cut: Record<string, number>): void {
+function _cutUnreceipted(
+  dir: string,
+  fd: number,
+  from: number,
+  verifier: Verifier,
+  logFrom: number,
+  logEnd: number,
+  rel: string,
+  cut: Record<string, number>,
+): void {
   for (let window = FIRST_WINDOW; ; window *= 8) {
     let tail: Array<{ id: string; end: number }> = [];
     let lines = 0;
@@ -121,7 +132,13 @@ function _cutUnreceipted(dir: string, fd: number, from: number, verifier: Verifi
       if (tail.length >= 2 * window) tail.splice(0, window);
     });
     tail = tail.slice(-window);
-    const receipted = _receiptedAmong(dir, new Set(tail.map((t) => t.id).filter((id) => id !== '')), verifier, logFrom, logEnd);
+    const receipted = _receiptedAmong(
+      dir,
+      new Set(tail.map((t) => t.id).filter((id) => id !== '')),
+      verifier,
+      logFrom,
+      logEnd,
+    );
     let keep = tail.length;
     while (keep > 0 && !receipted.has(tail[keep - 1]!.id)) keep--;
     if (keep > 0 || lines <= window) {

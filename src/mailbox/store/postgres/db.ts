@@ -7,7 +7,18 @@
  * The connection itself is attest's (`openPool`): one way to reach PostgreSQL.
  */
 import type { Pool, PoolClient } from 'pg';
-import { DATABASE_URL_ENV, type Grant, type Migration, migrate, openPool, privilegeDenied, redactUrl, requireGrants, requireSchema, resolveDatabaseUrl } from '../../../attest/postgres.js';
+import {
+  DATABASE_URL_ENV,
+  type Grant,
+  type Migration,
+  migrate,
+  openPool,
+  privilegeDenied,
+  redactUrl,
+  requireGrants,
+  requireSchema,
+  resolveDatabaseUrl,
+} from '../../../attest/postgres.js';
 import { WitnessError } from '../../../core/errors.js';
 import type { AgentEntry, MailboxConfig } from '../../config.js';
 
@@ -75,7 +86,8 @@ DROP TABLE mailbox_mentions;
 ];
 
 /** The call-log lines that name message $1 (through the log's own index, migration 3), oldest first. */
-export const LINES_NAMING = 'SELECT seq, text FROM mailbox_calls WHERE mailbox_call_ids(text) @> ARRAY[$1::text] ORDER BY seq';
+export const LINES_NAMING =
+  'SELECT seq, text FROM mailbox_calls WHERE mailbox_call_ids(text) @> ARRAY[$1::text] ORDER BY seq';
 
 /** The notification channels: a recipient's name on mail, anything on an agent change. */
 export const MAIL_CHANNEL = 'witness_mailbox_mail';
@@ -83,9 +95,13 @@ export const AGENTS_CHANNEL = 'witness_mailbox_agents';
 
 /** The database URL a mailbox.json names (`postgres` alone: $WITNESS_DATABASE_URL). */
 export function mailboxDatabaseUrl(config: Pick<MailboxConfig, 'database'>): string {
-  if (config.database === undefined) throw new WitnessError('INVALID_INPUT', 'This mailbox names no database; it is not a PostgreSQL mailbox.');
+  if (config.database === undefined)
+    throw new WitnessError('INVALID_INPUT', 'This mailbox names no database; it is not a PostgreSQL mailbox.');
   if (config.database === 'postgres' && !process.env[DATABASE_URL_ENV]) {
-    throw new WitnessError('USAGE', `This mailbox's database is the one in ${DATABASE_URL_ENV} (mailbox.json says "database": "postgres"), which is not set here; set it to the mailbox's database URL (e.g. postgres://USER@HOST/DB).`);
+    throw new WitnessError(
+      'USAGE',
+      `This mailbox's database is the one in ${DATABASE_URL_ENV} (mailbox.json says "database": "postgres"), which is not set here; set it to the mailbox's database URL (e.g. postgres://USER@HOST/DB).`,
+    );
   }
   return resolveDatabaseUrl(config.database, '--store');
 }
@@ -98,7 +114,10 @@ export function mailboxDatabaseUrl(config: Pick<MailboxConfig, 'database'>): str
 export function databaseSetting(value: string): string {
   if (value === 'postgres') return value;
   if (/^postgres(ql)?:\/\/[^/@]*:[^@/]*@/i.test(value) || /[?&]password=/i.test(value)) {
-    throw new WitnessError('USAGE', `The database URL ${redactUrl(value)} holds a password, which would be written into mailbox.json where agents may read it. Put the URL in WITNESS_DATABASE_URL and give --store postgres instead.`);
+    throw new WitnessError(
+      'USAGE',
+      `The database URL ${redactUrl(value)} holds a password, which would be written into mailbox.json where agents may read it. Put the URL in WITNESS_DATABASE_URL and give --store postgres instead.`,
+    );
   }
   return value;
 }
@@ -111,7 +130,15 @@ export function databaseSetting(value: string): string {
  */
 export const MAILBOX_GRANTS = {
   /** verify, export, status, checkpoint, tail: SELECT alone. */
-  read: _grants({ witness_schema: ['SELECT'], mailbox_meta: ['SELECT'], mailbox_agents: ['SELECT'], mailbox_messages: ['SELECT'], mailbox_calls: ['SELECT'], mailbox_cursors: ['SELECT'], mailbox_idempotency: ['SELECT'] }),
+  read: _grants({
+    witness_schema: ['SELECT'],
+    mailbox_meta: ['SELECT'],
+    mailbox_agents: ['SELECT'],
+    mailbox_messages: ['SELECT'],
+    mailbox_calls: ['SELECT'],
+    mailbox_cursors: ['SELECT'],
+    mailbox_idempotency: ['SELECT'],
+  }),
   /** serve: reads everything, appends messages and receipts, moves cursors, keeps keys and the send rate. */
   serve: _grants(
     {
@@ -127,7 +154,10 @@ export const MAILBOX_GRANTS = {
     ['mailbox_messages_pos_seq'],
   ),
   /** add-agent: a new agent row, and the agent list's version. */
-  addAgent: _grants({ witness_schema: ['SELECT'], mailbox_meta: ['SELECT', 'UPDATE'], mailbox_agents: ['SELECT', 'INSERT'] }, ['mailbox_agents_position_seq']),
+  addAgent: _grants(
+    { witness_schema: ['SELECT'], mailbox_meta: ['SELECT', 'UPDATE'], mailbox_agents: ['SELECT', 'INSERT'] },
+    ['mailbox_agents_position_seq'],
+  ),
   /** init into a database that has the tables: the row that says which mailbox it holds. */
   init: _grants({ witness_schema: ['SELECT'], mailbox_meta: ['SELECT', 'INSERT'] }),
   /** import into a database that has the tables: every row, and emptying them again when the result does not verify. */
@@ -147,7 +177,12 @@ export const MAILBOX_GRANTS = {
 } as const;
 
 function _grants(tables: Record<string, Grant['privilege'][]>, sequences: string[] = []): readonly Grant[] {
-  return [...Object.entries(tables).flatMap(([object, privileges]) => privileges.map((privilege) => ({ kind: 'table' as const, object, privilege }))), ...sequences.map((object) => ({ kind: 'sequence' as const, object, privilege: 'USAGE' as const }))];
+  return [
+    ...Object.entries(tables).flatMap(([object, privileges]) =>
+      privileges.map((privilege) => ({ kind: 'table' as const, object, privilege })),
+    ),
+    ...sequences.map((object) => ({ kind: 'sequence' as const, object, privilege: 'USAGE' as const })),
+  ];
 }
 
 /** What a command that must not change the schema says to do when it is missing or old. */
@@ -174,7 +209,11 @@ export interface MailboxPoolOptions {
  * whatever the server's default: a send is acknowledged only once its commit is on disk.
  */
 export async function openMailboxPool(url: string, options: MailboxPoolOptions = {}): Promise<Pool> {
-  const pool = await openPool(url, { purpose: 'mailbox database', max: options.max ?? 8, sessionSql: 'SET synchronous_commit = on' });
+  const pool = await openPool(url, {
+    purpose: 'mailbox database',
+    max: options.max ?? 8,
+    sessionSql: 'SET synchronous_commit = on',
+  });
   try {
     await prepareMailboxDatabase(pool, url, options);
   } catch (error) {
@@ -205,24 +244,41 @@ export async function mailboxInDatabase(db: Pool | PoolClient): Promise<MetaRow 
 /** Refuses a database that holds another mailbox than `config`'s (or none). */
 export async function assertSameMailbox(pool: Pool, config: MailboxConfig, url: string): Promise<void> {
   const found = await mailboxInDatabase(pool);
-  if (!found) throw new WitnessError('NOT_FOUND', `The database ${redactUrl(url)} holds no mailbox, but mailbox.json (id ${config.id}) names it. Point the mailbox at the right database, or create one with \`witness mailbox init DIR --store URL\`.`);
+  if (!found)
+    throw new WitnessError(
+      'NOT_FOUND',
+      `The database ${redactUrl(url)} holds no mailbox, but mailbox.json (id ${config.id}) names it. Point the mailbox at the right database, or create one with \`witness mailbox init DIR --store URL\`.`,
+    );
   if (found.id !== config.id || found.kid !== config.signing.kid) {
-    throw new WitnessError('INVALID_INPUT', `The database ${redactUrl(url)} holds mailbox ${found.id} (key ${found.kid}), not this folder's mailbox ${config.id} (key ${config.signing.kid}). Point the mailbox at its own database.`);
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `The database ${redactUrl(url)} holds mailbox ${found.id} (key ${found.kid}), not this folder's mailbox ${config.id} (key ${config.signing.kid}). Point the mailbox at its own database.`,
+    );
   }
 }
 
 /** Records a new mailbox in an empty database; refuses one that already holds a mailbox. */
 export async function claimDatabase(pool: Pool | PoolClient, config: MailboxConfig, url: string): Promise<void> {
-  const inserted = await pool.query('INSERT INTO mailbox_meta (id, kid, created) VALUES ($1, $2, $3) ON CONFLICT (singleton) DO NOTHING', [config.id, config.signing.kid, config.created]);
+  const inserted = await pool.query(
+    'INSERT INTO mailbox_meta (id, kid, created) VALUES ($1, $2, $3) ON CONFLICT (singleton) DO NOTHING',
+    [config.id, config.signing.kid, config.created],
+  );
   if (inserted.rowCount === 1) return;
   const found = await mailboxInDatabase(pool);
-  throw new WitnessError('USAGE', `The database ${redactUrl(url)} already holds mailbox ${found?.id ?? '?'}; nothing was changed. Give another database (one per mailbox), or copy that mailbox's mailbox.json to serve it from this host.`);
+  throw new WitnessError(
+    'USAGE',
+    `The database ${redactUrl(url)} already holds mailbox ${found?.id ?? '?'}; nothing was changed. Give another database (one per mailbox), or copy that mailbox's mailbox.json to serve it from this host.`,
+  );
 }
 
 /** Probes that the database is empty of a mailbox before a key is created for a new one. */
 export async function assertDatabaseFree(pool: Pool, url: string): Promise<void> {
   const found = await mailboxInDatabase(pool);
-  if (found) throw new WitnessError('USAGE', `The database ${redactUrl(url)} already holds mailbox ${found.id}; nothing was changed. Give another database (one per mailbox), or copy that mailbox's mailbox.json to serve it from this host.`);
+  if (found)
+    throw new WitnessError(
+      'USAGE',
+      `The database ${redactUrl(url)} already holds mailbox ${found.id}; nothing was changed. Give another database (one per mailbox), or copy that mailbox's mailbox.json to serve it from this host.`,
+    );
 }
 
 /** An agent as its row holds it (the columns AGENT_COLUMNS names). */
@@ -236,7 +292,12 @@ export interface AgentRow {
 export const AGENT_COLUMNS = 'a.name, a.description, a.created, a.token_sha256';
 
 export function agentFromRow(r: AgentRow): AgentEntry {
-  return { name: r.name, created: r.created, ...(r.description !== null ? { description: r.description } : {}), ...(r.token_sha256 !== null ? { token_sha256: r.token_sha256 } : {}) };
+  return {
+    name: r.name,
+    created: r.created,
+    ...(r.description !== null ? { description: r.description } : {}),
+    ...(r.token_sha256 !== null ? { token_sha256: r.token_sha256 } : {}),
+  };
 }
 
 /**
@@ -246,11 +307,21 @@ export function agentFromRow(r: AgentRow): AgentEntry {
 export function databaseFailure(error: unknown, during: 'write' | 'read' = 'write'): WitnessError {
   if (error instanceof WitnessError) return error;
   const denied = privilegeDenied(error);
-  if (denied) return new WitnessError('USAGE', `The mailbox database ${during === 'write' ? 'refused the write' : 'refused a read'}: ${denied}; nothing was changed.`, { cause: error });
+  if (denied)
+    return new WitnessError(
+      'USAGE',
+      `The mailbox database ${during === 'write' ? 'refused the write' : 'refused a read'}: ${denied}; nothing was changed.`,
+      { cause: error },
+    );
   const cause = describeDatabaseError(error);
   const effect = during === 'write' ? 'refused the write' : 'failed a read';
-  const kept = during === 'write' ? 'this call was not stored and nothing of it was acknowledged' : 'nothing was changed';
-  return new WitnessError('IO', `The mailbox database ${effect} (${cause}): ${kept}. Check the database server, then retry.`, { cause: error });
+  const kept =
+    during === 'write' ? 'this call was not stored and nothing of it was acknowledged' : 'nothing was changed';
+  return new WitnessError(
+    'IO',
+    `The mailbox database ${effect} (${cause}): ${kept}. Check the database server, then retry.`,
+    { cause: error },
+  );
 }
 
 /**

@@ -23,7 +23,18 @@ import type { ReadCursor, Sealed, StoreDriver, StoredRow, StoreTx } from '../dri
 import { MailboxEngine } from '../engine.js';
 import { CAPPED_TEXT } from '../lines.js';
 import type * as ops from '../ops.js';
-import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, databaseFailure, LINES_NAMING, MAILBOX_GRANTS, mailboxDatabaseUrl, openMailboxPool, reading } from './db.js';
+import {
+  AGENT_COLUMNS,
+  type AgentRow,
+  agentFromRow,
+  assertSameMailbox,
+  databaseFailure,
+  LINES_NAMING,
+  MAILBOX_GRANTS,
+  mailboxDatabaseUrl,
+  openMailboxPool,
+  reading,
+} from './db.js';
 import { GroupWrites } from './group.js';
 import { MailListener } from './listen.js';
 import { PostgresSendRate } from './rate.js';
@@ -57,9 +68,19 @@ export class PostgresStore extends MailboxEngine {
    * role has the rights a server (or, `readOnly`, a reader) needs — no DDL: that is
    * `witness mailbox migrate`'s — and that the database holds this mailbox.
    */
-  static async open(dir: string, config: MailboxConfig, signer: Signer, quota: Quota = DEFAULT_LIMITS, readOnly = false): Promise<PostgresStore> {
+  static async open(
+    dir: string,
+    config: MailboxConfig,
+    signer: Signer,
+    quota: Quota = DEFAULT_LIMITS,
+    readOnly = false,
+  ): Promise<PostgresStore> {
     const url = mailboxDatabaseUrl(config);
-    const pool = await openMailboxPool(url, { grants: readOnly ? MAILBOX_GRANTS.read : MAILBOX_GRANTS.serve, command: readOnly ? 'reading the mailbox' : 'serving the mailbox', location: dir });
+    const pool = await openMailboxPool(url, {
+      grants: readOnly ? MAILBOX_GRANTS.read : MAILBOX_GRANTS.serve,
+      command: readOnly ? 'reading the mailbox' : 'serving the mailbox',
+      location: dir,
+    });
     try {
       await assertSameMailbox(pool, config, url);
       const listener = await MailListener.start(url);
@@ -142,7 +163,14 @@ export class PostgresDriver implements StoreDriver {
   }
 
   async inboxMark(agent: string): Promise<string> {
-    return (await reading(this.pool.query<{ mark: string }>('SELECT coalesce(max(pos), 0)::text AS mark FROM mailbox_messages WHERE recipient = $1', [agent]))).rows[0]!.mark;
+    return (
+      await reading(
+        this.pool.query<{ mark: string }>(
+          'SELECT coalesce(max(pos), 0)::text AS mark FROM mailbox_messages WHERE recipient = $1',
+          [agent],
+        ),
+      )
+    ).rows[0]!.mark;
   }
 
   /** `agent`'s acknowledgements of `ids`: the first genuine ack receipt of each in the call log (found by the log's own index). */
@@ -195,14 +223,21 @@ export class PostgresDriver implements StoreDriver {
       `BEGIN; SELECT pg_advisory_xact_lock(${CHAIN_LOCK[0]}, ${CHAIN_LOCK[1]}); SELECT m.agents_version::text AS version, c.seq::text AS seq, c.text FROM mailbox_meta m LEFT JOIN LATERAL (SELECT seq, text FROM mailbox_calls ORDER BY seq DESC LIMIT 1) c ON true`,
     )) as unknown as Array<{ rows: Array<{ version: string; seq: string | null; text: string | null }> }>;
     const row = results[2]?.rows[0];
-    if (!row) throw new WitnessError('CORRUPT', 'The mailbox database has lost its mailbox_meta row; restore it from a backup.');
-    const head = row.seq !== null && row.text !== null ? { seq: Number(row.seq), hash: lineHash(row.text) } : EMPTY_HEAD;
+    if (!row)
+      throw new WitnessError(
+        'CORRUPT',
+        'The mailbox database has lost its mailbox_meta row; restore it from a backup.',
+      );
+    const head =
+      row.seq !== null && row.text !== null ? { seq: Number(row.seq), hash: lineHash(row.text) } : EMPTY_HEAD;
     if (this.agentsCache?.version !== row.version) await this.readAgents(client);
     return { head, agents: this.agentsCache!.list };
   }
 
   private async readAgents(db: Db): Promise<AgentEntry[]> {
-    const result = await db.query<AgentRow & { version: string }>(`SELECT m.agents_version::text AS version, ${AGENT_COLUMNS} FROM mailbox_meta m LEFT JOIN mailbox_agents a ON true ORDER BY a.position`);
+    const result = await db.query<AgentRow & { version: string }>(
+      `SELECT m.agents_version::text AS version, ${AGENT_COLUMNS} FROM mailbox_meta m LEFT JOIN mailbox_agents a ON true ORDER BY a.position`,
+    );
     const list = result.rows.filter((r) => r.name !== null).map(agentFromRow);
     this.agentsCache = { version: result.rows[0]?.version ?? '0', list };
     return list;
@@ -235,7 +270,9 @@ class _PostgresTx implements StoreTx {
 
   async readMatching(agent: string, needle: string, after: number, want: number): Promise<StoredRow[]> {
     await this.writes.flush(this.client);
-    return _rows((await this.client.query<{ pos: string; text: string | null }>(MATCHING, [agent, after, needle, want])).rows);
+    return _rows(
+      (await this.client.query<{ pos: string; text: string | null }>(MATCHING, [agent, after, needle, want])).rows,
+    );
   }
 
   async linesNaming(id: string): Promise<string[]> {
@@ -247,12 +284,22 @@ class _PostgresTx implements StoreTx {
   async keyedSend(from: string, key: string): Promise<ops.IdempotentSend | undefined> {
     const inGroup = this.writes.keyedSend(from, key);
     if (inGroup) return { id: inGroup.id, to: inGroup.to, sent_at: inGroup.sent_at, digest: messageDigest(inGroup) };
-    return (await this.client.query<ops.IdempotentSend>('SELECT id, recipient AS "to", sent_at FROM mailbox_idempotency WHERE sender = $1 AND key = $2', [from, key])).rows[0];
+    return (
+      await this.client.query<ops.IdempotentSend>(
+        'SELECT id, recipient AS "to", sent_at FROM mailbox_idempotency WHERE sender = $1 AND key = $2',
+        [from, key],
+      )
+    ).rows[0];
   }
 
   async findRecord(agent: string, id: string): Promise<StoredRow | undefined> {
     await this.writes.flush(this.client);
-    const row = (await this.client.query<{ pos: string; text: string | null }>(`SELECT pos, ${CAPPED_TEXT} AS text FROM mailbox_messages WHERE id = $1 AND recipient = $2`, [id, agent])).rows[0];
+    const row = (
+      await this.client.query<{ pos: string; text: string | null }>(
+        `SELECT pos, ${CAPPED_TEXT} AS text FROM mailbox_messages WHERE id = $1 AND recipient = $2`,
+        [id, agent],
+      )
+    ).rows[0];
     return row && { pos: Number(row.pos), text: row.text ?? undefined };
   }
 
@@ -271,7 +318,10 @@ class _PostgresTx implements StoreTx {
     const known = this.writes.unreadOf(to);
     if (known) return known;
     const row = (
-      await this.client.query<{ cursor: string | null; end: string | null }>('SELECT (SELECT pos FROM mailbox_cursors WHERE agent = $1) AS cursor, (SELECT max(pos) FROM mailbox_messages WHERE recipient = $1) AS end', [to])
+      await this.client.query<{ cursor: string | null; end: string | null }>(
+        'SELECT (SELECT pos FROM mailbox_cursors WHERE agent = $1) AS cursor, (SELECT max(pos) FROM mailbox_messages WHERE recipient = $1) AS end',
+        [to],
+      )
     ).rows[0];
     const cursor = Number(row?.cursor ?? 0);
     const end = Number(row?.end ?? cursor);
@@ -307,7 +357,11 @@ class _PostgresTx implements StoreTx {
 }
 
 async function _cursor(db: Db, agent: string): Promise<ReadCursor> {
-  const row = (await db.query<{ pos: string; delivered: string }>('SELECT pos, delivered FROM mailbox_cursors WHERE agent = $1', [agent])).rows[0];
+  const row = (
+    await db.query<{ pos: string; delivered: string }>('SELECT pos, delivered FROM mailbox_cursors WHERE agent = $1', [
+      agent,
+    ])
+  ).rows[0];
   return row ? { pos: Number(row.pos), delivered: Number(row.delivered) } : { pos: 0, delivered: 0 };
 }
 

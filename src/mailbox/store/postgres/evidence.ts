@@ -14,7 +14,15 @@ import { WitnessError } from '../../../core/errors.js';
 import type { MailboxConfig } from '../../config.js';
 import type { Cursor, Evidence, EvidenceLine, IdempotencyRow, InboxLine } from '../../evidence.js';
 import { MAX_LINE_BYTES } from '../lines.js';
-import { AGENT_COLUMNS, type AgentRow, agentFromRow, assertSameMailbox, MAILBOX_GRANTS, mailboxDatabaseUrl, prepareMailboxDatabase } from './db.js';
+import {
+  AGENT_COLUMNS,
+  type AgentRow,
+  agentFromRow,
+  assertSameMailbox,
+  MAILBOX_GRANTS,
+  mailboxDatabaseUrl,
+  prepareMailboxDatabase,
+} from './db.js';
 
 const PAGE = 1000;
 const TEXT = `CASE WHEN octet_length(text) <= ${MAX_LINE_BYTES} THEN text END AS text`;
@@ -24,10 +32,18 @@ export async function openPostgresEvidence(config: MailboxConfig, dir?: string):
   const pool = await openPool(url, { purpose: 'mailbox database', max: 1 });
   let client: PoolClient | undefined;
   try {
-    await prepareMailboxDatabase(pool, url, { grants: MAILBOX_GRANTS.read, command: 'reading the mailbox', ...(dir !== undefined ? { location: dir } : {}) });
+    await prepareMailboxDatabase(pool, url, {
+      grants: MAILBOX_GRANTS.read,
+      command: 'reading the mailbox',
+      ...(dir !== undefined ? { location: dir } : {}),
+    });
     await assertSameMailbox(pool, config, url).catch((error: unknown) => {
       // No tables at all: the database holds no mailbox.
-      if ((error as { code?: string }).code === '42P01') throw new WitnessError('NOT_FOUND', `The database ${redactUrl(url)} holds no mailbox, but mailbox.json (id ${config.id}) names it. Point the mailbox at the right database.`);
+      if ((error as { code?: string }).code === '42P01')
+        throw new WitnessError(
+          'NOT_FOUND',
+          `The database ${redactUrl(url)} holds no mailbox, but mailbox.json (id ${config.id}) names it. Point the mailbox at the right database.`,
+        );
       throw error;
     });
     client = await pool.connect();
@@ -52,7 +68,9 @@ function _evidence(client: PoolClient, where: string, close: () => Promise<void>
     callsFile: `${where}#calls`,
     unreadable: [],
     async agents() {
-      return (await client.query<AgentRow>(`SELECT ${AGENT_COLUMNS} FROM mailbox_agents a ORDER BY a.position`)).rows.map(agentFromRow);
+      return (
+        await client.query<AgentRow>(`SELECT ${AGENT_COLUMNS} FROM mailbox_agents a ORDER BY a.position`)
+      ).rows.map(agentFromRow);
     },
     async *calls(): AsyncGenerator<EvidenceLine> {
       let line = 0;
@@ -62,16 +80,30 @@ function _evidence(client: PoolClient, where: string, close: () => Promise<void>
       }
     },
     async *inboxLines(): AsyncGenerator<InboxLine> {
-      for await (const row of rows<{ pos: string; id: string; recipient: string; text: string | null }>(`SELECT pos, id, recipient, ${TEXT} FROM mailbox_messages ORDER BY recipient, pos`)) {
-        yield { agent: row.recipient, file: `${where}#messages[${row.recipient}]`, line: Number(row.pos), end: 0, rowId: row.id, ...(row.text !== null ? { text: row.text } : {}) };
+      for await (const row of rows<{ pos: string; id: string; recipient: string; text: string | null }>(
+        `SELECT pos, id, recipient, ${TEXT} FROM mailbox_messages ORDER BY recipient, pos`,
+      )) {
+        yield {
+          agent: row.recipient,
+          file: `${where}#messages[${row.recipient}]`,
+          line: Number(row.pos),
+          end: 0,
+          rowId: row.id,
+          ...(row.text !== null ? { text: row.text } : {}),
+        };
       }
     },
     async *idempotency(): AsyncGenerator<IdempotencyRow> {
-      for await (const row of rows<Omit<IdempotencyRow, 'file'>>('SELECT sender, key, id, recipient, sent_at FROM mailbox_idempotency ORDER BY sender, key')) yield { ...row, file: `${where}#idempotency` };
+      for await (const row of rows<Omit<IdempotencyRow, 'file'>>(
+        'SELECT sender, key, id, recipient, sent_at FROM mailbox_idempotency ORDER BY sender, key',
+      ))
+        yield { ...row, file: `${where}#idempotency` };
     },
     async cursors() {
       const cursors = new Map<string, Cursor>();
-      for await (const row of rows<{ agent: string; pos: string }>('SELECT agent, pos FROM mailbox_cursors ORDER BY agent')) {
+      for await (const row of rows<{ agent: string; pos: string }>(
+        'SELECT agent, pos FROM mailbox_cursors ORDER BY agent',
+      )) {
         cursors.set(row.agent, { file: `${where}#cursors[${row.agent}]`, at: Number(row.pos), unit: 'row' });
       }
       return { cursors, unreadable: [] };

@@ -19,7 +19,13 @@ export class GroupWrites {
   private calls = { seq: [] as number[], text: [] as string[] };
   /** This group's first acknowledgements, by message id. */
   private readonly acks = new Map<string, { agent: string; ts: string; reply?: string }>();
-  private keys = { sender: [] as string[], key: [] as string[], id: [] as string[], recipient: [] as string[], sentAt: [] as string[] };
+  private keys = {
+    sender: [] as string[],
+    key: [] as string[],
+    id: [] as string[],
+    recipient: [] as string[],
+    sentAt: [] as string[],
+  };
   private readonly recipients = new Set<string>();
   /** This group's keyed sends, by sender and key: sealed here, so a retry needs no receipt check. */
   private readonly keyed = new Map<string, Message>();
@@ -35,13 +41,25 @@ export class GroupWrites {
     if (unread) this.unread.set(message.to, { messages: unread.messages + 1, bytes: unread.bytes + bytes });
     if (message.idempotency_key === undefined) return;
     this.keyed.set(idempotencyIndexKey(message.from, message.idempotency_key), message);
-    for (const [column, value] of [['sender', message.from], ['key', message.idempotency_key], ['id', message.id], ['recipient', message.to], ['sentAt', message.sent_at]] as const) this.keys[column].push(value);
+    for (const [column, value] of [
+      ['sender', message.from],
+      ['key', message.idempotency_key],
+      ['id', message.id],
+      ['recipient', message.to],
+      ['sentAt', message.sent_at],
+    ] as const)
+      this.keys[column].push(value);
   }
 
   addCall(record: CallRecord, text: string): void {
     this.calls.seq.push(record.seq);
     this.calls.text.push(text);
-    if (isAckOf(record, record.message_ids[0] ?? '')) this.acks.set(record.message_ids[0]!, { agent: record.agent, ts: record.ts, ...(record.reply !== undefined ? { reply: record.reply } : {}) });
+    if (isAckOf(record, record.message_ids[0] ?? ''))
+      this.acks.set(record.message_ids[0]!, {
+        agent: record.agent,
+        ts: record.ts,
+        ...(record.reply !== undefined ? { reply: record.reply } : {}),
+      });
   }
 
   /** An acknowledgement of `id` made in this group. */
@@ -69,7 +87,10 @@ export class GroupWrites {
   /** Writes what is kept, in order (messages get their positions in send order). */
   async flush(client: PoolClient): Promise<void> {
     if (this.messages.id.length > 0) {
-      await client.query('INSERT INTO mailbox_messages (id, recipient, text) SELECT id, recipient, text FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS m(id, recipient, text, n) ORDER BY n', [this.messages.id, this.messages.recipient, this.messages.text]);
+      await client.query(
+        'INSERT INTO mailbox_messages (id, recipient, text) SELECT id, recipient, text FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS m(id, recipient, text, n) ORDER BY n',
+        [this.messages.id, this.messages.recipient, this.messages.text],
+      );
       this.messages = { id: [], recipient: [], text: [] };
     }
     if (this.keys.sender.length > 0) {
@@ -80,7 +101,10 @@ export class GroupWrites {
       this.keys = { sender: [], key: [], id: [], recipient: [], sentAt: [] };
     }
     if (this.calls.seq.length > 0) {
-      await client.query('INSERT INTO mailbox_calls (seq, text) SELECT * FROM unnest($1::bigint[], $2::text[])', [this.calls.seq, this.calls.text]);
+      await client.query('INSERT INTO mailbox_calls (seq, text) SELECT * FROM unnest($1::bigint[], $2::text[])', [
+        this.calls.seq,
+        this.calls.text,
+      ]);
       this.calls = { seq: [], text: [] };
     }
   }
@@ -88,6 +112,7 @@ export class GroupWrites {
   /** Flushes, and tells every listening process of the new mail — delivered when the transaction commits, not before. */
   async finish(client: PoolClient): Promise<void> {
     await this.flush(client);
-    if (this.recipients.size > 0) await client.query('SELECT pg_notify($1, r) FROM unnest($2::text[]) AS r', [MAIL_CHANNEL, [...this.recipients]]);
+    if (this.recipients.size > 0)
+      await client.query('SELECT pg_notify($1, r) FROM unnest($2::text[]) AS r', [MAIL_CHANNEL, [...this.recipients]]);
   }
 }

@@ -20,13 +20,20 @@ ON CONFLICT (agent) DO UPDATE SET
 RETURNING taken, tokens`;
 
 export class PostgresSendRate implements SendRate {
-  constructor(private readonly pool: Pool, private readonly perMinute: number) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly perMinute: number,
+  ) {}
 
   async take(agent: string): Promise<void> {
     if (this.perMinute <= 0) return;
-    const row = (await this.pool.query<{ taken: boolean; tokens: number }>(TAKE, [agent, this.perMinute]).catch((error: unknown) => {
-      throw databaseFailure(error);
-    })).rows[0]!;
+    const row = (
+      await this.pool
+        .query<{ taken: boolean; tokens: number }>(TAKE, [agent, this.perMinute])
+        .catch((error: unknown) => {
+          throw databaseFailure(error);
+        })
+    ).rows[0]!;
     if (!row.taken) throw rateLimitError(agent, this.perMinute, row.tokens);
   }
 }

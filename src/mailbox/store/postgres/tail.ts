@@ -10,10 +10,17 @@ import { CAPPED_TEXT } from '../lines.js';
 import { parseMessage } from '../ops.js';
 import { MAILBOX_GRANTS, mailboxDatabaseUrl, prepareMailboxDatabase, reading } from './db.js';
 
-export async function followPostgres(config: MailboxConfig, agent: string | undefined, perPoll: number): Promise<{ next(skip: boolean): Promise<Message[]>; close(): Promise<void> }> {
+export async function followPostgres(
+  config: MailboxConfig,
+  agent: string | undefined,
+  perPoll: number,
+): Promise<{ next(skip: boolean): Promise<Message[]>; close(): Promise<void> }> {
   const url = mailboxDatabaseUrl(config);
   const pool = await openPool(url, { purpose: 'mailbox database', max: 1 });
-  await prepareMailboxDatabase(pool, url, { grants: MAILBOX_GRANTS.read.filter((g) => g.object === 'witness_schema' || g.object === 'mailbox_messages'), command: '`witness mailbox tail`' }).catch(async (error: unknown) => {
+  await prepareMailboxDatabase(pool, url, {
+    grants: MAILBOX_GRANTS.read.filter((g) => g.object === 'witness_schema' || g.object === 'mailbox_messages'),
+    command: '`witness mailbox tail`',
+  }).catch(async (error: unknown) => {
     await pool.end().catch(() => {});
     throw error;
   });
@@ -21,7 +28,10 @@ export async function followPostgres(config: MailboxConfig, agent: string | unde
   return {
     async next(skip) {
       if (skip) {
-        last = Number((await reading(pool.query<{ last: string }>('SELECT coalesce(max(pos), 0) AS last FROM mailbox_messages'))).rows[0]!.last);
+        last = Number(
+          (await reading(pool.query<{ last: string }>('SELECT coalesce(max(pos), 0) AS last FROM mailbox_messages')))
+            .rows[0]!.last,
+        );
         return [];
       }
       const rows = (

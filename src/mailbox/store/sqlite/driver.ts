@@ -81,7 +81,12 @@ class _Statements {
   }
 
   cursor(agent: string): ReadCursor {
-    return (this.sql('SELECT pos, delivered FROM cursors WHERE agent = ?').get(agent) as ReadCursor | undefined) ?? { pos: 0, delivered: 0 };
+    return (
+      (this.sql('SELECT pos, delivered FROM cursors WHERE agent = ?').get(agent) as ReadCursor | undefined) ?? {
+        pos: 0,
+        delivered: 0,
+      }
+    );
   }
 
   readAfter(agent: string, after: number, want: number): StoredRow[] {
@@ -94,9 +99,12 @@ class _Statements {
 
   /** `agent`'s first genuine acknowledgement of `id`, found in the call log itself (an index beside it could be edited apart from the lines). */
   earlierAck(agent: string, id: string, signer: Signer): { ts: string; reply?: string } | undefined {
-    for (const call of this.sql(NAMING).iterate(`"message_ids":[${JSON.stringify(id)}]`) as Iterable<{ text: string }>) {
+    for (const call of this.sql(NAMING).iterate(`"message_ids":[${JSON.stringify(id)}]`) as Iterable<{
+      text: string;
+    }>) {
       const record = genuineCall(call.text, signer);
-      if (record && isAckOf(record, id) && record.agent === agent) return { ts: record.ts, ...(record.reply !== undefined ? { reply: record.reply } : {}) };
+      if (record && isAckOf(record, id) && record.agent === agent)
+        return { ts: record.ts, ...(record.reply !== undefined ? { reply: record.reply } : {}) };
     }
     return undefined;
   }
@@ -112,7 +120,11 @@ export class SqliteDriver implements StoreDriver {
   private readonly folderWatch: FolderWatch;
   private readonly agentsFile: AgentsFile;
 
-  constructor(readonly dir: string, private readonly signer: Signer, quota: Quota) {
+  constructor(
+    readonly dir: string,
+    private readonly signer: Signer,
+    quota: Quota,
+  ) {
     const db = openMailboxDatabase(dir); // a regular file, never through a planted link
     setUpMailboxDatabase(db);
     this.writer = new _Statements(db);
@@ -147,7 +159,13 @@ export class SqliteDriver implements StoreDriver {
   }
 
   async inboxMark(agent: string): Promise<string> {
-    return String((this.reader.sql('SELECT coalesce(max(pos), 0) AS mark FROM messages WHERE recipient = ?').get(agent) as { mark: number }).mark);
+    return String(
+      (
+        this.reader.sql('SELECT coalesce(max(pos), 0) AS mark FROM messages WHERE recipient = ?').get(agent) as {
+          mark: number;
+        }
+      ).mark,
+    );
   }
 
   /** A commit by any process on this machine writes the database's WAL: it wakes everyone here, who look. */
@@ -172,7 +190,9 @@ export class SqliteDriver implements StoreDriver {
       throw writeFailure(error, this.dir, sqlitePath(this.dir));
     }
     try {
-      const last = w.sql('SELECT seq, text FROM calls ORDER BY seq DESC LIMIT 1').get() as { seq: number; text: string } | undefined;
+      const last = w.sql('SELECT seq, text FROM calls ORDER BY seq DESC LIMIT 1').get() as
+        | { seq: number; text: string }
+        | undefined;
       const head = last ? { seq: last.seq, hash: lineHash(last.text) } : EMPTY_HEAD;
       await run(new _SqliteTx(w, this.signer, this.unreadTracker, head, agents));
       w.sql('COMMIT').run();
@@ -211,17 +231,23 @@ class _SqliteTx implements StoreTx {
   }
 
   keyedSend(from: string, key: string): ops.IdempotentSend | undefined {
-    return this.w.sql('SELECT id, recipient AS "to", sent_at FROM idempotency WHERE sender = ? AND key = ?').get(from, key) as ops.IdempotentSend | undefined;
+    return this.w
+      .sql('SELECT id, recipient AS "to", sent_at FROM idempotency WHERE sender = ? AND key = ?')
+      .get(from, key) as ops.IdempotentSend | undefined;
   }
 
   findRecord(agent: string, id: string): StoredRow | undefined {
-    const row = this.w.sql(`SELECT pos, ${CAPPED_TEXT} AS text FROM messages WHERE id = ? AND recipient = ?`).get(id, agent) as { pos: number; text: string | null } | undefined;
+    const row = this.w
+      .sql(`SELECT pos, ${CAPPED_TEXT} AS text FROM messages WHERE id = ? AND recipient = ?`)
+      .get(id, agent) as { pos: number; text: string | null } | undefined;
     return row && { pos: row.pos, text: row.text ?? undefined };
   }
 
   /** The receipt is found by its id in the line's text, newest first (a retry follows its send closely); only retries pay this. */
   receiptLines(earlier: ops.IdempotentSend): Iterable<string> {
-    const rows = this.w.sql('SELECT text FROM calls WHERE instr(text, ?) > 0 ORDER BY seq DESC').iterate(`"message_ids":[${JSON.stringify(earlier.id)}]`) as Iterable<{ text: string }>;
+    const rows = this.w
+      .sql('SELECT text FROM calls WHERE instr(text, ?) > 0 ORDER BY seq DESC')
+      .iterate(`"message_ids":[${JSON.stringify(earlier.id)}]`) as Iterable<{ text: string }>;
     return (function* () {
       for (const r of rows) yield r.text;
     })();
@@ -233,9 +259,15 @@ class _SqliteTx implements StoreTx {
 
   unread(to: string): Count {
     const cursor = this.w.cursor(to).pos;
-    const end = (this.w.sql('SELECT max(pos) AS end FROM messages WHERE recipient = ?').get(to) as { end: number | null }).end ?? cursor;
+    const end =
+      (this.w.sql('SELECT max(pos) AS end FROM messages WHERE recipient = ?').get(to) as { end: number | null }).end ??
+      cursor;
     const count = (from: number, upTo: number) =>
-      this.w.sql('SELECT count(*) AS messages, coalesce(sum(octet_length(text) + 1), 0) AS bytes FROM messages WHERE recipient = ? AND pos > ? AND pos <= ?').get(to, from, upTo) as Count;
+      this.w
+        .sql(
+          'SELECT count(*) AS messages, coalesce(sum(octet_length(text) + 1), 0) AS bytes FROM messages WHERE recipient = ? AND pos > ? AND pos <= ?',
+        )
+        .get(to, from, upTo) as Count;
     return this.tracker.unread(to, cursor, end, count);
   }
 
@@ -243,7 +275,9 @@ class _SqliteTx implements StoreTx {
     const { message, text } = prepared;
     this.w.sql('INSERT INTO messages (id, recipient, text) VALUES (?, ?, ?)').run(message.id, message.to, text);
     if (message.idempotency_key !== undefined) {
-      this.w.sql('INSERT OR REPLACE INTO idempotency VALUES (?, ?, ?, ?, ?)').run(message.from, message.idempotency_key, message.id, message.to, message.sent_at);
+      this.w
+        .sql('INSERT OR REPLACE INTO idempotency VALUES (?, ?, ?, ?, ?)')
+        .run(message.from, message.idempotency_key, message.id, message.to, message.sent_at);
     }
   }
 
@@ -252,12 +286,11 @@ class _SqliteTx implements StoreTx {
   }
 
   moveCursor(agent: string, cursor: ReadCursor): void {
-    this.w.sql('INSERT INTO cursors (agent, pos, delivered, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(agent) DO UPDATE SET pos = excluded.pos, delivered = excluded.delivered, updated_at = excluded.updated_at').run(
-      agent,
-      cursor.pos,
-      cursor.delivered,
-      new Date().toISOString(),
-    );
+    this.w
+      .sql(
+        'INSERT INTO cursors (agent, pos, delivered, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(agent) DO UPDATE SET pos = excluded.pos, delivered = excluded.delivered, updated_at = excluded.updated_at',
+      )
+      .run(agent, cursor.pos, cursor.delivered, new Date().toISOString());
   }
 }
 

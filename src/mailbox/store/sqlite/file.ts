@@ -34,18 +34,29 @@ export interface OpenSqliteOptions {
 export function openMailboxDatabase(dir: string, options: OpenSqliteOptions = {}): Database.Database {
   const path = sqlitePath(dir);
   _checkCompanions(dir);
-  const fd = options.readonly ? openInside(dir, SQLITE_FILE, READ) : openInside(dir, SQLITE_FILE, UPDATE | constants.O_CREAT, 0o644);
-  if (fd === undefined) throw new WitnessError('IO', `Cannot open ${path}: it does not exist. Was the mailbox created with --store sqlite?`);
+  const fd = options.readonly
+    ? openInside(dir, SQLITE_FILE, READ)
+    : openInside(dir, SQLITE_FILE, UPDATE | constants.O_CREAT, 0o644);
+  if (fd === undefined)
+    throw new WitnessError(
+      'IO',
+      `Cannot open ${path}: it does not exist. Was the mailbox created with --store sqlite?`,
+    );
   let db: Database.Database | undefined;
   try {
     const opened = fstatSync(fd);
     try {
-      db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: true, timeout: options.timeout ?? 30_000 });
+      db = new Database(path, {
+        readonly: options.readonly ?? false,
+        fileMustExist: true,
+        timeout: options.timeout ?? 30_000,
+      });
     } catch (cause) {
       throw new WitnessError('IO', `Cannot open ${path}: ${(cause as Error).message}.`, { cause });
     }
     const now = lstatSync(path);
-    if (!now.isFile() || now.ino !== opened.ino || now.dev !== opened.dev) throw notRegularFile(path, 'not the file that was checked (it was replaced while being opened)');
+    if (!now.isFile() || now.ino !== opened.ino || now.dev !== opened.dev)
+      throw notRegularFile(path, 'not the file that was checked (it was replaced while being opened)');
     _checkCompanions(dir);
     return db;
   } catch (error) {

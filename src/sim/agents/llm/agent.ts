@@ -61,8 +61,15 @@ export interface LlmAgentOptions {
 export function createLlmAgent(options: LlmAgentOptions): Agent {
   const attempts = new Map<string, number>();
   const { pack, seat } = options;
-  const ask = async <T>(stage: PromptStage, view: DecideView | VoteView, attempt: Attempt, read: (a: Record<string, unknown>) => T): Promise<T> => {
-    const rendered = options.external ? await options.external.render(stage, view, attempt) : renderRequest(pack, stage, view, { attempt, cues: options.cues });
+  const ask = async <T>(
+    stage: PromptStage,
+    view: DecideView | VoteView,
+    attempt: Attempt,
+    read: (a: Record<string, unknown>) => T,
+  ): Promise<T> => {
+    const rendered = options.external
+      ? await options.external.render(stage, view, attempt)
+      : renderRequest(pack, stage, view, { attempt, cues: options.cues });
     const request = _withSampling(rendered, stage, options.sampling);
     const slot = `${view.round}/${stage}`;
     const n = (attempts.get(slot) ?? 0) + 1;
@@ -78,19 +85,30 @@ export function createLlmAgent(options: LlmAgentOptions): Agent {
       problem = error;
     }
     options.onCall?.(_callRecord(key, reply, problem === undefined));
-    if (problem) throw new InvalidAnswerError(`${view.id} round ${view.round} ${stage}: ${problem.message}`, { final: problem.final, note: problem.note });
+    if (problem)
+      throw new InvalidAnswerError(`${view.id} round ${view.round} ${stage}: ${problem.message}`, {
+        final: problem.final,
+        note: problem.note,
+      });
     return answer as T;
   };
   return {
-    decide: (view: DecideView, attempt: Attempt): Promise<Decision> => ask('decide', view, attempt, (a) => readDecision(a, seat.role, seat.rules.range, attempt, pack.manifest.phrases)),
-    vote: async (view: VoteView, attempt: Attempt): Promise<VoteAnswer> => ({ decision: await ask('vote', view, attempt, (a) => readVote(a, seat.role, attempt)) }),
+    decide: (view: DecideView, attempt: Attempt): Promise<Decision> =>
+      ask('decide', view, attempt, (a) => readDecision(a, seat.role, seat.rules.range, attempt, pack.manifest.phrases)),
+    vote: async (view: VoteView, attempt: Attempt): Promise<VoteAnswer> => ({
+      decision: await ask('vote', view, attempt, (a) => readVote(a, seat.role, attempt)),
+    }),
   };
 }
 
 function _withSampling(request: ChatRequest, stage: PromptStage, o: SamplingOverrides | undefined): ChatRequest {
   if (!o) return request;
   const s = o[stage];
-  const out: ChatRequest = { ...request, temperature: s?.temperature ?? request.temperature, maxTokens: s?.maxTokens ?? request.maxTokens };
+  const out: ChatRequest = {
+    ...request,
+    temperature: s?.temperature ?? request.temperature,
+    maxTokens: s?.maxTokens ?? request.maxTokens,
+  };
   if (o.topP !== undefined) {
     if (o.topP === null) delete out.topP;
     else out.topP = o.topP;

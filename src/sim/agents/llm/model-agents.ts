@@ -11,7 +11,11 @@ import { isAbsolute, resolve } from 'node:path';
 import { WitnessError } from '../../../core/errors.js';
 import { hashFileInto } from '../../../core/hash.js';
 import { type CassetteRecorder, openCassetteRecorder, ReplayBackend } from '../../../llm/cassette.js';
-import { OpenAiCompatibleBackend, type StructuredOutputMode, type ThinkingSwitch } from '../../../llm/openai-compatible.js';
+import {
+  OpenAiCompatibleBackend,
+  type StructuredOutputMode,
+  type ThinkingSwitch,
+} from '../../../llm/openai-compatible.js';
 import type { ChatBackend } from '../../../llm/types.js';
 import { expandCells } from '../../experiment/plan.js';
 import type { AgentFactory, CassetteLink } from '../../experiment/play.js';
@@ -67,7 +71,8 @@ export function modelBackends(experiment: Experiment): { kind: 'llm' | 'embedded
   const seen = new Map<string, { kind: 'llm' | 'embedded'; model: string }>();
   for (const cell of expandCells(experiment)) {
     for (const kind of [cell.agents, cell.byzantine > 0 ? (cell.byzantineAgents ?? cell.agents) : 'policy']) {
-      if (kind !== 'policy' && cell.model !== undefined) seen.set(`${kind}\0${cell.model}`, { kind, model: cell.model });
+      if (kind !== 'policy' && cell.model !== undefined)
+        seen.set(`${kind}\0${cell.model}`, { kind, model: cell.model });
     }
   }
   return [...seen.values()];
@@ -86,9 +91,16 @@ export function replayExperiment(cassette: string): Experiment {
  */
 export async function openModelAgents(experiment: Experiment, options: ModelAgentsOptions): Promise<ModelAgents> {
   const needed = modelBackends(experiment);
-  if (options.record && options.replay) throw new WitnessError('USAGE', 'Record or replay, not both: a replay makes no model calls (--record and --agents replay).');
+  if (options.record && options.replay)
+    throw new WitnessError(
+      'USAGE',
+      'Record or replay, not both: a replay makes no model calls (--record and --agents replay).',
+    );
   if (needed.length === 0 && !options.replay) {
-    throw new WitnessError('USAGE', `Experiment "${experiment.name}" has no model-backed agents (agents: llm or embedded); rule-based runs need no backend and are reproducible from their seed alone (so --record does not apply).`);
+    throw new WitnessError(
+      'USAGE',
+      `Experiment "${experiment.name}" has no model-backed agents (agents: llm or embedded); rule-based runs need no backend and are reproducible from their seed alone (so --record does not apply).`,
+    );
   }
   // Every request in flight listens to the sweep's signal (Ctrl-C cancels them all).
   if (options.signal) setMaxListeners(0, options.signal);
@@ -96,7 +108,9 @@ export async function openModelAgents(experiment: Experiment, options: ModelAgen
   const sampling = replay ? ((replay.meta.sampling ?? {}) as SamplingOverrides) : (options.sampling ?? {});
   const cues = replay ? ((replay.meta.prompt_cues ?? []) as PromptCue[]) : [...(options.cues ?? [])];
   const { pack, external } = await _prompts(options, experiment, cues, replay);
-  const prompts = external ? { name: external.name, hash: external.hash } : { name: pack.manifest.name, hash: pack.hash };
+  const prompts = external
+    ? { name: external.name, hash: external.hash }
+    : { name: pack.manifest.name, hash: pack.hash };
   const backends = new Map<string, ChatBackend>();
   let recorder: CassetteRecorder | undefined;
   const close = async () => {
@@ -105,7 +119,9 @@ export async function openModelAgents(experiment: Experiment, options: ModelAgen
     await external?.close();
   };
   try {
-    recorder = options.record ? openCassetteRecorder(options.record, { experiment, sampling, prompt_cues: cues, prompts }) : undefined;
+    recorder = options.record
+      ? openCassetteRecorder(options.record, { experiment, sampling, prompt_cues: cues, prompts })
+      : undefined;
     for (const { kind, model } of needed) {
       const backend = replay ?? (kind === 'llm' ? _openAi(options, model) : await _embedded(options, model));
       backends.set(`${kind}\0${model}`, recorder ? recorder.wrap(backend) : backend);
@@ -119,36 +135,69 @@ export async function openModelAgents(experiment: Experiment, options: ModelAgen
   return Object.freeze({
     pack,
     provenance: { prompts: cues.length ? { ...prompts, cues } : prompts, ...(cassette ? { cassette } : {}) },
-    forRun: (run: Parameters<AgentFactory['forRun']>[0]) => createRunAgents(run, { pack, ...(external ? { external } : {}), backendFor, sampling, cues, signal: options.signal }),
+    forRun: (run: Parameters<AgentFactory['forRun']>[0]) =>
+      createRunAgents(run, {
+        pack,
+        ...(external ? { external } : {}),
+        backendFor,
+        sampling,
+        cues,
+        signal: options.signal,
+      }),
     close,
   });
 }
 
 /** The pack, and the reference checkout's renderer when `prompts` is `reference:PATH`; a replay's must be the recorded ones. */
-async function _prompts(o: ModelAgentsOptions, experiment: Experiment, cues: readonly PromptCue[], replay: ReplayBackend | undefined): Promise<{ pack: PromptPack; external?: ExternalPrompts }> {
+async function _prompts(
+  o: ModelAgentsOptions,
+  experiment: Experiment,
+  cues: readonly PromptCue[],
+  replay: ReplayBackend | undefined,
+): Promise<{ pack: PromptPack; external?: ExternalPrompts }> {
   const reference = o.prompts?.startsWith(REFERENCE_PREFIX) ? o.prompts.slice(REFERENCE_PREFIX.length) : undefined;
   const pack = loadPromptPack(reference === undefined ? o.prompts : undefined);
   if (reference !== undefined) _checkReferenceUse(reference, experiment, cues);
-  const external = reference === undefined ? undefined : await openReferencePrompts(resolve(o.baseDir ?? process.cwd(), reference), { pack });
+  const external =
+    reference === undefined
+      ? undefined
+      : await openReferencePrompts(resolve(o.baseDir ?? process.cwd(), reference), { pack });
   const missing = external && expandCells(experiment).find((c) => !external.awareness.includes(c.awareness));
   if (missing) {
     await external.close();
-    throw new WitnessError('USAGE', `The reference checkout at ${external.dir} has no ${missing.awareness} prompts (only ${external.awareness.join(', ')}): run with --awareness ${external.awareness.join(',')}.`);
+    throw new WitnessError(
+      'USAGE',
+      `The reference checkout at ${external.dir} has no ${missing.awareness} prompts (only ${external.awareness.join(', ')}): run with --awareness ${external.awareness.join(',')}.`,
+    );
   }
   const used = external ?? { name: pack.manifest.name, hash: pack.hash };
   const recorded = replay?.meta.prompts as { hash?: string; name?: string } | undefined;
   if (recorded?.hash && recorded.hash !== used.hash) {
     await external?.close();
-    throw new WitnessError('USAGE', `The cassette was recorded with another prompt pack ("${recorded.name}", hash ${recorded.hash.slice(0, 12)}…); give the same --prompts (pack folder, or reference:PATH of the same checkout).`);
+    throw new WitnessError(
+      'USAGE',
+      `The cassette was recorded with another prompt pack ("${recorded.name}", hash ${recorded.hash.slice(0, 12)}…); give the same --prompts (pack folder, or reference:PATH of the same checkout).`,
+    );
   }
   return external ? { pack, external } : { pack };
 }
 
 function _checkReferenceUse(reference: string, experiment: Experiment, cues: readonly PromptCue[]): void {
-  if (!reference) throw new WitnessError('USAGE', '--prompts reference: needs the path of a checkout of the study\'s code, e.g. --prompts reference:./byzantine-consensus-llm-agents.');
-  if (cues.length) throw new WitnessError('USAGE', '--prompt-cue adds cues to our own prompt pack; the reference\'s prompts have none (drop --prompt-cue or --prompts reference:).');
+  if (!reference)
+    throw new WitnessError(
+      'USAGE',
+      "--prompts reference: needs the path of a checkout of the study's code, e.g. --prompts reference:./byzantine-consensus-llm-agents.",
+    );
+  if (cues.length)
+    throw new WitnessError(
+      'USAGE',
+      "--prompt-cue adds cues to our own prompt pack; the reference's prompts have none (drop --prompt-cue or --prompts reference:).",
+    );
   if (expandCells(experiment).some((c) => c.decide?.endsWith(':confidence'))) {
-    throw new WitnessError('USAGE', 'The confidence rule needs a confidence field the reference\'s prompts do not ask for; use a prompt pack (not --prompts reference:) with --decide rule:confidence.');
+    throw new WitnessError(
+      'USAGE',
+      "The confidence rule needs a confidence field the reference's prompts do not ask for; use a prompt pack (not --prompts reference:) with --decide rule:confidence.",
+    );
   }
 }
 
@@ -163,7 +212,11 @@ function _replayed(path: string): CassetteLink {
 }
 
 function _openAi(o: ModelAgentsOptions, model: string): ChatBackend {
-  if (!o.endpoints?.length) throw new WitnessError('USAGE', 'LLM agents need --endpoint URL (an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1).');
+  if (!o.endpoints?.length)
+    throw new WitnessError(
+      'USAGE',
+      'LLM agents need --endpoint URL (an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1).',
+    );
   return new OpenAiCompatibleBackend({
     endpoints: o.endpoints,
     model,

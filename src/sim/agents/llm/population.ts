@@ -67,16 +67,30 @@ export function createRunAgents(run: PlannedRun, options: LlmPopulationOptions):
     createAgent(seat) {
       const kind = agentKindFor(cell, seat.role);
       if (kind === 'policy') {
-        return createPolicyAgent(seat, { honestPolicy: cell.honestPolicy, byzantineStrategy: cell.byzantineStrategy ?? 'random' });
+        return createPolicyAgent(seat, {
+          honestPolicy: cell.honestPolicy,
+          byzantineStrategy: cell.byzantineStrategy ?? 'random',
+        });
       }
-      if (cell.model === undefined) throw new WitnessError('INVALID_INPUT', `Cell "${run.cellKey}" has ${kind} agents but no model.`);
+      if (cell.model === undefined)
+        throw new WitnessError('INVALID_INPUT', `Cell "${run.cellKey}" has ${kind} agents but no model.`);
       const backend = options.backendFor(kind, cell.model);
       modelBacked = true;
       const onCall = (call: LlmCallRecord) => {
         calls.push(call);
         tokens += call.prompt_tokens + call.completion_tokens;
       };
-      return createLlmAgent({ seat, run: run.id, pack: options.pack, external: options.external, backend, sampling: options.sampling, cues: options.cues, signal: options.signal, onCall });
+      return createLlmAgent({
+        seat,
+        run: run.id,
+        pack: options.pack,
+        external: options.external,
+        backend,
+        sampling: options.sampling,
+        cues: options.cues,
+        signal: options.signal,
+        onCall,
+      });
     },
     finish() {
       if (!modelBacked) return {};
@@ -103,7 +117,9 @@ export function createRunAgents(run: PlannedRun, options: LlmPopulationOptions):
 /** The pack, or the outside renderer, that wrote the prompts, and the extra cues when any was on. */
 function _promptsUsed(options: LlmPopulationOptions): LlmRunStats['prompts'] {
   const used = options.external ?? { name: options.pack.manifest.name, hash: options.pack.hash };
-  return options.cues?.length ? { name: used.name, hash: used.hash, cues: [...options.cues] } : { name: used.name, hash: used.hash };
+  return options.cues?.length
+    ? { name: used.name, hash: used.hash, cues: [...options.cues] }
+    : { name: used.name, hash: used.hash };
 }
 
 function _byCall(a: LlmCallRecord, b: LlmCallRecord): number {

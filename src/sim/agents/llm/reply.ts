@@ -19,7 +19,8 @@ export function parseModelJson(content: string): Record<string, unknown> {
   const text = pyStrip(content);
   const value = _parse(text) ?? _firstBalancedObject(text);
   if (value === undefined) throw new InvalidAnswerError(`reply is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidAnswerError('reply is JSON but not an object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new InvalidAnswerError('reply is JSON but not an object');
   // The reference marks its own failures with an "error" field and treats any such reply as one.
   if ('error' in value) throw new InvalidAnswerError('reply has an "error" field');
   return value as Record<string, unknown>;
@@ -59,22 +60,39 @@ export interface ReplyPhrases {
 }
 
 /** A proposal from a parsed reply, or InvalidAnswerError. */
-export function readDecision(a: Record<string, unknown>, role: Role, range: readonly [number, number], attempt: Attempt, phrases: ReplyPhrases): Decision {
+export function readDecision(
+  a: Record<string, unknown>,
+  role: Role,
+  range: readonly [number, number],
+  attempt: Attempt,
+  phrases: ReplyPhrases,
+): Decision {
   if (attempt.phase === 'round') _checkRound(a);
   else _checkSingle(a, role);
   const note = typeof a.internal_strategy === 'string' ? a.internal_strategy : undefined;
   const said = a.public_reasoning;
   if (role === 'honest') {
-    if (typeof a.value !== 'number' || !Number.isFinite(a.value)) throw new InvalidAnswerError(`value ${JSON.stringify(a.value)} is not a number`);
-    return _withConfidence(a, { value: _clamp(a.value, range), publicReasoning: typeof said === 'string' ? said : '', internalStrategy: note });
+    if (typeof a.value !== 'number' || !Number.isFinite(a.value))
+      throw new InvalidAnswerError(`value ${JSON.stringify(a.value)} is not a number`);
+    return _withConfidence(a, {
+      value: _clamp(a.value, range),
+      publicReasoning: typeof said === 'string' ? said : '',
+      internalStrategy: note,
+    });
   }
   if (a.value === 'abstain') {
     // Ref: an abstention in a single follow-up ends the tries as a failure; its note stays.
-    if (attempt.phase === 'single') throw new InvalidAnswerError('abstained in a single follow-up', { final: true, note });
-    return _withConfidence(a, { value: 'abstain', publicReasoning: typeof said === 'string' ? said : '', internalStrategy: note });
+    if (attempt.phase === 'single')
+      throw new InvalidAnswerError('abstained in a single follow-up', { final: true, note });
+    return _withConfidence(a, {
+      value: 'abstain',
+      publicReasoning: typeof said === 'string' ? said : '',
+      internalStrategy: note,
+    });
   }
   // Ref: any other kind of value (a fraction, a string) is taken as an abstention with no reasoning.
-  if (!Number.isInteger(a.value)) return _withConfidence(a, { value: 'abstain', publicReasoning: '', internalStrategy: note });
+  if (!Number.isInteger(a.value))
+    return _withConfidence(a, { value: 'abstain', publicReasoning: '', internalStrategy: note });
   const publicReasoning = said === undefined ? phrases.defaultReasoning : typeof said === 'string' ? said : '';
   return _withConfidence(a, { value: _clamp(a.value as number, range), publicReasoning, internalStrategy: note });
 }
@@ -87,7 +105,8 @@ export function readVote(a: Record<string, unknown>, role: Role, attempt: Attemp
     throw new InvalidAnswerError(`vote ${JSON.stringify(d)} is not "stop" or "continue"`);
   }
   const allowed = role === 'byzantine' ? ['stop', 'continue', 'abstain'] : ['stop', 'continue'];
-  if (typeof d !== 'string' || !allowed.includes(pyStrip(d))) throw new InvalidAnswerError(`vote ${JSON.stringify(d)} is not one of ${allowed.join(', ')}`);
+  if (typeof d !== 'string' || !allowed.includes(pyStrip(d)))
+    throw new InvalidAnswerError(`vote ${JSON.stringify(d)} is not one of ${allowed.join(', ')}`);
   return pyStrip(d) as VoteChoice;
 }
 
@@ -102,7 +121,8 @@ function _checkRound(a: Record<string, unknown>): void {
 function _checkSingle(a: Record<string, unknown>, role: Role): void {
   if (_length(a.internal_strategy) < 1) throw new InvalidAnswerError('internal_strategy empty');
   if (role === 'byzantine') {
-    if (!Number.isInteger(a.value) && a.value !== 'abstain') throw new InvalidAnswerError(`value ${JSON.stringify(a.value)} is neither an integer nor "abstain"`);
+    if (!Number.isInteger(a.value) && a.value !== 'abstain')
+      throw new InvalidAnswerError(`value ${JSON.stringify(a.value)} is neither an integer nor "abstain"`);
     return;
   }
   if (a.value === undefined || a.value === null) throw new InvalidAnswerError('no value');

@@ -6,7 +6,14 @@
 import { WitnessError } from '../../../core/errors.js';
 import type { AgentSeat } from '../../game.js';
 import type { Agent, DecideView } from '../../types.js';
-import { BYZANTINE_STRATEGIES, type ByzantineStrategy, HONEST_POLICIES, type HonestPolicy, honestVote, type PolicyContext } from './policies.js';
+import {
+  BYZANTINE_STRATEGIES,
+  type ByzantineStrategy,
+  HONEST_POLICIES,
+  type HonestPolicy,
+  honestVote,
+  type PolicyContext,
+} from './policies.js';
 
 export { BYZANTINE_STRATEGIES, HONEST_POLICIES } from './policies.js';
 export type { ByzantineStrategy, HonestPolicy, PolicyContext, VoteContext } from './policies.js';
@@ -18,13 +25,21 @@ export interface PolicyChoice {
 
 export function honestPolicy(name: string): HonestPolicy {
   const policy = HONEST_POLICIES[name];
-  if (!policy) throw new WitnessError('NOT_FOUND', `Unknown honest policy "${name}". Choose one of: ${Object.keys(HONEST_POLICIES).join(', ')}.`);
+  if (!policy)
+    throw new WitnessError(
+      'NOT_FOUND',
+      `Unknown honest policy "${name}". Choose one of: ${Object.keys(HONEST_POLICIES).join(', ')}.`,
+    );
   return policy;
 }
 
 export function byzantineStrategy(name: string): ByzantineStrategy {
   const strategy = BYZANTINE_STRATEGIES[name];
-  if (!strategy) throw new WitnessError('NOT_FOUND', `Unknown Byzantine strategy "${name}". Choose one of: ${Object.keys(BYZANTINE_STRATEGIES).join(', ')}.`);
+  if (!strategy)
+    throw new WitnessError(
+      'NOT_FOUND',
+      `Unknown Byzantine strategy "${name}". Choose one of: ${Object.keys(BYZANTINE_STRATEGIES).join(', ')}.`,
+    );
   return strategy;
 }
 
@@ -76,7 +91,10 @@ export function createPolicyAgent(seat: AgentSeat, choice: PolicyChoice): Agent 
   }
   const strategy = byzantineStrategy(choice.byzantineStrategy);
   return {
-    decide: (view) => (withConfidence ? { value: strategy.propose(new _Context(view, seat)), confidence: 1 } : { value: strategy.propose(new _Context(view, seat)) }),
+    decide: (view) =>
+      withConfidence
+        ? { value: strategy.propose(new _Context(view, seat)), confidence: 1 }
+        : { value: strategy.propose(new _Context(view, seat)) },
     vote: (view) => ({ decision: strategy.vote(view) }),
   };
 }

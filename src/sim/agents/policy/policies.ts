@@ -53,19 +53,23 @@ export function honestVote(ctx: VoteContext): VoteChoice {
   return supermajorityOn(ctx.proposalValues, ctx.currentValue, ctx.rules.totalAgents) ? 'stop' : 'continue';
 }
 
-const _ownNumber = (ctx: PolicyContext): number => (typeof ctx.own === 'number' ? ctx.own : (ctx.initial ?? ctx.rules.range[0]));
+const _ownNumber = (ctx: PolicyContext): number =>
+  typeof ctx.own === 'number' ? ctx.own : (ctx.initial ?? ctx.rules.range[0]);
 
 export const HONEST_POLICIES: Readonly<Record<string, HonestPolicy>> = {
   plurality: {
-    description: "Adopts the most common value of the last round (ties go to the smallest), so honest agents converge in one step.",
+    description:
+      'Adopts the most common value of the last round (ties go to the smallest), so honest agents converge in one step.',
     propose: (ctx) => (ctx.last ? (tally(ctx.last).plurality ?? _ownNumber(ctx)) : _ownNumber(ctx)),
   },
   median: {
-    description: 'Adopts the lower median of the last round\'s values, which a minority of outliers cannot drag outside the honest range.',
+    description:
+      "Adopts the lower median of the last round's values, which a minority of outliers cannot drag outside the honest range.",
     propose: (ctx) => (ctx.last ? (tally(ctx.last).median ?? _ownNumber(ctx)) : _ownNumber(ctx)),
   },
   'follow-recent': {
-    description: 'Adopts the value of the lowest-numbered peer that changed its proposal in the last round, or the plurality when nobody changed.',
+    description:
+      'Adopts the value of the lowest-numbered peer that changed its proposal in the last round, or the plurality when nobody changed.',
     propose: (ctx) => {
       if (!ctx.last) return _ownNumber(ctx);
       if (ctx.previous) {
@@ -98,17 +102,20 @@ export const BYZANTINE_STRATEGIES: Readonly<Record<string, ByzantineStrategy>> =
     vote: _alwaysContinue,
   },
   extreme: {
-    description: "Proposes the end of the range farthest from the last round's median to drag averages away, and always votes continue.",
+    description:
+      "Proposes the end of the range farthest from the last round's median to drag averages away, and always votes continue.",
     propose: _farthestEnd,
     vote: _alwaysContinue,
   },
   split: {
-    description: "Backs the last round's second most common value to keep a rival camp alive, and always votes continue.",
+    description:
+      "Backs the last round's second most common value to keep a rival camp alive, and always votes continue.",
     propose: (ctx) => (ctx.last ? (tally(ctx.last).runnerUp ?? _farthestEnd(ctx)) : _farthestEnd(ctx)),
     vote: _alwaysContinue,
   },
   'mimic-defect': {
-    description: 'Copies the plurality value and votes like an honest agent until the last fifth of the rounds, then proposes the farthest extreme and votes continue.',
+    description:
+      'Copies the plurality value and votes like an honest agent until the last fifth of the rounds, then proposes the farthest extreme and votes continue.',
     propose: (ctx) => (_defecting(ctx.round, ctx.rules) ? _farthestEnd(ctx) : _blendIn(ctx)),
     vote: (ctx) => (_defecting(ctx.round, ctx.rules) ? 'continue' : honestVote(ctx)),
   },
@@ -118,7 +125,8 @@ export const BYZANTINE_STRATEGIES: Readonly<Record<string, ByzantineStrategy>> =
     vote: _alwaysContinue,
   },
   abstain: {
-    description: 'Abstains from every proposal and every vote, the silent saboteur that still counts in the 2N/3 denominator.',
+    description:
+      'Abstains from every proposal and every vote, the silent saboteur that still counts in the 2N/3 denominator.',
     propose: () => 'abstain',
     vote: () => 'abstain',
   },
