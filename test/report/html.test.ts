@@ -10,9 +10,15 @@ import { runExperiment } from '../../src/sim/experiment/run.js';
 import { preset } from '../../src/sim/experiment/presets.js';
 import { parseExperiment } from '../../src/sim/experiment/schema.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: the DOM and playwright's page, untyped in this Node project (no DOM lib).
+type Untyped = any;
+
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`skipping the browser test of the HTML report: ${CHROMIUM} is missing (apt-get install chromium; .ci/run installs it)`);
+if (!hasChromium)
+  console.warn(
+    `skipping the browser test of the HTML report: ${CHROMIUM} is missing (apt-get install chromium; .ci/run installs it)`,
+  );
 const outDir = join(import.meta.dirname, '..', '..', 'test-output');
 
 let records: RunRecord[];
@@ -21,10 +27,28 @@ beforeAll(async () => {
     name: 'report-test',
     runs: 6,
     budget: { rounds: 8 },
-    grid: { honest: 4, byzantine: [0, 1, 2], byzantineStrategy: ['split', 'stall'], honestPolicy: ['plurality', 'stubborn'], decide: ['vote', 'rule:median', 'hybrid:trimmed-mean'], after: 2, rounds: 10 },
+    grid: {
+      honest: 4,
+      byzantine: [0, 1, 2],
+      byzantineStrategy: ['split', 'stall'],
+      honestPolicy: ['plurality', 'stubborn'],
+      decide: ['vote', 'rule:median', 'hybrid:trimmed-mean'],
+      after: 2,
+      rounds: 10,
+    },
   });
   // Plain vote games with stubborn agents, where runs end as none and timeout too.
-  const plain = parseExperiment({ name: 'report-test-vote', runs: 6, grid: { honest: 4, byzantine: [0, 2], byzantineStrategy: 'mimic-defect', honestPolicy: ['plurality', 'stubborn'], rounds: 10 } });
+  const plain = parseExperiment({
+    name: 'report-test-vote',
+    runs: 6,
+    grid: {
+      honest: 4,
+      byzantine: [0, 2],
+      byzantineStrategy: 'mimic-defect',
+      honestPolicy: ['plurality', 'stubborn'],
+      rounds: 10,
+    },
+  });
   records = [...(await runExperiment({ experiment })).records, ...(await runExperiment({ experiment: plain })).records];
   expect(new Set(records.map((r) => r.outcome))).toEqual(new Set(['valid', 'invalid', 'none', 'timeout', 'escalated']));
 });
@@ -56,7 +80,9 @@ describe('HTML report data', () => {
     for (const row of rows) {
       const cell = data.cells.find((c) => c.cell === row.cell)!;
       expect(row.count).toBe(cell.outcomes.none.count + cell.outcomes.timeout.count);
-      expect(row.count).toBe(records.filter((r) => shortCell(r) === row.cell && (r.outcome === 'none' || r.outcome === 'timeout')).length);
+      expect(row.count).toBe(
+        records.filter((r) => shortCell(r) === row.cell && (r.outcome === 'none' || r.outcome === 'timeout')).length,
+      );
     }
   });
   it('summarises convergence per cell, with one point per run that converged', () => {
@@ -64,19 +90,22 @@ describe('HTML report data', () => {
     expect(data.convergence.map((c) => c.cell)).toEqual(data.cells.map((c) => c.cell));
     expect(data.firstRounds.length).toBe(records.filter((r) => convergenceRound(r) !== null).length);
     expect(data.firstRounds.length).toBeGreaterThan(0);
-    for (const c of data.convergence) expect(c.converged).toBe(data.firstRounds.filter((p) => p.cell === c.cell).length);
+    for (const c of data.convergence)
+      expect(c.converged).toBe(data.firstRounds.filter((p) => p.cell === c.cell).length);
   });
   it('pools runs across cells when asked, with the same outcome rows per group', () => {
     const data = buildReportData(records, { title: 't', by: ['byzantine'] });
     expect(data.pooled!.groups.map((g) => g.group.byzantine)).toEqual([0, 1, 2]);
     const noConsensus = data.pooled!.outcomes.filter((o) => o.outcome === 'no_consensus');
     expect(noConsensus.map((o) => o.cell)).toEqual(['byzantine=0', 'byzantine=1', 'byzantine=2']);
-    const expected = [0, 1, 2].map((b) => records.filter((r) => r.byzantine === b && (r.outcome === 'none' || r.outcome === 'timeout')).length);
+    const expected = [0, 1, 2].map(
+      (b) => records.filter((r) => r.byzantine === b && (r.outcome === 'none' || r.outcome === 'timeout')).length,
+    );
     expect(noConsensus.map((o) => o.count)).toEqual(expected);
     expect(expected[2]).toBeGreaterThan(0);
     expect(buildReportData(records, { title: 't' }).pooled).toBeNull();
   });
-  it('shows no_consensus and convergence in the page\'s tables', () => {
+  it("shows no_consensus and convergence in the page's tables", () => {
     const html = renderHtmlReport(records, { title: 'T', by: ['decide'] });
     expect(html).toContain('<td>no_consensus</td>');
     expect(html).toContain('<h2>Convergence</h2>');
@@ -100,19 +129,20 @@ describe('HTML report data', () => {
 });
 
 /** A cell table as the page shows it: header texts, and per row the label and each bar's rate and drawn width. */
-// biome-ignore lint/suspicious/noExplicitAny: a playwright page.
-async function _table(page: any, selector: string): Promise<{ heads: string[]; rows: { label: string; bars: { rate: number; width: number }[] }[] }> {
+async function _table(
+  page: Untyped,
+  selector: string,
+): Promise<{ heads: string[]; rows: { label: string; bars: { rate: number; width: number }[] }[] }> {
   return page.evaluate((sel: string) => {
-    // biome-ignore lint/suspicious/noExplicitAny: runs in the page; the project compiles without DOM types.
-    const table: any = (globalThis as any).document.querySelector(sel);
+    const table: Untyped = (globalThis as Untyped).document.querySelector(sel);
     return {
-      // biome-ignore lint/suspicious/noExplicitAny: DOM elements.
-      heads: [...table.querySelectorAll('thead th')].map((th: any) => th.firstChild.textContent.trim()),
-      // biome-ignore lint/suspicious/noExplicitAny: DOM elements.
-      rows: [...table.querySelectorAll('tbody tr')].map((tr: any) => ({
+      heads: [...table.querySelectorAll('thead th')].map((th: Untyped) => th.firstChild.textContent.trim()),
+      rows: [...table.querySelectorAll('tbody tr')].map((tr: Untyped) => ({
         label: tr.children[0].textContent,
-        // biome-ignore lint/suspicious/noExplicitAny: DOM elements.
-        bars: [...tr.querySelectorAll('td.bar')].map((td: any) => ({ rate: Number(td.dataset.v), width: td.querySelector('.fill').getBoundingClientRect().width })),
+        bars: [...tr.querySelectorAll('td.bar')].map((td: Untyped) => ({
+          rate: Number(td.dataset.v),
+          width: td.querySelector('.fill').getBoundingClientRect().width,
+        })),
       })),
     };
   }, selector);
@@ -122,11 +152,23 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
   it('draws every chart with the expected number of series and saves a screenshot', async () => {
     mkdirSync(outDir, { recursive: true });
     const file = join(outDir, 'report.html');
-    writeFileSync(file, renderHtmlReport(records, { title: 'Browser test report', source: 'test', by: ['decide', 'byzantine'] }));
+    writeFileSync(
+      file,
+      renderHtmlReport(records, { title: 'Browser test report', source: 'test', by: ['decide', 'byzantine'] }),
+    );
     const data = buildReportData(records, { title: 't', by: ['decide', 'byzantine'] });
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     try {
       const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
@@ -136,22 +178,24 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
       await page.waitForSelector('body[data-rendered="true"]', { timeout: 30_000 });
       expect(errors).toEqual([]);
       const charts = await page.evaluate(() =>
-        // biome-ignore lint/suspicious/noExplicitAny: runs in the page; the project compiles without DOM types.
-        [...(globalThis as any).document.querySelectorAll('figure[data-chart]')].map((f: any) => {
+        [...(globalThis as Untyped).document.querySelectorAll('figure[data-chart]')].map((f: Untyped) => {
           // A chart with a legend is a <figure> whose swatches are small svgs: take the chart's own, the largest.
-          // biome-ignore lint/suspicious/noExplicitAny: DOM elements, untyped here.
-          const svg: any = [...f.querySelectorAll('.chart svg')].sort((a: any, b: any) => b.querySelectorAll('*').length - a.querySelectorAll('*').length)[0];
+          const svg: Untyped = [...f.querySelectorAll('.chart svg')].sort(
+            (a: Untyped, b: Untyped) => b.querySelectorAll('*').length - a.querySelectorAll('*').length,
+          )[0];
           const colours = (selector: string, attr: string) =>
-            // biome-ignore lint/suspicious/noExplicitAny: DOM elements, untyped here.
-            new Set([...(svg?.querySelectorAll(selector) ?? [])].map((e: any) => e.getAttribute(attr)).filter((c: string | null) => c && c !== 'none')).size;
+            new Set(
+              [...(svg?.querySelectorAll(selector) ?? [])]
+                .map((e: Untyped) => e.getAttribute(attr))
+                .filter((c: string | null) => c && c !== 'none'),
+            ).size;
           return {
             id: f.id,
             marks: svg?.querySelectorAll('rect, path, circle, line').length ?? 0,
             bars: colours('g[aria-label="bar"] rect, g[aria-label="rect"] rect', 'fill'),
             lines: colours('g[aria-label="line"] path', 'stroke'),
             dots: svg?.querySelectorAll('g[aria-label="dot"] circle').length ?? 0,
-            // biome-ignore lint/suspicious/noExplicitAny: DOM elements, untyped here.
-            legend: [...f.querySelectorAll('.chart [class$="-swatch"]')].map((e: any) => e.textContent.trim()),
+            legend: [...f.querySelectorAll('.chart [class$="-swatch"]')].map((e: Untyped) => e.textContent.trim()),
           };
         }),
       );
@@ -170,15 +214,19 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
       const cellsTable = await _table(page, '#outcomes-table');
       expect(cellsTable.heads.slice(0, 5)).toEqual(['cell', 'runs', 'valid', 'in range', 'invalid']);
       expect(cellsTable.rows).toHaveLength(data.cells.length);
-      for (const row of cellsTable.rows) expect(row.label, 'every cell label says its mode').toMatch(/(^| )(vote|rule:\S+|hybrid:\S+)( |$)/);
+      for (const row of cellsTable.rows)
+        expect(row.label, 'every cell label says its mode').toMatch(/(^| )(vote|rule:\S+|hybrid:\S+)( |$)/);
       expect(cellsTable.rows.filter((r) => / vote( |$)|^vote/.test(r.label)).length).toBeGreaterThan(0);
       for (const row of cellsTable.rows) for (const bar of row.bars) expect(bar.width).toBeCloseTo(bar.rate * 64, 0);
       const pooledTable = await _table(page, '#pooled-table');
-      expect(pooledTable.rows.map((r) => r.label)).toEqual(data.pooled!.groups.map((g) => `decide=${g.group.decide} byzantine=${g.group.byzantine}`));
+      expect(pooledTable.rows.map((r) => r.label)).toEqual(
+        data.pooled!.groups.map((g) => `decide=${g.group.decide} byzantine=${g.group.byzantine}`),
+      );
       // Small multiples label every b.
       const ticks = await page.evaluate(() =>
-        // biome-ignore lint/suspicious/noExplicitAny: runs in the page.
-        [...(globalThis as any).document.querySelectorAll('#modes g[aria-label="x-axis tick label"] text')].map((t: any) => t.textContent),
+        [...(globalThis as Untyped).document.querySelectorAll('#modes g[aria-label="x-axis tick label"] text')].map(
+          (t: Untyped) => t.textContent,
+        ),
       );
       for (const b of ['0', '1', '2']) expect(ticks).toContain(b);
       // A click sorts by the column, highest first; a second click lowest first.
@@ -190,8 +238,9 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
       expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
       // Settings once, and per cell only what differs.
       const settings = await page.evaluate(() =>
-        // biome-ignore lint/suspicious/noExplicitAny: runs in the page.
-        [...(globalThis as any).document.querySelectorAll('footer table')].map((t: any) => [...t.querySelectorAll('thead th')].map((th: any) => th.textContent)),
+        [...(globalThis as Untyped).document.querySelectorAll('footer table')].map((t: Untyped) =>
+          [...t.querySelectorAll('thead th')].map((th: Untyped) => th.textContent),
+        ),
       );
       expect(settings[0]).toEqual(['setting', 'every cell']);
       expect(settings[1]).toEqual(['cell', ...data.settings.differing]);
@@ -211,21 +260,38 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
     writeFileSync(file, renderHtmlReport(many, { title: 'many cells' }));
     const cells = new Set(many.map((r) => r.cell)).size;
     expect(cells).toBeGreaterThanOrEqual(100);
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
     try {
       const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
       await page.goto(`file://${file}`);
       await page.waitForSelector('body[data-rendered="true"]', { timeout: 30_000 });
       const view = await page.evaluate(() => {
-        // biome-ignore lint/suspicious/noExplicitAny: runs in the page.
-        const doc = (globalThis as any).document;
+        const doc = (globalThis as Untyped).document;
         const box = doc.querySelector('#outcomes .scroll');
         const rows = doc.querySelectorAll('#outcomes-table tbody tr').length;
         const height = box.getBoundingClientRect().height;
         box.scrollTop = box.scrollHeight / 2;
         const head = doc.querySelector('#outcomes-table thead th.bar');
         const stuck = Math.abs(head.getBoundingClientRect().top - box.getBoundingClientRect().top) < 2;
-        return { rows, height, stuck, axis: head.querySelector('.axis')?.textContent, dots: doc.querySelectorAll('#convergence').length };
+        return {
+          rows,
+          height,
+          stuck,
+          axis: head.querySelector('.axis')?.textContent,
+          dots: doc.querySelectorAll('#convergence').length,
+        };
       });
       expect(view.rows).toBe(cells);
       expect(view.height).toBeLessThanOrEqual(760);
