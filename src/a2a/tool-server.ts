@@ -21,6 +21,7 @@ import { WitnessError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
 import { type FrontRequest, JSON_RPC_ERRORS, serveFront } from '../core/http-front.js';
 import { requestLimit, sendJsonRpcError } from '../core/http-server.js';
+import { VERSION } from '../core/version.js';
 import { answerPost, checkPost, checkProtocolVersion, closedEarly, HttpSession } from '../mailbox/http-session.js';
 import { answerModern, eraOf, pooled } from '../mailbox/modern-http.js';
 import type { ToolServer as McpToolServer } from '../mailbox/tools/index.js';
@@ -55,14 +56,14 @@ export const DEFAULT_TOOL_MAX_REQUEST_BYTES = 1024 * 1024;
  * log to write.
  */
 function _server(maxTaskChars: number): McpServer {
-  const server = new McpServer({ name: 'witness-evidence', version: '0.1.0' }, { capabilities: { tools: {} } });
+  const server = new McpServer({ name: 'witness-evidence', version: VERSION }, { capabilities: { tools: {} } });
   routeToolCalls(server, _registerEvidence(server, maxTaskChars), async () => {});
   return server;
 }
 
 /** The same tool on SDK 2.x (MCP 2026-07-28). */
 function _modernServer(maxTaskChars: number): ModernMcpServer {
-  const server = new ModernMcpServer({ name: 'witness-evidence', version: '0.1.0' }, { capabilities: { tools: {} } });
+  const server = new ModernMcpServer({ name: 'witness-evidence', version: VERSION }, { capabilities: { tools: {} } });
   routeModernToolCalls(server, _registerEvidence(server, maxTaskChars), async () => {});
   return server;
 }
@@ -163,7 +164,7 @@ export interface EvidenceClient {
 }
 
 export async function connectEvidenceTool(url: string): Promise<EvidenceClient> {
-  const client = new Client({ name: 'witness-child', version: '0.1.0' });
+  const client = new Client({ name: 'witness-child', version: VERSION });
   try {
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   } catch (cause) {

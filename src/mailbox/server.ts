@@ -14,6 +14,7 @@ import {
   type InitializeResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { WitnessError } from '../core/errors.js';
+import { VERSION } from '../core/version.js';
 import type { StoreKind } from './config.js';
 import { DEFAULT_LIMITS, type MailboxLimits, RateLimiter, type SendRate } from './limits.js';
 import { assertAgentName } from './names.js';
@@ -27,7 +28,6 @@ import { routeModernToolCalls } from './tools/route-modern.js';
 import { MailSignal } from './tools/wait.js';
 
 export const SERVER_NAME = 'witness-mailbox';
-const VERSION = '0.1.0';
 
 /** What every server process shares across its sessions. */
 export interface MailboxRuntime {

@@ -7,6 +7,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { WitnessError } from '../core/errors.js';
+import { VERSION } from '../core/version.js';
 import { PEER, type Workspace } from './workspace.js';
 
 /** An MCP client of a stdio mailbox server; `close` is idempotent and resolves once the server has been stopped. */
@@ -40,7 +41,7 @@ export async function connectMailbox(
     cwd: ws.project,
     stderr: 'pipe',
   });
-  const client = new Client({ name: `witness-probe-${agent}`, version: '0.1.0' });
+  const client = new Client({ name: `witness-probe-${agent}`, version: VERSION });
   let closing: Promise<void> | undefined;
   const close = () => {
     signal?.removeEventListener('abort', close);
