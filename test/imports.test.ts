@@ -55,4 +55,18 @@ describe('dependency direction', () => {
     }
     expect(wrong).toEqual([]);
   });
+  it('keeps attest to Node built-ins, zod, better-sqlite3 and (lazily) pg', () => {
+    const bad: string[] = [];
+    for (const file of files(join(SRC, 'attest'))) {
+      const text = readFileSync(file, 'utf8');
+      for (const [clause, spec] of text.matchAll(/(?:^import type [^;]*? from|from|import\()\s*'([^']+)'/gm)) {
+        if (!spec || spec.startsWith('.') || spec.startsWith('node:') || spec === 'zod') continue;
+        if (spec === 'pg' && (clause.startsWith('import type') || clause.startsWith('import('))) continue;
+        bad.push(`${relative(SRC, file)} → ${spec}`);
+      }
+      for (const [, spec] of text.matchAll(/require\)\('([^']+)'\)/g))
+        if (spec !== 'better-sqlite3') bad.push(`${relative(SRC, file)} → ${spec}`);
+    }
+    expect(bad).toEqual([]);
+  });
 });
