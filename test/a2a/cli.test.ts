@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDirectoryFile } from '../../src/attest/key-directory.js';
 import { newSigningKey, writeKeyFile } from '../../src/attest/keys.js';
-import { memoryIo } from '../../src/cli/io.js';
-import { runMain } from '../../src/cli/main.js';
 import { startWorld, trust, type World } from './helpers.js';
+import { runCli } from '../support/cli.js';
 
 let world: World;
 let dir: string;
@@ -23,11 +22,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function cli(...argv: string[]) {
-  const io = memoryIo(dir);
-  const code = await runMain(argv, io);
-  return { code, out: io.out, err: io.err };
-}
+const cli = (...argv: string[]) => runCli(argv, dir);
 
 describe('witness a2a card verify', () => {
   it('exits 0 for a card signed by a key in your directory', async () => {

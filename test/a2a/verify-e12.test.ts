@@ -9,9 +9,8 @@ import { E12_KIND } from '../../src/a2a/e12.js';
 import { writeDirectoryFile } from '../../src/attest/key-directory.js';
 import { newSigningKey } from '../../src/attest/keys.js';
 import { createReleaseSigner } from '../../src/attest/signer.js';
-import { memoryIo } from '../../src/cli/io.js';
-import { runMain } from '../../src/cli/main.js';
 import { trust } from './helpers.js';
+import { runCli } from '../support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'witness-verify-e12-'));
 const parent = newSigningKey('org-parent');
@@ -45,11 +44,7 @@ function write(name: string, text: string): string {
   return name;
 }
 
-async function cli(...argv: string[]) {
-  const io = memoryIo(dir);
-  const code = await runMain(argv, io);
-  return { code, out: io.out, err: io.err };
-}
+const cli = (...argv: string[]) => runCli(argv, dir);
 
 describe('witness verify never ignores an option given with an E12 results file', () => {
   it('refuses --output, --construction and --nonces (exit 2), naming each and why', async () => {

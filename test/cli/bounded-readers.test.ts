@@ -10,18 +10,13 @@ import { appendFileSync, chmodSync, mkdtempSync, readFileSync, rmSync, truncateS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { runMain } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'witness-bounded-'));
 const GB = 1024 * 1024 * 1024;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function cli(...argv: string[]) {
-  const io = memoryIo(dir);
-  const code = await runMain(argv, io);
-  return { code, out: io.out, err: io.err };
-}
+const cli = (...argv: string[]) => runCli(argv, dir);
 
 /** A sparse file of `size` bytes beginning with `head`, then `tail` appended. */
 function sparse(name: string, head: string, size: number, tail = ''): string {

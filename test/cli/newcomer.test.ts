@@ -4,15 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closestName } from '../../src/core/did-you-mean.js';
-import { memoryIo } from '../../src/cli/io.js';
-import { runMain } from '../../src/cli/main.js';
 import { VERSION } from '../../src/cli/version.js';
+import { runCli } from '../support/cli.js';
 
-async function cli(cwd: string, ...argv: string[]) {
-  const io = memoryIo(cwd);
-  const code = await runMain(argv, io);
-  return { code, out: io.out, err: io.err };
-}
+const cli = (cwd: string, ...argv: string[]) => runCli(argv, cwd);
 const cwd = mkdtempSync(join(tmpdir(), 'witness-newcomer-'));
 
 describe('first commands', () => {

@@ -8,14 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { runMain } from '../../src/cli/main.js';
-
-async function cli(args: string[], cwd: string) {
-  const io = memoryIo(cwd);
-  const code = await runMain(args, io);
-  return { code, out: io.out, err: io.err };
-}
+import { runCli as cli } from '../support/cli.js';
 
 /** `clean/r.jsonl` is one sweep; `mixed/r.jsonl` the same with every line twice, another experiment's runs and a second seed's. */
 let dir: string;

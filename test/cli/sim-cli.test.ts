@@ -3,17 +3,12 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { runMain } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'witness-cli-'));
 const root = join(import.meta.dirname, '..', '..');
 
-async function cli(args: string[], cwd = tempDir()) {
-  const io = memoryIo(cwd);
-  const code = await runMain(args, io);
-  return { code, out: io.out, err: io.err, cwd };
-}
+const cli = async (args: string[], cwd = tempDir()) => ({ ...(await runCli(args, cwd)), cwd });
 
 describe('witness sim', () => {
   it('runs the smoke preset by default, prints the table and says where the results are', async () => {

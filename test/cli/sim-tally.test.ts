@@ -9,8 +9,6 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { runMain } from '../../src/cli/main.js';
 import { readKeyFile } from '../../src/attest/keys.js';
 import { lazyPlan } from '../../src/sim/experiment/plan.js';
 import { preset } from '../../src/sim/experiment/presets.js';
@@ -18,14 +16,9 @@ import { recordsOf } from '../../src/sim/experiment/results-stream.js';
 import { runExperiment } from '../../src/sim/experiment/run.js';
 import { parseExperiment } from '../../src/sim/experiment/schema.js';
 import { summarizeCells } from '../../src/sim/stats.js';
+import { runCli as cli } from '../support/cli.js';
 
 const SWEEP = ['sim', '--preset', 'smoke', '--runs', '4', '--quiet', '--json', '--out', 'r.jsonl'];
-
-async function cli(args: string[], cwd: string) {
-  const io = memoryIo(cwd);
-  const code = await runMain(args, io);
-  return { code, out: io.out, err: io.err };
-}
 
 /** The cells as a read of the file gives them: the valid records of this plan, each once, in file order. */
 function readBack(path: string) {

@@ -3,8 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { runMain } from '../../src/cli/main.js';
 import { OpenAiCompatibleBackend } from '../../src/llm/openai-compatible.js';
 import { renderHtmlReport } from '../../src/report/html.js';
 import { LlmMetricsAccumulator, renderLlmTable } from '../../src/report/llm-metrics.js';
@@ -14,6 +12,7 @@ import { runExperiment } from '../../src/sim/experiment/run.js';
 import { parseExperiment } from '../../src/sim/experiment/schema.js';
 import { loadPromptPack } from '../../src/sim/prompts/pack.js';
 import { type ScriptedServer, startScriptedServer } from '../llm/scripted-server.js';
+import { runCli } from '../support/cli.js';
 
 let server: ScriptedServer;
 let records: RunRecord[];
@@ -48,11 +47,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function cli(args: string[]) {
-  const io = memoryIo(dir);
-  const code = await runMain(args, io);
-  return { code, out: io.out, err: io.err };
-}
+const cli = (args: string[]) => runCli(args, dir);
 
 const sum = (rs: readonly RunRecord[], f: (r: RunRecord) => number) => rs.reduce((s, r) => s + f(r), 0);
 

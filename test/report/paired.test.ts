@@ -8,16 +8,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { runMain } from '../../src/cli/main.js';
 import type { RunRecord } from '../../src/sim/experiment/record.js';
 import { newcombePairedInterval } from '../../src/sim/paired-interval.js';
-
-async function cli(args: string[], cwd: string) {
-  const io = memoryIo(cwd);
-  const code = await runMain(args, io);
-  return { code, out: io.out, err: io.err };
-}
+import { runCli as cli } from '../support/cli.js';
 
 interface Paired {
   base: string;

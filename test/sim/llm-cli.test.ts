@@ -3,19 +3,14 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { runMain } from '../../src/cli/main.js';
 import { DEFAULT_PACK_DIR } from '../../src/sim/prompts/pack.js';
 import { requestStage, type ScriptedServer, startScriptedServer } from '../llm/scripted-server.js';
+import { runCli } from '../support/cli.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'witness-llm-cli-'));
 const root = join(import.meta.dirname, '..', '..');
 
-async function cli(args: string[], cwd = tempDir()) {
-  const io = memoryIo(cwd);
-  const code = await runMain(args, io);
-  return { code, out: io.out, err: io.err, cwd };
-}
+const cli = async (args: string[], cwd = tempDir()) => ({ ...(await runCli(args, cwd)), cwd });
 
 const servers: ScriptedServer[] = [];
 afterEach(async () => {

@@ -10,24 +10,17 @@ import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from '
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { runMain } from '../../src/cli/main.js';
 import { lockFile } from '../../src/core/file-lock.js';
 import { preset } from '../../src/sim/experiment/presets.js';
 import { runExperiment } from '../../src/sim/experiment/run.js';
 import { parseExperiment } from '../../src/sim/experiment/schema.js';
 import { startScriptedServer } from '../llm/scripted-server.js';
+import { runCli as cli } from '../support/cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const MAIN = join(ROOT, 'src/cli/main.ts');
 /** 120,000 planned runs: minutes of play, so the spawned sweep is still writing while the test runs. */
 const LONG = ['sim', '--preset', 'paper-benign', '--runs', '20000', '--quiet'];
-
-async function cli(args: string[], cwd: string) {
-  const io = memoryIo(cwd);
-  const code = await runMain(args, io);
-  return { code, out: io.out, err: io.err };
-}
 
 const children: ChildProcess[] = [];
 afterEach(() => {

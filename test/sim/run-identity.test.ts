@@ -10,20 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { runMain } from '../../src/cli/main.js';
 import { expandCells, lazyPlan } from '../../src/sim/experiment/plan.js';
 import { preset } from '../../src/sim/experiment/presets.js';
 import type { RunRecord } from '../../src/sim/experiment/record.js';
 import { runExperiment } from '../../src/sim/experiment/run.js';
 import { parseExperiment } from '../../src/sim/experiment/schema.js';
 import { type ScriptedServer, startScriptedServer } from '../llm/scripted-server.js';
-
-async function cli(args: string[], cwd: string) {
-  const io = memoryIo(cwd);
-  const code = await runMain(args, io);
-  return { code, out: io.out, err: io.err };
-}
+import { runCli as cli } from '../support/cli.js';
 
 /** The remedy preset's first vote cell with b = 0, run 0, as the version before paired seeds planned it. */
 const VOTE_B0 = { id: 'r-de49f4c27c79dfcf', seed: 105345061915863 };

@@ -7,15 +7,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { runMain } from '../../src/cli/main.js';
 import { resolveShard } from '../../src/sim/experiment/shard-env.js';
-
-async function cli(args: string[], cwd: string) {
-  const io = memoryIo(cwd);
-  const code = await runMain(args, io);
-  return { code, out: io.out, err: io.err };
-}
+import { runCli as cli } from '../support/cli.js';
 
 describe('--shard auto', () => {
   it('reads a Kubernetes Indexed Job (0-based JOB_COMPLETION_INDEX, count passed as auto/N)', () => {
