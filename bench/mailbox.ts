@@ -35,7 +35,7 @@
  * call-log line are fsynced (group commit shares an fsync between concurrent sends).
  *
  * Run: npx tsx bench/mailbox.ts [--sends N] [--warm-up N] [--stores jsonl,postgres] [--witness-rows]
- *      (defaults 4000 and 2000 per row, both stores; PostgreSQL at $WITNESS_TEST_DATABASE_URL or postgres:///postgres)
+ *      (defaults 4000 and 2000 per row, JSONL and PostgreSQL; PostgreSQL at $WITNESS_TEST_DATABASE_URL or postgres:///postgres)
  */
 import { closeSync, existsSync, fsyncSync, mkdtempSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { request } from 'node:http';

@@ -59,7 +59,7 @@ export class MemoryNonceStore implements NonceStore {
   }
 }
 
-// The slice of better-sqlite3 we use (it ships no types and @types is not installed).
+// The slice of better-sqlite3 the nonce store uses, typed here so attest needs no import of the package's types (it is loaded through require).
 interface _Statement {
   run(...params: unknown[]): { changes: number };
 }

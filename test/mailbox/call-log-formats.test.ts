@@ -1,5 +1,5 @@
 /**
- * Both call-log line formats verify, in both stores and with both kinds of key:
+ * Both call-log line formats verify, in the JSONL and SQLite stores and with both kinds of key:
  * mailboxes written before the call log moved onto attest's signer (format v1 lines,
  * the mailbox's own key-file format; test/fixtures/mailbox-v1, made by make.ts with
  * the code of e59f402) and mailboxes written now (v2, domain-tagged), each through the

@@ -1,6 +1,6 @@
 /**
  * Disk full: a mailbox on a small tmpfs that another program has
- * filled. With 1 and 8 sends in flight, on both stores, every acknowledged send must
+ * filled. With 1 and 8 sends in flight, on the JSONL and SQLite stores (the ones on this disk), every acknowledged send must
  * be in its inbox, every other send must fail with a clear IO error, the store must
  * be left as it was before the failed commit (verify clean), and once space is freed
  * sends work again.

@@ -2,7 +2,7 @@
  * The issue-13 property, checked with fast-check (seed printed; replay with
  * FC_SEED=…): random interleavings of sends (several in flight), reads, waits,
  * SIGKILLs of the real HTTP server process in the middle of a burst of sends, and a
- * full disk (a tmpfs filled by another file, then freed), on both stores. Every run
+ * full disk (a tmpfs filled by another file, then freed), on the JSONL and SQLite stores. Every run
  * meets the full disk at least once, not only by chance: each sequence holds one
  * `flood` (fill the disk, then send until a send is refused for it), and the run
  * asserts that a send was refused for a full disk. After recovery, every

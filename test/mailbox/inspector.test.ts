@@ -43,7 +43,7 @@ function inspector(args: string[]): Record<string, unknown> {
 const serve = (dir: string, agent: string) => [...witnessCommand(), 'mailbox', 'serve', '--dir', dir, '--agent', agent];
 
 describe.skipIf(missing !== undefined)('MCP Inspector CLI', () => {
-  it('lists the five tools with their schemas over stdio', async () => {
+  it('lists the seven tools with their schemas over stdio', async () => {
     const mb = await makeMailbox(['alice', 'bob']);
     const out = inspector([...serve(mb.dir, 'alice'), '--method', 'tools/list']) as {
       tools: Array<{ name: string; outputSchema?: unknown }>;

@@ -1,7 +1,7 @@
 /**
  * `witness mailbox tail` reads a page at a time: an inbox holding
  * damaged records and a 600 MB line (sparse: no disk space) is followed without
- * failing, showing every real message once, in both stores' ways of following.
+ * failing, showing every real message once, in the JSONL and SQLite stores' ways of following.
  */
 import { appendFileSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';

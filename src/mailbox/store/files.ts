@@ -85,7 +85,7 @@ function _assertRealFolder(dir: string, rel: string): void {
   }
 }
 
-/** The one refusal of a mailbox file that is a link or not a regular file (both stores). */
+/** The one refusal of a mailbox file that is a link or not a regular file (the JSONL and SQLite stores). */
 export function notRegularFile(path: string, what: string): WitnessError {
   return new WitnessError(
     'IO',

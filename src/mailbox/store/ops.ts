@@ -1,6 +1,6 @@
 /**
  * @module
- * The logic both stores share, independent of where bytes go: checking a send
+ * The logic every store shares, independent of where bytes go: checking a send
  * (known recipient, idempotency key), building the message and the call entries,
  * and reading a stored message back (strictly: a damaged record is skipped, never
  * fatal).

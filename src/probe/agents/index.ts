@@ -135,7 +135,7 @@ async function _shadow(ctx: ProbeContext, task: AgentTask, calls: string[]): Pro
 }
 
 /**
- * Issue 17: a runtime with its own agent-team messaging. It finds the peer with its
+ * A runtime with its own agent-team messaging. It finds the peer with its
  * built-in ListAgents and sends with its built-in SendMessage, which answers
  * success; nothing reaches the mailbox. Reading has no built-in, so that goes
  * through the server like the reference agent.
