@@ -23,7 +23,7 @@ import { type FrontRequest, JSON_RPC_ERRORS, serveFront } from '../core/http-fro
 import { requestLimit, sendJsonRpcError } from '../core/http-server.js';
 import { VERSION } from '../core/version.js';
 import { answerPost, checkPost, checkProtocolVersion, closedEarly, HttpSession } from '../mailbox/http-session.js';
-import { answerModern, eraOf, pooled } from '../mailbox/modern-http.js';
+import { answerModern, isLegacy, pooled } from '../mailbox/modern-http.js';
 import type { ToolServer as McpToolServer } from '../mailbox/tools/index.js';
 import { routeToolCalls, type ToolRoute } from '../mailbox/tools/route.js';
 import { routeModernToolCalls } from '../mailbox/tools/route-modern.js';
@@ -142,7 +142,7 @@ async function _route(
   if (!read) return;
   const { bytes, value: body } = read;
   // MCP 2026-07-28 (stateless by design) goes to the 2.x SDK's handler, by its own classifier.
-  if (eraOf(req.headers, body).kind !== 'legacy') return answerModern(modern, req, res, bytes, body);
+  if (!isLegacy(req.headers, body)) return answerModern(modern, req, res, bytes, body);
   const post = checkPost(req.headers, body);
   if ('status' in post) return sendJsonRpcError(res, post.status, post.code, post.message);
   const version = post.initialize ? undefined : checkProtocolVersion(req.headers);

@@ -12,10 +12,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isWitnessError } from '../core/errors.js';
 import { type FrontRequest, type HttpFront, JSON_RPC_ERRORS, serveFront } from '../core/http-front.js';
-import { requestLimit, sendJson, sendJsonRpcError } from '../core/http-server.js';
+import { requestLimit, sendJsonRpcError } from '../core/http-server.js';
 import { tokenHash } from './config.js';
 import { answerPost, checkPost, checkProtocolVersion, closedEarly, HttpSession, type Post } from './http-session.js';
-import { eraOf, ModernMailbox } from './modern-http.js';
+import { isLegacy, ModernMailbox } from './modern-http.js';
 import { createMailboxServer, type MailboxRuntime } from './server.js';
 
 export interface HttpOptions {
@@ -128,14 +128,8 @@ async function _route(front: _Front, req: Req, res: Res, request: FrontRequest):
     const read = await request.json();
     if (!read) return;
     body = read.value;
-    const era = eraOf(req.headers, body);
-    if (era.kind === 'modern') return front.modern.answer(agent, req, res, read.bytes, body);
-    if (era.kind === 'reject')
-      return sendJson(res, era.status, {
-        jsonrpc: '2.0',
-        id: _idOf(body),
-        error: { code: era.code, message: era.message, ...(era.data !== undefined ? { data: era.data } : {}) },
-      });
+    // MCP 2026-07-28, or a request claiming it: the SDK's handler answers or refuses it.
+    if (!isLegacy(req.headers, body)) return front.modern.answer(agent, req, res, read.bytes, body);
   }
   await _handle(front.runtime, front.sessions, agent, req, res, body);
 }
@@ -248,9 +242,3 @@ async function _authenticate(runtime: MailboxRuntime, req: Req): Promise<string 
 
 const _jsonRpcError = (res: Res, status: number, code: number, message: string): void =>
   sendJsonRpcError(res, status, code, message);
-
-/** The id of a JSON-RPC request, for its error answer; null when it has none. */
-function _idOf(body: unknown): string | number | null {
-  const id = (body as { id?: unknown } | null)?.id;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
-}

@@ -24,44 +24,37 @@ import {
   createMcpHandler,
   InMemoryServerEventBus,
   type McpHttpHandler,
+  type McpServer as ModernMcpServer,
   type ServerEvent,
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
 import { INBOX_URI, watchInbox } from './push.js';
-import { modernSessionEvents, sessionLogger } from './session-log.js';
-import type { McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
+import { modernSessionEvents, sessionLogger, type WireWatcher } from './session-log.js';
 import { createModernMailboxServer, type MailboxRuntime } from './server.js';
 
-/** How a POST's era was decided: served here, served by the 2025 session code, or refused as the SDK would. */
-export type Era =
-  | { kind: 'modern' }
-  | { kind: 'legacy' }
-  | { kind: 'reject'; status: number; code: number; message: string; data?: unknown };
-
-/** The era of a POST with JSON body `body`, by the SDK's classifier. */
-export function eraOf(headers: IncomingMessage['headers'], body: unknown): Era {
+/**
+ * Whether a POST with JSON body `body` is MCP 2025-11-25, by the SDK's classifier. Any
+ * other request claims 2026-07-28 — a valid one or one whose envelope or headers are
+ * wrong — and is the SDK's handler's to answer or refuse, with the revision's codes.
+ */
+export function isLegacy(headers: IncomingMessage['headers'], body: unknown): boolean {
   const header = (name: string) => (typeof headers[name] === 'string' ? (headers[name] as string) : undefined);
-  const outcome = classifyInboundRequest({
-    httpMethod: 'POST',
-    ...(header('mcp-protocol-version') !== undefined ? { protocolVersionHeader: header('mcp-protocol-version') } : {}),
-    ...(header('mcp-method') !== undefined ? { mcpMethodHeader: header('mcp-method') } : {}),
-    ...(header('mcp-name') !== undefined ? { mcpNameHeader: header('mcp-name') } : {}),
-    body,
-  });
-  if (outcome.kind === 'modern') return { kind: 'modern' };
-  if (outcome.kind === 'legacy') return { kind: 'legacy' };
-  return {
-    kind: 'reject',
-    status: outcome.httpStatus,
-    code: outcome.code,
-    message: outcome.message,
-    ...(outcome.data !== undefined ? { data: outcome.data } : {}),
-  };
+  return (
+    classifyInboundRequest({
+      httpMethod: 'POST',
+      ...(header('mcp-protocol-version') !== undefined
+        ? { protocolVersionHeader: header('mcp-protocol-version') }
+        : {}),
+      ...(header('mcp-method') !== undefined ? { mcpMethodHeader: header('mcp-method') } : {}),
+      ...(header('mcp-name') !== undefined ? { mcpNameHeader: header('mcp-name') } : {}),
+      body,
+    }).kind === 'legacy'
+  );
 }
 
 /** The 2026-07-28 side of one mailbox HTTP server: a handler per agent, made when the agent first calls. */
 export class ModernMailbox {
-  readonly #handlers = new Map<string, McpHttpHandler>();
+  readonly #agents = new Map<string, { handler: McpHttpHandler; log: WireWatcher | undefined }>();
 
   constructor(
     private readonly runtime: MailboxRuntime,
@@ -70,32 +63,34 @@ export class ModernMailbox {
 
   /** Answers one authenticated 2026 POST as `agent`; the body was read and parsed by the caller. */
   answer(agent: string, req: IncomingMessage, res: ServerResponse, bytes: Buffer, body: unknown): Promise<void> {
-    if (this.runtime.sessionLog) modernSessionEvents(sessionLogger(this.runtime.sessionLog, agent)).inbound(body);
-    return answerModern(this.#handler(agent), req, res, bytes, body);
+    const { handler, log } = this.#agent(agent);
+    log?.inbound(body);
+    return answerModern(handler, req, res, bytes, body);
   }
 
   async close(): Promise<void> {
-    const handlers = [...this.#handlers.values()];
-    this.#handlers.clear();
-    await Promise.all(handlers.map((h) => h.close()));
+    const agents = [...this.#agents.values()];
+    this.#agents.clear();
+    await Promise.all(agents.map((a) => a.handler.close()));
   }
 
-  #handler(agent: string): McpHttpHandler {
-    let handler = this.#handlers.get(agent);
-    if (!handler) {
+  #agent(agent: string): { handler: McpHttpHandler; log: WireWatcher | undefined } {
+    let entry = this.#agents.get(agent);
+    if (!entry) {
       const ctx = { ...this.runtime, agent, closing: this.runtime.closing.signal };
-      const log = this.runtime.sessionLog ? sessionLogger(this.runtime.sessionLog, agent) : undefined;
+      const logger = this.runtime.sessionLog ? sessionLogger(this.runtime.sessionLog, agent) : undefined;
       const bus = new _InboxBus(
         (onChange) => watchInbox(ctx, onChange),
-        () => log?.({ event: 'resource_updated', uri: INBOX_URI }),
+        () => logger?.({ event: 'resource_updated', uri: INBOX_URI }),
       );
-      handler = createMcpHandler(
+      const handler = createMcpHandler(
         pooled(() => createModernMailboxServer(this.runtime, agent)),
         { legacy: 'reject', bus, maxRequestBodySize: this.maxRequestBytes },
       );
-      this.#handlers.set(agent, handler);
+      entry = { handler, log: logger ? modernSessionEvents(logger) : undefined };
+      this.#agents.set(agent, entry);
     }
-    return handler;
+    return entry;
   }
 }
 

@@ -21,7 +21,7 @@ import {
   type JSONRPCMessage,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import { eraOf } from './modern-http.js';
+import { isLegacy } from './modern-http.js';
 import { INBOX_URI, watchInbox } from './push.js';
 import { assertRegistered, createMailboxServer, createModernMailboxServer, type MailboxRuntime } from './server.js';
 import { modernSessionEvents, sessionLogger, type WireWatcher } from './session-log.js';
@@ -62,7 +62,7 @@ export async function serveStdio(runtime: MailboxRuntime, agent: string): Promis
   // A message that claims 2026-07-28 with a broken envelope is the 2.x entry's to refuse, as on HTTP.
   // Claude Code's channel (`--channel`) is a 2025-era session notification: a server
   // started for it stays in that era, and a 2026 client's probe falls back to initialize.
-  const modern = first !== undefined && !runtime.channel && eraOf({}, first).kind !== 'legacy';
+  const modern = first !== undefined && !runtime.channel && !isLegacy({}, first);
   const stop = modern ? _serveModern(runtime, agent, line) : await _serveLegacy(runtime, agent, line);
   await closed;
   runtime.closing.abort();

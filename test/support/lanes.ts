@@ -12,7 +12,7 @@
  * exactly one lane.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /** What, in a test's source or its helpers', means it leaves the process. */
 export const E2E_MARKERS: ReadonlyArray<[RegExp, string]> = [
@@ -36,6 +36,8 @@ export const E2E_FILES: Readonly<Record<string, string>> = {
 };
 
 const _SELF = resolve(import.meta.dirname, 'lanes.ts');
+/** The test folder: only helpers in it are followed. */
+const _TESTS = resolve(import.meta.dirname, '..');
 
 export interface Lanes {
   unit: string[];
@@ -73,7 +75,7 @@ function _why(path: string, cache: Map<string, string | undefined>, seen: Set<st
     if (why) break;
     const target = resolve(dirname(path), spec[1]!.replace(/\.js$/, '.ts'));
     // Only test helpers: what src/ does is not a test's lane (E2E_FILES names those).
-    if (!target.includes(`${join('test', '')}`) || target.includes(`${join('', 'src', '')}`)) continue;
+    if (!target.startsWith(`${_TESTS}${sep}`)) continue;
     const helper = _why(target, cache, seen);
     if (helper) why = `${helper} (through ${relative(dirname(path), target)})`;
   }
