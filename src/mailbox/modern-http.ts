@@ -65,7 +65,15 @@ export class ModernMailbox {
   answer(agent: string, req: IncomingMessage, res: ServerResponse, bytes: Buffer, body: unknown): Promise<void> {
     const { handler, log } = this.#agent(agent);
     log?.inbound(body);
-    return answerModern(handler, req, res, bytes, body);
+    const id = (body as { id?: unknown } | null)?.id;
+    return answerModern(
+      handler,
+      req,
+      res,
+      bytes,
+      body,
+      log && ((status, error) => log.answered(id, status === 200 && !error)),
+    );
   }
 
   async close(): Promise<void> {
@@ -79,10 +87,9 @@ export class ModernMailbox {
     if (!entry) {
       const ctx = { ...this.runtime, agent, closing: this.runtime.closing.signal };
       const logger = this.runtime.sessionLog ? sessionLogger(this.runtime.sessionLog, agent) : undefined;
-      const bus = new _InboxBus(
-        (onChange) => watchInbox(ctx, onChange),
-        () => logger?.({ event: 'resource_updated', uri: INBOX_URI }),
-      );
+      // No resource_updated is logged here: the SDK's listen router, not this server,
+      // decides which streams a notice goes down, so it is not known to have been sent.
+      const bus = new _InboxBus((onChange) => watchInbox(ctx, onChange));
       const handler = createMcpHandler(
         pooled(() => createModernMailboxServer(this.runtime, agent)),
         { legacy: 'reject', bus, maxRequestBodySize: this.maxRequestBytes },
@@ -132,11 +139,7 @@ class _InboxBus implements ServerEventBus {
   #listeners = 0;
   #stop: (() => void) | undefined;
 
-  constructor(
-    private readonly watch: (onChange: () => Promise<void>) => () => void,
-    /** Told of each inbox notice handed to the open listen streams (the session log's resource_updated). */
-    private readonly noticed: () => void = () => undefined,
-  ) {}
+  constructor(private readonly watch: (onChange: () => Promise<void>) => () => void) {}
 
   publish(event: ServerEvent): void {
     this.#bus.publish(event);
@@ -145,10 +148,7 @@ class _InboxBus implements ServerEventBus {
   subscribe(listener: (event: ServerEvent) => void): () => void {
     const off = this.#bus.subscribe(listener);
     if (this.#listeners++ === 0) {
-      this.#stop = this.watch(async () => {
-        this.#bus.publish({ kind: 'resource_updated', uri: INBOX_URI });
-        this.noticed();
-      });
+      this.#stop = this.watch(async () => this.#bus.publish({ kind: 'resource_updated', uri: INBOX_URI }));
     }
     let subscribed = true;
     return () => {
@@ -170,6 +170,8 @@ export async function answerModern(
   res: ServerResponse,
   bytes: Buffer,
   body: unknown,
+  /** Told how the request was answered (the session log of a server/discover); JSON answers only. */
+  onAnswer?: (status: number, error: boolean) => void,
 ): Promise<void> {
   const gone = new AbortController();
   res.once('close', () => gone.abort());
@@ -179,7 +181,20 @@ export async function answerModern(
     body: bytes,
     signal: gone.signal,
   });
-  await _send(await handler.fetch(request, { parsedBody: body }), res);
+  const response = await handler.fetch(request, { parsedBody: body });
+  if (onAnswer && (response.headers.get('content-type') ?? '').startsWith('application/json'))
+    onAnswer(response.status, await _isError(response.clone()));
+  await _send(response, res);
+}
+
+/** Whether a JSON answer is a JSON-RPC error (or not JSON-RPC at all). */
+async function _isError(response: Response): Promise<boolean> {
+  try {
+    const value = (await response.json()) as { error?: unknown; result?: unknown } | null;
+    return value?.error !== undefined || value?.result === undefined;
+  } catch {
+    return true;
+  }
 }
 
 function _headers(headers: IncomingMessage['headers']): Headers {

@@ -62,27 +62,50 @@ function discoverEvent(message: unknown): SessionEvent | undefined {
 export interface WireWatcher {
   inbound(message: unknown): void;
   outbound(message: unknown): void;
+  /** The answer to request `id` went out: `ok` when it was a result, not an error. */
+  answered(id: unknown, ok: boolean): void;
 }
 
 /**
- * The session log of a 2026-07-28 stdio connection, read off the wire: its
- * `server/discover`, each `subscriptions/listen` that names mailbox://inbox (the
- * revision's subscribe), and each `notifications/resources/updated` once the line took
- * it (a notice on a listen stream: the entry sends none that nothing asked for).
+ * The session log of a 2026-07-28 connection, read off the wire: its `server/discover`
+ * once the server answered it with a result (a version it does not serve is answered
+ * with an error and never logged as negotiated), each `subscriptions/listen` that names
+ * mailbox://inbox (the revision's subscribe), and, on stdio, each
+ * `notifications/resources/updated` once the line took it (a notice on a listen stream:
+ * the entry sends none that nothing asked for).
  */
 export function modernSessionEvents(log: (event: SessionEvent) => void): WireWatcher {
+  const discovering = new Map<unknown, SessionEvent>();
+  const answered = (id: unknown, ok: boolean) => {
+    const event = discovering.get(id);
+    if (!event) return;
+    discovering.delete(id);
+    if (ok) log(event);
+  };
   return {
     inbound(message) {
       const discovered = discoverEvent(message);
-      if (discovered) return log(discovered);
+      if (discovered) {
+        discovering.set((message as { id?: unknown }).id, discovered);
+        return;
+      }
       const uri = _listenedInbox(message);
       if (uri) log({ event: 'subscribe', uri });
     },
     outbound(message) {
-      const m = message as { method?: unknown; params?: { uri?: unknown } } | null;
+      const m = message as {
+        id?: unknown;
+        method?: unknown;
+        params?: { uri?: unknown };
+        result?: unknown;
+        error?: unknown;
+      } | null;
       if (m?.method === 'notifications/resources/updated' && typeof m.params?.uri === 'string')
         log({ event: 'resource_updated', uri: m.params.uri });
+      else if (m && m.method === undefined && 'id' in m)
+        answered(m.id, m.result !== undefined && m.error === undefined);
     },
+    answered,
   };
 }
 
