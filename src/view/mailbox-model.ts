@@ -26,6 +26,13 @@ import { listWitnessed } from '../mailbox/witnessed.js';
 export const MAX_SHOWN_MESSAGES = 5000;
 /** Messages read from the follower per poll (tail's page). */
 const PER_POLL = 1000;
+/**
+ * How long a new message with no send receipt read yet is held back from the page. A
+ * store writes the inbox line before the receipt that acknowledges it, so a poll can
+ * fall between the two: shown at once, an honest send would read "no genuine send
+ * receipt" for a moment. Past this, it is shown as it is.
+ */
+const RECEIPT_GRACE_MS = 2000;
 
 export interface MailboxMessage extends Message {
   /** The state `message_status` derives; null when no genuine send receipt stores it. */
@@ -73,6 +80,8 @@ export interface MailboxFeedOptions {
 
 export class MailboxFeed {
   readonly #messages = new Map<string, MailboxMessage>();
+  /** New messages not yet shown, with when they were first read (RECEIPT_GRACE_MS). */
+  readonly #held = new Map<string, { message: Message; since: number }>();
   readonly #listeners = new Set<(u: MailboxUpdate) => void>();
   #older = 0;
   #verify!: MailboxSnapshot['verify'];
@@ -159,14 +168,19 @@ export class MailboxFeed {
     }
     const read = await this.log.read();
     const grew = read.leaves.length > 0 || read.rewound;
-    if (!first && fresh.length === 0 && !grew) return;
-    for (const m of fresh.sort((a, b) => a.sent_at.localeCompare(b.sent_at)))
+    if (!first && fresh.length === 0 && !grew && this.#held.size === 0) return;
+    const now = Date.now();
+    for (const m of fresh) this.#held.set(m.id, { message: m, since: now });
+    const candidates = [...this.#held.values()].map((h) => h.message);
+    for (const m of candidates.sort((a, b) => a.sent_at.localeCompare(b.sent_at)))
       this.#messages.set(m.id, { ...m, status: null });
+    const changed = (await this.#statuses(new Set(candidates.map((m) => m.id)))).filter((m) =>
+      this.#show(m, first, now),
+    );
     while (this.#messages.size > MAX_SHOWN_MESSAGES) {
       this.#messages.delete(this.#messages.keys().next().value as string);
       this.#older++;
     }
-    const changed = await this.#statuses(new Set(fresh.map((m) => m.id)));
     if (first || grew) {
       this.#verify = await this.#verdict();
       this.#witnessed = await this.#witnesses();
@@ -178,6 +192,22 @@ export class MailboxFeed {
       ...(grew ? { verify: this.#verify, witnessed: this.#witnessed } : {}),
     };
     for (const l of this.#listeners) l(update);
+  }
+
+  /**
+   * Whether a message just read goes to the page now: yes once its send receipt is read,
+   * on the first read (a snapshot shows what is there), or once RECEIPT_GRACE_MS has
+   * passed; otherwise it is held back for the next poll.
+   */
+  #show(m: MailboxMessage, first: boolean, now: number): boolean {
+    const held = this.#held.get(m.id);
+    if (!held) return true;
+    if (m.status === null && !first && now - held.since < RECEIPT_GRACE_MS) {
+      this.#messages.delete(m.id);
+      return false;
+    }
+    this.#held.delete(m.id);
+    return true;
   }
 
   /**
