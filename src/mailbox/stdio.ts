@@ -185,8 +185,14 @@ class _ReplayTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
+    // An answer is watched once the server has made it, before it is written: the 2.x
+    // SDK's stdio client probes with server/discover on a sibling process and kills that
+    // process as soon as it reads the answer, so after the write may be too late. A
+    // notification is watched once the line took it (the session log says it was sent).
+    const answer = !('method' in message);
+    if (answer) this.#watcher?.outbound(message);
     await this.wire.send(message);
-    this.#watcher?.outbound(message);
+    if (!answer) this.#watcher?.outbound(message);
   }
 
   close(): Promise<void> {

@@ -26,7 +26,7 @@ describe('the AI SDK MCP client (@ai-sdk/mcp) on the mailbox', () => {
 
   /** Calls `name` through the tool object the AI SDK would hand to a model; its structured result. */
   async function run<T>(client: MCPClient, name: string, args: Record<string, unknown> = {}): Promise<T> {
-    const tools = (await client.tools()) as Record<string, Executable>;
+    const tools = (await client.tools()) as unknown as Record<string, Executable>;
     const tool = tools[name];
     if (!tool?.execute) throw new Error(`the AI SDK lists no executable tool ${name}`);
     const result = (await tool.execute(args, { toolCallId: `call-${name}`, messages: [] })) as ToolResult;
