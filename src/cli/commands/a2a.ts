@@ -13,7 +13,12 @@ import type { ServerAccessOptions } from '../../a2a/access.js';
 import { type AgentBackend, DEFAULT_AGENT_MAX_REQUEST_BYTES, policyBackend, serveChildAgent } from '../../a2a/agent.js';
 import { embeddedBackend, openAiCompatibleBackend } from '../../a2a/llm-backend.js';
 import { fetchAgentCard, parseCardText, verifyAgentCard } from '../../a2a/card.js';
-import { CosignService, DEFAULT_COSIGNER_MAX_REQUEST_BYTES, serveCosigner } from '../../a2a/cosigner.js';
+import {
+  CosignService,
+  DEFAULT_COSIGNER_MAX_REQUEST_BYTES,
+  readAdminTokenFile,
+  serveCosigner,
+} from '../../a2a/cosigner.js';
 import { formatE12Summary, runE12 } from '../../a2a/e12.js';
 import { DEFAULT_TOOL_MAX_REQUEST_BYTES, serveEvidenceTool } from '../../a2a/tool-server.js';
 import { readNamedFile } from '../../attest/files.js';
@@ -274,13 +279,7 @@ function _adminToken(ctx: CliContext, path: string): string {
         );
     }
   }
-  const token = readNamedFile(path, 'admin token file').toString('utf8').trim();
-  if (!/^[\x21-\x7e]{16,256}$/.test(token))
-    throw new WitnessError(
-      'USAGE',
-      `The admin token file ${path} must hold one token of 16–256 printable characters without spaces.`,
-    );
-  return token;
+  return readAdminTokenFile(path);
 }
 
 function _tool(ctx: CliContext): Command {
