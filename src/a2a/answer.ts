@@ -16,9 +16,10 @@ import { artifactBytes } from './artifact.js';
 import { type Condition, ERROR_KEY, EVIDENCE_KEY } from './metadata.js';
 
 const _Metadata = z.record(z.string(), z.unknown());
+// A2A v1.0 JSON leaves out empty lists and strings (the SDK's toJSON does): absent is empty.
 const WireMessageSchema = z.looseObject({
   messageId: z.string(),
-  parts: z.array(z.unknown()),
+  parts: z.array(z.unknown()).default([]),
   metadata: _Metadata.optional(),
 });
 const WireArtifactSchema = z.looseObject({

@@ -69,10 +69,12 @@ export type DelegationRecord = z.infer<typeof DelegationRecordSchema>;
 
 /** The JSON Schema of a delegation record (docs/schemas/a2a-delegation.schema.json, `npm run schemas`). */
 export function delegationRecordJsonSchema(): Record<string, unknown> {
+  const { $schema, ...schema } = z.toJSONSchema(DelegationRecordSchema);
   return {
-    ...z.toJSONSchema(DelegationRecordSchema),
+    $schema,
     $id: 'https://agent-witness.dev/schemas/a2a-delegation.schema.json',
     title: 'Witness A2A delegation record',
+    ...schema,
   };
 }
 
