@@ -1,6 +1,6 @@
 /**
  * @module
- * The parent's check of a child's answer (docs/a2a.md, "What the parent checks"), read
+ * The parent's check of a child's answer (docs/a2a.md §4.1), read
  * from its A2A v1.0 JSON: a Message whose one text part is the released output, or a
  * Task that completed with artifacts, each released over `artifactBytes` (artifact.ts).
  * Beyond attest's verifier, every evidence path must start at the task receipt this

@@ -1,6 +1,6 @@
 /**
  * @module
- * The bytes a receipt covers for one A2A Artifact (docs/a2a.md, "Tasks and artifacts").
+ * The bytes a receipt covers for one A2A Artifact (docs/a2a.md §4.1).
  * A child that answers with a Task releases each artifact through the release signer
  * over these bytes, and a parent recomputes them from the artifact it received: the
  * UTF-8 of the RFC 8785 form of `{v, type, task_id, context_id, artifact_id, parts}`,

@@ -84,7 +84,7 @@ export function sendCommand(ctx: CliContext): Command {
       const adminToken = o.adminTokenFile ? readAdminTokenFile(resolvePath(ctx, o.adminTokenFile)) : undefined;
       const nonceStore = o.nonces ? await openNoncesOption(ctx, o.nonces) : undefined;
       const stop = stopOnSignal();
-      let streamed = false;
+      let streamed: string | undefined; // the last chunk printed
       let result: SendResult;
       try {
         result = await sendTask(url, text, {
@@ -99,7 +99,7 @@ export function sendCommand(ctx: CliContext): Command {
             ? {
                 stream: true,
                 onText: (chunk: string) => {
-                  streamed = true;
+                  if (chunk !== '') streamed = chunk;
                   ctx.io.stdout(chunk);
                 },
               }
@@ -153,10 +153,15 @@ function _checkedConstruction(url: string, text: string, o: SendCliOptions): Con
   return construction;
 }
 
+/** Text ending with a newline. */
+function _line(text: string): string {
+  return text.endsWith('\n') ? text : `${text}\n`;
+}
+
 function _print(
   ctx: CliContext,
   result: SendResult,
-  how: { construction: Condition; streamed: boolean; json: boolean; out: string | undefined },
+  how: { construction: Condition; streamed: string | undefined; json: boolean; out: string | undefined },
 ): void {
   const { check, record } = result;
   const summary = delegationVerdict(result.ok, check, { child: result.childDeployer, construction: how.construction });
@@ -183,9 +188,9 @@ function _print(
     );
     return;
   }
-  // Streamed text is already out; the verdict follows it on a line of its own.
-  const text = how.streamed ? '\n' : result.ok ? `${check.output}${check.output.endsWith('\n') ? '' : '\n'}` : '';
   const problems = check.problems.length > 0 ? `${formatProblems(check.problems)}\n` : '';
-  ctx.io.stdout(how.streamed ? `${text}${summary}\n${problems}` : `${summary}\n${problems}${text}`);
+  // Streamed text is already out; the verdict follows it on a line of its own.
+  if (how.streamed !== undefined) ctx.io.stdout(`${how.streamed.endsWith('\n') ? '' : '\n'}${summary}\n${problems}`);
+  else ctx.io.stdout(`${summary}\n${problems}${result.ok ? _line(check.output) : ''}`);
   if (how.out) ctx.io.stderr(`record: ${how.out} (check it with: witness verify ${how.out} --keys …)\n`);
 }
