@@ -73,7 +73,9 @@ export async function sendTask(url: string, text: string, options: SendOptions):
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   const taskId = randomUUID();
   const createdAt = Date.now();
+  const stopped = () => _stopped(url, timeoutMs, options.signal);
   const child = await discoverChild(url, options.directory, { timeoutMs });
+  if (signal.aborted) throw stopped(); // nothing signed, granted or sent after a stop
   const parentPath = options.key ? await signTask(options.key, text, construction, timeoutMs) : [];
   const taskReceipt = parentPath[0];
   const cosignToken =
@@ -85,8 +87,9 @@ export async function sendTask(url: string, text: string, options: SendOptions):
           expiresAt: createdAt + timeoutMs,
         })
       : undefined;
+  if (signal.aborted) throw stopped();
   const request = _request(text, delegationOf(taskId, construction, parentPath, cosignToken));
-  const answer = await _follow(url, timeoutMs, options.signal, async () => {
+  const answer = await _follow(url, stopped, async () => {
     const first = options.stream
       ? await _streamed(child.client, request, signal, options.onText)
       : await _blocking(child.client, request, signal);
@@ -134,8 +137,7 @@ type _Answer = { message: Message } | { task: Task };
 /** Runs the exchange and returns the answer as A2A v1.0 JSON; what went wrong on the way is one `WitnessError`. */
 async function _follow(
   url: string,
-  timeoutMs: number,
-  interrupt: AbortSignal | undefined,
+  stopped: () => WitnessError,
   exchange: () => Promise<_Answer>,
 ): Promise<WireAnswer> {
   let answer: _Answer;
@@ -143,14 +145,8 @@ async function _follow(
     answer = await exchange();
   } catch (error) {
     if (error instanceof WitnessError) throw error;
-    if (interrupt?.aborted)
-      throw new WitnessError('CANCELLED', `The delegation to ${url} was interrupted before the child answered.`);
     const name = (error as Error).name;
-    if (name === 'TimeoutError' || name === 'AbortError')
-      throw new WitnessError(
-        'TIMEOUT',
-        `The child at ${url} gave no final answer within ${timeoutMs} ms (--timeout); nothing was verified.`,
-      );
+    if (name === 'TimeoutError' || name === 'AbortError') throw stopped();
     throw new WitnessError('UNAVAILABLE', `The child at ${url} did not answer the task: ${(error as Error).message}`, {
       cause: error,
     });
@@ -158,6 +154,19 @@ async function _follow(
   return 'message' in answer
     ? { message: Message.toJSON(answer.message) as Record<string, unknown> }
     : { task: _withoutHistory(Task.toJSON(answer.task) as Record<string, unknown>) };
+}
+
+/** Why the delegation stopped before an answer: interrupted (CANCELLED), or out of time (TIMEOUT). */
+function _stopped(url: string, timeoutMs: number, interrupt: AbortSignal | undefined): WitnessError {
+  return interrupt?.aborted
+    ? new WitnessError(
+        'CANCELLED',
+        `The delegation to ${url} was interrupted before the child answered; nothing was verified.`,
+      )
+    : new WitnessError(
+        'TIMEOUT',
+        `The child at ${url} gave no final answer within ${timeoutMs} ms (--timeout); nothing was verified.`,
+      );
 }
 
 /** SendMessage in its blocking form: the agent answers when the task is final (or waiting for input). */

@@ -258,6 +258,37 @@ describe('a delegation answered with a Task', () => {
   });
 });
 
+describe('a delegation that gets no answer', () => {
+  it('is TIMEOUT after --timeout, and nothing is verified', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const url = await scripted(async (turn) => {
+      await held;
+      turn.bus.publish(AgentEvent.task(taskOf(turn, TaskState.TASK_STATE_CANCELED)));
+    });
+    await expect(sendTask(url, 'Inspect lot 30.', parent('chain', { timeoutMs: 300 }))).rejects.toMatchObject({
+      code: 'TIMEOUT',
+      message: expect.stringMatching(/gave no final answer within 300 ms/),
+    });
+    release();
+  });
+
+  it('is CANCELLED when the caller aborts, before anything is signed or sent', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    let called = false;
+    const url = await scripted(async () => {
+      called = true;
+    });
+    await expect(sendTask(url, 'Inspect lot 31.', parent('dag', { signal: controller.signal }))).rejects.toMatchObject({
+      code: 'CANCELLED',
+    });
+    expect(called).toBe(false);
+  });
+});
+
 describe('a child that holds only its own key', () => {
   /** Answers with a message whose evidence claims the parent's task: a chain link, or a dag edge it signs alone. */
   const forger = (as: 'chain' | 'dag') =>

@@ -288,6 +288,42 @@ describe('witness a2a send: what fails, and its exit status', () => {
     expect([checked.code, checked.out]).toEqual([1, expect.stringMatching(/COSIGNATURE_MISSING/)]);
   });
 
+  it('Ctrl-C while the child works: exit 130, nothing verified, no record written', async () => {
+    let reached: () => void = () => {};
+    const called = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = await serveScriptedAgent(childKey, async (turn) => {
+      reached();
+      await held;
+      turn.bus.publish(AgentEvent.task(taskOf(turn, TaskState.TASK_STATE_CANCELED)));
+    });
+    scripted.push(slow);
+    const [node, bundle] = await witnessBundle();
+    const proc = spawn(
+      node!,
+      [bundle!, 'a2a', 'send', slow.url, 'Inspect lot 30.', '--keys', 'trusted.json', '--out', 'stopped.json'],
+      { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let err = '';
+    proc.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+    await called; // the task reached the child: the command is waiting for its answer
+    proc.kill('SIGINT');
+    expect(await exited).toBe(130);
+    release();
+    expect(err).toMatch(
+      /^witness: The delegation to \S+ was interrupted before the child answered; nothing was verified\.\n$/,
+    );
+    expect(existsSync(join(dir, 'stopped.json'))).toBe(false);
+  });
+
   it.each([
     [['--key', 'parent.key.json', '--construction', 'none'], /--key applies to chain and dag/],
     [['--construction', 'chain'], /--construction chain signs the task: give your key with --key FILE/],

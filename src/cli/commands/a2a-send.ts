@@ -108,12 +108,13 @@ export function sendCommand(ctx: CliContext): Command {
           signal: stop.signal,
         });
       } catch (error) {
-        if (stop.signal.aborted) ctx.exitCode = interruptedExitCode(stop.by);
-        if (error instanceof WitnessError && error.code === 'CANCELLED') {
-          ctx.io.stderr(`witness: ${error.message}\n`);
-          return;
-        }
-        throw error;
+        if (!stop.signal.aborted) throw error;
+        // Stopped: whatever failed on the way out, the answer is that nothing was verified.
+        ctx.exitCode = interruptedExitCode(stop.by);
+        ctx.io.stderr(
+          `witness: ${error instanceof WitnessError && error.code === 'CANCELLED' ? error.message : `interrupted: ${(error as Error).message}`}\n`,
+        );
+        return;
       } finally {
         stop.dispose();
         await nonceStore?.close();
