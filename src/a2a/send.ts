@@ -30,7 +30,7 @@ import { type AnswerCheck, verifyAnswer, type WireAnswer } from './answer.js';
 import type { Grant } from './cosigner.js';
 import { DELEGATION_RECORD_TYPE, type DelegationRecord } from './delegation-record.js';
 import type { Condition } from './metadata.js';
-import { delegationOf, delegationRequest, discoverChild, signTask } from './parent.js';
+import { type DiscoveredChild, delegationOf, delegationRequest, discoverChild, signTask } from './parent.js';
 
 export interface SendOptions {
   /** Your own key directory: it must trust the child's key (card and receipts) and, under chain and dag, yours. */
@@ -71,24 +71,14 @@ export async function sendTask(url: string, text: string, options: SendOptions):
   const timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
   const deadline = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-  const taskId = randomUUID();
-  const createdAt = Date.now();
   const stopped = () => _stopped(url, timeoutMs, options.signal);
-  const child = await discoverChild(url, options.directory, { timeoutMs });
-  if (signal.aborted) throw stopped(); // nothing signed, granted or sent after a stop
-  const parentPath = options.key ? await signTask(options.key, text, construction, timeoutMs) : [];
-  const taskReceipt = parentPath[0];
-  const cosignToken =
-    construction === 'dag' && options.grant && taskReceipt
-      ? await options.grant({
-          taskId,
-          childDeployer: child.deployer,
-          parentDigest: receiptDigest(taskReceipt),
-          expiresAt: createdAt + timeoutMs,
-        })
-      : undefined;
-  if (signal.aborted) throw stopped();
-  const request = _request(text, delegationOf(taskId, construction, parentPath, cosignToken));
+  const createdAt = Date.now();
+  const { child, taskId, taskReceipt, request } = await _prepare(url, text, options, {
+    createdAt,
+    timeoutMs,
+    signal,
+    stopped,
+  });
   const answer = await _follow(url, stopped, async () => {
     const first = options.stream
       ? await _streamed(child.client, request, signal, options.onText)
@@ -111,12 +101,42 @@ export async function sendTask(url: string, text: string, options: SendOptions):
     created_at: isoTime(createdAt),
     url,
     card: child.card,
-    request: { task_id: taskId, construction, text, evidence: taskReceipt ? { path: [_json(taskReceipt)] } : null },
+    request: { task_id: taskId, construction, text, evidence: taskReceipt ? { path: [{ ...taskReceipt }] } : null },
     answer: answer as DelegationRecord['answer'],
     verified_at: isoTime(verifiedAt),
     verdict: { ok: check.ok, problems: check.problems },
   };
   return { ok: check.ok, check, record, childDeployer: child.deployer };
+}
+
+/**
+ * Everything before the task is sent: the child discovered and its card verified, the
+ * task signed, the dag grant recorded. After a stop nothing more is signed, granted or sent.
+ */
+async function _prepare(
+  url: string,
+  text: string,
+  options: SendOptions,
+  at: { createdAt: number; timeoutMs: number; signal: AbortSignal; stopped: () => WitnessError },
+): Promise<{ child: DiscoveredChild; taskId: string; taskReceipt: Receipt | undefined; request: SendMessageRequest }> {
+  const { construction } = options;
+  const taskId = randomUUID();
+  const child = await discoverChild(url, options.directory, { timeoutMs: at.timeoutMs });
+  if (at.signal.aborted) throw at.stopped();
+  const parentPath = options.key ? await signTask(options.key, text, construction, at.timeoutMs) : [];
+  const taskReceipt = parentPath[0];
+  const cosignToken =
+    construction === 'dag' && options.grant && taskReceipt
+      ? await options.grant({
+          taskId,
+          childDeployer: child.deployer,
+          parentDigest: receiptDigest(taskReceipt),
+          expiresAt: at.createdAt + at.timeoutMs,
+        })
+      : undefined;
+  if (at.signal.aborted) throw at.stopped();
+  const request = _request(text, delegationOf(taskId, construction, parentPath, cosignToken));
+  return { child, taskId, taskReceipt, request };
 }
 
 /** The request with no history asked back: a task's history repeats the request, the grant's credential included. */
@@ -271,9 +291,4 @@ async function _poll(client: Client, task: Task, signal: AbortSignal): Promise<T
 function _withoutHistory(task: Record<string, unknown>): Record<string, unknown> {
   const { history: _drop, ...rest } = task;
   return rest;
-}
-
-/** A receipt as plain JSON for the record. */
-function _json(receipt: Receipt): Record<string, unknown> {
-  return { ...receipt };
 }

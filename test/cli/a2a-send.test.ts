@@ -15,6 +15,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDirectoryFile } from '../../src/attest/key-directory.js';
 import { newSigningKey, writeKeyFile } from '../../src/attest/keys.js';
+import { SqliteNonceStore } from '../../src/attest/nonce-store.js';
 import { createReleaseSigner } from '../../src/attest/signer.js';
 import { forge } from '../../src/attest/testing/world.js';
 import { EVIDENCE_KEY } from '../../src/a2a/metadata.js';
@@ -143,6 +144,15 @@ describe('witness a2a send to a running witness a2a serve', () => {
       expect(report).toMatchObject({ ok: true, type: 'witness/a2a-delegation', legacy: false, problems: [] });
     },
   );
+
+  it('keeps the nonce of the answer it accepted in the store --nonces names', async () => {
+    const r = await send(agent, 'Inspect lot 21.', '--key', 'parent.key.json', '--nonces', 'nonces.db', '--json');
+    expect(r.code).toBe(0);
+    const leaf = (JSON.parse(r.out) as { paths: Array<Array<{ key_id: string; nonce: string }>> }).paths[0]!.at(-1)!;
+    const store = new SqliteNonceStore(join(dir, 'nonces.db'));
+    expect(await store.claim(`${leaf.key_id}:${leaf.nonce}`, Date.now() + 60_000)).toBe(false); // already accepted
+    store.close();
+  });
 
   it('prints {ok, output, problems, …} with --json', async () => {
     const { code, out } = await send(agent, 'Inspect lot 8.', ...dag(), '--json');

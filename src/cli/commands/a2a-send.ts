@@ -107,6 +107,7 @@ export function sendCommand(ctx: CliContext): Command {
           timeoutMs: o.timeout,
           signal: stop.signal,
         });
+        await nonceStore?.prune(Date.now()); // as witness verify does: by the real clock
       } catch (error) {
         if (!stop.signal.aborted) throw error;
         // Stopped: whatever failed on the way out, the answer is that nothing was verified.
