@@ -5,7 +5,9 @@
  * root receipt; under `dag` record a grant with the parent's co-signing service and pass
  * its credential to the child with the delegation; send
  * the task with the `@a2a-js/sdk` client; verify the returned evidence against the
- * exact text bytes before accepting the result. Every step is timed.
+ * exact text bytes before accepting the result. Every step is timed. The steps
+ * (`discoverChild`, `signTask`, `delegationOf`, `delegationRequest`) are exported for
+ * `witness a2a send` (send.ts), which adds Task answers and the checks of answer.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';

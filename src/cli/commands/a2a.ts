@@ -64,7 +64,7 @@ export function a2aCommand(ctx: CliContext): Command {
   return new Command('a2a')
     .summary('A2A agents with attested results: serve, send and verify, the co-signing service, experiment E12')
     .description(
-      "Serve an A2A v1.0 child agent whose results carry a release receipt and delegation-edge evidence; run the parent's fail-closed co-signing service and the MCP evidence tool; verify signed Agent Cards; run experiment E12.",
+      "Serve an A2A v1.0 child agent whose results carry a release receipt and delegation-edge evidence; delegate a task to one and verify the answer (send); run the parent's fail-closed co-signing service and the MCP evidence tool; verify signed Agent Cards; run experiment E12.",
     )
     .addHelpText(
       'after',
