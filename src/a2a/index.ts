@@ -46,7 +46,7 @@ export { llmBackend, openAiCompatibleBackend } from './llm-backend.js';
 export { delegate, delegationOf, delegationRequest, discoverChild, signTask } from './parent.js';
 export type { DelegationResult, DiscoveredChild, Latency, ParentOptions } from './parent.js';
 export { DEFAULT_SEND_TIMEOUT_MS, sendTask } from './send.js';
-export type { SendOptions, SendResult } from './send.js';
+export type { SendTaskOptions, SendTaskResult } from './send.js';
 export { verifyAnswer, verifyMessageAnswer, verifyTaskArtifacts } from './answer.js';
 export type { AnswerCheck, AnswerExpectation, AnswerProblem, WireAnswer } from './answer.js';
 export { ARTIFACT_BYTES_TYPE, artifactBytes } from './artifact.js';

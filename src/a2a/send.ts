@@ -32,7 +32,7 @@ import { DELEGATION_RECORD_TYPE, type DelegationRecord } from './delegation-reco
 import type { Condition } from './metadata.js';
 import { type DiscoveredChild, delegationOf, delegationRequest, discoverChild, signTask } from './parent.js';
 
-export interface SendOptions {
+export interface SendTaskOptions {
   /** Your own key directory: it must trust the child's key (card and receipts) and, under chain and dag, yours. */
   directory: KeyDirectory;
   construction: Condition;
@@ -51,7 +51,7 @@ export interface SendOptions {
   signal?: AbortSignal;
 }
 
-export interface SendResult {
+export interface SendTaskResult {
   ok: boolean;
   check: AnswerCheck;
   record: DelegationRecord;
@@ -61,7 +61,7 @@ export interface SendResult {
 export const DEFAULT_SEND_TIMEOUT_MS = 120_000;
 
 /** Delegates `text` to the agent at `url` and verifies the answer; throws only when there is no answer to verify. */
-export async function sendTask(url: string, text: string, options: SendOptions): Promise<SendResult> {
+export async function sendTask(url: string, text: string, options: SendTaskOptions): Promise<SendTaskResult> {
   const { construction } = options;
   if (text === '') throw new WitnessError('USAGE', 'The task is empty: give the text to delegate.');
   if (construction !== 'none' && !options.key)
@@ -116,7 +116,7 @@ export async function sendTask(url: string, text: string, options: SendOptions):
 async function _prepare(
   url: string,
   text: string,
-  options: SendOptions,
+  options: SendTaskOptions,
   at: { createdAt: number; timeoutMs: number; signal: AbortSignal; stopped: () => WitnessError },
 ): Promise<{ child: DiscoveredChild; taskId: string; taskReceipt: Receipt | undefined; request: SendMessageRequest }> {
   const { construction } = options;

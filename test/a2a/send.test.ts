@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpGrant } from '../../src/a2a/cosign-client.js';
 import { type DelegationRecord, verifyDelegationRecord } from '../../src/a2a/delegation-record.js';
 import { CONDITIONS, type Condition, ERROR_KEY, EVIDENCE_KEY } from '../../src/a2a/metadata.js';
-import { type SendOptions, sendTask } from '../../src/a2a/send.js';
+import { type SendTaskOptions, sendTask } from '../../src/a2a/send.js';
 import { newSigningKey } from '../../src/attest/keys.js';
 import { SqliteNonceStore } from '../../src/attest/nonce-store.js';
 import { createReleaseSigner } from '../../src/attest/signer.js';
@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 /** The options of a parent in `world` under `construction`, its grants recorded over HTTP. */
-function parent(construction: Condition, extra: Partial<SendOptions> = {}): SendOptions {
+function parent(construction: Condition, extra: Partial<SendTaskOptions> = {}): SendTaskOptions {
   return {
     directory: world.directory,
     construction,

@@ -10,7 +10,7 @@
 import { Command, Option } from 'commander';
 import { httpGrant, readAdminTokenFile } from '../../a2a/cosigner.js';
 import { CONDITIONS, type Condition } from '../../a2a/metadata.js';
-import { DEFAULT_SEND_TIMEOUT_MS, type SendResult, sendTask } from '../../a2a/send.js';
+import { DEFAULT_SEND_TIMEOUT_MS, type SendTaskResult, sendTask } from '../../a2a/send.js';
 import { loadKeyDirectory, readKeyFile } from '../../attest/index.js';
 import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
@@ -85,7 +85,7 @@ export function sendCommand(ctx: CliContext): Command {
       const nonceStore = o.nonces ? await openNoncesOption(ctx, o.nonces) : undefined;
       const stop = stopOnSignal();
       let streamed: string | undefined; // the last chunk printed
-      let result: SendResult;
+      let result: SendTaskResult;
       try {
         result = await sendTask(url, text, {
           directory,
@@ -162,7 +162,7 @@ function _line(text: string): string {
 
 function _print(
   ctx: CliContext,
-  result: SendResult,
+  result: SendTaskResult,
   how: { construction: Condition; streamed: string | undefined; json: boolean; out: string | undefined },
 ): void {
   const { check, record } = result;
