@@ -1,11 +1,13 @@
 // Writes docs/schemas/*.schema.json from the zod schemas in the code (npm run schemas).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { delegationRecordJsonSchema } from '../src/a2a/delegation-record.js';
 import { simJsonSchemas } from '../src/sim/experiment/json-schemas.js';
 
 const dir = join(import.meta.dirname, '..', 'docs', 'schemas');
 mkdirSync(dir, { recursive: true });
-for (const [name, schema] of Object.entries(simJsonSchemas())) {
+const schemas = { ...simJsonSchemas(), 'a2a-delegation.schema.json': delegationRecordJsonSchema() };
+for (const [name, schema] of Object.entries(schemas)) {
   writeFileSync(join(dir, name), `${JSON.stringify(schema, null, 2)}\n`);
   console.log(`wrote docs/schemas/${name}`);
 }

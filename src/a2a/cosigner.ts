@@ -20,6 +20,7 @@ import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { createCosigner } from '../attest/ancestry/dag.js';
 import type { SigningKey } from '../attest/keys.js';
+import { readNamedFile } from '../attest/files.js';
 import { ReceiptSchema, type Signature, type UnsignedReceipt } from '../attest/receipt.js';
 import { WitnessError } from '../core/errors.js';
 import { type FrontRequest, JSON_ERRORS, serveFront } from '../core/http-front.js';
@@ -28,7 +29,7 @@ import { parseStrictJson } from '../core/strict-json.js';
 import { checkWellFormedValue } from '../core/text.js';
 import type { ServerAccessOptions } from './access.js';
 
-export { httpCosign } from './cosign-client.js';
+export { httpCosign, httpGrant } from './cosign-client.js';
 
 export interface Grant {
   taskId: string;
@@ -119,6 +120,25 @@ export interface CosignerServer {
   url: string;
   adminToken: string;
   close(): Promise<void>;
+}
+
+/**
+ * The admin token kept in `path` (`witness a2a cosigner --admin-token-file`): one token
+ * of 16–256 printable characters without spaces, read by the service and by the
+ * parent's runtime that records grants with it.
+ */
+export function readAdminTokenFile(path: string): string {
+  const token = readNamedFile(path, 'admin token file', {
+    whenMissing: 'Give the file the co-signer was started with (witness a2a cosigner --admin-token-file FILE).',
+  })
+    .toString('utf8')
+    .trim();
+  if (!/^[\x21-\x7e]{16,256}$/.test(token))
+    throw new WitnessError(
+      'USAGE',
+      `The admin token file ${path} must hold one token of 16–256 printable characters without spaces.`,
+    );
+  return token;
 }
 
 /** Grants and edge manifests are small: a body larger than this gets a JSON 413 unless configured. */

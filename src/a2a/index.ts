@@ -3,7 +3,8 @@
  * Public API of `agent-witness/a2a` (docs/a2a.md): A2A v1.0 agents with attested
  * results — signed Agent Cards checked against your own key directory, the child
  * agent on `@a2a-js/sdk`, the parent's fail-closed co-signing service, the MCP
- * evidence tool, the parent's delegation, and experiment E12 with its re-verification.
+ * evidence tool, the parent's delegation and its check of the answer (a Message, or a
+ * Task's artifacts), the delegation record, and experiment E12 with its re-verification.
  */
 export { policyBackend, serveChildAgent } from './agent.js';
 export type { AgentBackend, ChildAgent, ChildAgentOptions } from './agent.js';
@@ -25,7 +26,7 @@ export type {
   CardSignature,
   CardVerifyResult,
 } from './card.js';
-export { CosignService, httpCosign, serveCosigner } from './cosigner.js';
+export { CosignService, httpCosign, httpGrant, readAdminTokenFile, serveCosigner } from './cosigner.js';
 export type { CosignerServer, CosignerServerOptions, Grant } from './cosigner.js';
 export { E12_KIND, formatE12Summary, LATENCY_PARTS, pairedMedian, runE12, summarise } from './e12.js';
 export type { E12Forgery, E12Options, E12Results, E12Summary, E12Trial } from './e12.js';
@@ -42,7 +43,20 @@ export {
 } from './metadata.js';
 export type { ChildTimings, Condition, Delegation } from './metadata.js';
 export { llmBackend, openAiCompatibleBackend } from './llm-backend.js';
-export { delegate } from './parent.js';
-export type { DelegationResult, Latency, ParentOptions } from './parent.js';
+export { delegate, delegationOf, delegationRequest, discoverChild, signTask } from './parent.js';
+export type { DelegationResult, DiscoveredChild, Latency, ParentOptions } from './parent.js';
+export { DEFAULT_SEND_TIMEOUT_MS, sendTask } from './send.js';
+export type { SendTaskOptions, SendTaskResult } from './send.js';
+export { verifyAnswer, verifyMessageAnswer, verifyTaskArtifacts } from './answer.js';
+export type { AnswerCheck, AnswerExpectation, AnswerProblem, WireAnswer } from './answer.js';
+export { ARTIFACT_BYTES_TYPE, artifactBytes } from './artifact.js';
+export type { ArtifactRef, WireArtifact } from './artifact.js';
+export {
+  DELEGATION_RECORD_TYPE,
+  DelegationRecordSchema,
+  delegationRecordJsonSchema,
+  verifyDelegationRecord,
+} from './delegation-record.js';
+export type { DelegationRecord, RecordVerifyOptions, RecordVerifyResult } from './delegation-record.js';
 export { connectEvidenceTool, EVIDENCE_TOOL, evidenceFor, serveEvidenceTool } from './tool-server.js';
 export type { Evidence, EvidenceClient, ToolServer } from './tool-server.js';

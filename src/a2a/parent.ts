@@ -5,12 +5,14 @@
  * root receipt; under `dag` record a grant with the parent's co-signing service and pass
  * its credential to the child with the delegation; send
  * the task with the `@a2a-js/sdk` client; verify the returned evidence against the
- * exact text bytes before accepting the result. Every step is timed.
+ * exact text bytes before accepting the result. Every step is timed. The steps
+ * (`discoverChild`, `signTask`, `delegationOf`, `delegationRequest`) are exported for
+ * `witness a2a send` (send.ts), which adds Task answers and the checks of answer.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { AgentCard, Role } from '@a2a-js/sdk';
-import { ClientFactory } from '@a2a-js/sdk/client';
+import { AgentCard, Role, type SendMessageRequest } from '@a2a-js/sdk';
+import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import type { KeyDirectory } from '../attest/key-directory.js';
 import type { SigningKey } from '../attest/keys.js';
 import type { NonceStore } from '../attest/nonce-store.js';
@@ -19,7 +21,7 @@ import { createReleaseSigner } from '../attest/signer.js';
 import { verifyEvidence } from '../attest/verify.js';
 import type { Reason } from '../attest/reasons.js';
 import { WitnessError } from '../core/errors.js';
-import { fetchAgentCard, verifyAgentCard } from './card.js';
+import { type CardJson, fetchAgentCard, verifyAgentCard } from './card.js';
 import type { CosignService } from './cosigner.js';
 import {
   type ChildTimings,
@@ -78,57 +80,27 @@ export async function delegate(
   const taskId = randomUUID();
   const cpu0 = process.cpuUsage();
   const start = performance.now();
-  const card = await fetchAgentCard(childUrl);
-  const cardCheck = verifyAgentCard(card, options.directory);
-  if (!cardCheck.ok || !cardCheck.deployer)
-    throw new WitnessError(
-      'REFUSED',
-      `The child's Agent Card at ${childUrl} did not verify: ${cardCheck.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}`,
-    );
-  const client = await new ClientFactory().createFromAgentCard(AgentCard.fromJSON(card));
+  const child = await discoverChild(childUrl, options.directory);
   const tDiscovered = performance.now();
 
   const ttl = options.ttlMs ?? 600_000;
-  let parentPath: Receipt[] = [];
-  if (condition !== 'none') {
-    const signer = createReleaseSigner({ key: options.key, instance: 'parent', ttlMs: ttl });
-    parentPath = [await signer.releaseOutput(Buffer.from(task, 'utf8'), { construction: condition })];
-  }
+  const parentPath = await signTask(options.key, task, condition, ttl);
   const tSigned = performance.now();
   let cosignToken: string | undefined;
   if (condition === 'dag') {
     if (!options.cosigner) throw new WitnessError('USAGE', 'The dag condition needs the parent co-signing service.');
     cosignToken = options.cosigner.grant({
       taskId,
-      childDeployer: cardCheck.deployer,
+      childDeployer: child.deployer,
       parentDigest: receiptDigest(parentPath[0] as Receipt),
       expiresAt: Date.now() + ttl,
     });
   }
   const tGranted = performance.now();
 
-  // The grant's credential goes to this child only, with the delegation it authorises.
-  const delegation: Delegation = {
-    task_id: taskId,
-    construction: condition,
-    evidence: condition === 'none' ? null : { path: parentPath },
-    ...(cosignToken ? { cosign_token: cosignToken } : {}),
-  };
-  const response = await client.sendMessage({
-    tenant: '',
-    message: {
-      messageId: randomUUID(),
-      contextId: '',
-      taskId: '',
-      role: Role.ROLE_USER,
-      parts: [{ content: { $case: 'text', value: task }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-      metadata: { [DELEGATION_KEY]: delegation },
-      extensions: [],
-      referenceTaskIds: [],
-    },
-    configuration: undefined,
-    metadata: undefined,
-  });
+  const response = await child.client.sendMessage(
+    delegationRequest(task, delegationOf(taskId, condition, parentPath, cosignToken)),
+  );
   const tCalled = performance.now();
   const result = _result(response, childUrl);
 
@@ -142,8 +114,8 @@ export async function delegate(
   });
   const tVerified = performance.now();
   const cpu = process.cpuUsage(cpu0);
-  const child = result.timings;
-  const childInside = child.tool_ms + child.model_ms + child.sign_ms + child.cosign_ms;
+  const timings = result.timings;
+  const childInside = timings.tool_ms + timings.model_ms + timings.sign_ms + timings.cosign_ms;
   return {
     task_id: taskId,
     condition,
@@ -151,18 +123,91 @@ export async function delegate(
     evidence: { path: (verdict.path ?? []) as Receipt[] },
     verdict: { ok: verdict.ok, reasons: verdict.reasons },
     verified_at: new Date(verifiedAt).toISOString(),
-    child_deployer: cardCheck.deployer,
+    child_deployer: child.deployer,
     latency: {
       discovery_ms: tDiscovered - start,
       a2a_ms: Math.max(0, tCalled - tGranted - childInside),
-      tool_ms: child.tool_ms,
-      model_ms: child.model_ms,
-      sign_ms: tSigned - tDiscovered + child.sign_ms,
-      cosign_ms: tGranted - tSigned + child.cosign_ms,
+      tool_ms: timings.tool_ms,
+      model_ms: timings.model_ms,
+      sign_ms: tSigned - tDiscovered + timings.sign_ms,
+      cosign_ms: tGranted - tSigned + timings.cosign_ms,
       verify_ms: tVerified - tCalled,
       total_ms: tVerified - start,
-      cpu_ms: (cpu.user + cpu.system) / 1000 + child.cpu_ms,
+      cpu_ms: (cpu.user + cpu.system) / 1000 + timings.cpu_ms,
     },
+  };
+}
+
+/** The child as discovered: its signed card, the deployer your directory trusts it for, an SDK client built from that card. */
+export interface DiscoveredChild {
+  card: CardJson;
+  deployer: string;
+  kid: string;
+  client: Client;
+}
+
+/**
+ * Fetches the Agent Card at `url`, verifies it against `directory` (throws `REFUSED`
+ * with the card's reason codes when it does not verify) and builds the SDK client from
+ * that card, so the task goes to the endpoint the verified card names.
+ */
+export async function discoverChild(
+  url: string,
+  directory: KeyDirectory,
+  options: { timeoutMs?: number } = {},
+): Promise<DiscoveredChild> {
+  const card = await fetchAgentCard(url, options);
+  const check = verifyAgentCard(card, directory);
+  if (!check.ok || !check.deployer || !check.kid)
+    throw new WitnessError(
+      'REFUSED',
+      `The child's Agent Card at ${url} did not verify: ${check.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}`,
+    );
+  const client = await new ClientFactory().createFromAgentCard(AgentCard.fromJSON(card));
+  return { card, deployer: check.deployer, kid: check.kid, client };
+}
+
+/**
+ * The parent's task receipt, the root of the delegation path: under chain and dag the
+ * parent signs the task's UTF-8 bytes; under none it signs nothing (an empty path).
+ */
+export async function signTask(key: SigningKey, task: string, condition: Condition, ttlMs: number): Promise<Receipt[]> {
+  if (condition === 'none') return [];
+  const signer = createReleaseSigner({ key, instance: 'parent', ttlMs });
+  return [await signer.releaseOutput(Buffer.from(task, 'utf8'), { construction: condition })];
+}
+
+/** The delegation metadata: the grant's credential goes to this child only, with the delegation it authorises. */
+export function delegationOf(
+  taskId: string,
+  condition: Condition,
+  parentPath: Receipt[],
+  cosignToken: string | undefined,
+): Delegation {
+  return {
+    task_id: taskId,
+    construction: condition,
+    evidence: condition === 'none' ? null : { path: parentPath },
+    ...(cosignToken ? { cosign_token: cosignToken } : {}),
+  };
+}
+
+/** The A2A request of a delegation: the task as one text part, the delegation in the message metadata. */
+export function delegationRequest(task: string, delegation: Delegation): SendMessageRequest {
+  return {
+    tenant: '',
+    message: {
+      messageId: randomUUID(),
+      contextId: '',
+      taskId: '',
+      role: Role.ROLE_USER,
+      parts: [{ content: { $case: 'text', value: task }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+      metadata: { [DELEGATION_KEY]: delegation },
+      extensions: [],
+      referenceTaskIds: [],
+    },
+    configuration: undefined,
+    metadata: undefined,
   };
 }
 

@@ -6,7 +6,8 @@
  * line. Each verifier uses its part of the table: receipts and delegation paths
  * (`REASON_CODES`), hash-chained signed logs such as the mailbox's call log
  * (`LOG_CODES`), archives that carry their own evidence such as E12 results files
- * (`ARCHIVE_CODES`). A new kind of evidence adds its codes here, once.
+ * (`ARCHIVE_CODES`), and a delegation's answer as the parent receives it
+ * (`DELEGATION_CODES`). A new kind of evidence adds its codes here, once.
  */
 
 /** Receipts and delegation paths; the order is the order checks report them. */
@@ -70,8 +71,18 @@ export const ARCHIVE_CODES = {
     'the run was interrupted before its last trial: the trials it holds are checked, but it is not the complete experiment',
 } as const;
 
+/** A delegation's answer as a parent receives it (an A2A Message, or a Task and its artifacts). */
+export const DELEGATION_CODES = {
+  EVIDENCE_MISSING:
+    'a result carries no evidence (a message, or an artifact of a completed task), or a completed task has no artifact',
+  ROOT_MISMATCH: 'the evidence path does not start at the task receipt the parent signed for this delegation',
+  CHILD_MISMATCH: 'the result was released by another deployer than the child whose Agent Card the parent verified',
+  TASK_FAILED:
+    "the child's task ended without a result (failed, canceled, rejected, or waiting for input); the child's reason follows",
+} as const;
+
 /** Every code, with its meaning: the one vocabulary. */
-export const EVIDENCE_CODES = { ...REASON_CODES, ...LOG_CODES, ...ARCHIVE_CODES } as const;
+export const EVIDENCE_CODES = { ...REASON_CODES, ...LOG_CODES, ...ARCHIVE_CODES, ...DELEGATION_CODES } as const;
 export type EvidenceCode = keyof typeof EVIDENCE_CODES;
 export type ReasonCode = keyof typeof REASON_CODES;
 export type LogCode = keyof typeof LOG_CODES;

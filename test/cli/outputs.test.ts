@@ -41,6 +41,17 @@ describe('--out refuses a path that is not a regular file', async () => {
     'sim merge -o': (out) => ['sim', 'merge', results, '-o', out],
     'mailbox export --out': (out) => ['mailbox', 'export', mb.dir, '--out', out],
     'a2a bench --out': (out) => ['a2a', 'bench', '--trials', '1', '--warmup', '0', '--out', out],
+    // Refused before the keys are read or anything is sent: no agent is needed at this URL.
+    'a2a send --out': (out) => [
+      'a2a',
+      'send',
+      'http://127.0.0.1:1',
+      'Inspect lot 7.',
+      '--keys',
+      'k.json',
+      '--out',
+      out,
+    ],
   };
   for (const [name, argv] of Object.entries(commands)) {
     it(`${name}: a device, a FIFO, a folder or a link to a device is refused (exit 2) and left as it was`, async () => {

@@ -1,28 +1,34 @@
 /**
  * @module
  * `witness a2a …`: A2A agents with attested results (docs/a2a.md). `serve` runs the
- * child agent, `cosigner` the parent's co-signing service, `tool` the MCP evidence
- * tool, `card verify` checks a card against your own key directory, and `bench` runs
- * experiment E12. The library is `src/a2a`; this file parses and prints.
+ * child agent, `send` delegates a task to one and verifies the answer (a2a-send.ts),
+ * `cosigner` the parent's co-signing service, `tool` the MCP evidence tool, `card
+ * verify` checks a card against your own key directory, and `bench` runs experiment
+ * E12. The library is `src/a2a`; this file parses and prints.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import type { ServerAccessOptions } from '../../a2a/access.js';
 import { type AgentBackend, DEFAULT_AGENT_MAX_REQUEST_BYTES, policyBackend, serveChildAgent } from '../../a2a/agent.js';
 import { embeddedBackend, openAiCompatibleBackend } from '../../a2a/llm-backend.js';
 import { fetchAgentCard, parseCardText, verifyAgentCard } from '../../a2a/card.js';
-import { CosignService, DEFAULT_COSIGNER_MAX_REQUEST_BYTES, serveCosigner } from '../../a2a/cosigner.js';
+import {
+  CosignService,
+  DEFAULT_COSIGNER_MAX_REQUEST_BYTES,
+  readAdminTokenFile,
+  serveCosigner,
+} from '../../a2a/cosigner.js';
 import { formatE12Summary, runE12 } from '../../a2a/e12.js';
 import { DEFAULT_TOOL_MAX_REQUEST_BYTES, serveEvidenceTool } from '../../a2a/tool-server.js';
 import { readNamedFile } from '../../attest/files.js';
 import { loadKeyDirectory, readKeyFile } from '../../attest/index.js';
-import { checkOutputFile, writeFileAtomic } from '../../core/atomic-write.js';
+import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { hostName, portNumber, wholeNumber } from '../args.js';
-import { type CliContext, resolvePath } from '../context.js';
+import { type CliContext, checkOutPath, resolvePath } from '../context.js';
 import { interruptedExitCode, stopOnSignal, untilStopped } from '../signals.js';
+import { sendCommand } from './a2a-send.js';
 
 const AGENTS = ['policy', 'llm', 'embedded'] as const;
 
@@ -56,15 +62,16 @@ function _backend(o: { agent: string; endpoint?: string; model?: string }): Agen
 
 export function a2aCommand(ctx: CliContext): Command {
   return new Command('a2a')
-    .summary('A2A agents with attested results, the co-signing service, and experiment E12')
+    .summary('A2A agents with attested results: serve, send and verify, the co-signing service, experiment E12')
     .description(
-      "Serve an A2A v1.0 child agent whose results carry a release receipt and delegation-edge evidence; run the parent's fail-closed co-signing service and the MCP evidence tool; verify signed Agent Cards; run experiment E12.",
+      "Serve an A2A v1.0 child agent whose results carry a release receipt and delegation-edge evidence; delegate a task to one and verify the answer (send); run the parent's fail-closed co-signing service and the MCP evidence tool; verify signed Agent Cards; run experiment E12.",
     )
     .addHelpText(
       'after',
-      '\nExample:\n  $ witness a2a tool --port 4200\n  $ witness a2a cosigner --key parent.key.json --port 4300\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --cosigner org-parent=http://127.0.0.1:4300 --port 4100\n  $ witness a2a card verify http://127.0.0.1:4100 --keys trusted.json\n  $ witness a2a bench --trials 30 --warmup 10 --out results.json',
+      '\nExample:\n  $ witness a2a tool --port 4200\n  $ witness a2a cosigner --key parent.key.json --port 4300\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --cosigner org-parent=http://127.0.0.1:4300 --port 4100\n  $ witness a2a card verify http://127.0.0.1:4100 --keys trusted.json\n  $ witness a2a send http://127.0.0.1:4100 "Inspect lot 7." --keys trusted.json --key parent.key.json --cosigner http://127.0.0.1:4300 --admin-token-file grants.token\n  $ witness a2a bench --trials 30 --warmup 10 --out results.json',
     )
     .addCommand(_serve(ctx))
+    .addCommand(sendCommand(ctx))
     .addCommand(_card(ctx))
     .addCommand(_cosigner(ctx))
     .addCommand(_tool(ctx))
@@ -274,13 +281,7 @@ function _adminToken(ctx: CliContext, path: string): string {
         );
     }
   }
-  const token = readNamedFile(path, 'admin token file').toString('utf8').trim();
-  if (!/^[\x21-\x7e]{16,256}$/.test(token))
-    throw new WitnessError(
-      'USAGE',
-      `The admin token file ${path} must hold one token of 16–256 printable characters without spaces.`,
-    );
-  return token;
+  return readAdminTokenFile(path);
 }
 
 function _tool(ctx: CliContext): Command {
@@ -329,7 +330,7 @@ function _bench(ctx: CliContext): Command {
       }) => {
         await _backend(o).close?.(); // checks the options before any process starts
         const out = resolvePath(ctx, o.out);
-        _checkWritable(out); // before the run, not after minutes of trials
+        checkOutPath(out); // before the run, not after minutes of trials
         const stop = stopOnSignal();
         const results = await runE12({
           trials: o.trials,
@@ -375,12 +376,4 @@ function _bench(ctx: CliContext): Command {
         if (!allVerified || !forgeryAsExpected) ctx.exitCode = 1;
       },
     );
-}
-
-/** `--out` must name a file in an existing folder: a directory or a missing folder is a usage error. */
-function _checkWritable(path: string): void {
-  checkOutputFile(path);
-  const folder = dirname(path);
-  if (!existsSync(folder) || !statSync(folder).isDirectory())
-    throw new WitnessError('NOT_FOUND', `--out ${path}: the folder ${folder} does not exist.`);
 }

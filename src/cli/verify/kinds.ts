@@ -6,6 +6,7 @@
  * text. An artifact written before its kind declared a type is recognised by its exact
  * shape instead (`legacy`; docs/attest.md §9). A new kind of artifact is one entry.
  */
+import { DELEGATION_RECORD_TYPE } from '../../a2a/delegation-record.js';
 import { E12_KIND } from '../../a2a/e12.js';
 import {
   BUNDLE_TYPE,
@@ -16,6 +17,7 @@ import {
   verifyEvidence,
 } from '../../attest/index.js';
 import { MAILBOX_FORMAT } from '../../mailbox/index.js';
+import { NOT_FOR_DELEGATION, verifyDelegationFile } from './delegation.js';
 import { NOT_FOR_E12, verifyE12File } from './e12.js';
 import { verifyMailboxFolder } from './mailbox.js';
 import { verifyWithReceiptOptions } from './receipts.js';
@@ -82,6 +84,15 @@ export const ARTIFACT_KINDS: readonly ArtifactKind[] = [
     uses: ['keys', 'revocation', 'requireCosigner'],
     why: NOT_FOR_E12,
     verify: verifyE12File,
+  },
+  {
+    what: 'an A2A delegation record',
+    form: 'json',
+    declared: { field: 'type', values: [DELEGATION_RECORD_TYPE] },
+    uses: ['keys', 'revocation', 'requireCosigner'],
+    requires: ['keys'],
+    why: NOT_FOR_DELEGATION,
+    verify: verifyDelegationFile,
   },
   {
     what: 'a mailbox folder',

@@ -28,7 +28,7 @@ export async function verifyWithReceiptOptions(
 ): Promise<Outcome> {
   const output = o.output === undefined ? Buffer.alloc(0) : readNamedFile(resolvePath(ctx, o.output), 'output file');
   const directory = loadKeyDirectory(resolvePath(ctx, o.keys as string));
-  const nonceStore = o.nonces ? await _openNonces(ctx, o.nonces) : undefined;
+  const nonceStore = o.nonces ? await openNoncesOption(ctx, o.nonces) : undefined;
   const options: VerifyOptions = {
     directory,
     now: o.now ?? Date.now(),
@@ -68,10 +68,10 @@ export function receiptOutcome(result: VerifyResult): Outcome {
 }
 
 /**
- * A nonce store the user named but that cannot be opened is a usage error (exit 2):
- * a `postgres://` URL (or `postgres` for WITNESS_DATABASE_URL), else a SQLite path.
+ * `--nonces`: a nonce store the user named but that cannot be opened is a usage error
+ * (exit 2): a `postgres://` URL (or `postgres` for WITNESS_DATABASE_URL), else a SQLite path.
  */
-async function _openNonces(ctx: CliContext, given: string): Promise<NonceStore> {
+export async function openNoncesOption(ctx: CliContext, given: string): Promise<NonceStore> {
   const url = resolveDatabaseUrl(given, '--nonces');
   try {
     return await openNonceStore(isPostgresUrl(url) ? url : resolvePath(ctx, url));

@@ -1,0 +1,168 @@
+/**
+ * @module
+ * The record of one delegation that `witness a2a send --out FILE` writes (docs/a2a.md
+ * §4; docs/schemas/a2a-delegation.schema.json): the child's card as fetched, the task
+ * as sent with the parent's task receipt, the answer as received (A2A v1.0 JSON), when
+ * it was verified and the verdict. `witness verify FILE --keys DIR` recognises it by its
+ * `type` and re-verifies it in full, as of the recorded times: the card, the task
+ * receipt over the task text, every result's evidence over its recomputed bytes (the
+ * message text, or `artifactBytes` of each artifact), the root and the child, and that
+ * the recorded verdict is reproduced.
+ */
+import { z } from 'zod';
+import type { KeyDirectory } from '../attest/key-directory.js';
+import type { RevocationPolicy } from '../attest/key-status.js';
+import { parseReceipt, type Receipt } from '../attest/receipt.js';
+import { checkPath } from '../attest/verify.js';
+import { type AnswerCheck, type AnswerProblem, verifyAnswer, type WireAnswer } from './answer.js';
+import { verifyAgentCard } from './card.js';
+import { CONDITIONS } from './metadata.js';
+
+/** The declared `type` of a delegation record. */
+export const DELEGATION_RECORD_TYPE = 'witness/a2a-delegation';
+
+const _Json = z.record(z.string(), z.unknown());
+const _Time = z.iso.datetime({ offset: false, precision: 3 });
+const ProblemSchema = z.strictObject({
+  code: z
+    .string()
+    .regex(/^[A-Z][A-Z_]*$/)
+    .describe('a reason code of the one vocabulary (docs/attest.md §3)'),
+  message: z.string(),
+  at: z.string().optional().describe('where: "message, receipt 1", "artifact 0 (a1), receipt 1", "task"'),
+});
+
+export const DelegationRecordSchema = z
+  .strictObject({
+    type: z.literal(DELEGATION_RECORD_TYPE),
+    v: z.literal(1),
+    created_at: _Time.describe('when the parent fetched the card and signed the task (UTC, milliseconds)'),
+    url: z.string().min(1).describe('the child agent as the parent named it (base URL or card URL)'),
+    card: _Json.describe("the child's signed Agent Card as fetched (A2A v1.0 JSON, with its signatures)"),
+    request: z
+      .strictObject({
+        task_id: z.string().min(1).describe('the delegation task id the parent chose (the grant names it)'),
+        construction: z.enum(CONDITIONS).describe('the ancestry construction the parent asked for and pinned'),
+        text: z.string().min(1).describe('the task as sent: the one text part of the request message'),
+        evidence: z
+          .strictObject({ path: z.array(_Json).length(1) })
+          .nullable()
+          .describe("the parent's task receipt over the task text's UTF-8 bytes (chain, dag); null under none"),
+      })
+      .describe('the task as sent, without the grant credential'),
+    answer: z
+      .union([
+        z.strictObject({ message: _Json.describe('the answer message, A2A v1.0 JSON') }),
+        z.strictObject({ task: _Json.describe('the answer task, A2A v1.0 JSON, without its history') }),
+      ])
+      .describe("the child's answer as received, in the shape of a SendMessageResponse: {message} or {task}"),
+    verified_at: _Time.describe('when the parent verified the answer: the re-check is made as of this time'),
+    verdict: z
+      .strictObject({
+        ok: z.boolean().describe('true only when every result verified'),
+        problems: z.array(ProblemSchema).describe('every problem found; empty exactly when ok'),
+      })
+      .describe("the parent's verdict at verified_at"),
+  })
+  .describe('The record of one delegation written by witness a2a send --out (docs/a2a.md §4).');
+export type DelegationRecord = z.infer<typeof DelegationRecordSchema>;
+
+/** The JSON Schema of a delegation record (docs/schemas/a2a-delegation.schema.json, `npm run schemas`). */
+export function delegationRecordJsonSchema(): Record<string, unknown> {
+  const { $schema, ...schema } = z.toJSONSchema(DelegationRecordSchema);
+  return {
+    $schema,
+    $id: 'https://agent-witness.dev/schemas/a2a-delegation.schema.json',
+    title: 'Witness A2A delegation record',
+    ...schema,
+  };
+}
+
+export interface RecordVerifyOptions {
+  /** Your own key directory: the only trust root. */
+  directory: KeyDirectory;
+  revocation?: RevocationPolicy;
+  /** Deployers that must co-sign every delegation (see verifyPath). */
+  requireCosigners?: readonly string[];
+}
+
+export interface RecordVerifyResult {
+  ok: boolean;
+  problems: AnswerProblem[];
+  /** The answer's check, when the record could be read. */
+  check?: AnswerCheck;
+  record?: DelegationRecord;
+  /** The deployer the card's signing key belongs to in your directory (or, when the card fails, the one it names). */
+  childDeployer?: string;
+}
+
+/** Re-verifies a parsed delegation record as of its recorded times; consumes no nonce. */
+export async function verifyDelegationRecord(
+  value: unknown,
+  options: RecordVerifyOptions,
+): Promise<RecordVerifyResult> {
+  const parsed = DelegationRecordSchema.safeParse(value);
+  if (!parsed.success)
+    return {
+      ok: false,
+      problems: parsed.error.issues.slice(0, 8).map((issue) => ({
+        code: 'MALFORMED',
+        message: `Not a delegation record: ${issue.path.join('.') || '(root)'}: ${issue.message}.`,
+      })),
+    };
+  const record = parsed.data;
+  const now = Date.parse(record.verified_at);
+  const problems: AnswerProblem[] = [];
+  const card = verifyAgentCard(record.card, options.directory, Date.parse(record.created_at));
+  if (!card.ok)
+    problems.push({
+      code: 'CARD_INVALID',
+      message: `the child's Agent Card: ${card.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}`,
+      at: 'card',
+    });
+  const childDeployer =
+    card.deployer ?? String((record.card.provider as { organization?: unknown } | undefined)?.organization);
+  const check = { directory: options.directory, now, revocation: options.revocation ?? 'from-revoked-at' } as const;
+  const taskReceipt = _taskReceipt(record, check, problems);
+  const answer = await verifyAnswer(
+    record.answer as WireAnswer,
+    { construction: record.request.construction, childDeployer, ...(taskReceipt ? { taskReceipt } : {}) },
+    { ...check, requireCosigners: options.requireCosigners ?? [] },
+  );
+  problems.push(...answer.problems);
+  // A replay is known only to the nonce store the parent used: the record keeps it, a re-check cannot undo it.
+  for (const p of record.verdict.problems.filter((x) => x.code === 'REPLAY'))
+    problems.push({ code: 'REPLAY', message: `recorded at ${record.verified_at}: ${p.message}` });
+  if (record.verdict.ok !== (problems.length === 0))
+    problems.push({
+      code: 'VERDICT_NOT_REPRODUCED',
+      message: `the record says ${record.verdict.ok ? 'valid' : 'invalid'}; the re-check finds it ${problems.length === 0 ? 'valid' : 'invalid'}.`,
+    });
+  return { ok: problems.length === 0, problems, check: answer, record, childDeployer };
+}
+
+/**
+ * The parent's task receipt, checked over the task text as of the verification time:
+ * under none there is none; under chain and dag it is the root every result must start at.
+ */
+function _taskReceipt(
+  record: DelegationRecord,
+  options: Parameters<typeof checkPath>[2],
+  problems: AnswerProblem[],
+): Receipt | undefined {
+  const { construction, evidence, text } = record.request;
+  if ((construction === 'none') !== (evidence === null)) {
+    problems.push({
+      code: 'MALFORMED',
+      message: `request.evidence must be null exactly under construction none (it is ${construction}).`,
+      at: 'task receipt',
+    });
+    return undefined;
+  }
+  if (!evidence) return undefined;
+  const root = evidence.path[0];
+  const parsed = parseReceipt(root);
+  const check = checkPath([root], Buffer.from(text, 'utf8'), { ...options, construction });
+  for (const r of check.reasons) problems.push({ code: r.code, message: r.message, at: 'task receipt' });
+  return parsed.ok ? parsed.value.receipt : undefined;
+}

@@ -1,0 +1,294 @@
+/**
+ * @module
+ * The parent's side of one delegation as a user runs it (`witness a2a send`, docs/a2a.md
+ * §4): discover the child's Agent Card and verify it against the parent's own key
+ * directory; sign the task as the root receipt (chain, dag); under dag record the grant
+ * with the parent's co-signing service; send the task with the `@a2a-js/sdk` client and
+ * follow the answer — a Message, or a Task followed to its end (the blocking form, then
+ * GetTask while it is not final; or SendStreamingMessage, its text passed on as it
+ * arrives); then check every result (answer.ts) and return the verdict with the record
+ * `witness verify` re-checks (delegation-record.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import {
+  type Artifact,
+  Message,
+  type SendMessageRequest,
+  type StreamResponse,
+  Task,
+  type TaskArtifactUpdateEvent,
+  TaskState,
+} from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
+import type { KeyDirectory } from '../attest/key-directory.js';
+import type { SigningKey } from '../attest/keys.js';
+import type { NonceStore } from '../attest/nonce-store.js';
+import { isoTime, type Receipt, receiptDigest } from '../attest/receipt.js';
+import { WitnessError } from '../core/errors.js';
+import { type AnswerCheck, verifyAnswer, type WireAnswer } from './answer.js';
+import type { Grant } from './cosigner.js';
+import { DELEGATION_RECORD_TYPE, type DelegationRecord } from './delegation-record.js';
+import type { Condition } from './metadata.js';
+import { type DiscoveredChild, delegationOf, delegationRequest, discoverChild, signTask } from './parent.js';
+
+export interface SendTaskOptions {
+  /** Your own key directory: it must trust the child's key (card and receipts) and, under chain and dag, yours. */
+  directory: KeyDirectory;
+  construction: Condition;
+  /** The parent's key: signs the task receipt under chain and dag. */
+  key?: SigningKey;
+  /** dag: records the grant with the parent's co-signing service and returns its credential (`httpGrant`, or `CosignService.grant`). */
+  grant?: (grant: Grant) => string | Promise<string>;
+  nonceStore?: NonceStore;
+  /** SendStreamingMessage instead of SendMessage (an agent without streaming answers as SendMessage would). */
+  stream?: boolean;
+  /** Each text part as it arrives, unverified: a streamed artifact's parts, or the answer message's text. */
+  onText?: (text: string) => void;
+  /** The longest the whole delegation may take, ms (default 120000): also the task receipt's and the grant's lifetime. */
+  timeoutMs?: number;
+  /** Aborts the delegation (Ctrl-C): `CANCELLED`. */
+  signal?: AbortSignal;
+}
+
+export interface SendTaskResult {
+  ok: boolean;
+  check: AnswerCheck;
+  record: DelegationRecord;
+  childDeployer: string;
+}
+
+export const DEFAULT_SEND_TIMEOUT_MS = 120_000;
+
+/** Delegates `text` to the agent at `url` and verifies the answer; throws only when there is no answer to verify. */
+export async function sendTask(url: string, text: string, options: SendTaskOptions): Promise<SendTaskResult> {
+  const { construction } = options;
+  if (text === '') throw new WitnessError('USAGE', 'The task is empty: give the text to delegate.');
+  if (construction !== 'none' && !options.key)
+    throw new WitnessError('USAGE', `Construction ${construction} signs the task: give the parent's key.`);
+  if (construction === 'dag' && !options.grant)
+    throw new WitnessError('USAGE', "Construction dag needs the parent's co-signing service to record the grant.");
+  const timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  const stopped = () => _stopped(url, timeoutMs, options.signal);
+  const createdAt = Date.now();
+  const { child, taskId, taskReceipt, request } = await _prepare(url, text, options, {
+    createdAt,
+    timeoutMs,
+    signal,
+    stopped,
+  });
+  const answer = await _follow(url, stopped, async () => {
+    const first = options.stream
+      ? await _streamed(child.client, request, signal, options.onText)
+      : await _blocking(child.client, request, signal);
+    return 'task' in first && !_final(first.task) ? { task: await _poll(child.client, first.task, signal) } : first;
+  });
+  const verifiedAt = Date.now();
+  const check = await verifyAnswer(
+    answer,
+    { construction, childDeployer: child.deployer, ...(taskReceipt ? { taskReceipt } : {}) },
+    {
+      directory: options.directory,
+      now: verifiedAt,
+      ...(options.nonceStore ? { nonceStore: options.nonceStore } : {}),
+    },
+  );
+  const record: DelegationRecord = {
+    type: DELEGATION_RECORD_TYPE,
+    v: 1,
+    created_at: isoTime(createdAt),
+    url,
+    card: child.card,
+    request: { task_id: taskId, construction, text, evidence: taskReceipt ? { path: [{ ...taskReceipt }] } : null },
+    answer: answer as DelegationRecord['answer'],
+    verified_at: isoTime(verifiedAt),
+    verdict: { ok: check.ok, problems: check.problems },
+  };
+  return { ok: check.ok, check, record, childDeployer: child.deployer };
+}
+
+/**
+ * Everything before the task is sent: the child discovered and its card verified, the
+ * task signed, the dag grant recorded. After a stop nothing more is signed, granted or sent.
+ */
+async function _prepare(
+  url: string,
+  text: string,
+  options: SendTaskOptions,
+  at: { createdAt: number; timeoutMs: number; signal: AbortSignal; stopped: () => WitnessError },
+): Promise<{ child: DiscoveredChild; taskId: string; taskReceipt: Receipt | undefined; request: SendMessageRequest }> {
+  const { construction } = options;
+  const taskId = randomUUID();
+  const child = await discoverChild(url, options.directory, { timeoutMs: at.timeoutMs });
+  if (at.signal.aborted) throw at.stopped();
+  const parentPath = options.key ? await signTask(options.key, text, construction, at.timeoutMs) : [];
+  const taskReceipt = parentPath[0];
+  const cosignToken =
+    construction === 'dag' && options.grant && taskReceipt
+      ? await options.grant({
+          taskId,
+          childDeployer: child.deployer,
+          parentDigest: receiptDigest(taskReceipt),
+          expiresAt: at.createdAt + at.timeoutMs,
+        })
+      : undefined;
+  if (at.signal.aborted) throw at.stopped();
+  const request = _request(text, delegationOf(taskId, construction, parentPath, cosignToken));
+  return { child, taskId, taskReceipt, request };
+}
+
+/** The request with no history asked back: a task's history repeats the request, the grant's credential included. */
+function _request(text: string, delegation: ReturnType<typeof delegationOf>): SendMessageRequest {
+  return {
+    ...delegationRequest(text, delegation),
+    configuration: {
+      acceptedOutputModes: [],
+      taskPushNotificationConfig: undefined,
+      historyLength: 0,
+      returnImmediately: false,
+    },
+  };
+}
+
+type _Answer = { message: Message } | { task: Task };
+
+/** Runs the exchange and returns the answer as A2A v1.0 JSON; what went wrong on the way is one `WitnessError`. */
+async function _follow(
+  url: string,
+  stopped: () => WitnessError,
+  exchange: () => Promise<_Answer>,
+): Promise<WireAnswer> {
+  let answer: _Answer;
+  try {
+    answer = await exchange();
+  } catch (error) {
+    if (error instanceof WitnessError) throw error;
+    const name = (error as Error).name;
+    if (name === 'TimeoutError' || name === 'AbortError') throw stopped();
+    throw new WitnessError('UNAVAILABLE', `The child at ${url} did not answer the task: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  return 'message' in answer
+    ? { message: Message.toJSON(answer.message) as Record<string, unknown> }
+    : { task: _withoutHistory(Task.toJSON(answer.task) as Record<string, unknown>) };
+}
+
+/** Why the delegation stopped before an answer: interrupted (CANCELLED), or out of time (TIMEOUT). */
+function _stopped(url: string, timeoutMs: number, interrupt: AbortSignal | undefined): WitnessError {
+  return interrupt?.aborted
+    ? new WitnessError(
+        'CANCELLED',
+        `The delegation to ${url} was interrupted before the child answered; nothing was verified.`,
+      )
+    : new WitnessError(
+        'TIMEOUT',
+        `The child at ${url} gave no final answer within ${timeoutMs} ms (--timeout); nothing was verified.`,
+      );
+}
+
+/** SendMessage in its blocking form: the agent answers when the task is final (or waiting for input). */
+async function _blocking(client: Client, request: SendMessageRequest, signal: AbortSignal): Promise<_Answer> {
+  const result = await client.sendMessage(request, { signal });
+  return 'messageId' in result ? { message: result } : { task: result };
+}
+
+/**
+ * SendStreamingMessage: the task as its events build it (status updates, artifacts
+ * replaced or appended), each new text part passed to `onText` as it arrives.
+ */
+async function _streamed(
+  client: Client,
+  request: SendMessageRequest,
+  signal: AbortSignal,
+  onText: ((text: string) => void) | undefined,
+): Promise<_Answer> {
+  let task: Task | undefined;
+  let message: Message | undefined;
+  const shown = new Set<string>(); // artifacts whose text was passed on
+  const show = (parts: Artifact['parts']) => {
+    for (const part of parts) if (part.content?.$case === 'text') onText?.(part.content.value);
+  };
+  for await (const event of client.sendMessageStream(request, { signal }) as AsyncIterable<StreamResponse>) {
+    const payload = event.payload;
+    if (payload?.$case === 'message') {
+      message = payload.value;
+      show(message.parts);
+    } else if (payload?.$case === 'task') {
+      task = payload.value;
+      for (const a of task.artifacts.filter((x) => !shown.has(x.artifactId))) {
+        shown.add(a.artifactId);
+        show(a.parts);
+      }
+    } else if (payload?.$case === 'statusUpdate') {
+      const { taskId, contextId, status } = payload.value;
+      task = task ? { ...task, status } : _emptyTask(taskId, contextId, status);
+    } else if (payload?.$case === 'artifactUpdate') {
+      const update = payload.value;
+      task = _withArtifact(task ?? _emptyTask(update.taskId, update.contextId, undefined), update);
+      if (update.artifact) {
+        shown.add(update.artifact.artifactId);
+        show(update.artifact.parts);
+      }
+    }
+  }
+  if (task) return { task };
+  if (message) return { message };
+  throw new WitnessError('UNAVAILABLE', 'The stream ended without a message or a task.');
+}
+
+function _emptyTask(id: string, contextId: string, status: Task['status']): Task {
+  return { id, contextId, status, artifacts: [], history: [], metadata: undefined };
+}
+
+/** The task with one artifact update applied: appended to the artifact of the same id, or replacing it. */
+function _withArtifact(task: Task, update: TaskArtifactUpdateEvent): Task {
+  const artifact = update.artifact;
+  if (!artifact) return task;
+  const i = task.artifacts.findIndex((a) => a.artifactId === artifact.artifactId);
+  const before = task.artifacts[i];
+  const merged: Artifact =
+    update.append && before
+      ? {
+          ...before,
+          parts: [...before.parts, ...artifact.parts],
+          metadata: { ...before.metadata, ...artifact.metadata },
+        }
+      : artifact;
+  const artifacts = [...task.artifacts];
+  if (i >= 0) artifacts[i] = merged;
+  else artifacts.push(merged);
+  return { ...task, artifacts };
+}
+
+const _FINAL: ReadonlySet<TaskState> = new Set([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+  TaskState.TASK_STATE_INPUT_REQUIRED,
+  TaskState.TASK_STATE_AUTH_REQUIRED,
+]);
+
+/** Final for a delegation: ended, or waiting for input that the parent will not give. */
+function _final(task: Task): boolean {
+  return task.status !== undefined && _FINAL.has(task.status.state);
+}
+
+/** GetTask until the task is final; the wait between polls doubles from 250 ms to 2 s. */
+async function _poll(client: Client, task: Task, signal: AbortSignal): Promise<Task> {
+  let current = task;
+  for (let wait = 250; !_final(current); wait = Math.min(2 * wait, 2000)) {
+    await delay(wait, undefined, { signal });
+    current = await client.getTask({ tenant: '', id: task.id, historyLength: 0 }, { signal });
+  }
+  return current;
+}
+
+/** A task as recorded: its history repeats the request (the grant's credential with it) and is not evidence. */
+function _withoutHistory(task: Record<string, unknown>): Record<string, unknown> {
+  const { history: _drop, ...rest } = task;
+  return rest;
+}
