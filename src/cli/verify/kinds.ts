@@ -20,6 +20,7 @@ import { NOT_FOR_E12, verifyE12File } from './e12.js';
 import { verifyMailboxFolder } from './mailbox.js';
 import { verifyWithReceiptOptions } from './receipts.js';
 import { RESULTS_KINDS } from './results.js';
+import { STREAM_KINDS } from './stream.js';
 import type { ArtifactKind, OptionName } from './types.js';
 
 /** Every option of attest's verifier: receipts, paths, envelopes and bundles use them all. */
@@ -94,4 +95,6 @@ export const ARTIFACT_KINDS: readonly ArtifactKind[] = [
   },
   // Signed simulation results (`witness sim --sign`): the results file and its checkpoint file.
   ...RESULTS_KINDS,
+  // A recorded stream with chunk receipts (attest/stream).
+  ...STREAM_KINDS,
 ];

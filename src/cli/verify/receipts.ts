@@ -1,7 +1,8 @@
 /**
  * @module
  * `witness verify` for attest's evidence: a receipt, a delegation path, a DSSE
- * envelope (with `--output`), and a bundle that carries its output. Every option of
+ * envelope (with `--output`), a bundle that carries its output, and (through
+ * `withVerifyOptions`) a recorded stream's final receipt. Every option of
  * `verifyEvidence` applies; the nonce store, when given, is pruned by the real clock
  * after the check (never by `--now`: an audit "as of" another time must not forget the
  * nonces of receipts some verifier could still accept today).
@@ -26,6 +27,15 @@ export async function verifyWithReceiptOptions(
   o: VerifyCliOptions,
   check: (options: VerifyOptions, output: Buffer) => Promise<VerifyResult>,
 ): Promise<Outcome> {
+  return receiptOutcome(await withVerifyOptions(ctx, o, check));
+}
+
+/** Runs `check` with attest's verifier options built from the command line (the nonce store opened, then pruned and closed). */
+export async function withVerifyOptions<T>(
+  ctx: CliContext,
+  o: VerifyCliOptions,
+  check: (options: VerifyOptions, output: Buffer) => Promise<T>,
+): Promise<T> {
   const output = o.output === undefined ? Buffer.alloc(0) : readNamedFile(resolvePath(ctx, o.output), 'output file');
   const directory = loadKeyDirectory(resolvePath(ctx, o.keys as string));
   const nonceStore = o.nonces ? await _openNonces(ctx, o.nonces) : undefined;
@@ -41,7 +51,7 @@ export async function verifyWithReceiptOptions(
   try {
     const result = await check(options, output);
     await nonceStore?.prune(Date.now());
-    return receiptOutcome(result);
+    return result;
   } finally {
     await nonceStore?.close();
   }
