@@ -85,7 +85,7 @@ describe('witness verify stream.jsonl', () => {
       report: { ok: false, problems: [{ code: 'CHUNK_MISMATCH', at: 'chunk 5' }] },
     });
     const text = await runCli(['verify', 'flipped.jsonl', '--keys', 'trusted.json'], cwd);
-    expect(text.out).toMatch(/^invalid: .*\n  CHUNK_MISMATCH +\[chunk 5\] Chunk 5 has 8 bytes/);
+    expect(text.out).toMatch(/^invalid: .*\n {2}CHUNK_MISMATCH +\[chunk 5\] Chunk 5 has 8 bytes/);
   });
   it('says invalid, exit 1, STREAM_CUT, for a stream cut before its final receipt', async () => {
     expect(await verify(write('cut.jsonl', lines.slice(0, -1)))).toMatchObject({

@@ -19,7 +19,19 @@ import {
 import { readNamedFile } from '../../attest/files.js';
 import { WitnessError } from '../../core/errors.js';
 import { type CliContext, resolvePath } from '../context.js';
-import type { Outcome, VerifyCliOptions } from './types.js';
+import type { OptionName, Outcome, VerifyCliOptions } from './types.js';
+
+/** Every option of attest's verifier: receipts, paths, envelopes and bundles use them all. */
+export const RECEIPT_OPTIONS: readonly OptionName[] = [
+  'output',
+  'keys',
+  'nonces',
+  'construction',
+  'skew',
+  'now',
+  'revocation',
+  'requireCosigner',
+];
 
 /** Checks a receipt-based artifact with the options given; `output` is the bytes unless the artifact carries them. */
 export async function verifyWithReceiptOptions(

@@ -8,19 +8,11 @@
  */
 import { readNamedFile } from '../../attest/files.js';
 import { RECORDED_STREAM_TYPE, type StreamVerifyResult, verifyStream } from '../../attest/index.js';
-import { withVerifyOptions } from './receipts.js';
+import { RECEIPT_OPTIONS, withVerifyOptions } from './receipts.js';
 import type { ArtifactKind, OptionName, Outcome } from './types.js';
 
-const USES: readonly OptionName[] = [
-  'keys',
-  'nonces',
-  'construction',
-  'skew',
-  'now',
-  'revocation',
-  'requireCosigner',
-  'allowPartial',
-];
+// The final receipt takes every option of attest's verifier but --output: the recording carries its chunks.
+const USES: readonly OptionName[] = [...RECEIPT_OPTIONS.filter((n) => n !== 'output'), 'allowPartial'];
 
 const STREAM: Omit<ArtifactKind, 'form'> = {
   what: 'a recorded stream',
