@@ -3,7 +3,8 @@
  * Public API of `agent-witness/a2a` (docs/a2a.md): A2A v1.0 agents with attested
  * results — signed Agent Cards checked against your own key directory, the child
  * agent on `@a2a-js/sdk`, the parent's fail-closed co-signing service, the MCP
- * evidence tool, the parent's delegation, and experiment E12 with its re-verification.
+ * evidence tool, the parent's delegation, experiment E12 with its re-verification, and
+ * the mapping of streamed results' chunk receipts onto artifact-update events.
  */
 export { policyBackend, serveChildAgent } from './agent.js';
 export type { AgentBackend, ChildAgent, ChildAgentOptions } from './agent.js';
@@ -44,5 +45,18 @@ export type { ChildTimings, Condition, Delegation } from './metadata.js';
 export { llmBackend, openAiCompatibleBackend } from './llm-backend.js';
 export { delegate } from './parent.js';
 export type { DelegationResult, Latency, ParentOptions } from './parent.js';
+export {
+  CHUNK_KEY,
+  chunkBytes,
+  chunkMetadata,
+  readArtifactUpdate,
+  recordArtifactUpdate,
+  STREAM_CHECKPOINT_KEY,
+  STREAM_FINAL_KEY,
+  streamedParts,
+  streamedText,
+  streamOfEvent,
+} from './stream.js';
+export type { ArtifactUpdateJson, ReadArtifactUpdate } from './stream.js';
 export { connectEvidenceTool, EVIDENCE_TOOL, evidenceFor, serveEvidenceTool } from './tool-server.js';
 export type { Evidence, EvidenceClient, ToolServer } from './tool-server.js';
