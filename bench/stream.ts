@@ -41,7 +41,7 @@ async function once(pieces: Buffer[]): Promise<Record<string, number>> {
   const final = await signer.finish();
   const t2 = performance.now();
   const recorder = new StreamRecorder(stream);
-  pieces.forEach((p, i) => recorder.chunk(p, signed[i]?.receipt, signed[i]?.checkpoint));
+  for (const [i, p] of pieces.entries()) recorder.chunk(p, signed[i]?.receipt, signed[i]?.checkpoint);
   recorder.final(final);
   const text = recorder.text();
   const t3 = performance.now();
