@@ -121,6 +121,28 @@ describe('checkpoints', () => {
     const lines = edited((l) => l.splice(indexOf(l, 'final'), 0, longer[indexOf(longer, 'checkpoint', 5)]));
     expect(codes((await verifyStream(lines, options)).problems)).toEqual(['TRUNCATED']);
   });
+  it("signed by another trusted deployer's key are WRONG_DEPLOYER: one runtime releases a stream", async () => {
+    // The same chunks signed by the parent's runtime: chunk receipts name no key, so its checkpoints have the same roots.
+    const parents = await recordedStream(parentKey, 40, { checkpointEvery: 8 });
+    const withFinal = edited((l) => l.splice(indexOf(l, 'final'), 0, parents[indexOf(parents, 'checkpoint', 2)]));
+    expect(codes((await verifyStream(withFinal, options)).problems)).toEqual(['WRONG_DEPLOYER']);
+    const cut = edited((l) => {
+      l.splice(indexOf(l, 'final'));
+      l.push(parents[indexOf(parents, 'checkpoint', 4)]);
+    });
+    expect(codes((await verifyStream(cut, { ...options, partial: true })).problems)).toEqual([
+      'WRONG_DEPLOYER',
+      'STREAM_CUT',
+    ]);
+  });
+  it('of a cut stream, verified as partial, say who proves the chunks', async () => {
+    const cut = edited((l) => l.splice(indexOf(l, 'final')));
+    expect(await verifyStream(cut, { ...options, partial: true })).toMatchObject({
+      verdict: 'partial',
+      proven: 40,
+      provenBy: { deployer: 'org-child', key_id: key.kid },
+    });
+  });
   it('name the chunks a cut stream is missing after the last one received', async () => {
     const lines = edited((l) => {
       l.splice(indexOf(l, 'final'));
@@ -131,6 +153,15 @@ describe('checkpoints', () => {
       ['CHUNK_MISSING', 37],
       ['STREAM_CUT', undefined],
     ]);
+  });
+});
+
+describe('an empty stream', () => {
+  it('verifies with its final receipt alone, and a chunk added to it lies beyond its end', async () => {
+    const empty = await recordedStream(key, 0);
+    expect(await verifyStream(empty, options)).toMatchObject({ ok: true, size: 0, bytes: Buffer.alloc(0) });
+    const added = [...empty.slice(0, 1), honest[lineOfChunk(honest, 0)], ...empty.slice(1)];
+    expect(codes((await verifyStream(added, options)).problems)).toEqual(['CHUNK_FOREIGN']);
   });
 });
 

@@ -97,7 +97,7 @@ describe('witness verify stream.jsonl', () => {
     const r = await verify('cut.jsonl', '--allow-partial');
     expect(r).toMatchObject({ code: 0, report: { ok: true, problems: [], details: { verdict: 'partial' } } });
     expect(r.report.summary).toMatch(
-      /^partial: .*cut after 50 chunks, before its final receipt; a checkpoint proves the first 50/,
+      /^partial: .*cut after 50 chunks, before its final receipt; a checkpoint signed by org-child with key ed25519:[0-9a-f]{16} proves the first 50 \(\d+ bytes\)\.$/,
     );
     expect(r.report.warnings).toEqual([expect.stringMatching(/^STREAM_CUT: /)]);
   });

@@ -21,6 +21,9 @@ export interface CheckedHead {
   line: number;
   size: number;
   root: Buffer;
+  /** Who signed it: the key of the verifier's directory, and its deployer. */
+  keyId: string;
+  deployer: string;
 }
 
 export interface CheckpointKeys {
@@ -29,7 +32,11 @@ export interface CheckpointKeys {
   directory: KeyDirectory;
   now: number;
   revocation: RevocationPolicy;
-  /** The final receipt's deployer and issue time, when it arrived: its runtime signs the checkpoints too. */
+  /**
+   * The final receipt's deployer and issue time, when it arrived: its runtime signs the
+   * checkpoints too. Without it, the first checkpoint that verifies names the deployer
+   * every other one must be.
+   */
   releaser?: { deployer: string; issuedAt: number };
 }
 
@@ -41,6 +48,7 @@ export function readCheckpoints(
   const heads: CheckedHead[] = [];
   const problems: StreamProblem[] = [];
   const verifiers = new Map<string, NoteVerifier>();
+  let deployer = keys.releaser?.deployer;
   for (const cp of checkpoints) {
     const at = { line: cp.line };
     const key = keys.directory.get(cp.key_id);
@@ -54,13 +62,16 @@ export function readCheckpoints(
       );
       continue;
     }
-    const trust = _keyProblems(key, cp.line, keys);
+    const trust = _keyProblems(key, cp.line, keys, deployer);
     problems.push(...trust);
     const verifier = verifiers.get(key.kid) ?? _noteVerifier(keys.origin, key);
     verifiers.set(key.kid, verifier);
     const read = _readNote(cp.note, verifier, keys.origin, cp.line);
     if ('problem' in read) problems.push(read.problem);
-    else if (trust.length === 0) heads.push({ line: cp.line, ...read });
+    else if (trust.length === 0) {
+      heads.push({ line: cp.line, ...read, keyId: key.kid, deployer: key.deployer });
+      deployer ??= key.deployer;
+    }
   }
   return { heads, problems };
 }
@@ -74,8 +85,9 @@ export function checkHeads(
   heads: readonly CheckedHead[],
   tree: MerkleTree,
   signedSize: number | null,
-): { proven: number; problems: StreamProblem[] } {
+): { proven: number; provenBy?: CheckedHead; problems: StreamProblem[] } {
   let proven = 0;
+  let provenBy: CheckedHead | undefined;
   const problems: StreamProblem[] = [];
   for (const head of heads) {
     const at = { line: head.line };
@@ -88,8 +100,9 @@ export function checkHeads(
         ),
       );
     } else if (head.size <= tree.size) {
-      if (tree.root(head.size).equals(head.root)) proven = Math.max(proven, head.size);
-      else
+      if (tree.root(head.size).equals(head.root)) {
+        if (head.size > proven) [proven, provenBy] = [head.size, head];
+      } else
         problems.push(
           streamProblem(
             'INCONSISTENT',
@@ -100,16 +113,16 @@ export function checkHeads(
     }
     // A head past the chunks that lead without a break cannot be recomputed: the gap is reported as missing.
   }
-  return { proven, problems };
+  return provenBy ? { proven, provenBy, problems } : { proven, problems };
 }
 
-function _keyProblems(key: TrustedKey, line: number, keys: CheckpointKeys): StreamProblem[] {
+function _keyProblems(key: TrustedKey, line: number, keys: CheckpointKeys, deployer?: string): StreamProblem[] {
   const out: StreamProblem[] = [];
-  if (keys.releaser && key.deployer !== keys.releaser.deployer)
+  if (deployer !== undefined && key.deployer !== deployer)
     out.push(
       streamProblem(
         'WRONG_DEPLOYER',
-        `The checkpoint on line ${line} is signed by ${key.kid} of ${key.deployer}, but ${keys.releaser.deployer} released the stream.`,
+        `The checkpoint on line ${line} is signed by ${key.kid} of ${key.deployer}, but the stream is ${deployer}'s (${keys.releaser ? 'its final receipt' : 'its first checkpoint'}): one runtime releases a stream.`,
         { line },
       ),
     );

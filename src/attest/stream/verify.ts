@@ -51,6 +51,8 @@ export interface StreamVerifyResult {
   size: number | null;
   /** Leading chunks a verified signature covers (the final receipt, else the largest matching checkpoint). */
   proven: number;
+  /** Who signed the checkpoint that proves them, when no valid final receipt does. */
+  provenBy?: { deployer: string; key_id: string };
   /** Checkpoints whose signature verified. */
   checkpoints: number;
   problems: StreamProblem[];
@@ -137,6 +139,9 @@ export async function verifyStream(
     bytes: _bytes(assembled, partial ? proven : Number.POSITIVE_INFINITY),
     size: final?.statement.size ?? null,
     proven,
+    ...(!signed && heldBy.provenBy
+      ? { provenBy: { deployer: heldBy.provenBy.deployer, key_id: heldBy.provenBy.keyId } }
+      : {}),
     checkpoints: heads.length,
     problems: boundStreamProblems(problems),
     ...(check?.path ? { path: check.path } : {}),

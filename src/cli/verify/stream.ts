@@ -46,7 +46,7 @@ export function streamOutcome(result: StreamVerifyResult, allowPartial: boolean)
     result.verdict === 'valid'
       ? `valid: ${what}: ${result.size} chunks, ${result.bytes.length} bytes, policy ${result.policy}${released}; ${checkpoints}.`
       : result.verdict === 'partial'
-        ? `partial: ${what}: cut after ${result.received} chunks, before its final receipt; a checkpoint proves the first ${result.proven} (${result.bytes.length} bytes).`
+        ? `partial: ${what}: cut after ${result.received} chunks, before its final receipt; ${result.provenBy ? `a checkpoint signed by ${result.provenBy.deployer} with key ${result.provenBy.key_id} proves the first ${result.proven}` : 'no checkpoint proves any'} (${result.bytes.length} bytes).`
         : `invalid: ${what}: ${result.received} chunks received${result.size === null ? '' : ` of ${result.size} signed`}; ${checkpoints}.`;
   const problems = result.problems.map((p) => ({
     code: p.code,
@@ -65,6 +65,7 @@ export function streamOutcome(result: StreamVerifyResult, allowPartial: boolean)
       received: result.received,
       size: result.size,
       proven: result.proven,
+      proven_by: result.provenBy ?? null,
       checkpoints: result.checkpoints,
       bytes: result.bytes.length,
       path: result.path ?? null,
