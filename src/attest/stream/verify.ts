@@ -118,7 +118,7 @@ export async function verifyStream(
     chunks: chunks.map((c) => ({ receipt: c.receipt, bytes: c.bytes, line: c.line })),
     ...(final ? { statement: final.statement } : {}),
     ...(policy !== undefined ? { policy } : {}),
-    checkpointed: Math.max(0, ...heads.map((h) => h.size)),
+    checkpointed: heads.reduce((most, h) => Math.max(most, h.size), 0),
   });
   problems.push(...assembled.problems, ...checkpointProblems);
   const tree = _prefixTree(assembled);
@@ -127,9 +127,10 @@ export async function verifyStream(
   const signed = final && check?.reasons.length === 0 && _wholeMatches(final.statement, assembled, tree, problems);
   if (!final) problems.push(_cut(chunks.length, read.events.at(-1)?.line, heldBy.proven));
   const proven = signed ? assembled.size : heldBy.proven;
-  const accepted = problems.length === 0 && check ? await acceptPath(check, options) : undefined;
+  // Valid needs the whole signed (every chunk on the signed chain, the statement's root) and nothing else wrong.
+  const accepted = signed && problems.length === 0 && check ? await acceptPath(check, options) : undefined;
   for (const r of accepted?.reasons ?? []) problems.push(streamProblem(r.code, r.message, { line: final?.line }));
-  const valid = problems.length === 0 && accepted?.ok === true;
+  const valid = signed === true && problems.length === 0 && accepted?.ok === true;
   const partial = !final && options.partial === true && problems.every((p) => p.code === 'STREAM_CUT');
   return result({
     ok: valid,
