@@ -4,11 +4,15 @@
  * with the receipt codes of attest.md §3, the nonce consumed once; and a recording
  * that is not one (empty, damaged lines) is MALFORMED or NON_CANONICAL, never valid.
  */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   createStreamSigner,
   MemoryNonceStore,
   newSigningKey,
+  recordStreamToFile,
   type StreamProblem,
   StreamRecorder,
   verifyStream,
@@ -214,6 +218,14 @@ describe('a recording that is not one', () => {
     });
     const r = await verifyStream(lines, options);
     expect(r.problems[0]?.message).toMatch(/^Line \d+ is not a chunk, checkpoint or final line: .*extra/);
+  });
+  it('the file recorder refuses a file that already holds a recording, and a folder', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'witness-stream-'));
+    const file = join(dir, 'stream.jsonl');
+    recordStreamToFile(file, STREAM).close();
+    expect(() => recordStreamToFile(file, STREAM)).toThrow(/already holds a recording/);
+    expect(() => recordStreamToFile(dir, STREAM)).toThrow(/is a directory, not a regular file/);
+    expect(readFileSync(file, 'utf8').split('\n')).toHaveLength(2);
   });
   it('the recorder writes one line per event, in arrival order, that the verifier reads back', async () => {
     const signer = createStreamSigner({ key, instance: 'w', stream: STREAM, policy: 'turn', clock: () => NOW });

@@ -10,7 +10,10 @@
  * The recorder writes what arrived, as it arrived — it judges nothing, so a damaged
  * event reaches the verifier, which says what is wrong with it.
  */
+import { existsSync, statSync } from 'node:fs';
 import { z } from 'zod';
+import { checkOutputFile } from '../../core/atomic-write.js';
+import { WitnessError } from '../../core/errors.js';
 import { openJsonlWriter, type FsyncPolicy } from '../../core/jsonl.js';
 import { parseJsonText } from '../receipt.js';
 import { decodeBase64Strict } from '../tlog/note.js';
@@ -94,6 +97,10 @@ export function recordStreamToFile(
   stream: StreamRef,
   options: { fsync?: FsyncPolicy } = {},
 ): StreamRecorder & { close(): void } {
+  checkOutputFile(path);
+  // One recording is one stream: appending a second would make the file no recording at all.
+  if (existsSync(path) && statSync(path).size > 0)
+    throw new WitnessError('USAGE', `${path} already holds a recording; record each stream to a file of its own.`);
   const writer = openJsonlWriter(path, { fsync: options.fsync ?? 'batch' });
   return Object.assign(new StreamRecorder(stream, (line) => writer.appendLine(line)), { close: () => writer.close() });
 }
