@@ -219,6 +219,20 @@ describe('a recording that is not one', () => {
     const r = await verifyStream(lines, options);
     expect(r.problems[0]?.message).toMatch(/^Line \d+ is not a chunk, checkpoint or final line: .*extra/);
   });
+  it('an event the recorder cannot lay out as a line (not an object) is kept whole, and read as MALFORMED', async () => {
+    const recorder = new StreamRecorder(STREAM);
+    recorder.checkpoint('a checkpoint that is a string');
+    recorder.final({ type: 'final', statement: {} });
+    expect(recorder.lines.slice(1).map((l) => JSON.parse(l))).toEqual([
+      { type: 'checkpoint', value: 'a checkpoint that is a string' },
+      { type: 'final', value: { type: 'final', statement: {} } },
+    ]);
+    expect(codes((await verifyStream(recorder.text(), options)).problems)).toEqual([
+      'MALFORMED',
+      'MALFORMED',
+      'STREAM_CUT',
+    ]);
+  });
   it('the file recorder refuses a file that already holds a recording, and a folder', () => {
     const dir = mkdtempSync(join(tmpdir(), 'witness-stream-'));
     const file = join(dir, 'stream.jsonl');

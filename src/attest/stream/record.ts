@@ -76,15 +76,25 @@ export class StreamRecorder {
     if (checkpoint !== undefined) this.checkpoint(checkpoint);
   }
   checkpoint(checkpoint: unknown): void {
-    this.#write(JSON.stringify({ ...(checkpoint as object), type: 'checkpoint' }));
+    this.#write(JSON.stringify(_event('checkpoint', checkpoint)));
   }
   final(final: unknown): void {
-    this.#write(JSON.stringify({ ...(final as object), type: 'final' }));
+    this.#write(JSON.stringify(_event('final', final)));
   }
   /** The recording as JSON Lines text. */
   text(): string {
     return this.lines.map((l) => `${l}\n`).join('');
   }
+}
+
+/**
+ * The line of an event that arrived as an object: its members and the line's type. Anything
+ * else (or an object with a `type` of its own) is kept whole under `value`, which no line
+ * shape allows: the verifier reports it as MALFORMED rather than the recorder reshaping it.
+ */
+function _event(type: 'checkpoint' | 'final', value: unknown): Record<string, unknown> {
+  const plain = value !== null && typeof value === 'object' && !Array.isArray(value) && !('type' in value);
+  return plain ? { ...(value as Record<string, unknown>), type } : { type, value };
 }
 
 /**
