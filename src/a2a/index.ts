@@ -4,7 +4,8 @@
  * results — signed Agent Cards checked against your own key directory, the child
  * agent on `@a2a-js/sdk`, the parent's fail-closed co-signing service, the MCP
  * evidence tool, the parent's delegation and its check of the answer (a Message, or a
- * Task's artifacts), the delegation record, and experiment E12 with its re-verification.
+ * Task's artifacts), the delegation record, experiment E12 with its re-verification, and
+ * the mapping of streamed results' chunk receipts onto artifact-update events.
  */
 export { policyBackend, serveChildAgent } from './agent.js';
 export type { AgentBackend, ChildAgent, ChildAgentOptions } from './agent.js';
@@ -58,5 +59,18 @@ export {
   verifyDelegationRecord,
 } from './delegation-record.js';
 export type { DelegationRecord, RecordVerifyOptions, RecordVerifyResult } from './delegation-record.js';
+export {
+  CHUNK_KEY,
+  chunkBytes,
+  chunkMetadata,
+  readArtifactUpdate,
+  recordArtifactUpdate,
+  STREAM_CHECKPOINT_KEY,
+  STREAM_FINAL_KEY,
+  streamedParts,
+  streamedText,
+  streamOfEvent,
+} from './stream.js';
+export type { ArtifactUpdateJson, ReadArtifactUpdate } from './stream.js';
 export { connectEvidenceTool, EVIDENCE_TOOL, evidenceFor, serveEvidenceTool } from './tool-server.js';
 export type { Evidence, EvidenceClient, ToolServer } from './tool-server.js';

@@ -56,8 +56,16 @@ export { MemoryNonceStore, openNonceStore, SqliteNonceStore } from './nonce-stor
 export { NONCE_MIGRATIONS, PostgresNonceStore } from './nonce-store-pg.js';
 export { DATABASE_URL_ENV, isPostgresUrl, redactUrl, resolveDatabaseUrl } from './postgres.js';
 export type { NonceStore } from './nonce-store.js';
-export { ARCHIVE_CODES, codesFor, DELEGATION_CODES, EVIDENCE_CODES, LOG_CODES, REASON_CODES } from './reasons.js';
-export type { EvidenceCode, LogCode, Reason, ReasonCode } from './reasons.js';
+export {
+  ARCHIVE_CODES,
+  codesFor,
+  DELEGATION_CODES,
+  EVIDENCE_CODES,
+  LOG_CODES,
+  REASON_CODES,
+  STREAM_CODES,
+} from './reasons.js';
+export type { EvidenceCode, LogCode, Reason, ReasonCode, StreamCode } from './reasons.js';
 export {
   CONSTRUCTIONS,
   evidencePath,
@@ -134,3 +142,46 @@ export { DEFAULT_WITNESS_MAX_REQUEST_BYTES, serveWitness, Witness } from './tlog
 export type { WitnessAnswer, WitnessOptions, WitnessServer, WitnessServerOptions } from './tlog/witness.js';
 export { submitCheckpoint } from './tlog/witness-client.js';
 export type { SubmitOptions, SubmitResult } from './tlog/witness-client.js';
+// Streamed results with chunk receipts (attest/stream).
+export {
+  CHUNK_RECEIPT_TYPE,
+  ChunkReceiptSchema,
+  chunkReceiptDigest,
+  createStreamSigner,
+  DEFAULT_CHECKPOINT_EVERY,
+  FinalStatementSchema,
+  finalStatementBytes,
+  MAX_STREAM_PROBLEMS_PER_CODE,
+  RECORDED_STREAM_TYPE,
+  RecordedLineSchema,
+  RecordingHeaderSchema,
+  readRecording,
+  recordStreamToFile,
+  STREAM_FINAL_TYPE,
+  STREAM_ORIGIN_PREFIX,
+  StreamCheckpointSchema,
+  StreamFinalSchema,
+  StreamPolicySchema,
+  StreamRecorder,
+  StreamRefSchema,
+  streamOrigin,
+  verifyStream,
+} from './stream/index.js';
+export type {
+  ChunkReceipt,
+  FinalStatement,
+  ReadRecording,
+  RecordedEvent,
+  RecordingHeader,
+  SignedChunk,
+  StreamCheckpoint,
+  StreamFinal,
+  StreamPolicy,
+  StreamProblem,
+  StreamProblemCode,
+  StreamRef,
+  StreamSigner,
+  StreamSignerOptions,
+  StreamVerifyOptions,
+  StreamVerifyResult,
+} from './stream/index.js';

@@ -5,7 +5,7 @@
  * the verifier accepts; a test compares the file with this output.
  */
 import { z } from 'zod';
-import { ReceiptSchema } from './receipt.js';
+import { PATH_TYPE, ReceiptSchema } from './receipt.js';
 
 const DESCRIPTIONS: Record<string, string> = {
   v: 'Format version (1).',
@@ -28,7 +28,7 @@ const DESCRIPTIONS: Record<string, string> = {
     'Ed25519 signatures over the domain tag ("witness/receipt/v1\\u0000" or "witness/edge/v1\\u0000") followed by the RFC 8785 form of the receipt without signatures.',
 };
 
-/** The JSON Schema document for an evidence file: one receipt, or {"path": [root, …, leaf]}. */
+/** The JSON Schema document for an evidence file: one receipt, or {"type": "witness/path", "path": [root, …, leaf]}. */
 export function receiptJsonSchema(): Record<string, unknown> {
   const receipt = z.toJSONSchema(ReceiptSchema) as {
     properties: Record<string, Record<string, unknown>>;
@@ -50,6 +50,10 @@ export function receiptJsonSchema(): Record<string, unknown> {
       {
         type: 'object',
         properties: {
+          type: {
+            const: PATH_TYPE,
+            description: 'Declares a delegation path; files written before paths declared their type lack it.',
+          },
           path: {
             type: 'array',
             minItems: 1,

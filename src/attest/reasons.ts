@@ -6,8 +6,9 @@
  * line. Each verifier uses its part of the table: receipts and delegation paths
  * (`REASON_CODES`), hash-chained signed logs such as the mailbox's call log
  * (`LOG_CODES`), archives that carry their own evidence such as E12 results files
- * (`ARCHIVE_CODES`), and a delegation's answer as the parent receives it
- * (`DELEGATION_CODES`). A new kind of evidence adds its codes here, once.
+ * (`ARCHIVE_CODES`), a delegation's answer as the parent receives it (`DELEGATION_CODES`),
+ * and streamed results and their chunk receipts (`STREAM_CODES`). A new kind of
+ * evidence adds its codes here, once.
  */
 
 /** Receipts and delegation paths; the order is the order checks report them. */
@@ -81,11 +82,33 @@ export const DELEGATION_CODES = {
     "the child's task ended without a result (failed, canceled, rejected, or waiting for input); the child's reason follows",
 } as const;
 
+/** Streamed results: each chunk's receipt against the stream's signed whole (attest/stream). */
+export const STREAM_CODES = {
+  CHUNK_MISSING: 'a chunk of the stream was not received: its sequence number is absent (dropped)',
+  CHUNK_REORDERED: 'a chunk was received out of its sequence order: the client was shown it in another place',
+  CHUNK_REPEATED: 'the same chunk was received more than once',
+  CHUNK_FOREIGN:
+    "a chunk that is not this stream's: its receipt names another session, task or artifact, lies beyond the stream's signed size, or is not the receipt the stream's signed chain holds at its sequence number",
+  CHUNK_MISMATCH: "a chunk's bytes do not match the SHA-256 or length its receipt records",
+  STREAM_CUT: 'the stream ended before its final receipt: nothing signed covers the whole',
+  STREAM_MISMATCH:
+    "the final receipt's statement or a checkpoint is not this stream's, or does not describe the chunks received",
+  POLICY_MISMATCH:
+    'a chunk promises another granularity policy than its stream, or the stream promised another policy than the verifier requires',
+} as const;
+
 /** Every code, with its meaning: the one vocabulary. */
-export const EVIDENCE_CODES = { ...REASON_CODES, ...LOG_CODES, ...ARCHIVE_CODES, ...DELEGATION_CODES } as const;
+export const EVIDENCE_CODES = {
+  ...REASON_CODES,
+  ...LOG_CODES,
+  ...ARCHIVE_CODES,
+  ...DELEGATION_CODES,
+  ...STREAM_CODES,
+} as const;
 export type EvidenceCode = keyof typeof EVIDENCE_CODES;
 export type ReasonCode = keyof typeof REASON_CODES;
 export type LogCode = keyof typeof LOG_CODES;
+export type StreamCode = keyof typeof STREAM_CODES;
 
 /** The part of the vocabulary one verifier reports, with the same meanings. */
 export function codesFor<const C extends EvidenceCode>(

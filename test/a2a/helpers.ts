@@ -1,5 +1,7 @@
 // Shared fixtures for a2a tests: real keys, a directory trusting them, and a world of
 // real servers on loopback (MCP tool, parent co-signer, child A2A agent).
+import { randomUUID } from 'node:crypto';
+import { type Part, Role, type SendMessageRequest } from '@a2a-js/sdk';
 import { type ChildAgent, serveChildAgent } from '../../src/a2a/agent.js';
 import { CosignService, type CosignerServer, serveCosigner } from '../../src/a2a/cosigner.js';
 import { serveEvidenceTool, type ToolServer } from '../../src/a2a/tool-server.js';
@@ -56,5 +58,29 @@ export async function startWorld(options: { cosignTimeoutMs?: number } = {}): Pr
       await cosigner.close();
       await tool.close();
     },
+  };
+}
+
+/** A text part as the SDK's types spell it. */
+export function textPart(text: string): Part {
+  return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
+}
+
+/** The SDK client's SendMessage parameters for one user message of `text`. */
+export function userMessageRequest(text: string, metadata?: Record<string, unknown>): SendMessageRequest {
+  return {
+    tenant: '',
+    message: {
+      messageId: randomUUID(),
+      contextId: '',
+      taskId: '',
+      role: Role.ROLE_USER,
+      parts: [textPart(text)],
+      metadata,
+      extensions: [],
+      referenceTaskIds: [],
+    },
+    configuration: undefined,
+    metadata: undefined,
   };
 }

@@ -2,7 +2,7 @@
  * @module
  * `witness verify FILE|DIR`: check any Witness artifact — a receipt, a delegation path,
  * a DSSE envelope, an evidence bundle (evidence with its output), an E12 results file,
- * an A2A delegation record, a mailbox folder — trusting only what the user gives (`--keys`). The artifact is read
+ * an A2A delegation record, a mailbox folder, signed simulation results, a recorded stream — trusting only what the user gives (`--keys`). The artifact is read
  * once and recognised by the type it declares (cli/verify/kinds.ts, one table); every
  * option given must apply to it. One output shape (`--json`) and one exit status for
  * every kind: 0 valid, 1 invalid (the problems are printed), 2 usage error.
@@ -23,10 +23,10 @@ const MAX_SKEW_S = MAX_SKEW_MS / 1000;
 export function verifyCommand(ctx: CliContext): Command {
   const command = new Command('verify')
     .summary(
-      'verify any Witness artifact: a receipt, path, envelope, bundle, E12 results file, A2A delegation record, mailbox folder or signed simulation results',
+      'verify any Witness artifact: a receipt, path, envelope, bundle, E12 results file, A2A delegation record, mailbox folder, signed simulation results or recorded stream',
     )
     .description(
-      'Check a Witness artifact, recognised by the type it declares: a release receipt or delegation path (against --output, trusting only --keys), a DSSE envelope, an evidence bundle that carries its output, an E12 results file, an A2A delegation record (witness a2a send --out), a mailbox folder, or signed simulation results (witness sim --sign). Prints the problems, each with its reason code, when invalid. An option that does not apply to the artifact given is a usage error. Exit 0 valid, 1 invalid, 2 usage error.',
+      'Check a Witness artifact, recognised by the type it declares: a release receipt or delegation path (against --output, trusting only --keys), a DSSE envelope, an evidence bundle that carries its output, an E12 results file, an A2A delegation record (witness a2a send --out), a mailbox folder, signed simulation results (witness sim --sign), or a recorded stream with chunk receipts. Prints the problems, each with its reason code, when invalid. An option that does not apply to the artifact given is a usage error. Exit 0 valid, 1 invalid, 2 usage error.',
     )
     .argument(
       '<artifact>',
@@ -76,13 +76,13 @@ export function verifyCommand(ctx: CliContext): Command {
     )
     .option(
       '--allow-partial',
-      'signed sharded results only: valid when some shards of the sweep are missing (the verdict says partial); without it a missing shard is SHARD_MISSING',
+      'signed sharded results: valid when some shards of the sweep are missing (the verdict says partial), without it a missing shard is SHARD_MISSING; a recorded stream: accepted as "partial" when cut before its final receipt and nothing else is wrong, without it STREAM_CUT',
     )
     .option('--json', 'print {ok, type, legacy, summary, problems, details} as JSON');
   return addWitnessVerifyOptions(command)
     .addHelpText(
       'after',
-      '\nExample:\n  $ witness verify answer.evidence.json --output answer.txt --keys trusted.json --nonces nonces.db --construction dag\n  $ witness verify receipt.json --output report.txt --keys trusted.json --json\n  $ witness verify receipt.json --output report.txt --keys trusted.json --nonces postgres://verifier@db.internal/witness\n  $ witness verify answer.bundle.json --keys trusted.json   # evidence with its output\n  $ witness verify results.json                  # an E12 results file (witness a2a bench)\n  $ witness verify delegation.json --keys trusted.json   # a delegation record (witness a2a send --out)\n  $ witness verify ./mb --keys trusted.json      # a mailbox folder, its key pinned by your directory\n  $ witness verify sweep.jsonl --keys trusted.json   # signed simulation results (witness sim --sign)\n  $ witness verify ./mb --witness "witness.example/w1+6a1f03c2+BH3k…" --witness-url http://w1.example:4501 --witnessed-within 10m',
+      '\nExample:\n  $ witness verify answer.evidence.json --output answer.txt --keys trusted.json --nonces nonces.db --construction dag\n  $ witness verify receipt.json --output report.txt --keys trusted.json --json\n  $ witness verify receipt.json --output report.txt --keys trusted.json --nonces postgres://verifier@db.internal/witness\n  $ witness verify answer.bundle.json --keys trusted.json   # evidence with its output\n  $ witness verify results.json                  # an E12 results file (witness a2a bench)\n  $ witness verify delegation.json --keys trusted.json   # a delegation record (witness a2a send --out)\n  $ witness verify ./mb --keys trusted.json      # a mailbox folder, its key pinned by your directory\n  $ witness verify sweep.jsonl --keys trusted.json   # signed simulation results (witness sim --sign)\n  $ witness verify stream.jsonl --keys trusted.json  # a recorded stream with chunk receipts\n  $ witness verify ./mb --witness "witness.example/w1+6a1f03c2+BH3k…" --witness-url http://w1.example:4501 --witnessed-within 10m',
     )
     .action(async (file: string, o: VerifyCliOptions, command: Command) => {
       const found = recognise(resolvePath(ctx, file), file);

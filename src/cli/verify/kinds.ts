@@ -20,21 +20,10 @@ import { MAILBOX_FORMAT } from '../../mailbox/index.js';
 import { NOT_FOR_DELEGATION, verifyDelegationFile } from './delegation.js';
 import { NOT_FOR_E12, verifyE12File } from './e12.js';
 import { verifyMailboxFolder } from './mailbox.js';
-import { verifyWithReceiptOptions } from './receipts.js';
+import { RECEIPT_OPTIONS, verifyWithReceiptOptions } from './receipts.js';
 import { RESULTS_KINDS } from './results.js';
-import type { ArtifactKind, OptionName } from './types.js';
-
-/** Every option of attest's verifier: receipts, paths, envelopes and bundles use them all. */
-const RECEIPT_OPTIONS: readonly OptionName[] = [
-  'output',
-  'keys',
-  'nonces',
-  'construction',
-  'skew',
-  'now',
-  'revocation',
-  'requireCosigner',
-];
+import { STREAM_KINDS } from './stream.js';
+import type { ArtifactKind } from './types.js';
 
 function _isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -105,4 +94,6 @@ export const ARTIFACT_KINDS: readonly ArtifactKind[] = [
   },
   // Signed simulation results (`witness sim --sign`): the results file and its checkpoint file.
   ...RESULTS_KINDS,
+  // A recorded stream with chunk receipts (attest/stream).
+  ...STREAM_KINDS,
 ];

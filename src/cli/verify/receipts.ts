@@ -1,7 +1,8 @@
 /**
  * @module
  * `witness verify` for attest's evidence: a receipt, a delegation path, a DSSE
- * envelope (with `--output`), and a bundle that carries its output. Every option of
+ * envelope (with `--output`), a bundle that carries its output, and (through
+ * `withVerifyOptions`) a recorded stream's final receipt. Every option of
  * `verifyEvidence` applies; the nonce store, when given, is pruned by the real clock
  * after the check (never by `--now`: an audit "as of" another time must not forget the
  * nonces of receipts some verifier could still accept today).
@@ -18,7 +19,19 @@ import {
 import { readNamedFile } from '../../attest/files.js';
 import { WitnessError } from '../../core/errors.js';
 import { type CliContext, resolvePath } from '../context.js';
-import type { Outcome, VerifyCliOptions } from './types.js';
+import type { OptionName, Outcome, VerifyCliOptions } from './types.js';
+
+/** Every option of attest's verifier: receipts, paths, envelopes and bundles use them all. */
+export const RECEIPT_OPTIONS: readonly OptionName[] = [
+  'output',
+  'keys',
+  'nonces',
+  'construction',
+  'skew',
+  'now',
+  'revocation',
+  'requireCosigner',
+];
 
 /** Checks a receipt-based artifact with the options given; `output` is the bytes unless the artifact carries them. */
 export async function verifyWithReceiptOptions(
@@ -26,6 +39,15 @@ export async function verifyWithReceiptOptions(
   o: VerifyCliOptions,
   check: (options: VerifyOptions, output: Buffer) => Promise<VerifyResult>,
 ): Promise<Outcome> {
+  return receiptOutcome(await withVerifyOptions(ctx, o, check));
+}
+
+/** Runs `check` with attest's verifier options built from the command line (the nonce store opened, then pruned and closed). */
+export async function withVerifyOptions<T>(
+  ctx: CliContext,
+  o: VerifyCliOptions,
+  check: (options: VerifyOptions, output: Buffer) => Promise<T>,
+): Promise<T> {
   const output = o.output === undefined ? Buffer.alloc(0) : readNamedFile(resolvePath(ctx, o.output), 'output file');
   const directory = loadKeyDirectory(resolvePath(ctx, o.keys as string));
   const nonceStore = o.nonces ? await openNoncesOption(ctx, o.nonces) : undefined;
@@ -41,7 +63,7 @@ export async function verifyWithReceiptOptions(
   try {
     const result = await check(options, output);
     await nonceStore?.prune(Date.now());
-    return receiptOutcome(result);
+    return result;
   } finally {
     await nonceStore?.close();
   }
