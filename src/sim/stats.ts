@@ -63,7 +63,8 @@ export interface ConvergenceInput {
   trajectory: readonly { round: number; values: readonly Proposal[] }[];
 }
 
-export interface SummaryInput extends ConvergenceInput {
+/** What a summary reads of a run besides the rounds its convergence is computed from. */
+export interface RunScalars {
   honest: number;
   byzantine: number;
   outcome: Outcome;
@@ -71,6 +72,17 @@ export interface SummaryInput extends ConvergenceInput {
   decisions?: number;
   strict_valid?: boolean | null;
   range_valid?: boolean | null;
+}
+
+export interface SummaryInput extends RunScalars, ConvergenceInput {}
+
+/**
+ * A run whose convergence round (`convergenceRound`) is known already: computed where
+ * the run was played, so a sweep on worker threads hands its tables a few numbers per
+ * run instead of the run's trajectory.
+ */
+export interface TalliedRun extends RunScalars {
+  readonly converged: number | null;
 }
 
 /**
@@ -157,10 +169,10 @@ export class SummaryAccumulator {
   private _honest: number | null | undefined;
   private _byzantine: number | null | undefined;
 
-  add(run: SummaryInput): void {
+  add(run: SummaryInput | TalliedRun): void {
     this._outcomes[run.outcome]++;
     this._rounds.add(run.rounds);
-    const converged = convergenceRound(run);
+    const converged = 'converged' in run ? run.converged : convergenceRound(run);
     if (converged !== null) this._converged.add(converged);
     if (converged !== null && run.outcome === 'valid') this._convergedValid.add(converged);
     this._decisions += run.decisions ?? 0;
@@ -206,7 +218,7 @@ export class SummaryAccumulator {
 }
 
 /** Runs grouped by a key, added one at a time (a results file can be streamed through it). */
-export class GroupedSummaries<T extends SummaryInput> {
+export class GroupedSummaries<T extends SummaryInput | TalliedRun> {
   private readonly _groups = new Map<string, SummaryAccumulator>();
 
   constructor(private readonly _keyOf: (run: T) => string) {}
@@ -239,7 +251,7 @@ export function summarizeGroups<T extends SummaryInput>(
 }
 
 /** One summary per cell of runs added one at a time, cells in the order they first appear (a sweep's table, tallied as it runs). */
-export class CellSummaries extends GroupedSummaries<SummaryInput & { cell: string }> {
+export class CellSummaries extends GroupedSummaries<(SummaryInput | TalliedRun) & { cell: string }> {
   constructor() {
     super((r) => r.cell);
   }

@@ -202,7 +202,7 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
         onProgress: (p) => progress.update(p),
         agents,
         keepRecords: false,
-        onFileRecord: (r) => {
+        onFileTally: (r) => {
           tally.add(r);
           paired.add(r);
         },
