@@ -1,12 +1,16 @@
 /**
  * @module
- * Playing rule-based runs on several cores: worker threads take chunks of consecutive
- * runs, in plan order, and send back each run's tally and, when the sweep writes or
- * keeps them, its results line (worker.ts).
- * Chunks are handed on in plan order, so the lines waiting for an earlier chunk (the
- * most a kill can lose) are the chunks in flight. Each worker holds two chunks, so it
- * starts the next as soon as it sends one back instead of waiting for the main thread
- * to answer: with one, workers stood idle a quarter of the time.
+ * Playing rule-based runs on several cores. `threads` threads play: this one and
+ * `threads - 1` worker threads (worker.ts), each taking chunks of consecutive runs
+ * in plan order. A worker sends back each run's tally and, when the sweep writes or
+ * keeps them, its results line; this thread plays its chunks as one thread would and
+ * answers the workers between two of its own. Chunks are handed on in plan order.
+ *
+ * Why this thread plays too: on two cores, two workers and a main thread that only
+ * writes are three busy threads, and a worker (its start-up, its own JIT warm-up,
+ * the hand-over of every run) costs more CPU than a run played here. A worker gets
+ * chunks only once it has loaded, so this thread never waits for one to start, and
+ * holds up to `IN_FLIGHT` of them, so it never waits for this thread to finish a chunk.
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -14,25 +18,33 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { WitnessError } from '../../core/errors.js';
 import type { PlannedRun, RunQueue, Shard } from './plan.js';
+import { playRun } from './play.js';
+import type { RunRecord } from './record.js';
 import { decodeTally, type RunTally } from './run-tally.js';
 import type { Experiment } from './schema.js';
 import type { ChunkReply, ChunkRequest, WorkerSetup } from './worker.js';
 
 export interface PoolOptions {
-  workers: number;
+  /** Threads that play, this one included (2 or more). */
+  threads: number;
   shard?: Shard;
-  /** Have the workers send each run's results line (see `PlayedChunk`). */
+  /** Have the workers send each run's results line (`WorkerChunk`). */
   lines: boolean;
   /** Runs per chunk (default 64). */
   chunk?: number;
+  /** Only the workers play (default false): this thread hands their chunks on. */
+  workersOnly?: boolean;
   signal?: AbortSignal;
 }
 
-/** Chunks each worker holds at once: one it plays, one waiting. */
-const IN_FLIGHT = 2;
+/** Chunks a worker holds at once: one it plays, the others waiting, so it never waits for this thread. */
+const IN_FLIGHT = 3;
 
-/** Consecutive runs played by a worker, handed on in plan order. */
-export class PlayedChunk {
+/** Played runs, handed on in plan order: records played in this thread, or a worker's reply. */
+export type PlayedChunk = { runs: readonly PlannedRun[]; records: RunRecord[] } | WorkerChunk;
+
+/** Consecutive runs played by a worker thread. */
+export class WorkerChunk {
   constructor(
     readonly runs: readonly PlannedRun[],
     private readonly reply: ChunkReply,
@@ -46,11 +58,8 @@ export class PlayedChunk {
   /** Run k's results line, without its newline (the pool was asked for lines). */
   line(k: number): string {
     const { bytes, ends } = this.reply;
-    return Buffer.from(bytes!.buffer, bytes!.byteOffset, bytes!.length).toString(
-      'utf8',
-      k > 0 ? ends![k - 1] : 0,
-      ends![k]! - 1,
-    );
+    const text = Buffer.from(bytes!.buffer, bytes!.byteOffset, bytes!.length);
+    return text.toString('utf8', k > 0 ? ends![k - 1] : 0, ends![k]! - 1);
   }
 
   tally(k: number): RunTally {
@@ -59,109 +68,177 @@ export class PlayedChunk {
 }
 
 /**
- * Plays the runs of `todo` on worker threads; `onChunk` gets the played chunks in plan
- * order. Resolves when every run was handed on, or at once when the signal aborts (the
- * runs in flight replay on resume).
+ * Plays the runs of `todo` here and on worker threads; `onChunk` gets the played
+ * chunks in plan order. Resolves when every run was handed on, or once the signal
+ * aborts (the runs in flight replay on resume).
  */
-export async function playInWorkers(
+export async function playInPool(
   todo: RunQueue,
   experiment: Experiment,
   options: PoolOptions,
   onChunk: (chunk: PlayedChunk) => void,
 ): Promise<void> {
   const chunk = Math.max(1, options.chunk ?? 64);
-  const count = Math.min(options.workers, Math.ceil(todo.length / chunk));
+  // A sweep this thread plays in about one chunk per thread is over before a worker has loaded.
+  const count = options.workersOnly || todo.length > chunk * options.threads ? options.threads - 1 : 0;
   const setup: WorkerSetup = { experiment, shard: options.shard, lines: options.lines };
-  const threads = Array.from({ length: count }, () => _spawn(setup));
+  const workers = Array.from({ length: count }, () => _spawn(setup));
   try {
-    await _drive(threads, todo, chunk, options.signal, onChunk);
+    const here = !options.workersOnly;
+    await new _Pool(workers, todo, chunk, here, experiment, options.signal, onChunk).run();
   } finally {
-    await Promise.all(threads.map((t) => t.terminate()));
+    await Promise.all(workers.map((w) => w.terminate()));
   }
 }
 
 interface _Sent {
   runs: PlannedRun[];
-  reply?: ChunkReply;
+  played?: PlayedChunk;
 }
 
-/** Keeps every worker busy and hands the chunks on in the order they were sent. */
-function _drive(
-  threads: Worker[],
-  todo: RunQueue,
-  chunk: number,
-  signal: AbortSignal | undefined,
-  onChunk: (chunk: PlayedChunk) => void,
-): Promise<void> {
-  return new Promise((resolve, reject) => {
-    // Chunks sent and not yet handed on, by id; ids are consecutive in plan order.
-    const sent = new Map<number, _Sent>();
-    let nextId = 0;
-    let nextOut = 0;
-    let settled = false;
-    const finish = (error?: unknown) => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      for (const t of threads) t.removeAllListeners('message').removeAllListeners('error');
-      if (error === undefined) resolve();
-      else reject(error);
-    };
-    const onAbort = () => finish();
-    const send = (worker: Worker) => {
-      const runs = _take(todo, chunk);
-      if (runs.length === 0) return;
-      const request: ChunkRequest = { id: nextId++, seqs: runs.map((r) => r.seq) };
-      sent.set(request.id, { runs });
-      worker.postMessage(request);
-    };
-    const handOn = () => {
-      for (let next = sent.get(nextOut); next?.reply; next = sent.get(nextOut)) {
-        sent.delete(nextOut++);
-        onChunk(new PlayedChunk(next.runs, next.reply));
-      }
-    };
-    for (const worker of threads) {
-      worker.on('message', (reply: ChunkReply) => {
-        if (settled) return;
-        if (reply.error !== undefined)
-          return finish(new WitnessError('INTERNAL', `A simulation worker failed: ${reply.error}`));
-        const entry = sent.get(reply.id);
-        if (!entry)
-          return finish(new WitnessError('INTERNAL', `A simulation worker answered chunk ${reply.id}, never sent.`));
-        entry.reply = reply;
-        try {
-          send(worker);
-          handOn();
-        } catch (error) {
-          return finish(error);
-        }
-        if (sent.size === 0) finish();
-      });
-      worker.on('error', (error) => finish(error));
-      worker.on('exit', (code) =>
-        finish(new WitnessError('INTERNAL', `A simulation worker stopped (exit code ${code}) with runs left to play.`)),
-      );
-    }
-    if (signal?.aborted) return finish();
-    signal?.addEventListener('abort', onAbort, { once: true });
+class _Pool {
+  /** Chunks taken and not yet handed on, by id; ids are consecutive in plan order. */
+  readonly #sent = new Map<number, _Sent>();
+  #nextId = 0;
+  #nextOut = 0;
+  /** Every run was taken. */
+  #drained = false;
+  #failure: unknown;
+  #wake: (() => void) | undefined;
+
+  constructor(
+    private readonly workers: Worker[],
+    private readonly todo: RunQueue,
+    private readonly chunk: number,
+    private readonly here: boolean,
+    private readonly experiment: Experiment,
+    private readonly signal: AbortSignal | undefined,
+    private readonly onChunk: (chunk: PlayedChunk) => void,
+  ) {}
+
+  async run(): Promise<void> {
+    const onAbort = () => this.#wakeUp();
+    this.signal?.addEventListener('abort', onAbort, { once: true });
+    for (const worker of this.workers) this.#listen(worker);
+    // Past this many chunks waiting for an earlier one, this thread waits instead of
+    // playing more: what a kill can lose stays a few chunks per thread.
+    const backlog = (IN_FLIGHT + 1) * (this.workers.length + 1);
     try {
-      for (let k = 0; k < IN_FLIGHT; k++) for (const worker of threads) send(worker);
+      while (this.#going()) {
+        if (this.#sent.size >= backlog) {
+          await this.#event();
+          continue;
+        }
+        const id = this.here ? this.#take() : undefined;
+        if (id === undefined) {
+          if (this.#drained && this.#sent.size === 0) break;
+          await this.#event();
+          continue;
+        }
+        const entry = this.#sent.get(id)!;
+        const records: RunRecord[] = [];
+        for (const run of entry.runs) records.push(await playRun(run, this.experiment));
+        entry.played = { runs: entry.runs, records };
+        this.#handOn();
+        // Lets the workers' replies (and a SIGINT handler) in between two chunks of this thread.
+        await yieldToEventLoop();
+      }
     } catch (error) {
-      return finish(error);
+      this.#failure ??= error;
+    } finally {
+      this.signal?.removeEventListener('abort', onAbort);
+      for (const worker of this.workers)
+        worker.removeAllListeners('message').removeAllListeners('error').removeAllListeners('exit');
     }
-    if (sent.size === 0) finish();
-  });
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  #going(): boolean {
+    return this.#failure === undefined && !this.signal?.aborted;
+  }
+
+  /** Takes the next chunk of runs; its id, or undefined when no run is left. */
+  #take(): number | undefined {
+    const runs: PlannedRun[] = [];
+    while (runs.length < this.chunk) {
+      const run = this.todo.take();
+      if (!run) break;
+      runs.push(run);
+    }
+    if (runs.length === 0) {
+      this.#drained = true;
+      return undefined;
+    }
+    const id = this.#nextId++;
+    this.#sent.set(id, { runs });
+    return id;
+  }
+
+  #send(worker: Worker): void {
+    const id = this.#take();
+    if (id === undefined) return;
+    const request: ChunkRequest = { id, seqs: this.#sent.get(id)!.runs.map((r) => r.seq) };
+    worker.postMessage(request);
+  }
+
+  #listen(worker: Worker): void {
+    worker.on('message', (reply: ChunkReply | { ready: true }) => {
+      try {
+        if (!this.#going()) return;
+        if ('ready' in reply) {
+          for (let k = 0; k < IN_FLIGHT; k++) this.#send(worker);
+          return;
+        }
+        if (reply.error !== undefined) throw new WitnessError('INTERNAL', `A simulation worker failed: ${reply.error}`);
+        const entry = this.#sent.get(reply.id);
+        if (!entry) throw new WitnessError('INTERNAL', `A simulation worker answered chunk ${reply.id}, never sent.`);
+        entry.played = new WorkerChunk(entry.runs, reply);
+        this.#send(worker);
+        this.#handOn();
+      } catch (error) {
+        this.#failure ??= error;
+      } finally {
+        this.#wakeUp();
+      }
+    });
+    worker.on('error', (error) => {
+      this.#failure ??= error;
+      this.#wakeUp();
+    });
+    worker.on('exit', (code) => {
+      this.#failure ??= new WitnessError(
+        'INTERNAL',
+        `A simulation worker stopped (exit code ${code}) before the sweep ended.`,
+      );
+      this.#wakeUp();
+    });
+  }
+
+  /** Hands on every played chunk whose earlier chunks were handed on. */
+  #handOn(): void {
+    for (let next = this.#sent.get(this.#nextOut); next?.played; next = this.#sent.get(this.#nextOut)) {
+      this.#sent.delete(this.#nextOut++);
+      this.onChunk(next.played);
+    }
+  }
+
+  /** Settles at the next reply, worker failure or abort. */
+  #event(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#wake = resolve;
+    });
+  }
+
+  #wakeUp(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
 }
 
-function _take(todo: RunQueue, n: number): PlannedRun[] {
-  const runs: PlannedRun[] = [];
-  while (runs.length < n) {
-    const run = todo.take();
-    if (!run) break;
-    runs.push(run);
-  }
-  return runs;
+/** Lets pending I/O, messages, timers and signal handlers run (a macrotask turn, not a microtask). */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function _spawn(setup: WorkerSetup): Worker {

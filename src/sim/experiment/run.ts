@@ -13,7 +13,7 @@ import type { SignResultsOptions } from '../transcript/writer.js';
 import type { Outcome } from '../types.js';
 import { lazyPlan, type Plan, type PlannedRun, type RunQueue, runQueue, type Shard } from './plan.js';
 import { type AgentFactory, playRun } from './play.js';
-import { type PlayedChunk, playInWorkers } from './pool.js';
+import { type PlayedChunk, playInPool, yieldToEventLoop } from './pool.js';
 import type { RunRecord } from './record.js';
 import { type RunTally, tallyOfRecord } from './run-tally.js';
 import type { FinishedRuns } from './finished.js';
@@ -42,10 +42,16 @@ export interface RunExperimentOptions {
   /** Games in flight at once per thread (default 1). LLM agents want many. */
   concurrency?: number;
   /**
-   * Worker threads for rule-based agents (default 1: play in this thread). Ignored
-   * with an agent factory, whose agents cannot cross threads.
+   * Threads that play rule-based runs (default 1: this thread alone); from 2, this
+   * thread plays beside `workers - 1` worker threads. Ignored with an agent factory,
+   * whose agents cannot cross threads.
    */
   workers?: number;
+  /**
+   * With `workers`: runs per chunk a thread takes at a time (default 64), and
+   * `workersOnly` to have the worker threads play every run (a check of their lines).
+   */
+  pool?: { chunk?: number; workersOnly?: boolean };
   signal?: AbortSignal;
   onProgress?: (progress: ExperimentProgress) => void;
   /**
@@ -175,6 +181,10 @@ async function _run(options: RunExperimentOptions, plan: Plan): Promise<Experime
         );
       },
       chunk(played) {
+        if ('records' in played) {
+          for (const record of played.records) this.record(record);
+          return;
+        }
         sink?.writeChunk(played);
         for (let k = 0; k < played.runs.length; k++) {
           const tally = played.tally(k);
@@ -246,8 +256,8 @@ async function _play(todo: RunQueue, options: RunExperimentOptions, emit: _Emit)
   let written = 0;
   if ((options.workers ?? 1) > 1 && !options.agents) {
     const lines = options.out !== undefined || (options.keepRecords ?? true) || options.onRecord !== undefined;
-    const pool = { workers: options.workers!, shard: options.shard, signal: options.signal, lines };
-    await playInWorkers(todo, options.experiment, pool, (played) => {
+    const pool = { ...options.pool, threads: options.workers!, shard: options.shard, signal: options.signal, lines };
+    await playInPool(todo, options.experiment, pool, (played) => {
       emit.chunk(played);
       written += played.runs.length;
     });
@@ -310,11 +320,6 @@ async function _playHere(
 
 /** The longest stretch, in ms, a sweep plays without letting signals and timers run. */
 export const YIELD_EVERY_MS = 20;
-
-/** Lets pending I/O, timers and signal handlers run (a macrotask turn, not a microtask). */
-export function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /** `already`: the outcomes of the runs skipped as done, so the tally counts what the final table shows. */
 function _progressTracker(

@@ -1,7 +1,8 @@
 /**
  * @module
- * A worker thread of a parallel rule-based sweep. It gets the experiment once, when it
- * starts, and builds the plan itself; each request names the runs of a chunk by `seq`.
+ * A worker thread of a parallel rule-based sweep (pool.ts). It gets the experiment once,
+ * when it starts, builds the plan itself and says it is ready; each request names the
+ * runs of a chunk by `seq`.
  * It plays them with `playRun` and sends back what the main thread writes and counts,
  * not the records: each run's results line (the `JSON.stringify` the file would hold)
  * and its tally (run-tally.ts). Rebuilding a record on the main thread costs about a
@@ -45,6 +46,8 @@ if (parentPort) {
   const port = parentPort;
   const { experiment, shard, lines } = workerData as WorkerSetup;
   const plan = lazyPlan(experiment, shard);
+  // Chunks come once this is loaded: until then the main thread plays them itself.
+  port.postMessage({ ready: true });
   port.on('message', async ({ id, seqs }: ChunkRequest) => {
     try {
       const tallies = new Float64Array(seqs.length * TALLY_WIDTH);
