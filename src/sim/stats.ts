@@ -95,21 +95,25 @@ export interface TalliedRun extends RunScalars {
  * apart again keeps its first round.
  */
 export function convergenceRound(run: ConvergenceInput): number | null {
-  const valid = new Set(Object.values(run.initial));
-  const honest = run.roles.flatMap((role, i) => (role === 'honest' ? [i] : []));
+  const { roles } = run;
+  // Read only once some round agrees: a sweep tallies every run, and most agree late or never.
+  let valid: number[] | undefined;
   for (const row of run.trajectory) {
+    const { values } = row;
     let agreed: number | undefined;
     let unanimous = true;
-    for (const i of honest) {
-      const value = row.values[i];
-      if (typeof value !== 'number') continue;
+    for (let i = 0; i < roles.length; i++) {
+      const value = values[i];
+      if (roles[i] !== 'honest' || typeof value !== 'number') continue;
       if (agreed === undefined) agreed = value;
       else if (value !== agreed) {
         unanimous = false;
         break;
       }
     }
-    if (unanimous && agreed !== undefined && valid.has(agreed)) return row.round;
+    if (!unanimous || agreed === undefined) continue;
+    valid ??= Object.values(run.initial);
+    if (valid.includes(agreed)) return row.round;
   }
   return null;
 }
