@@ -177,7 +177,13 @@ class _Pool {
   #send(worker: Worker): void {
     const id = this.#take();
     if (id === undefined) return;
-    const request: ChunkRequest = { id, seqs: this.#sent.get(id)!.runs.map((r) => r.seq) };
+    const { runs } = this.#sent.get(id)!;
+    const request: ChunkRequest = {
+      id,
+      seqs: runs.map((r) => r.seq),
+      ids: runs.map((r) => r.id),
+      seeds: runs.map((r) => r.seed),
+    };
     worker.postMessage(request);
   }
 

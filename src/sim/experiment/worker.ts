@@ -2,7 +2,8 @@
  * @module
  * A worker thread of a parallel rule-based sweep (pool.ts). It gets the experiment once,
  * when it starts, builds the plan itself and says it is ready; each request names the
- * runs of a chunk by `seq`.
+ * runs of a chunk by `seq`, with their ids and seeds (the main thread hashed them
+ * already).
  * It plays them with `playRun` and sends back what the main thread writes and counts,
  * not the records: each run's results line (the `JSON.stringify` the file would hold)
  * and its tally (run-tally.ts). Rebuilding a record on the main thread costs about a
@@ -23,9 +24,12 @@ export interface WorkerSetup {
   lines: boolean;
 }
 
+/** A chunk of runs to play: run k is at `seqs[k]`, with the id and seed the main thread's plan gave it. */
 export interface ChunkRequest {
   id: number;
   seqs: number[];
+  ids: string[];
+  seeds: number[];
 }
 
 /**
@@ -48,12 +52,13 @@ if (parentPort) {
   const plan = lazyPlan(experiment, shard);
   // Chunks come once this is loaded: until then the main thread plays them itself.
   port.postMessage({ ready: true });
-  port.on('message', async ({ id, seqs }: ChunkRequest) => {
+  port.on('message', async ({ id, seqs, ids, seeds }: ChunkRequest) => {
     try {
       const tallies = new Float64Array(seqs.length * TALLY_WIDTH);
       const out = lines ? new _Lines(seqs.length) : undefined;
       for (let k = 0; k < seqs.length; k++) {
-        const record = await playRun(plan.at(seqs[k]!) as PlannedRun, experiment);
+        const run = plan.at(seqs[k]!, { id: ids[k]!, seed: seeds[k]! }) as PlannedRun;
+        const record = await playRun(run, experiment);
         encodeTally(record, tallies, k);
         out?.add(JSON.stringify(record), k);
       }
