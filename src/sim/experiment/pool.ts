@@ -2,9 +2,8 @@
  * @module
  * Playing rule-based runs on several cores. `threads` threads play: this one and
  * `threads - 1` worker threads (worker.ts), each taking chunks of consecutive runs
- * in plan order. A worker sends back each run's tally and, when the sweep writes or
- * keeps them, its results line; this thread plays its chunks as one thread would and
- * answers the workers between two of its own. Chunks are handed on in plan order.
+ * in plan order and playing it into lines and tallies (chunk.ts); this thread answers
+ * the workers between two chunks of its own. Chunks are handed on in plan order.
  *
  * Why this thread plays too: on two cores, two workers and a main thread that only
  * writes are three busy threads, and a worker (its start-up, its own JIT warm-up,
@@ -17,10 +16,8 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { WitnessError } from '../../core/errors.js';
+import { PlayedChunk, playChunk } from './chunk.js';
 import type { PlannedRun, RunQueue, Shard } from './plan.js';
-import { playRun } from './play.js';
-import type { RunRecord } from './record.js';
-import { decodeTally, type RunTally } from './run-tally.js';
 import type { Experiment } from './schema.js';
 import type { ChunkReply, ChunkRequest, WorkerSetup } from './worker.js';
 
@@ -28,7 +25,7 @@ export interface PoolOptions {
   /** Threads that play, this one included (2 or more). */
   threads: number;
   shard?: Shard;
-  /** Have the workers send each run's results line (`WorkerChunk`). */
+  /** Keep each run's results line (chunk.ts), not only its tally. */
   lines: boolean;
   /** Runs per chunk (default 64). */
   chunk?: number;
@@ -39,33 +36,6 @@ export interface PoolOptions {
 
 /** Chunks a worker holds at once: one it plays, the others waiting, so it never waits for this thread. */
 const IN_FLIGHT = 3;
-
-/** Played runs, handed on in plan order: records played in this thread, or a worker's reply. */
-export type PlayedChunk = { runs: readonly PlannedRun[]; records: RunRecord[] } | WorkerChunk;
-
-/** Consecutive runs played by a worker thread. */
-export class WorkerChunk {
-  constructor(
-    readonly runs: readonly PlannedRun[],
-    private readonly reply: ChunkReply,
-  ) {}
-
-  /** Every run's line, UTF-8, each ending with its newline; undefined unless the pool was asked for lines. */
-  get bytes(): Uint8Array | undefined {
-    return this.reply.bytes;
-  }
-
-  /** Run k's results line, without its newline (the pool was asked for lines). */
-  line(k: number): string {
-    const { bytes, ends } = this.reply;
-    const text = Buffer.from(bytes!.buffer, bytes!.byteOffset, bytes!.length);
-    return text.toString('utf8', k > 0 ? ends![k - 1] : 0, ends![k]! - 1);
-  }
-
-  tally(k: number): RunTally {
-    return decodeTally(this.runs[k]!, this.reply.tallies!, k);
-  }
-}
 
 /**
  * Plays the runs of `todo` here and on worker threads; `onChunk` gets the played
@@ -85,7 +55,7 @@ export async function playInPool(
   const workers = Array.from({ length: count }, () => _spawn(setup));
   try {
     const here = !options.workersOnly;
-    await new _Pool(workers, todo, chunk, here, experiment, options.signal, onChunk).run();
+    await new _Pool(workers, todo, { chunk, here, lines: options.lines }, experiment, options.signal, onChunk).run();
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
@@ -109,8 +79,7 @@ class _Pool {
   constructor(
     private readonly workers: Worker[],
     private readonly todo: RunQueue,
-    private readonly chunk: number,
-    private readonly here: boolean,
+    private readonly how: { chunk: number; here: boolean; lines: boolean },
     private readonly experiment: Experiment,
     private readonly signal: AbortSignal | undefined,
     private readonly onChunk: (chunk: PlayedChunk) => void,
@@ -129,16 +98,14 @@ class _Pool {
           await this.#event();
           continue;
         }
-        const id = this.here ? this.#take() : undefined;
+        const id = this.how.here ? this.#take() : undefined;
         if (id === undefined) {
           if (this.#drained && this.#sent.size === 0) break;
           await this.#event();
           continue;
         }
         const entry = this.#sent.get(id)!;
-        const records: RunRecord[] = [];
-        for (const run of entry.runs) records.push(await playRun(run, this.experiment));
-        entry.played = { runs: entry.runs, records };
+        entry.played = new PlayedChunk(entry.runs, await playChunk(entry.runs, this.experiment, this.how.lines));
         this.#handOn();
         // Lets the workers' replies (and a SIGINT handler) in between two chunks of this thread.
         await yieldToEventLoop();
@@ -160,7 +127,7 @@ class _Pool {
   /** Takes the next chunk of runs; its id, or undefined when no run is left. */
   #take(): number | undefined {
     const runs: PlannedRun[] = [];
-    while (runs.length < this.chunk) {
+    while (runs.length < this.how.chunk) {
       const run = this.todo.take();
       if (!run) break;
       runs.push(run);
@@ -198,7 +165,7 @@ class _Pool {
         if (reply.error !== undefined) throw new WitnessError('INTERNAL', `A simulation worker failed: ${reply.error}`);
         const entry = this.#sent.get(reply.id);
         if (!entry) throw new WitnessError('INTERNAL', `A simulation worker answered chunk ${reply.id}, never sent.`);
-        entry.played = new WorkerChunk(entry.runs, reply);
+        entry.played = new PlayedChunk(entry.runs, reply.data);
         this.#send(worker);
         this.#handOn();
       } catch (error) {

@@ -13,7 +13,8 @@ import type { SignResultsOptions } from '../transcript/writer.js';
 import type { Outcome } from '../types.js';
 import { lazyPlan, type Plan, type PlannedRun, type RunQueue, runQueue, type Shard } from './plan.js';
 import { type AgentFactory, playRun } from './play.js';
-import { type PlayedChunk, playInPool, yieldToEventLoop } from './pool.js';
+import type { PlayedChunk } from './chunk.js';
+import { playInPool, yieldToEventLoop } from './pool.js';
 import type { RunRecord } from './record.js';
 import { type RunTally, tallyOfRecord } from './run-tally.js';
 import type { FinishedRuns } from './finished.js';
@@ -181,10 +182,6 @@ async function _run(options: RunExperimentOptions, plan: Plan): Promise<Experime
         );
       },
       chunk(played) {
-        if ('records' in played) {
-          for (const record of played.records) this.record(record);
-          return;
-        }
         sink?.writeChunk(played);
         for (let k = 0; k < played.runs.length; k++) {
           const tally = played.tally(k);

@@ -26,7 +26,7 @@ import { type JsonlWriter, openJsonlWriter } from '../../core/jsonl.js';
 import { ENGINE } from '../../core/version.js';
 import { FinishedRuns } from '../experiment/finished.js';
 import type { Plan, Shard } from '../experiment/plan.js';
-import type { WorkerChunk } from '../experiment/pool.js';
+import type { PlayedChunk } from '../experiment/chunk.js';
 import type { AgentProvenance } from '../experiment/play.js';
 import type { RunRecord } from '../experiment/record.js';
 import { asRecord } from '../experiment/record-schema.js';
@@ -66,7 +66,7 @@ export interface ResultsSink {
   pastCheckpoint?(): PastCheckpointReport;
   write(record: RunRecord): void;
   /** Appends the lines of rule-based runs played on a worker thread (each `JSON.stringify` of its record). */
-  writeChunk(chunk: WorkerChunk): void;
+  writeChunk(chunk: PlayedChunk): void;
   close(): void;
 }
 
@@ -153,7 +153,7 @@ class _SignedSink implements ResultsSink {
     this.#append(record, JSON.stringify(record), record.llm?.prompts.hash ?? null);
   }
 
-  writeChunk(chunk: WorkerChunk): void {
+  writeChunk(chunk: PlayedChunk): void {
     chunk.runs.forEach((run, k) => {
       this.#append({ id: run.id, seq: run.seq, seed: run.seed, cell: run.cellKey }, chunk.line(k), null);
     });
