@@ -222,11 +222,11 @@ function _setup(config: GameConfig, seed: number | string, createAgent: RunGameO
   // Byzantine seats are shuffled by the seed (ref), so agent_0 is not always honest.
   const roles = rng
     .fork('roles')
-    .shuffle([...Array<Role>(config.honest).fill('honest'), ...Array<Role>(config.byzantine).fill('byzantine')]);
+    .shuffle(new Array<Role>(n).fill('honest', 0, config.honest).fill('byzantine', config.honest));
   const valueRng = rng.fork('initial-values');
   const [lo, hi] = config.range;
   const initial = roles.map((role) => (role === 'honest' ? valueRng.int(lo, hi) : null));
-  const ids = roles.map((_, i) => `agent_${i}`);
+  const ids = roles.map((_, i) => _agentId(i));
   const confidence =
     config.decide !== undefined && config.decide.kind !== 'vote' && config.decide.rule === 'confidence';
   const rules: GameRules = Object.freeze({
@@ -240,6 +240,14 @@ function _setup(config: GameConfig, seed: number | string, createAgent: RunGameO
     createAgent(new _Seat(id, index, roles[index] as Role, initial[index] ?? null, rules, rng)),
   );
   return { ids, roles, agents, rules, initial, shown: initial.slice() };
+}
+
+const _ids: string[] = [];
+
+/** `agent_<i>`, the same string every game: a sweep does not build N of them per run. */
+function _agentId(i: number): string {
+  for (let k = _ids.length; k <= i; k++) _ids.push(`agent_${k}`);
+  return _ids[i]!;
 }
 
 /** A seat whose random stream is derived on first use: most honest policies never draw. */
@@ -300,13 +308,19 @@ function _result(
 ): GameResult {
   const initial: Record<string, number> = {};
   const final: Record<string, number> = {};
-  setup.ids.forEach((id, i) => {
-    if (setup.roles[i] !== 'honest') return;
-    initial[id] = setup.initial[i] as number;
-    final[id] = setup.shown[i] as number;
-  });
-  const honestInitial = Object.values(initial);
-  const honestFinal = Object.values(final);
+  // The same values, in the same (seat) order, as Object.values of the two records.
+  const honestInitial: number[] = [];
+  const honestFinal: number[] = [];
+  const { ids, roles } = setup;
+  for (let i = 0; i < ids.length; i++) {
+    if (roles[i] !== 'honest') continue;
+    const start = setup.initial[i] as number;
+    const end = setup.shown[i] as number;
+    initial[ids[i]!] = start;
+    final[ids[i]!] = end;
+    honestInitial.push(start);
+    honestFinal.push(end);
+  }
   const stoppedByVote = endedBy === 'vote';
   const outcome = classifyOutcome({
     honestInitial,
