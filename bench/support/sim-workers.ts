@@ -3,12 +3,12 @@
  * sweep written to a results file and tallied for the outcome table (CellSummaries,
  * PairedRuns), as the CLI does, at growing sizes. Two figures per size:
  * - wall time, what a user waits, which other work on a shared machine disturbs;
- * - the speedup on two free cores, from CPU time alone: one thread's CPU ÷ the larger
- *   of the busiest thread's CPU and half the CPU of all threads (the two playing
- *   threads and V8's helper threads: compiling, collecting garbage). No sweep on two
- *   cores can finish sooner than that bound, and this one waits for nothing else (the
- *   main thread plays whenever it has no worker reply to hand on), so it is the wall
- *   time the sweep takes when nothing else runs.
+ * - the speedup on two free cores, from CPU time alone. A sweep on two cores cannot
+ *   finish sooner than the larger of its busiest thread's CPU and half the CPU of all
+ *   its threads (the playing threads and V8's helpers: compiling, collecting garbage);
+ *   it waits for nothing else (the main thread plays whenever it has no worker reply
+ *   to hand on), so that bound is its wall time when nothing else runs. The speedup is
+ *   the ratio of the two sweeps' bounds (one thread's helpers use the other core too).
  * Per-thread CPU is read from /proc/self/task/<tid>/schedstat (Linux).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -116,7 +116,7 @@ export async function workersSection(
     const a = _best(one);
     const b = _best(two);
     const wall = a.wallMs / b.wallMs;
-    const free = a.cpuMs / Math.max(b.busiestMs, b.cpuMs / 2);
+    const free = Math.max(a.busiestMs, a.cpuMs / 2) / Math.max(b.busiestMs, b.cpuMs / 2);
     rows.push({ games, wall, free });
     const n = (x: number) => Math.round(x).toLocaleString('en-US');
     console.log(

@@ -74,7 +74,8 @@ export class PlayedChunk {
 /** A chunk's lines encoded into one buffer of its own (not Buffer's shared pool: it may move to another thread). */
 class _Lines {
   readonly ends: Uint32Array;
-  #bytes = Buffer.allocUnsafeSlow(64 * 1024);
+  // 64 lines of 2 KiB: a chunk of games of up to 16 agents fits without growing.
+  #bytes = Buffer.allocUnsafeSlow(128 * 1024);
   #at = 0;
   constructor(count: number) {
     this.ends = new Uint32Array(count);
