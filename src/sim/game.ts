@@ -83,7 +83,7 @@ export async function runGame(options: RunGameOptions): Promise<GameResult> {
   const setup = _setup(config, seed, createAgent);
   const { ids, roles, shown } = setup;
   const n = ids.length;
-  const notes: Note[][] = ids.map(() => []);
+  const notes = new Array<Note[] | undefined>(n);
   const history: PublicRound[] = [];
   const trajectory: TrajectoryRound[] = [];
   const counters: AnswerCounters = { decisions: 0, invalidAnswers: 0, fallbacks: 0 };
@@ -99,7 +99,7 @@ export async function runGame(options: RunGameOptions): Promise<GameResult> {
       round,
       values: new Array(n),
       reasonings: new Array(n),
-      confidences: new Array(n).fill(null),
+      confidences: undefined,
       notes,
     };
     now.answers = answers;
@@ -157,12 +157,15 @@ interface _Now {
 function _questions(
   setup: _Setup,
   config: GameConfig,
-  notes: Note[][],
+  notes: (Note[] | undefined)[],
   now: _Now,
   counters: AnswerCounters,
 ): { decide: AskOptions; vote: AskOptions } {
   const { ids, roles, agents, rules, shown } = setup;
-  const notesOf = (i: number) => (notes[i]!.length ? Object.freeze(notes[i]!.slice()) : EMPTY);
+  const notesOf = (i: number) => {
+    const own = notes[i];
+    return own?.length ? Object.freeze(own.slice()) : EMPTY;
+  };
   const view = (i: number, proposals: readonly Message[], values: readonly Proposal[]) =>
     new _View(
       ids[i]!,
@@ -187,7 +190,7 @@ function _questions(
       fallback: (i, note) => {
         now.answers.values[i] = 'abstain';
         now.answers.reasonings[i] = failedReasoning(tries);
-        if (note) notes[i]!.push({ round: now.round, text: note });
+        if (note) (notes[i] ??= []).push({ round: now.round, text: note });
       },
       counters,
     },
@@ -286,12 +289,12 @@ function _trajectoryRow(
   round: number,
   wire: Wire,
   votes: VoteChoice[],
-  confidences: (number | null)[],
+  confidences: (number | null)[] | undefined,
 ): TrajectoryRound {
   const row: TrajectoryRound = { round, values: wire.values, votes };
   if (wire.reasonings.some((r) => r !== '')) row.reasoning = wire.reasonings;
   if (wire.abstained) row.abstained = wire.abstained;
-  if (confidences.some((c) => c !== null)) row.confidence = confidences;
+  if (confidences?.some((c) => c !== null)) row.confidence = confidences;
   return row;
 }
 
