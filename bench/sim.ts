@@ -5,7 +5,7 @@
  * engine: no views, no network sealing, no validation, no records.
  *
  * Workers: `witness sim --workers 2` against one thread on the same sweep, at sizes
- * from 600 to 240,000 games, with the size from which two threads pay off
+ * from 600 to 480,000 games, with the size from which two threads pay off
  * (bench/support/sim-workers.ts). Worker threads start from the built package
  * (`npm run build`; `npm run bench` builds first), as a user's install does.
  *
@@ -165,7 +165,7 @@ async function workers() {
   const experimentOf = (runs: number) => parseExperiment({ ...input, runs });
   await workersSection(code, experimentOf, {
     cells: planRuns(experimentOf(1)).length,
-    runs: [100, 400, 1000, 4000, 16000, 40000],
+    runs: [100, 400, 1000, 4000, 16000, 40000, 80000],
     reps: 3,
     goalGames: 24000,
   });
