@@ -9,10 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newSigningKey } from '../../src/attest/keys.js';
+import { WitnessError } from '../../src/core/errors.js';
 import type { RunRecord } from '../../src/sim/experiment/record.js';
 import { runExperiment } from '../../src/sim/experiment/run.js';
 import type { RunTally } from '../../src/sim/experiment/run-tally.js';
-import { parseExperiment } from '../../src/sim/experiment/schema.js';
+import { type Experiment, parseExperiment } from '../../src/sim/experiment/schema.js';
 import { convergenceRound } from '../../src/sim/stats.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'witness-workers-'));
@@ -93,5 +94,24 @@ describe('a sweep on worker threads', () => {
     await runExperiment({ experiment: bigger, out: join(dir, 'one.jsonl'), keepRecords: false });
     await runExperiment({ experiment: bigger, out: join(dir, 'mixed.jsonl'), keepRecords: false, workers: 2 });
     expect(readFileSync(join(dir, 'mixed.jsonl')).equals(readFileSync(join(dir, 'one.jsonl')))).toBe(true);
+  });
+});
+
+describe('a sweep whose runs fail on worker threads', () => {
+  it('fails with the error one thread raises, not a worker bug', async () => {
+    // An experiment object built by hand (not parsed) can name a policy that does not exist.
+    const unknownPolicy = (): Experiment => {
+      const e = experiment();
+      return { ...e, grid: { ...e.grid, honestPolicy: 'no-such-policy' } };
+    };
+    const one = await runExperiment({ experiment: unknownPolicy() }).catch((error: unknown) => error);
+    const workers = await runExperiment({ experiment: unknownPolicy(), workers: 2, pool: WORKERS_ONLY }).catch(
+      (error: unknown) => error,
+    );
+    expect(one).toBeInstanceOf(WitnessError);
+    expect(workers).toBeInstanceOf(WitnessError);
+    expect((workers as WitnessError).code).toBe((one as WitnessError).code);
+    expect((workers as WitnessError).code).toBe('NOT_FOUND');
+    expect((workers as WitnessError).message).toBe((one as WitnessError).message);
   });
 });

@@ -162,7 +162,7 @@ class _Pool {
           for (let k = 0; k < IN_FLIGHT; k++) this.#send(worker);
           return;
         }
-        if (reply.error !== undefined) throw new WitnessError('INTERNAL', `A simulation worker failed: ${reply.error}`);
+        if (reply.error !== undefined) throw _failure(reply);
         const entry = this.#sent.get(reply.id);
         if (!entry) throw new WitnessError('INTERNAL', `A simulation worker answered chunk ${reply.id}, never sent.`);
         entry.played = new PlayedChunk(entry.runs, reply.data);
@@ -207,6 +207,12 @@ class _Pool {
     this.#wake = undefined;
     wake?.();
   }
+}
+
+/** What a worker's failed chunk throws here: its WitnessError again, or a bug with the worker's stack. */
+function _failure(reply: Extract<ChunkReply, { error: string }>): WitnessError {
+  if (reply.code === undefined) return new WitnessError('INTERNAL', `A simulation worker failed: ${reply.error}`);
+  return new WitnessError(reply.code, reply.error, reply.data ? { data: reply.data } : {});
 }
 
 /** Lets pending I/O, messages, timers and signal handlers run (a macrotask turn, not a microtask). */

@@ -7,6 +7,7 @@
  * Only the default agents (rule-based) run here; agent factories cannot cross threads.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { WitnessError, type WitnessErrorCode } from '../../core/errors.js';
 import { buffersOf, type ChunkData, playChunk } from './chunk.js';
 import { lazyPlan, type PlannedRun, type Shard } from './plan.js';
 import type { Experiment } from './schema.js';
@@ -27,8 +28,14 @@ export interface ChunkRequest {
   seeds: number[];
 }
 
-/** A played chunk (its data moved, not copied), or why it could not be played. */
-export type ChunkReply = { id: number; error?: undefined; data: ChunkData } | { id: number; error: string };
+/**
+ * A played chunk (its data moved, not copied), or why it could not be played: a
+ * WitnessError's code, message and data, so the sweep fails as in one thread, or
+ * another error's stack (a bug).
+ */
+export type ChunkReply =
+  | { id: number; error?: undefined; data: ChunkData }
+  | { id: number; error: string; code?: WitnessErrorCode; data?: Record<string, unknown> };
 
 if (parentPort) {
   const port = parentPort;
@@ -42,7 +49,11 @@ if (parentPort) {
       const data = await playChunk(runs, experiment, lines);
       port.postMessage({ id, data } satisfies ChunkReply, buffersOf(data));
     } catch (error) {
-      port.postMessage({ id, error: (error as Error)?.stack ?? String(error) } satisfies ChunkReply);
+      const reply: ChunkReply =
+        error instanceof WitnessError
+          ? { id, error: error.message, code: error.code, ...(error.data ? { data: error.data } : {}) }
+          : { id, error: (error as Error)?.stack ?? String(error) };
+      port.postMessage(reply);
     }
   });
 }
