@@ -11,10 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { newSigningKey } from '../../src/attest/keys.js';
 import { WitnessError } from '../../src/core/errors.js';
 import type { RunRecord } from '../../src/sim/experiment/record.js';
-import { runExperiment } from '../../src/sim/experiment/run.js';
+import { readResults, runExperiment } from '../../src/sim/experiment/run.js';
 import type { RunTally } from '../../src/sim/experiment/run-tally.js';
 import { type Experiment, parseExperiment } from '../../src/sim/experiment/schema.js';
-import { convergenceRound } from '../../src/sim/stats.js';
+import { CellSummaries, convergenceRound, summarizeCells } from '../../src/sim/stats.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'witness-workers-'));
 /** Stubborn honest agents and Byzantine ones that abstain, split and draw at random: several outcomes, and null validity occur. */
@@ -86,6 +86,22 @@ describe('a sweep on worker threads', () => {
     expect(new Set(workers.map((t) => t.outcome)).size).toBeGreaterThan(1);
     expect(new Set(workers.map((t) => t.strict_valid))).toEqual(new Set([true, false, null]));
     expect(workers.some((t) => t.converged === null) && workers.some((t) => t.converged !== null)).toBe(true);
+  });
+
+  it('tallies the table witness sim prints as a read of its file gives it', async () => {
+    const out = join(tempDir(), 'r.jsonl');
+    const table = new CellSummaries();
+    await runExperiment({
+      experiment: experiment(),
+      out,
+      keepRecords: false,
+      onFileTally: (t) => table.add(t),
+      workers: 3,
+      pool: WORKERS_ONLY,
+    });
+    const readBack = summarizeCells(readResults(out).records);
+    expect(readBack.length).toBeGreaterThan(1);
+    expect(table.cells()).toEqual(readBack);
   });
 
   it('writes the same plain file when this thread plays beside the workers', async () => {
