@@ -8,7 +8,7 @@
  * never proposed is shown as abstained (ref).
  */
 import { Rng } from '../core/rng.js';
-import { type AnswerCounters, askAll } from './answers.js';
+import { type AnswerCounters, type AskOptions, askAll } from './answers.js';
 import { sealRound } from './network.js';
 import { acceptDecision, broadcast, checkVote, failedReasoning, type RoundAnswers, type Wire } from './round.js';
 import type { Budget, DecideMode } from './decide/mode.js';
@@ -81,65 +81,43 @@ class _View implements VoteView {
 export async function runGame(options: RunGameOptions): Promise<GameResult> {
   const { config, seed, createAgent } = options;
   const setup = _setup(config, seed, createAgent);
-  const { ids, roles, agents, rules, shown } = setup;
+  const { ids, roles, shown } = setup;
   const n = ids.length;
-  const notes: Note[][] = ids.map(() => []);
+  const notes = new Array<Note[] | undefined>(n);
   const history: PublicRound[] = [];
   const trajectory: TrajectoryRound[] = [];
   const counters: AnswerCounters = { decisions: 0, invalidAnswers: 0, fallbacks: 0 };
   const mode = config.decide ?? VOTE;
   const started = Date.now();
+  const now: _Now = { round: 0, past: NO_HISTORY, answers: undefined!, sealed: undefined!, votes: [] };
+  const questions = _questions(setup, config, notes, now, counters);
   let endedBy: EndedBy | undefined;
   let round = 0;
-  // The history a proposal sees is the one the previous round's vote saw: one snapshot per round.
-  let past: readonly PublicRound[] = NO_HISTORY;
   while (round < config.maxRounds && !endedBy) {
-    round++;
-    const notesOf = (i: number) => (notes[i]!.length ? Object.freeze(notes[i]!.slice()) : EMPTY);
+    now.round = ++round;
     const answers: RoundAnswers = {
       round,
       values: new Array(n),
       reasonings: new Array(n),
-      confidences: new Array(n).fill(null),
+      confidences: undefined,
       notes,
     };
-    const decided = askAll({
-      count: n,
-      tries: config.tries,
-      ask: (i, attempt) =>
-        agents[i]!.decide(
-          new _View(
-            ids[i]!,
-            roles[i]!,
-            round,
-            rules,
-            setup.initial[i] ?? null,
-            shown[i] ?? null,
-            past,
-            notesOf(i),
-            NO_MESSAGES,
-            NO_VALUES,
-          ),
-          attempt,
-        ),
-      accept: (i, raw) => acceptDecision(raw, roles[i]!, config.range, i, answers),
-      fallback: (i, note) => {
-        answers.values[i] = 'abstain';
-        answers.reasonings[i] = failedReasoning(config.tries);
-        if (note) notes[i]!.push({ round, text: note });
-      },
-      counters,
-    });
+    now.answers = answers;
+    const decided = askAll(questions.decide);
     if (decided) await decided;
     const wire = broadcast(answers, shown);
     const sealed = sealRound(round, ids, wire.values, wire.reasonings);
     // The round's line joins the shared history before the vote (ref: main.py run_round).
     history.push(sealed);
-    const now = Object.freeze(history.slice());
-    past = now;
+    now.sealed = sealed;
+    now.past = Object.freeze(history.slice());
     // In rule mode nobody votes: the rule, not a stop vote, ends the game.
-    const asked = mode.kind === 'rule' ? [] : _askVotes(setup, round, now, notesOf, sealed, config.tries, counters);
-    const votes = asked instanceof Promise ? await asked : asked;
+    let votes: VoteChoice[] = [];
+    if (mode.kind !== 'rule') {
+      now.votes = votes = new Array(n);
+      const voted = askAll(questions.vote);
+      if (voted) await voted;
+    }
     const row = _trajectoryRow(round, wire, votes, answers.confidences);
     trajectory.push(row);
     if (mode.kind !== 'rule' && shouldStop(_count(votes, 'stop'), n)) endedBy = 'vote';
@@ -159,51 +137,78 @@ export async function runGame(options: RunGameOptions): Promise<GameResult> {
   return _result(setup, round, endedBy ?? 'deadline', trajectory, counters);
 }
 
+/** The round a game is in, as its questions read it (set by the game loop). */
+interface _Now {
+  round: number;
+  /** The history a proposal sees is the one the previous round's vote saw: one snapshot per round. */
+  past: readonly PublicRound[];
+  answers: RoundAnswers;
+  /** This round's line, already in `past` when the vote is asked. */
+  sealed: PublicRound;
+  votes: VoteChoice[];
+}
+
 /**
- * Every agent's vote on this round, asked with the round's line already in `history`;
- * synchronous when every agent answers synchronously (no promise per rule-based round).
+ * The two questions of a round, built once per game and reading the round from `now`
+ * (a sweep of millions of rounds builds no closures per round). Each is asked, and its
+ * answers settled, before the game loop moves `now` on. A vote's answers fill
+ * `now.votes`; synchronous agents answer without a promise.
  */
-function _askVotes(
+function _questions(
   setup: _Setup,
-  round: number,
-  history: readonly PublicRound[],
-  notesOf: (i: number) => readonly Note[],
-  sealed: PublicRound,
-  tries: number,
+  config: GameConfig,
+  notes: (Note[] | undefined)[],
+  now: _Now,
   counters: AnswerCounters,
-): VoteChoice[] | Promise<VoteChoice[]> {
+): { decide: AskOptions; vote: AskOptions } {
   const { ids, roles, agents, rules, shown } = setup;
-  const votes: VoteChoice[] = new Array(ids.length);
-  const voted = askAll({
-    count: ids.length,
-    tries,
-    ask: (i, attempt) =>
-      agents[i]!.vote(
-        new _View(
-          ids[i]!,
-          roles[i]!,
-          round,
-          rules,
-          setup.initial[i] ?? null,
-          shown[i] ?? null,
-          history,
-          notesOf(i),
-          sealed.messages,
-          sealed.values,
-        ),
-        attempt,
-      ),
-    accept: (i, raw) => {
-      const vote = checkVote(raw, roles[i]!);
-      if (vote) votes[i] = vote;
-      return vote !== undefined;
+  const notesOf = (i: number) => {
+    const own = notes[i];
+    return own?.length ? Object.freeze(own.slice()) : EMPTY;
+  };
+  const view = (i: number, proposals: readonly Message[], values: readonly Proposal[]) =>
+    new _View(
+      ids[i]!,
+      roles[i]!,
+      now.round,
+      rules,
+      setup.initial[i] ?? null,
+      shown[i] ?? null,
+      now.past,
+      notesOf(i),
+      proposals,
+      values,
+    );
+  const count = ids.length;
+  const tries = config.tries;
+  return {
+    decide: {
+      count,
+      tries,
+      ask: (i, attempt) => agents[i]!.decide(view(i, NO_MESSAGES, NO_VALUES), attempt),
+      accept: (i, raw) => acceptDecision(raw, roles[i]!, config.range, i, now.answers),
+      fallback: (i, note) => {
+        now.answers.values[i] = 'abstain';
+        now.answers.reasonings[i] = failedReasoning(tries);
+        if (note) (notes[i] ??= []).push({ round: now.round, text: note });
+      },
+      counters,
     },
-    fallback: (i) => {
-      votes[i] = 'continue';
+    vote: {
+      count,
+      tries,
+      ask: (i, attempt) => agents[i]!.vote(view(i, now.sealed.messages, now.sealed.values), attempt),
+      accept: (i, raw) => {
+        const vote = checkVote(raw, roles[i]!);
+        if (vote) now.votes[i] = vote;
+        return vote !== undefined;
+      },
+      fallback: (i) => {
+        now.votes[i] = 'continue';
+      },
+      counters,
     },
-    counters,
-  });
-  return voted ? voted.then(() => votes) : votes;
+  };
 }
 
 interface _Setup {
@@ -222,11 +227,11 @@ function _setup(config: GameConfig, seed: number | string, createAgent: RunGameO
   // Byzantine seats are shuffled by the seed (ref), so agent_0 is not always honest.
   const roles = rng
     .fork('roles')
-    .shuffle([...Array<Role>(config.honest).fill('honest'), ...Array<Role>(config.byzantine).fill('byzantine')]);
+    .shuffle(new Array<Role>(n).fill('honest', 0, config.honest).fill('byzantine', config.honest));
   const valueRng = rng.fork('initial-values');
   const [lo, hi] = config.range;
   const initial = roles.map((role) => (role === 'honest' ? valueRng.int(lo, hi) : null));
-  const ids = roles.map((_, i) => `agent_${i}`);
+  const ids = roles.map((_, i) => _agentId(i));
   const confidence =
     config.decide !== undefined && config.decide.kind !== 'vote' && config.decide.rule === 'confidence';
   const rules: GameRules = Object.freeze({
@@ -240,6 +245,14 @@ function _setup(config: GameConfig, seed: number | string, createAgent: RunGameO
     createAgent(new _Seat(id, index, roles[index] as Role, initial[index] ?? null, rules, rng)),
   );
   return { ids, roles, agents, rules, initial, shown: initial.slice() };
+}
+
+const _ids: string[] = [];
+
+/** `agent_<i>`, the same string every game: a sweep does not build N of them per run. */
+function _agentId(i: number): string {
+  for (let k = _ids.length; k <= i; k++) _ids.push(`agent_${k}`);
+  return _ids[i]!;
 }
 
 /** A seat whose random stream is derived on first use: most honest policies never draw. */
@@ -276,12 +289,12 @@ function _trajectoryRow(
   round: number,
   wire: Wire,
   votes: VoteChoice[],
-  confidences: (number | null)[],
+  confidences: (number | null)[] | undefined,
 ): TrajectoryRound {
   const row: TrajectoryRound = { round, values: wire.values, votes };
   if (wire.reasonings.some((r) => r !== '')) row.reasoning = wire.reasonings;
   if (wire.abstained) row.abstained = wire.abstained;
-  if (confidences.some((c) => c !== null)) row.confidence = confidences;
+  if (confidences?.some((c) => c !== null)) row.confidence = confidences;
   return row;
 }
 
@@ -300,13 +313,19 @@ function _result(
 ): GameResult {
   const initial: Record<string, number> = {};
   const final: Record<string, number> = {};
-  setup.ids.forEach((id, i) => {
-    if (setup.roles[i] !== 'honest') return;
-    initial[id] = setup.initial[i] as number;
-    final[id] = setup.shown[i] as number;
-  });
-  const honestInitial = Object.values(initial);
-  const honestFinal = Object.values(final);
+  // The same values, in the same (seat) order, as Object.values of the two records.
+  const honestInitial: number[] = [];
+  const honestFinal: number[] = [];
+  const { ids, roles } = setup;
+  for (let i = 0; i < ids.length; i++) {
+    if (roles[i] !== 'honest') continue;
+    const start = setup.initial[i] as number;
+    const end = setup.shown[i] as number;
+    initial[ids[i]!] = start;
+    final[ids[i]!] = end;
+    honestInitial.push(start);
+    honestFinal.push(end);
+  }
   const stoppedByVote = endedBy === 'vote';
   const outcome = classifyOutcome({
     honestInitial,

@@ -36,6 +36,7 @@ export type { AgentFactory, AgentProvenance, CassetteLink, RunAgents } from './e
 export { RESULTS_FORMAT_VERSION, toRecord } from './experiment/record.js';
 export { checkRecord, RunRecordSchema } from './experiment/record-schema.js';
 export type { RunRecord } from './experiment/record.js';
+export type { RunTally } from './experiment/run-tally.js';
 export { readResults, runExperiment } from './experiment/run.js';
 export type { ExperimentProgress, ExperimentRunSummary, RunExperimentOptions } from './experiment/run.js';
 export { loadExperimentFile } from './experiment/load.js';
@@ -74,7 +75,9 @@ export type {
   ConvergenceSummary,
   Interval,
   RateSummary,
+  RunScalars,
   RunsSummary,
   SummaryInput,
+  TalliedRun,
 } from './stats.js';
 export type * from './types.js';

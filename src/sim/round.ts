@@ -19,8 +19,10 @@ export interface RoundAnswers {
   /** Each agent's new value; `abstain` when it made none (an abstention or every try failed). */
   values: Proposal[];
   reasonings: string[];
-  confidences: (number | null)[];
-  notes: Note[][];
+  /** Each agent's confidence (null: none given); absent until some agent gives one. */
+  confidences: (number | null)[] | undefined;
+  /** Each agent's private notes; absent until it has one (most rule-based agents never do). */
+  notes: (Note[] | undefined)[];
 }
 
 /**
@@ -44,8 +46,8 @@ export function acceptDecision(
   if (confidence !== undefined && !(typeof confidence === 'number' && confidence >= 0 && confidence <= 1)) return false;
   out.values[i] = value as Proposal;
   out.reasonings[i] = publicReasoning ?? '';
-  if (confidence !== undefined) out.confidences[i] = confidence;
-  if (internalStrategy) out.notes[i]!.push({ round: out.round, text: internalStrategy });
+  if (confidence !== undefined) (out.confidences ??= new Array(out.values.length).fill(null))[i] = confidence;
+  if (internalStrategy) (out.notes[i] ??= []).push({ round: out.round, text: internalStrategy });
   return true;
 }
 

@@ -63,7 +63,8 @@ export interface ConvergenceInput {
   trajectory: readonly { round: number; values: readonly Proposal[] }[];
 }
 
-export interface SummaryInput extends ConvergenceInput {
+/** What a summary reads of a run besides the rounds its convergence is computed from. */
+export interface RunScalars {
   honest: number;
   byzantine: number;
   outcome: Outcome;
@@ -71,6 +72,17 @@ export interface SummaryInput extends ConvergenceInput {
   decisions?: number;
   strict_valid?: boolean | null;
   range_valid?: boolean | null;
+}
+
+export interface SummaryInput extends RunScalars, ConvergenceInput {}
+
+/**
+ * A run whose convergence round (`convergenceRound`) is known already: computed where
+ * the run was played, so a sweep on worker threads hands its tables a few numbers per
+ * run instead of the run's trajectory.
+ */
+export interface TalliedRun extends RunScalars {
+  readonly converged: number | null;
 }
 
 /**
@@ -83,21 +95,25 @@ export interface SummaryInput extends ConvergenceInput {
  * apart again keeps its first round.
  */
 export function convergenceRound(run: ConvergenceInput): number | null {
-  const valid = new Set(Object.values(run.initial));
-  const honest = run.roles.flatMap((role, i) => (role === 'honest' ? [i] : []));
+  const { roles } = run;
+  // Read only once some round agrees: a sweep tallies every run, and most agree late or never.
+  let valid: number[] | undefined;
   for (const row of run.trajectory) {
+    const { values } = row;
     let agreed: number | undefined;
     let unanimous = true;
-    for (const i of honest) {
-      const value = row.values[i];
-      if (typeof value !== 'number') continue;
+    for (let i = 0; i < roles.length; i++) {
+      const value = values[i];
+      if (roles[i] !== 'honest' || typeof value !== 'number') continue;
       if (agreed === undefined) agreed = value;
       else if (value !== agreed) {
         unanimous = false;
         break;
       }
     }
-    if (unanimous && agreed !== undefined && valid.has(agreed)) return row.round;
+    if (!unanimous || agreed === undefined) continue;
+    valid ??= Object.values(run.initial);
+    if (valid.includes(agreed)) return row.round;
   }
   return null;
 }
@@ -157,10 +173,10 @@ export class SummaryAccumulator {
   private _honest: number | null | undefined;
   private _byzantine: number | null | undefined;
 
-  add(run: SummaryInput): void {
+  add(run: SummaryInput | TalliedRun): void {
     this._outcomes[run.outcome]++;
     this._rounds.add(run.rounds);
-    const converged = convergenceRound(run);
+    const converged = 'converged' in run ? run.converged : convergenceRound(run);
     if (converged !== null) this._converged.add(converged);
     if (converged !== null && run.outcome === 'valid') this._convergedValid.add(converged);
     this._decisions += run.decisions ?? 0;
@@ -206,7 +222,7 @@ export class SummaryAccumulator {
 }
 
 /** Runs grouped by a key, added one at a time (a results file can be streamed through it). */
-export class GroupedSummaries<T extends SummaryInput> {
+export class GroupedSummaries<T extends SummaryInput | TalliedRun> {
   private readonly _groups = new Map<string, SummaryAccumulator>();
 
   constructor(private readonly _keyOf: (run: T) => string) {}
@@ -239,7 +255,7 @@ export function summarizeGroups<T extends SummaryInput>(
 }
 
 /** One summary per cell of runs added one at a time, cells in the order they first appear (a sweep's table, tallied as it runs). */
-export class CellSummaries extends GroupedSummaries<SummaryInput & { cell: string }> {
+export class CellSummaries extends GroupedSummaries<(SummaryInput | TalliedRun) & { cell: string }> {
   constructor() {
     super((r) => r.cell);
   }

@@ -76,7 +76,7 @@ describe('runExperiment', () => {
     const dir = tempDir();
     const experiment = parseExperiment({ ...smallExperiment(), runs: 40 });
     await runExperiment({ experiment, out: join(dir, 'one.jsonl') });
-    await runExperiment({ experiment, out: join(dir, 'two.jsonl'), workers: 2 });
+    await runExperiment({ experiment, out: join(dir, 'two.jsonl'), workers: 2, pool: { workersOnly: true, chunk: 7 } });
     expect(readFileSync(join(dir, 'two.jsonl')).equals(readFileSync(join(dir, 'one.jsonl')))).toBe(true);
   });
   it('merges shards 1/2 and 2/2 into exactly the unsharded file', async () => {

@@ -68,7 +68,13 @@ describe('runQueue', () => {
 describe('worker threads', () => {
   it('leave nothing attached to the sweep signal once it ends (it once kept every chunk of records reachable)', async () => {
     const controller = new AbortController();
-    await runExperiment({ experiment: experiment(), workers: 2, keepRecords: false, signal: controller.signal });
+    await runExperiment({
+      experiment: experiment(),
+      workers: 2,
+      pool: { workersOnly: true },
+      keepRecords: false,
+      signal: controller.signal,
+    });
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 });
@@ -79,16 +85,20 @@ describe('a fresh sweep writes the same bytes as when the runs left were an arra
     for (const [name, options] of [
       ['one', {}],
       ['c4', { concurrency: 4 }],
-      ['w2', { workers: 2 }],
+      ['w3', { workers: 3, pool: { workersOnly: true, chunk: 5 } }],
     ] as const) {
       await runExperiment({ experiment: experiment(), out: join(dir, `${name}.jsonl`), ...options });
       expect(digestOf(join(dir, `${name}.jsonl`)), name).toBe(WHOLE);
       expect(contentOf(join(dir, `${name}.jsonl`)), name).toBe(CONTENT);
     }
   });
-  it('for one shard', async () => {
-    await runExperiment({ experiment: experiment(), out: join(dir, 's2.jsonl'), shard: { index: 2, count: 3 } });
+  it('for one shard, in one thread and with worker threads', async () => {
+    const shard = { index: 2, count: 3 };
+    await runExperiment({ experiment: experiment(), out: join(dir, 's2.jsonl'), shard });
     expect(digestOf(join(dir, 's2.jsonl'))).toBe(SHARD_2_OF_3);
+    const pool = { workersOnly: true, chunk: 5 };
+    await runExperiment({ experiment: experiment(), out: join(dir, 's2-w.jsonl'), shard, workers: 3, pool });
+    expect(digestOf(join(dir, 's2-w.jsonl'))).toBe(SHARD_2_OF_3);
   });
   it('when resumed from a file cut short, with gaps, in one thread and with workers', async () => {
     for (const workers of [1, 2]) {
@@ -97,7 +107,12 @@ describe('a fresh sweep writes the same bytes as when the runs left were an arra
       const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean);
       // Every third run of the first half is left out, and the second half is gone.
       writeFileSync(out, lines.flatMap((l, i) => (i < lines.length / 2 && i % 3 !== 0 ? [`${l}\n`] : [])).join(''));
-      const again = await runExperiment({ experiment: experiment(), out, workers });
+      const again = await runExperiment({
+        experiment: experiment(),
+        out,
+        workers,
+        pool: { workersOnly: true, chunk: 5 },
+      });
       expect(again.ran + again.skipped).toBe(lines.length);
       // Resumed runs are appended after the ones kept: same lines, not the same order.
       expect(readFileSync(out, 'utf8').split('\n').filter(Boolean).sort()).toEqual([...lines].sort());

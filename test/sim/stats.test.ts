@@ -201,6 +201,33 @@ describe("convergenceRound (the reference's convergence_speed)", () => {
     ]);
     expect(convergenceRound({ ...g, trajectory: g.trajectory.map((r) => ({ ...r, round: r.round + 10 })) })).toBe(12);
   });
+  it('equals the definition read literally on any run', () => {
+    // The definition, with no shortcut: the honest agents' values each round, then the test.
+    const literal = (g: ReturnType<typeof game>) => {
+      const honestInitial = new Set(Object.values(g.initial));
+      for (const row of g.trajectory) {
+        const held = row.values.filter((v, i) => g.roles[i] === 'honest' && typeof v === 'number');
+        if (held.length > 0 && held.every((v) => v === held[0]) && honestInitial.has(held[0] as number))
+          return row.round;
+      }
+      return null;
+    };
+    const value = fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constant<Proposal>('abstain'));
+    const arbGame = fc.integer({ min: 1, max: 6 }).chain((n) =>
+      fc.record({
+        rows: fc.array(fc.array(value, { minLength: n, maxLength: n }), { minLength: 1, maxLength: 5 }),
+        byzantine: fc.uniqueArray(fc.nat({ max: n - 1 }), { maxLength: n - 1 }),
+        initial: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 3 }),
+      }),
+    );
+    fc.assert(
+      fc.property(arbGame, ({ rows, byzantine, initial }) => {
+        const g = game(rows, byzantine, initial);
+        expect(convergenceRound(g)).toBe(literal(g));
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
 
 describe('convergence in summaries', () => {

@@ -108,7 +108,7 @@ export function simCommand(ctx: CliContext): Command {
     .option('-c, --concurrency <C>', 'games in flight at once (for model-backed agents)', wholeNumber(1), 1)
     .option(
       '-w, --workers <W>',
-      `threads for rule-based agents (this machine has ${availableParallelism()} cores)`,
+      `threads that play rule-based runs: this one and W - 1 worker threads; they pay off on long sweeps (this machine has ${availableParallelism()} cores)`,
       wholeNumber(1),
       1,
     )
@@ -202,7 +202,7 @@ async function _runSim(ctx: CliContext, file: string | undefined, options: SimOp
         onProgress: (p) => progress.update(p),
         agents,
         keepRecords: false,
-        onFileRecord: (r) => {
+        onFileTally: (r) => {
           tally.add(r);
           paired.add(r);
         },

@@ -154,8 +154,12 @@ export interface Plan extends Iterable<PlannedRun> {
   readonly length: number;
   /** Every seq of the plan is below this (the unsharded plan's length). */
   readonly end: number;
-  /** The run at `seq`, or undefined when no run of this plan (or shard) has it. */
-  at(seq: number): PlannedRun | undefined;
+  /**
+   * The run at `seq`, or undefined when no run of this plan (or shard) has it. `known`:
+   * its id and seed, computed already by this plan's twin in another thread (a worker's
+   * chunk), so the run costs no hash.
+   */
+  at(seq: number, known?: RunIdentity): PlannedRun | undefined;
   /** The cell of the run at `seq`, without computing the run (no hash); undefined as for `at`. */
   cellAt(seq: number): Cell | undefined;
   /**
@@ -168,6 +172,9 @@ export interface Plan extends Iterable<PlannedRun> {
 }
 
 export type RunPlace = 'planned' | 'other-shard' | 'beyond' | 'stale-seed' | 'foreign';
+
+/** What a run's hash gives: its id and its own seed. */
+export type RunIdentity = Pick<PlannedRun, 'id' | 'seed'>;
 
 export function lazyPlan(experiment: Experiment, shard?: Shard): Plan {
   const seed = canonicalize(experiment.seed);
@@ -185,9 +192,10 @@ export function lazyPlan(experiment: Experiment, shard?: Shard): Plan {
   const step = shard ? shard.count : 1;
   // Index-major: seq = index × cells + the cell's place, so a larger --runs appends runs
   // at the end and leaves every earlier seq (and line) as it was.
-  const make = (seq: number): PlannedRun => {
+  const make = (seq: number, known?: RunIdentity): PlannedRun => {
     const c = cells[seq % width]!;
     const index = Math.floor(seq / width);
+    if (known) return { id: known.id, seq, cell: c.cell, cellKey: c.key, index, seed: known.seed };
     // Exactly canonicalize({ cell, index, seed }) (keys in order), with the cell written once.
     const digest = sha256Hex(`witness/run/v1\0{"cell":${c.json},"index":${index},"seed":${seed}}`);
     // The run's own seed: 48 bits of the digest of its cell without the paired axes, so
@@ -208,7 +216,7 @@ export function lazyPlan(experiment: Experiment, shard?: Shard): Plan {
   return {
     length: total > first ? Math.ceil((total - first) / step) : 0,
     end: total,
-    at: (seq) => (inPlan(seq) ? make(seq) : undefined),
+    at: (seq, known) => (inPlan(seq) ? make(seq, known) : undefined),
     cellAt: (seq) => (inPlan(seq) ? cells[seq % width]!.cell : undefined),
     place(line) {
       const { id, seq } = line;

@@ -8,7 +8,7 @@ import { createPolicyAgent } from '../agents/policy/index.js';
 import { parseDecideMode } from '../decide/mode.js';
 import { type AgentSeat, runGame } from '../game.js';
 import type { Agent, GameConfig } from '../types.js';
-import type { PlannedRun } from './plan.js';
+import type { Cell, PlannedRun } from './plan.js';
 import { type RunRecord, toRecord } from './record.js';
 import type { Experiment } from './schema.js';
 
@@ -60,25 +60,34 @@ export async function playRun(
   experiment: Experiment,
   agents: AgentFactory = policyAgents,
 ): Promise<RunRecord> {
-  const { cell } = run;
-  const config: GameConfig = {
-    honest: cell.honest,
-    byzantine: cell.byzantine,
-    range: cell.range,
-    maxRounds: cell.rounds,
-    awareness: cell.awareness,
-    tries: experiment.tries,
-    decide: parseDecideMode(cell.decide ?? 'vote'),
-    after: cell.after,
-    budget: cell.budget,
-  };
   const these = agents.forRun(run);
   const game = await runGame({
-    config,
+    config: _configOf(run.cell, experiment.tries),
     seed: run.seed,
     createAgent: (seat) => these.createAgent(seat),
     tokensUsed: these.tokensUsed?.bind(these),
   });
   const record = toRecord(experiment.name, run, game);
   return these.finish ? { ...record, ...these.finish() } : record;
+}
+
+/** Game configs by cell: every run of a cell plays with the same one (the plan hands out one cell object per cell). */
+const _configs = new WeakMap<Cell, GameConfig>();
+
+function _configOf(cell: Cell, tries: number): GameConfig {
+  const known = _configs.get(cell);
+  if (known?.tries === tries) return known;
+  const config: GameConfig = Object.freeze({
+    honest: cell.honest,
+    byzantine: cell.byzantine,
+    range: cell.range,
+    maxRounds: cell.rounds,
+    awareness: cell.awareness,
+    tries,
+    decide: parseDecideMode(cell.decide ?? 'vote'),
+    after: cell.after,
+    budget: cell.budget,
+  });
+  _configs.set(cell, config);
+  return config;
 }

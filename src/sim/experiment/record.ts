@@ -50,12 +50,7 @@ export function toRecord(experiment: string, run: PlannedRun, game: GameResult):
     id: run.id,
     seq: run.seq,
     experiment,
-    cell: run.cellKey,
-    index: run.index,
-    seed: run.seed,
-    config: run.cell,
-    honest: run.cell.honest,
-    byzantine: run.cell.byzantine,
+    ...plannedFields(run),
     agents: game.agents,
     roles: game.roles,
     initial: game.initial,
@@ -70,5 +65,17 @@ export function toRecord(experiment: string, run: PlannedRun, game: GameResult):
     invalid_answers: game.invalidAnswers,
     fallbacks: game.fallbacks,
     trajectory: game.trajectory,
+  };
+}
+
+/** A record's fields that the plan gives, in the record's order (they follow `experiment`). */
+export function plannedFields(run: PlannedRun) {
+  return {
+    cell: run.cellKey,
+    index: run.index,
+    seed: run.seed,
+    config: run.cell,
+    honest: run.cell.honest,
+    byzantine: run.cell.byzantine,
   };
 }

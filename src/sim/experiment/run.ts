@@ -13,8 +13,10 @@ import type { SignResultsOptions } from '../transcript/writer.js';
 import type { Outcome } from '../types.js';
 import { lazyPlan, type Plan, type PlannedRun, type RunQueue, runQueue, type Shard } from './plan.js';
 import { type AgentFactory, playRun } from './play.js';
-import { playInWorkers } from './pool.js';
+import type { PlayedChunk } from './chunk.js';
+import { playInPool, yieldToEventLoop } from './pool.js';
 import type { RunRecord } from './record.js';
+import { type RunTally, tallyOfRecord } from './run-tally.js';
 import type { FinishedRuns } from './finished.js';
 import { emptyScan, recordsOf } from './results-stream.js';
 import { openResultsSink } from './sink.js';
@@ -41,10 +43,16 @@ export interface RunExperimentOptions {
   /** Games in flight at once per thread (default 1). LLM agents want many. */
   concurrency?: number;
   /**
-   * Worker threads for rule-based agents (default 1: play in this thread). Ignored
-   * with an agent factory, whose agents cannot cross threads.
+   * Threads that play rule-based runs (default 1: this thread alone); from 2, this
+   * thread plays beside `workers - 1` worker threads. Ignored with an agent factory,
+   * whose agents cannot cross threads.
    */
   workers?: number;
+  /**
+   * With `workers`: runs per chunk a thread takes at a time (default 64), and
+   * `workersOnly` to have the worker threads play every run (a check of their lines).
+   */
+  pool?: { chunk?: number; workersOnly?: boolean };
   signal?: AbortSignal;
   onProgress?: (progress: ExperimentProgress) => void;
   /**
@@ -56,7 +64,8 @@ export interface RunExperimentOptions {
   /**
    * Keep every new record in the returned summary (default true). A long sweep that
    * writes to `out` should say false: holding millions of records costs memory and
-   * garbage-collector time.
+   * garbage-collector time (and, with `workers`, the main thread rebuilds each record
+   * from its line).
    */
   keepRecords?: boolean;
   /**
@@ -65,15 +74,21 @@ export interface RunExperimentOptions {
    * so a second sweep is refused before it touches those. Default: the sweep takes it.
    */
   outLocked?: boolean;
-  /** Called with each new record, in `seq` order, as it is written. */
-  onRecord?: (record: RunRecord) => void;
   /**
-   * Called with every run of this plan the results file holds once the sweep ends, in
-   * file order: the valid records already there (as the resume reads the file), then
-   * each new one as it is written (without `out`: the new ones). A summary tallied from
-   * these equals one read back from the file, without the second read.
+   * Called with each new record, in `seq` order, as it is written. With `workers` the
+   * main thread rebuilds each record from its line for this: a sweep that only counts
+   * should take `onTally`.
    */
-  onFileRecord?: (record: RunRecord) => void;
+  onRecord?: (record: RunRecord) => void;
+  /** Called with each new run's tally (run-tally.ts), in `seq` order, as it is written. */
+  onTally?: (tally: RunTally) => void;
+  /**
+   * Called with the tally of every run of this plan the results file holds once the
+   * sweep ends, in file order: the valid records already there (as the resume reads the
+   * file), then each new run as it is written (without `out`: the new ones). A summary
+   * tallied from these equals one read back from the file, without the second read.
+   */
+  onFileTally?: (tally: RunTally) => void;
   /**
    * Sign the results file (needs `out`): every line carries a hash-linked receipt and
    * a signed checkpoint sits beside the file (docs/results-format.md, "Signed results").
@@ -126,7 +141,7 @@ async function _run(options: RunExperimentOptions, plan: Plan): Promise<Experime
         plan,
         sign: options.sign,
         provenance: options.agents?.provenance,
-        onExisting: options.onFileRecord,
+        onExisting: options.onFileTally && ((record) => options.onFileTally!(tallyOfRecord(record))),
       })
     : undefined;
   const sink = opened?.sink;
@@ -142,15 +157,38 @@ async function _run(options: RunExperimentOptions, plan: Plan): Promise<Experime
   );
   const records: RunRecord[] = [];
   const keep = options.keepRecords ?? true;
+  const wantsRecords = keep || options.onRecord !== undefined;
+  const wantsTally = options.onTally !== undefined || options.onFileTally !== undefined;
   let ran = 0;
+  const handOn = (record: RunRecord | undefined, tally: RunTally | undefined, outcome: Outcome, agents: number) => {
+    if (record && keep) records.push(record);
+    ran++;
+    if (record) options.onRecord?.(record);
+    if (tally) {
+      options.onTally?.(tally);
+      options.onFileTally?.(tally);
+    }
+    progress.add(outcome, agents);
+  };
   try {
-    const aborted = await _play(todo, options, (record) => {
-      sink?.write(record);
-      if (keep) records.push(record);
-      ran++;
-      options.onRecord?.(record);
-      options.onFileRecord?.(record);
-      progress.add(record);
+    const aborted = await _play(todo, options, {
+      record(record) {
+        sink?.write(record);
+        handOn(
+          record,
+          wantsTally ? tallyOfRecord(record) : undefined,
+          record.outcome,
+          record.honest + record.byzantine,
+        );
+      },
+      chunk(played) {
+        sink?.writeChunk(played);
+        for (let k = 0; k < played.runs.length; k++) {
+          const tally = played.tally(k);
+          const record = wantsRecords ? (JSON.parse(played.line(k)) as RunRecord) : undefined;
+          handOn(record, tally, tally.outcome, tally.honest + tally.byzantine);
+        }
+      },
     });
     const inPlan = (record: { id: string; seq: number }) => plan.at(record.seq)?.id === record.id;
     const past = sink?.pastCheckpoint?.();
@@ -204,26 +242,33 @@ function _refuseMixing(
   }
 }
 
-/** Plays runs and hands records to `emit` in `seq` order; true when stopped early. */
-async function _play(
-  todo: RunQueue,
-  options: RunExperimentOptions,
-  emit: (record: RunRecord) => void,
-): Promise<boolean> {
-  const done = new Map<number, RunRecord>();
+/** Where played runs go, in `seq` order: records played in this thread, chunks from workers. */
+interface _Emit {
+  record(record: RunRecord): void;
+  chunk(played: PlayedChunk): void;
+}
+
+/** Plays runs and hands them to `emit` in `seq` order; true when stopped early. */
+async function _play(todo: RunQueue, options: RunExperimentOptions, emit: _Emit): Promise<boolean> {
   let written = 0;
+  if ((options.workers ?? 1) > 1 && !options.agents) {
+    const lines = options.out !== undefined || (options.keepRecords ?? true) || options.onRecord !== undefined;
+    const pool = { ...options.pool, threads: options.workers!, shard: options.shard, signal: options.signal, lines };
+    await playInPool(todo, options.experiment, pool, (played) => {
+      emit.chunk(played);
+      written += played.runs.length;
+    });
+    return written < todo.length;
+  }
+  const done = new Map<number, RunRecord>();
   const onRecord = (position: number, record: RunRecord) => {
     done.set(position, record);
     while (done.has(written)) {
-      emit(done.get(written)!);
+      emit.record(done.get(written)!);
       done.delete(written++);
     }
   };
-  if ((options.workers ?? 1) > 1 && !options.agents) {
-    await playInWorkers(todo, options.experiment, { workers: options.workers!, signal: options.signal }, onRecord);
-  } else {
-    await _playHere(todo, options, onRecord, () => written);
-  }
+  await _playHere(todo, options, onRecord, () => written);
   return written < todo.length;
 }
 
@@ -273,11 +318,6 @@ async function _playHere(
 /** The longest stretch, in ms, a sweep plays without letting signals and timers run. */
 export const YIELD_EVERY_MS = 20;
 
-/** Lets pending I/O, timers and signal handlers run (a macrotask turn, not a microtask). */
-export function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 /** `already`: the outcomes of the runs skipped as done, so the tally counts what the final table shows. */
 function _progressTracker(
   total: number,
@@ -302,10 +342,10 @@ function _progressTracker(
   };
   emit();
   return {
-    add(record: RunRecord) {
-      outcomes[record.outcome]++;
+    add(outcome: Outcome, agents: number) {
+      outcomes[outcome]++;
       done++;
-      left?.played(record.honest + record.byzantine);
+      left?.played(agents);
       emit();
     },
   };

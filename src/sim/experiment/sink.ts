@@ -42,6 +42,8 @@ export function openResultsSink(path: string, options: SinkOptions): OpenedSink 
     sink: {
       repairedBytes: writer.repairedBytes,
       write: (record: RunRecord) => writer.append(record),
+      // One write for the chunk: its lines end with their newlines.
+      writeChunk: (chunk) => writer.appendLineBytes(chunk.bytes!),
       close: () => writer.close(),
     },
   };

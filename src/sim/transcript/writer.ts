@@ -26,6 +26,7 @@ import { type JsonlWriter, openJsonlWriter } from '../../core/jsonl.js';
 import { ENGINE } from '../../core/version.js';
 import { FinishedRuns } from '../experiment/finished.js';
 import type { Plan, Shard } from '../experiment/plan.js';
+import type { PlayedChunk } from '../experiment/chunk.js';
 import type { AgentProvenance } from '../experiment/play.js';
 import type { RunRecord } from '../experiment/record.js';
 import { asRecord } from '../experiment/record-schema.js';
@@ -64,6 +65,8 @@ export interface ResultsSink {
   /** Signed files: what the resume did with the lines past the last checkpoint (past-checkpoint.ts); settled as the sweep writes. */
   pastCheckpoint?(): PastCheckpointReport;
   write(record: RunRecord): void;
+  /** Appends the lines of rule-based runs played on a worker thread (each `JSON.stringify` of its record). */
+  writeChunk(chunk: PlayedChunk): void;
   close(): void;
 }
 
@@ -147,16 +150,26 @@ class _SignedSink implements ResultsSink {
   }
 
   write(record: RunRecord): void {
-    const contentSha256 = this.#line.content(JSON.stringify(record));
-    if (this.past.lines > 0) this.past.replayed(record.seq, contentSha256);
+    this.#append(record, JSON.stringify(record), record.llm?.prompts.hash ?? null);
+  }
+
+  writeChunk(chunk: PlayedChunk): void {
+    chunk.runs.forEach((run, k) => {
+      this.#append({ id: run.id, seq: run.seq, seed: run.seed, cell: run.cellKey }, chunk.line(k), null);
+    });
+  }
+
+  #append(run: Pick<RunRecord, 'id' | 'seq' | 'seed' | 'cell'>, text: string, prompts: string | null): void {
+    const contentSha256 = this.#line.content(text);
+    if (this.past.lines > 0) this.past.replayed(run.seq, contentSha256);
     const signLine = this.base.line_signatures;
     const signing = this.#receipts.signingText({
-      run: record.id,
-      seq: record.seq,
-      seed: record.seed,
-      cellText: _cached(this.#cells, record.cell),
+      run: run.id,
+      seq: run.seq,
+      seed: run.seed,
+      cellText: _cached(this.#cells, run.cell),
       contentSha256,
-      prompts: record.llm?.prompts.hash ?? null,
+      prompts,
       prev: this.chain.head,
       signedAt: signLine ? isoTime(Date.now()) : undefined,
     });

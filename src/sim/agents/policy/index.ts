@@ -44,29 +44,40 @@ export function byzantineStrategy(name: string): ByzantineStrategy {
 }
 
 /**
- * A policy's view of a decision. A class with `rng` on its prototype, so the agent's
+ * A policy's view of a decision, read from the engine's view as the policy asks. One per
+ * agent, pointed at each new view (`at`): policies are pure functions of it and keep
+ * nothing, so a sweep builds no context per decision. `rng` is a getter, so the agent's
  * random stream is derived only by policies that draw from it.
  */
 class _Context implements PolicyContext {
-  readonly round: number;
-  readonly rules: PolicyContext['rules'];
-  readonly last: PolicyContext['last'];
-  readonly previous: PolicyContext['previous'];
-  readonly own: PolicyContext['own'];
-  readonly initial: PolicyContext['initial'];
-  private readonly seat: AgentSeat;
+  private view!: DecideView;
+  constructor(private readonly seat: AgentSeat) {}
 
-  constructor(view: DecideView, seat: AgentSeat) {
-    const h = view.history;
-    this.round = view.round;
-    this.rules = view.rules;
-    this.last = h[h.length - 1]?.values;
-    this.previous = h[h.length - 2]?.values;
-    this.own = view.currentValue;
-    this.initial = view.initialValue;
-    this.seat = seat;
+  at(view: DecideView): this {
+    this.view = view;
+    return this;
   }
 
+  get round() {
+    return this.view.round;
+  }
+  get rules() {
+    return this.view.rules;
+  }
+  get last() {
+    const h = this.view.history;
+    return h[h.length - 1]?.values;
+  }
+  get previous() {
+    const h = this.view.history;
+    return h[h.length - 2]?.values;
+  }
+  get own() {
+    return this.view.currentValue;
+  }
+  get initial() {
+    return this.view.initialValue;
+  }
   get rng() {
     return this.seat.rng;
   }
@@ -79,11 +90,12 @@ class _Context implements PolicyContext {
  */
 export function createPolicyAgent(seat: AgentSeat, choice: PolicyChoice): Agent {
   const withConfidence = seat.rules.confidence === true;
+  const context = new _Context(seat);
   if (seat.role === 'honest') {
     const policy = honestPolicy(choice.honestPolicy);
     return {
       decide: (view) => {
-        const value = policy.propose(new _Context(view, seat));
+        const value = policy.propose(context.at(view));
         return withConfidence ? { value, confidence: _support(view, value) } : { value };
       },
       vote: (view) => ({ decision: honestVote(view) }),
@@ -93,8 +105,8 @@ export function createPolicyAgent(seat: AgentSeat, choice: PolicyChoice): Agent 
   return {
     decide: (view) =>
       withConfidence
-        ? { value: strategy.propose(new _Context(view, seat)), confidence: 1 }
-        : { value: strategy.propose(new _Context(view, seat)) },
+        ? { value: strategy.propose(context.at(view)), confidence: 1 }
+        : { value: strategy.propose(context.at(view)) },
     vote: (view) => ({ decision: strategy.vote(view) }),
   };
 }

@@ -60,12 +60,18 @@ export const HONEST_POLICIES: Readonly<Record<string, HonestPolicy>> = {
   plurality: {
     description:
       'Adopts the most common value of the last round (ties go to the smallest), so honest agents converge in one step.',
-    propose: (ctx) => (ctx.last ? (tally(ctx.last).plurality ?? _ownNumber(ctx)) : _ownNumber(ctx)),
+    propose: (ctx) => {
+      const last = ctx.last;
+      return last ? (tally(last).plurality ?? _ownNumber(ctx)) : _ownNumber(ctx);
+    },
   },
   median: {
     description:
       "Adopts the lower median of the last round's values, which a minority of outliers cannot drag outside the honest range.",
-    propose: (ctx) => (ctx.last ? (tally(ctx.last).median ?? _ownNumber(ctx)) : _ownNumber(ctx)),
+    propose: (ctx) => {
+      const last = ctx.last;
+      return last ? (tally(last).median ?? _ownNumber(ctx)) : _ownNumber(ctx);
+    },
   },
   'follow-recent': {
     description:
