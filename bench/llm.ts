@@ -8,7 +8,8 @@
  * Rows per C: `bare http` (the baseline: node:http POSTs of the same body, no client
  * library, no engine: what this machine allows), `backend` (C workers calling the
  * backend in a loop) and `engine` (full games of 8 LLM agents, C / 8 games in flight,
- * 10 rounds each, no agreement). The last column compares with the baseline.
+ * 10 rounds each, no agreement, for about as long as the other rows). Every row is
+ * timed after a warm-up. The last column compares with the baseline.
  *
  * Run: npx tsx bench/llm.ts [--seconds S] [--c 1,8,64]   (goal: ratio ≥ 0.9 at C = 64)
  */
@@ -35,17 +36,20 @@ const arg = (name: string, fallback: string) => {
 if (process.argv.includes('--serve')) {
   // Child: the scripted server. Answers never agree, so games run all their rounds.
   let n = 0;
-  const server = await startScriptedServer((r) => ({
-    delayMs: LATENCY_MS,
-    content:
-      requestStage(r.body) === 'vote'
-        ? '{"decision":"continue"}'
-        : JSON.stringify({
-            internal_strategy: 'Keep the group busy.',
-            value: n++ % 51,
-            public_reasoning: 'I propose this value to explore the range before we settle.',
-          }),
-  }));
+  const server = await startScriptedServer(
+    (r) => ({
+      delayMs: LATENCY_MS,
+      content:
+        requestStage(r.body) === 'vote'
+          ? '{"decision":"continue"}'
+          : JSON.stringify({
+              internal_strategy: 'Keep the group busy.',
+              value: n++ % 51,
+              public_reasoning: 'I propose this value to explore the range before we settle.',
+            }),
+    }),
+    { keepRequests: false },
+  );
   process.send?.({ url: server.url });
 } else {
   await main();
@@ -65,7 +69,7 @@ async function main(): Promise<void> {
       const bare = await bareRow(url, c, seconds);
       rows.push(bare.cells, (await backendRow(url, c, seconds)).concat(''));
       // Games keep 8 requests per game in flight, so the engine row needs C ≥ 8.
-      if (c >= 8) rows.push((await engineRow(url, c)).concat(''));
+      if (c >= 8) rows.push((await engineRow(url, c, seconds)).concat(''));
       for (const r of rows.slice(c >= 8 ? -2 : -1)) r[r.length - 1] = (Number(r[4]) / bare.perSecond).toFixed(2);
     }
   } finally {
@@ -168,30 +172,38 @@ async function backendRow(url: string, c: number, seconds: number): Promise<stri
   return row(c, 'backend', calls, ms, cpu);
 }
 
-async function engineRow(url: string, c: number): Promise<string[]> {
+async function engineRow(url: string, c: number, seconds: number): Promise<string[]> {
   const agents = 8;
   const games = Math.floor(c / agents);
   const rounds = 10;
-  const experiment = parseExperiment({
-    name: 'bench-llm',
-    seed: 1,
-    runs: games * 3,
-    grid: { agents: 'llm', model: 'bench', honest: agents, rounds },
-  });
+  const sweep = (runs: number) =>
+    parseExperiment({
+      name: 'bench-llm',
+      seed: 1,
+      runs,
+      grid: { agents: 'llm', model: 'bench', honest: agents, rounds },
+    });
   const backend = new OpenAiCompatibleBackend({
     endpoints: [url],
     model: 'bench',
     perEndpointConcurrency: Math.max(c, agents),
   });
   const pack = loadPromptPack();
+  const play = (runs: number) =>
+    runExperiment({
+      experiment: sweep(runs),
+      concurrency: games,
+      agents: { forRun: (run) => createRunAgents(run, { pack, backendFor: () => backend }) },
+    });
+  // Warmed up like the other rows (one game per lane, not timed): the engine's code is
+  // compiled by then, as in any sweep longer than a few games.
+  await play(games);
+  // A game is 160 calls; at about 2,500 calls/s, two games per lane and second.
+  const runs = games * Math.max(3, Math.round(seconds * 2));
   let calls = 0;
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const summary = await runExperiment({
-    experiment,
-    concurrency: games,
-    agents: { forRun: (run) => createRunAgents(run, { pack, backendFor: () => backend }) },
-  });
+  const summary = await play(runs);
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
   for (const r of summary.records) calls += r.llm!.calls;
