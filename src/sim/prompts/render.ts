@@ -14,6 +14,7 @@ import type { ChatMessage, ChatRequest, JsonSchema } from '../../llm/types.js';
 import { headOf, pyStrip, referenceOrder, summarizeRound } from '../network.js';
 import type { Attempt, DecideView, Message, Role, VoteView } from '../types.js';
 import type { PromptCue, PromptPack, Stage, TemplateVariable } from './pack.js';
+import { fillTemplate } from './template.js';
 
 export type PromptStage = 'decide' | 'vote';
 
@@ -87,20 +88,6 @@ export function renderSchema(pack: PromptPack, stage: PromptStage, view: DecideV
   const properties = { ...(schema.properties as Record<string, unknown>), confidence: pack.manifest.confidence.schema };
   const required = [...((schema.required as string[] | undefined) ?? []), 'confidence'];
   return { ...schema, properties, required };
-}
-
-const VARIABLE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
-const LONE_VARIABLE = /^[ \t]*\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}[ \t]*(?:\r?\n|$)/gm;
-
-/**
- * Replaces every `{{name}}`; the loader has already refused unknown names. A line that
- * holds nothing but a variable whose value is empty is left out (so `{{cues}}` costs
- * no blank line when no cue is on).
- */
-export function fillTemplate(template: string, variables: Readonly<Record<TemplateVariable, string>>): string {
-  return template
-    .replace(LONE_VARIABLE, (line, name: string) => (variables[name as TemplateVariable] ? line : ''))
-    .replace(VARIABLE, (_, name: string) => variables[name as TemplateVariable] ?? '');
 }
 
 export function promptVariables(
