@@ -8,7 +8,10 @@
  * Rows per C: `bare http` (the baseline: node:http POSTs of the same body, no client
  * library, no engine: what this machine allows), `backend` (C workers calling the
  * backend in a loop) and `engine` (full games of 8 LLM agents, C / 8 games in flight,
- * 10 rounds each, no agreement). The last column compares with the baseline.
+ * 10 rounds each, no agreement, for about as long as the other rows), and `engine
+ * alone` (the same games against a backend that answers at once in this process: the
+ * engine's own CPU per call). Every row is timed after a warm-up. The last column
+ * compares with the baseline.
  *
  * Run: npx tsx bench/llm.ts [--seconds S] [--c 1,8,64]   (goal: ratio ≥ 0.9 at C = 64)
  */
@@ -17,7 +20,7 @@ import { Agent, request } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { OpenAiCompatibleBackend } from '../src/llm/openai-compatible.js';
-import type { ChatRequest } from '../src/llm/types.js';
+import type { ChatBackend, ChatRequest } from '../src/llm/types.js';
 import { createRunAgents } from '../src/sim/agents/llm/index.js';
 import { runExperiment } from '../src/sim/experiment/run.js';
 import { parseExperiment } from '../src/sim/experiment/schema.js';
@@ -32,20 +35,23 @@ const arg = (name: string, fallback: string) => {
   return i > 0 ? process.argv[i + 1]! : fallback;
 };
 
+/** The scripted model: answers never agree, so games run all their rounds. */
+let proposals = 0;
+const scriptedAnswer = (stage: 'decide' | 'vote'): string =>
+  stage === 'vote'
+    ? '{"decision":"continue"}'
+    : JSON.stringify({
+        internal_strategy: 'Keep the group busy.',
+        value: proposals++ % 51,
+        public_reasoning: 'I propose this value to explore the range before we settle.',
+      });
+
 if (process.argv.includes('--serve')) {
-  // Child: the scripted server. Answers never agree, so games run all their rounds.
-  let n = 0;
-  const server = await startScriptedServer((r) => ({
-    delayMs: LATENCY_MS,
-    content:
-      requestStage(r.body) === 'vote'
-        ? '{"decision":"continue"}'
-        : JSON.stringify({
-            internal_strategy: 'Keep the group busy.',
-            value: n++ % 51,
-            public_reasoning: 'I propose this value to explore the range before we settle.',
-          }),
-  }));
+  // Child: the scripted server.
+  const server = await startScriptedServer(
+    (r) => ({ delayMs: LATENCY_MS, content: scriptedAnswer(requestStage(r.body)) }),
+    { keepRequests: false },
+  );
   process.send?.({ url: server.url });
 } else {
   await main();
@@ -65,8 +71,9 @@ async function main(): Promise<void> {
       const bare = await bareRow(url, c, seconds);
       rows.push(bare.cells, (await backendRow(url, c, seconds)).concat(''));
       // Games keep 8 requests per game in flight, so the engine row needs C ≥ 8.
-      if (c >= 8) rows.push((await engineRow(url, c)).concat(''));
+      if (c >= 8) rows.push((await engineRow(url, c, seconds)).concat(''));
       for (const r of rows.slice(c >= 8 ? -2 : -1)) r[r.length - 1] = (Number(r[4]) / bare.perSecond).toFixed(2);
+      if (c >= 8) rows.push(await engineAloneRow(c, seconds));
     }
   } finally {
     child.kill();
@@ -168,33 +175,85 @@ async function backendRow(url: string, c: number, seconds: number): Promise<stri
   return row(c, 'backend', calls, ms, cpu);
 }
 
-async function engineRow(url: string, c: number): Promise<string[]> {
-  const agents = 8;
-  const games = Math.floor(c / agents);
-  const rounds = 10;
-  const experiment = parseExperiment({
-    name: 'bench-llm',
-    seed: 1,
-    runs: games * 3,
-    grid: { agents: 'llm', model: 'bench', honest: agents, rounds },
-  });
+async function engineRow(url: string, c: number, seconds: number): Promise<string[]> {
   const backend = new OpenAiCompatibleBackend({
     endpoints: [url],
     model: 'bench',
-    perEndpointConcurrency: Math.max(c, agents),
+    perEndpointConcurrency: Math.max(c, 8),
   });
+  try {
+    const { games, calls, ms, cpu } = await playGames(backend, c, seconds);
+    return row(games * 8, `engine (${games} game${games > 1 ? 's' : ''})`, calls, ms, cpu);
+  } finally {
+    await backend.close();
+  }
+}
+
+/**
+ * The engine's own CPU per call (prompts, reading answers, the game): the same games
+ * against a backend in this process that answers at once, with no HTTP and no latency.
+ */
+async function engineAloneRow(c: number, seconds: number): Promise<string[]> {
+  const instant: ChatBackend = {
+    async complete(request) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const content = scriptedAnswer(request.schemaName.startsWith('vote') ? 'vote' : 'decide');
+      return {
+        content,
+        usage: { promptTokens: 0, completionTokens: 0 },
+        latencyMs: 0,
+        retries: 0,
+        endpoint: 'instant',
+      };
+    },
+    async close() {},
+  };
+  const { calls, ms, cpu } = await playGames(instant, c, seconds);
+  return [
+    String(c),
+    'engine alone (no HTTP)',
+    String(calls),
+    (ms / 1000).toFixed(2),
+    '',
+    '',
+    '',
+    (cpu / calls).toFixed(0),
+    '',
+  ];
+}
+
+/** C / 8 games of 8 LLM agents in flight, 10 rounds each, after one untimed game per lane. */
+async function playGames(
+  backend: ChatBackend,
+  c: number,
+  seconds: number,
+): Promise<{ games: number; calls: number; ms: number; cpu: number }> {
+  const agents = 8;
+  const games = Math.floor(c / agents);
+  const rounds = 10;
   const pack = loadPromptPack();
-  let calls = 0;
+  const play = (runs: number) =>
+    runExperiment({
+      experiment: parseExperiment({
+        name: 'bench-llm',
+        seed: 1,
+        runs,
+        grid: { agents: 'llm', model: 'bench', honest: agents, rounds },
+      }),
+      concurrency: games,
+      agents: { forRun: (run) => createRunAgents(run, { pack, backendFor: () => backend }) },
+    });
+  // Warmed up like the other rows (one game per lane, not timed): the engine's code is
+  // compiled by then, as in any sweep longer than a few games.
+  await play(games);
+  // A game is 160 calls; at about 2,500 calls/s, two games per lane and second.
+  const runs = games * Math.max(3, Math.round(seconds * 2));
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const summary = await runExperiment({
-    experiment,
-    concurrency: games,
-    agents: { forRun: (run) => createRunAgents(run, { pack, backendFor: () => backend }) },
-  });
+  const summary = await play(runs);
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
+  let calls = 0;
   for (const r of summary.records) calls += r.llm!.calls;
-  await backend.close();
-  return row(games * agents, `engine (${games} game${games > 1 ? 's' : ''})`, calls, ms, used.user + used.system);
+  return { games, calls, ms, cpu: used.user + used.system };
 }

@@ -22,7 +22,9 @@ export function createNodeFetch(maxSockets = 256): FetchLike & { close(): void }
       const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
       const secure = url.protocol === 'https:';
       const headers: Record<string, string> = {};
-      new Headers(init.headers).forEach((value, name) => {
+      // The openai client passes a Headers already: read it rather than copy it (a copy validates every field again).
+      const given = init.headers instanceof Headers ? init.headers : new Headers(init.headers);
+      given.forEach((value, name) => {
         headers[name] = value;
       });
       const body = init.body;

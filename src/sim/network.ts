@@ -77,14 +77,41 @@ export function sealRound(
  */
 export function cutText(text: string, limit: number): string {
   if (text.length <= limit) return text;
-  const points = Array.from(text);
-  return points.length > limit ? `${points.slice(0, limit - CUT_MARK.length).join('')}${CUT_MARK}` : text;
+  // Every history line cuts each reasoning: counting code points in place costs a
+  // fraction of spreading the text into an array of them (bench/llm.ts).
+  if (!_isCount(limit) || limit < CUT_MARK.length) return _cutByPoints(text, limit);
+  const head = _indexAfter(text, limit - CUT_MARK.length, 0);
+  return _indexAfter(text, CUT_MARK.length, head) < text.length ? `${text.slice(0, head)}${CUT_MARK}` : text;
 }
 
 /** The first `limit` characters (code points) of `text`, like Python's `text[:limit]`. */
 export function headOf(text: string, limit: number): string {
   if (text.length <= limit) return text;
-  return Array.from(text).slice(0, limit).join('');
+  return _isCount(limit) ? text.slice(0, _indexAfter(text, limit, 0)) : Array.from(text).slice(0, limit).join('');
+}
+
+/** cutText by its definition, for limits the in-place count does not cover (below the mark's length, fractions). */
+function _cutByPoints(text: string, limit: number): string {
+  const points = Array.from(text);
+  return points.length > limit ? `${points.slice(0, limit - CUT_MARK.length).join('')}${CUT_MARK}` : text;
+}
+
+function _isCount(n: number): boolean {
+  return Number.isSafeInteger(n) && n >= 0;
+}
+
+/**
+ * The index in `text` just past `count` code points from `start` (or its length when
+ * fewer are left). A high surrogate followed by a low one is one code point, anything
+ * else one each, as the string iterator (Array.from) counts them.
+ */
+function _indexAfter(text: string, count: number, start: number): number {
+  let i = start;
+  for (let n = 0; n < count && i < text.length; n++) {
+    const unit = text.charCodeAt(i);
+    i += unit >= 0xd800 && unit <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+  }
+  return i;
 }
 
 /** What Python's `str.isspace` calls space: JavaScript's trim adds U+FEFF and lacks U+001C–U+001F and U+0085. */
@@ -112,6 +139,21 @@ export function referenceOrder(ids: readonly string[]): number[] {
  * an agent that has never proposed.
  */
 export function summarizeRound(publicRound: PublicRound, limit: number = SUMMARY_REASONING_LIMIT): string {
+  const kept = _summaries.get(publicRound);
+  if (kept?.limit === limit) return kept.line;
+  const line = _summarize(publicRound, limit);
+  if (_isSealed(publicRound)) _summaries.set(publicRound, { limit, line });
+  return line;
+}
+
+/**
+ * History lines of sealed rounds. Every agent's every prompt holds the last rounds'
+ * lines, so a game of N agents asked twice a round would build each line 2N times per
+ * round it is shown in; a sealed round cannot change, so its line is built once.
+ */
+const _summaries = new WeakMap<PublicRound, { limit: number; line: string }>();
+
+function _summarize(publicRound: PublicRound, limit: number): string {
   const { messages } = publicRound;
   const parts = referenceOrder(messages.map((m) => m.from)).map((i) => {
     const m = messages[i]!;
@@ -119,4 +161,12 @@ export function summarizeRound(publicRound: PublicRound, limit: number = SUMMARY
     return `${m.from} value: ${m.value === 'abstain' ? 'ABSTAINED' : m.value}${reasoning ? ` | Reasoning: ${reasoning}` : ''}`;
   });
   return `Round ${publicRound.round}: ${parts.join('; ')}`;
+}
+
+/** A round as sealRound makes it: frozen, its messages frozen and each one ours (no setter, private fields). */
+function _isSealed(publicRound: PublicRound): boolean {
+  const { messages } = publicRound;
+  if (!Object.isFrozen(publicRound) || !Object.isFrozen(messages)) return false;
+  for (const m of messages) if (!(m instanceof _Message)) return false;
+  return true;
 }

@@ -31,6 +31,15 @@ export interface ScriptedReply {
 
 export type Script = (request: SeenRequest) => ScriptedReply | undefined;
 
+export interface ScriptedServerOptions {
+  /**
+   * Keep every request in `requests` (default true). The bench turns it off: tens of
+   * thousands of kept bodies grow the server's heap and its pauses, which the rows
+   * measured last would pay for.
+   */
+  keepRequests?: boolean;
+}
+
 export interface ScriptedServer {
   url: string;
   requests: SeenRequest[];
@@ -41,8 +50,12 @@ export interface ScriptedServer {
   close(): Promise<void>;
 }
 
-export async function startScriptedServer(script: Script = () => undefined): Promise<ScriptedServer> {
+export async function startScriptedServer(
+  script: Script = () => undefined,
+  { keepRequests = true }: ScriptedServerOptions = {},
+): Promise<ScriptedServer> {
   const requests: SeenRequest[] = [];
+  let received = 0;
   const waiters: { count: number; resolve: () => void }[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let inFlight = 0;
@@ -54,13 +67,13 @@ export async function startScriptedServer(script: Script = () => undefined): Pro
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const seen: SeenRequest = {
-      index: requests.length,
+      index: received++,
       path: req.url ?? '',
       headers: req.headers,
       body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'),
     };
-    requests.push(seen);
-    for (const w of waiters.filter((w) => requests.length >= w.count)) {
+    if (keepRequests) requests.push(seen);
+    for (const w of waiters.filter((w) => received >= w.count)) {
       waiters.splice(waiters.indexOf(w), 1);
       w.resolve();
     }
@@ -86,7 +99,7 @@ export async function startScriptedServer(script: Script = () => undefined): Pro
       return maxInFlight;
     },
     received: (count) =>
-      requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
+      received >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
     close: async () => {
       for (const timer of timers) clearTimeout(timer);
       server.closeAllConnections();

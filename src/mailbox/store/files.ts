@@ -7,7 +7,7 @@
  * go through `writeAll` (a short write is never taken for a whole one), and any
  * failure becomes one clear IO error (`writeFailure`).
  */
-import { closeSync, constants, fdatasync, fstatSync, lstatSync, openSync, readSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
@@ -149,8 +149,4 @@ export function removeInside(dir: string, rel: string): boolean {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
-}
-
-export function fdatasyncAsync(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
 }

@@ -14,6 +14,7 @@ import type { ChatMessage, ChatRequest, JsonSchema } from '../../llm/types.js';
 import { headOf, pyStrip, referenceOrder, summarizeRound } from '../network.js';
 import type { Attempt, DecideView, Message, Role, VoteView } from '../types.js';
 import type { PromptCue, PromptPack, Stage, TemplateVariable } from './pack.js';
+import { fillTemplate } from './template.js';
 
 export type PromptStage = 'decide' | 'vote';
 
@@ -89,20 +90,6 @@ export function renderSchema(pack: PromptPack, stage: PromptStage, view: DecideV
   return { ...schema, properties, required };
 }
 
-const VARIABLE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
-const LONE_VARIABLE = /^[ \t]*\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}[ \t]*(?:\r?\n|$)/gm;
-
-/**
- * Replaces every `{{name}}`; the loader has already refused unknown names. A line that
- * holds nothing but a variable whose value is empty is left out (so `{{cues}}` costs
- * no blank line when no cue is on).
- */
-export function fillTemplate(template: string, variables: Readonly<Record<TemplateVariable, string>>): string {
-  return template
-    .replace(LONE_VARIABLE, (line, name: string) => (variables[name as TemplateVariable] ? line : ''))
-    .replace(VARIABLE, (_, name: string) => variables[name as TemplateVariable] ?? '');
-}
-
 export function promptVariables(
   pack: PromptPack,
   stage: PromptStage,
@@ -115,7 +102,12 @@ export function promptVariables(
   const kept = view.notes.filter((n) => pyStrip(n.text) !== '');
   const notes = limits.noteRounds > 0 ? kept.slice(-limits.noteRounds) : [];
   const proposals = stage === 'vote' && 'proposals' in view ? view.proposals : [];
-  const base = {
+  const history = recent.length
+    ? recent.map((r) => summarizeRound(r, limits.historyReasoning)).join('\n')
+    : (empty.history ?? '');
+  // One literal with every key (same order as always): spreading a base object into a
+  // bigger literal cost several µs a prompt (bench/llm.ts).
+  const variables: Record<TemplateVariable, string> = {
     id: view.id,
     role: view.role,
     round: String(view.round),
@@ -130,23 +122,25 @@ export function promptVariables(
     current_value: typeof view.currentValue === 'number' ? String(view.currentValue) : 'none',
     attempt: String(options.attempt?.number ?? 1),
     tries: String(options.attempt?.of ?? 1),
+    current_state: '',
+    history,
+    summary: history,
+    notes: '',
+    proposals: '',
+    cues: '',
   };
-  const history = recent.length
-    ? recent.map((r) => summarizeRound(r, limits.historyReasoning)).join('\n')
-    : (empty.history ?? '');
-  const partial = { ...base, current_state: '', history, summary: history, notes: '', proposals: '', cues: '' };
-  partial.current_state = fillTemplate(
+  variables.current_state = fillTemplate(
     typeof view.currentValue === 'number' ? phrases.currentValue : phrases.noValueYet,
-    partial,
+    variables,
   );
-  partial.cues = (options.cues ?? []).map((c) => fillTemplate(cues[c], partial)).join('\n');
-  partial.notes = notes.length
+  variables.cues = (options.cues ?? []).map((c) => fillTemplate(cues[c], variables)).join('\n');
+  variables.notes = notes.length
     ? notes.map((n) => `round ${n.round}: ${headOf(pyStrip(n.text), limits.noteChars)}`).join('\n')
     : (empty.notes ?? '');
-  partial.proposals = proposals.length
-    ? _proposalList(view.id, proposals, limits.proposalReasoning, fillTemplate(phrases.noReasoning, partial))
+  variables.proposals = proposals.length
+    ? _proposalList(view.id, proposals, limits.proposalReasoning, fillTemplate(phrases.noReasoning, variables))
     : (empty.proposals ?? '');
-  return partial;
+  return variables;
 }
 
 /**

@@ -12,7 +12,7 @@
  * under the lock before appending. Files are read a page at a time (lines.ts).
  * What a send or a read means is the engine's (engine.ts).
  */
-import { closeSync, fstatSync, mkdirSync, statSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fstatSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Signer } from '../../../attest/signature.js';
 import { syncFolder } from '../../../core/atomic-write.js';
@@ -27,7 +27,7 @@ import { isAckOf } from '../delivery.js';
 import type { ReadCursor, Sealed, StoreDriver, StoredRow, StoreTx } from '../driver.js';
 import { MailboxEngine } from '../engine.js';
 import { FolderWatch } from '../file-watch.js';
-import { fdatasyncAsync, openInside, READ, writeAll, writeFailure } from '../files.js';
+import { openInside, READ, writeAll, writeFailure } from '../files.js';
 import { type Cursor, cursorRel, inboxRel, JsonlFiles, LOG } from './files.js';
 import { countLines, scanLines } from '../lines.js';
 import { LogState } from './log-state.js';
@@ -216,15 +216,17 @@ export class JsonlDriver implements StoreDriver {
       inboxes.push(fd);
     }
     // fdatasync: an append's data and new size reach the disk; the mtime may wait.
-    // Async, so the event loop reads the next requests meanwhile; all settle before
-    // any failure is acted on (a rollback must not race a sync).
-    const synced = await Promise.allSettled(inboxes.map(fdatasyncAsync));
-    for (const s of synced) if (s.status === 'rejected') throw s.reason;
+    // Synchronous, as SQLite's commit is: the loop waits for the disk (~0.3 ms here),
+    // and the requests that came meanwhile are read at once and join the next group.
+    // Through the thread pool each sync cost a hand-off both ways and each request a
+    // wake-up of its own: ~20% more server CPU per send and ~15% fewer sends
+    // (bench/mailbox-ab.ts). A failed sync throws before anything else is written.
+    for (const fd of inboxes) fdatasyncSync(fd);
     if (batch.log.length > 0) {
       const chunk = Buffer.from(`${batch.log.join('\n')}\n`);
       const fd = this.files.fd(LOG);
       writeAll(fd, chunk);
-      await fdatasyncAsync(fd);
+      fdatasyncSync(fd);
       this.log.size += chunk.length;
     }
     for (const [agent, cursor] of batch.cursors) this.files.writeCursor(agent, cursor);
