@@ -56,8 +56,8 @@ export { MemoryNonceStore, openNonceStore, SqliteNonceStore } from './nonce-stor
 export { NONCE_MIGRATIONS, PostgresNonceStore } from './nonce-store-pg.js';
 export { DATABASE_URL_ENV, isPostgresUrl, redactUrl, resolveDatabaseUrl } from './postgres.js';
 export type { NonceStore } from './nonce-store.js';
-export { ARCHIVE_CODES, codesFor, EVIDENCE_CODES, LOG_CODES, REASON_CODES } from './reasons.js';
-export type { EvidenceCode, LogCode, Reason, ReasonCode } from './reasons.js';
+export { ARCHIVE_CODES, codesFor, EVIDENCE_CODES, LOG_CODES, REASON_CODES, TASK_CODES } from './reasons.js';
+export type { EvidenceCode, LogCode, Reason, ReasonCode, TaskCode } from './reasons.js';
 export {
   CONSTRUCTIONS,
   evidencePath,

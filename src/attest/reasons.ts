@@ -6,7 +6,8 @@
  * line. Each verifier uses its part of the table: receipts and delegation paths
  * (`REASON_CODES`), hash-chained signed logs such as the mailbox's call log
  * (`LOG_CODES`), archives that carry their own evidence such as E12 results files
- * (`ARCHIVE_CODES`). A new kind of evidence adds its codes here, once.
+ * (`ARCHIVE_CODES`), A2A tasks whose artifacts carry receipts (`TASK_CODES`). A new
+ * kind of evidence adds its codes here, once.
  */
 
 /** Receipts and delegation paths; the order is the order checks report them. */
@@ -70,11 +71,19 @@ export const ARCHIVE_CODES = {
     'the run was interrupted before its last trial: the trials it holds are checked, but it is not the complete experiment',
 } as const;
 
+/** A2A task results: the artifacts a completed task carries, each with its own receipt path (docs/a2a.md). */
+export const TASK_CODES = {
+  TASK_NOT_COMPLETED: 'the A2A task is not in TASK_STATE_COMPLETED: nothing it carries is a released result',
+  ARTIFACT_MISSING: 'the completed A2A task carries no artifact: there is no released output to check',
+  ARTIFACT_UNATTESTED: 'an artifact of the task carries no evidence (`agent-witness.dev/evidence` in its metadata)',
+} as const;
+
 /** Every code, with its meaning: the one vocabulary. */
-export const EVIDENCE_CODES = { ...REASON_CODES, ...LOG_CODES, ...ARCHIVE_CODES } as const;
+export const EVIDENCE_CODES = { ...REASON_CODES, ...LOG_CODES, ...ARCHIVE_CODES, ...TASK_CODES } as const;
 export type EvidenceCode = keyof typeof EVIDENCE_CODES;
 export type ReasonCode = keyof typeof REASON_CODES;
 export type LogCode = keyof typeof LOG_CODES;
+export type TaskCode = keyof typeof TASK_CODES;
 
 /** The part of the vocabulary one verifier reports, with the same meanings. */
 export function codesFor<const C extends EvidenceCode>(
