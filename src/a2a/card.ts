@@ -67,7 +67,7 @@ export function buildAgentCard(options: BuildCardOptions): CardJson {
     name: options.name,
     description:
       options.description ??
-      'A Witness child agent: answers a delegated task with attested output (receipt and delegation-edge evidence in the message metadata).',
+      'A Witness child agent: answers a delegated task with an attested artifact (its receipt and delegation-edge evidence in the artifact metadata).',
     supportedInterfaces: [
       { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
@@ -75,6 +75,8 @@ export function buildAgentCard(options: BuildCardOptions): CardJson {
     provider: { organization: options.deployer, url: options.baseUrl },
     version: options.version ?? '1.0.0',
     capabilities: {
+      // SendStreamingMessage and SubscribeToTask: the SDK serves them once the card says so.
+      streaming: true,
       extensions: [
         {
           uri: ATTESTED_RESULTS_EXTENSION,

@@ -4,8 +4,10 @@
  * Card and verify it against the parent's own key directory; sign the task as the
  * root receipt; under `dag` record a grant with the parent's co-signing service and pass
  * its credential to the child with the delegation; send
- * the task with the `@a2a-js/sdk` client; verify the returned evidence against the
- * exact text bytes before accepting the result. Every step is timed.
+ * the task with the `@a2a-js/sdk` client; follow the Task it answers to its end and
+ * verify every artifact's evidence against the artifact's bytes before accepting the
+ * result (answer.ts; a child answering with a Message is verified as before). Every
+ * step is timed.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -16,21 +18,12 @@ import type { SigningKey } from '../attest/keys.js';
 import type { NonceStore } from '../attest/nonce-store.js';
 import { type Receipt, receiptDigest } from '../attest/receipt.js';
 import { createReleaseSigner } from '../attest/signer.js';
-import { verifyEvidence } from '../attest/verify.js';
-import type { Reason } from '../attest/reasons.js';
 import { WitnessError } from '../core/errors.js';
+import type { TaskProblem } from './artifact.js';
+import { type ArtifactRecord, followAnswer, verifyAnswer } from './answer.js';
 import { fetchAgentCard, verifyAgentCard } from './card.js';
 import type { CosignService } from './cosigner.js';
-import {
-  type ChildTimings,
-  ChildTimingsSchema,
-  type Condition,
-  DELEGATION_KEY,
-  type Delegation,
-  ERROR_KEY,
-  EVIDENCE_KEY,
-  TIMINGS_KEY,
-} from './metadata.js';
+import { type Condition, DELEGATION_KEY, type Delegation } from './metadata.js';
 
 export interface ParentOptions {
   key: SigningKey;
@@ -61,8 +54,11 @@ export interface DelegationResult {
   task_id: string;
   condition: Condition;
   output_text: string;
+  /** The receipt path of the one result: the first artifact's, or a Message answer's. */
   evidence: { path: Receipt[] };
-  verdict: { ok: boolean; reasons: Reason[] };
+  /** Every artifact of a Task answer, with what its receipt covers; empty for a Message answer. */
+  artifacts: ArtifactRecord[];
+  verdict: { ok: boolean; reasons: TaskProblem[] };
   verified_at: string;
   child_deployer: string;
   latency: Latency;
@@ -129,12 +125,10 @@ export async function delegate(
     configuration: undefined,
     metadata: undefined,
   });
+  const final = await followAnswer(client, response);
   const tCalled = performance.now();
-  const result = _result(response, childUrl);
-
   const verifiedAt = Date.now();
-  const bytes = Buffer.from(result.text, 'utf8');
-  const verdict = await verifyEvidence(result.evidence, bytes, {
+  const result = await verifyAnswer(final, childUrl, {
     directory: options.directory,
     construction: condition,
     now: verifiedAt,
@@ -148,8 +142,9 @@ export async function delegate(
     task_id: taskId,
     condition,
     output_text: result.text,
-    evidence: { path: (verdict.path ?? []) as Receipt[] },
-    verdict: { ok: verdict.ok, reasons: verdict.reasons },
+    evidence: result.evidence,
+    artifacts: result.artifacts,
+    verdict: result.verdict,
     verified_at: new Date(verifiedAt).toISOString(),
     child_deployer: cardCheck.deployer,
     latency: {
@@ -163,46 +158,5 @@ export async function delegate(
       total_ms: tVerified - start,
       cpu_ms: (cpu.user + cpu.system) / 1000 + child.cpu_ms,
     },
-  };
-}
-
-interface _ChildResult {
-  text: string;
-  evidence: unknown;
-  timings: ChildTimings;
-}
-
-/** The child's answer: a message with one text part and our metadata; a failed task is an error. */
-function _result(response: unknown, childUrl: string): _ChildResult {
-  const r = response as {
-    parts?: unknown;
-    metadata?: Record<string, unknown>;
-    status?: { state?: number; message?: { parts?: Array<{ content?: { value?: unknown } }> } };
-    id?: string;
-  };
-  if (!Array.isArray(r.parts)) {
-    const why =
-      (r.metadata?.[ERROR_KEY] as { message?: string } | undefined)?.message ??
-      String(r.status?.message?.parts?.[0]?.content?.value ?? 'no message');
-    throw new WitnessError(
-      'UNAVAILABLE',
-      `The child at ${childUrl} returned no result (task ${r.id ?? '?'} failed): ${why}`,
-    );
-  }
-  const parts = r.parts as Array<{ content?: { $case?: string; value?: unknown } }>;
-  const first = parts[0]?.content;
-  if (parts.length !== 1 || first?.$case !== 'text' || typeof first.value !== 'string')
-    throw new WitnessError('UNAVAILABLE', `The child at ${childUrl} answered without exactly one text part.`);
-  const evidence = r.metadata?.[EVIDENCE_KEY];
-  if (evidence === undefined)
-    throw new WitnessError(
-      'REFUSED',
-      `The child at ${childUrl} answered without ${EVIDENCE_KEY}: an unattested result is not accepted.`,
-    );
-  const timings = ChildTimingsSchema.safeParse(r.metadata?.[TIMINGS_KEY]);
-  return {
-    text: first.value,
-    evidence,
-    timings: timings.success ? timings.data : { tool_ms: 0, model_ms: 0, sign_ms: 0, cosign_ms: 0, cpu_ms: 0 },
   };
 }

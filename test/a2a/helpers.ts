@@ -1,10 +1,13 @@
 // Shared fixtures for a2a tests: real keys, a directory trusting them, and a world of
 // real servers on loopback (MCP tool, parent co-signer, child A2A agent).
+import { randomUUID } from 'node:crypto';
 import { type ChildAgent, serveChildAgent } from '../../src/a2a/agent.js';
 import { CosignService, type CosignerServer, serveCosigner } from '../../src/a2a/cosigner.js';
 import { serveEvidenceTool, type ToolServer } from '../../src/a2a/tool-server.js';
 import { addKey, type DirectoryFile, emptyDirectory, KeyDirectory } from '../../src/attest/key-directory.js';
 import { newSigningKey, publicJwk, type SigningKey } from '../../src/attest/keys.js';
+import { receiptDigest } from '../../src/attest/receipt.js';
+import { createReleaseSigner } from '../../src/attest/signer.js';
 
 export const DAY = 86_400_000;
 
@@ -57,4 +60,19 @@ export async function startWorld(options: { cosignTimeoutMs?: number } = {}): Pr
       await tool.close();
     },
   };
+}
+
+/** A dag delegation as the parent prepares it: task receipt signed, grant recorded with the world's co-signer. */
+export async function dagDelegation(world: World, task: string) {
+  const root = await createReleaseSigner({ key: world.parent, instance: 'parent' }).releaseOutput(Buffer.from(task), {
+    construction: 'dag',
+  });
+  const taskId = randomUUID();
+  const token = world.service.grant({
+    taskId,
+    childDeployer: world.child.deployer,
+    parentDigest: receiptDigest(root),
+    expiresAt: Date.now() + 60_000,
+  });
+  return { task_id: taskId, construction: 'dag', evidence: { path: [root] }, cosign_token: token };
 }

@@ -1,0 +1,62 @@
+/**
+ * @module
+ * What the child agent says about a task's state, written once for the executor and the
+ * task store: which states are final (A2A v1.0 §3.1.1: a task in one of them takes no
+ * further message and never changes again), and the one shape of a failed task — a
+ * status message saying no result was released, with `{code, message}` under ERROR_KEY
+ * in the status message's metadata and in the task's (docs/a2a.md, "Wire format").
+ */
+import { randomUUID } from 'node:crypto';
+import { type Message, Role, TaskState, type TaskStatus } from '@a2a-js/sdk';
+import { ERROR_KEY } from './metadata.js';
+
+/** COMPLETED, FAILED, CANCELED and REJECTED: the terminal states of A2A v1.0 §3.1.1. */
+export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+]);
+
+export function isTerminal(state: TaskState | undefined): boolean {
+  return state !== undefined && TERMINAL_STATES.has(state);
+}
+
+/** The task a message or an event belongs to. */
+export interface TaskIds {
+  taskId: string;
+  contextId: string;
+}
+
+/** A message from the agent with one text part. */
+export function agentMessage(ids: TaskIds, text: string, metadata: Record<string, unknown> = {}): Message {
+  return {
+    messageId: randomUUID(),
+    contextId: ids.contextId,
+    taskId: ids.taskId,
+    role: Role.ROLE_AGENT,
+    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+    metadata,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+}
+
+/** The `{code, message}` a failed task carries under ERROR_KEY. */
+export interface TaskError {
+  code: string;
+  message: string;
+}
+
+/** A failed status and the task metadata that goes with it: why nothing was released. */
+export function failure(ids: TaskIds, error: TaskError): { status: TaskStatus; metadata: Record<string, unknown> } {
+  const metadata = { [ERROR_KEY]: { code: error.code, message: error.message } };
+  return {
+    status: {
+      state: TaskState.TASK_STATE_FAILED,
+      message: agentMessage(ids, `No result was released: ${error.message}`, metadata),
+      timestamp: new Date().toISOString(),
+    },
+    metadata,
+  };
+}
