@@ -2,8 +2,10 @@
  * @module
  * Re-checks an E12 results file (`witness verify results.json`), as the seed did with
  * the paper's archive: every task id unique; every output's SHA-256 and UTF-8 byte
- * length recomputed from its text; every receipt signature and dag edge re-verified
- * (as of the trial's recorded verification time); the recorded verdicts and summary
+ * length recomputed from its text, which must be its artifact's text; every receipt
+ * checked against the bytes it covers (the artifact's, artifact.ts, or in files written
+ * before results were artifacts the output text's), every signature and dag edge
+ * re-verified (as of the trial's recorded verification time); the recorded verdicts and summary
  * counts reproduced; the forgery still accepted under chain and rejected under dag; the
  * card signature. A file that proves nothing — no trials, a condition missing, no
  * forgery entries — is invalid, never "valid 0/0".
@@ -18,16 +20,24 @@ import type { RevocationPolicy } from '../attest/key-status.js';
 import { codesFor } from '../attest/reasons.js';
 import { verifyEvidence } from '../attest/verify.js';
 import { sha256Hex } from '../core/hash.js';
+import { artifactBytes, artifactText, type WireArtifact } from './artifact.js';
 import { verifyAgentCard } from './card.js';
 import { E12_KIND } from './e12.js';
 import { CONDITIONS } from './metadata.js';
 
+const ArtifactSchema = z.strictObject({
+  task_id: z.string(),
+  context_id: z.string(),
+  artifact_id: z.string(),
+  parts: z.array(z.unknown()),
+});
 const TrialSchema = z.object({
   task_id: z.string(),
   condition: z.enum(CONDITIONS),
   output_text: z.string(),
   output_sha256: z.string(),
   output_len: z.number(),
+  artifact: ArtifactSchema.optional(),
   evidence: z.unknown(),
   verdict: z.object({ ok: z.boolean() }),
   verified_at: z.string(),
@@ -174,7 +184,12 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
         code: 'LENGTH_MISMATCH',
         message: `${where}: the output has ${bytes.length} UTF-8 bytes, the record says ${t.output_len}.`,
       });
-    const result = await verifyEvidence(t.evidence, bytes, {
+    if (t.artifact && artifactText([_wire(t.artifact)]) !== t.output_text)
+      problems.push({
+        code: 'OUTPUT_MISMATCH',
+        message: `${where}: the output text is not the text of the artifact's parts.`,
+      });
+    const result = await verifyEvidence(t.evidence, trialBytes(t), {
       ...check,
       construction: t.condition,
       now: Date.parse(t.verified_at),
@@ -214,6 +229,19 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
 }
 
 type _Results = z.infer<typeof ResultsSchema>;
+
+/**
+ * The bytes a trial's receipt covers: its artifact's (artifact.ts) or, in a file written
+ * before results were artifacts, the UTF-8 of its output text.
+ */
+export function trialBytes(trial: { output_text: string; artifact?: z.infer<typeof ArtifactSchema> }): Buffer {
+  if (!trial.artifact) return Buffer.from(trial.output_text, 'utf8');
+  return artifactBytes({ taskId: trial.artifact.task_id, contextId: trial.artifact.context_id }, _wire(trial.artifact));
+}
+
+function _wire(artifact: z.infer<typeof ArtifactSchema>): WireArtifact {
+  return { artifactId: artifact.artifact_id, parts: artifact.parts };
+}
 
 /**
  * The run's keys (as the file records them) when your directory holds none of them:

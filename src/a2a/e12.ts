@@ -4,8 +4,8 @@
  * processes — this one (parent + its co-signing service), the child A2A agent
  * (`witness a2a serve`) and the MCP tool server (`witness a2a tool`). Conditions none /
  * chain / dag run interleaved (so drift hits all three alike) after warm-ups; every
- * trial is recorded with its output text, SHA-256, UTF-8 length, verdict and latency
- * split. Then the controlled forgery: a child holding only its own key claims a
+ * trial is recorded with its output text, SHA-256, UTF-8 length, the artifact its
+ * receipt covers, verdict and latency split. Then the controlled forgery: a child holding only its own key claims a
  * parent — chain accepts it, dag rejects it with COSIGNATURE_MISSING.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -61,15 +61,32 @@ export interface E12Options {
 export interface E12Trial {
   /** Round of the run: each round runs every condition once, in rotating order. */
   round: number;
+  /** The parent's delegation id (the grant's task id), unique per trial. */
   task_id: string;
   condition: Condition;
+  /** What the user reads: the artifact's text (or, in files written before, the result message's text). */
   output_text: string;
+  /** SHA-256 and UTF-8 length of `output_text`. */
   output_sha256: string;
   output_len: number;
+  /**
+   * The A2A artifact the child released, as its receipt covers it (artifact.ts): the A2A
+   * task and context, the artifact id and every part. Absent in files written before
+   * results were artifacts, whose receipts cover `output_text` itself.
+   */
+  artifact?: E12Artifact;
   evidence: { path: Receipt[] };
-  verdict: { ok: boolean; reasons: Array<{ code: string; message: string; index?: number }> };
+  verdict: { ok: boolean; reasons: Array<{ code: string; message: string; index?: number; artifact?: number }> };
   verified_at: string;
   latency: Latency;
+}
+
+/** What an E12 trial's receipt covers: the inputs of `artifactBytes`. */
+export interface E12Artifact {
+  task_id: string;
+  context_id: string;
+  artifact_id: string;
+  parts: unknown[];
 }
 
 export interface E12Forgery {
@@ -238,7 +255,13 @@ function _rotate<T>(items: readonly T[], i: number): T[] {
 }
 
 function _record(round: number, r: DelegationResult): E12Trial {
+  if (r.artifacts.length > 1)
+    throw new WitnessError(
+      'UNAVAILABLE',
+      `E12 expects one artifact per task; the child returned ${r.artifacts.length} for delegation ${r.task_id}.`,
+    );
   const bytes = Buffer.from(r.output_text, 'utf8');
+  const released = r.artifacts[0];
   return {
     round,
     task_id: r.task_id,
@@ -246,6 +269,16 @@ function _record(round: number, r: DelegationResult): E12Trial {
     output_text: r.output_text,
     output_sha256: sha256Hex(bytes),
     output_len: bytes.length,
+    ...(released
+      ? {
+          artifact: {
+            task_id: released.task_id,
+            context_id: released.context_id,
+            artifact_id: released.artifact_id,
+            parts: released.parts,
+          },
+        }
+      : {}),
     evidence: r.evidence,
     verdict: r.verdict,
     verified_at: r.verified_at,

@@ -2,11 +2,23 @@
  * @module
  * Public API of `agent-witness/a2a` (docs/a2a.md): A2A v1.0 agents with attested
  * results — signed Agent Cards checked against your own key directory, the child
- * agent on `@a2a-js/sdk`, the parent's fail-closed co-signing service, the MCP
- * evidence tool, the parent's delegation, and experiment E12 with its re-verification.
+ * agent on `@a2a-js/sdk` answering with Tasks whose artifacts carry receipts, the
+ * parent's fail-closed co-signing service, the MCP evidence tool, the parent's
+ * delegation and its check of a task's artifacts, and experiment E12 with its
+ * re-verification.
  */
 export { policyBackend, serveChildAgent } from './agent.js';
 export type { AgentBackend, ChildAgent, ChildAgentOptions } from './agent.js';
+export { followAnswer, verifyAnswer } from './answer.js';
+export type { ArtifactRecord, VerifiedAnswer } from './answer.js';
+export {
+  ARTIFACT_BYTES_TYPE,
+  artifactBytes,
+  artifactText,
+  COMPLETED_STATE,
+  verifyTaskArtifacts,
+} from './artifact.js';
+export type { ArtifactCheck, TaskProblem, TaskRef, TaskVerifyResult, WireArtifact } from './artifact.js';
 export {
   buildAgentCard,
   CARD_PATH,
@@ -28,8 +40,8 @@ export type {
 export { CosignService, httpCosign, serveCosigner } from './cosigner.js';
 export type { CosignerServer, CosignerServerOptions, Grant } from './cosigner.js';
 export { E12_KIND, formatE12Summary, LATENCY_PARTS, pairedMedian, runE12, summarise } from './e12.js';
-export type { E12Forgery, E12Options, E12Results, E12Summary, E12Trial } from './e12.js';
-export { E12_PROBLEM_CODES, isE12Results, verifyE12Results } from './e12-verify.js';
+export type { E12Artifact, E12Forgery, E12Options, E12Results, E12Summary, E12Trial } from './e12.js';
+export { E12_PROBLEM_CODES, isE12Results, trialBytes, verifyE12Results } from './e12-verify.js';
 export type { E12Problem, E12ProblemCode, E12VerifyOptions, E12VerifyResult } from './e12-verify.js';
 export type { ServerAccessOptions } from './access.js';
 export {

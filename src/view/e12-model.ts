@@ -8,7 +8,7 @@
  * the same keys). Every answer is computed once: the page and a bundle read the same.
  */
 import { type E12Results, LATENCY_PARTS } from '../a2a/e12.js';
-import { type E12VerifyResult, verifyE12Results } from '../a2a/e12-verify.js';
+import { type E12VerifyResult, trialBytes, verifyE12Results } from '../a2a/e12-verify.js';
 import { KeyDirectory, parseDirectory } from '../attest/key-directory.js';
 import { verifyEvidence } from '../attest/verify.js';
 import { WitnessError } from '../core/errors.js';
@@ -89,12 +89,12 @@ export async function e12Answers(
   const answers: Record<string, unknown> = { [apiKey('about', {})]: { kind: 'e12', file }, [apiKey('e12', {})]: page };
   const graph = async (
     evidence: unknown,
-    text: string,
+    bytes: Buffer,
     construction: 'none' | 'chain' | 'merkle' | 'dag',
     at: string,
     title: string,
   ) => {
-    const result = await verifyEvidence(evidence, Buffer.from(text, 'utf8'), {
+    const result = await verifyEvidence(evidence, bytes, {
       directory: trust,
       construction,
       now: Date.parse(at),
@@ -105,7 +105,7 @@ export async function e12Answers(
   for (const [i, t] of r.trials.entries())
     answers[apiKey('graph', { of: `trial:${i}` })] = await graph(
       t.evidence,
-      t.output_text,
+      trialBytes(t),
       t.condition,
       t.verified_at,
       `trial ${i}: ${t.condition}, task ${t.task_id}`,
@@ -113,7 +113,7 @@ export async function e12Answers(
   for (const [i, f] of r.forgery.entries())
     answers[apiKey('graph', { of: `forgery:${i}` })] = await graph(
       f.evidence,
-      f.output_text,
+      Buffer.from(f.output_text, 'utf8'),
       f.construction,
       f.verified_at,
       `the forgery under ${f.construction}: the child's key alone claims a parent`,
