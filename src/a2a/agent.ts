@@ -21,7 +21,7 @@ import { jsonFallbacks, jsonRpcFront } from './jsonrpc-front.js';
 import { childExecutor } from './executor.js';
 import { ChildRequestHandler } from './handler.js';
 import { ChildTaskStore } from './task-store.js';
-import { connectEvidenceTool, type Evidence } from './tool-server.js';
+import { connectEvidenceTool, type Evidence, type EvidenceClient } from './tool-server.js';
 
 /** What answers a task: model-free (`policy`) or a model. It sees the task and the tool's evidence, never a key. */
 export interface AgentBackend {
@@ -55,6 +55,13 @@ export interface ChildAgentOptions extends ServerAccessOptions {
   backend?: AgentBackend;
   name?: string;
   instance?: string;
+  /**
+   * Where tasks are kept (task-store.ts): a SQLite file, `:memory:` (the default: tasks
+   * last as long as the agent), or a `postgres://` URL shared by agent processes on
+   * several machines. A durable store keeps tasks across restarts; a task that was
+   * running when its process died is reported FAILED with ERROR_KEY code INTERRUPTED.
+   */
+  taskStore?: string;
 }
 
 export interface ChildAgent {
@@ -68,7 +75,14 @@ export const DEFAULT_AGENT_MAX_REQUEST_BYTES = 1024 * 1024;
 
 export async function serveChildAgent(options: ChildAgentOptions): Promise<ChildAgent> {
   const limit = requestLimit(options.maxRequestBytes, DEFAULT_AGENT_MAX_REQUEST_BYTES);
-  const tool = await connectEvidenceTool(options.toolUrl);
+  const store = await ChildTaskStore.open(options.taskStore);
+  let tool: EvidenceClient;
+  try {
+    tool = await connectEvidenceTool(options.toolUrl);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const app = express();
   app.disable('x-powered-by');
   let card: CardJson | undefined;
@@ -92,6 +106,7 @@ export async function serveChildAgent(options: ChildAgentOptions): Promise<Child
     );
   } catch (error) {
     await tool.close();
+    await store.close();
     throw error;
   }
   const url = http.url;
@@ -103,7 +118,6 @@ export async function serveChildAgent(options: ChildAgentOptions): Promise<Child
     }),
     options.key,
   );
-  const store = new ChildTaskStore();
   const executor = childExecutor(
     {
       key: options.key,
@@ -127,6 +141,7 @@ export async function serveChildAgent(options: ChildAgentOptions): Promise<Child
     async close() {
       await http.close();
       await tool.close();
+      await store.close();
       await options.backend?.close?.();
     },
   };

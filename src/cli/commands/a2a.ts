@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import type { ServerAccessOptions } from '../../a2a/access.js';
 import { type AgentBackend, DEFAULT_AGENT_MAX_REQUEST_BYTES, policyBackend, serveChildAgent } from '../../a2a/agent.js';
@@ -15,9 +15,10 @@ import { embeddedBackend, openAiCompatibleBackend } from '../../a2a/llm-backend.
 import { fetchAgentCard, parseCardText, verifyAgentCard } from '../../a2a/card.js';
 import { CosignService, DEFAULT_COSIGNER_MAX_REQUEST_BYTES, serveCosigner } from '../../a2a/cosigner.js';
 import { formatE12Summary, runE12 } from '../../a2a/e12.js';
+import { IN_MEMORY } from '../../a2a/task-store.js';
 import { DEFAULT_TOOL_MAX_REQUEST_BYTES, serveEvidenceTool } from '../../a2a/tool-server.js';
 import { readNamedFile } from '../../attest/files.js';
-import { loadKeyDirectory, readKeyFile } from '../../attest/index.js';
+import { isPostgresUrl, loadKeyDirectory, readKeyFile, resolveDatabaseUrl } from '../../attest/index.js';
 import { checkOutputFile, writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { hostName, portNumber, wholeNumber } from '../args.js';
@@ -112,6 +113,7 @@ function _access(o: ServerCliOptions): ServerAccessOptions {
 
 interface ServeOptions extends ServerCliOptions {
   key: string;
+  taskStore?: string;
   tool: string;
   cosigner: string[];
   cosignTimeout: number;
@@ -145,6 +147,10 @@ function _serve(ctx: CliContext): Command {
     .option('--endpoint <url>', 'for --agent llm: OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1')
     .option('--model <name>', 'for --agent llm: model name; for --agent embedded: the GGUF file')
     .option('--name <name>', 'agent name on the card')
+    .option(
+      '--task-store <file|url>',
+      'where tasks are kept: a SQLite file (default: KEY.tasks.sqlite beside the key file), postgres://… (or postgres: $WITNESS_DATABASE_URL) for agents on several machines, or :memory:',
+    )
     .option('--json', 'print {"url", "card_url"} as one JSON line when ready')
     .addHelpText(
       'after',
@@ -152,8 +158,10 @@ function _serve(ctx: CliContext): Command {
     )
     .action(async (o: ServeOptions) => {
       const backend = _backend(o);
+      const keyPath = resolvePath(ctx, o.key);
       const agent = await serveChildAgent({
-        key: readKeyFile(resolvePath(ctx, o.key)),
+        key: readKeyFile(keyPath),
+        taskStore: _taskStore(ctx, o.taskStore, keyPath),
         toolUrl: o.tool,
         cosigners: _cosigners(o.cosigner),
         cosignTimeoutMs: o.cosignTimeout,
@@ -171,6 +179,13 @@ function _serve(ctx: CliContext): Command {
       await stopped;
       await agent.close();
     });
+}
+
+/** `--task-store`: a URL or `:memory:` as given, a file relative to the working folder, by default beside the key. */
+function _taskStore(ctx: CliContext, value: string | undefined, keyPath: string): string {
+  if (value === undefined) return join(dirname(keyPath), `${basename(keyPath).replace(/\.json$/i, '')}.tasks.sqlite`);
+  const store = resolveDatabaseUrl(value, '--task-store');
+  return store === IN_MEMORY || isPostgresUrl(store) ? store : resolvePath(ctx, store);
 }
 
 function _cosigners(specs: string[]): Record<string, string> {
