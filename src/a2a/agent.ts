@@ -2,7 +2,8 @@
  * @module
  * The child A2A agent (attest.md §5–§6), on `@a2a-js/sdk`: a signed Agent Card at
  * `/.well-known/agent-card.json`, JSON-RPC `SendMessage` (A2A v1.0) and `message/send`
- * (v0.3, through the SDK's `legacyCompat`). Every message starts a Task (executor.ts):
+ * (v0.3, through the SDK's `legacyCompat`), and the HTTP+JSON binding (A2A v1.0 §11) on
+ * the same handler and task store. Every message starts a Task (executor.ts):
  * the runtime calls the MCP tool, lets the agent backend answer, and releases the answer
  * as an artifact whose bytes (artifact.ts) the release-boundary signer signs — the
  * backend never sees the key. Under `dag` the parent's co-signing service must co-sign
@@ -10,14 +11,15 @@
  * with no artifact (fail closed).
  */
 import { AgentCard } from '@a2a-js/sdk';
-import { jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import express from 'express';
 import type { SigningKey } from '../attest/keys.js';
-import { type HttpFront, JSON_RPC_ERRORS, serveFront } from '../core/http-front.js';
+import { type HttpFront, serveFront } from '../core/http-front.js';
 import { requestLimit, sendJsonRpcError } from '../core/http-server.js';
-import { buildAgentCard, CARD_PATH, type CardJson, JSONRPC_PATH, signAgentCard } from './card.js';
+import { buildAgentCard, CARD_PATH, type CardJson, JSONRPC_PATH, REST_PATH, signAgentCard } from './card.js';
 import type { ServerAccessOptions } from './access.js';
 import { jsonFallbacks, jsonRpcFront } from './jsonrpc-front.js';
+import { A2A_ERRORS, restFallbacks, restFront, sendRestError } from './rest-front.js';
 import { childExecutor } from './executor.js';
 import { ChildRequestHandler } from './handler.js';
 import { ChildTaskStore } from './task-store.js';
@@ -87,6 +89,7 @@ export async function serveChildAgent(options: ChildAgentOptions): Promise<Child
   app.disable('x-powered-by');
   let card: CardJson | undefined;
   let rpc: express.RequestHandler | undefined;
+  let rest: express.RequestHandler | undefined;
   const notReady = (res: express.Response) =>
     sendJsonRpcError(res, 503, -32603, 'The agent is starting; retry in a moment.');
   // The card is served byte for byte as signed (the SDK's agentCardHandler re-serialises
@@ -95,13 +98,17 @@ export async function serveChildAgent(options: ChildAgentOptions): Promise<Child
     card ? void res.type('application/json').send(JSON.stringify(card)) : notReady(res),
   );
   app.use(JSONRPC_PATH, jsonRpcFront(limit), (req, res, next) => (rpc ? rpc(req, res, next) : notReady(res)));
+  const restRoutes: express.RequestHandler = (req, res, next) =>
+    rest ? rest(req, res, next) : sendRestError(res, 503, 'The agent is starting; retry in a moment.');
+  app.use(REST_PATH, restFront(limit), restRoutes, ...restFallbacks());
   app.use(...jsonFallbacks());
   // The one front (core/http-front.ts) guards Host and Origin before Express sees the
-  // request, the card route or any body parser included; the A2A JSON-RPC checks are jsonRpcFront's.
+  // request, the card route or any body parser included, and answers in each binding's
+  // shape (A2A_ERRORS); the checks of each binding are jsonRpcFront's and restFront's.
   let http: HttpFront;
   try {
     http = await serveFront(
-      { what: 'the A2A agent', ...options, limit, errors: JSON_RPC_ERRORS },
+      { what: 'the A2A agent', ...options, limit, errors: A2A_ERRORS },
       async (req, res) => void app(req, res),
     );
   } catch (error) {
@@ -135,6 +142,7 @@ export async function serveChildAgent(options: ChildAgentOptions): Promise<Child
     userBuilder: UserBuilder.noAuthentication,
     legacyCompat: { enabled: true },
   });
+  rest = restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication });
   return {
     url,
     card,

@@ -58,9 +58,15 @@ export interface BuildCardOptions {
 }
 
 export const JSONRPC_PATH = '/a2a/jsonrpc';
+/** The HTTP+JSON binding's base URL (A2A v1.0 §11): `POST …/message:send`, `GET …/tasks/{id}`, … */
+export const REST_PATH = '/a2a/rest';
 export const CARD_PATH = '/.well-known/agent-card.json';
 
-/** The agent's card: one JSON-RPC endpoint declared for v1.0 and, through the SDK's compat layer, v0.3. */
+/**
+ * The agent's card: the JSON-RPC endpoint declared for v1.0 and, through the SDK's
+ * compat layer, v0.3; the HTTP+JSON binding for v1.0. JSON-RPC comes first, the one
+ * clients pick when they have no preference.
+ */
 export function buildAgentCard(options: BuildCardOptions): CardJson {
   const url = `${options.baseUrl}${JSONRPC_PATH}`;
   return {
@@ -71,6 +77,7 @@ export function buildAgentCard(options: BuildCardOptions): CardJson {
     supportedInterfaces: [
       { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      { url: `${options.baseUrl}${REST_PATH}`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
     ],
     provider: { organization: options.deployer, url: options.baseUrl },
     version: options.version ?? '1.0.0',

@@ -24,6 +24,7 @@ import { type ArtifactRecord, followAnswer, verifyAnswer } from './answer.js';
 import { fetchAgentCard, verifyAgentCard } from './card.js';
 import type { CosignService } from './cosigner.js';
 import { type Condition, DELEGATION_KEY, type Delegation } from './metadata.js';
+import { textMessage } from './task-state.js';
 
 export interface ParentOptions {
   key: SigningKey;
@@ -112,16 +113,7 @@ export async function delegate(
   };
   const response = await client.sendMessage({
     tenant: '',
-    message: {
-      messageId: randomUUID(),
-      contextId: '',
-      taskId: '',
-      role: Role.ROLE_USER,
-      parts: [{ content: { $case: 'text', value: task }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-      metadata: { [DELEGATION_KEY]: delegation },
-      extensions: [],
-      referenceTaskIds: [],
-    },
+    message: textMessage(Role.ROLE_USER, { taskId: '', contextId: '' }, task, { [DELEGATION_KEY]: delegation }),
     configuration: undefined,
     metadata: undefined,
   });

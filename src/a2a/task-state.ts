@@ -1,7 +1,7 @@
 /**
  * @module
- * What the child agent says about a task's state, written once for the executor and the
- * task store: which states are final (A2A v1.0 §3.1.1: a task in one of them takes no
+ * What the child agent says about a task's state, written once for the executor, the
+ * task store and the parent: which states are final (A2A v1.0 §3.1.1: a task in one of them takes no
  * further message and never changes again), and the one shape of a failed task — a
  * status message saying no result was released, with `{code, message}` under ERROR_KEY
  * in the status message's metadata and in the task's (docs/a2a.md, "Wire format").
@@ -30,12 +30,17 @@ export interface TaskIds {
 
 /** A message from the agent with one text part. */
 export function agentMessage(ids: TaskIds, text: string, metadata: Record<string, unknown> = {}): Message {
+  return textMessage(Role.ROLE_AGENT, ids, text, metadata);
+}
+
+/** A message with one text part (no media type: A2A v0.3 text parts carry none, so both versions read the same part). */
+export function textMessage(role: Role, ids: TaskIds, text: string, metadata: Record<string, unknown> = {}): Message {
   return {
     messageId: randomUUID(),
     contextId: ids.contextId,
     taskId: ids.taskId,
-    role: Role.ROLE_AGENT,
-    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+    role,
+    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }],
     metadata,
     extensions: [],
     referenceTaskIds: [],

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AgentCard, Role, Task, type Task as TaskType } from '@a2a-js/sdk';
+import { AgentCard, Task, type Task as TaskType } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyTaskArtifacts } from '../../src/a2a/artifact.js';
@@ -7,7 +7,7 @@ import { JSONRPC_PATH } from '../../src/a2a/card.js';
 import { DELEGATION_KEY, ERROR_KEY, EVIDENCE_KEY, TIMINGS_KEY } from '../../src/a2a/metadata.js';
 import { delegate } from '../../src/a2a/parent.js';
 import { MemoryNonceStore } from '../../src/attest/index.js';
-import { dagDelegation as delegationFor, startWorld, trust, type World } from './helpers.js';
+import { dagDelegation as delegationFor, startWorld, trust, userMessage, type World } from './helpers.js';
 
 let world: World;
 beforeAll(async () => {
@@ -36,23 +36,7 @@ describe('the child A2A agent', () => {
     const delegation = await dagDelegation('Inspect lot 7.');
     const result = (await client.sendMessage({
       tenant: '',
-      message: {
-        messageId: randomUUID(),
-        contextId: '',
-        taskId: '',
-        role: Role.ROLE_USER,
-        parts: [
-          {
-            content: { $case: 'text', value: 'Inspect lot 7.' },
-            metadata: undefined,
-            filename: '',
-            mediaType: 'text/plain',
-          },
-        ],
-        metadata: { [DELEGATION_KEY]: delegation },
-        extensions: [],
-        referenceTaskIds: [],
-      },
+      message: userMessage('Inspect lot 7.', { [DELEGATION_KEY]: delegation }),
       configuration: undefined,
       metadata: undefined,
     })) as TaskType;
@@ -89,23 +73,7 @@ describe('the child A2A agent', () => {
     const delegation = await dagDelegation('Inspect lot 6.');
     const result = (await client.sendMessage({
       tenant: '',
-      message: {
-        messageId: randomUUID(),
-        contextId: '',
-        taskId: '',
-        role: Role.ROLE_USER,
-        parts: [
-          {
-            content: { $case: 'text', value: 'Inspect lot 6.' },
-            metadata: undefined,
-            filename: '',
-            mediaType: 'text/plain',
-          },
-        ],
-        metadata: { [DELEGATION_KEY]: delegation },
-        extensions: [],
-        referenceTaskIds: [],
-      },
+      message: userMessage('Inspect lot 6.', { [DELEGATION_KEY]: delegation }),
       configuration: undefined,
       metadata: undefined,
     })) as TaskType;

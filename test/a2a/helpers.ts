@@ -1,8 +1,10 @@
 // Shared fixtures for a2a tests: real keys, a directory trusting them, and a world of
 // real servers on loopback (MCP tool, parent co-signer, child A2A agent).
 import { randomUUID } from 'node:crypto';
+import { type Message, Role } from '@a2a-js/sdk';
 import { type ChildAgent, serveChildAgent } from '../../src/a2a/agent.js';
 import { CosignService, type CosignerServer, serveCosigner } from '../../src/a2a/cosigner.js';
+import { textMessage } from '../../src/a2a/task-state.js';
 import { serveEvidenceTool, type ToolServer } from '../../src/a2a/tool-server.js';
 import { addKey, type DirectoryFile, emptyDirectory, KeyDirectory } from '../../src/attest/key-directory.js';
 import { newSigningKey, publicJwk, type SigningKey } from '../../src/attest/keys.js';
@@ -75,4 +77,9 @@ export async function dagDelegation(world: World, task: string) {
     expiresAt: Date.now() + 60_000,
   });
   return { task_id: taskId, construction: 'dag', evidence: { path: [root] }, cosign_token: token };
+}
+
+/** A user message with the task as its one text part, as the SDK client sends it. */
+export function userMessage(text: string, metadata: Record<string, unknown> = {}, taskId = ''): Message {
+  return textMessage(Role.ROLE_USER, { taskId, contextId: '' }, text, metadata);
 }

@@ -4,7 +4,7 @@
 // Real servers on loopback, the real @a2a-js/sdk client and raw JSON-RPC; the backend
 // that answers is held open by the test, so a task is running exactly while it waits.
 import { randomUUID } from 'node:crypto';
-import { type Message, Role, Task, TaskState } from '@a2a-js/sdk';
+import { Task, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentBackend, type ChildAgent, policyBackend, serveChildAgent } from '../../src/a2a/agent.js';
@@ -12,7 +12,7 @@ import { followAnswer } from '../../src/a2a/answer.js';
 import { verifyTaskArtifacts } from '../../src/a2a/artifact.js';
 import { JSONRPC_PATH } from '../../src/a2a/card.js';
 import { DELEGATION_KEY } from '../../src/a2a/metadata.js';
-import { dagDelegation, startWorld, type World } from './helpers.js';
+import { dagDelegation, startWorld, userMessage, type World } from './helpers.js';
 
 /** A backend whose every answer waits until the test lets it go. */
 function heldBackend() {
@@ -58,19 +58,6 @@ afterAll(async () => {
   await agent?.close();
   await world?.close();
 });
-
-function userMessage(text: string, metadata: Record<string, unknown> = {}, taskId = ''): Message {
-  return {
-    messageId: randomUUID(),
-    contextId: '',
-    taskId,
-    role: Role.ROLE_USER,
-    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }],
-    metadata,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-}
 
 const send = (text: string, returnImmediately: boolean, metadata: Record<string, unknown> = {}) =>
   client.sendMessage({
