@@ -16,10 +16,10 @@ import express from 'express';
 import type { SigningKey } from '../attest/keys.js';
 import { type HttpFront, serveFront } from '../core/http-front.js';
 import { requestLimit, sendJsonRpcError } from '../core/http-server.js';
-import { buildAgentCard, CARD_PATH, type CardJson, JSONRPC_PATH, REST_PATH, signAgentCard } from './card.js';
+import { buildAgentCard, CARD_PATH, type CardJson, JSONRPC_PATH, signAgentCard } from './card.js';
 import type { ServerAccessOptions } from './access.js';
 import { jsonFallbacks, jsonRpcFront } from './jsonrpc-front.js';
-import { A2A_ERRORS, restFallbacks, restFront, sendRestError } from './rest-front.js';
+import { A2A_ERRORS, isRestRoute, restFallbacks, restFront, sendRestError } from './rest-front.js';
 import { childExecutor } from './executor.js';
 import { ChildRequestHandler } from './handler.js';
 import { ChildTaskStore } from './task-store.js';
@@ -98,9 +98,11 @@ export async function serveChildAgent(options: ChildAgentOptions): Promise<Child
     card ? void res.type('application/json').send(JSON.stringify(card)) : notReady(res),
   );
   app.use(JSONRPC_PATH, jsonRpcFront(limit), (req, res, next) => (rpc ? rpc(req, res, next) : notReady(res)));
-  const restRoutes: express.RequestHandler = (req, res, next) =>
+  const restReady: express.RequestHandler = (req, res, next) =>
     rest ? rest(req, res, next) : sendRestError(res, 503, 'The agent is starting; retry in a moment.');
-  app.use(REST_PATH, restFront(limit), restRoutes, ...restFallbacks());
+  const restRoutes = express.Router();
+  restRoutes.use(restFront(limit), restReady, ...restFallbacks());
+  app.use((req, res, next) => (isRestRoute(req.path) ? restRoutes(req, res, next) : next()));
   app.use(...jsonFallbacks());
   // The one front (core/http-front.ts) guards Host and Origin before Express sees the
   // request, the card route or any body parser included, and answers in each binding's

@@ -58,8 +58,12 @@ export interface BuildCardOptions {
 }
 
 export const JSONRPC_PATH = '/a2a/jsonrpc';
-/** The HTTP+JSON binding's base URL (A2A v1.0 §11): `POST …/message:send`, `GET …/tasks/{id}`, … */
-export const REST_PATH = '/a2a/rest';
+/**
+ * The HTTP+JSON binding's routes (A2A v1.0 §11.3), at the agent's base URL as the
+ * spec's examples have them (`POST /message:send`, `GET /tasks/{id}`, …), each also
+ * under a `/{tenant}` prefix; the path alone, without the query.
+ */
+export const REST_ROUTE = /^(\/[^/]+)?\/(message:(send|stream)|tasks(\/.*)?|extendedAgentCard)$/;
 export const CARD_PATH = '/.well-known/agent-card.json';
 
 /**
@@ -77,7 +81,7 @@ export function buildAgentCard(options: BuildCardOptions): CardJson {
     supportedInterfaces: [
       { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
-      { url: `${options.baseUrl}${REST_PATH}`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      { url: options.baseUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
     ],
     provider: { organization: options.deployer, url: options.baseUrl },
     version: options.version ?? '1.0.0',

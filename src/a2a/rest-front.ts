@@ -14,7 +14,7 @@ import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { type ErrorShape, JSON_RPC_ERRORS, type Refusal } from '../core/http-front.js';
 import { INTERNAL_ERROR_MESSAGE, parseErrorMessage, readBody, sendJson, tooLargeMessage } from '../core/http-server.js';
-import { REST_PATH } from './card.js';
+import { REST_ROUTE } from './card.js';
 import { paramsProblem } from './jsonrpc-check.js';
 import { versionFromQuery } from './jsonrpc-front.js';
 
@@ -45,10 +45,15 @@ export function sendRestError(
   sendJson(res, status, body, { ...headers, 'Content-Type': A2A_CONTENT_TYPE });
 }
 
-/** The agent's one error shape for the front's refusals: HTTP+JSON under REST_PATH, JSON-RPC elsewhere. */
+/** True for a path (no query) of the HTTP+JSON binding. */
+export function isRestRoute(path: string): boolean {
+  return REST_ROUTE.test(path);
+}
+
+/** The agent's one error shape for the front's refusals: HTTP+JSON on its routes, JSON-RPC elsewhere. */
 export const A2A_ERRORS: ErrorShape = {
   send(res, status, refusal: Refusal, message, headers) {
-    if (res.req?.url?.startsWith(REST_PATH)) sendRestError(res, status, message, headers);
+    if (isRestRoute((res.req?.url ?? '').split('?')[0] as string)) sendRestError(res, status, message, headers);
     else JSON_RPC_ERRORS.send(res, status, refusal, message, headers);
   },
 };
@@ -87,7 +92,7 @@ export function restFront(limit: number): RequestHandler {
   };
 }
 
-/** The last handlers under REST_PATH: a 404 for any other route, and any error left over, in the binding's shape. */
+/** The last handlers of the binding's routes: a 404 for what the SDK does not serve, and any error left over, in the binding's shape. */
 export function restFallbacks(): [RequestHandler, ErrorRequestHandler] {
   const notFound: RequestHandler = (_req, res) =>
     sendRestError(
@@ -106,7 +111,7 @@ export function restFallbacks(): [RequestHandler, ErrorRequestHandler] {
 
 /** The A2A method an HTTP+JSON route stands for (§11.3), for the checks that concern it. */
 function _methodOf(method: string, path: string): string | undefined {
-  const route = path.replace(/^\/[^/]+(?=\/(message|tasks)\b)/, ''); // a /{tenant} prefix
+  const route = path.replace(/^\/[^/]+(?=\/(message:|tasks\b))/, ''); // a /{tenant} prefix
   if (method === 'POST' && route === '/message:send') return 'SendMessage';
   if (method === 'POST' && route === '/message:stream') return 'SendStreamingMessage';
   if (method === 'GET' && route === '/tasks') return 'ListTasks';

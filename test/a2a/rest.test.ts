@@ -7,7 +7,7 @@ import { Task, type Task as TaskType, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyTaskArtifacts } from '../../src/a2a/artifact.js';
-import { JSONRPC_PATH, REST_PATH } from '../../src/a2a/card.js';
+import { JSONRPC_PATH } from '../../src/a2a/card.js';
 import { DELEGATION_KEY } from '../../src/a2a/metadata.js';
 import { dagDelegation, startWorld, userMessage, type World } from './helpers.js';
 
@@ -20,7 +20,7 @@ afterAll(() => world?.close());
 async function rest(path: string, init: RequestInit = {}, version: string | null = '1.0') {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', ...(init.headers as object) };
   if (version) headers['A2A-Version'] = version;
-  const response = await fetch(`${world.agent.url}${REST_PATH}${path}`, { ...init, headers });
+  const response = await fetch(`${world.agent.url}${path}`, { ...init, headers });
   const text = await response.text();
   return { status: response.status, text, json: text ? JSON.parse(text) : undefined };
 }
@@ -31,7 +31,7 @@ const sendBody = (text: string, metadata: Record<string, unknown> = {}) =>
 describe('the HTTP+JSON binding', () => {
   it('is on the signed card beside JSON-RPC', () => {
     expect(world.agent.card.supportedInterfaces).toContainEqual({
-      url: `${world.agent.url}${REST_PATH}`,
+      url: world.agent.url,
       protocolBinding: 'HTTP+JSON',
       protocolVersion: '1.0',
     });
@@ -111,7 +111,7 @@ describe('the HTTP+JSON binding', () => {
       /at least one part/,
     ],
     ['a negative historyLength', '/tasks/x?historyLength=-1', { method: 'GET' }, 400, /historyLength/],
-    ['a route the binding does not have', '/nowhere', { method: 'GET' }, 404, /Not found/],
+    ['a route of the binding the SDK does not serve', '/tasks/x/y', { method: 'GET' }, 404, /Not found/],
   ];
   for (const [what, path, init, status, message] of refusals) {
     it(`refuses ${what} with ${status} in the binding's error shape, never quoting the request`, async () => {
@@ -130,7 +130,7 @@ describe('the HTTP+JSON binding', () => {
 
   it('refuses a foreign Host before any route, in the binding shape', async () => {
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const url = new URL(`${world.agent.url}${REST_PATH}/tasks`);
+      const url = new URL(`${world.agent.url}/tasks`);
       const req = httpRequest(
         {
           host: url.hostname,
