@@ -4,8 +4,9 @@
  * the child agent, as jsonrpc-front.ts does for JSON-RPC: a body is read here up to the
  * server's limit (a 413 beyond it, where the SDK's body parser would stop at 100 KB);
  * a body that is not JSON is a 400 that says where it broke and never quotes it; a
- * message without a role or parts, or a `historyLength` that is not a whole number ≥ 0,
- * is a 400 (the checks of jsonrpc-check.ts, by the method the route stands for); the
+ * message without a role or parts, a `historyLength` that is not a whole number ≥ 0 or a
+ * `statusTimestampAfter` that is not a timestamp is a 400 (the checks of
+ * jsonrpc-check.ts, by the method the route stands for, on the body or the query); the
  * version may come as the `A2A-Version` query parameter. Every refusal is in the
  * binding's error shape, google.rpc.Status as JSON: `{error: {code, status, message,
  * details}}`, as the SDK writes its own.
@@ -69,7 +70,7 @@ export function restFront(limit: number): RequestHandler {
     versionFromQuery(req);
     const method = _methodOf(req.method, req.path);
     if (method === 'GetTask' || method === 'ListTasks') {
-      const problem = 'historyLength' in req.query ? _historyProblem(req.query.historyLength) : undefined;
+      const problem = paramsProblem(method, _queryParams(req.query));
       return problem ? sendRestError(res, 400, `Invalid argument: ${problem}`) : next();
     }
     if (req.method !== 'POST') return next();
@@ -119,6 +120,10 @@ function _methodOf(method: string, path: string): string | undefined {
   return undefined;
 }
 
-function _historyProblem(value: unknown): string | undefined {
-  return typeof value === 'string' && /^\d{1,9}$/.test(value) ? undefined : 'historyLength must be a whole number ≥ 0.';
+/** The query as the JSON-RPC params it stands for (§11.5): a `historyLength` of digits is a number, the rest text. */
+function _queryParams(query: Record<string, unknown>): Record<string, unknown> {
+  const params: Record<string, unknown> = { ...query };
+  if (typeof query.historyLength === 'string' && /^\d{1,9}$/.test(query.historyLength))
+    params.historyLength = Number(query.historyLength);
+  return params;
 }

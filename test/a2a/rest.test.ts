@@ -111,6 +111,13 @@ describe('the HTTP+JSON binding', () => {
       /at least one part/,
     ],
     ['a negative historyLength', '/tasks/x?historyLength=-1', { method: 'GET' }, 400, /historyLength/],
+    [
+      'a statusTimestampAfter that is not a timestamp',
+      '/tasks?statusTimestampAfter=-1',
+      { method: 'GET' },
+      400,
+      /ISO 8601/,
+    ],
     ['a route of the binding the SDK does not serve', '/tasks/x/y', { method: 'GET' }, 404, /Not found/],
   ];
   for (const [what, path, init, status, message] of refusals) {
