@@ -126,7 +126,7 @@ interface ServeOptions extends ServerCliOptions {
 function _serve(ctx: CliContext): Command {
   return _withServerOptions(new Command('serve'), DEFAULT_AGENT_MAX_REQUEST_BYTES)
     .description(
-      'Serve the child A2A agent: signed Agent Card at /.well-known/agent-card.json, JSON-RPC SendMessage (v1.0) and message/send (v0.3). Each answer is released through the runtime signer; under dag the parent must co-sign, or the task fails (fail closed). Runs until interrupted.',
+      'Serve the child A2A agent: signed Agent Card at /.well-known/agent-card.json, JSON-RPC SendMessage (v1.0) and message/send (v0.3), and HTTP+JSON (v1.0). Every message starts a task whose answer is an artifact released through the runtime signer; under dag the parent must co-sign, or the task fails (fail closed). Tasks are kept in --task-store and survive a restart. Runs until interrupted.',
     )
     .requiredOption('--key <file>', "the child deployer's key file (the runtime holds it; the agent never sees it)")
     .requiredOption('--tool <url>', 'MCP endpoint of the evidence tool (witness a2a tool)')
@@ -154,7 +154,7 @@ function _serve(ctx: CliContext): Command {
     .option('--json', 'print {"url", "card_url"} as one JSON line when ready')
     .addHelpText(
       'after',
-      '\nExample:\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --cosigner org-parent=http://127.0.0.1:4300 --port 4100',
+      '\nExample:\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --cosigner org-parent=http://127.0.0.1:4300 --port 4100\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --task-store postgres://witness@db.internal/a2a',
     )
     .action(async (o: ServeOptions) => {
       const backend = _backend(o);
