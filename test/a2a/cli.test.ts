@@ -229,16 +229,7 @@ describe('witness a2a servers: bad addresses and files are one line with the doc
     const saved = process.env.WITNESS_DATABASE_URL;
     delete process.env.WITNESS_DATABASE_URL;
     try {
-      const r = await cli(
-        'a2a',
-        'serve',
-        '--key',
-        'child.key.json',
-        '--tool',
-        world.tool.url,
-        '--task-store',
-        'postgres',
-      );
+      const r = await cli(...servers()[2]!, '--task-store', 'postgres');
       expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--task-store postgres reads .*WITNESS_DATABASE_URL/)]);
       oneLine(r.err);
     } finally {
@@ -247,16 +238,7 @@ describe('witness a2a servers: bad addresses and files are one line with the doc
   });
 
   it('a --task-store file that cannot be opened: exit 1, one line naming it and what to give', async () => {
-    const r = await cli(
-      'a2a',
-      'serve',
-      '--key',
-      'child.key.json',
-      '--tool',
-      world.tool.url,
-      '--task-store',
-      'no-such-folder/tasks.sqlite',
-    );
+    const r = await cli(...servers()[2]!, '--task-store', 'no-such-folder/tasks.sqlite');
     expect([r.code, r.err]).toEqual([
       1,
       expect.stringMatching(/Cannot open the task store .*no-such-folder\/tasks\.sqlite.*writable SQLite file/),
