@@ -1,7 +1,12 @@
 /**
  * @module
  * The child agent's `AgentExecutor` (`@a2a-js/sdk`): every SendMessage becomes a Task
- * that goes SUBMITTED → WORKING → COMPLETED, FAILED or CANCELED. A completed task holds
+ * that goes SUBMITTED → WORKING → COMPLETED, FAILED or CANCELED. Never a Message: A2A
+ * v1.0 §3.1.1 lets an agent answer with one, but no field of the request asks for it,
+ * and §3.7 says results SHOULD be artifacts of a task. What the request does decide is
+ * when SendMessage answers (§3.2.2, `configuration.returnImmediately`; the SDK applies
+ * it): by default once the task is terminal, with `returnImmediately: true` at once,
+ * SUBMITTED, to be followed with GetTask or SubscribeToTask. A completed task holds
  * one artifact, the answer, whose receipt path travels in the artifact's metadata
  * (release.ts, artifact.ts); the child's latency split is in the task's metadata under
  * TIMINGS_KEY. A failure — a malformed delegation, a tool or model error, a co-signer
