@@ -11,7 +11,7 @@ import { type AgentBackend, type ChildAgent, policyBackend, serveChildAgent } fr
 import { followAnswer } from '../../src/a2a/answer.js';
 import { verifyTaskArtifacts } from '../../src/a2a/artifact.js';
 import { JSONRPC_PATH } from '../../src/a2a/card.js';
-import { DELEGATION_KEY } from '../../src/a2a/metadata.js';
+import { DELEGATION_KEY, ERROR_KEY } from '../../src/a2a/metadata.js';
 import { dagDelegation, startWorld, userMessage, type World } from './helpers.js';
 
 /** A backend whose every answer waits until the test lets it go. */
@@ -155,6 +155,20 @@ describe('a task of the child agent', () => {
     const stored = await client.getTask({ tenant: '', id: answered.id, historyLength: undefined });
     expect(stored.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     expect(stored.artifacts).toEqual([]);
+  });
+
+  it('under dag with a co-signer that refuses ends FAILED with ERROR_KEY and no artifact, in GetTask too', async () => {
+    const delegation = await dagDelegation(world, 'Inspect lot 28.');
+    delegation.cosign_token = 'A'.repeat(43); // not the grant's credential: the co-signer refuses
+    const sent = send('Inspect lot 28.', false, { [DELEGATION_KEY]: delegation });
+    (await held.next()).release();
+    const failed = await sent;
+    expect(failed.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect(failed.artifacts).toEqual([]);
+    expect(failed.metadata?.[ERROR_KEY]).toMatchObject({ code: 'REFUSED' });
+    expect(failed.status?.message?.metadata?.[ERROR_KEY]).toMatchObject({ code: 'REFUSED' });
+    const stored = await client.getTask({ tenant: '', id: failed.id, historyLength: undefined });
+    expect([stored.status?.state, stored.artifacts]).toEqual([TaskState.TASK_STATE_FAILED, []]);
   });
 
   it('once completed cannot be cancelled (TaskNotCancelableError, -32002)', async () => {
