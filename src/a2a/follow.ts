@@ -29,6 +29,9 @@ export async function followAnswer(
   signal?: AbortSignal,
 ): Promise<Message | Task> {
   if ('messageId' in answer || isSettled(answer.status?.state)) return answer;
+  // Asked once before subscribing: a task that settled meanwhile refuses a subscription.
+  const now = await _get(child.client, answer.id, signal);
+  if (isSettled(now.status?.state)) return now;
   if ((child.card.capabilities as { streaming?: unknown } | undefined)?.streaming === true)
     await _subscribe(child.client, answer.id, signal);
   return _poll(child.client, answer.id, signal);
@@ -51,15 +54,19 @@ async function _subscribe(client: Client, id: string, signal: AbortSignal | unde
     }
   } catch (error) {
     if (signal?.aborted) throw error;
-    // The task settled between the answer and the subscription (a settled task refuses
-    // one), or the stream broke: GetTask says where the task is.
+    // The task settled between GetTask and the subscription, or the stream broke:
+    // GetTask says where the task is.
   }
 }
 
 async function _poll(client: Client, id: string, signal: AbortSignal | undefined): Promise<Task> {
   for (let wait = 250; ; wait = Math.min(2 * wait, 2000)) {
-    const task = await client.getTask({ tenant: '', id, historyLength: 0 }, { signal });
+    const task = await _get(client, id, signal);
     if (isSettled(task.status?.state)) return task;
     await delay(wait, undefined, { signal });
   }
+}
+
+function _get(client: Client, id: string, signal: AbortSignal | undefined): Promise<Task> {
+  return client.getTask({ tenant: '', id, historyLength: 0 }, { signal });
 }

@@ -1,11 +1,12 @@
 // The child's task lifecycle (executor.ts, handler.ts): SUBMITTED → WORKING → COMPLETED
 // with one attested artifact; returnImmediately; SendStreamingMessage and SubscribeToTask;
-// CancelTask of a running task (no artifact released after it); one message per task.
+// CancelTask of a running task (no artifact released after it); one message per task;
+// the parent following a running task (follow.ts).
 // Real servers on loopback, the real @a2a-js/sdk client and raw JSON-RPC; the backend
 // that answers is held open by the test, so a task is running exactly while it waits.
 import { randomUUID } from 'node:crypto';
-import { Task, TaskState } from '@a2a-js/sdk';
-import { type Client, ClientFactory } from '@a2a-js/sdk/client';
+import { AgentCard, Task, TaskState } from '@a2a-js/sdk';
+import { type Client, ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentBackend, type ChildAgent, policyBackend, serveChildAgent } from '../../src/a2a/agent.js';
 import { verifyTaskArtifacts } from '../../src/a2a/answer.js';
@@ -91,6 +92,34 @@ describe('a task of the child agent', () => {
     const check = await verifyTaskArtifacts(Task.toJSON(final), expectation(world), { directory: world.directory });
     expect(check.problems).toEqual([]);
     expect(check.output).toMatch(/^Task [0-9a-f]{16} \(15 bytes\)/);
+  });
+
+  it('is followed while it runs with SubscribeToTask, then read whole with GetTask (follow.ts)', async () => {
+    const methods: string[] = [];
+    let subscribed: () => void = () => {};
+    const subscribing = new Promise<void>((resolve) => {
+      subscribed = resolve;
+    });
+    const watching: typeof fetch = async (input, init) => {
+      const method = String(JSON.parse(String(init?.body ?? '{}')).method);
+      methods.push(method);
+      const response = await fetch(input, init);
+      // The stream's headers come with its first event: the agent holds the subscription now.
+      if (method === 'SubscribeToTask') subscribed();
+      return response;
+    };
+    const watched = await new ClientFactory({
+      transports: [new JsonRpcTransportFactory({ fetchImpl: watching })],
+    }).createFromAgentCard(AgentCard.fromJSON(agent.card));
+    const answered = await send('Inspect lot 29.', true);
+    const call = await held.next();
+    const following = followAnswer({ client: watched, card: agent.card }, answered);
+    await subscribing; // still running: the backend is held until now
+    call.release();
+    const final = (await following) as Task;
+    expect(final.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(final.artifacts).toHaveLength(1);
+    expect(methods).toEqual(['GetTask', 'SubscribeToTask', 'GetTask']);
   });
 
   it('streams SUBMITTED, WORKING, the artifact and COMPLETED, in that order (SendStreamingMessage)', async () => {
