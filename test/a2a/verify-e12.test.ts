@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildAgentCard, signAgentCard } from '../../src/a2a/card.js';
 import { E12_KIND } from '../../src/a2a/e12.js';
+import { trialBytes, verifyTrial } from '../../src/a2a/e12-verify.js';
 import { writeDirectoryFile } from '../../src/attest/key-directory.js';
 import { newSigningKey } from '../../src/attest/keys.js';
 import { createReleaseSigner } from '../../src/attest/signer.js';
@@ -147,5 +148,32 @@ describe('an E12 file written when results were messages', () => {
     const r = await cli('verify', write('message-era-edited.json', JSON.stringify(old)));
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/EVIDENCE_INVALID .*OUTPUT_MISMATCH/);
+  });
+});
+
+describe('each E12 trial is re-checked by the one check of an answer (verifyTrial)', () => {
+  const artifact = { task_id: 't-1', context_id: 'c-1', artifact_id: 'a-1', parts: [{ text: 'Lot 7: ok.' }] };
+  /** A none trial whose artifact `key`'s runtime released. */
+  async function trial(key: typeof child) {
+    const leaf = await createReleaseSigner({ key, instance: 'test' }).releaseOutput(
+      trialBytes({ output_text: '', artifact }),
+    );
+    return {
+      condition: 'none' as const,
+      output_text: 'Lot 7: ok.',
+      artifact,
+      evidence: { path: [leaf] },
+      verified_at: new Date().toISOString(),
+    };
+  }
+  const directory = trust([parent, child]).directory;
+
+  it("accepts a trial released by the child the file's card names", async () => {
+    expect((await verifyTrial(await trial(child), 'org-child', { directory })).problems).toEqual([]);
+  });
+
+  it('refuses a trial released by another deployer, even one the keys trust (CHILD_MISMATCH)', async () => {
+    const check = await verifyTrial(await trial(parent), 'org-child', { directory });
+    expect(check.problems.map((p) => [p.code, p.at])).toEqual([['CHILD_MISMATCH', 'artifact 0 (a-1), receipt 0']]);
   });
 });
