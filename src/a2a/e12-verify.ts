@@ -26,7 +26,7 @@ import { type AnswerCheck, COMPLETED_STATE, verifyAnswer, type WireAnswer } from
 import { type ArtifactRecord, artifactBytes, artifactText, type WireArtifact } from './artifact.js';
 import { cardDeployer, verifyAgentCard } from './card.js';
 import { E12_KIND } from './e12.js';
-import { type Condition, CONDITIONS, EVIDENCE_KEY } from './metadata.js';
+import { CONDITIONS, EVIDENCE_KEY } from './metadata.js';
 
 const ArtifactSchema = z.strictObject({
   task_id: z.string(),
@@ -264,7 +264,7 @@ export function verifyTrial(
 ): Promise<AnswerCheck> {
   return verifyAnswer(
     trialAnswer(trial),
-    { construction: trial.condition as Condition, childDeployer },
+    { construction: trial.condition, childDeployer },
     { ...options, now: Date.parse(trial.verified_at) },
   );
 }
