@@ -127,6 +127,12 @@ describe('verifyTaskArtifacts', () => {
     expect((await check(value)).problems.map((p) => p.code)).toEqual(['MALFORMED']);
   });
 
+  it('refuses an artifact whose parts have no canonical JSON form (a lone surrogate) as MALFORMED, naming it', async () => {
+    const a = await released('t-1', 'c-1', { artifactId: 'a-1', parts: [text('x')] });
+    const result = await check(task([{ ...a, parts: [text('\ud800')] }]));
+    expect(result.problems.map((p) => [p.code, p.at])).toEqual([['MALFORMED', 'artifact 0 (a-1)']]);
+  });
+
   it('claims no nonce when one artifact fails, so the genuine receipts still verify afterwards', async () => {
     const nonceStore = new MemoryNonceStore();
     const a = await released('t-1', 'c-1', { artifactId: 'a-1', parts: [text('x')] });
