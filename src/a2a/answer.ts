@@ -1,18 +1,20 @@
 /**
  * @module
- * The parent's check of a child's answer (docs/a2a.md §4.1), read
- * from its A2A v1.0 JSON: a Message whose one text part is the released output, or a
- * Task that completed with artifacts, each released over `artifactBytes` (artifact.ts).
- * Beyond attest's verifier, every evidence path must start at the task receipt this
- * parent signed for this delegation, and end at a release by the child whose card the
- * parent verified: a valid receipt for something else is not an answer to this task.
- * Only an answer that passes every check consumes its nonces.
+ * The one check of a child's answer (docs/a2a.md §4.1), read from its A2A v1.0 JSON:
+ * a Message whose one text part is the released output, or a Task that completed with
+ * artifacts, each released over `artifactBytes` (artifact.ts). `witness a2a send`, its
+ * delegation record, the parent's `delegate()` (E12), E12's re-verification and the
+ * viewer all check answers here. Beyond attest's verifier, every evidence path must
+ * start at the task receipt this parent signed for this delegation, and end at a release
+ * by the child whose card the parent verified: a valid receipt for something else is not
+ * an answer to this task. Only an answer that passes every check consumes its nonces.
  */
 import { z } from 'zod';
 import type { EvidenceCode } from '../attest/reasons.js';
 import { evidencePath, type Receipt, receiptDigest } from '../attest/receipt.js';
 import { acceptPath, checkPath, type PathCheck, type VerifyOptions } from '../attest/verify.js';
-import { artifactBytes } from './artifact.js';
+import { isWitnessError } from '../core/errors.js';
+import { artifactBytes, artifactText, partText } from './artifact.js';
 import { type Condition, ERROR_KEY, EVIDENCE_KEY } from './metadata.js';
 
 const _Metadata = z.record(z.string(), z.unknown());
@@ -22,6 +24,9 @@ const WireMessageSchema = z.looseObject({
   parts: z.array(z.unknown()).default([]),
   metadata: _Metadata.optional(),
 });
+/** The wire name of the one state in which a task's artifacts are released results. */
+export const COMPLETED_STATE = 'TASK_STATE_COMPLETED';
+
 const WireArtifactSchema = z.looseObject({
   artifactId: z.string().min(1),
   parts: z.array(z.unknown()).min(1),
@@ -31,7 +36,12 @@ const WireTaskSchema = z.looseObject({
   id: z.string().min(1),
   contextId: z.string().default(''),
   status: z.looseObject({ state: z.string(), message: WireMessageSchema.optional() }).optional(),
-  artifacts: z.array(WireArtifactSchema).default([]),
+  artifacts: z
+    .array(WireArtifactSchema)
+    .default([])
+    .refine((a) => new Set(a.map((x) => x.artifactId)).size === a.length, {
+      message: 'an artifact id appears twice; each artifact is released once',
+    }),
   metadata: _Metadata.optional(),
 });
 
@@ -88,7 +98,7 @@ export async function verifyMessageAnswer(
 ): Promise<AnswerCheck> {
   const m = WireMessageSchema.safeParse(message);
   if (!m.success) return _unusable(`The answer is not an A2A message: ${_issue(m.error)}.`);
-  const texts = m.data.parts.map(_text);
+  const texts = m.data.parts.map(partText);
   const text = texts[0];
   if (texts.length !== 1 || text === undefined)
     return _unusable(
@@ -113,10 +123,9 @@ export async function verifyTaskArtifacts(
   if (!t.success) return _unusable(`The answer is not an A2A task: ${_issue(t.error)}.`);
   const { id, contextId, artifacts } = t.data;
   const state = t.data.status?.state ?? 'TASK_STATE_UNSPECIFIED';
-  const output = artifacts.flatMap((a) => a.parts.map(_text).filter((x) => x !== undefined)).join('');
+  const output = artifactText(artifacts);
   const about = { id, contextId, state };
-  if (state !== 'TASK_STATE_COMPLETED')
-    return { ..._unusable(_failure(t.data), 'TASK_FAILED', 'task'), output, task: about };
+  if (state !== COMPLETED_STATE) return { ..._unusable(_failure(t.data), 'TASK_FAILED', 'task'), output, task: about };
   if (artifacts.length === 0)
     return {
       ..._unusable('The task completed without an artifact: there is no released result.', 'EVIDENCE_MISSING', 'task'),
@@ -128,7 +137,12 @@ export async function verifyTaskArtifacts(
     try {
       bytes = artifactBytes({ taskId: id, contextId }, artifact);
     } catch (error) {
-      return _problemOnly({ code: 'NON_CANONICAL', message: (error as Error).message, at: where });
+      if (!isWitnessError(error, 'NOT_CANONICALIZABLE')) throw error;
+      return _problemOnly({
+        code: 'MALFORMED',
+        message: `The ${where} has parts with no canonical JSON form: ${error.message}`,
+        at: where,
+      });
     }
     return _checkResult(artifact.metadata?.[EVIDENCE_KEY], bytes, where, expected, options);
   });
@@ -136,6 +150,8 @@ export async function verifyTaskArtifacts(
 }
 
 interface _Result {
+  /** Which result: "message", "artifact 0 (a1)". */
+  where: string;
   check?: PathCheck;
   problems: AnswerProblem[];
 }
@@ -155,7 +171,7 @@ function _checkResult(
       at: where,
     });
   const path = evidencePath(evidence);
-  if (!path.ok) return { problems: path.reasons.map((r) => ({ code: r.code, message: r.message, at: where })) };
+  if (!path.ok) return { where, problems: path.reasons.map((r) => ({ code: r.code, message: r.message, at: where })) };
   const check = checkPath(path.value, bytes, { ...options, construction: expected.construction });
   const problems: AnswerProblem[] = check.reasons.map((r) => ({
     code: r.code,
@@ -177,7 +193,7 @@ function _checkResult(
       message: `The result was released by ${leaf.deployer}, not by ${expected.childDeployer}, whose Agent Card was verified.`,
       at: `${where}, receipt ${receipts.length - 1}`,
     });
-  return { check, problems };
+  return { where, check, problems };
 }
 
 /** The answer's verdict: its nonces are consumed only when every result passed every check. */
@@ -196,13 +212,13 @@ async function _accept(
   if (problems.length === 0)
     for (const r of results) {
       const accepted = await acceptPath(r.check as PathCheck, options);
-      problems.push(...accepted.reasons.map((x) => ({ code: x.code, message: x.message })));
+      problems.push(...accepted.reasons.map((x) => ({ code: x.code, message: x.message, at: r.where })));
     }
   return { ok: problems.length === 0, output, problems, paths, signaturesChecked };
 }
 
-function _problemOnly(problem: AnswerProblem): _Result {
-  return { problems: [problem] };
+function _problemOnly(problem: AnswerProblem & { at: string }): _Result {
+  return { where: problem.at, problems: [problem] };
 }
 
 function _unusable(message: string, code: EvidenceCode = 'MALFORMED', at?: string): AnswerCheck {
@@ -215,18 +231,12 @@ function _unusable(message: string, code: EvidenceCode = 'MALFORMED', at?: strin
   };
 }
 
-/** The text of a part in A2A v1.0 JSON, or undefined for any other kind of part. */
-function _text(part: unknown): string | undefined {
-  const text = (part as { text?: unknown } | null)?.text;
-  return typeof text === 'string' ? text : undefined;
-}
-
 /** Why a task has no result: the child's ERROR_KEY (status message, then task), else its status text. */
 function _failure(task: z.infer<typeof WireTaskSchema>): string {
   const state = task.status?.state ?? 'TASK_STATE_UNSPECIFIED';
   const error = _error(task.status?.message?.metadata?.[ERROR_KEY]) ?? _error(task.metadata?.[ERROR_KEY]);
   const said = task.status?.message?.parts
-    .map(_text)
+    .map(partText)
     .filter((x) => x !== undefined)
     .join('');
   const why = error ? `${error.code}: ${error.message}` : said || 'the child gave no reason';

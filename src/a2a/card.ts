@@ -58,23 +58,36 @@ export interface BuildCardOptions {
 }
 
 export const JSONRPC_PATH = '/a2a/jsonrpc';
+/**
+ * The HTTP+JSON binding's routes (A2A v1.0 §11.3), at the agent's base URL as the
+ * spec's examples have them (`POST /message:send`, `GET /tasks/{id}`, …), each also
+ * under a `/{tenant}` prefix; the path alone, without the query.
+ */
+export const REST_ROUTE = /^(\/[^/]+)?\/(message:(send|stream)|tasks(\/.*)?|extendedAgentCard)$/;
 export const CARD_PATH = '/.well-known/agent-card.json';
 
-/** The agent's card: one JSON-RPC endpoint declared for v1.0 and, through the SDK's compat layer, v0.3. */
+/**
+ * The agent's card: the JSON-RPC endpoint declared for v1.0 and, through the SDK's
+ * compat layer, v0.3; the HTTP+JSON binding for v1.0. JSON-RPC comes first, the one
+ * clients pick when they have no preference.
+ */
 export function buildAgentCard(options: BuildCardOptions): CardJson {
   const url = `${options.baseUrl}${JSONRPC_PATH}`;
   return {
     name: options.name,
     description:
       options.description ??
-      'A Witness child agent: answers a delegated task with attested output (receipt and delegation-edge evidence in the message metadata).',
+      'A Witness child agent: answers a delegated task with an attested artifact (its receipt and delegation-edge evidence in the artifact metadata).',
     supportedInterfaces: [
       { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      { url: options.baseUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
     ],
     provider: { organization: options.deployer, url: options.baseUrl },
     version: options.version ?? '1.0.0',
     capabilities: {
+      // SendStreamingMessage and SubscribeToTask: the SDK serves them once the card says so.
+      streaming: true,
       extensions: [
         {
           uri: ATTESTED_RESULTS_EXTENSION,
@@ -170,6 +183,17 @@ export function verifyAgentCard(card: unknown, directory: KeyDirectory, now: num
     reasons.push(typeof problem === 'string' ? { code: 'CARD_MALFORMED', message: problem } : problem);
   }
   return { ok: false, reasons };
+}
+
+/**
+ * The deployer a card's agent answers for: the one `check` found your directory trusts
+ * the card's key for, or — when the card did not verify — the `provider.organization` it names.
+ */
+export function cardDeployer(card: unknown, check: CardVerifyResult): string {
+  return (
+    check.deployer ??
+    String(((card as CardJson | null)?.provider as { organization?: unknown } | undefined)?.organization)
+  );
 }
 
 function _shapeProblem(card: unknown): string | undefined {

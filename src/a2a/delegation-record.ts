@@ -15,7 +15,7 @@ import type { RevocationPolicy } from '../attest/key-status.js';
 import { parseReceipt, type Receipt } from '../attest/receipt.js';
 import { checkPath } from '../attest/verify.js';
 import { type AnswerCheck, type AnswerProblem, verifyAnswer, type WireAnswer } from './answer.js';
-import { verifyAgentCard } from './card.js';
+import { cardDeployer, verifyAgentCard } from './card.js';
 import { CONDITIONS } from './metadata.js';
 
 /** The declared `type` of a delegation record. */
@@ -120,8 +120,7 @@ export async function verifyDelegationRecord(
       message: `the child's Agent Card: ${card.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}`,
       at: 'card',
     });
-  const childDeployer =
-    card.deployer ?? String((record.card.provider as { organization?: unknown } | undefined)?.organization);
+  const childDeployer = cardDeployer(record.card, card);
   const check = { directory: options.directory, now, revocation: options.revocation ?? 'from-revoked-at' } as const;
   const taskReceipt = _taskReceipt(record, check, problems);
   const answer = await verifyAnswer(

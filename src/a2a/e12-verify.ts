@@ -2,8 +2,12 @@
  * @module
  * Re-checks an E12 results file (`witness verify results.json`), as the seed did with
  * the paper's archive: every task id unique; every output's SHA-256 and UTF-8 byte
- * length recomputed from its text; every receipt signature and dag edge re-verified
- * (as of the trial's recorded verification time); the recorded verdicts and summary
+ * length recomputed from its text, which must be its artifact's text; every trial
+ * re-checked as the answer its parent received (`trialAnswer`), by the one check of an
+ * answer (answer.ts): its receipts against the bytes they cover (the artifact's,
+ * artifact.ts, or in files written before results were artifacts the output text's),
+ * every signature and dag edge (as of the trial's recorded verification time), and the
+ * release by the child whose card the file holds; the recorded verdicts and summary
  * counts reproduced; the forgery still accepted under chain and rejected under dag; the
  * card signature. A file that proves nothing — no trials, a condition missing, no
  * forgery entries — is invalid, never "valid 0/0".
@@ -16,18 +20,27 @@ import { z } from 'zod';
 import { KeyDirectory, parseDirectory } from '../attest/key-directory.js';
 import type { RevocationPolicy } from '../attest/key-status.js';
 import { codesFor } from '../attest/reasons.js';
-import { verifyEvidence } from '../attest/verify.js';
+import { type VerifyOptions, verifyEvidence } from '../attest/verify.js';
 import { sha256Hex } from '../core/hash.js';
-import { verifyAgentCard } from './card.js';
+import { type AnswerCheck, COMPLETED_STATE, verifyAnswer, type WireAnswer } from './answer.js';
+import { type ArtifactRecord, artifactBytes, artifactText, type WireArtifact } from './artifact.js';
+import { cardDeployer, verifyAgentCard } from './card.js';
 import { E12_KIND } from './e12.js';
-import { CONDITIONS } from './metadata.js';
+import { CONDITIONS, EVIDENCE_KEY } from './metadata.js';
 
+const ArtifactSchema = z.strictObject({
+  task_id: z.string(),
+  context_id: z.string(),
+  artifact_id: z.string(),
+  parts: z.array(z.unknown()),
+});
 const TrialSchema = z.object({
   task_id: z.string(),
   condition: z.enum(CONDITIONS),
   output_text: z.string(),
   output_sha256: z.string(),
   output_len: z.number(),
+  artifact: ArtifactSchema.optional(),
   evidence: z.unknown(),
   verdict: z.object({ ok: z.boolean() }),
   verified_at: z.string(),
@@ -154,6 +167,8 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
     revocation: options.revocation ?? 'from-revoked-at',
     requireCosigners: options.requireCosigners ?? [],
   } as const;
+  const card = verifyAgentCard(results.card, directory, Date.parse(results.created_at));
+  const childDeployer = cardDeployer(results.card, card);
   const seen = new Set<string>();
   const verifiedBy = new Map<string, number>();
   let signatures = 0;
@@ -174,18 +189,19 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
         code: 'LENGTH_MISMATCH',
         message: `${where}: the output has ${bytes.length} UTF-8 bytes, the record says ${t.output_len}.`,
       });
-    const result = await verifyEvidence(t.evidence, bytes, {
-      ...check,
-      construction: t.condition,
-      now: Date.parse(t.verified_at),
-    });
+    if (t.artifact && artifactText([_wire(t.artifact)]) !== t.output_text)
+      problems.push({
+        code: 'OUTPUT_MISMATCH',
+        message: `${where}: the output text is not the text of the artifact's parts.`,
+      });
+    const result = await verifyTrial(t, childDeployer, check);
     signatures += result.signaturesChecked;
-    edges += (result.path ?? []).filter((r) => r.type === 'edge').length;
+    edges += result.paths.flat().filter((r) => r.type === 'edge').length;
     if (result.ok) verifiedBy.set(t.condition, (verifiedBy.get(t.condition) ?? 0) + 1);
     else
       problems.push({
         code: 'EVIDENCE_INVALID',
-        message: `${where}: evidence does not verify: ${result.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}`,
+        message: `${where}: evidence does not verify: ${result.problems.map((r) => `${r.code}${r.at ? ` [${r.at}]` : ''} ${r.message}`).join('; ')}`,
       });
     if (result.ok !== t.verdict.ok)
       problems.push({
@@ -194,7 +210,6 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
       });
   }
   problems.push(...(await _forgeryProblems(results.forgery, check)), ..._summaryProblems(results, verifiedBy));
-  const card = verifyAgentCard(results.card, directory, Date.parse(results.created_at));
   if (!card.ok)
     problems.push({
       code: 'CARD_INVALID',
@@ -214,6 +229,58 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
 }
 
 type _Results = z.infer<typeof ResultsSchema>;
+
+type _Trial = z.infer<typeof TrialSchema>;
+
+/**
+ * A trial as the answer its parent received, A2A v1.0 JSON: the completed task holding
+ * its artifact with the evidence in the artifact's metadata, or — in a file written
+ * before results were artifacts — the message whose one text part is the output.
+ */
+export function trialAnswer(trial: Pick<_Trial, 'output_text' | 'artifact' | 'evidence'>): WireAnswer {
+  const metadata = { [EVIDENCE_KEY]: trial.evidence };
+  const a = trial.artifact;
+  if (!a) return { message: { messageId: 'e12-trial', parts: [{ text: trial.output_text }], metadata } };
+  return {
+    task: {
+      id: a.task_id,
+      contextId: a.context_id,
+      status: { state: COMPLETED_STATE },
+      artifacts: [{ artifactId: a.artifact_id, parts: a.parts, metadata }],
+    },
+  };
+}
+
+/**
+ * Re-checks one trial as of its recorded verification time with the one check of an
+ * answer: released by `childDeployer` (the deployer of the file's card), under the
+ * trial's construction; no nonce is consumed. There is no task receipt to pin the root
+ * to: the file records none apart from the path.
+ */
+export function verifyTrial(
+  trial: Pick<_Trial, 'output_text' | 'artifact' | 'evidence' | 'condition' | 'verified_at'>,
+  childDeployer: string,
+  options: Omit<VerifyOptions, 'construction' | 'now' | 'nonceStore'>,
+): Promise<AnswerCheck> {
+  return verifyAnswer(
+    trialAnswer(trial),
+    { construction: trial.condition, childDeployer },
+    { ...options, now: Date.parse(trial.verified_at) },
+  );
+}
+
+/**
+ * The bytes a trial's receipt covers: its artifact's (artifact.ts) or, in a file written
+ * before results were artifacts, the UTF-8 of its output text.
+ */
+export function trialBytes(trial: { output_text: string; artifact?: ArtifactRecord }): Buffer {
+  if (!trial.artifact) return Buffer.from(trial.output_text, 'utf8');
+  return artifactBytes({ taskId: trial.artifact.task_id, contextId: trial.artifact.context_id }, _wire(trial.artifact));
+}
+
+function _wire(artifact: ArtifactRecord): WireArtifact {
+  return { artifactId: artifact.artifact_id, parts: artifact.parts };
+}
 
 /**
  * The run's keys (as the file records them) when your directory holds none of them:

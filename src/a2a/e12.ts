@@ -4,8 +4,8 @@
  * processes — this one (parent + its co-signing service), the child A2A agent
  * (`witness a2a serve`) and the MCP tool server (`witness a2a tool`). Conditions none /
  * chain / dag run interleaved (so drift hits all three alike) after warm-ups; every
- * trial is recorded with its output text, SHA-256, UTF-8 length, verdict and latency
- * split. Then the controlled forgery: a child holding only its own key claims a
+ * trial is recorded with its output text, SHA-256, UTF-8 length, the artifact its
+ * receipt covers, verdict and latency split. Then the controlled forgery: a child holding only its own key claims a
  * parent — chain accepts it, dag rejects it with COSIGNATURE_MISSING.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -23,6 +23,7 @@ import { verifyEvidence } from '../attest/verify.js';
 import { signEd25519 } from '../core/ed25519.js';
 import { WitnessError } from '../core/errors.js';
 import { sha256Hex } from '../core/hash.js';
+import type { ArtifactRecord } from './artifact.js';
 import { type CardJson, fetchAgentCard } from './card.js';
 import { CosignService, serveCosigner } from './cosigner.js';
 import { CONDITIONS, type Condition } from './metadata.js';
@@ -61,13 +62,23 @@ export interface E12Options {
 export interface E12Trial {
   /** Round of the run: each round runs every condition once, in rotating order. */
   round: number;
+  /** The parent's delegation id (the grant's task id), unique per trial. */
   task_id: string;
   condition: Condition;
+  /** What the user reads: the artifact's text (or, in files written before, the result message's text). */
   output_text: string;
+  /** SHA-256 and UTF-8 length of `output_text`. */
   output_sha256: string;
   output_len: number;
+  /**
+   * The A2A artifact the child released, as its receipt covers it (artifact.ts): the A2A
+   * task and context, the artifact id and every part. Absent in files written before
+   * results were artifacts, whose receipts cover `output_text` itself.
+   */
+  artifact?: ArtifactRecord;
   evidence: { path: Receipt[] };
-  verdict: { ok: boolean; reasons: Array<{ code: string; message: string; index?: number }> };
+  /** The one check's verdict (answer.ts); `at` says where: "artifact 0 (a1), receipt 1". In files written before, reasons carried `index` instead. */
+  verdict: { ok: boolean; reasons: Array<{ code: string; message: string; at?: string; index?: number }> };
   verified_at: string;
   latency: Latency;
 }
@@ -238,7 +249,13 @@ function _rotate<T>(items: readonly T[], i: number): T[] {
 }
 
 function _record(round: number, r: DelegationResult): E12Trial {
+  if (r.artifacts.length > 1)
+    throw new WitnessError(
+      'UNAVAILABLE',
+      `E12 expects one artifact per task; the child returned ${r.artifacts.length} for delegation ${r.task_id}.`,
+    );
   const bytes = Buffer.from(r.output_text, 'utf8');
+  const released = r.artifacts[0];
   return {
     round,
     task_id: r.task_id,
@@ -246,6 +263,7 @@ function _record(round: number, r: DelegationResult): E12Trial {
     output_text: r.output_text,
     output_sha256: sha256Hex(bytes),
     output_len: bytes.length,
+    ...(released ? { artifact: released } : {}),
     evidence: r.evidence,
     verdict: r.verdict,
     verified_at: r.verified_at,

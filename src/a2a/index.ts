@@ -2,16 +2,23 @@
  * @module
  * Public API of `agent-witness/a2a` (docs/a2a.md): A2A v1.0 agents with attested
  * results — signed Agent Cards checked against your own key directory, the child
- * agent on `@a2a-js/sdk`, the parent's fail-closed co-signing service, the MCP
- * evidence tool, the parent's delegation and its check of the answer (a Message, or a
- * Task's artifacts), the delegation record, experiment E12 with its re-verification, and
- * the mapping of streamed results' chunk receipts onto artifact-update events.
+ * agent on `@a2a-js/sdk` answering with Tasks whose artifacts carry receipts, kept in a
+ * durable task store, the parent's fail-closed co-signing service, the MCP evidence
+ * tool, the parent's delegation, following its answer and the one check of it (a
+ * Message, or a Task's artifacts), the delegation record, experiment E12 with its
+ * re-verification, and the mapping of streamed results' chunk receipts onto
+ * artifact-update events.
  */
 export { policyBackend, serveChildAgent } from './agent.js';
 export type { AgentBackend, ChildAgent, ChildAgentOptions } from './agent.js';
+export { COMPLETED_STATE, verifyAnswer, verifyMessageAnswer, verifyTaskArtifacts } from './answer.js';
+export type { AnswerCheck, AnswerExpectation, AnswerProblem, WireAnswer } from './answer.js';
+export { ARTIFACT_BYTES_TYPE, artifactBytes, artifactText } from './artifact.js';
+export type { ArtifactRecord, TaskRef, WireArtifact } from './artifact.js';
 export {
   buildAgentCard,
   CARD_PATH,
+  cardDeployer,
   cardPayload,
   fetchAgentCard,
   JSONRPC_PATH,
@@ -31,7 +38,14 @@ export { CosignService, httpCosign, httpGrant, readAdminTokenFile, serveCosigner
 export type { CosignerServer, CosignerServerOptions, Grant } from './cosigner.js';
 export { E12_KIND, formatE12Summary, LATENCY_PARTS, pairedMedian, runE12, summarise } from './e12.js';
 export type { E12Forgery, E12Options, E12Results, E12Summary, E12Trial } from './e12.js';
-export { E12_PROBLEM_CODES, isE12Results, verifyE12Results } from './e12-verify.js';
+export {
+  E12_PROBLEM_CODES,
+  isE12Results,
+  trialAnswer,
+  trialBytes,
+  verifyE12Results,
+  verifyTrial,
+} from './e12-verify.js';
 export type { E12Problem, E12ProblemCode, E12VerifyOptions, E12VerifyResult } from './e12-verify.js';
 export type { ServerAccessOptions } from './access.js';
 export {
@@ -43,15 +57,13 @@ export {
   TIMINGS_KEY,
 } from './metadata.js';
 export type { ChildTimings, Condition, Delegation } from './metadata.js';
+export { followAnswer, wireAnswer } from './follow.js';
+export type { FollowedChild } from './follow.js';
 export { llmBackend, openAiCompatibleBackend } from './llm-backend.js';
 export { delegate, delegationOf, delegationRequest, discoverChild, signTask } from './parent.js';
 export type { DelegationResult, DiscoveredChild, Latency, ParentOptions } from './parent.js';
 export { DEFAULT_SEND_TIMEOUT_MS, sendTask } from './send.js';
 export type { SendTaskOptions, SendTaskResult } from './send.js';
-export { verifyAnswer, verifyMessageAnswer, verifyTaskArtifacts } from './answer.js';
-export type { AnswerCheck, AnswerExpectation, AnswerProblem, WireAnswer } from './answer.js';
-export { ARTIFACT_BYTES_TYPE, artifactBytes } from './artifact.js';
-export type { ArtifactRef, WireArtifact } from './artifact.js';
 export {
   DELEGATION_RECORD_TYPE,
   DelegationRecordSchema,

@@ -43,14 +43,17 @@ export function checkA2aRequest(body: unknown): RequestCheck {
   if ('params' in body && (typeof body.params !== 'object' || body.params === null))
     return _invalid(id, 'Invalid Request: params must be an object.');
   if (!hasId) return { ok: true, notification: true };
-  const problem = _paramsProblem(body.method, body.params);
+  const problem = paramsProblem(body.method, body.params);
   return problem
     ? { ok: false, code: INVALID_PARAMS, message: `Invalid params: ${problem}`, id }
     : { ok: true, notification: false };
 }
 
-/** What the SDK lets through and the spec refuses, for the methods it concerns. */
-function _paramsProblem(method: string, params: unknown): string | undefined {
+/**
+ * What the SDK lets through and the spec refuses, for the methods it concerns (named as
+ * in JSON-RPC; the HTTP+JSON front asks with the method its route stands for).
+ */
+export function paramsProblem(method: string, params: unknown): string | undefined {
   if (!_isObject(params)) return undefined; // the SDK answers a missing or wrong params itself
   const roles = MESSAGE_METHODS[method];
   if (roles && _isObject(params.message)) {

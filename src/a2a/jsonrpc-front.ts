@@ -39,7 +39,7 @@ export function jsonRpcFront(limit: number): RequestHandler {
         null,
         { Allow: 'POST' },
       );
-    _versionFromQuery(req);
+    versionFromQuery(req);
     const type = req.headers['content-type'];
     if (type !== undefined && type.split(';')[0]!.trim().toLowerCase() !== 'application/json') return next(); // the SDK answers it
     readBody(req, limit).then((bytes) => {
@@ -60,7 +60,7 @@ export function jsonRpcFront(limit: number): RequestHandler {
 }
 
 /** `?A2A-Version=1.0` counts as the header when no header is sent (the name matched in any case). */
-function _versionFromQuery(req: Request): void {
+export function versionFromQuery(req: Request): void {
   if (req.headers[VERSION_HEADER] !== undefined) return;
   const query = new URL(req.originalUrl, 'http://localhost').searchParams;
   for (const [name, value] of query) {

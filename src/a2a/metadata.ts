@@ -11,9 +11,9 @@ export const ATTESTED_RESULTS_EXTENSION = 'https://agent-witness.dev/a2a/atteste
 
 /** On the parent's request message: the delegation (task id, construction, the parent's task evidence). */
 export const DELEGATION_KEY = 'agent-witness.dev/delegation';
-/** On the child's result message: `{path: [root, …, leaf]}`, the leaf being the receipt of the text part. */
+/** On each artifact of a completed task (or a result message): `{path: [root, …, leaf]}`, the leaf covering its bytes (artifact.ts). */
 export const EVIDENCE_KEY = 'agent-witness.dev/evidence';
-/** On the child's result message: the child's own latency split, ms. */
+/** On a completed task (or a result message): the child's own latency split, ms. */
 export const TIMINGS_KEY = 'agent-witness.dev/timings';
 /** On a failed task: `{code, message}` saying why nothing was released. */
 export const ERROR_KEY = 'agent-witness.dev/error';

@@ -3,36 +3,38 @@
  * The parent's side of one delegation (attest.md §5–§6): discover the child's Agent
  * Card and verify it against the parent's own key directory; sign the task as the
  * root receipt; under `dag` record a grant with the parent's co-signing service and pass
- * its credential to the child with the delegation; send
- * the task with the `@a2a-js/sdk` client; verify the returned evidence against the
- * exact text bytes before accepting the result. Every step is timed. The steps
- * (`discoverChild`, `signTask`, `delegationOf`, `delegationRequest`) are exported for
- * `witness a2a send` (send.ts), which adds Task answers and the checks of answer.ts.
+ * its credential to the child with the delegation; send the task with the `@a2a-js/sdk`
+ * client; follow the Task it answers until it is settled (follow.ts); accept the result
+ * only when the one check of an answer (answer.ts) passes — every artifact's evidence
+ * over its bytes, rooted at this task receipt and released by this child (a child
+ * answering with a Message is checked the same way). Every step is timed. The steps
+ * (`discoverChild`, `signTask`, `delegationOf`, `delegationRequest`) are shared with
+ * `witness a2a send` (send.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { AgentCard, Role, type SendMessageRequest } from '@a2a-js/sdk';
+import { AgentCard, Artifact, Role, type SendMessageRequest } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import type { KeyDirectory } from '../attest/key-directory.js';
 import type { SigningKey } from '../attest/keys.js';
 import type { NonceStore } from '../attest/nonce-store.js';
 import { type Receipt, receiptDigest } from '../attest/receipt.js';
 import { createReleaseSigner } from '../attest/signer.js';
-import { verifyEvidence } from '../attest/verify.js';
-import type { Reason } from '../attest/reasons.js';
 import { WitnessError } from '../core/errors.js';
+import { type AnswerProblem, verifyAnswer } from './answer.js';
+import type { ArtifactRecord } from './artifact.js';
 import { type CardJson, fetchAgentCard, verifyAgentCard } from './card.js';
 import type { CosignService } from './cosigner.js';
+import { followAnswer, wireAnswer } from './follow.js';
 import {
   type ChildTimings,
   ChildTimingsSchema,
   type Condition,
   DELEGATION_KEY,
   type Delegation,
-  ERROR_KEY,
-  EVIDENCE_KEY,
   TIMINGS_KEY,
 } from './metadata.js';
+import { textMessage } from './task-state.js';
 
 export interface ParentOptions {
   key: SigningKey;
@@ -62,15 +64,23 @@ export interface Latency {
 export interface DelegationResult {
   task_id: string;
   condition: Condition;
+  /** What the user reads: the text parts of the task's artifacts in order, or the answer message's text. */
   output_text: string;
+  /** The receipt path of the first result (the first artifact's, or the message's), as the check parsed it. */
   evidence: { path: Receipt[] };
-  verdict: { ok: boolean; reasons: Reason[] };
+  /** Every artifact of a Task answer, as its receipt covers it; empty for a Message answer. */
+  artifacts: ArtifactRecord[];
+  /** The one check's verdict; each problem says where (`at`: "artifact 0 (a1), receipt 1"). */
+  verdict: { ok: boolean; reasons: AnswerProblem[] };
   verified_at: string;
   child_deployer: string;
   latency: Latency;
 }
 
-/** Delegates `task` to the agent at `childUrl` under `condition`; throws when the child returns no result. */
+/**
+ * Delegates `task` to the agent at `childUrl` under `condition`; throws when the child
+ * returns no result (its task failed, or its answer is no A2A message or task).
+ */
 export async function delegate(
   childUrl: string,
   task: string,
@@ -85,6 +95,7 @@ export async function delegate(
 
   const ttl = options.ttlMs ?? 600_000;
   const parentPath = await signTask(options.key, task, condition, ttl);
+  const taskReceipt = parentPath[0];
   const tSigned = performance.now();
   let cosignToken: string | undefined;
   if (condition === 'dag') {
@@ -92,7 +103,7 @@ export async function delegate(
     cosignToken = options.cosigner.grant({
       taskId,
       childDeployer: child.deployer,
-      parentDigest: receiptDigest(parentPath[0] as Receipt),
+      parentDigest: receiptDigest(taskReceipt as Receipt),
       expiresAt: Date.now() + ttl,
     });
   }
@@ -101,27 +112,32 @@ export async function delegate(
   const response = await child.client.sendMessage(
     delegationRequest(task, delegationOf(taskId, condition, parentPath, cosignToken)),
   );
+  const answer = await followAnswer(child, response);
   const tCalled = performance.now();
-  const result = _result(response, childUrl);
-
   const verifiedAt = Date.now();
-  const bytes = Buffer.from(result.text, 'utf8');
-  const verdict = await verifyEvidence(result.evidence, bytes, {
-    directory: options.directory,
-    construction: condition,
-    now: verifiedAt,
-    ...(options.nonceStore ? { nonceStore: options.nonceStore } : {}),
-  });
+  const check = await verifyAnswer(
+    wireAnswer(answer),
+    { construction: condition, childDeployer: child.deployer, ...(taskReceipt ? { taskReceipt } : {}) },
+    {
+      directory: options.directory,
+      now: verifiedAt,
+      ...(options.nonceStore ? { nonceStore: options.nonceStore } : {}),
+    },
+  );
+  const noResult = check.problems.find((p) => p.code === 'TASK_FAILED' || (p.code === 'MALFORMED' && !p.at));
+  if (noResult)
+    throw new WitnessError('UNAVAILABLE', `The child at ${childUrl} returned no result: ${noResult.message}`);
   const tVerified = performance.now();
   const cpu = process.cpuUsage(cpu0);
-  const timings = result.timings;
+  const timings = _timings(answer.metadata);
   const childInside = timings.tool_ms + timings.model_ms + timings.sign_ms + timings.cosign_ms;
   return {
     task_id: taskId,
     condition,
-    output_text: result.text,
-    evidence: { path: (verdict.path ?? []) as Receipt[] },
-    verdict: { ok: verdict.ok, reasons: verdict.reasons },
+    output_text: check.output,
+    evidence: { path: check.paths[0] ?? [] },
+    artifacts: 'artifacts' in answer ? answer.artifacts.map((a) => _record(answer, a)) : [],
+    verdict: { ok: check.ok, reasons: check.problems },
     verified_at: new Date(verifiedAt).toISOString(),
     child_deployer: child.deployer,
     latency: {
@@ -192,62 +208,37 @@ export function delegationOf(
   };
 }
 
-/** The A2A request of a delegation: the task as one text part, the delegation in the message metadata. */
+/**
+ * The A2A request of a delegation: the task as one text part, the delegation in the
+ * message metadata, in the blocking form, with no task history asked back (a task's
+ * history repeats the request, the grant's credential included).
+ */
 export function delegationRequest(task: string, delegation: Delegation): SendMessageRequest {
   return {
     tenant: '',
-    message: {
-      messageId: randomUUID(),
-      contextId: '',
-      taskId: '',
-      role: Role.ROLE_USER,
-      parts: [{ content: { $case: 'text', value: task }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-      metadata: { [DELEGATION_KEY]: delegation },
-      extensions: [],
-      referenceTaskIds: [],
+    message: textMessage(Role.ROLE_USER, { taskId: '', contextId: '' }, task, { [DELEGATION_KEY]: delegation }),
+    configuration: {
+      acceptedOutputModes: [],
+      taskPushNotificationConfig: undefined,
+      historyLength: 0,
+      returnImmediately: false,
     },
-    configuration: undefined,
     metadata: undefined,
   };
 }
 
-interface _ChildResult {
-  text: string;
-  evidence: unknown;
-  timings: ChildTimings;
+/** One artifact of the task as its receipt covers it (artifact.ts), in the files' names. */
+function _record(task: { id: string; contextId: string }, artifact: Artifact): ArtifactRecord {
+  return {
+    task_id: task.id,
+    context_id: task.contextId,
+    artifact_id: artifact.artifactId,
+    parts: (Artifact.toJSON(artifact) as { parts?: unknown[] }).parts ?? [],
+  };
 }
 
-/** The child's answer: a message with one text part and our metadata; a failed task is an error. */
-function _result(response: unknown, childUrl: string): _ChildResult {
-  const r = response as {
-    parts?: unknown;
-    metadata?: Record<string, unknown>;
-    status?: { state?: number; message?: { parts?: Array<{ content?: { value?: unknown } }> } };
-    id?: string;
-  };
-  if (!Array.isArray(r.parts)) {
-    const why =
-      (r.metadata?.[ERROR_KEY] as { message?: string } | undefined)?.message ??
-      String(r.status?.message?.parts?.[0]?.content?.value ?? 'no message');
-    throw new WitnessError(
-      'UNAVAILABLE',
-      `The child at ${childUrl} returned no result (task ${r.id ?? '?'} failed): ${why}`,
-    );
-  }
-  const parts = r.parts as Array<{ content?: { $case?: string; value?: unknown } }>;
-  const first = parts[0]?.content;
-  if (parts.length !== 1 || first?.$case !== 'text' || typeof first.value !== 'string')
-    throw new WitnessError('UNAVAILABLE', `The child at ${childUrl} answered without exactly one text part.`);
-  const evidence = r.metadata?.[EVIDENCE_KEY];
-  if (evidence === undefined)
-    throw new WitnessError(
-      'REFUSED',
-      `The child at ${childUrl} answered without ${EVIDENCE_KEY}: an unattested result is not accepted.`,
-    );
-  const timings = ChildTimingsSchema.safeParse(r.metadata?.[TIMINGS_KEY]);
-  return {
-    text: first.value,
-    evidence,
-    timings: timings.success ? timings.data : { tool_ms: 0, model_ms: 0, sign_ms: 0, cosign_ms: 0, cpu_ms: 0 },
-  };
+/** The child's own latency split, from the answer's metadata (zeros when it sent none). */
+function _timings(metadata: Record<string, unknown> | undefined): ChildTimings {
+  const timings = ChildTimingsSchema.safeParse(metadata?.[TIMINGS_KEY]);
+  return timings.success ? timings.data : { tool_ms: 0, model_ms: 0, sign_ms: 0, cosign_ms: 0, cpu_ms: 0 };
 }

@@ -4,22 +4,13 @@
  * §4): discover the child's Agent Card and verify it against the parent's own key
  * directory; sign the task as the root receipt (chain, dag); under dag record the grant
  * with the parent's co-signing service; send the task with the `@a2a-js/sdk` client and
- * follow the answer — a Message, or a Task followed to its end (the blocking form, then
- * GetTask while it is not final; or SendStreamingMessage, its text passed on as it
- * arrives); then check every result (answer.ts) and return the verdict with the record
+ * follow the answer — a Message, or a Task followed until it is settled (follow.ts), sent
+ * in the blocking form or as SendStreamingMessage, its text passed on as it arrives;
+ * then check every result (answer.ts) and return the verdict with the record
  * `witness verify` re-checks (delegation-record.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
-import {
-  type Artifact,
-  Message,
-  type SendMessageRequest,
-  type StreamResponse,
-  Task,
-  type TaskArtifactUpdateEvent,
-  TaskState,
-} from '@a2a-js/sdk';
+import type { Artifact, Message, SendMessageRequest, StreamResponse, Task, TaskArtifactUpdateEvent } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import type { KeyDirectory } from '../attest/key-directory.js';
 import type { SigningKey } from '../attest/keys.js';
@@ -29,6 +20,7 @@ import { WitnessError } from '../core/errors.js';
 import { type AnswerCheck, verifyAnswer, type WireAnswer } from './answer.js';
 import type { Grant } from './cosigner.js';
 import { DELEGATION_RECORD_TYPE, type DelegationRecord } from './delegation-record.js';
+import { followAnswer, wireAnswer } from './follow.js';
 import type { Condition } from './metadata.js';
 import { type DiscoveredChild, delegationOf, delegationRequest, discoverChild, signTask } from './parent.js';
 
@@ -82,8 +74,8 @@ export async function sendTask(url: string, text: string, options: SendTaskOptio
   const answer = await _follow(url, stopped, async () => {
     const first = options.stream
       ? await _streamed(child.client, request, signal, options.onText)
-      : await _blocking(child.client, request, signal);
-    return 'task' in first && !_final(first.task) ? { task: await _poll(child.client, first.task, signal) } : first;
+      : await child.client.sendMessage(request, { signal });
+    return followAnswer(child, first, signal);
   });
   const verifiedAt = Date.now();
   const check = await verifyAnswer(
@@ -135,32 +127,17 @@ async function _prepare(
         })
       : undefined;
   if (at.signal.aborted) throw at.stopped();
-  const request = _request(text, delegationOf(taskId, construction, parentPath, cosignToken));
+  const request = delegationRequest(text, delegationOf(taskId, construction, parentPath, cosignToken));
   return { child, taskId, taskReceipt, request };
 }
-
-/** The request with no history asked back: a task's history repeats the request, the grant's credential included. */
-function _request(text: string, delegation: ReturnType<typeof delegationOf>): SendMessageRequest {
-  return {
-    ...delegationRequest(text, delegation),
-    configuration: {
-      acceptedOutputModes: [],
-      taskPushNotificationConfig: undefined,
-      historyLength: 0,
-      returnImmediately: false,
-    },
-  };
-}
-
-type _Answer = { message: Message } | { task: Task };
 
 /** Runs the exchange and returns the answer as A2A v1.0 JSON; what went wrong on the way is one `WitnessError`. */
 async function _follow(
   url: string,
   stopped: () => WitnessError,
-  exchange: () => Promise<_Answer>,
+  exchange: () => Promise<Message | Task>,
 ): Promise<WireAnswer> {
-  let answer: _Answer;
+  let answer: Message | Task;
   try {
     answer = await exchange();
   } catch (error) {
@@ -171,9 +148,7 @@ async function _follow(
       cause: error,
     });
   }
-  return 'message' in answer
-    ? { message: Message.toJSON(answer.message) as Record<string, unknown> }
-    : { task: _withoutHistory(Task.toJSON(answer.task) as Record<string, unknown>) };
+  return wireAnswer(answer);
 }
 
 /** Why the delegation stopped before an answer: interrupted (CANCELLED), or out of time (TIMEOUT). */
@@ -189,12 +164,6 @@ function _stopped(url: string, timeoutMs: number, interrupt: AbortSignal | undef
       );
 }
 
-/** SendMessage in its blocking form: the agent answers when the task is final (or waiting for input). */
-async function _blocking(client: Client, request: SendMessageRequest, signal: AbortSignal): Promise<_Answer> {
-  const result = await client.sendMessage(request, { signal });
-  return 'messageId' in result ? { message: result } : { task: result };
-}
-
 /**
  * SendStreamingMessage: the task as its events build it (status updates, artifacts
  * replaced or appended), each new text part passed to `onText` as it arrives.
@@ -204,7 +173,7 @@ async function _streamed(
   request: SendMessageRequest,
   signal: AbortSignal,
   onText: ((text: string) => void) | undefined,
-): Promise<_Answer> {
+): Promise<Message | Task> {
   let task: Task | undefined;
   let message: Message | undefined;
   const shown = new Set<string>(); // artifacts whose text was passed on
@@ -234,8 +203,8 @@ async function _streamed(
       }
     }
   }
-  if (task) return { task };
-  if (message) return { message };
+  if (task) return task;
+  if (message) return message;
   throw new WitnessError('UNAVAILABLE', 'The stream ended without a message or a task.');
 }
 
@@ -261,34 +230,4 @@ function _withArtifact(task: Task, update: TaskArtifactUpdateEvent): Task {
   if (i >= 0) artifacts[i] = merged;
   else artifacts.push(merged);
   return { ...task, artifacts };
-}
-
-const _FINAL: ReadonlySet<TaskState> = new Set([
-  TaskState.TASK_STATE_COMPLETED,
-  TaskState.TASK_STATE_FAILED,
-  TaskState.TASK_STATE_CANCELED,
-  TaskState.TASK_STATE_REJECTED,
-  TaskState.TASK_STATE_INPUT_REQUIRED,
-  TaskState.TASK_STATE_AUTH_REQUIRED,
-]);
-
-/** Final for a delegation: ended, or waiting for input that the parent will not give. */
-function _final(task: Task): boolean {
-  return task.status !== undefined && _FINAL.has(task.status.state);
-}
-
-/** GetTask until the task is final; the wait between polls doubles from 250 ms to 2 s. */
-async function _poll(client: Client, task: Task, signal: AbortSignal): Promise<Task> {
-  let current = task;
-  for (let wait = 250; !_final(current); wait = Math.min(2 * wait, 2000)) {
-    await delay(wait, undefined, { signal });
-    current = await client.getTask({ tenant: '', id: task.id, historyLength: 0 }, { signal });
-  }
-  return current;
-}
-
-/** A task as recorded: its history repeats the request (the grant's credential with it) and is not evidence. */
-function _withoutHistory(task: Record<string, unknown>): Record<string, unknown> {
-  const { history: _drop, ...rest } = task;
-  return rest;
 }

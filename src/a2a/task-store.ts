@@ -1,32 +1,71 @@
 /**
  * @module
- * The child agent's task store: the SDK's `InMemoryTaskStore` behind two changes.
- * A stored task never keeps a grant's credential: `cosign_token` is dropped from the
- * delegation metadata of every message it holds (history and status), so `GetTask`
- * and `ListTasks` — open to whoever reaches the agent — cannot hand it out; a failed
- * delegation's grant stays usable for the child only. And a `ListTasks` page says as
- * its `pageSize` how many tasks it holds (the A2A TCK's reading of "the page size used
- * for this response"; the SDK gives the size asked for, 50 even for an empty page).
+ * The child agent's task store: the SDK's `TaskStore` on a durable store
+ * (task-store/engine.ts) — a SQLite file by default, PostgreSQL for agent processes
+ * on several machines, or SQLite in memory. Two changes to what the SDK stores:
+ * a stored task never keeps a grant's credential (`cosign_token` is dropped from the
+ * delegation metadata of every message it holds, so `GetTask` and `ListTasks` — open
+ * to whoever reaches the agent — cannot hand it out; a failed delegation's grant stays
+ * usable for the child only); and a `ListTasks` page says as its `pageSize` how many
+ * tasks it holds (the A2A TCK's reading of "the page size used for this response";
+ * the SDK gives the size asked for, 50 even for an empty page).
  */
-import type { Message, Task } from '@a2a-js/sdk';
-import { InMemoryTaskStore, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
+import type { ListTasksRequest, ListTasksResponse, Message, Task } from '@a2a-js/sdk';
+import { resolveUserScope, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
+import { isPostgresUrl } from '../attest/postgres.js';
 import { DELEGATION_KEY } from './metadata.js';
+import { type Scope, TaskStoreEngine } from './task-store/engine.js';
+import { openSqliteTaskStore } from './task-store/sqlite.js';
+
+/** The `--task-store` value that keeps tasks in memory only, for as long as the agent runs. */
+export const IN_MEMORY = ':memory:';
 
 export class ChildTaskStore implements TaskStore {
-  readonly #inner = new InMemoryTaskStore();
+  readonly #engine: TaskStoreEngine;
+
+  private constructor(engine: TaskStoreEngine) {
+    this.#engine = engine;
+  }
+
+  /**
+   * Opens the store at `location` (a SQLite file path, `:memory:`, or a `postgres://`
+   * URL), creating its table, and fails the tasks of agent processes that are gone.
+   */
+  static async open(location: string = IN_MEMORY): Promise<ChildTaskStore> {
+    const driver = isPostgresUrl(location)
+      ? await (await import('./task-store/postgres.js')).openPostgresTaskStore(location)
+      : openSqliteTaskStore(location);
+    const engine = new TaskStoreEngine(driver);
+    try {
+      await engine.sweep();
+    } catch (error) {
+      await engine.close();
+      throw error;
+    }
+    return new ChildTaskStore(engine);
+  }
 
   save(task: Task, context: ServerCallContext): Promise<void> {
-    return this.#inner.save(_withoutCredentials(task), context);
+    return this.#engine.save(_scope(context), _withoutCredentials(task));
   }
 
   load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
-    return this.#inner.load(taskId, context);
+    return this.#engine.load(_scope(context), taskId);
   }
 
-  async list(params: Parameters<TaskStore['list']>[0], context: ServerCallContext): ReturnType<TaskStore['list']> {
-    const page = await this.#inner.list(params, context);
+  async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    const page = await this.#engine.list(_scope(context), params);
     return { ...page, pageSize: page.tasks.length };
   }
+
+  close(): Promise<void> {
+    return this.#engine.close();
+  }
+}
+
+/** The SDK's own scoping (InMemoryTaskStore's): the tenant, and the user the call is made as. */
+function _scope(context: ServerCallContext): Scope {
+  return { tenant: context.tenant ?? '', owner: resolveUserScope(context) };
 }
 
 function _withoutCredentials(task: Task): Task {

@@ -79,7 +79,7 @@ export const DELEGATION_CODES = {
   ROOT_MISMATCH: 'the evidence path does not start at the task receipt the parent signed for this delegation',
   CHILD_MISMATCH: 'the result was released by another deployer than the child whose Agent Card the parent verified',
   TASK_FAILED:
-    "the child's task ended without a result (failed, canceled, rejected, or waiting for input); the child's reason follows",
+    "the child's task ended without a result (failed, canceled, rejected), is waiting for input, or had not finished; the child's reason follows",
 } as const;
 
 /** Streamed results: each chunk's receipt against the stream's signed whole (attest/stream). */

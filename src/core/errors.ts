@@ -16,6 +16,8 @@ export const ERROR_CODES = {
   IO: 'a file could not be read or written',
   NOT_FOUND: 'a named file, preset, policy or strategy does not exist',
   CANCELLED: 'the work was cancelled (Ctrl-C, a signal, a closed request) before it finished',
+  INTERRUPTED:
+    'the process doing the work stopped before it finished (killed, crashed or restarted); nothing of the unfinished work was released',
   TIMEOUT: 'something Witness waited for (a lock, a co-signature, a peer) did not come within its limit',
   RATE_LIMITED: 'a caller sent more than its allowance per minute: retry after the time the message gives',
   QUOTA_EXCEEDED:

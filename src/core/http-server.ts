@@ -26,7 +26,8 @@ export function sendJson(
     return;
   }
   const text = JSON.stringify(value);
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  // A Content-Type in `headers` names a JSON media type of the protocol's own (application/a2a+json).
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers, 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
 }
 

@@ -5,11 +5,16 @@
  * summary rows, overheads and forgery as recorded, one row per trial, and each trial's
  * and each forgery's delegation path as a graph, verified as e12-verify.ts verifies it
  * (its condition as the construction, as of its recorded verification time, trusting
- * the same keys). Every answer is computed once: the page and a bundle read the same.
+ * the same keys): the receipts laid out by attest's verifier over the bytes they cover,
+ * and a trial's verdict that of the one check of an answer (`verifyTrial`), whose
+ * problems beyond the receipts (a release by another child) go on the whole path.
+ * Every answer is computed once: the page and a bundle read the same.
  */
 import { type E12Results, LATENCY_PARTS } from '../a2a/e12.js';
-import { type E12VerifyResult, verifyE12Results } from '../a2a/e12-verify.js';
+import { cardDeployer, verifyAgentCard } from '../a2a/card.js';
+import { type E12VerifyResult, trialBytes, verifyE12Results, verifyTrial } from '../a2a/e12-verify.js';
 import { KeyDirectory, parseDirectory } from '../attest/key-directory.js';
+import { REASON_CODES } from '../attest/reasons.js';
 import { verifyEvidence } from '../attest/verify.js';
 import { WitnessError } from '../core/errors.js';
 import { attestationGraph } from './attest-model.js';
@@ -89,12 +94,12 @@ export async function e12Answers(
   const answers: Record<string, unknown> = { [apiKey('about', {})]: { kind: 'e12', file }, [apiKey('e12', {})]: page };
   const graph = async (
     evidence: unknown,
-    text: string,
+    bytes: Buffer,
     construction: 'none' | 'chain' | 'merkle' | 'dag',
     at: string,
     title: string,
   ) => {
-    const result = await verifyEvidence(evidence, Buffer.from(text, 'utf8'), {
+    const result = await verifyEvidence(evidence, bytes, {
       directory: trust,
       construction,
       now: Date.parse(at),
@@ -102,18 +107,29 @@ export async function e12Answers(
     });
     return { title, back: '#/e12', ...attestationGraph(result, trust) };
   };
-  for (const [i, t] of r.trials.entries())
-    answers[apiKey('graph', { of: `trial:${i}` })] = await graph(
+  const child = cardDeployer(r.card, verifyAgentCard(r.card, trust, Date.parse(r.created_at)));
+  for (const [i, t] of r.trials.entries()) {
+    const drawn = await graph(
       t.evidence,
-      t.output_text,
+      trialBytes(t),
       t.condition,
       t.verified_at,
       `trial ${i}: ${t.condition}, task ${t.task_id}`,
     );
+    const answer = await verifyTrial(t, child, { directory: trust, revocation: 'from-revoked-at' });
+    const beyond = answer.problems
+      .filter((p) => !(p.code in REASON_CODES))
+      .map((p) => ({ code: p.code, message: p.at ? `${p.at}: ${p.message}` : p.message }));
+    answers[apiKey('graph', { of: `trial:${i}` })] = {
+      ...drawn,
+      ok: drawn.ok && answer.ok,
+      path_reasons: [...drawn.path_reasons, ...beyond],
+    };
+  }
   for (const [i, f] of r.forgery.entries())
     answers[apiKey('graph', { of: `forgery:${i}` })] = await graph(
       f.evidence,
-      f.output_text,
+      Buffer.from(f.output_text, 'utf8'),
       f.construction,
       f.verified_at,
       `the forgery under ${f.construction}: the child's key alone claims a parent`,

@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { AgentCard, Role } from '@a2a-js/sdk';
+import { AgentCard, Task, type Task as TaskType } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyTaskArtifacts } from '../../src/a2a/answer.js';
+import { artifactBytes } from '../../src/a2a/artifact.js';
 import { JSONRPC_PATH } from '../../src/a2a/card.js';
 import { DELEGATION_KEY, ERROR_KEY, EVIDENCE_KEY, TIMINGS_KEY } from '../../src/a2a/metadata.js';
 import { delegate } from '../../src/a2a/parent.js';
-import { MemoryNonceStore, createReleaseSigner, receiptDigest, verifyEvidence } from '../../src/attest/index.js';
-import { startWorld, trust, type World } from './helpers.js';
+import { MemoryNonceStore } from '../../src/attest/index.js';
+import { sha256Hex } from '../../src/core/hash.js';
+import { dagDelegation as delegationFor, expectation, startWorld, trust, userMessage, type World } from './helpers.js';
+import type { Delegation } from '../../src/a2a/metadata.js';
 
 let world: World;
 beforeAll(async () => {
@@ -14,20 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => world.close());
 
-/** A dag delegation as the parent prepares it: task receipt signed, grant recorded. */
-async function dagDelegation(task: string) {
-  const root = await createReleaseSigner({ key: world.parent, instance: 'parent' }).releaseOutput(Buffer.from(task), {
-    construction: 'dag',
-  });
-  const taskId = randomUUID();
-  const token = world.service.grant({
-    taskId,
-    childDeployer: 'org-child',
-    parentDigest: receiptDigest(root),
-    expiresAt: Date.now() + 60_000,
-  });
-  return { task_id: taskId, construction: 'dag', evidence: { path: [root] }, cosign_token: token };
-}
+const dagDelegation = (task: string) => delegationFor(world, task);
 
 async function rpc(method: string, params: unknown, version?: string) {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
@@ -40,8 +31,9 @@ async function rpc(method: string, params: unknown, version?: string) {
   return (await response.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
 }
 
-const verifyDag = (evidence: unknown, text: string) =>
-  verifyEvidence(evidence, Buffer.from(text, 'utf8'), { directory: world.directory, construction: 'dag' });
+/** The one check of a task answering `delegation`: rooted at its task receipt, released by the world's child. */
+const verifyDag = (task: unknown, delegation: Delegation) =>
+  verifyTaskArtifacts(task, expectation(world, delegation), { directory: world.directory });
 
 describe('the child A2A agent', () => {
   it('answers SendMessage from the @a2a-js/sdk client with a dag result that verifies', async () => {
@@ -49,31 +41,15 @@ describe('the child A2A agent', () => {
     const delegation = await dagDelegation('Inspect lot 7.');
     const result = (await client.sendMessage({
       tenant: '',
-      message: {
-        messageId: randomUUID(),
-        contextId: '',
-        taskId: '',
-        role: Role.ROLE_USER,
-        parts: [
-          {
-            content: { $case: 'text', value: 'Inspect lot 7.' },
-            metadata: undefined,
-            filename: '',
-            mediaType: 'text/plain',
-          },
-        ],
-        metadata: { [DELEGATION_KEY]: delegation },
-        extensions: [],
-        referenceTaskIds: [],
-      },
+      message: userMessage('Inspect lot 7.', { [DELEGATION_KEY]: delegation }),
       configuration: undefined,
       metadata: undefined,
-    })) as { parts: Array<{ content?: { value?: unknown } }>; metadata: Record<string, unknown> };
-    const text = String(result.parts[0]?.content?.value);
-    const check = await verifyDag(result.metadata[EVIDENCE_KEY], text);
-    expect(check.reasons).toEqual([]);
-    expect(check.path?.at(-1)?.signatures).toHaveLength(2);
-    expect(Object.keys(result.metadata[TIMINGS_KEY] as object).sort()).toEqual([
+    })) as TaskType;
+    const check = await verifyDag(Task.toJSON(result), delegation);
+    expect(check.problems).toEqual([]);
+    expect(check.output).toMatch(/^Task [0-9a-f]{16} \(14 bytes\)/);
+    expect(check.paths[0]?.at(-1)?.signatures).toHaveLength(2);
+    expect(Object.keys(result.metadata?.[TIMINGS_KEY] as object).sort()).toEqual([
       'cosign_ms',
       'cpu_ms',
       'model_ms',
@@ -102,33 +78,15 @@ describe('the child A2A agent', () => {
     const delegation = await dagDelegation('Inspect lot 6.');
     const result = (await client.sendMessage({
       tenant: '',
-      message: {
-        messageId: randomUUID(),
-        contextId: '',
-        taskId: '',
-        role: Role.ROLE_USER,
-        parts: [
-          {
-            content: { $case: 'text', value: 'Inspect lot 6.' },
-            metadata: undefined,
-            filename: '',
-            mediaType: 'text/plain',
-          },
-        ],
-        metadata: { [DELEGATION_KEY]: delegation },
-        extensions: [],
-        referenceTaskIds: [],
-      },
+      message: userMessage('Inspect lot 6.', { [DELEGATION_KEY]: delegation }),
       configuration: undefined,
       metadata: undefined,
-    })) as { parts: Array<{ content?: { value?: unknown } }>; metadata: Record<string, unknown> };
+    })) as TaskType;
     expect(methods).toEqual(['message/send']);
-    expect((await verifyDag(result.metadata[EVIDENCE_KEY], String(result.parts[0]?.content?.value))).reasons).toEqual(
-      [],
-    );
+    expect((await verifyDag(Task.toJSON(result), delegation)).problems).toEqual([]);
   });
 
-  it('answers raw JSON-RPC SendMessage (A2A-Version 1.0) with the evidence in message metadata', async () => {
+  it('answers raw JSON-RPC SendMessage (A2A-Version 1.0) with a completed task whose artifact carries the evidence', async () => {
     const delegation = await dagDelegation('Inspect lot 8.');
     const body = await rpc(
       'SendMessage',
@@ -142,16 +100,17 @@ describe('the child A2A agent', () => {
       },
       '1.0',
     );
-    const message = body.result?.message as {
-      parts: Array<{ text: string }>;
-      metadata: Record<string, unknown>;
-      role: string;
+    const task = body.result?.task as {
+      status: { state: string };
+      artifacts: Array<{ parts: Array<{ text: string }>; metadata: Record<string, unknown> }>;
     };
-    expect(message.role).toBe('ROLE_AGENT');
-    expect((await verifyDag(message.metadata[EVIDENCE_KEY], message.parts[0]?.text ?? '')).ok).toBe(true);
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(task.artifacts).toHaveLength(1);
+    expect(task.artifacts[0]?.metadata[EVIDENCE_KEY]).toBeDefined();
+    expect((await verifyDag(task, delegation)).ok).toBe(true);
   });
 
-  it('answers raw JSON-RPC message/send (A2A 0.3, no version header) through the SDK compat layer', async () => {
+  it('answers raw JSON-RPC message/send (A2A 0.3, no version header) through the SDK compat layer with a task', async () => {
     const delegation = await dagDelegation('Inspect lot 9.');
     const body = await rpc('message/send', {
       message: {
@@ -161,10 +120,12 @@ describe('the child A2A agent', () => {
         parts: [{ kind: 'text', text: 'Inspect lot 9.' }],
         metadata: { [DELEGATION_KEY]: delegation },
       },
+      configuration: { blocking: true },
     });
-    const message = body.result as { kind: string; parts: Array<{ text: string }>; metadata: Record<string, unknown> };
-    expect(message.kind).toBe('message');
-    expect((await verifyDag(message.metadata[EVIDENCE_KEY], message.parts[0]?.text ?? '')).ok).toBe(true);
+    const task = body.result as { kind: string; status: { state: string }; artifacts: Array<{ parts: unknown[] }> };
+    expect(task.kind).toBe('task');
+    expect(task.status.state).toBe('completed');
+    expect(task.artifacts[0]?.parts).toEqual([expect.objectContaining({ kind: 'text' })]);
   });
 
   it('answers message/send with an explicit A2A-Version 0.3 header too', async () => {
@@ -177,16 +138,11 @@ describe('the child A2A agent', () => {
           role: 'user',
           parts: [{ kind: 'text', text: 'Plain task.' }],
         },
+        configuration: { blocking: true },
       },
       '0.3',
     );
-    const message = body.result as { parts: Array<{ text: string }>; metadata: Record<string, unknown> };
-    const check = await verifyEvidence(
-      message.metadata[EVIDENCE_KEY],
-      Buffer.from(message.parts[0]?.text ?? '', 'utf8'),
-      { directory: world.directory, construction: 'none' },
-    );
-    expect(check.ok).toBe(true);
+    expect((body.result as { status: { state: string } }).status.state).toBe('completed');
   });
 
   it('does not know message/send under A2A-Version 1.0 (method not found)', async () => {
@@ -266,6 +222,14 @@ describe('a parent delegation', () => {
       });
       expect(result.verdict).toEqual({ ok: true, reasons: [] });
       expect(result.evidence.path).toHaveLength(condition === 'none' ? 1 : 2);
+      // The one artifact, as recorded, is what the leaf receipt covers.
+      const [artifact] = result.artifacts;
+      expect(result.artifacts).toHaveLength(1);
+      const bytes = artifactBytes(
+        { taskId: artifact!.task_id, contextId: artifact!.context_id },
+        { artifactId: artifact!.artifact_id, parts: artifact!.parts },
+      );
+      expect(sha256Hex(bytes)).toBe(result.evidence.path.at(-1)?.output_sha256);
       expect(result.output_text).toMatch(/^Task [0-9a-f]{16} \(15 bytes\)/);
     },
   );

@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDirectoryFile } from '../../src/attest/key-directory.js';
 import { newSigningKey, writeKeyFile } from '../../src/attest/keys.js';
@@ -225,6 +225,27 @@ describe('witness a2a servers: bad addresses and files are one line with the doc
     }
   });
 
+  it('--task-store postgres without WITNESS_DATABASE_URL: exit 2, naming the variable', async () => {
+    const saved = process.env.WITNESS_DATABASE_URL;
+    delete process.env.WITNESS_DATABASE_URL;
+    try {
+      const r = await cli(...servers()[2]!, '--task-store', 'postgres');
+      expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--task-store postgres reads .*WITNESS_DATABASE_URL/)]);
+      oneLine(r.err);
+    } finally {
+      if (saved !== undefined) process.env.WITNESS_DATABASE_URL = saved;
+    }
+  });
+
+  it('a --task-store file that cannot be opened: exit 1, one line naming it and what to give', async () => {
+    const r = await cli(...servers()[2]!, '--task-store', 'no-such-folder/tasks.sqlite');
+    expect([r.code, r.err]).toEqual([
+      1,
+      expect.stringMatching(/Cannot open the task store .*no-such-folder\/tasks\.sqlite.*writable SQLite file/),
+    ]);
+    oneLine(r.err);
+  });
+
   it('binding beyond loopback without --allowed-host: exit 2', async () => {
     const r = await cli('a2a', 'tool', '--host', '0.0.0.0');
     expect([r.code, r.err]).toEqual([2, expect.stringMatching(/pass --allowed-host NAME/)]);
@@ -233,12 +254,16 @@ describe('witness a2a servers: bad addresses and files are one line with the doc
 
 describe('src/a2a dependencies', () => {
   it('import only core, attest, mailbox and llm among our modules', () => {
-    const root = join(import.meta.dirname, '../../src/a2a');
+    const src = join(import.meta.dirname, '../../src');
+    const root = join(src, 'a2a');
     const offending: string[] = [];
-    for (const name of readdirSync(root)) {
+    for (const name of readdirSync(root, { recursive: true }) as string[]) {
+      if (!name.endsWith('.ts')) continue;
       const text = readFileSync(join(root, name), 'utf8');
-      for (const m of text.matchAll(/from '\.\.\/([a-z]+)\//g))
-        if (!['core', 'attest', 'mailbox', 'llm'].includes(m[1] ?? '')) offending.push(`${name}: ${m[0]}`);
+      for (const m of text.matchAll(/from '(\.\.?\/[^']+)'/g)) {
+        const module = relative(src, resolve(dirname(join(root, name)), m[1] ?? '')).split(sep)[0];
+        if (!['a2a', 'core', 'attest', 'mailbox', 'llm'].includes(module ?? '')) offending.push(`${name}: ${m[0]}`);
+      }
     }
     expect(offending).toEqual([]);
   });

@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type E12Results, runE12 } from '../../src/a2a/e12.js';
+import { type E12Results, type E12Trial, runE12 } from '../../src/a2a/e12.js';
 import { verifyE12Results } from '../../src/a2a/e12-verify.js';
 import { writeDirectoryFile } from '../../src/attest/key-directory.js';
 import { newSigningKey } from '../../src/attest/keys.js';
 import { memoryIo } from '../../src/cli/io.js';
+import { sha256Hex } from '../../src/core/hash.js';
 import { runMain } from '../../src/cli/main.js';
 import { trust } from './helpers.js';
 
@@ -68,6 +69,13 @@ describe('E12 over three loopback processes', () => {
     ]);
   });
 
+  it("records with each trial the A2A artifact its receipt covers, whose text is the trial's output", () => {
+    for (const t of results.trials) {
+      expect(t.artifact).toMatchObject({ task_id: expect.any(String), context_id: expect.any(String) });
+      expect(t.artifact?.parts).toEqual([{ text: t.output_text }]);
+    }
+  });
+
   it('passes its own re-verification', async () => {
     const check = await verifyE12Results(results);
     expect(check).toMatchObject({ ok: true, trials: 6, verified: 6, edges: 2, problems: [] });
@@ -90,6 +98,31 @@ describe('witness verify on an E12 results file', () => {
     );
     expect(code).toBe(1);
     expect(out).toMatch(/trial 1 .*SHA-256/);
+  });
+
+  it('exits 1 naming the trial when a part of its artifact was changed (the receipt covers the artifact)', async () => {
+    const { code, out } = await cli(
+      'verify',
+      tampered((r) => {
+        const parts = r.trials[2]?.artifact?.parts as Array<{ text: string }>;
+        (parts[0] as { text: string }).text += ' ';
+      }),
+    );
+    expect(code).toBe(1);
+    expect(out).toMatch(/EVIDENCE_INVALID +trial 2 .*OUTPUT_MISMATCH/);
+  });
+
+  it("exits 1 when the output text is not the artifact's text, even with its hash and length recomputed", async () => {
+    const { code, out } = await cli(
+      'verify',
+      tampered((r) => {
+        const t = r.trials[0] as E12Trial;
+        t.output_text = t.output_text.toUpperCase();
+        t.output_sha256 = sha256Hex(Buffer.from(t.output_text, 'utf8'));
+      }),
+    );
+    expect(code).toBe(1);
+    expect(out).toMatch(/OUTPUT_MISMATCH +trial 0 .*not the text of the artifact's parts/);
   });
 
   it('exits 1 when a recorded byte length disagrees with the text', async () => {

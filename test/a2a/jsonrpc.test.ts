@@ -7,9 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChildAgent, policyBackend, serveChildAgent } from '../../src/a2a/agent.js';
 import { JSONRPC_PATH } from '../../src/a2a/card.js';
-import { DELEGATION_KEY, EVIDENCE_KEY } from '../../src/a2a/metadata.js';
-import { createReleaseSigner, receiptDigest, verifyEvidence } from '../../src/attest/index.js';
-import { startWorld, type World } from './helpers.js';
+import { verifyTaskArtifacts } from '../../src/a2a/answer.js';
+import { DELEGATION_KEY } from '../../src/a2a/metadata.js';
+import { createReleaseSigner, receiptDigest } from '../../src/attest/index.js';
+import { expectation, startWorld, type World } from './helpers.js';
 
 let world: World;
 let counted: ChildAgent;
@@ -101,7 +102,7 @@ describe('notifications', () => {
     );
     expect([reply.status, reply.text]).toEqual([204, '']);
     const ran = await post(send({ message: message('Run me.') }), { url: `${counted.url}${JSONRPC_PATH}` });
-    expect(ran.json.result?.message).toBeDefined();
+    expect(ran.json.result?.task).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' } });
     expect(answered).toBe(before + 1); // only the request with an id ran
   });
 });
@@ -188,13 +189,11 @@ describe('bodies and limits', () => {
   it('releases an attested answer to a 200 KB task with the default limits', async () => {
     const task = 'Inspect this lot. '.repeat(11_500); // ~207 KB
     const reply = await post(send({ message: message(task) }, 15));
-    const result = reply.json.result?.message as { parts: Array<{ text: string }>; metadata: Record<string, unknown> };
-    const check = await verifyEvidence(result.metadata[EVIDENCE_KEY], Buffer.from(result.parts[0]!.text, 'utf8'), {
+    const check = await verifyTaskArtifacts(reply.json.result?.task, expectation(world), {
       directory: world.directory,
-      construction: 'none',
     });
-    expect(check.reasons).toEqual([]);
-    expect(result.parts[0]!.text).toMatch(/\(207000 bytes\)/);
+    expect(check.problems).toEqual([]);
+    expect(check.output).toMatch(/\(207000 bytes\)/);
   });
 
   it('refuses a body over --max-request-bytes with a JSON 413 naming the limit', async () => {

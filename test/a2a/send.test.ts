@@ -12,8 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpGrant } from '../../src/a2a/cosign-client.js';
 import { type DelegationRecord, verifyDelegationRecord } from '../../src/a2a/delegation-record.js';
 import { CONDITIONS, type Condition, ERROR_KEY, EVIDENCE_KEY } from '../../src/a2a/metadata.js';
+import { delegate } from '../../src/a2a/parent.js';
 import { type SendTaskOptions, sendTask } from '../../src/a2a/send.js';
-import { newSigningKey } from '../../src/attest/keys.js';
+import { newSigningKey, type SigningKey } from '../../src/attest/keys.js';
 import { SqliteNonceStore } from '../../src/attest/nonce-store.js';
 import { createReleaseSigner } from '../../src/attest/signer.js';
 import { forge } from '../../src/attest/testing/world.js';
@@ -68,7 +69,7 @@ async function scripted(script: (turn: Turn) => Promise<void>, options = {}): Pr
 const recheck = (record: unknown) => verifyDelegationRecord(record, { directory: world.directory });
 const copy = (record: DelegationRecord) => JSON.parse(JSON.stringify(record)) as DelegationRecord;
 
-describe('a delegation to the child agent (a Message answer)', () => {
+describe('a delegation to the child agent (witness a2a serve, a Task answer)', () => {
   it.each(CONDITIONS)('under %s verifies, and its record re-verifies and matches the documented schema', async (c) => {
     const result = await sendTask(world.agent.url, `Inspect lot ${c}.`, parent(c));
     expect(result.check.problems).toEqual([]);
@@ -79,7 +80,7 @@ describe('a delegation to the child agent (a Message answer)', () => {
     expect(await recheck(copy(result.record))).toMatchObject({ ok: true, problems: [] });
   });
 
-  it('refuses an answer replayed to a parent sharing the nonce store (REPLAY), and its record keeps the replay', async () => {
+  it('refuses a Message answer replayed to a parent sharing the nonce store (REPLAY), and its record keeps the replay', async () => {
     const text = 'Lot 70: within tolerance.';
     let evidence: unknown;
     const url = await scripted(async (turn) => {
@@ -323,21 +324,26 @@ describe('a child that holds only its own key', () => {
     });
   });
 
-  it("is ROOT_MISMATCH when it answers with a genuine path of another of the parent's tasks", async () => {
-    const earlier = await sendTask(world.agent.url, 'Inspect lot 22.', parent('chain'));
-    const replayed = earlier.record.answer as { message: Record<string, unknown> };
-    const url = await scripted(async (turn) => {
-      const m = replayed.message as { parts: Array<{ text: string }>; metadata: Record<string, unknown> };
-      turn.bus.publish(AgentEvent.message(_message(turn, m.parts[0]!.text, m.metadata[EVIDENCE_KEY])));
+  /** Answers every task with the evidence of the first one: a genuine path, rooted at another task receipt. */
+  const replaying = () => {
+    const text = 'Lot 22: within tolerance.';
+    let first: unknown;
+    return scripted(async (turn) => {
+      first ??= {
+        path: [
+          ...turn.ancestors,
+          await createReleaseSigner({ key: world.child, instance: 'replayer' }).releaseOutput(Buffer.from(text), {
+            ancestors: turn.ancestors,
+            construction: 'chain',
+          }),
+        ],
+      };
+      turn.bus.publish(AgentEvent.message(_message(turn, text, first)));
     });
-    const result = await sendTask(url, 'Inspect lot 23.', parent('chain'));
-    expect(result.check.problems.map((p) => [p.code, p.at])).toEqual([['ROOT_MISMATCH', 'message, receipt 0']]);
-  });
-
-  it('is CHILD_MISMATCH when the result was released by another deployer than the card names', async () => {
-    const other = newSigningKey('org-other');
-    const directory = trust([world.parent, world.child, other]).directory;
-    const url = await scripted(async (turn) => {
+  };
+  /** Answers with a release by `other`'s runtime under the parent's task receipt. */
+  const relaying = (other: SigningKey) =>
+    scripted(async (turn) => {
       const text = 'Relayed from another organisation.';
       const leaf = await createReleaseSigner({ key: other, instance: 'relay' }).releaseOutput(
         Buffer.from(text, 'utf8'),
@@ -345,8 +351,34 @@ describe('a child that holds only its own key', () => {
       );
       turn.bus.publish(AgentEvent.message(_message(turn, text, { path: [...turn.ancestors, leaf] })));
     });
-    const result = await sendTask(url, 'Inspect lot 24.', { ...parent('chain'), directory });
+
+  it("is ROOT_MISMATCH when it answers with a genuine path of another of the parent's tasks", async () => {
+    const url = await replaying();
+    expect((await sendTask(url, 'Inspect lot 22.', parent('chain'))).ok).toBe(true);
+    const result = await sendTask(url, 'Inspect lot 23.', parent('chain'));
+    expect(result.check.problems.map((p) => [p.code, p.at])).toEqual([['ROOT_MISMATCH', 'message, receipt 0']]);
+  });
+
+  it('is CHILD_MISMATCH when the result was released by another deployer than the card names', async () => {
+    const other = newSigningKey('org-other');
+    const directory = trust([world.parent, world.child, other]).directory;
+    const result = await sendTask(await relaying(other), 'Inspect lot 24.', { ...parent('chain'), directory });
     expect(result.check.problems.map((p) => p.code)).toEqual(['CHILD_MISMATCH']);
+  });
+
+  it("is ROOT_MISMATCH for delegate() too, the parent E12 runs, when it answers another of the parent's tasks", async () => {
+    const url = await replaying();
+    const options = { key: world.parent, directory: world.directory };
+    expect((await delegate(url, 'Inspect lot 25.', 'chain', options)).verdict.ok).toBe(true);
+    const result = await delegate(url, 'Inspect lot 26.', 'chain', options);
+    expect(result.verdict.reasons.map((p) => [p.code, p.at])).toEqual([['ROOT_MISMATCH', 'message, receipt 0']]);
+  });
+
+  it('is CHILD_MISMATCH for delegate() too when another deployer released the result', async () => {
+    const other = newSigningKey('org-other');
+    const directory = trust([world.parent, world.child, other]).directory;
+    const result = await delegate(await relaying(other), 'Inspect lot 27.', 'chain', { key: world.parent, directory });
+    expect(result.verdict.reasons.map((p) => p.code)).toEqual(['CHILD_MISMATCH']);
   });
 });
 

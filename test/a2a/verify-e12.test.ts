@@ -6,9 +6,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildAgentCard, signAgentCard } from '../../src/a2a/card.js';
 import { E12_KIND } from '../../src/a2a/e12.js';
+import { trialBytes, verifyTrial } from '../../src/a2a/e12-verify.js';
 import { writeDirectoryFile } from '../../src/attest/key-directory.js';
 import { newSigningKey } from '../../src/attest/keys.js';
 import { createReleaseSigner } from '../../src/attest/signer.js';
+import { sha256Hex } from '../../src/core/hash.js';
 import { trust } from './helpers.js';
 import { runCli } from '../support/cli.js';
 
@@ -123,5 +125,55 @@ describe('witness verify routes by the parsed kind, not by the text', () => {
       'trusted.json',
     );
     expect([r.code, r.out]).toEqual([0, expect.stringMatching(/^valid: 8 bytes/)]);
+  });
+});
+
+describe('an E12 file written when results were messages', () => {
+  // Written by `witness a2a bench --trials 1 --warmup 0` at 9f23e60, before the child
+  // answered with Tasks: each receipt covers the output text itself, and no trial has `artifact`.
+  const fixture = join(import.meta.dirname, '..', 'fixtures', 'e12', 'message-era.json');
+
+  it('still verifies: its receipts cover the output text', async () => {
+    const r = await cli('verify', fixture);
+    expect([r.code, r.out]).toEqual([0, expect.stringMatching(/^valid: E12 results, 3\/3 trials verified/)]);
+  });
+
+  it('is still refused when an output text is changed (EVIDENCE_INVALID, OUTPUT_MISMATCH)', async () => {
+    const old = JSON.parse(readFileSync(fixture, 'utf8')) as {
+      trials: Array<{ output_text: string; output_sha256: string }>;
+    };
+    const t = old.trials[0]!;
+    t.output_text += '!';
+    t.output_sha256 = sha256Hex(Buffer.from(t.output_text, 'utf8'));
+    const r = await cli('verify', write('message-era-edited.json', JSON.stringify(old)));
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/EVIDENCE_INVALID .*OUTPUT_MISMATCH/);
+  });
+});
+
+describe('each E12 trial is re-checked by the one check of an answer (verifyTrial)', () => {
+  const artifact = { task_id: 't-1', context_id: 'c-1', artifact_id: 'a-1', parts: [{ text: 'Lot 7: ok.' }] };
+  /** A none trial whose artifact `key`'s runtime released. */
+  async function trial(key: typeof child) {
+    const leaf = await createReleaseSigner({ key, instance: 'test' }).releaseOutput(
+      trialBytes({ output_text: '', artifact }),
+    );
+    return {
+      condition: 'none' as const,
+      output_text: 'Lot 7: ok.',
+      artifact,
+      evidence: { path: [leaf] },
+      verified_at: new Date().toISOString(),
+    };
+  }
+  const directory = trust([parent, child]).directory;
+
+  it("accepts a trial released by the child the file's card names", async () => {
+    expect((await verifyTrial(await trial(child), 'org-child', { directory })).problems).toEqual([]);
+  });
+
+  it('refuses a trial released by another deployer, even one the keys trust (CHILD_MISMATCH)', async () => {
+    const check = await verifyTrial(await trial(parent), 'org-child', { directory });
+    expect(check.problems.map((p) => [p.code, p.at])).toEqual([['CHILD_MISMATCH', 'artifact 0 (a-1), receipt 0']]);
   });
 });

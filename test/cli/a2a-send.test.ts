@@ -130,7 +130,7 @@ describe('witness a2a send to a running witness a2a serve', () => {
       ]);
       expect(sent.out).toMatch(
         new RegExp(
-          `^valid: the answer of org-child \\(a message of \\d+ bytes\\) verified under ${construction}: released by org-child/policy with key ${childKey.kid}, at depth ${construction === 'none' ? 0 : 1}${construction === 'dag' ? ', co-signed by org-parent' : ''}\\.\\nTask [0-9a-f]{16}`,
+          `^valid: the answer of org-child \\(task [0-9a-f-]{36}, 1 attested artifact\\(s\\), \\d+ bytes of text\\) verified under ${construction}: released by org-child/policy with key ${childKey.kid}, at depth ${construction === 'none' ? 0 : 1}${construction === 'dag' ? ', co-signed by org-parent' : ''}\\.\\nTask [0-9a-f]{16}`,
         ),
       );
       const checked = await cli('verify', out, '--keys', 'trusted.json');
@@ -161,7 +161,8 @@ describe('witness a2a send to a running witness a2a serve', () => {
       ok: true,
       child: 'org-child',
       construction: 'dag',
-      answer: 'message',
+      answer: 'task',
+      task: { state: 'TASK_STATE_COMPLETED' },
       output: expect.stringMatching(/^Task [0-9a-f]{16}/),
       problems: [],
       out: null,
@@ -177,11 +178,11 @@ describe('witness a2a send to a running witness a2a serve', () => {
   it('refuses a record edited after the answer, naming what no longer matches', async () => {
     await send(agent, 'Inspect lot 10.', ...dag(), '--out', 'edited.json');
     const record = JSON.parse(readFileSync(join(dir, 'edited.json'), 'utf8'));
-    record.answer.message.parts[0].text += ' (edited)';
+    record.answer.task.artifacts[0].parts[0].text += ' (edited)';
     writeFileSync(join(dir, 'edited.json'), JSON.stringify(record));
     const { code, out } = await cli('verify', 'edited.json', '--keys', 'trusted.json');
     expect(code).toBe(1);
-    expect(out).toMatch(/^invalid: .*\n {2}OUTPUT_MISMATCH +\[message, receipt 1\]/);
+    expect(out).toMatch(/^invalid: .*\n {2}OUTPUT_MISMATCH +\[artifact 0 \([0-9a-f-]{36}\), receipt 1\]/);
     expect(out).toMatch(/VERDICT_NOT_REPRODUCED/);
   });
 

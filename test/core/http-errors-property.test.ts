@@ -1,5 +1,5 @@
 // Property: whatever a client sends to any HTTP server of Witness — the mailbox, the
-// A2A agent (card and JSON-RPC), the MCP evidence tool, the co-signer — the answer
+// A2A agent (card, JSON-RPC and HTTP+JSON), the MCP evidence tool, the co-signer — the answer
 // never carries a stack frame, a file path or an HTML page, and a body, when there is
 // one, is JSON. Fuzzed: methods, paths, headers (Host, Origin, Accept, Content-Type,
 // versions, sessions, credentials, encodings), bodies (nothing, bytes, text, JSON,
@@ -52,7 +52,16 @@ const servers = () => [
   {
     name: 'a2a serve',
     base: agent.url,
-    paths: ['/a2a/jsonrpc', '/a2a/jsonrpc?A2A-Version=1.0', '/.well-known/agent-card.json', '/a2a/jsonrpc/x'],
+    paths: [
+      '/a2a/jsonrpc',
+      '/a2a/jsonrpc?A2A-Version=1.0',
+      '/.well-known/agent-card.json',
+      '/a2a/jsonrpc/x',
+      '/message:send',
+      '/tasks?A2A-Version=1.0&historyLength=2',
+      '/tasks/x:cancel',
+      '/tenant-a/tasks/x/y',
+    ],
   },
   { name: 'a2a tool', base: tool.url.replace(/\/mcp$/, ''), paths: ['/mcp'] },
   { name: 'a2a cosigner', base: cosigner.url, paths: ['/cosign', '/grants'] },
@@ -203,7 +212,8 @@ it('no answer of any HTTP server holds a stack frame, a file path or HTML, and e
         expect(answer.text, where).not.toContain(tmpdir());
         expect(answer.text, where).not.toContain(process.cwd());
         expect(answer.text, where).not.toMatch(HTML);
-        if (answer.text !== '') expect(answer.type, where).toMatch(/^application\/json\b/);
+        // application/a2a+json: the A2A HTTP+JSON binding's media type (A2A v1.0 §11.4).
+        if (answer.text !== '') expect(answer.type, where).toMatch(/^application\/(a2a\+)?json\b/);
       },
     ),
     { numRuns: 400 },

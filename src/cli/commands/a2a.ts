@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import type { ServerAccessOptions } from '../../a2a/access.js';
 import { type AgentBackend, DEFAULT_AGENT_MAX_REQUEST_BYTES, policyBackend, serveChildAgent } from '../../a2a/agent.js';
@@ -20,9 +21,10 @@ import {
   serveCosigner,
 } from '../../a2a/cosigner.js';
 import { formatE12Summary, runE12 } from '../../a2a/e12.js';
+import { IN_MEMORY } from '../../a2a/task-store.js';
 import { DEFAULT_TOOL_MAX_REQUEST_BYTES, serveEvidenceTool } from '../../a2a/tool-server.js';
 import { readNamedFile } from '../../attest/files.js';
-import { loadKeyDirectory, readKeyFile } from '../../attest/index.js';
+import { isPostgresUrl, loadKeyDirectory, readKeyFile, resolveDatabaseUrl } from '../../attest/index.js';
 import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { hostName, portNumber, wholeNumber } from '../args.js';
@@ -119,6 +121,7 @@ function _access(o: ServerCliOptions): ServerAccessOptions {
 
 interface ServeOptions extends ServerCliOptions {
   key: string;
+  taskStore?: string;
   tool: string;
   cosigner: string[];
   cosignTimeout: number;
@@ -131,7 +134,7 @@ interface ServeOptions extends ServerCliOptions {
 function _serve(ctx: CliContext): Command {
   return _withServerOptions(new Command('serve'), DEFAULT_AGENT_MAX_REQUEST_BYTES)
     .description(
-      'Serve the child A2A agent: signed Agent Card at /.well-known/agent-card.json, JSON-RPC SendMessage (v1.0) and message/send (v0.3). Each answer is released through the runtime signer; under dag the parent must co-sign, or the task fails (fail closed). Runs until interrupted.',
+      'Serve the child A2A agent: signed Agent Card at /.well-known/agent-card.json, JSON-RPC SendMessage (v1.0) and message/send (v0.3), and HTTP+JSON (v1.0). Every message starts a task whose answer is an artifact released through the runtime signer; under dag the parent must co-sign, or the task fails (fail closed). Tasks are kept in --task-store and survive a restart. Runs until interrupted.',
     )
     .requiredOption('--key <file>', "the child deployer's key file (the runtime holds it; the agent never sees it)")
     .requiredOption('--tool <url>', 'MCP endpoint of the evidence tool (witness a2a tool)')
@@ -152,15 +155,21 @@ function _serve(ctx: CliContext): Command {
     .option('--endpoint <url>', 'for --agent llm: OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1')
     .option('--model <name>', 'for --agent llm: model name; for --agent embedded: the GGUF file')
     .option('--name <name>', 'agent name on the card')
+    .option(
+      '--task-store <file|url>',
+      'where tasks are kept: a SQLite file (default: KEY.tasks.sqlite beside the key file), postgres://… (or postgres: $WITNESS_DATABASE_URL) for agents on several machines, or :memory:',
+    )
     .option('--json', 'print {"url", "card_url"} as one JSON line when ready')
     .addHelpText(
       'after',
-      '\nExample:\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --cosigner org-parent=http://127.0.0.1:4300 --port 4100',
+      '\nExample:\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --cosigner org-parent=http://127.0.0.1:4300 --port 4100\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --task-store postgres://witness@db.internal/a2a',
     )
     .action(async (o: ServeOptions) => {
       const backend = _backend(o);
+      const keyPath = resolvePath(ctx, o.key);
       const agent = await serveChildAgent({
-        key: readKeyFile(resolvePath(ctx, o.key)),
+        key: readKeyFile(keyPath),
+        taskStore: _taskStore(ctx, o.taskStore, keyPath),
         toolUrl: o.tool,
         cosigners: _cosigners(o.cosigner),
         cosignTimeoutMs: o.cosignTimeout,
@@ -178,6 +187,13 @@ function _serve(ctx: CliContext): Command {
       await stopped;
       await agent.close();
     });
+}
+
+/** `--task-store`: a URL or `:memory:` as given, a file relative to the working folder, by default beside the key. */
+function _taskStore(ctx: CliContext, value: string | undefined, keyPath: string): string {
+  if (value === undefined) return join(dirname(keyPath), `${basename(keyPath).replace(/\.json$/i, '')}.tasks.sqlite`);
+  const store = resolveDatabaseUrl(value, '--task-store');
+  return store === IN_MEMORY || isPostgresUrl(store) ? store : resolvePath(ctx, store);
 }
 
 function _cosigners(specs: string[]): Record<string, string> {
