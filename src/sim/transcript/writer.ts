@@ -21,7 +21,7 @@ import { isoTime } from '../../attest/receipt.js';
 import { MerkleFrontier } from '../../core/tlog/merkle.js';
 import { canonicalize } from '../../core/canonical-json.js';
 import { WitnessError } from '../../core/errors.js';
-import { sha256Hex } from '../../core/hash.js';
+import { sha256 } from '../../core/hash.js';
 import { type JsonlWriter, openJsonlWriter } from '../../core/jsonl.js';
 import { ENGINE } from '../../core/version.js';
 import { FinishedRuns } from '../experiment/finished.js';
@@ -150,37 +150,57 @@ class _SignedSink implements ResultsSink {
   }
 
   write(record: RunRecord): void {
-    this.#append(record, JSON.stringify(record), record.llm?.prompts.hash ?? null);
+    this.#appendAll([{ run: record, text: JSON.stringify(record), prompts: record.llm?.prompts.hash ?? null }]);
   }
 
   writeChunk(chunk: PlayedChunk): void {
-    chunk.runs.forEach((run, k) => {
-      this.#append({ id: run.id, seq: run.seq, seed: run.seed, cell: run.cellKey }, chunk.line(k), null);
-    });
+    this.#appendAll(
+      chunk.runs.map((run, k) => ({
+        run: { id: run.id, seq: run.seq, seed: run.seed, cell: run.cellKey },
+        text: chunk.line(k),
+        prompts: null,
+      })),
+    );
   }
 
-  #append(run: Pick<RunRecord, 'id' | 'seq' | 'seed' | 'cell'>, text: string, prompts: string | null): void {
-    const contentSha256 = this.#line.content(text);
-    if (this.past.lines > 0) this.past.replayed(run.seq, contentSha256);
+  /**
+   * Signs `lines` onto the chain and appends them in one write, then moves the chain on:
+   * a line the file does not hold never enters the chain a checkpoint signs. A chunk of
+   * runs played by workers goes out in one write, as the unsigned file's chunks do.
+   */
+  #appendAll(lines: ReadonlyArray<{ run: _Run; text: string; prompts: string | null }>): void {
     const signLine = this.base.line_signatures;
-    const signing = this.#receipts.signingText({
-      run: run.id,
-      seq: run.seq,
-      seed: run.seed,
-      cellText: _cached(this.#cells, run.cell),
-      contentSha256,
-      prompts,
-      prev: this.chain.head,
-      signedAt: signLine ? isoTime(Date.now()) : undefined,
-    });
-    this.#writer.appendLineBytes(
-      this.#line.line(
-        ReceiptBuilder.receipt(signing, signLine ? this.signer.sign(Buffer.from(signing, 'utf8')) : undefined),
-      ),
-    );
-    this.chain.count++;
-    this.chain.head = sha256Hex(signing);
-    this.chain.tree.append(Buffer.from(this.chain.head, 'hex'));
+    const bytes: Buffer[] = [];
+    const leaves: Buffer[] = [];
+    let head = this.chain.head;
+    for (const { run, text, prompts } of lines) {
+      const contentSha256 = this.#line.content(text);
+      if (this.past.lines > 0) this.past.replayed(run.seq, contentSha256);
+      const signing = this.#receipts.signingText({
+        run: run.id,
+        seq: run.seq,
+        seed: run.seed,
+        cellText: _cached(this.#cells, run.cell),
+        contentSha256,
+        prompts,
+        prev: head,
+        signedAt: signLine ? isoTime(Date.now()) : undefined,
+      });
+      const receipt = ReceiptBuilder.receipt(
+        signing,
+        signLine ? this.signer.sign(Buffer.from(signing, 'utf8')) : undefined,
+      );
+      const line = this.#line.line(receipt);
+      bytes.push(lines.length === 1 ? line : Buffer.from(line)); // a copy when another line will reuse the buffer
+      const leaf = sha256(signing);
+      leaves.push(leaf);
+      head = leaf.toString('hex');
+    }
+    if (bytes.length === 0) return;
+    this.#writer.appendLineBytes(bytes.length === 1 ? (bytes[0] as Buffer) : Buffer.concat(bytes));
+    for (const leaf of leaves) this.chain.tree.append(leaf);
+    this.chain.count += lines.length;
+    this.chain.head = head;
     if (Date.now() - this.#last >= this.#every) this.#checkpoint();
   }
 
@@ -213,6 +233,9 @@ class _SignedSink implements ResultsSink {
     this.#last = Date.now();
   }
 }
+
+/** What a line's receipt names of its run. */
+type _Run = Pick<RunRecord, 'id' | 'seq' | 'seed' | 'cell'>;
 
 /** The canonical text of a cell label, computed once per cell. */
 function _cached(cells: Map<string, string>, cell: string): string {
