@@ -6,17 +6,20 @@
  * it was verified and the verdict. `witness verify FILE --keys DIR` recognises it by its
  * `type` and re-verifies it in full, as of the recorded times: the card, the task
  * receipt over the task text, every result's evidence over its recomputed bytes (the
- * message text, or `artifactBytes` of each artifact), the root and the child, and that
- * the recorded verdict is reproduced.
+ * message text, or `artifactBytes` of each artifact), the root and the child, a streamed
+ * answer's recorded streams (stream-answer.ts), and that the recorded verdict is
+ * reproduced.
  */
 import { z } from 'zod';
 import type { KeyDirectory } from '../attest/key-directory.js';
 import type { RevocationPolicy } from '../attest/key-status.js';
 import { parseReceipt, type Receipt } from '../attest/receipt.js';
+import type { StreamVerifyResult } from '../attest/stream/index.js';
 import { checkPath } from '../attest/verify.js';
 import { type AnswerCheck, type AnswerProblem, verifyAnswer, type WireAnswer } from './answer.js';
 import { cardDeployer, verifyAgentCard } from './card.js';
 import { CONDITIONS } from './metadata.js';
+import { checkStreams } from './stream-answer.js';
 
 /** The declared `type` of a delegation record. */
 export const DELEGATION_RECORD_TYPE = 'witness/a2a-delegation';
@@ -56,6 +59,13 @@ export const DelegationRecordSchema = z
         z.strictObject({ task: _Json.describe('the answer task, A2A v1.0 JSON, without its history') }),
       ])
       .describe("the child's answer as received, in the shape of a SendMessageResponse: {message} or {task}"),
+    streams: z
+      .array(z.array(_Json).min(1))
+      .min(1)
+      .optional()
+      .describe(
+        'a streamed answer: each artifact stream as the parent recorded it, its lines as JSON values (a witness/stream recording, docs/attest.md §10); absent when nothing was streamed',
+      ),
     verified_at: _Time.describe('when the parent verified the answer: the re-check is made as of this time'),
     verdict: z
       .strictObject({
@@ -91,6 +101,8 @@ export interface RecordVerifyResult {
   problems: AnswerProblem[];
   /** The answer's check, when the record could be read. */
   check?: AnswerCheck;
+  /** Each recorded stream's verdict, for a streamed answer. */
+  streams?: StreamVerifyResult[];
   record?: DelegationRecord;
   /** The deployer the card's signing key belongs to in your directory (or, when the card fails, the one it names). */
   childDeployer?: string;
@@ -123,12 +135,17 @@ export async function verifyDelegationRecord(
   const childDeployer = cardDeployer(record.card, card);
   const check = { directory: options.directory, now, revocation: options.revocation ?? 'from-revoked-at' } as const;
   const taskReceipt = _taskReceipt(record, check, problems);
-  const answer = await verifyAnswer(
-    record.answer as WireAnswer,
-    { construction: record.request.construction, childDeployer, ...(taskReceipt ? { taskReceipt } : {}) },
-    { ...check, requireCosigners: options.requireCosigners ?? [] },
-  );
-  problems.push(...answer.problems);
+  const expected = {
+    construction: record.request.construction,
+    childDeployer,
+    ...(taskReceipt ? { taskReceipt } : {}),
+  };
+  const against = { ...check, requireCosigners: options.requireCosigners ?? [] };
+  const streams = record.streams
+    ? await checkStreams(record.streams, record.answer as WireAnswer, expected, against)
+    : undefined;
+  const answer = await verifyAnswer(record.answer as WireAnswer, expected, against);
+  problems.push(...(streams?.problems ?? []), ...answer.problems);
   // A replay is known only to the nonce store the parent used: the record keeps it, a re-check cannot undo it.
   for (const p of record.verdict.problems.filter((x) => x.code === 'REPLAY'))
     problems.push({ code: 'REPLAY', message: `recorded at ${record.verified_at}: ${p.message}` });
@@ -137,7 +154,14 @@ export async function verifyDelegationRecord(
       code: 'VERDICT_NOT_REPRODUCED',
       message: `the record says ${record.verdict.ok ? 'valid' : 'invalid'}; the re-check finds it ${problems.length === 0 ? 'valid' : 'invalid'}.`,
     });
-  return { ok: problems.length === 0, problems, check: answer, record, childDeployer };
+  return {
+    ok: problems.length === 0,
+    problems,
+    check: answer,
+    streams: streams?.results ?? [],
+    record,
+    childDeployer,
+  };
 }
 
 /**

@@ -84,7 +84,10 @@ const _STREAM_KEYS: readonly string[] = [CHUNK_KEY, STREAM_CHECKPOINT_KEY, STREA
 function _withoutStreamKeys(artifact: Artifact): Artifact {
   const metadata = artifact.metadata;
   if (!metadata || !_STREAM_KEYS.some((key) => key in metadata)) return artifact;
-  return { ...artifact, metadata: Object.fromEntries(Object.entries(metadata).filter(([k]) => !_STREAM_KEYS.includes(k))) };
+  return {
+    ...artifact,
+    metadata: Object.fromEntries(Object.entries(metadata).filter(([k]) => !_STREAM_KEYS.includes(k))),
+  };
 }
 
 function _redact(message: Message): Message {
