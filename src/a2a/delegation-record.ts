@@ -16,10 +16,10 @@ import type { RevocationPolicy } from '../attest/key-status.js';
 import { parseReceipt, type Receipt } from '../attest/receipt.js';
 import type { StreamVerifyResult } from '../attest/stream/index.js';
 import { checkPath } from '../attest/verify.js';
-import { type AnswerCheck, type AnswerProblem, verifyAnswer, type WireAnswer } from './answer.js';
+import type { AnswerCheck, AnswerProblem, WireAnswer } from './answer.js';
 import { cardDeployer, verifyAgentCard } from './card.js';
 import { CONDITIONS } from './metadata.js';
-import { checkStreams } from './stream-answer.js';
+import { verifyStreamedAnswer } from './stream-answer.js';
 
 /** The declared `type` of a delegation record. */
 export const DELEGATION_RECORD_TYPE = 'witness/a2a-delegation';
@@ -140,12 +140,16 @@ export async function verifyDelegationRecord(
     childDeployer,
     ...(taskReceipt ? { taskReceipt } : {}),
   };
-  const against = { ...check, requireCosigners: options.requireCosigners ?? [] };
-  const streams = record.streams
-    ? await checkStreams(record.streams, record.answer as WireAnswer, expected, against)
-    : undefined;
-  const answer = await verifyAnswer(record.answer as WireAnswer, expected, against);
-  problems.push(...(streams?.problems ?? []), ...answer.problems);
+  const { check: answer, streams } = await verifyStreamedAnswer(
+    record.answer as WireAnswer,
+    record.streams ?? [],
+    expected,
+    {
+      ...check,
+      requireCosigners: options.requireCosigners ?? [],
+    },
+  );
+  problems.push(...answer.problems);
   // A replay is known only to the nonce store the parent used: the record keeps it, a re-check cannot undo it.
   for (const p of record.verdict.problems.filter((x) => x.code === 'REPLAY'))
     problems.push({ code: 'REPLAY', message: `recorded at ${record.verified_at}: ${p.message}` });
@@ -158,7 +162,7 @@ export async function verifyDelegationRecord(
     ok: problems.length === 0,
     problems,
     check: answer,
-    streams: streams?.results ?? [],
+    streams,
     record,
     childDeployer,
   };

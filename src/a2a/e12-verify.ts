@@ -7,10 +7,12 @@
  * answer (answer.ts): its receipts against the bytes they cover (the artifact's,
  * artifact.ts, or in files written before results were artifacts the output text's),
  * every signature and dag edge (as of the trial's recorded verification time), and the
- * release by the child whose card the file holds; the recorded verdicts and summary
+ * release by the child whose card the file holds; a dag+stream trial's recorded stream,
+ * chunk by chunk, against that answer (stream-answer.ts); the recorded verdicts and summary
  * counts reproduced; the forgery still accepted under chain and rejected under dag; the
  * card signature. A file that proves nothing — no trials, a condition missing, no
- * forgery entries — is invalid, never "valid 0/0".
+ * forgery entries — is invalid, never "valid 0/0". Files written before the streamed
+ * condition (no `config.conditions`) ran none, chain and dag, and verify as before.
  *
  * Trust: by default the keys recorded in the file (the run's own deployers) — that
  * checks the archive's internal consistency. Pass your own directory to check it
@@ -21,12 +23,14 @@ import { KeyDirectory, parseDirectory } from '../attest/key-directory.js';
 import type { RevocationPolicy } from '../attest/key-status.js';
 import { codesFor } from '../attest/reasons.js';
 import { type VerifyOptions, verifyEvidence } from '../attest/verify.js';
+import type { StreamVerifyResult } from '../attest/stream/index.js';
 import { sha256Hex } from '../core/hash.js';
-import { type AnswerCheck, COMPLETED_STATE, verifyAnswer, type WireAnswer } from './answer.js';
+import { type AnswerCheck, COMPLETED_STATE, type WireAnswer } from './answer.js';
 import { type ArtifactRecord, artifactBytes, artifactText, type WireArtifact } from './artifact.js';
 import { cardDeployer, verifyAgentCard } from './card.js';
-import { E12_KIND } from './e12.js';
-import { CONDITIONS, EVIDENCE_KEY } from './metadata.js';
+import { conditionParts, E12_CONDITIONS, E12_CONDITIONS_BEFORE_STREAM, E12_KIND, type E12Condition } from './e12.js';
+import { EVIDENCE_KEY } from './metadata.js';
+import { verifyStreamedAnswer } from './stream-answer.js';
 
 const ArtifactSchema = z.strictObject({
   task_id: z.string(),
@@ -36,12 +40,14 @@ const ArtifactSchema = z.strictObject({
 });
 const TrialSchema = z.object({
   task_id: z.string(),
-  condition: z.enum(CONDITIONS),
+  condition: z.enum(E12_CONDITIONS),
   output_text: z.string(),
   output_sha256: z.string(),
   output_len: z.number(),
   artifact: ArtifactSchema.optional(),
   evidence: z.unknown(),
+  /** dag+stream: the recorded stream, its lines as values. */
+  stream: z.array(z.unknown()).min(1).optional(),
   verdict: z.object({ ok: z.boolean() }),
   verified_at: z.string(),
 });
@@ -52,7 +58,7 @@ const ForgerySchema = z.object({
   verified_at: z.string(),
   accepted: z.boolean(),
 });
-const SummarySchema = z.object({ condition: z.enum(CONDITIONS), n: z.number(), verified: z.number() });
+const SummarySchema = z.object({ condition: z.enum(E12_CONDITIONS), n: z.number(), verified: z.number() });
 const ResultsSchema = z
   .object({
     // `type` since types are declared; `kind` in files written before (legacy). Exactly one.
@@ -60,7 +66,16 @@ const ResultsSchema = z
     kind: z.literal(E12_KIND).optional(),
     v: z.literal(1),
     created_at: z.string(),
-    config: z.object({ trials: z.int().min(1, 'an E12 run has at least one trial per condition') }),
+    config: z.object({
+      trials: z.int().min(1, 'an E12 run has at least one trial per condition'),
+      // Files written before the streamed condition name none: they ran none, chain and dag.
+      conditions: z
+        .array(z.enum(E12_CONDITIONS))
+        .refine((c) => E12_CONDITIONS_BEFORE_STREAM.every((x) => c.includes(x)) && new Set(c).size === c.length, {
+          message: 'the conditions are none, chain and dag, and may add dag+stream, each once',
+        })
+        .optional(),
+    }),
     keys: z.unknown(),
     card: z.unknown(),
     trials: z.array(TrialSchema).min(1, 'an E12 results file needs at least one trial'),
@@ -99,6 +114,9 @@ export interface E12VerifyResult {
   verified: number;
   signatures: number;
   edges: number;
+  /** Recorded streams (dag+stream trials) re-checked chunk by chunk, and their chunks. */
+  streams: number;
+  chunks: number;
   /** Every mismatch found, each naming the trial. */
   problems: E12Problem[];
   trustedKeys: 'file' | 'directory';
@@ -129,6 +147,8 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
     verified: 0,
     signatures: 0,
     edges: 0,
+    streams: 0,
+    chunks: 0,
     problems,
     trustedKeys,
   });
@@ -173,6 +193,8 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
   const verifiedBy = new Map<string, number>();
   let signatures = 0;
   let edges = 0;
+  let streams = 0;
+  let chunks = 0;
   for (const [i, t] of results.trials.entries()) {
     const where = `trial ${i} (${t.condition}, task ${t.task_id})`;
     if (seen.has(t.task_id)) problems.push({ code: 'TASK_ID_REPEATED', message: `${where}: task id used twice.` });
@@ -196,7 +218,11 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
       });
     const result = await verifyTrial(t, childDeployer, check);
     signatures += result.signaturesChecked;
-    edges += result.paths.flat().filter((r) => r.type === 'edge').length;
+    streams += result.streams.length;
+    chunks += result.streams.reduce((n, x) => n + x.received, 0);
+    edges += [...result.paths, ...result.streams.map((x) => x.path ?? [])]
+      .flat()
+      .filter((r) => r.type === 'edge').length;
     if (result.ok) verifiedBy.set(t.condition, (verifiedBy.get(t.condition) ?? 0) + 1);
     else
       problems.push({
@@ -222,6 +248,8 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
     verified,
     signatures,
     edges,
+    streams,
+    chunks,
     problems,
     trustedKeys,
     ...(results.interrupted ? { interrupted: results.interrupted } : {}),
@@ -254,19 +282,37 @@ export function trialAnswer(trial: Pick<_Trial, 'output_text' | 'artifact' | 'ev
 /**
  * Re-checks one trial as of its recorded verification time with the one check of an
  * answer: released by `childDeployer` (the deployer of the file's card), under the
- * trial's construction; no nonce is consumed. There is no task receipt to pin the root
+ * trial's construction, and — for dag+stream — its recorded stream against that answer
+ * (stream-answer.ts); no nonce is consumed. There is no task receipt to pin the root
  * to: the file records none apart from the path.
  */
-export function verifyTrial(
-  trial: Pick<_Trial, 'output_text' | 'artifact' | 'evidence' | 'condition' | 'verified_at'>,
+export async function verifyTrial(
+  trial: Pick<_Trial, 'output_text' | 'artifact' | 'evidence' | 'condition' | 'verified_at' | 'stream'>,
   childDeployer: string,
   options: Omit<VerifyOptions, 'construction' | 'now' | 'nonceStore'>,
-): Promise<AnswerCheck> {
-  return verifyAnswer(
+): Promise<AnswerCheck & { streams: StreamVerifyResult[] }> {
+  const { construction, stream } = conditionParts(trial.condition);
+  const { check, streams } = await verifyStreamedAnswer(
     trialAnswer(trial),
-    { construction: trial.condition, childDeployer },
+    trial.stream ? [trial.stream] : [],
+    { construction, childDeployer },
     { ...options, now: Date.parse(trial.verified_at) },
   );
+  if (stream && !trial.stream)
+    return {
+      ...check,
+      ok: false,
+      problems: [
+        {
+          code: 'MALFORMED',
+          message: `A ${trial.condition} trial records the stream its parent was shown; this one has none.`,
+          at: 'stream',
+        },
+        ...check.problems,
+      ],
+      streams,
+    };
+  return { ...check, streams };
 }
 
 /**
@@ -297,23 +343,30 @@ function _foreignKeys(keys: unknown, directory: KeyDirectory): string[] | undefi
   return kids.length > 0 && kids.every((kid) => !directory.get(kid)) ? kids : undefined;
 }
 
+/** The conditions the run planned: `config.conditions`, or none, chain and dag in files written before it. */
+function _conditions(results: _Results): readonly E12Condition[] {
+  return results.config.conditions ?? E12_CONDITIONS_BEFORE_STREAM;
+}
+
 /** Every condition has the configured number of trials, and the forgery is recorded once per construction. */
 function _shapeProblems(results: _Results): E12Problem[] {
   const problems: E12Problem[] = [];
-  const counts = CONDITIONS.map((c) => `${results.trials.filter((t) => t.condition === c).length} ${c}`).join(', ');
+  const conditions = _conditions(results);
+  const planned = results.config.trials * conditions.length;
+  const counts = conditions.map((c) => `${results.trials.filter((t) => t.condition === c).length} ${c}`).join(', ');
   if (results.interrupted) {
     const { at, trials_recorded, trials_planned } = results.interrupted;
-    if (trials_recorded !== results.trials.length || trials_planned !== results.config.trials * CONDITIONS.length)
+    if (trials_recorded !== results.trials.length || trials_planned !== planned)
       problems.push({
         code: 'MALFORMED',
-        message: `interrupted says ${trials_recorded} of ${trials_planned} trials, but the file holds ${results.trials.length} of the ${results.config.trials * CONDITIONS.length} its config plans.`,
+        message: `interrupted says ${trials_recorded} of ${trials_planned} trials, but the file holds ${results.trials.length} of the ${planned} its config plans.`,
       });
     problems.push({
       code: 'INCOMPLETE',
-      message: `the run was interrupted at ${at}: the file holds ${results.trials.length} of the ${results.config.trials * CONDITIONS.length} planned trials (${counts}); they are checked below, but this is not the complete experiment.`,
+      message: `the run was interrupted at ${at}: the file holds ${results.trials.length} of the ${planned} planned trials (${counts}); they are checked below, but this is not the complete experiment.`,
     });
   }
-  for (const c of CONDITIONS) {
+  for (const c of conditions) {
     const n = results.trials.filter((t) => t.condition === c).length;
     // An interrupted run holds fewer (INCOMPLETE says so), never more.
     if (results.interrupted ? n > results.config.trials : n !== results.config.trials)
@@ -322,6 +375,12 @@ function _shapeProblems(results: _Results): E12Problem[] {
         message: `config.trials says ${results.config.trials} trials per condition, but the file holds ${n} ${c} trials.`,
       });
   }
+  const unplanned = new Set(results.trials.map((t) => t.condition).filter((c) => !conditions.includes(c)));
+  for (const c of unplanned)
+    problems.push({
+      code: 'MALFORMED',
+      message: `the file holds ${c} trials, but its config runs only ${conditions.join(', ')}.`,
+    });
   const constructions = results.forgery.map((f) => f.construction).sort();
   if (constructions.join() !== 'chain,dag')
     problems.push({
@@ -363,7 +422,7 @@ async function _forgeryProblems(
 /** The summary's counts (what a reader quotes) must be the trials' own. */
 function _summaryProblems(results: _Results, verifiedBy: Map<string, number>): E12Problem[] {
   const problems: E12Problem[] = [];
-  for (const c of CONDITIONS) {
+  for (const c of _conditions(results)) {
     const s = results.summary.find((x) => x.condition === c);
     const n = results.trials.filter((t) => t.condition === c).length;
     const verified = verifiedBy.get(c) ?? 0;

@@ -17,12 +17,12 @@ import type { NonceStore } from '../attest/nonce-store.js';
 import { isoTime, type Receipt, receiptDigest } from '../attest/receipt.js';
 import type { StreamVerifyResult } from '../attest/stream/index.js';
 import { WitnessError } from '../core/errors.js';
-import { type AnswerCheck, verifyAnswer, type WireAnswer } from './answer.js';
+import type { AnswerCheck, WireAnswer } from './answer.js';
 import { declaresStreaming } from './card.js';
 import { type Grant, STREAMED_GRANT_EDGES } from './cosigner.js';
 import { DELEGATION_RECORD_TYPE, type DelegationRecord } from './delegation-record.js';
 import { followAnswer, wireAnswer } from './follow.js';
-import { checkStreams, type ReceiveStreamOptions, receiveStream } from './stream-answer.js';
+import { type ReceiveStreamOptions, receiveStream, verifyStreamedAnswer } from './stream-answer.js';
 import type { Condition } from './metadata.js';
 import { type DiscoveredChild, delegationOf, delegationRequest, discoverChild, signTask } from './parent.js';
 
@@ -93,21 +93,16 @@ export async function sendTask(url: string, text: string, options: SendTaskOptio
     return followAnswer(child, first, signal);
   });
   const verifiedAt = Date.now();
-  const expected = { construction, childDeployer: child.deployer, ...(taskReceipt ? { taskReceipt } : {}) };
-  const streams =
-    recordings.length > 0
-      ? await checkStreams(recordings, answer, expected, { directory: options.directory, now: verifiedAt })
-      : undefined;
-  // A stream that failed consumes nothing: the answer it belongs to is not accepted.
-  const nonceStore = streams?.ok === false ? undefined : options.nonceStore;
-  const answerCheck = await verifyAnswer(answer, expected, {
-    directory: options.directory,
-    now: verifiedAt,
-    ...(nonceStore ? { nonceStore } : {}),
-  });
-  const check = streams
-    ? { ...answerCheck, ok: answerCheck.ok && streams.ok, problems: [...streams.problems, ...answerCheck.problems] }
-    : answerCheck;
+  const { check, streams } = await verifyStreamedAnswer(
+    answer,
+    recordings,
+    { construction, childDeployer: child.deployer, ...(taskReceipt ? { taskReceipt } : {}) },
+    {
+      directory: options.directory,
+      now: verifiedAt,
+      ...(options.nonceStore ? { nonceStore: options.nonceStore } : {}),
+    },
+  );
   const record: DelegationRecord = {
     type: DELEGATION_RECORD_TYPE,
     v: 1,
@@ -120,7 +115,7 @@ export async function sendTask(url: string, text: string, options: SendTaskOptio
     verdict: { ok: check.ok, problems: check.problems },
     ...(recordings.length > 0 ? { streams: recordings } : {}),
   };
-  return { ok: check.ok, check, streams: streams?.results ?? [], record, childDeployer: child.deployer };
+  return { ok: check.ok, check, streams, record, childDeployer: child.deployer };
 }
 
 /**

@@ -27,11 +27,18 @@ import { StreamRecorder, verifyStream } from '../attest/stream/index.js';
 import type { VerifyOptions } from '../attest/verify.js';
 import { canonicalize } from '../core/canonical-json.js';
 import { WitnessError } from '../core/errors.js';
-import { type AnswerExpectation, type AnswerProblem, pathOriginProblems, type WireAnswer } from './answer.js';
+import {
+  type AnswerCheck,
+  type AnswerExpectation,
+  type AnswerProblem,
+  pathOriginProblems,
+  verifyAnswer,
+  type WireAnswer,
+} from './answer.js';
 import { type ArtifactUpdateJson as WireUpdate, recordArtifactUpdate, streamOfEvent, streamedParts } from './stream.js';
 
 export interface ReceiveStreamOptions {
-  signal: AbortSignal;
+  signal?: AbortSignal;
   /** Each text part as it arrives, unverified. */
   onText?: (text: string) => void;
   /** Another recorder for a stream as it begins (a file written as events arrive, `recordStreamToFile`), if any. */
@@ -72,8 +79,10 @@ export async function receiveStream(
         show(a.parts);
       }
     } else if (payload?.$case === 'statusUpdate') {
-      const { taskId, contextId, status } = payload.value;
-      task = task ? { ...task, status } : _emptyTask(taskId, contextId, status);
+      const { taskId, contextId, status, metadata } = payload.value;
+      // As the SDK keeps a task: an update's metadata merges into the task's (the child's timings ride there).
+      const base = task ?? _emptyTask(taskId, contextId, undefined);
+      task = { ...base, status, metadata: { ...base.metadata, ...metadata } };
     } else if (payload?.$case === 'artifactUpdate') {
       const update = payload.value;
       task = _withArtifact(task ?? _emptyTask(update.taskId, update.contextId, undefined), update);
@@ -90,6 +99,32 @@ export async function receiveStream(
   if (task) return { answer: task, recordings };
   if (message) return { answer: message, recordings };
   throw new WitnessError('UNAVAILABLE', 'The stream ended without a message or a task.');
+}
+
+/**
+ * The one check of an answer (answer.ts) and, when it was streamed, of its recordings
+ * (`checkStreams`): valid only when both pass. The answer's nonces are consumed only
+ * then — a stream that fails leaves them for the genuine answer.
+ */
+export async function verifyStreamedAnswer(
+  answer: WireAnswer,
+  recordings: readonly (string | readonly unknown[])[],
+  expected: AnswerExpectation,
+  options: Omit<VerifyOptions, 'construction'>,
+): Promise<{ check: AnswerCheck; streams: StreamVerifyResult[] }> {
+  if (recordings.length === 0) return { check: await verifyAnswer(answer, expected, options), streams: [] };
+  const { nonceStore: _later, ...withoutNonces } = options;
+  const streams = await checkStreams(recordings, answer, expected, withoutNonces);
+  const check = await verifyAnswer(answer, expected, streams.ok ? options : withoutNonces);
+  return {
+    check: {
+      ...check,
+      ok: check.ok && streams.ok,
+      problems: [...streams.problems, ...check.problems],
+      signaturesChecked: check.signaturesChecked + streams.results.reduce((n, r) => n + r.signaturesChecked, 0),
+    },
+    streams: streams.results,
+  };
 }
 
 export interface StreamsCheck {

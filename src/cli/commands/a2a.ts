@@ -359,7 +359,7 @@ function _tool(ctx: CliContext): Command {
 function _bench(ctx: CliContext): Command {
   return new Command('bench')
     .description(
-      'Experiment E12: three loopback processes (this one: parent + co-signer; the child agent; the MCP tool), conditions none / chain / dag interleaved after warm-ups, one record per trial, the child-key-only forgery, a summary table. Check the file with: witness verify results.json',
+      'Experiment E12: three loopback processes (this one: parent + co-signer; the child agent; the MCP tool), conditions none / chain / dag / dag+stream (dag with the answer streamed with chunk receipts, each trial recording its stream) interleaved after warm-ups, one record per trial, the child-key-only forgery, a summary table. Check the file with: witness verify results.json',
     )
     .option('--trials <n>', 'trials per condition', wholeNumber(1), 30)
     .option('--warmup <n>', 'warm-up trials per condition (not recorded)', wholeNumber(0), 10)
@@ -412,7 +412,7 @@ function _bench(ctx: CliContext): Command {
         writeFileAtomic(out, `${JSON.stringify(results, null, 2)}\n`); // evidence: all or nothing, durable
         if (o.json)
           ctx.io.stdout(
-            `${JSON.stringify({ summary: results.summary, forgery: results.forgery.map(({ construction, accepted, reasons }) => ({ construction, accepted, reasons })), overhead_dag_vs_none_ms: results.overhead_dag_vs_none_ms, overhead_dag_vs_none_paired_median_ms: results.overhead_dag_vs_none_paired_median_ms, overhead_dag_vs_none_cpu_ms: results.overhead_dag_vs_none_cpu_ms, overhead_chain_vs_none_ms: results.overhead_chain_vs_none_ms, ...(results.interrupted ? { interrupted: results.interrupted } : {}), out }, null, 2)}\n`,
+            `${JSON.stringify({ summary: results.summary, forgery: results.forgery.map(({ construction, accepted, reasons }) => ({ construction, accepted, reasons })), overhead_dag_vs_none_ms: results.overhead_dag_vs_none_ms, overhead_dag_vs_none_paired_median_ms: results.overhead_dag_vs_none_paired_median_ms, overhead_dag_vs_none_cpu_ms: results.overhead_dag_vs_none_cpu_ms, overhead_chain_vs_none_ms: results.overhead_chain_vs_none_ms, overhead_dag_stream_vs_none_ms: results.overhead_dag_stream_vs_none_ms, overhead_dag_stream_vs_dag_ms: results.overhead_dag_stream_vs_dag_ms, overhead_dag_stream_vs_none_cpu_ms: results.overhead_dag_stream_vs_none_cpu_ms, ...(results.interrupted ? { interrupted: results.interrupted } : {}), out }, null, 2)}\n`,
           );
         else
           ctx.io.stdout(
