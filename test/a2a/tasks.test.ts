@@ -13,6 +13,7 @@ import { verifyTaskArtifacts } from '../../src/a2a/answer.js';
 import { JSONRPC_PATH } from '../../src/a2a/card.js';
 import { followAnswer } from '../../src/a2a/follow.js';
 import { DELEGATION_KEY, ERROR_KEY } from '../../src/a2a/metadata.js';
+import { CHUNK_KEY } from '../../src/a2a/stream.js';
 import { dagDelegation, expectation, startWorld, userMessage, type World } from './helpers.js';
 
 /** A backend whose every answer waits until the test lets it go. */
@@ -122,7 +123,7 @@ describe('a task of the child agent', () => {
     expect(methods).toEqual(['GetTask', 'SubscribeToTask', 'GetTask']);
   });
 
-  it('streams SUBMITTED, WORKING, the artifact and COMPLETED, in that order (SendStreamingMessage)', async () => {
+  it('streams SUBMITTED, WORKING, the artifact chunk by chunk — each with its receipt, the last lastChunk — and COMPLETED (SendStreamingMessage)', async () => {
     const seen: string[] = [];
     const stream = client.sendMessageStream({
       tenant: '',
@@ -135,13 +136,20 @@ describe('a task of the child agent', () => {
       const p = event.payload;
       if (p?.$case === 'task') seen.push(`task ${TaskState[p.value.status?.state ?? 0]}`);
       if (p?.$case === 'statusUpdate') seen.push(`status ${TaskState[p.value.status?.state ?? 0]}`);
-      if (p?.$case === 'artifactUpdate') seen.push(`artifact lastChunk=${p.value.lastChunk}`);
+      if (p?.$case === 'artifactUpdate')
+        seen.push(
+          `artifact append=${p.value.append} lastChunk=${p.value.lastChunk}${CHUNK_KEY in (p.value.artifact?.metadata ?? {}) ? ' +receipt' : ''}`,
+        );
     }
     await released;
+    // The policy answer is four lines: one chunk each (--stream-policy chunk, the default).
     expect(seen).toEqual([
       'task TASK_STATE_SUBMITTED',
       'status TASK_STATE_WORKING',
-      'artifact lastChunk=true',
+      'artifact append=false lastChunk=false +receipt',
+      'artifact append=true lastChunk=false +receipt',
+      'artifact append=true lastChunk=false +receipt',
+      'artifact append=true lastChunk=true +receipt',
       'status TASK_STATE_COMPLETED',
     ]);
   });
