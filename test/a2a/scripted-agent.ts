@@ -210,6 +210,39 @@ export function publishChunks(turn: Pick<Turn, 'ctx' | 'bus'>, chunks: readonly 
     );
 }
 
+/**
+ * A script that answers with `text` streamed as the real child streams it
+ * (`streamedChunks`) — WORKING, the chunk events, COMPLETED — after `alter` has had its
+ * way with the chunks (default: none), e.g. to drop, move or splice one.
+ */
+export function streamingScript(
+  key: SigningKey,
+  text: string,
+  options: {
+    cosignerUrl?: string;
+    alter?: (chunks: StreamedChunk[], turn: Turn) => Promise<StreamedChunk[]>;
+  } = {},
+): (turn: Turn) => Promise<void> {
+  return async (turn) => {
+    turn.bus.publish(AgentEvent.task(taskOf(turn, TaskState.TASK_STATE_WORKING)));
+    const chunks = await streamedChunks(
+      key,
+      turn,
+      text,
+      options.cosignerUrl ? { cosignerUrl: options.cosignerUrl } : {},
+    );
+    publishChunks(turn, options.alter ? await options.alter(chunks, turn) : chunks);
+    turn.bus.publish(
+      AgentEvent.statusUpdate({
+        taskId: turn.ctx.taskId,
+        contextId: turn.ctx.contextId,
+        status: taskOf(turn, TaskState.TASK_STATE_COMPLETED).status,
+        metadata: undefined,
+      }),
+    );
+  };
+}
+
 /** The task of `turn` in `state`, with `artifacts` and a status message carrying `metadata`. */
 export function taskOf(
   turn: Pick<Turn, 'ctx'>,

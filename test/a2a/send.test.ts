@@ -23,9 +23,8 @@ import {
   AgentEvent,
   releaseArtifact,
   type ScriptedAgent,
-  publishChunks,
   serveScriptedAgent,
-  streamedChunks,
+  streamingScript,
   TaskState,
   taskOf,
   textArtifact,
@@ -222,21 +221,7 @@ describe('a delegation answered with a Task', () => {
   });
 
   it('streams each text part as it arrives and verifies both the recorded stream and the artifact the chunks build', async () => {
-    const url = await scripted(
-      async (turn) => {
-        turn.bus.publish(AgentEvent.task(taskOf(turn, TaskState.TASK_STATE_WORKING)));
-        publishChunks(turn, await streamedChunks(world.child, turn, 'Lot 15: within tolerance.'));
-        turn.bus.publish(
-          AgentEvent.statusUpdate({
-            taskId: turn.ctx.taskId,
-            contextId: turn.ctx.contextId,
-            status: taskOf(turn, TaskState.TASK_STATE_COMPLETED).status,
-            metadata: undefined,
-          }),
-        );
-      },
-      { streaming: true },
-    );
+    const url = await scripted(streamingScript(world.child, 'Lot 15: within tolerance.'), { streaming: true });
     const chunks: string[] = [];
     const result = await sendTask(
       url,
