@@ -151,6 +151,31 @@ describe('an E12 file written when results were messages', () => {
   });
 });
 
+describe('an E12 file written before the dag+stream condition', () => {
+  // Written by `witness a2a bench --trials 1 --warmup 0` at 0824343, when the child answered
+  // with Tasks and E12 ran none, chain and dag only: no config.conditions, no trial streamed.
+  const fixture = join(import.meta.dirname, '..', 'fixtures', 'e12', 'task-era.json');
+
+  it('still verifies as the complete run of its three conditions', async () => {
+    const r = await cli('verify', fixture);
+    expect([r.code, r.out]).toEqual([
+      0,
+      expect.stringMatching(/^valid: E12 results, 3\/3 trials verified \([^)]*dag edges re-verified\), trusting/),
+    ]);
+  });
+
+  it('is refused when a dag+stream trial is added to it: its config runs no such condition (MALFORMED)', async () => {
+    const old = JSON.parse(readFileSync(fixture, 'utf8')) as { trials: Array<{ condition: string }> };
+    old.trials.push({
+      ...(old.trials.find((t) => t.condition === 'dag') as { condition: string }),
+      condition: 'dag+stream',
+    });
+    const r = await cli('verify', write('task-era-added.json', JSON.stringify(old)));
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/MALFORMED +the file holds dag\+stream trials, but its config runs only none, chain, dag/);
+  });
+});
+
 describe('each E12 trial is re-checked by the one check of an answer (verifyTrial)', () => {
   const artifact = { task_id: 't-1', context_id: 'c-1', artifact_id: 'a-1', parts: [{ text: 'Lot 7: ok.' }] };
   /** A none trial whose artifact `key`'s runtime released. */
