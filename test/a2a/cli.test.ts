@@ -220,7 +220,7 @@ describe('witness a2a servers: bad addresses and files are one line with the doc
       oneLine(r.err);
       const help = await cli('a2a', args[1]!, '--help');
       expect(help.out.replace(/\s+/g, ' '), args[1]).toContain(
-        `a larger one gets a JSON 413 (default ${defaults[args[1]!]})`,
+        `a larger one is refused with 413 (default ${defaults[args[1]!]})`,
       );
     }
   });

@@ -10,7 +10,6 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { ServerAccessOptions } from '../../a2a/access.js';
 import { type AgentBackend, DEFAULT_AGENT_MAX_REQUEST_BYTES, policyBackend, serveChildAgent } from '../../a2a/agent.js';
 import { embeddedBackend, openAiCompatibleBackend } from '../../a2a/llm-backend.js';
 import { fetchAgentCard, parseCardText, verifyAgentCard } from '../../a2a/card.js';
@@ -34,10 +33,11 @@ import {
 } from '../../attest/index.js';
 import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
-import { hostName, portNumber, wholeNumber } from '../args.js';
+import { wholeNumber } from '../args.js';
 import { type CliContext, checkOutPath, resolvePath } from '../context.js';
 import { interruptedExitCode, stopOnSignal, untilStopped } from '../signals.js';
 import { sendCommand } from './a2a-send.js';
+import { type ServerCliOptions, serverAccess, withServerOptions } from '../server-options.js';
 
 const AGENTS = ['policy', 'llm', 'embedded'] as const;
 
@@ -88,45 +88,12 @@ export function a2aCommand(ctx: CliContext): Command {
 }
 
 /** The options every server command shares: where it binds and whom it answers. */
-interface ServerCliOptions {
-  host: string;
-  port: number;
-  allowedHost: string[];
-  allowOrigin: string[];
-  maxRequestBytes?: number;
+/** The server options, and --json (print the ready line as JSON). */
+interface ServerOptions extends ServerCliOptions {
   json?: boolean;
 }
 
-function _withServerOptions(command: Command, defaultMaxRequestBytes: number): Command {
-  const collect = (v: string, all: string[]) => [...all, v];
-  return command
-    .option('--host <host>', 'address to bind', hostName, '127.0.0.1')
-    .option('--port <port>', 'port (0: any free port)', portNumber, 0)
-    .option(
-      '--allowed-host <host>',
-      'Host names clients use, required when binding beyond loopback (repeatable)',
-      collect,
-      [],
-    )
-    .option('--allow-origin <origin>', 'also allow this Origin (loopback origins are; repeatable)', collect, [])
-    .option(
-      '--max-request-bytes <n>',
-      `largest request body in bytes; a larger one gets a JSON 413 (default ${defaultMaxRequestBytes})`,
-      wholeNumber(1),
-    );
-}
-
-function _access(o: ServerCliOptions): ServerAccessOptions {
-  return {
-    host: o.host,
-    port: o.port,
-    allowedHosts: o.allowedHost,
-    allowedOrigins: o.allowOrigin,
-    ...(o.maxRequestBytes !== undefined ? { maxRequestBytes: o.maxRequestBytes } : {}),
-  };
-}
-
-interface ServeOptions extends ServerCliOptions {
+interface ServeOptions extends ServerOptions {
   key: string;
   streamPolicy: StreamPolicy;
   checkpointEvery: number;
@@ -142,7 +109,7 @@ interface ServeOptions extends ServerCliOptions {
 }
 
 function _serve(ctx: CliContext): Command {
-  return _withServerOptions(new Command('serve'), DEFAULT_AGENT_MAX_REQUEST_BYTES)
+  return withServerOptions(new Command('serve'), String(DEFAULT_AGENT_MAX_REQUEST_BYTES))
     .description(
       'Serve the child A2A agent: signed Agent Card at /.well-known/agent-card.json, JSON-RPC SendMessage (v1.0) and message/send (v0.3), and HTTP+JSON (v1.0). Every message starts a task whose answer is an artifact released through the runtime signer; under dag the parent must co-sign, or the task fails (fail closed). Tasks are kept in --task-store and survive a restart. Runs until interrupted.',
     )
@@ -203,7 +170,7 @@ function _serve(ctx: CliContext): Command {
         cosignTimeoutMs: o.cosignTimeout,
         backend,
         stream: { policy: o.streamPolicy, checkpointEvery: { chunks: o.checkpointEvery, ms: o.checkpointMs } },
-        ..._access(o),
+        ...serverAccess(o),
         ...(o.name ? { name: o.name } : {}),
       });
       const cardUrl = `${agent.url}/.well-known/agent-card.json`;
@@ -283,7 +250,7 @@ function _readCardFile(path: string): unknown {
 }
 
 function _cosigner(ctx: CliContext): Command {
-  return _withServerOptions(new Command('cosigner'), DEFAULT_COSIGNER_MAX_REQUEST_BYTES)
+  return withServerOptions(new Command('cosigner'), String(DEFAULT_COSIGNER_MAX_REQUEST_BYTES))
     .description(
       "The parent deployer's co-signing service: co-signs a dag edge only for a delegation it issued (a grant: task id, child deployer, parent receipt, expiry), once (twice for a streamed answer's grant of two edges), for the holder of the grant's credential. POST /grants needs the admin token and answers the grant's cosign_token; POST /cosign needs that token and answers 200 {signature} or 403 refused. Runs until interrupted.",
     )
@@ -297,10 +264,10 @@ function _cosigner(ctx: CliContext): Command {
       'after',
       '\nExample:\n  $ witness a2a cosigner --key parent.key.json --port 4300 --admin-token-file grants.token\n  $ curl -H "Authorization: Bearer $(cat grants.token)" -d \'{"task_id":"t1","child_deployer":"org-child","parent_digest":"…","expires_at":1767225600000}\' http://127.0.0.1:4300/grants\n  {"ok":true,"cosign_token":"…"}    # give it to the child with the delegation',
     )
-    .action(async (o: ServerCliOptions & { key: string; adminTokenFile?: string }) => {
+    .action(async (o: ServerOptions & { key: string; adminTokenFile?: string }) => {
       const service = new CosignService(readKeyFile(resolvePath(ctx, o.key)));
       const adminToken = o.adminTokenFile ? _adminToken(ctx, resolvePath(ctx, o.adminTokenFile)) : undefined;
-      const server = await serveCosigner(service, { ..._access(o), ...(adminToken ? { adminToken } : {}) });
+      const server = await serveCosigner(service, { ...serverAccess(o), ...(adminToken ? { adminToken } : {}) });
       const token = o.adminTokenFile ? undefined : server.adminToken;
       const stopped = untilStopped(ctx); // listening before it says it is ready, so a signal right after the line is not missed
       ctx.io.stdout(
@@ -339,14 +306,14 @@ function _adminToken(ctx: CliContext, path: string): string {
 }
 
 function _tool(ctx: CliContext): Command {
-  return _withServerOptions(new Command('tool'), DEFAULT_TOOL_MAX_REQUEST_BYTES)
+  return withServerOptions(new Command('tool'), String(DEFAULT_TOOL_MAX_REQUEST_BYTES))
     .description(
       'The MCP tool server (Streamable HTTP, stateless) with get_evidence, which the child agent calls. Runs until interrupted.',
     )
     .option('--json', 'print {"url"} as one JSON line when ready')
     .addHelpText('after', '\nExample:\n  $ witness a2a tool --port 4200     # MCP endpoint http://127.0.0.1:4200/mcp')
-    .action(async (o: ServerCliOptions) => {
-      const server = await serveEvidenceTool(_access(o));
+    .action(async (o: ServerOptions) => {
+      const server = await serveEvidenceTool(serverAccess(o));
       const stopped = untilStopped(ctx); // listening before it says it is ready, so a signal right after the line is not missed
       ctx.io.stdout(
         o.json ? `${JSON.stringify({ url: server.url })}\n` : `MCP tool server ${server.url}; Ctrl-C stops it.\n`,

@@ -13,9 +13,9 @@ import { DEFAULT_WITNESS_MAX_REQUEST_BYTES, serveWitness, Witness } from '../../
 import { readNamedFile } from '../../attest/files.js';
 import { isPostgresUrl, resolveDatabaseUrl } from '../../attest/postgres.js';
 import { WitnessError } from '../../core/errors.js';
-import { hostName, portNumber, wholeNumber } from '../args.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { untilStopped } from '../signals.js';
+import { type ServerCliOptions, serverAccess, withServerOptions } from '../server-options.js';
 
 export function anchorCommand(ctx: CliContext): Command {
   return new Command('anchor')
@@ -31,23 +31,18 @@ export function anchorCommand(ctx: CliContext): Command {
     .addCommand(_vkey(ctx));
 }
 
-interface ServeOptions {
+interface ServeOptions extends ServerCliOptions {
   key: string;
   name: string;
   state: string;
   log: string[];
   logs?: string;
-  host: string;
-  port: number;
-  allowedHost: string[];
-  allowOrigin: string[];
-  maxRequestBytes?: number;
   json?: boolean;
 }
 
 function _serve(ctx: CliContext): Command {
   const collect = (v: string, all: string[]) => [...all, v];
-  return new Command('serve')
+  return withServerOptions(new Command('serve'), String(DEFAULT_WITNESS_MAX_REQUEST_BYTES))
     .description(
       'Run a witness: POST /add-checkpoint takes "old SIZE", consistency proof lines, a blank line and a checkpoint signed by a configured log; it answers a timestamped cosignature/v1 line (200), or 400 malformed, 403 bad signature, 404 unknown log, 409 stale old size (body: the size held), 422 bad proof. The newest cosigned checkpoint per log is kept in the --state SQLite file, so a restart never lets a log roll back. Runs until interrupted.',
     )
@@ -64,20 +59,6 @@ function _serve(ctx: CliContext): Command {
       [],
     )
     .option('--logs <file>', 'a file of log verifier keys, one a line (# starts a comment)')
-    .option('--host <host>', 'address to bind', hostName, '127.0.0.1')
-    .option('--port <port>', 'port (0: any free port)', portNumber, 0)
-    .option(
-      '--allowed-host <host>',
-      'Host names clients use, required when binding beyond loopback (repeatable)',
-      collect,
-      [],
-    )
-    .option('--allow-origin <origin>', 'also allow this Origin (loopback origins are; repeatable)', collect, [])
-    .option(
-      '--max-request-bytes <n>',
-      `largest request body in bytes (default ${DEFAULT_WITNESS_MAX_REQUEST_BYTES})`,
-      wholeNumber(1),
-    )
     .option('--json', 'print {"url", "vkey", "logs"} as one JSON line when ready')
     .addHelpText(
       'after',
@@ -92,13 +73,7 @@ function _serve(ctx: CliContext): Command {
         state: isPostgresUrl(state) ? state : resolvePath(ctx, state),
       });
       try {
-        const server = await serveWitness(witness, {
-          host: o.host,
-          port: o.port,
-          allowedHosts: o.allowedHost,
-          allowedOrigins: o.allowOrigin,
-          ...(o.maxRequestBytes !== undefined ? { maxRequestBytes: o.maxRequestBytes } : {}),
-        });
+        const server = await serveWitness(witness, serverAccess(o));
         const stopped = untilStopped(ctx); // listening before it says it is ready, so a signal right after the line is not missed
         ctx.io.stdout(
           o.json

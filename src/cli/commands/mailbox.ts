@@ -23,7 +23,6 @@ import {
   tailMailbox,
   verifyMailbox,
 } from '../../mailbox/index.js';
-import { hostName, portNumber, wholeNumber } from '../args.js';
 import { parseCommandArray, selfCommand } from '../self-command.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { untilStopped } from '../signals.js';
@@ -33,6 +32,7 @@ import { storeOption } from './mailbox-store.js';
 import { addWitnessOptions, startWitnessing, type WitnessServeOptions } from './mailbox-witness.js';
 import { formatExplanation, statusCommand } from './mailbox-status.js';
 import { exportCommand, importCommand } from './mailbox-transfer.js';
+import { type ServerCliOptions, serverAccess, withServerOptions } from '../server-options.js';
 
 export function mailboxCommand(ctx: CliContext): Command {
   return new Command('mailbox')
@@ -136,12 +136,10 @@ function _addAgent(ctx: CliContext): Command {
     });
 }
 
-interface ServeOptions {
+interface ServeOptions extends ServerCliOptions {
   dir: string;
   agent?: string;
   http?: boolean;
-  host: string;
-  port: number;
   toolPrefix: string;
   key?: string;
   store?: string;
@@ -149,24 +147,23 @@ interface ServeOptions {
   rateLimit?: string;
   maxUnreadMessages?: string;
   maxUnreadBytes?: string;
-  maxRequestBytes?: number;
-  allowOrigin: string[];
-  allowedHost: string[];
   channel?: boolean;
   sessionLog?: string;
 }
 
 function _serve(ctx: CliContext): Command {
-  const collect = (v: string, all: string[]) => [...all, v];
-  const command = new Command('serve')
-    .description(
-      'Serve the mailbox over MCP: stdio for one agent (--agent), or Streamable HTTP for many (--http; each agent authenticates with its token).',
-    )
-    .requiredOption('--dir <dir>', 'mailbox folder')
-    .option('--agent <name>', 'stdio: the agent this process acts for (or WITNESS_MAILBOX_AGENT)')
-    .option('--http', 'serve Streamable HTTP at /mcp instead of stdio')
-    .option('--host <host>', 'HTTP bind address', hostName, '127.0.0.1')
-    .option('--port <port>', 'HTTP port (0: any free port)', portNumber, 0)
+  const _collect = (v: string, all: string[]) => [...all, v];
+  const command = withServerOptions(
+    new Command('serve')
+      .description(
+        'Serve the mailbox over MCP: stdio for one agent (--agent), or Streamable HTTP for many (--http; each agent authenticates with its token).',
+      )
+      .requiredOption('--dir <dir>', 'mailbox folder')
+      .option('--agent <name>', 'stdio: the agent this process acts for (or WITNESS_MAILBOX_AGENT)')
+      .option('--http', 'serve Streamable HTTP at /mcp instead of stdio'),
+    '1048576: 1 MiB',
+    'HTTP: ',
+  )
     .option('--tool-prefix <prefix>', "prefix every tool name (e.g. mailbox_) to avoid runtimes' built-ins", '')
     .option('--key <path>', 'signing key file (default: the one mailbox.json names)')
     .option('--store <kind>', 'jsonl, sqlite or postgres: must match the mailbox')
@@ -180,13 +177,6 @@ function _serve(ctx: CliContext): Command {
       '--max-unread-bytes <n>',
       'unread bytes one recipient may hold before sends to it are refused, 0 for no limit (default 67108864: 64 MiB)',
     )
-    .option(
-      '--max-request-bytes <n>',
-      'HTTP: largest request body in bytes; a larger one gets a JSON 413 (default 1048576: 1 MiB)',
-      wholeNumber(1),
-    )
-    .option('--allow-origin <origin>', 'HTTP: also allow this Origin (repeatable)', collect, [])
-    .option('--allowed-host <host>', 'HTTP: allowed Host names when binding beyond loopback (repeatable)', collect, [])
     .option(
       '--channel',
       'push each new message from a registered agent into the session as a Claude Code channel event (notifications/claude/channel)',
@@ -236,13 +226,7 @@ function _serve(ctx: CliContext): Command {
       if (!o.http) await assertRegistered(runtime, agent!);
       submitter = await startWitnessing(ctx, runtime, o, o.key !== undefined ? _keyPath(ctx, o.key) : undefined);
       if (!o.http) return undefined;
-      return serveHttp(runtime, {
-        host: o.host,
-        port: o.port,
-        allowedOrigins: o.allowOrigin,
-        allowedHosts: o.allowedHost,
-        ...(o.maxRequestBytes !== undefined ? { maxRequestBytes: o.maxRequestBytes } : {}),
-      }).catch(async (error: unknown) => {
+      return serveHttp(runtime, serverAccess(o)).catch(async (error: unknown) => {
         await submitter?.close().catch(() => undefined); // its own database connection would keep the process alive
         throw error;
       });
