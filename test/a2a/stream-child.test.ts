@@ -7,6 +7,7 @@
  * stream is cut, the task FAILED); a context id the stream origin cannot carry is
  * refused before a task starts. And the way the child cuts an answer, as a property.
  */
+import { randomUUID } from 'node:crypto';
 import { Task, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import fc from 'fast-check';
@@ -85,19 +86,31 @@ describe('an answer the child streams', () => {
     expect(result.check.task?.state).toBe('TASK_STATE_FAILED');
   });
 
-  it('is refused before a task starts when its context id cannot name a stream (not 1–128 of A-Za-z0-9._:-)', async () => {
-    const request = delegationRequest('Inspect lot 54.', _noDelegation());
-    request.message = { ...userMessage('Inspect lot 54.'), contextId: 'a/b' };
-    await expect(receiveStream(jsonRpc, request, {})).rejects.toThrow(/contextId "a\/b" must be 1–128 letters/);
-    const listed = await jsonRpc.listTasks({
-      tenant: '',
-      contextId: 'a/b',
-      status: TaskState.TASK_STATE_UNSPECIFIED,
-      pageToken: '',
-      statusTimestampAfter: undefined,
-    });
-    expect(listed.tasks).toEqual([]);
-  });
+  it.each([
+    ['JSON-RPC', () => jsonRpc],
+    ['HTTP+JSON', () => httpJson],
+  ])(
+    'is refused over %s before a task starts when its context id cannot name a stream (not 1–128 of A-Za-z0-9._:-)',
+    async (_, client) => {
+      const request = delegationRequest('Inspect lot 54.', _noDelegation());
+      const contextId = `a/${randomUUID()}`; // one of its own: the other binding's run leaves a task in its context
+      request.message = { ...userMessage('Inspect lot 54.'), contextId };
+      await expect(receiveStream(client(), request, {})).rejects.toThrow(
+        /contextId "a\/[0-9a-f-]{36}" must be 1–128 letters/,
+      );
+      const listed = await jsonRpc.listTasks({
+        tenant: '',
+        contextId,
+        status: TaskState.TASK_STATE_UNSPECIFIED,
+        pageToken: '',
+        statusTimestampAfter: undefined,
+      });
+      expect(listed.tasks).toEqual([]);
+      // Not streamed, the same message is answered as always: only a stream's origin names the context.
+      const answered = (await client().sendMessage(request)) as Task;
+      expect([answered.contextId, answered.status?.state]).toEqual([contextId, TaskState.TASK_STATE_COMPLETED]);
+    },
+  );
 });
 
 describe('how the child cuts an answer (cutAnswer)', () => {
