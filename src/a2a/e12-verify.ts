@@ -18,75 +18,19 @@
  * checks the archive's internal consistency. Pass your own directory to check it
  * against keys you trust.
  */
-import { z } from 'zod';
 import { KeyDirectory, parseDirectory } from '../attest/key-directory.js';
 import type { RevocationPolicy } from '../attest/key-status.js';
 import { codesFor } from '../attest/reasons.js';
-import { type VerifyOptions, verifyEvidence } from '../attest/verify.js';
+import type { VerifyOptions } from '../attest/verify.js';
 import type { StreamVerifyResult } from '../attest/stream/index.js';
 import { sha256Hex } from '../core/hash.js';
 import { type AnswerCheck, COMPLETED_STATE, type WireAnswer } from './answer.js';
 import { type ArtifactRecord, artifactBytes, artifactText, type WireArtifact } from './artifact.js';
 import { cardDeployer, verifyAgentCard } from './card.js';
-import { conditionParts, E12_CONDITIONS, E12_CONDITIONS_BEFORE_STREAM, E12_KIND, type E12Condition } from './e12.js';
+import { conditionParts, E12_KIND } from './e12.js';
 import { EVIDENCE_KEY } from './metadata.js';
+import { type E12FileTrial, forgeryProblems, ResultsSchema, shapeProblems, summaryProblems } from './e12-file.js';
 import { verifyStreamedAnswer } from './stream-answer.js';
-
-const ArtifactSchema = z.strictObject({
-  task_id: z.string(),
-  context_id: z.string(),
-  artifact_id: z.string(),
-  parts: z.array(z.unknown()),
-});
-const TrialSchema = z.object({
-  task_id: z.string(),
-  condition: z.enum(E12_CONDITIONS),
-  output_text: z.string(),
-  output_sha256: z.string(),
-  output_len: z.number(),
-  artifact: ArtifactSchema.optional(),
-  evidence: z.unknown(),
-  /** dag+stream: the recorded stream, its lines as values. */
-  stream: z.array(z.unknown()).min(1).optional(),
-  verdict: z.object({ ok: z.boolean() }),
-  verified_at: z.string(),
-});
-const ForgerySchema = z.object({
-  construction: z.enum(['chain', 'dag']),
-  output_text: z.string(),
-  evidence: z.unknown(),
-  verified_at: z.string(),
-  accepted: z.boolean(),
-});
-const SummarySchema = z.object({ condition: z.enum(E12_CONDITIONS), n: z.number(), verified: z.number() });
-const ResultsSchema = z
-  .object({
-    // `type` since types are declared; `kind` in files written before (legacy). Exactly one.
-    type: z.literal(E12_KIND).optional(),
-    kind: z.literal(E12_KIND).optional(),
-    v: z.literal(1),
-    created_at: z.string(),
-    config: z.object({
-      trials: z.int().min(1, 'an E12 run has at least one trial per condition'),
-      // Files written before the streamed condition name none: they ran none, chain and dag.
-      conditions: z
-        .array(z.enum(E12_CONDITIONS))
-        .refine((c) => E12_CONDITIONS_BEFORE_STREAM.every((x) => c.includes(x)) && new Set(c).size === c.length, {
-          message: 'the conditions are none, chain and dag, and may add dag+stream, each once',
-        })
-        .optional(),
-    }),
-    keys: z.unknown(),
-    card: z.unknown(),
-    trials: z.array(TrialSchema).min(1, 'an E12 results file needs at least one trial'),
-    forgery: z.array(ForgerySchema).length(2, 'an E12 results file holds the forgery under chain and under dag'),
-    summary: z.array(SummarySchema),
-    interrupted: z.object({ at: z.string(), trials_recorded: z.int(), trials_planned: z.int() }).optional(),
-  })
-  .refine((r) => (r.type === undefined) !== (r.kind === undefined), {
-    message: 'an E12 results file declares "type" (or, written before, "kind"): exactly one',
-    path: ['type'],
-  });
 
 /** What can be wrong with an E12 file, by code, with its meaning (docs/a2a.md §3): attest's one vocabulary. */
 export const E12_PROBLEM_CODES = codesFor([
@@ -181,7 +125,7 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
       ]),
       trials: results.trials.length,
     };
-  const problems = _shapeProblems(results);
+  const problems = shapeProblems(results);
   const check = {
     directory,
     revocation: options.revocation ?? 'from-revoked-at',
@@ -235,7 +179,7 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
         message: `${where}: recorded verdict ${t.verdict.ok ? 'valid' : 'invalid'} is not reproduced.`,
       });
   }
-  problems.push(...(await _forgeryProblems(results.forgery, check)), ..._summaryProblems(results, verifiedBy));
+  problems.push(...(await forgeryProblems(results.forgery, check)), ...summaryProblems(results, verifiedBy));
   if (!card.ok)
     problems.push({
       code: 'CARD_INVALID',
@@ -256,9 +200,7 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
   };
 }
 
-type _Results = z.infer<typeof ResultsSchema>;
-
-type _Trial = z.infer<typeof TrialSchema>;
+type _Trial = E12FileTrial;
 
 /**
  * A trial as the answer its parent received, A2A v1.0 JSON: the completed task holding
@@ -341,96 +283,4 @@ function _foreignKeys(keys: unknown, directory: KeyDirectory): string[] | undefi
     return undefined;
   }
   return kids.length > 0 && kids.every((kid) => !directory.get(kid)) ? kids : undefined;
-}
-
-/** The conditions the run planned: `config.conditions`, or none, chain and dag in files written before it. */
-function _conditions(results: _Results): readonly E12Condition[] {
-  return results.config.conditions ?? E12_CONDITIONS_BEFORE_STREAM;
-}
-
-/** Every condition has the configured number of trials, and the forgery is recorded once per construction. */
-function _shapeProblems(results: _Results): E12Problem[] {
-  const problems: E12Problem[] = [];
-  const conditions = _conditions(results);
-  const planned = results.config.trials * conditions.length;
-  const counts = conditions.map((c) => `${results.trials.filter((t) => t.condition === c).length} ${c}`).join(', ');
-  if (results.interrupted) {
-    const { at, trials_recorded, trials_planned } = results.interrupted;
-    if (trials_recorded !== results.trials.length || trials_planned !== planned)
-      problems.push({
-        code: 'MALFORMED',
-        message: `interrupted says ${trials_recorded} of ${trials_planned} trials, but the file holds ${results.trials.length} of the ${planned} its config plans.`,
-      });
-    problems.push({
-      code: 'INCOMPLETE',
-      message: `the run was interrupted at ${at}: the file holds ${results.trials.length} of the ${planned} planned trials (${counts}); they are checked below, but this is not the complete experiment.`,
-    });
-  }
-  for (const c of conditions) {
-    const n = results.trials.filter((t) => t.condition === c).length;
-    // An interrupted run holds fewer (INCOMPLETE says so), never more.
-    if (results.interrupted ? n > results.config.trials : n !== results.config.trials)
-      problems.push({
-        code: 'MALFORMED',
-        message: `config.trials says ${results.config.trials} trials per condition, but the file holds ${n} ${c} trials.`,
-      });
-  }
-  const unplanned = new Set(results.trials.map((t) => t.condition).filter((c) => !conditions.includes(c)));
-  for (const c of unplanned)
-    problems.push({
-      code: 'MALFORMED',
-      message: `the file holds ${c} trials, but its config runs only ${conditions.join(', ')}.`,
-    });
-  const constructions = results.forgery.map((f) => f.construction).sort();
-  if (constructions.join() !== 'chain,dag')
-    problems.push({
-      code: 'MALFORMED',
-      message: `forgery must hold one chain and one dag entry; it holds ${constructions.join(', ')}.`,
-    });
-  return problems;
-}
-
-async function _forgeryProblems(
-  forgery: _Results['forgery'],
-  check: Omit<E12VerifyOptions, 'directory'> & { directory: KeyDirectory },
-): Promise<E12Problem[]> {
-  const problems: E12Problem[] = [];
-  for (const f of forgery) {
-    const result = await verifyEvidence(f.evidence, Buffer.from(f.output_text, 'utf8'), {
-      ...check,
-      construction: f.construction,
-      now: Date.parse(f.verified_at),
-    });
-    const expected =
-      f.construction === 'chain'
-        ? result.ok
-        : !result.ok && result.reasons.some((r) => r.code === 'COSIGNATURE_MISSING');
-    if (!expected)
-      problems.push({
-        code: 'FORGERY_NOT_REPRODUCED',
-        message: `forgery under ${f.construction}: expected ${f.construction === 'chain' ? 'accepted' : 'rejected with COSIGNATURE_MISSING'}, got ${result.ok ? 'accepted' : result.reasons.map((r) => r.code).join(', ')}.`,
-      });
-    if (result.ok !== f.accepted)
-      problems.push({
-        code: 'FORGERY_NOT_REPRODUCED',
-        message: `forgery under ${f.construction}: recorded ${f.accepted ? 'accepted' : 'rejected'} is not reproduced.`,
-      });
-  }
-  return problems;
-}
-
-/** The summary's counts (what a reader quotes) must be the trials' own. */
-function _summaryProblems(results: _Results, verifiedBy: Map<string, number>): E12Problem[] {
-  const problems: E12Problem[] = [];
-  for (const c of _conditions(results)) {
-    const s = results.summary.find((x) => x.condition === c);
-    const n = results.trials.filter((t) => t.condition === c).length;
-    const verified = verifiedBy.get(c) ?? 0;
-    if (!s || s.n !== n || s.verified !== verified)
-      problems.push({
-        code: 'SUMMARY_MISMATCH',
-        message: `summary for ${c}: ${s ? `${s.verified}/${s.n}` : 'missing'}, but the trials re-verify ${verified}/${n}.`,
-      });
-  }
-  return problems;
 }

@@ -45,16 +45,8 @@ export {
   serveCosigner,
 } from './cosigner.js';
 export type { CosignerServer, CosignerServerOptions, Grant } from './cosigner.js';
-export {
-  conditionParts,
-  E12_CONDITIONS,
-  E12_KIND,
-  formatE12Summary,
-  LATENCY_PARTS,
-  pairedMedian,
-  runE12,
-  summarise,
-} from './e12.js';
+export { conditionParts, E12_CONDITIONS, E12_KIND, runE12 } from './e12.js';
+export { formatE12Summary, LATENCY_PARTS, pairedMedian, summarise } from './e12-summary.js';
 export type { E12Condition, E12Forgery, E12Options, E12Results, E12Summary, E12Trial } from './e12.js';
 export {
   E12_PROBLEM_CODES,

@@ -10,7 +10,8 @@
  * problems beyond the receipts (a release by another child) go on the whole path.
  * Every answer is computed once: the page and a bundle read the same.
  */
-import { conditionParts, type E12Results, LATENCY_PARTS } from '../a2a/e12.js';
+import { conditionParts, type E12Results } from '../a2a/e12.js';
+import { LATENCY_PARTS } from '../a2a/e12-summary.js';
 import { cardDeployer, verifyAgentCard } from '../a2a/card.js';
 import { type E12VerifyResult, trialBytes, verifyE12Results, verifyTrial } from '../a2a/e12-verify.js';
 import { KeyDirectory, parseDirectory } from '../attest/key-directory.js';

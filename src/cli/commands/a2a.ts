@@ -19,7 +19,8 @@ import {
   readAdminTokenFile,
   serveCosigner,
 } from '../../a2a/cosigner.js';
-import { formatE12Summary, runE12 } from '../../a2a/e12.js';
+import { runE12 } from '../../a2a/e12.js';
+import { formatE12Summary } from '../../a2a/e12-summary.js';
 import { DEFAULT_STREAM_RELEASE, STREAM_RELEASE_POLICIES } from '../../a2a/stream-release.js';
 import { IN_MEMORY } from '../../a2a/task-store.js';
 import { DEFAULT_TOOL_MAX_REQUEST_BYTES, serveEvidenceTool } from '../../a2a/tool-server.js';
