@@ -151,6 +151,33 @@ describe('an E12 file written when results were messages', () => {
   });
 });
 
+describe('an E12 file with the dag+stream condition', () => {
+  // Written by `witness a2a bench --trials 1 --warmup 0` with this condition: one trial of each of four conditions.
+  const fixture = join(import.meta.dirname, '..', 'fixtures', 'e12', 'stream-era.json');
+
+  it('verifies, re-checking the streamed trial chunk by chunk', async () => {
+    const r = await cli('verify', fixture);
+    expect([r.code, r.out]).toEqual([
+      0,
+      expect.stringMatching(
+        /^valid: E12 results, 4\/4 trials verified .*, 1 recorded streams re-checked chunk by chunk \(4 chunks\)\)/,
+      ),
+    ]);
+  });
+
+  it("is refused when the streamed trial's chunks were moved (CHUNK_REORDERED)", async () => {
+    const file = JSON.parse(readFileSync(fixture, 'utf8')) as { trials: Array<{ stream?: Array<{ type: string }> }> };
+    const stream = file.trials.find((t) => t.stream)?.stream as Array<{ type: string }>;
+    const [first, second] = stream.flatMap((l, i) => (l.type === 'chunk' ? [i] : [])) as [number, number];
+    [stream[first], stream[second]] = [stream[second] as { type: string }, stream[first] as { type: string }];
+    const r = await cli('verify', write('stream-era-moved.json', JSON.stringify(file)));
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(
+      /EVIDENCE_INVALID +trial 3 \(dag\+stream, .*CHUNK_REORDERED \[stream of artifact \S+, chunk [01]\]/,
+    );
+  });
+});
+
 describe('an E12 file written before the dag+stream condition', () => {
   // Written by `witness a2a bench --trials 1 --warmup 0` at 0824343, when the child answered
   // with Tasks and E12 ran none, chain and dag only: no config.conditions, no trial streamed.
