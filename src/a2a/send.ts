@@ -5,8 +5,9 @@
  * directory; sign the task as the root receipt (chain, dag); under dag record the grant
  * with the parent's co-signing service; send the task with the `@a2a-js/sdk` client and
  * follow the answer — a Message, or a Task followed until it is settled (follow.ts), sent
- * in the blocking form or as SendStreamingMessage, its text passed on as it arrives;
- * then check every result (answer.ts) and return the verdict with the record
+ * in the blocking form or as SendStreamingMessage, its text passed on as it arrives and
+ * every chunk recorded (stream-answer.ts); then check every result (answer.ts) and, when
+ * streamed, every recording with it, and return the verdict with the record
  * `witness verify` re-checks (delegation-record.ts).
  */
 import { randomUUID } from 'node:crypto';
