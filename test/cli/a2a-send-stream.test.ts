@@ -63,7 +63,7 @@ describe('witness a2a send --stream to a running witness a2a serve', () => {
       const r = await send(agent, 'Inspect lot 7.', ...options(construction), '--stream-out', stream, '--out', out);
       expect([r.code, r.err], r.out).toEqual([
         0,
-        `record: ${out} (check it with: witness verify ${out} --keys …)\nstream: ${stream} (check it with: witness verify ${stream} --keys …)\n`,
+        `stream: the answer as it arrives, unverified until the verdict line after it\nrecord: ${out} (check it with: witness verify ${out} --keys …)\nstream: ${stream} (check it with: witness verify ${stream} --keys …)\n`,
       ]);
       expect(r.out).toMatch(
         new RegExp(

@@ -103,6 +103,7 @@ export function sendCommand(ctx: CliContext): Command {
       const nonceStore = o.nonces ? await openNoncesOption(ctx, o.nonces) : undefined;
       const stop = stopOnSignal();
       let streamed: string | undefined; // the last chunk printed
+      let announced = false;
       let result: SendTaskResult;
       try {
         result = await sendTask(url, text, {
@@ -117,6 +118,10 @@ export function sendCommand(ctx: CliContext): Command {
             ? {
                 stream: true,
                 onText: (chunk: string) => {
+                  // Said once, on stderr, so stdout stays the answer then its verdict.
+                  if (!announced)
+                    ctx.io.stderr('stream: the answer as it arrives, unverified until the verdict line after it\n');
+                  announced = true;
                   if (chunk !== '') streamed = chunk;
                   ctx.io.stdout(chunk);
                 },
