@@ -8,7 +8,8 @@
  * as an artifact whose bytes (artifact.ts) the release-boundary signer signs — the
  * backend never sees the key. Under `dag` the parent's co-signing service must co-sign
  * the edge first; refusal, an unreachable service or a timeout ends the task as failed,
- * with no artifact (fail closed).
+ * with no artifact (fail closed). A client that asks for a stream gets the artifact chunk
+ * by chunk, each chunk with its receipt (stream-release.ts).
  */
 import { AgentCard } from '@a2a-js/sdk';
 import { jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
@@ -21,7 +22,8 @@ import type { ServerAccessOptions } from './access.js';
 import { jsonFallbacks, jsonRpcFront } from './jsonrpc-front.js';
 import { A2A_ERRORS, isRestRoute, restFallbacks, restFront, sendRestError } from './rest-front.js';
 import { childExecutor } from './executor.js';
-import { ChildRequestHandler } from './handler.js';
+import { ChildRequestHandler, StreamedRequests } from './handler.js';
+import type { StreamReleaseOptions } from './stream-release.js';
 import { ChildTaskStore } from './task-store.js';
 import { connectEvidenceTool, type Evidence, type EvidenceClient } from './tool-server.js';
 
@@ -64,6 +66,8 @@ export interface ChildAgentOptions extends ServerAccessOptions {
    * running when its process died is reported FAILED with ERROR_KEY code INTERRUPTED.
    */
   taskStore?: string;
+  /** How an answer a client asked to stream is cut and checkpointed (default DEFAULT_STREAM_RELEASE). */
+  stream?: StreamReleaseOptions;
 }
 
 export interface ChildAgent {
@@ -127,6 +131,7 @@ export async function serveChildAgent(options: ChildAgentOptions): Promise<Child
     }),
     options.key,
   );
+  const streamed = new StreamedRequests();
   const executor = childExecutor(
     {
       key: options.key,
@@ -135,10 +140,12 @@ export async function serveChildAgent(options: ChildAgentOptions): Promise<Child
       ...(options.cosigners ? { cosigners: options.cosigners } : {}),
       ...(options.cosignTimeoutMs !== undefined ? { cosignTimeoutMs: options.cosignTimeoutMs } : {}),
       ...(options.instance ? { instance: options.instance } : {}),
+      ...(options.stream ? { stream: options.stream } : {}),
     },
     store,
+    (ctx) => streamed.isStreamed(ctx),
   );
-  const handler = new ChildRequestHandler(AgentCard.fromJSON(card), store, executor);
+  const handler = new ChildRequestHandler(AgentCard.fromJSON(card), store, executor, streamed);
   rpc = jsonRpcHandler({
     requestHandler: handler,
     userBuilder: UserBuilder.noAuthentication,

@@ -178,7 +178,21 @@ function _checkResult(
     message: r.message,
     at: r.index === undefined ? where : `${where}, receipt ${r.index}`,
   }));
-  const receipts = check.path ?? [];
+  problems.push(...pathOriginProblems(check.path ?? [], expected, where));
+  return { where, check, problems };
+}
+
+/**
+ * Beyond the receipts: a path must start at the task receipt this parent signed for the
+ * delegation (ROOT_MISMATCH) and end at a release by the child whose card it verified
+ * (CHILD_MISMATCH). For an artifact's path, and for a streamed artifact's final receipt.
+ */
+export function pathOriginProblems(
+  receipts: readonly Receipt[],
+  expected: AnswerExpectation,
+  where: string,
+): AnswerProblem[] {
+  const problems: AnswerProblem[] = [];
   const root = receipts[0];
   const leaf = receipts.at(-1);
   if (root && expected.taskReceipt && receiptDigest(root) !== receiptDigest(expected.taskReceipt))
@@ -193,7 +207,7 @@ function _checkResult(
       message: `The result was released by ${leaf.deployer}, not by ${expected.childDeployer}, whose Agent Card was verified.`,
       at: `${where}, receipt ${receipts.length - 1}`,
     });
-  return { where, check, problems };
+  return problems;
 }
 
 /** The answer's verdict: its nonces are consumed only when every result passed every check. */

@@ -185,6 +185,11 @@ export function verifyAgentCard(card: unknown, directory: KeyDirectory, now: num
   return { ok: false, reasons };
 }
 
+/** Does the card declare `capabilities.streaming` (SendStreamingMessage, SubscribeToTask)? */
+export function declaresStreaming(card: CardJson): boolean {
+  return (card.capabilities as { streaming?: unknown } | undefined)?.streaming === true;
+}
+
 /**
  * The deployer a card's agent answers for: the one `check` found your directory trusts
  * the card's key for, or — when the card did not verify — the `provider.organization` it names.

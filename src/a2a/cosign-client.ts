@@ -49,6 +49,7 @@ export async function httpGrant(
       child_deployer: grant.childDeployer,
       parent_digest: grant.parentDigest,
       expires_at: grant.expiresAt,
+      ...(grant.edges !== undefined ? { edges: grant.edges } : {}),
     },
     options.adminToken,
     options.timeoutMs ?? 10_000,

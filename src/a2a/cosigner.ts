@@ -2,8 +2,8 @@
  * @module
  * The parent deployer's co-signing service (attest.md §5). It co-signs a dag edge only
  * for a delegation it issued — a pending grant naming the task id, the child deployer,
- * the parent receipt digest and an expiry — each grant at most once, and only for the
- * holder of the grant's credential. Anything else is refused, and a refusal never uses
+ * the parent receipt digest and an expiry — each grant at most once (twice for a grant
+ * of two edges: a streamed answer), and only for the holder of the grant's credential. Anything else is refused, and a refusal never uses
  * the grant up. The child side (`httpCosign`, cosign-client.ts) turns refusal, an
  * unreachable service and a timeout alike into a failed release (fail closed).
  *
@@ -12,7 +12,7 @@
  * `Authorization: Bearer`. Knowing a task id and a parent digest is not enough.
  *
  * Wire protocol (JSON over HTTP, loopback by default; Host and Origin checked):
- * - `POST /grants` (Authorization: Bearer ADMIN_TOKEN) `{task_id, child_deployer, parent_digest, expires_at}` → 201 `{ok, cosign_token}`
+ * - `POST /grants` (Authorization: Bearer ADMIN_TOKEN) `{task_id, child_deployer, parent_digest, expires_at, edges?}` → 201 `{ok, cosign_token}`
  * - `POST /cosign` (Authorization: Bearer COSIGN_TOKEN) `{task_id, edge}` → 200 `{signature}` | 403 refused | 401 no credential | 400 bad body
  */
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -37,11 +37,22 @@ export interface Grant {
   parentDigest: string;
   /** ms since the epoch. */
   expiresAt: number;
+  /**
+   * How many edges the grant co-signs (default 1): one answer is one edge; a streamed
+   * answer is two — the stream's final receipt and the completed task's artifact
+   * (stream-release.ts) — so a parent that asks for a stream grants STREAMED_GRANT_EDGES.
+   */
+  edges?: number;
 }
+
+/** The edges of a grant for a streamed answer under dag: the stream's final receipt, and the artifact's. */
+export const STREAMED_GRANT_EDGES = 2;
 
 interface _Pending extends Grant {
   /** SHA-256 of the grant's credential: the token itself is never kept. */
   tokenHash: Buffer;
+  /** Co-signatures it may still give. */
+  left: number;
 }
 
 const EdgeSchema = ReceiptSchema.omit({ signatures: true });
@@ -51,6 +62,7 @@ const GrantBodySchema = z.strictObject({
   child_deployer: z.string().min(1).max(128),
   parent_digest: z.string().regex(/^[0-9a-f]{64}$/),
   expires_at: z.number().int(),
+  edges: z.int().min(1).max(STREAMED_GRANT_EDGES).optional(),
 });
 
 /** The parent's pending grants and its co-signing key, in one process. */
@@ -75,7 +87,13 @@ export class CosignService {
    */
   grant(grant: Grant): string {
     const token = randomBytes(32).toString('base64url');
-    this.#grants.set(grant.taskId, { ...grant, tokenHash: _sha256(token) });
+    const left = grant.edges ?? 1;
+    if (!(Number.isInteger(left) && left >= 1 && left <= STREAMED_GRANT_EDGES))
+      throw new WitnessError(
+        'USAGE',
+        `A grant co-signs 1 edge, or ${STREAMED_GRANT_EDGES} for a streamed answer; not ${left}.`,
+      );
+    this.#grants.set(grant.taskId, { ...grant, tokenHash: _sha256(token), left });
     return token;
   }
 
@@ -102,7 +120,8 @@ export class CosignService {
       return true;
     });
     const signature = cosigner.cosign(edge);
-    this.#grants.delete(taskId); // one edge per delegation; only a co-signature uses it up
+    // One answer per delegation (two edges when streamed); only a co-signature uses the grant up.
+    if (--grant.left === 0) this.#grants.delete(taskId);
     return signature;
   }
 }
@@ -195,6 +214,7 @@ async function _route(
       childDeployer: g.data.child_deployer,
       parentDigest: g.data.parent_digest,
       expiresAt: g.data.expires_at,
+      ...(g.data.edges !== undefined ? { edges: g.data.edges } : {}),
     });
     return { status: 201, body: { ok: true, cosign_token: token } };
   }

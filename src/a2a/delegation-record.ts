@@ -6,17 +6,20 @@
  * it was verified and the verdict. `witness verify FILE --keys DIR` recognises it by its
  * `type` and re-verifies it in full, as of the recorded times: the card, the task
  * receipt over the task text, every result's evidence over its recomputed bytes (the
- * message text, or `artifactBytes` of each artifact), the root and the child, and that
- * the recorded verdict is reproduced.
+ * message text, or `artifactBytes` of each artifact), the root and the child, a streamed
+ * answer's recorded streams (stream-answer.ts), and that the recorded verdict is
+ * reproduced.
  */
 import { z } from 'zod';
 import type { KeyDirectory } from '../attest/key-directory.js';
 import type { RevocationPolicy } from '../attest/key-status.js';
 import { parseReceipt, type Receipt } from '../attest/receipt.js';
+import type { StreamVerifyResult } from '../attest/stream/index.js';
 import { checkPath } from '../attest/verify.js';
-import { type AnswerCheck, type AnswerProblem, verifyAnswer, type WireAnswer } from './answer.js';
+import type { AnswerCheck, AnswerProblem, WireAnswer } from './answer.js';
 import { cardDeployer, verifyAgentCard } from './card.js';
 import { CONDITIONS } from './metadata.js';
+import { verifyStreamedAnswer } from './stream-answer.js';
 
 /** The declared `type` of a delegation record. */
 export const DELEGATION_RECORD_TYPE = 'witness/a2a-delegation';
@@ -56,6 +59,13 @@ export const DelegationRecordSchema = z
         z.strictObject({ task: _Json.describe('the answer task, A2A v1.0 JSON, without its history') }),
       ])
       .describe("the child's answer as received, in the shape of a SendMessageResponse: {message} or {task}"),
+    streams: z
+      .array(z.array(_Json).min(1))
+      .min(1)
+      .optional()
+      .describe(
+        'a streamed answer: each artifact stream as the parent recorded it, its lines as JSON values (a witness/stream recording, docs/attest.md §10); absent when nothing was streamed',
+      ),
     verified_at: _Time.describe('when the parent verified the answer: the re-check is made as of this time'),
     verdict: z
       .strictObject({
@@ -91,6 +101,8 @@ export interface RecordVerifyResult {
   problems: AnswerProblem[];
   /** The answer's check, when the record could be read. */
   check?: AnswerCheck;
+  /** Each recorded stream's verdict, for a streamed answer. */
+  streams?: StreamVerifyResult[];
   record?: DelegationRecord;
   /** The deployer the card's signing key belongs to in your directory (or, when the card fails, the one it names). */
   childDeployer?: string;
@@ -123,10 +135,19 @@ export async function verifyDelegationRecord(
   const childDeployer = cardDeployer(record.card, card);
   const check = { directory: options.directory, now, revocation: options.revocation ?? 'from-revoked-at' } as const;
   const taskReceipt = _taskReceipt(record, check, problems);
-  const answer = await verifyAnswer(
+  const expected = {
+    construction: record.request.construction,
+    childDeployer,
+    ...(taskReceipt ? { taskReceipt } : {}),
+  };
+  const { check: answer, streams } = await verifyStreamedAnswer(
     record.answer as WireAnswer,
-    { construction: record.request.construction, childDeployer, ...(taskReceipt ? { taskReceipt } : {}) },
-    { ...check, requireCosigners: options.requireCosigners ?? [] },
+    record.streams ?? [],
+    expected,
+    {
+      ...check,
+      requireCosigners: options.requireCosigners ?? [],
+    },
   );
   problems.push(...answer.problems);
   // A replay is known only to the nonce store the parent used: the record keeps it, a re-check cannot undo it.
@@ -137,7 +158,14 @@ export async function verifyDelegationRecord(
       code: 'VERDICT_NOT_REPRODUCED',
       message: `the record says ${record.verdict.ok ? 'valid' : 'invalid'}; the re-check finds it ${problems.length === 0 ? 'valid' : 'invalid'}.`,
     });
-  return { ok: problems.length === 0, problems, check: answer, record, childDeployer };
+  return {
+    ok: problems.length === 0,
+    problems,
+    check: answer,
+    streams,
+    record,
+    childDeployer,
+  };
 }
 
 /**

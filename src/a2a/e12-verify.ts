@@ -7,71 +7,30 @@
  * answer (answer.ts): its receipts against the bytes they cover (the artifact's,
  * artifact.ts, or in files written before results were artifacts the output text's),
  * every signature and dag edge (as of the trial's recorded verification time), and the
- * release by the child whose card the file holds; the recorded verdicts and summary
+ * release by the child whose card the file holds; a dag+stream trial's recorded stream,
+ * chunk by chunk, against that answer (stream-answer.ts); the recorded verdicts and summary
  * counts reproduced; the forgery still accepted under chain and rejected under dag; the
  * card signature. A file that proves nothing — no trials, a condition missing, no
- * forgery entries — is invalid, never "valid 0/0".
+ * forgery entries — is invalid, never "valid 0/0". Files written before the streamed
+ * condition (no `config.conditions`) ran none, chain and dag, and verify as before.
  *
  * Trust: by default the keys recorded in the file (the run's own deployers) — that
  * checks the archive's internal consistency. Pass your own directory to check it
  * against keys you trust.
  */
-import { z } from 'zod';
 import { KeyDirectory, parseDirectory } from '../attest/key-directory.js';
 import type { RevocationPolicy } from '../attest/key-status.js';
 import { codesFor } from '../attest/reasons.js';
-import { type VerifyOptions, verifyEvidence } from '../attest/verify.js';
+import type { VerifyOptions } from '../attest/verify.js';
+import type { StreamVerifyResult } from '../attest/stream/index.js';
 import { sha256Hex } from '../core/hash.js';
-import { type AnswerCheck, COMPLETED_STATE, verifyAnswer, type WireAnswer } from './answer.js';
+import { type AnswerCheck, COMPLETED_STATE, type WireAnswer } from './answer.js';
 import { type ArtifactRecord, artifactBytes, artifactText, type WireArtifact } from './artifact.js';
 import { cardDeployer, verifyAgentCard } from './card.js';
-import { E12_KIND } from './e12.js';
-import { CONDITIONS, EVIDENCE_KEY } from './metadata.js';
-
-const ArtifactSchema = z.strictObject({
-  task_id: z.string(),
-  context_id: z.string(),
-  artifact_id: z.string(),
-  parts: z.array(z.unknown()),
-});
-const TrialSchema = z.object({
-  task_id: z.string(),
-  condition: z.enum(CONDITIONS),
-  output_text: z.string(),
-  output_sha256: z.string(),
-  output_len: z.number(),
-  artifact: ArtifactSchema.optional(),
-  evidence: z.unknown(),
-  verdict: z.object({ ok: z.boolean() }),
-  verified_at: z.string(),
-});
-const ForgerySchema = z.object({
-  construction: z.enum(['chain', 'dag']),
-  output_text: z.string(),
-  evidence: z.unknown(),
-  verified_at: z.string(),
-  accepted: z.boolean(),
-});
-const SummarySchema = z.object({ condition: z.enum(CONDITIONS), n: z.number(), verified: z.number() });
-const ResultsSchema = z
-  .object({
-    // `type` since types are declared; `kind` in files written before (legacy). Exactly one.
-    type: z.literal(E12_KIND).optional(),
-    kind: z.literal(E12_KIND).optional(),
-    v: z.literal(1),
-    created_at: z.string(),
-    config: z.object({ trials: z.int().min(1, 'an E12 run has at least one trial per condition') }),
-    keys: z.unknown(),
-    card: z.unknown(),
-    trials: z.array(TrialSchema).min(1, 'an E12 results file needs at least one trial'),
-    forgery: z.array(ForgerySchema).length(2, 'an E12 results file holds the forgery under chain and under dag'),
-    summary: z.array(SummarySchema),
-    interrupted: z.object({ at: z.string(), trials_recorded: z.int(), trials_planned: z.int() }).optional(),
-  })
-  .refine((r) => (r.type === undefined) !== (r.kind === undefined), {
-    message: 'an E12 results file declares "type" (or, written before, "kind"): exactly one',
-    path: ['type'],
-  });
+import { conditionParts, E12_KIND } from './e12.js';
+import { EVIDENCE_KEY } from './metadata.js';
+import { type E12FileTrial, forgeryProblems, ResultsSchema, shapeProblems, summaryProblems } from './e12-file.js';
+import { verifyStreamedAnswer } from './stream-answer.js';
 
 /** What can be wrong with an E12 file, by code, with its meaning (docs/a2a.md §3): attest's one vocabulary. */
 export const E12_PROBLEM_CODES = codesFor([
@@ -99,6 +58,9 @@ export interface E12VerifyResult {
   verified: number;
   signatures: number;
   edges: number;
+  /** Recorded streams (dag+stream trials) re-checked chunk by chunk, and their chunks. */
+  streams: number;
+  chunks: number;
   /** Every mismatch found, each naming the trial. */
   problems: E12Problem[];
   trustedKeys: 'file' | 'directory';
@@ -129,6 +91,8 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
     verified: 0,
     signatures: 0,
     edges: 0,
+    streams: 0,
+    chunks: 0,
     problems,
     trustedKeys,
   });
@@ -161,7 +125,7 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
       ]),
       trials: results.trials.length,
     };
-  const problems = _shapeProblems(results);
+  const problems = shapeProblems(results);
   const check = {
     directory,
     revocation: options.revocation ?? 'from-revoked-at',
@@ -173,6 +137,8 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
   const verifiedBy = new Map<string, number>();
   let signatures = 0;
   let edges = 0;
+  let streams = 0;
+  let chunks = 0;
   for (const [i, t] of results.trials.entries()) {
     const where = `trial ${i} (${t.condition}, task ${t.task_id})`;
     if (seen.has(t.task_id)) problems.push({ code: 'TASK_ID_REPEATED', message: `${where}: task id used twice.` });
@@ -196,7 +162,11 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
       });
     const result = await verifyTrial(t, childDeployer, check);
     signatures += result.signaturesChecked;
-    edges += result.paths.flat().filter((r) => r.type === 'edge').length;
+    streams += result.streams.length;
+    chunks += result.streams.reduce((n, x) => n + x.received, 0);
+    edges += [...result.paths, ...result.streams.map((x) => x.path ?? [])]
+      .flat()
+      .filter((r) => r.type === 'edge').length;
     if (result.ok) verifiedBy.set(t.condition, (verifiedBy.get(t.condition) ?? 0) + 1);
     else
       problems.push({
@@ -209,7 +179,7 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
         message: `${where}: recorded verdict ${t.verdict.ok ? 'valid' : 'invalid'} is not reproduced.`,
       });
   }
-  problems.push(...(await _forgeryProblems(results.forgery, check)), ..._summaryProblems(results, verifiedBy));
+  problems.push(...(await forgeryProblems(results.forgery, check)), ...summaryProblems(results, verifiedBy));
   if (!card.ok)
     problems.push({
       code: 'CARD_INVALID',
@@ -222,15 +192,15 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
     verified,
     signatures,
     edges,
+    streams,
+    chunks,
     problems,
     trustedKeys,
     ...(results.interrupted ? { interrupted: results.interrupted } : {}),
   };
 }
 
-type _Results = z.infer<typeof ResultsSchema>;
-
-type _Trial = z.infer<typeof TrialSchema>;
+type _Trial = E12FileTrial;
 
 /**
  * A trial as the answer its parent received, A2A v1.0 JSON: the completed task holding
@@ -254,19 +224,37 @@ export function trialAnswer(trial: Pick<_Trial, 'output_text' | 'artifact' | 'ev
 /**
  * Re-checks one trial as of its recorded verification time with the one check of an
  * answer: released by `childDeployer` (the deployer of the file's card), under the
- * trial's construction; no nonce is consumed. There is no task receipt to pin the root
+ * trial's construction, and — for dag+stream — its recorded stream against that answer
+ * (stream-answer.ts); no nonce is consumed. There is no task receipt to pin the root
  * to: the file records none apart from the path.
  */
-export function verifyTrial(
-  trial: Pick<_Trial, 'output_text' | 'artifact' | 'evidence' | 'condition' | 'verified_at'>,
+export async function verifyTrial(
+  trial: Pick<_Trial, 'output_text' | 'artifact' | 'evidence' | 'condition' | 'verified_at' | 'stream'>,
   childDeployer: string,
   options: Omit<VerifyOptions, 'construction' | 'now' | 'nonceStore'>,
-): Promise<AnswerCheck> {
-  return verifyAnswer(
+): Promise<AnswerCheck & { streams: StreamVerifyResult[] }> {
+  const { construction, stream } = conditionParts(trial.condition);
+  const { check, streams } = await verifyStreamedAnswer(
     trialAnswer(trial),
-    { construction: trial.condition, childDeployer },
+    trial.stream ? [trial.stream] : [],
+    { construction, childDeployer },
     { ...options, now: Date.parse(trial.verified_at) },
   );
+  if (stream && !trial.stream)
+    return {
+      ...check,
+      ok: false,
+      problems: [
+        {
+          code: 'MALFORMED',
+          message: `A ${trial.condition} trial records the stream its parent was shown; this one has none.`,
+          at: 'stream',
+        },
+        ...check.problems,
+      ],
+      streams,
+    };
+  return { ...check, streams };
 }
 
 /**
@@ -295,83 +283,4 @@ function _foreignKeys(keys: unknown, directory: KeyDirectory): string[] | undefi
     return undefined;
   }
   return kids.length > 0 && kids.every((kid) => !directory.get(kid)) ? kids : undefined;
-}
-
-/** Every condition has the configured number of trials, and the forgery is recorded once per construction. */
-function _shapeProblems(results: _Results): E12Problem[] {
-  const problems: E12Problem[] = [];
-  const counts = CONDITIONS.map((c) => `${results.trials.filter((t) => t.condition === c).length} ${c}`).join(', ');
-  if (results.interrupted) {
-    const { at, trials_recorded, trials_planned } = results.interrupted;
-    if (trials_recorded !== results.trials.length || trials_planned !== results.config.trials * CONDITIONS.length)
-      problems.push({
-        code: 'MALFORMED',
-        message: `interrupted says ${trials_recorded} of ${trials_planned} trials, but the file holds ${results.trials.length} of the ${results.config.trials * CONDITIONS.length} its config plans.`,
-      });
-    problems.push({
-      code: 'INCOMPLETE',
-      message: `the run was interrupted at ${at}: the file holds ${results.trials.length} of the ${results.config.trials * CONDITIONS.length} planned trials (${counts}); they are checked below, but this is not the complete experiment.`,
-    });
-  }
-  for (const c of CONDITIONS) {
-    const n = results.trials.filter((t) => t.condition === c).length;
-    // An interrupted run holds fewer (INCOMPLETE says so), never more.
-    if (results.interrupted ? n > results.config.trials : n !== results.config.trials)
-      problems.push({
-        code: 'MALFORMED',
-        message: `config.trials says ${results.config.trials} trials per condition, but the file holds ${n} ${c} trials.`,
-      });
-  }
-  const constructions = results.forgery.map((f) => f.construction).sort();
-  if (constructions.join() !== 'chain,dag')
-    problems.push({
-      code: 'MALFORMED',
-      message: `forgery must hold one chain and one dag entry; it holds ${constructions.join(', ')}.`,
-    });
-  return problems;
-}
-
-async function _forgeryProblems(
-  forgery: _Results['forgery'],
-  check: Omit<E12VerifyOptions, 'directory'> & { directory: KeyDirectory },
-): Promise<E12Problem[]> {
-  const problems: E12Problem[] = [];
-  for (const f of forgery) {
-    const result = await verifyEvidence(f.evidence, Buffer.from(f.output_text, 'utf8'), {
-      ...check,
-      construction: f.construction,
-      now: Date.parse(f.verified_at),
-    });
-    const expected =
-      f.construction === 'chain'
-        ? result.ok
-        : !result.ok && result.reasons.some((r) => r.code === 'COSIGNATURE_MISSING');
-    if (!expected)
-      problems.push({
-        code: 'FORGERY_NOT_REPRODUCED',
-        message: `forgery under ${f.construction}: expected ${f.construction === 'chain' ? 'accepted' : 'rejected with COSIGNATURE_MISSING'}, got ${result.ok ? 'accepted' : result.reasons.map((r) => r.code).join(', ')}.`,
-      });
-    if (result.ok !== f.accepted)
-      problems.push({
-        code: 'FORGERY_NOT_REPRODUCED',
-        message: `forgery under ${f.construction}: recorded ${f.accepted ? 'accepted' : 'rejected'} is not reproduced.`,
-      });
-  }
-  return problems;
-}
-
-/** The summary's counts (what a reader quotes) must be the trials' own. */
-function _summaryProblems(results: _Results, verifiedBy: Map<string, number>): E12Problem[] {
-  const problems: E12Problem[] = [];
-  for (const c of CONDITIONS) {
-    const s = results.summary.find((x) => x.condition === c);
-    const n = results.trials.filter((t) => t.condition === c).length;
-    const verified = verifiedBy.get(c) ?? 0;
-    if (!s || s.n !== n || s.verified !== verified)
-      problems.push({
-        code: 'SUMMARY_MISMATCH',
-        message: `summary for ${c}: ${s ? `${s.verified}/${s.n}` : 'missing'}, but the trials re-verify ${verified}/${n}.`,
-      });
-  }
-  return problems;
 }

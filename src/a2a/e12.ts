@@ -26,22 +26,31 @@ import { sha256Hex } from '../core/hash.js';
 import type { ArtifactRecord } from './artifact.js';
 import { type CardJson, fetchAgentCard } from './card.js';
 import { CosignService, serveCosigner } from './cosigner.js';
-import { CONDITIONS, type Condition } from './metadata.js';
+import type { Condition } from './metadata.js';
 import { type DelegationResult, delegate, type Latency } from './parent.js';
+import { type LATENCY_PARTS, pairedMedian, summarise } from './e12-summary.js';
+import { DEFAULT_STREAM_RELEASE } from './stream-release.js';
 
 /** The declared `type` of an E12 results file (files written before declared it as `kind`). */
 export const E12_KIND = 'witness/e12-results';
-export const LATENCY_PARTS = [
-  'discovery_ms',
-  'a2a_ms',
-  'tool_ms',
-  'model_ms',
-  'sign_ms',
-  'cosign_ms',
-  'verify_ms',
-  'total_ms',
-  'cpu_ms',
-] as const;
+
+/**
+ * The conditions of a run: the three constructions, and dag with a streamed answer. A
+ * stream's evidence is only as strong as its final receipt's delegation, so the streamed
+ * condition is the one a deployer would stream under: dag (its overhead over none is the
+ * whole cost; over dag, the streaming's own).
+ */
+export const E12_CONDITIONS = ['none', 'chain', 'dag', 'dag+stream'] as const;
+export type E12Condition = (typeof E12_CONDITIONS)[number];
+/** The conditions of files written before the streamed one: what their `config` implies. */
+export const E12_CONDITIONS_BEFORE_STREAM: readonly E12Condition[] = ['none', 'chain', 'dag'];
+
+/** The ancestry construction a condition delegates under, and whether its answer is streamed. */
+export function conditionParts(condition: E12Condition): { construction: Condition; stream: boolean } {
+  return condition === 'dag+stream'
+    ? { construction: 'dag', stream: true }
+    : { construction: condition, stream: false };
+}
 
 export interface E12Options {
   trials?: number;
@@ -64,7 +73,7 @@ export interface E12Trial {
   round: number;
   /** The parent's delegation id (the grant's task id), unique per trial. */
   task_id: string;
-  condition: Condition;
+  condition: E12Condition;
   /** What the user reads: the artifact's text (or, in files written before, the result message's text). */
   output_text: string;
   /** SHA-256 and UTF-8 length of `output_text`. */
@@ -77,7 +86,9 @@ export interface E12Trial {
    */
   artifact?: ArtifactRecord;
   evidence: { path: Receipt[] };
-  /** The one check's verdict (answer.ts); `at` says where: "artifact 0 (a1), receipt 1". In files written before, reasons carried `index` instead. */
+  /** dag+stream: the recording of the answer's stream as the parent received it (a witness/stream recording, its lines as values). */
+  stream?: Array<Record<string, unknown>>;
+  /** The one check's verdict (answer.ts, and the stream's for dag+stream); `at` says where: "artifact 0 (a1), receipt 1". In files written before, reasons carried `index` instead. */
   verdict: { ok: boolean; reasons: Array<{ code: string; message: string; at?: string; index?: number }> };
   verified_at: string;
   latency: Latency;
@@ -93,7 +104,7 @@ export interface E12Forgery {
 }
 
 export interface E12Summary {
-  condition: Condition;
+  condition: E12Condition;
   n: number;
   verified: number;
   mean: Record<(typeof LATENCY_PARTS)[number], number>;
@@ -113,6 +124,10 @@ export interface E12Results {
     platform: string;
     cpus: number /** 1-minute load average at the start and the end of the run. */;
     load_average: [number, number];
+    /** The conditions run (absent in files written before the streamed condition: none, chain, dag). */
+    conditions?: E12Condition[];
+    /** How the child cut and checkpointed its streamed answers (absent in files written before). */
+    stream?: { policy: string; checkpoint_every: number; checkpoint_ms: number };
   };
   /** The public keys of the run's two deployers, as a key directory file. */
   keys: DirectoryFile;
@@ -127,6 +142,10 @@ export interface E12Results {
   overhead_dag_vs_none_cpu_ms: number;
   /** Median over rounds of (dag total − none total) within the same round, ms: less sensitive to a loaded machine's drift. */
   overhead_dag_vs_none_paired_median_ms: number;
+  /** Mean total of dag+stream minus none, and minus dag (the streaming's own cost), ms; and the CPU of dag+stream minus none. */
+  overhead_dag_stream_vs_none_ms?: number;
+  overhead_dag_stream_vs_dag_ms?: number;
+  overhead_dag_stream_vs_none_cpu_ms?: number;
   /** Set when the run was stopped before its last trial: `witness verify` then says partial, never valid. */
   interrupted?: { at: string; trials_recorded: number; trials_planned: number };
 }
@@ -172,37 +191,41 @@ export async function runE12(options: E12Options = {}): Promise<E12Results> {
     );
     const card = await fetchAgentCard(childUrl);
     const parentOptions = { key: parent, directory, nonceStore, cosigner: service };
-    const total = (warmup + trials) * CONDITIONS.length;
+    const total = (warmup + trials) * E12_CONDITIONS.length;
+    const run = (c: E12Condition, task: string) => {
+      const { construction, stream } = conditionParts(c);
+      return delegate(childUrl, task, construction, parentOptions, { stream });
+    };
     let done = 0;
     const stopped = () => options.signal?.aborted === true;
     for (let i = 0; i < warmup && !stopped(); i++) {
-      for (const c of CONDITIONS) {
+      for (const c of E12_CONDITIONS) {
         if (stopped()) break;
-        await delegate(childUrl, _task(-1 - i), c, parentOptions);
+        await run(c, _task(-1 - i));
         options.onProgress?.(++done, total);
       }
     }
     const records: E12Trial[] = [];
     for (let i = 0; i < trials && !stopped(); i++) {
-      for (const c of _rotate(CONDITIONS, i)) {
+      for (const c of _rotate(E12_CONDITIONS, i)) {
         if (stopped()) break;
-        records.push(_record(i, await delegate(childUrl, _task(i), c, parentOptions)));
+        records.push(_record(i, c, await run(c, _task(i))));
         options.onProgress?.(++done, total);
       }
     }
-    const planned = trials * CONDITIONS.length;
+    const planned = trials * E12_CONDITIONS.length;
     const interrupted =
       records.length < planned
         ? { at: new Date().toISOString(), trials_recorded: records.length, trials_planned: planned }
         : undefined;
     const forgery = await _forge(parent, child, directory);
-    const summary = CONDITIONS.map((c) =>
+    const summary = E12_CONDITIONS.map((c) =>
       summarise(
         c,
         records.filter((r) => r.condition === c),
       ),
     );
-    const mean = (c: Condition, part: 'total_ms' | 'cpu_ms' = 'total_ms') =>
+    const mean = (c: E12Condition, part: 'total_ms' | 'cpu_ms' = 'total_ms') =>
       summary.find((s) => s.condition === c)?.mean[part] ?? Number.NaN;
     return {
       type: E12_KIND,
@@ -216,6 +239,12 @@ export async function runE12(options: E12Options = {}): Promise<E12Results> {
         platform: `${process.platform}-${process.arch}`,
         cpus: cpus().length,
         load_average: [loadAtStart, loadavg()[0] ?? 0],
+        conditions: [...E12_CONDITIONS],
+        stream: {
+          policy: DEFAULT_STREAM_RELEASE.policy,
+          checkpoint_every: DEFAULT_STREAM_RELEASE.checkpointEvery.chunks,
+          checkpoint_ms: DEFAULT_STREAM_RELEASE.checkpointEvery.ms,
+        },
       },
       keys,
       card,
@@ -226,6 +255,9 @@ export async function runE12(options: E12Options = {}): Promise<E12Results> {
       overhead_chain_vs_none_ms: mean('chain') - mean('none'),
       overhead_dag_vs_none_cpu_ms: mean('dag', 'cpu_ms') - mean('none', 'cpu_ms'),
       overhead_dag_vs_none_paired_median_ms: pairedMedian(records, 'dag', 'none'),
+      overhead_dag_stream_vs_none_ms: mean('dag+stream') - mean('none'),
+      overhead_dag_stream_vs_dag_ms: mean('dag+stream') - mean('dag'),
+      overhead_dag_stream_vs_none_cpu_ms: mean('dag+stream', 'cpu_ms') - mean('none', 'cpu_ms'),
       ...(interrupted ? { interrupted } : {}),
     };
   } finally {
@@ -248,7 +280,7 @@ function _rotate<T>(items: readonly T[], i: number): T[] {
   return [...items.slice(k), ...items.slice(0, k)];
 }
 
-function _record(round: number, r: DelegationResult): E12Trial {
+function _record(round: number, condition: E12Condition, r: DelegationResult): E12Trial {
   if (r.artifacts.length > 1)
     throw new WitnessError(
       'UNAVAILABLE',
@@ -259,49 +291,16 @@ function _record(round: number, r: DelegationResult): E12Trial {
   return {
     round,
     task_id: r.task_id,
-    condition: r.condition,
+    condition,
     output_text: r.output_text,
     output_sha256: sha256Hex(bytes),
     output_len: bytes.length,
     ...(released ? { artifact: released } : {}),
     evidence: r.evidence,
+    ...(r.stream ? { stream: r.stream } : {}),
     verdict: r.verdict,
     verified_at: r.verified_at,
     latency: r.latency,
-  };
-}
-
-/** Median over rounds of a's total minus b's total in the same round. */
-export function pairedMedian(trials: readonly E12Trial[], a: Condition, b: Condition): number {
-  const diffs: number[] = [];
-  for (const t of trials) {
-    if (t.condition !== a) continue;
-    const other = trials.find((u) => u.round === t.round && u.condition === b);
-    if (other) diffs.push(t.latency.total_ms - other.latency.total_ms);
-  }
-  diffs.sort((x, y) => x - y);
-  const mid = diffs.length >> 1;
-  return diffs.length === 0
-    ? Number.NaN
-    : diffs.length % 2
-      ? (diffs[mid] as number)
-      : ((diffs[mid - 1] as number) + (diffs[mid] as number)) / 2;
-}
-
-export function summarise(condition: Condition, trials: readonly E12Trial[]): E12Summary {
-  const mean = {} as E12Summary['mean'];
-  for (const part of LATENCY_PARTS)
-    mean[part] = trials.reduce((s, t) => s + t.latency[part], 0) / Math.max(1, trials.length);
-  const totals = trials.map((t) => t.latency.total_ms).sort((a, b) => a - b);
-  const q = (p: number) =>
-    totals[Math.min(totals.length - 1, Math.max(0, Math.ceil(p * totals.length) - 1))] ?? Number.NaN;
-  return {
-    condition,
-    n: trials.length,
-    verified: trials.filter((t) => t.verdict.ok).length,
-    mean,
-    median_total_ms: q(0.5),
-    p95_total_ms: q(0.95),
   };
 }
 
@@ -407,80 +406,4 @@ async function _stop(proc: ChildProcess): Promise<void> {
   const exited = new Promise<void>((resolveExit) => proc.once('exit', () => resolveExit()));
   proc.kill('SIGTERM');
   await exited;
-}
-
-/** The summary as a fixed-width table. */
-export function formatE12Summary(
-  results: Pick<
-    E12Results,
-    | 'config'
-    | 'summary'
-    | 'forgery'
-    | 'overhead_dag_vs_none_ms'
-    | 'overhead_chain_vs_none_ms'
-    | 'overhead_dag_vs_none_cpu_ms'
-    | 'overhead_dag_vs_none_paired_median_ms'
-  >,
-): string {
-  const head = [
-    'condition',
-    'n',
-    'verified',
-    'mean total',
-    'median',
-    'p95',
-    'discovery',
-    'a2a',
-    'tool',
-    'model',
-    'sign',
-    'cosign',
-    'verify',
-    'cpu',
-  ];
-  const rows = results.summary.map((s) => [
-    s.condition,
-    String(s.n),
-    `${s.verified}/${s.n}`,
-    ...[
-      s.mean.total_ms,
-      s.median_total_ms,
-      s.p95_total_ms,
-      s.mean.discovery_ms,
-      s.mean.a2a_ms,
-      s.mean.tool_ms,
-      s.mean.model_ms,
-      s.mean.sign_ms,
-      s.mean.cosign_ms,
-      s.mean.verify_ms,
-      s.mean.cpu_ms,
-    ].map(_ms),
-  ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
-  const forgery = results.forgery.map(
-    (f) =>
-      `  child key only, claims a parent, ${f.construction.padEnd(5)}: ${f.accepted ? 'accepted' : `rejected ${f.reasons.join(', ')}`}`,
-  );
-  return [
-    'latency, ms (means unless marked)',
-    line(head),
-    line(widths.map((w) => '-'.repeat(w))),
-    ...rows.map(line),
-    '',
-    `overhead dag over none: ${_signed(results.overhead_dag_vs_none_ms)} ms (mean total), ${_signed(results.overhead_dag_vs_none_paired_median_ms)} ms (median of same-round differences); chain over none: ${_signed(results.overhead_chain_vs_none_ms)} ms`,
-    `on-CPU overhead dag over none (parent + child processes): ${_signed(results.overhead_dag_vs_none_cpu_ms)} ms; load average ${results.config.load_average.map((x) => x.toFixed(1)).join(' → ')} on ${results.config.cpus} cores (wall-clock includes waiting for a CPU)`,
-    'paper (Apple M1 Pro, with its local LLM): dag 813.1 vs none 770.8 ms, +42.3 ms',
-    'forgery:',
-    ...forgery,
-  ].join('\n');
-}
-
-function _ms(x: number): string {
-  return x.toFixed(x < 10 ? 3 : 1);
-}
-
-function _signed(x: number): string {
-  return `${x >= 0 ? '+' : ''}${x.toFixed(3)}`;
 }

@@ -17,9 +17,13 @@
  * shares the task store (the store is asked just before signing). A task whose artifact
  * is already out cannot be cancelled any more (TaskNotCancelableError).
  *
- * Events are published one by one (`_publishArtifact` takes `append`/`lastChunk`), so a
- * streamed answer can later be released chunk by chunk as TaskArtifactUpdateEvents of
- * one artifact, each with its own receipt, without changing the lifecycle.
+ * A client that asked for a stream (SendStreamingMessage; `streamed` says which
+ * requests did) gets the answer as chunk events of one artifact, each with its chunk
+ * receipt, checkpoints and, on the last, the stream's final receipt and the artifact's
+ * evidence (stream-release.ts); a SubscribeToTask of such a task gets the events still
+ * to come. Any other request gets the artifact whole, in one event. Either way the
+ * stored task holds the same artifact with the same evidence. Once the first chunk is
+ * out the task is released: it can no longer be cancelled.
  */
 import { type Artifact, TaskState } from '@a2a-js/sdk';
 import {
@@ -31,8 +35,9 @@ import {
 } from '@a2a-js/sdk/server';
 import { WitnessError } from '../core/errors.js';
 import type { TaskRef } from './artifact.js';
-import { TIMINGS_KEY } from './metadata.js';
-import { answerAndRelease, type ReleaseSetup } from './release.js';
+import { type ChildTimings, TIMINGS_KEY } from './metadata.js';
+import { answerTask, type ReleaseSetup, releaseAnswer } from './release.js';
+import { streamAnswer } from './stream-release.js';
 import { failure, isTerminal } from './task-state.js';
 
 interface _Running {
@@ -42,8 +47,15 @@ interface _Running {
   released: boolean;
 }
 
-/** The executor of `witness a2a serve`; `store` is the agent's task store, read for a cancel made elsewhere. */
-export function childExecutor(setup: ReleaseSetup, store: TaskStore): AgentExecutor {
+/**
+ * The executor of `witness a2a serve`; `store` is the agent's task store, read for a
+ * cancel made elsewhere; `streamed` says whether a request asked for a stream.
+ */
+export function childExecutor(
+  setup: ReleaseSetup,
+  store: TaskStore,
+  streamed: (ctx: RequestContext) => boolean = () => false,
+): AgentExecutor {
   const running = new Map<string, _Running>();
   return {
     async execute(ctx: RequestContext, bus: ExecutionEventBus) {
@@ -66,10 +78,21 @@ export function childExecutor(setup: ReleaseSetup, store: TaskStore): AgentExecu
           if (run.controller.signal.aborted || isTerminal((await store.load(ctx.taskId, ctx.context))?.status?.state))
             throw new WitnessError('CANCELLED', `Task ${ctx.taskId} was cancelled before its answer was released.`);
         };
-        const { artifact, timings } = await answerAndRelease(setup, ctx, mayRelease);
-        if (run.controller.signal.aborted) return; // signed, never released: cancelTask has said CANCELED
-        run.released = true;
-        _publishArtifact(bus, ids, artifact, { append: false, lastChunk: true });
+        const answered = await answerTask(setup, ctx);
+        let timings: ChildTimings;
+        if (streamed(ctx)) {
+          await mayRelease();
+          run.released = true;
+          timings = await streamAnswer(setup, ids, answered, (artifact, chunk) =>
+            _publishArtifact(bus, ids, artifact, chunk),
+          );
+        } else {
+          const released = await releaseAnswer(setup, ids, answered, mayRelease);
+          if (run.controller.signal.aborted) return; // signed, never released: cancelTask has said CANCELED
+          run.released = true;
+          _publishArtifact(bus, ids, released.artifact, { append: false, lastChunk: true });
+          timings = released.timings;
+        }
         bus.publish(
           AgentEvent.statusUpdate({
             ...ids,

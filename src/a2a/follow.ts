@@ -13,7 +13,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Message, Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import type { WireAnswer } from './answer.js';
-import type { CardJson } from './card.js';
+import { type CardJson, declaresStreaming } from './card.js';
 import { isSettled } from './task-state.js';
 
 /** The child as the parent reaches it: the SDK client built from the card it verified. */
@@ -32,8 +32,7 @@ export async function followAnswer(
   // Asked once before subscribing: a task that settled meanwhile refuses a subscription.
   const now = await _get(child.client, answer.id, signal);
   if (isSettled(now.status?.state)) return now;
-  if ((child.card.capabilities as { streaming?: unknown } | undefined)?.streaming === true)
-    await _subscribe(child.client, answer.id, signal);
+  if (declaresStreaming(child.card)) await _subscribe(child.client, answer.id, signal);
   return _poll(child.client, answer.id, signal);
 }
 

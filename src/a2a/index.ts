@@ -6,8 +6,9 @@
  * durable task store, the parent's fail-closed co-signing service, the MCP evidence
  * tool, the parent's delegation, following its answer and the one check of it (a
  * Message, or a Task's artifacts), the delegation record, experiment E12 with its
- * re-verification, and the mapping of streamed results' chunk receipts onto
- * artifact-update events.
+ * re-verification, and streamed results: the mapping of chunk receipts onto
+ * artifact-update events, the child's streamed release and the parent's check of a
+ * recorded stream with the answer.
  */
 export { policyBackend, serveChildAgent } from './agent.js';
 export type { AgentBackend, ChildAgent, ChildAgentOptions } from './agent.js';
@@ -20,6 +21,7 @@ export {
   CARD_PATH,
   cardDeployer,
   cardPayload,
+  declaresStreaming,
   fetchAgentCard,
   JSONRPC_PATH,
   parseCardText,
@@ -34,10 +36,18 @@ export type {
   CardSignature,
   CardVerifyResult,
 } from './card.js';
-export { CosignService, httpCosign, httpGrant, readAdminTokenFile, serveCosigner } from './cosigner.js';
+export {
+  CosignService,
+  httpCosign,
+  httpGrant,
+  readAdminTokenFile,
+  STREAMED_GRANT_EDGES,
+  serveCosigner,
+} from './cosigner.js';
 export type { CosignerServer, CosignerServerOptions, Grant } from './cosigner.js';
-export { E12_KIND, formatE12Summary, LATENCY_PARTS, pairedMedian, runE12, summarise } from './e12.js';
-export type { E12Forgery, E12Options, E12Results, E12Summary, E12Trial } from './e12.js';
+export { conditionParts, E12_CONDITIONS, E12_KIND, runE12 } from './e12.js';
+export { formatE12Summary, LATENCY_PARTS, pairedMedian, summarise } from './e12-summary.js';
+export type { E12Condition, E12Forgery, E12Options, E12Results, E12Summary, E12Trial } from './e12.js';
 export {
   E12_PROBLEM_CODES,
   isE12Results,
@@ -84,5 +94,9 @@ export {
   streamOfEvent,
 } from './stream.js';
 export type { ArtifactUpdateJson, ReadArtifactUpdate } from './stream.js';
+export { checkStreams, receiveStream, verifyStreamedAnswer } from './stream-answer.js';
+export type { ReceivedStream, ReceiveStreamOptions, StreamsCheck } from './stream-answer.js';
+export { cutAnswer, DEFAULT_STREAM_RELEASE, STREAM_RELEASE_POLICIES, streamAnswer } from './stream-release.js';
+export type { PublishChunk, StreamReleaseOptions } from './stream-release.js';
 export { connectEvidenceTool, EVIDENCE_TOOL, evidenceFor, serveEvidenceTool } from './tool-server.js';
 export type { Evidence, EvidenceClient, ToolServer } from './tool-server.js';

@@ -21,10 +21,10 @@ import type { NonceStore } from '../attest/nonce-store.js';
 import { type Receipt, receiptDigest } from '../attest/receipt.js';
 import { createReleaseSigner } from '../attest/signer.js';
 import { WitnessError } from '../core/errors.js';
-import { type AnswerProblem, verifyAnswer } from './answer.js';
+import type { AnswerProblem } from './answer.js';
 import type { ArtifactRecord } from './artifact.js';
 import { type CardJson, fetchAgentCard, verifyAgentCard } from './card.js';
-import type { CosignService } from './cosigner.js';
+import { type CosignService, STREAMED_GRANT_EDGES } from './cosigner.js';
 import { followAnswer, wireAnswer } from './follow.js';
 import {
   type ChildTimings,
@@ -34,6 +34,7 @@ import {
   type Delegation,
   TIMINGS_KEY,
 } from './metadata.js';
+import { receiveStream, verifyStreamedAnswer } from './stream-answer.js';
 import { textMessage } from './task-state.js';
 
 export interface ParentOptions {
@@ -70,7 +71,9 @@ export interface DelegationResult {
   evidence: { path: Receipt[] };
   /** Every artifact of a Task answer, as its receipt covers it; empty for a Message answer. */
   artifacts: ArtifactRecord[];
-  /** The one check's verdict; each problem says where (`at`: "artifact 0 (a1), receipt 1"). */
+  /** A streamed answer (`delegate(…, {stream: true})`): the recording of its artifact's stream, its lines as values. */
+  stream?: Array<Record<string, unknown>>;
+  /** The one check's verdict (with the stream's, when streamed); each problem says where (`at`: "artifact 0 (a1), receipt 1"). */
   verdict: { ok: boolean; reasons: AnswerProblem[] };
   verified_at: string;
   child_deployer: string;
@@ -79,13 +82,16 @@ export interface DelegationResult {
 
 /**
  * Delegates `task` to the agent at `childUrl` under `condition`; throws when the child
- * returns no result (its task failed, or its answer is no A2A message or task).
+ * returns no result (its task failed, or its answer is no A2A message or task). With
+ * `stream`, the task goes as SendStreamingMessage: every chunk of the answer is recorded
+ * and checked with it (stream-answer.ts); under dag the grant then covers two edges.
  */
 export async function delegate(
   childUrl: string,
   task: string,
   condition: Condition,
   options: ParentOptions,
+  how: { stream?: boolean } = {},
 ): Promise<DelegationResult> {
   const taskId = randomUUID();
   const cpu0 = process.cpuUsage();
@@ -105,18 +111,20 @@ export async function delegate(
       childDeployer: child.deployer,
       parentDigest: receiptDigest(taskReceipt as Receipt),
       expiresAt: Date.now() + ttl,
+      ...(how.stream ? { edges: STREAMED_GRANT_EDGES } : {}),
     });
   }
   const tGranted = performance.now();
 
-  const response = await child.client.sendMessage(
-    delegationRequest(task, delegationOf(taskId, condition, parentPath, cosignToken)),
-  );
-  const answer = await followAnswer(child, response);
+  const request = delegationRequest(task, delegationOf(taskId, condition, parentPath, cosignToken));
+  const received = how.stream ? await receiveStream(child.client, request, {}) : undefined;
+  const answer = await followAnswer(child, received?.answer ?? (await child.client.sendMessage(request)));
   const tCalled = performance.now();
   const verifiedAt = Date.now();
-  const check = await verifyAnswer(
+  const recording = received?.recordings[0];
+  const { check } = await verifyStreamedAnswer(
     wireAnswer(answer),
+    received?.recordings ?? [],
     { construction: condition, childDeployer: child.deployer, ...(taskReceipt ? { taskReceipt } : {}) },
     {
       directory: options.directory,
@@ -137,6 +145,7 @@ export async function delegate(
     output_text: check.output,
     evidence: { path: check.paths[0] ?? [] },
     artifacts: 'artifacts' in answer ? answer.artifacts.map((a) => _record(answer, a)) : [],
+    ...(recording ? { stream: recording } : {}),
     verdict: { ok: check.ok, reasons: check.problems },
     verified_at: new Date(verifiedAt).toISOString(),
     child_deployer: child.deployer,

@@ -11,16 +11,24 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { type Artifact, Artifact as ArtifactJson } from '@a2a-js/sdk';
+import { type Artifact, Artifact as ArtifactJson, type Part } from '@a2a-js/sdk';
 import type { RequestContext } from '@a2a-js/sdk/server';
 import type { SigningKey } from '../attest/keys.js';
 import { parseReceipt, type Receipt } from '../attest/receipt.js';
-import { createReleaseSigner } from '../attest/signer.js';
+import { createReleaseSigner, type ReleaseSigner, type ReleaseSignerOptions } from '../attest/signer.js';
 import { WitnessError } from '../core/errors.js';
 import type { AgentBackend } from './agent.js';
-import { artifactBytes, type WireArtifact } from './artifact.js';
+import { artifactBytes, type TaskRef, type WireArtifact } from './artifact.js';
 import { httpCosign } from './cosign-client.js';
-import { type ChildTimings, DELEGATION_KEY, type Delegation, DelegationSchema, EVIDENCE_KEY } from './metadata.js';
+import {
+  type ChildTimings,
+  type Condition,
+  DELEGATION_KEY,
+  type Delegation,
+  DelegationSchema,
+  EVIDENCE_KEY,
+} from './metadata.js';
+import type { StreamReleaseOptions } from './stream-release.js';
 import type { EvidenceClient } from './tool-server.js';
 
 export interface ReleaseSetup {
@@ -32,6 +40,8 @@ export interface ReleaseSetup {
   /** Longest wait for a co-signature, ms (default 5000); then the task fails. */
   cosignTimeoutMs?: number;
   instance?: string;
+  /** How an answer a client asked to stream is cut and checkpointed (stream-release.ts; default DEFAULT_STREAM_RELEASE). */
+  stream?: StreamReleaseOptions;
 }
 
 export interface Released {
@@ -40,15 +50,22 @@ export interface Released {
   timings: ChildTimings;
 }
 
-/**
- * Answers the task of `ctx` and releases one artifact holding the answer as a text
- * part. `mayRelease` throws when the task may no longer release (it was cancelled).
- */
-export async function answerAndRelease(
-  setup: ReleaseSetup,
-  ctx: RequestContext,
-  mayRelease: () => Promise<void>,
-): Promise<Released> {
+/** A task answered, nothing released yet: the output, the delegation it answers, and how long each step took. */
+export interface Answered {
+  output: string;
+  delegation: Delegation | undefined;
+  /** The parent's task path as sent (empty under none): the ancestors of every release. */
+  ancestors: Receipt[];
+  construction: Condition;
+  /** CPU usage and wall clock when the work started, and the tool's and the backend's time. */
+  cpu0: NodeJS.CpuUsage;
+  toolMs: number;
+  modelMs: number;
+  answeredAt: number;
+}
+
+/** Reads the task of `ctx` and its delegation, calls the tool and lets the backend answer. */
+export async function answerTask(setup: ReleaseSetup, ctx: RequestContext): Promise<Answered> {
   const message = ctx.userMessage;
   const task = message.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
   if (task === '') throw new WitnessError('INVALID_INPUT', 'The message has no text part: send the task as text.');
@@ -60,43 +77,86 @@ export async function answerAndRelease(
   const t1 = performance.now();
   const output = await setup.backend.answer(task, evidence);
   const t2 = performance.now();
-  await mayRelease();
-  // A text part without mediaType: A2A v0.3 text parts cannot carry one, so a v0.3 client
-  // reading the artifact through the SDK's compat layer gets the same v1.0 parts, the same bytes.
-  const artifact: Artifact = {
-    artifactId: randomUUID(),
-    name: 'answer',
-    description: '',
-    parts: [{ content: { $case: 'text', value: output }, metadata: undefined, filename: '', mediaType: '' }],
-    metadata: {},
-    extensions: [],
+  return {
+    output,
+    delegation,
+    ancestors,
+    construction: delegation?.construction ?? 'none',
+    cpu0,
+    toolMs: t1 - t0,
+    modelMs: t2 - t1,
+    answeredAt: t2,
   };
-  const bytes = artifactBytes(
-    { taskId: ctx.taskId, contextId: ctx.contextId },
-    ArtifactJson.toJSON(artifact) as WireArtifact,
-  );
-  const cosign = _cosign(setup, delegation, ancestors.at(-1));
-  const signer = createReleaseSigner({
+}
+
+/**
+ * Releases the answer as one artifact holding it as a text part. `mayRelease` throws
+ * when the task may no longer release (it was cancelled); it is asked before anything
+ * is signed.
+ */
+export async function releaseAnswer(
+  setup: ReleaseSetup,
+  ids: TaskRef,
+  answered: Answered,
+  mayRelease: () => Promise<void>,
+): Promise<Released> {
+  await mayRelease();
+  const artifact = answerArtifact(randomUUID(), [textPart(answered.output)]);
+  const release = releaseSigner(setup, answered);
+  const receipt = await release.signer.releaseOutput(wireArtifactBytes(ids, artifact), {
+    ancestors: answered.ancestors,
+    construction: answered.construction,
+  });
+  artifact.metadata = { [EVIDENCE_KEY]: { path: [...answered.ancestors, receipt] } };
+  return { artifact, timings: childTimings(answered, release.cosignMs()) };
+}
+
+/**
+ * A text part without mediaType: A2A v0.3 text parts cannot carry one, so a v0.3 client
+ * reading the artifact through the SDK's compat layer gets the same v1.0 parts, the same bytes.
+ */
+export function textPart(text: string): Part {
+  return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' };
+}
+
+/** The answer's artifact, with `parts` and no metadata yet (the evidence goes there). */
+export function answerArtifact(artifactId: string, parts: Part[]): Artifact {
+  return { artifactId, name: 'answer', description: '', parts, metadata: {}, extensions: [] };
+}
+
+/** What a release receipt for `artifact` of task `ids` covers (artifact.ts), from the SDK's object. */
+export function wireArtifactBytes(ids: TaskRef, artifact: Artifact): Buffer {
+  return artifactBytes(ids, ArtifactJson.toJSON(artifact) as WireArtifact);
+}
+
+/**
+ * The options of the runtime's release signer for this answer — the key, the instance
+ * and, under dag, the parent's co-signer for this delegation (timed: `cosignMs`) — and
+ * a signer made with them. A streamed answer's stream signer takes the same options.
+ */
+export function releaseSigner(
+  setup: ReleaseSetup,
+  answered: Answered,
+): { options: ReleaseSignerOptions; signer: ReleaseSigner; cosignMs: () => number } {
+  const cosign = _cosign(setup, answered.delegation, answered.ancestors.at(-1));
+  const options: ReleaseSignerOptions = {
     key: setup.key,
     instance: setup.instance ?? setup.backend.name,
     cosignTimeoutMs: setup.cosignTimeoutMs ?? 5000,
     ...(cosign ? { cosign: cosign.request } : {}),
-  });
-  const construction = delegation?.construction ?? 'none';
-  const receipt = await signer.releaseOutput(bytes, { ancestors, construction });
-  const t3 = performance.now();
-  const cpu = process.cpuUsage(cpu0);
-  const cosignMs = cosign?.elapsedMs() ?? 0;
-  artifact.metadata = { [EVIDENCE_KEY]: { path: [...ancestors, receipt] } };
+  };
+  return { options, signer: createReleaseSigner(options), cosignMs: () => cosign?.elapsedMs() ?? 0 };
+}
+
+/** The child's latency split (TIMINGS_KEY), from the answer's start to now; co-signing is counted apart from signing. */
+export function childTimings(answered: Answered, cosignMs: number): ChildTimings {
+  const cpu = process.cpuUsage(answered.cpu0);
   return {
-    artifact,
-    timings: {
-      tool_ms: t1 - t0,
-      model_ms: t2 - t1,
-      sign_ms: Math.max(0, t3 - t2 - cosignMs),
-      cosign_ms: cosignMs,
-      cpu_ms: (cpu.user + cpu.system) / 1000,
-    },
+    tool_ms: answered.toolMs,
+    model_ms: answered.modelMs,
+    sign_ms: Math.max(0, performance.now() - answered.answeredAt - cosignMs),
+    cosign_ms: cosignMs,
+    cpu_ms: (cpu.user + cpu.system) / 1000,
   };
 }
 

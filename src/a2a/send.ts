@@ -5,22 +5,25 @@
  * directory; sign the task as the root receipt (chain, dag); under dag record the grant
  * with the parent's co-signing service; send the task with the `@a2a-js/sdk` client and
  * follow the answer — a Message, or a Task followed until it is settled (follow.ts), sent
- * in the blocking form or as SendStreamingMessage, its text passed on as it arrives;
- * then check every result (answer.ts) and return the verdict with the record
+ * in the blocking form or as SendStreamingMessage, its text passed on as it arrives and
+ * every chunk recorded (stream-answer.ts); then check every result (answer.ts) and, when
+ * streamed, every recording with it, and return the verdict with the record
  * `witness verify` re-checks (delegation-record.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { Artifact, Message, SendMessageRequest, StreamResponse, Task, TaskArtifactUpdateEvent } from '@a2a-js/sdk';
-import type { Client } from '@a2a-js/sdk/client';
+import type { Message, SendMessageRequest, Task } from '@a2a-js/sdk';
 import type { KeyDirectory } from '../attest/key-directory.js';
 import type { SigningKey } from '../attest/keys.js';
 import type { NonceStore } from '../attest/nonce-store.js';
 import { isoTime, type Receipt, receiptDigest } from '../attest/receipt.js';
+import type { StreamVerifyResult } from '../attest/stream/index.js';
 import { WitnessError } from '../core/errors.js';
-import { type AnswerCheck, verifyAnswer, type WireAnswer } from './answer.js';
-import type { Grant } from './cosigner.js';
+import type { AnswerCheck, WireAnswer } from './answer.js';
+import { declaresStreaming } from './card.js';
+import { type Grant, STREAMED_GRANT_EDGES } from './cosigner.js';
 import { DELEGATION_RECORD_TYPE, type DelegationRecord } from './delegation-record.js';
 import { followAnswer, wireAnswer } from './follow.js';
+import { type ReceiveStreamOptions, receiveStream, verifyStreamedAnswer } from './stream-answer.js';
 import type { Condition } from './metadata.js';
 import { type DiscoveredChild, delegationOf, delegationRequest, discoverChild, signTask } from './parent.js';
 
@@ -37,6 +40,8 @@ export interface SendTaskOptions {
   stream?: boolean;
   /** Each text part as it arrives, unverified: a streamed artifact's parts, or the answer message's text. */
   onText?: (text: string) => void;
+  /** With `stream`: another recorder for a stream as it begins (`witness a2a send --stream-out`: a file written as events arrive). */
+  alsoRecord?: ReceiveStreamOptions['alsoRecord'];
   /** The longest the whole delegation may take, ms (default 120000): also the task receipt's and the grant's lifetime. */
   timeoutMs?: number;
   /** Aborts the delegation (Ctrl-C): `CANCELLED`. */
@@ -45,7 +50,10 @@ export interface SendTaskOptions {
 
 export interface SendTaskResult {
   ok: boolean;
+  /** The one check of the answer, with the streams' problems first when it was streamed (`ok` says both passed). */
   check: AnswerCheck;
+  /** Each streamed artifact's verdict, when the answer was streamed. */
+  streams: StreamVerifyResult[];
   record: DelegationRecord;
   childDeployer: string;
 }
@@ -71,15 +79,24 @@ export async function sendTask(url: string, text: string, options: SendTaskOptio
     signal,
     stopped,
   });
+  let recordings: Array<Array<Record<string, unknown>>> = [];
   const answer = await _follow(url, stopped, async () => {
-    const first = options.stream
-      ? await _streamed(child.client, request, signal, options.onText)
-      : await child.client.sendMessage(request, { signal });
+    let first: Message | Task;
+    if (options.stream) {
+      const received = await receiveStream(child.client, request, {
+        signal,
+        ...(options.onText ? { onText: options.onText } : {}),
+        ...(options.alsoRecord ? { alsoRecord: options.alsoRecord } : {}),
+      });
+      recordings = received.recordings;
+      first = received.answer;
+    } else first = await child.client.sendMessage(request, { signal });
     return followAnswer(child, first, signal);
   });
   const verifiedAt = Date.now();
-  const check = await verifyAnswer(
+  const { check, streams } = await verifyStreamedAnswer(
     answer,
+    recordings,
     { construction, childDeployer: child.deployer, ...(taskReceipt ? { taskReceipt } : {}) },
     {
       directory: options.directory,
@@ -97,8 +114,9 @@ export async function sendTask(url: string, text: string, options: SendTaskOptio
     answer: answer as DelegationRecord['answer'],
     verified_at: isoTime(verifiedAt),
     verdict: { ok: check.ok, problems: check.problems },
+    ...(recordings.length > 0 ? { streams: recordings } : {}),
   };
-  return { ok: check.ok, check, record, childDeployer: child.deployer };
+  return { ok: check.ok, check, streams, record, childDeployer: child.deployer };
 }
 
 /**
@@ -124,6 +142,8 @@ async function _prepare(
           childDeployer: child.deployer,
           parentDigest: receiptDigest(taskReceipt),
           expiresAt: at.createdAt + at.timeoutMs,
+          // A streamed answer is two edges: the stream's final receipt and the artifact's.
+          ...(options.stream && declaresStreaming(child.card) ? { edges: STREAMED_GRANT_EDGES } : {}),
         })
       : undefined;
   if (at.signal.aborted) throw at.stopped();
@@ -162,72 +182,4 @@ function _stopped(url: string, timeoutMs: number, interrupt: AbortSignal | undef
         'TIMEOUT',
         `The child at ${url} gave no final answer within ${timeoutMs} ms (--timeout); nothing was verified.`,
       );
-}
-
-/**
- * SendStreamingMessage: the task as its events build it (status updates, artifacts
- * replaced or appended), each new text part passed to `onText` as it arrives.
- */
-async function _streamed(
-  client: Client,
-  request: SendMessageRequest,
-  signal: AbortSignal,
-  onText: ((text: string) => void) | undefined,
-): Promise<Message | Task> {
-  let task: Task | undefined;
-  let message: Message | undefined;
-  const shown = new Set<string>(); // artifacts whose text was passed on
-  const show = (parts: Artifact['parts']) => {
-    for (const part of parts) if (part.content?.$case === 'text') onText?.(part.content.value);
-  };
-  for await (const event of client.sendMessageStream(request, { signal }) as AsyncIterable<StreamResponse>) {
-    const payload = event.payload;
-    if (payload?.$case === 'message') {
-      message = payload.value;
-      show(message.parts);
-    } else if (payload?.$case === 'task') {
-      task = payload.value;
-      for (const a of task.artifacts.filter((x) => !shown.has(x.artifactId))) {
-        shown.add(a.artifactId);
-        show(a.parts);
-      }
-    } else if (payload?.$case === 'statusUpdate') {
-      const { taskId, contextId, status } = payload.value;
-      task = task ? { ...task, status } : _emptyTask(taskId, contextId, status);
-    } else if (payload?.$case === 'artifactUpdate') {
-      const update = payload.value;
-      task = _withArtifact(task ?? _emptyTask(update.taskId, update.contextId, undefined), update);
-      if (update.artifact) {
-        shown.add(update.artifact.artifactId);
-        show(update.artifact.parts);
-      }
-    }
-  }
-  if (task) return task;
-  if (message) return message;
-  throw new WitnessError('UNAVAILABLE', 'The stream ended without a message or a task.');
-}
-
-function _emptyTask(id: string, contextId: string, status: Task['status']): Task {
-  return { id, contextId, status, artifacts: [], history: [], metadata: undefined };
-}
-
-/** The task with one artifact update applied: appended to the artifact of the same id, or replacing it. */
-function _withArtifact(task: Task, update: TaskArtifactUpdateEvent): Task {
-  const artifact = update.artifact;
-  if (!artifact) return task;
-  const i = task.artifacts.findIndex((a) => a.artifactId === artifact.artifactId);
-  const before = task.artifacts[i];
-  const merged: Artifact =
-    update.append && before
-      ? {
-          ...before,
-          parts: [...before.parts, ...artifact.parts],
-          metadata: { ...before.metadata, ...artifact.metadata },
-        }
-      : artifact;
-  const artifacts = [...task.artifacts];
-  if (i >= 0) artifacts[i] = merged;
-  else artifacts.push(merged);
-  return { ...task, artifacts };
 }

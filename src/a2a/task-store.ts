@@ -2,18 +2,24 @@
  * @module
  * The child agent's task store: the SDK's `TaskStore` on a durable store
  * (task-store/engine.ts) — a SQLite file by default, PostgreSQL for agent processes
- * on several machines, or SQLite in memory. Two changes to what the SDK stores:
+ * on several machines, or SQLite in memory. Three changes to what the SDK stores:
  * a stored task never keeps a grant's credential (`cosign_token` is dropped from the
  * delegation metadata of every message it holds, so `GetTask` and `ListTasks` — open
  * to whoever reaches the agent — cannot hand it out; a failed delegation's grant stays
- * usable for the child only); and a `ListTasks` page says as its `pageSize` how many
+ * usable for the child only); a stored artifact keeps only its own evidence, not the
+ * chunk receipts, checkpoint and final receipt a streamed answer's events carried (the
+ * SDK merges each appended chunk's metadata into the artifact, which would leave the last
+ * chunk's receipt and the last checkpoint there: evidence of one event that nothing in
+ * the stored task can be checked against — the stream lives in the recording of whoever
+ * watched it); and a `ListTasks` page says as its `pageSize` how many
  * tasks it holds (the A2A TCK's reading of "the page size used for this response";
  * the SDK gives the size asked for, 50 even for an empty page).
  */
-import type { ListTasksRequest, ListTasksResponse, Message, Task } from '@a2a-js/sdk';
+import type { Artifact, ListTasksRequest, ListTasksResponse, Message, Task } from '@a2a-js/sdk';
 import { resolveUserScope, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
 import { isPostgresUrl } from '../attest/postgres.js';
 import { DELEGATION_KEY } from './metadata.js';
+import { CHUNK_KEY, STREAM_CHECKPOINT_KEY, STREAM_FINAL_KEY } from './stream.js';
 import { type Scope, TaskStoreEngine } from './task-store/engine.js';
 import { openSqliteTaskStore } from './task-store/sqlite.js';
 
@@ -46,7 +52,7 @@ export class ChildTaskStore implements TaskStore {
   }
 
   save(task: Task, context: ServerCallContext): Promise<void> {
-    return this.#engine.save(_scope(context), _withoutCredentials(task));
+    return this.#engine.save(_scope(context), _asStored(task));
   }
 
   load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
@@ -68,9 +74,20 @@ function _scope(context: ServerCallContext): Scope {
   return { tenant: context.tenant ?? '', owner: resolveUserScope(context) };
 }
 
-function _withoutCredentials(task: Task): Task {
+function _asStored(task: Task): Task {
   const status = task.status?.message ? { ...task.status, message: _redact(task.status.message) } : task.status;
-  return { ...task, history: task.history.map(_redact), status };
+  return { ...task, history: task.history.map(_redact), status, artifacts: task.artifacts.map(_withoutStreamKeys) };
+}
+
+const _STREAM_KEYS: readonly string[] = [CHUNK_KEY, STREAM_CHECKPOINT_KEY, STREAM_FINAL_KEY];
+
+function _withoutStreamKeys(artifact: Artifact): Artifact {
+  const metadata = artifact.metadata;
+  if (!metadata || !_STREAM_KEYS.some((key) => key in metadata)) return artifact;
+  return {
+    ...artifact,
+    metadata: Object.fromEntries(Object.entries(metadata).filter(([k]) => !_STREAM_KEYS.includes(k))),
+  };
 }
 
 function _redact(message: Message): Message {

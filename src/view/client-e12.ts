@@ -144,6 +144,14 @@ export function e12Pages(h: PageHelpers): Record<string, (parts: string[], q: An
           ['dag over none (median of same-round differences)', signed(o.dag_vs_none_paired_median_ms)],
           ['chain over none (mean total)', signed(o.chain_vs_none_ms)],
           ['dag over none, on-CPU (parent + child processes)', signed(o.dag_vs_none_cpu_ms)],
+          // Files written before the streamed condition have no dag+stream rows.
+          ...(o.dag_stream_vs_none_ms === undefined
+            ? []
+            : [
+                ['dag+stream over none (mean total)', signed(o.dag_stream_vs_none_ms)],
+                ['dag+stream over dag (mean total: the streaming)', signed(o.dag_stream_vs_dag_ms)],
+                ['dag+stream over none, on-CPU', signed(o.dag_stream_vs_none_cpu_ms)],
+              ]),
         ],
         { class: 'overheads' },
       ),

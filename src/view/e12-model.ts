@@ -10,7 +10,8 @@
  * problems beyond the receipts (a release by another child) go on the whole path.
  * Every answer is computed once: the page and a bundle read the same.
  */
-import { type E12Results, LATENCY_PARTS } from '../a2a/e12.js';
+import { conditionParts, type E12Results } from '../a2a/e12.js';
+import { LATENCY_PARTS } from '../a2a/e12-summary.js';
 import { cardDeployer, verifyAgentCard } from '../a2a/card.js';
 import { type E12VerifyResult, trialBytes, verifyE12Results, verifyTrial } from '../a2a/e12-verify.js';
 import { KeyDirectory, parseDirectory } from '../attest/key-directory.js';
@@ -71,6 +72,13 @@ export async function e12Answers(
       chain_vs_none_ms: r.overhead_chain_vs_none_ms,
       dag_vs_none_cpu_ms: r.overhead_dag_vs_none_cpu_ms,
       dag_vs_none_paired_median_ms: r.overhead_dag_vs_none_paired_median_ms,
+      ...(r.overhead_dag_stream_vs_none_ms === undefined
+        ? {}
+        : {
+            dag_stream_vs_none_ms: r.overhead_dag_stream_vs_none_ms,
+            dag_stream_vs_dag_ms: r.overhead_dag_stream_vs_dag_ms ?? Number.NaN,
+            dag_stream_vs_none_cpu_ms: r.overhead_dag_stream_vs_none_cpu_ms ?? Number.NaN,
+          }),
     },
     forgery: r.forgery.map((f) => ({
       construction: f.construction,
@@ -112,7 +120,7 @@ export async function e12Answers(
     const drawn = await graph(
       t.evidence,
       trialBytes(t),
-      t.condition,
+      conditionParts(t.condition).construction,
       t.verified_at,
       `trial ${i}: ${t.condition}, task ${t.task_id}`,
     );

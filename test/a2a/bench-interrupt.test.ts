@@ -39,7 +39,8 @@ it('writes the finished trials marked interrupted and exits 130 on Ctrl-C; verif
   const work = join(dir, 'tmp');
   spawnSync('mkdir', [work]);
   // Its own group, so the SIGINT to the group reaches the bench and what it started, as Ctrl-C would, and not vitest.
-  const bench = spawn(node!, [...args, 'a2a', 'bench', '--trials', '200', '--warmup', '0', '--out', out], {
+  // 150 trials of each of the four conditions: 600 planned.
+  const bench = spawn(node!, [...args, 'a2a', 'bench', '--trials', '150', '--warmup', '0', '--out', out], {
     env: { ...process.env, TMPDIR: work },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -131,6 +131,50 @@ describe('the co-signing service', () => {
     expect(() => service.cosign(taskId, edge, token)).toThrow(/issued no pending delegation/);
   });
 
+  it('co-signs a streamed answer’s grant of two edges twice, and no more', async () => {
+    const service = new CosignService(world.parent);
+    const root = await createReleaseSigner({ key: world.parent, instance: 'p' }).releaseOutput(Buffer.from('task'), {
+      construction: 'dag',
+    });
+    const taskId = randomUUID();
+    const token = service.grant({
+      taskId,
+      childDeployer: 'org-child',
+      parentDigest: receiptDigest(root),
+      expiresAt: Date.now() + 60_000,
+      edges: 2,
+    });
+    const edge = await edgeFrom(root);
+    expect(service.cosign(taskId, edge, token).key_id).toBe(world.parent.kid);
+    expect(service.cosign(taskId, await edgeFrom(root), token).key_id).toBe(world.parent.kid);
+    expect(() => service.cosign(taskId, edge, token)).toThrow(/issued no pending delegation/);
+  });
+
+  it('records no grant of more edges than a streamed answer needs (nor of none)', async () => {
+    const service = new CosignService(world.parent);
+    for (const edges of [0, 3, 1.5])
+      expect(() =>
+        service.grant({ taskId: 't', childDeployer: 'org-child', parentDigest: 'a'.repeat(64), expiresAt: 1, edges }),
+      ).toThrow(/A grant co-signs 1 edge, or 2 for a streamed answer/);
+    const server = await serveCosigner(service, { adminToken: 'secret-token' });
+    extra.push(server);
+    const refused = await fetch(`${server.url}/grants`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer secret-token' },
+      body: JSON.stringify({
+        task_id: 't',
+        child_deployer: 'c',
+        parent_digest: 'a'.repeat(64),
+        expires_at: 1,
+        edges: 3,
+      }),
+    });
+    expect([refused.status, ((await refused.json()) as { error: { message: string } }).error.message]).toEqual([
+      400,
+      expect.stringMatching(/^Bad grant: edges: /),
+    ]);
+  });
+
   it('refuses an edge released by another deployer than the grant names', async () => {
     const service = new CosignService(world.parent);
     const { root, taskId, token } = await grantFor(service);

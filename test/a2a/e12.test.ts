@@ -39,8 +39,17 @@ function tampered(change: (r: E12Results) => void): string {
 
 describe('E12 over three loopback processes', () => {
   it('records every trial of every condition, each with a unique task id and a valid verdict', () => {
-    expect(results.trials.map((t) => t.condition).sort()).toEqual(['chain', 'chain', 'dag', 'dag', 'none', 'none']);
-    expect(new Set(results.trials.map((t) => t.task_id)).size).toBe(6);
+    expect(results.trials.map((t) => t.condition).sort()).toEqual([
+      'chain',
+      'chain',
+      'dag',
+      'dag',
+      'dag+stream',
+      'dag+stream',
+      'none',
+      'none',
+    ]);
+    expect(new Set(results.trials.map((t) => t.task_id)).size).toBe(8);
     expect(results.trials.every((t) => t.verdict.ok && t.output_len === Buffer.byteLength(t.output_text, 'utf8'))).toBe(
       true,
     );
@@ -72,13 +81,16 @@ describe('E12 over three loopback processes', () => {
   it("records with each trial the A2A artifact its receipt covers, whose text is the trial's output", () => {
     for (const t of results.trials) {
       expect(t.artifact).toMatchObject({ task_id: expect.any(String), context_id: expect.any(String) });
-      expect(t.artifact?.parts).toEqual([{ text: t.output_text }]);
+      if (t.condition !== 'dag+stream') expect(t.artifact?.parts).toEqual([{ text: t.output_text }]);
+      // Streamed: one part per chunk (a line of the answer each), which together are the output.
+      else expect(t.artifact?.parts).toEqual(t.output_text.split(/(?<=\n)/).map((line) => ({ text: line })));
     }
   });
 
   it('passes its own re-verification', async () => {
     const check = await verifyE12Results(results);
-    expect(check).toMatchObject({ ok: true, trials: 6, verified: 6, edges: 2, problems: [] });
+    // Two dag edges, and two per dag+stream trial: the stream's final receipt and the artifact's.
+    expect(check).toMatchObject({ ok: true, trials: 8, verified: 8, edges: 6, streams: 2, problems: [] });
   });
 });
 
@@ -86,7 +98,8 @@ describe('witness verify on an E12 results file', () => {
   it('recomputes every hash and signature and exits 0', async () => {
     const { code, out } = await cli('verify', file);
     expect(code).toBe(0);
-    expect(out).toMatch(/^valid: E12 results, 6\/6 trials verified/);
+    expect(out).toMatch(/^valid: E12 results, 8\/8 trials verified/);
+    expect(out).toMatch(/, 2 recorded streams re-checked chunk by chunk \(\d+ chunks\)\)/);
   });
 
   it('exits 1 naming the trial when an output text was changed', async () => {
@@ -160,6 +173,51 @@ describe('witness verify on an E12 results file', () => {
     expect(out).toMatch(/task id used twice/);
   });
 
+  it("exits 1 naming the trial when a chunk of a dag+stream trial's recorded stream was changed (CHUNK_MISMATCH)", async () => {
+    let at = -1;
+    const { code, out } = await cli(
+      'verify',
+      tampered((r) => {
+        at = r.trials.findIndex((t) => t.condition === 'dag+stream');
+        const line = r.trials[at]?.stream?.find((l) => l.type === 'chunk') as { bytes: string };
+        line.bytes = Buffer.from('[{"text":"edited"}]\n').toString('base64');
+      }),
+    );
+    expect(code).toBe(1);
+    expect(out).toMatch(
+      new RegExp(
+        `EVIDENCE_INVALID +trial ${at} \\(dag\\+stream, .*CHUNK_MISMATCH \\[stream of artifact \\S+, chunk 0\\]`,
+      ),
+    );
+  });
+
+  it('exits 1 when a dag+stream trial lost its recorded stream, or a chunk of it (CHUNK_MISSING)', async () => {
+    const lost = await cli(
+      'verify',
+      tampered((r) => {
+        delete r.trials.find((t) => t.condition === 'dag+stream')?.stream;
+      }),
+    );
+    expect([lost.code, lost.out]).toEqual([
+      1,
+      expect.stringMatching(/MALFORMED \[stream\] A dag\+stream trial records the stream/),
+    ]);
+    const dropped = await cli(
+      'verify',
+      tampered((r) => {
+        const stream = r.trials.find((t) => t.condition === 'dag+stream')?.stream as Array<{ type: string }>;
+        stream.splice(
+          stream.findIndex((l) => l.type === 'chunk'),
+          1,
+        );
+      }),
+    );
+    expect([dropped.code, dropped.out]).toEqual([
+      1,
+      expect.stringMatching(/CHUNK_MISSING \[stream of artifact \S+, chunk 0\]/),
+    ]);
+  });
+
   it('exits 1 when a recorded forgery verdict was flipped', async () => {
     const { code, out } = await cli(
       'verify',
@@ -179,7 +237,7 @@ describe('witness verify on an E12 results file', () => {
     // One line for the directory, not a failed signature per trial.
     const lines = out.trim().split('\n');
     expect(lines).toEqual([
-      'invalid: E12 results, 6 trials, none checked: your key directory holds none of the keys that signed them.',
+      'invalid: E12 results, 8 trials, none checked: your key directory holds none of the keys that signed them.',
       expect.stringMatching(
         /^ {2}UNKNOWN_KEY +your key directory holds none of the keys that signed this run \(ed25519:[0-9a-f]{16}, ed25519:[0-9a-f]{16}\)/,
       ),
@@ -202,7 +260,7 @@ describe('witness verify on an E12 results file', () => {
       type: 'witness/e12-results',
       legacy: false,
       problems: [],
-      details: { trials: 6, trustedKeys: 'file' },
+      details: { trials: 8, trustedKeys: 'file' },
     });
   });
 });

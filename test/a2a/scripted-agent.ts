@@ -4,9 +4,11 @@
  * and releases through the real release signer over the bytes the artifact contract
  * defines. It stands for children `witness a2a serve` does not play: one that answers
  * with Tasks and artifacts (blocking, unfinished, streamed), one that fails, and
- * adversaries that hold only their own key.
+ * adversaries that hold only their own key, or that drop, move or splice the chunks of a
+ * streamed answer (`streamedChunks`, `publishChunks`).
  */
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentCard, Artifact, Role, type Task, TaskState } from '@a2a-js/sdk';
@@ -26,6 +28,10 @@ import { DELEGATION_KEY, type Delegation, EVIDENCE_KEY } from '../../src/a2a/met
 import type { SigningKey } from '../../src/attest/keys.js';
 import type { Receipt } from '../../src/attest/receipt.js';
 import { createReleaseSigner } from '../../src/attest/signer.js';
+import type { StreamPolicy } from '../../src/attest/stream/index.js';
+import type { Answered, ReleaseSetup } from '../../src/a2a/release.js';
+import { streamAnswer } from '../../src/a2a/stream-release.js';
+import type { EvidenceClient } from '../../src/a2a/tool-server.js';
 
 /** What the script sees of one request. */
 export interface Turn {
@@ -142,6 +148,99 @@ export async function releaseArtifact(
   );
   const receipt = await signer.releaseOutput(bytes, { ancestors: turn.ancestors, construction });
   return { ...artifact, metadata: { [EVIDENCE_KEY]: { path: [...turn.ancestors, receipt] } } };
+}
+
+/** One chunk event of a streamed artifact, as the child publishes it. */
+export interface StreamedChunk {
+  artifact: Artifact;
+  append: boolean;
+  lastChunk: boolean;
+}
+
+/**
+ * The chunk events the real child (stream-release.ts) publishes for `text` in `turn`'s
+ * task, made by the same code with `key` — each with its chunk receipt, checkpoints, and
+ * on the last the final receipt and the artifact's evidence; under dag both co-signed by
+ * the parent's service at `cosignerUrl` with the delegation's credential. An adversary
+ * publishes them altered (`publishChunks`).
+ */
+export async function streamedChunks(
+  key: SigningKey,
+  turn: Pick<Turn, 'ctx' | 'delegation' | 'ancestors'>,
+  text: string,
+  options: { cosignerUrl?: string; policy?: StreamPolicy; checkpointEvery?: number } = {},
+): Promise<StreamedChunk[]> {
+  const chunks: StreamedChunk[] = [];
+  const setup: ReleaseSetup = {
+    key,
+    tool: undefined as unknown as EvidenceClient, // the answer is given: no tool call
+    backend: { name: 'scripted', answer: () => text },
+    ...(options.cosignerUrl ? { cosigners: { [turn.ancestors.at(-1)?.deployer ?? '']: options.cosignerUrl } } : {}),
+    stream: {
+      policy: options.policy ?? 'tokens:1',
+      checkpointEvery: { chunks: options.checkpointEvery ?? 2, ms: 60_000 },
+    },
+  };
+  const answered: Answered = {
+    output: text,
+    delegation: turn.delegation,
+    ancestors: turn.ancestors,
+    construction: turn.delegation?.construction ?? 'none',
+    cpu0: process.cpuUsage(),
+    toolMs: 0,
+    modelMs: 0,
+    answeredAt: performance.now(),
+  };
+  await streamAnswer(setup, { taskId: turn.ctx.taskId, contextId: turn.ctx.contextId }, answered, (artifact, at) =>
+    chunks.push({ artifact, ...at }),
+  );
+  return chunks;
+}
+
+/** Publishes chunk events on `turn`'s bus, in the order given. */
+export function publishChunks(turn: Pick<Turn, 'ctx' | 'bus'>, chunks: readonly StreamedChunk[]): void {
+  for (const chunk of chunks)
+    turn.bus.publish(
+      AgentEvent.artifactUpdate({
+        taskId: turn.ctx.taskId,
+        contextId: turn.ctx.contextId,
+        ...chunk,
+        metadata: undefined,
+      }),
+    );
+}
+
+/**
+ * A script that answers with `text` streamed as the real child streams it
+ * (`streamedChunks`) — WORKING, the chunk events, COMPLETED — after `alter` has had its
+ * way with the chunks (default: none), e.g. to drop, move or splice one.
+ */
+export function streamingScript(
+  key: SigningKey,
+  text: string,
+  options: {
+    cosignerUrl?: string;
+    alter?: (chunks: StreamedChunk[], turn: Turn) => Promise<StreamedChunk[]>;
+  } = {},
+): (turn: Turn) => Promise<void> {
+  return async (turn) => {
+    turn.bus.publish(AgentEvent.task(taskOf(turn, TaskState.TASK_STATE_WORKING)));
+    const chunks = await streamedChunks(
+      key,
+      turn,
+      text,
+      options.cosignerUrl ? { cosignerUrl: options.cosignerUrl } : {},
+    );
+    publishChunks(turn, options.alter ? await options.alter(chunks, turn) : chunks);
+    turn.bus.publish(
+      AgentEvent.statusUpdate({
+        taskId: turn.ctx.taskId,
+        contextId: turn.ctx.contextId,
+        status: taskOf(turn, TaskState.TASK_STATE_COMPLETED).status,
+        metadata: undefined,
+      }),
+    );
+  };
 }
 
 /** The task of `turn` in `state`, with `artifacts` and a status message carrying `metadata`. */

@@ -24,6 +24,7 @@ import {
   releaseArtifact,
   type ScriptedAgent,
   serveScriptedAgent,
+  streamingScript,
   TaskState,
   taskOf,
   textArtifact,
@@ -219,43 +220,23 @@ describe('a delegation answered with a Task', () => {
     expect(result.check.output).toBe('Lot 14: done.');
   });
 
-  it('streams each text part as it arrives and verifies the artifact the chunks build', async () => {
-    const url = await scripted(
-      async (turn) => {
-        const whole = await releaseArtifact(world.child, turn, textArtifact('s', ['Lot 15: ', 'within tolerance.']));
-        const [first, second] = whole.parts;
-        turn.bus.publish(AgentEvent.task(taskOf(turn, TaskState.TASK_STATE_WORKING)));
-        for (const [i, part] of [first, second].entries())
-          turn.bus.publish(
-            AgentEvent.artifactUpdate({
-              taskId: turn.ctx.taskId,
-              contextId: turn.ctx.contextId,
-              artifact: { ...whole, parts: [part!], metadata: i === 1 ? whole.metadata : undefined },
-              append: i === 1,
-              lastChunk: i === 1,
-              metadata: undefined,
-            }),
-          );
-        turn.bus.publish(
-          AgentEvent.statusUpdate({
-            taskId: turn.ctx.taskId,
-            contextId: turn.ctx.contextId,
-            status: taskOf(turn, TaskState.TASK_STATE_COMPLETED).status,
-            metadata: undefined,
-          }),
-        );
-      },
-      { streaming: true },
-    );
+  it('streams each text part as it arrives and verifies both the recorded stream and the artifact the chunks build', async () => {
+    const url = await scripted(streamingScript(world.child, 'Lot 15: within tolerance.'), { streaming: true });
     const chunks: string[] = [];
     const result = await sendTask(
       url,
       'Inspect lot 15.',
       parent('chain', { stream: true, onText: (t) => chunks.push(t) }),
     );
-    expect(chunks).toEqual(['Lot 15: ', 'within tolerance.']);
+    expect(chunks).toEqual(['Lot ', '15: ', 'within ', 'tolerance.']);
     expect(result.check.problems).toEqual([]);
     expect(result.check.output).toBe('Lot 15: within tolerance.');
+    expect(result.streams.map((s) => [s.verdict, s.received, s.checkpoints])).toEqual([['valid', 4, 2]]);
+    expect(result.record.streams).toHaveLength(1);
+    expect(await verifyDelegationRecord(result.record, { directory: world.directory })).toMatchObject({
+      ok: true,
+      problems: [],
+    });
   });
 });
 

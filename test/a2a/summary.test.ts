@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type E12Trial, formatE12Summary, pairedMedian, summarise } from '../../src/a2a/e12.js';
+import type { E12Trial } from '../../src/a2a/e12.js';
+import { formatE12Summary, pairedMedian, summarise } from '../../src/a2a/e12-summary.js';
 import type { Condition } from '../../src/a2a/metadata.js';
 
 function trial(round: number, condition: Condition, total: number, ok = true): E12Trial {

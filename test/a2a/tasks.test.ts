@@ -1,11 +1,12 @@
 // The child's task lifecycle (executor.ts, handler.ts): SUBMITTED → WORKING → COMPLETED
-// with one attested artifact; returnImmediately; SendStreamingMessage and SubscribeToTask;
+// with one attested artifact; returnImmediately; SendStreamingMessage (the artifact chunk by
+// chunk, with chunk receipts) and SubscribeToTask;
 // CancelTask of a running task (no artifact released after it); one message per task;
 // the parent following a running task (follow.ts).
 // Real servers on loopback, the real @a2a-js/sdk client and raw JSON-RPC; the backend
 // that answers is held open by the test, so a task is running exactly while it waits.
 import { randomUUID } from 'node:crypto';
-import { AgentCard, Task, TaskState } from '@a2a-js/sdk';
+import { AgentCard, Task, TaskArtifactUpdateEvent, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentBackend, type ChildAgent, policyBackend, serveChildAgent } from '../../src/a2a/agent.js';
@@ -13,6 +14,8 @@ import { verifyTaskArtifacts } from '../../src/a2a/answer.js';
 import { JSONRPC_PATH } from '../../src/a2a/card.js';
 import { followAnswer } from '../../src/a2a/follow.js';
 import { DELEGATION_KEY, ERROR_KEY } from '../../src/a2a/metadata.js';
+import { type ArtifactUpdateJson, CHUNK_KEY, readArtifactUpdate, recordArtifactUpdate } from '../../src/a2a/stream.js';
+import { StreamRecorder, verifyStream } from '../../src/attest/stream/index.js';
 import { dagDelegation, expectation, startWorld, userMessage, type World } from './helpers.js';
 
 /** A backend whose every answer waits until the test lets it go. */
@@ -122,7 +125,7 @@ describe('a task of the child agent', () => {
     expect(methods).toEqual(['GetTask', 'SubscribeToTask', 'GetTask']);
   });
 
-  it('streams SUBMITTED, WORKING, the artifact and COMPLETED, in that order (SendStreamingMessage)', async () => {
+  it('streams SUBMITTED, WORKING, the artifact chunk by chunk — each with its receipt, the last lastChunk — and COMPLETED (SendStreamingMessage)', async () => {
     const seen: string[] = [];
     const stream = client.sendMessageStream({
       tenant: '',
@@ -135,15 +138,51 @@ describe('a task of the child agent', () => {
       const p = event.payload;
       if (p?.$case === 'task') seen.push(`task ${TaskState[p.value.status?.state ?? 0]}`);
       if (p?.$case === 'statusUpdate') seen.push(`status ${TaskState[p.value.status?.state ?? 0]}`);
-      if (p?.$case === 'artifactUpdate') seen.push(`artifact lastChunk=${p.value.lastChunk}`);
+      if (p?.$case === 'artifactUpdate')
+        seen.push(
+          `artifact append=${p.value.append} lastChunk=${p.value.lastChunk}${CHUNK_KEY in (p.value.artifact?.metadata ?? {}) ? ' +receipt' : ''}`,
+        );
     }
     await released;
+    // The policy answer is four lines: one chunk each (--stream-policy chunk, the default).
     expect(seen).toEqual([
       'task TASK_STATE_SUBMITTED',
       'status TASK_STATE_WORKING',
-      'artifact lastChunk=true',
+      'artifact append=false lastChunk=false +receipt',
+      'artifact append=true lastChunk=false +receipt',
+      'artifact append=true lastChunk=false +receipt',
+      'artifact append=true lastChunk=true +receipt',
       'status TASK_STATE_COMPLETED',
     ]);
+  });
+
+  it('streamed, can be joined with SubscribeToTask before its answer is out: the subscriber records a stream that verifies', async () => {
+    const started = client.sendMessageStream({
+      tenant: '',
+      message: userMessage('Inspect lot 23.'),
+      configuration: undefined,
+      metadata: undefined,
+    });
+    const first = await started.next(); // the task, SUBMITTED: the backend is held
+    const id = first.value?.payload?.$case === 'task' ? first.value.payload.value.id : '';
+    const draining = (async () => {
+      for await (const _ of started);
+    })();
+    const subscription = client.resubscribeTask({ tenant: '', id });
+    const snapshot = await subscription.next(); // the task as it is now: nothing released yet
+    expect(snapshot.value?.payload?.$case).toBe('task');
+    (await held.next()).release();
+    let recorder: StreamRecorder | undefined;
+    for await (const event of subscription)
+      if (event.payload?.$case === 'artifactUpdate') {
+        const update = TaskArtifactUpdateEvent.toJSON(event.payload.value) as ArtifactUpdateJson;
+        recorder ??= new StreamRecorder(readArtifactUpdate(update).stream);
+        recordArtifactUpdate(recorder, update);
+      }
+    await draining;
+    const result = await verifyStream(recorder?.text() ?? '', { directory: world.directory });
+    expect(result.problems).toEqual([]);
+    expect(result).toMatchObject({ verdict: 'valid', size: 4, stream: { task: id } });
   });
 
   it('can be followed with SubscribeToTask while it works, to its completion', async () => {

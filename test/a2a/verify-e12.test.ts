@@ -151,6 +151,58 @@ describe('an E12 file written when results were messages', () => {
   });
 });
 
+describe('an E12 file with the dag+stream condition', () => {
+  // Written by `witness a2a bench --trials 1 --warmup 0` with this condition: one trial of each of four conditions.
+  const fixture = join(import.meta.dirname, '..', 'fixtures', 'e12', 'stream-era.json');
+
+  it('verifies, re-checking the streamed trial chunk by chunk', async () => {
+    const r = await cli('verify', fixture);
+    expect([r.code, r.out]).toEqual([
+      0,
+      expect.stringMatching(
+        /^valid: E12 results, 4\/4 trials verified .*, 1 recorded streams re-checked chunk by chunk \(4 chunks\)\)/,
+      ),
+    ]);
+  });
+
+  it("is refused when the streamed trial's chunks were moved (CHUNK_REORDERED)", async () => {
+    const file = JSON.parse(readFileSync(fixture, 'utf8')) as { trials: Array<{ stream?: Array<{ type: string }> }> };
+    const stream = file.trials.find((t) => t.stream)?.stream as Array<{ type: string }>;
+    const [first, second] = stream.flatMap((l, i) => (l.type === 'chunk' ? [i] : [])) as [number, number];
+    [stream[first], stream[second]] = [stream[second] as { type: string }, stream[first] as { type: string }];
+    const r = await cli('verify', write('stream-era-moved.json', JSON.stringify(file)));
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(
+      /EVIDENCE_INVALID +trial 3 \(dag\+stream, .*CHUNK_REORDERED \[stream of artifact \S+, chunk [01]\]/,
+    );
+  });
+});
+
+describe('an E12 file written before the dag+stream condition', () => {
+  // Written by `witness a2a bench --trials 1 --warmup 0` at 0824343, when the child answered
+  // with Tasks and E12 ran none, chain and dag only: no config.conditions, no trial streamed.
+  const fixture = join(import.meta.dirname, '..', 'fixtures', 'e12', 'task-era.json');
+
+  it('still verifies as the complete run of its three conditions', async () => {
+    const r = await cli('verify', fixture);
+    expect([r.code, r.out]).toEqual([
+      0,
+      expect.stringMatching(/^valid: E12 results, 3\/3 trials verified \([^)]*dag edges re-verified\), trusting/),
+    ]);
+  });
+
+  it('is refused when a dag+stream trial is added to it: its config runs no such condition (MALFORMED)', async () => {
+    const old = JSON.parse(readFileSync(fixture, 'utf8')) as { trials: Array<{ condition: string }> };
+    old.trials.push({
+      ...(old.trials.find((t) => t.condition === 'dag') as { condition: string }),
+      condition: 'dag+stream',
+    });
+    const r = await cli('verify', write('task-era-added.json', JSON.stringify(old)));
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/MALFORMED +the file holds dag\+stream trials, but its config runs only none, chain, dag/);
+  });
+});
+
 describe('each E12 trial is re-checked by the one check of an answer (verifyTrial)', () => {
   const artifact = { task_id: 't-1', context_id: 'c-1', artifact_id: 'a-1', parts: [{ text: 'Lot 7: ok.' }] };
   /** A none trial whose artifact `key`'s runtime released. */

@@ -6,93 +6,46 @@
  * child holding only its own key — with a clear message and the documented exit status.
  * The documented example of docs/a2a.md §4 runs here too, against the same processes.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDirectoryFile } from '../../src/attest/key-directory.js';
-import { newSigningKey, writeKeyFile } from '../../src/attest/keys.js';
 import { SqliteNonceStore } from '../../src/attest/nonce-store.js';
 import { createReleaseSigner } from '../../src/attest/signer.js';
 import { forge } from '../../src/attest/testing/world.js';
 import { EVIDENCE_KEY } from '../../src/a2a/metadata.js';
 import { trust } from '../a2a/helpers.js';
-import { AgentEvent, type ScriptedAgent, serveScriptedAgent, TaskState, taskOf } from '../a2a/scripted-agent.js';
-import { runCli } from '../support/cli.js';
+import { AgentEvent, serveScriptedAgent, TaskState, taskOf } from '../a2a/scripted-agent.js';
 import { witnessBundle } from '../support/witness-bundle.js';
+import { a2aCliFixture } from './a2a-fixture.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const validateReport = new Ajv2020({ allErrors: true, strict: false }).compile(
   JSON.parse(readFileSync(join(ROOT, 'docs', 'schemas', 'verify-report.schema.json'), 'utf8')) as object,
 );
 
-const dir = mkdtempSync(join(tmpdir(), 'witness-a2a-send-'));
-const parentKey = newSigningKey('org-parent');
-const childKey = newSigningKey('org-child');
-const processes: ChildProcess[] = [];
-const scripted: ScriptedAgent[] = [];
+const fixture = a2aCliFixture('witness-a2a-send-');
+const { dir, parentKey, childKey, scripted, cli } = fixture;
+const start = (args: string[]) => fixture.servers.start(args);
 let agent: string;
 let cosigner: string;
 /** A second co-signer of the parent's, which the child does not use: a grant recorded there is not the child's. */
 let otherCosigner: string;
 
-/** Starts `witness ARGS` and resolves with the URL of its first line, `{"url": …}`. */
-async function start(args: string[]): Promise<string> {
-  const [node, bundle] = await witnessBundle();
-  const proc = spawn(node!, [bundle!, ...args, '--port', '0', '--json'], {
-    cwd: dir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  processes.push(proc);
-  let err = '';
-  proc.stderr?.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  return new Promise((resolve, reject) => {
-    proc.once('exit', (code) => reject(new Error(`witness ${args.join(' ')} exited ${code}: ${err}`)));
-    createInterface({ input: proc.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
-  });
-}
-
 beforeAll(async () => {
-  writeKeyFile(join(dir, 'parent.key.json'), parentKey);
-  writeKeyFile(join(dir, 'child.key.json'), childKey);
-  writeDirectoryFile(join(dir, 'trusted.json'), trust([parentKey, childKey]).file);
   writeDirectoryFile(join(dir, 'parent-only.json'), trust([parentKey]).file);
   const tool = await start(['a2a', 'tool']);
   [cosigner, otherCosigner] = await Promise.all([
     start(['a2a', 'cosigner', '--key', 'parent.key.json', '--admin-token-file', 'grants.token']),
     start(['a2a', 'cosigner', '--key', 'parent.key.json', '--admin-token-file', 'other.token']),
   ]);
-  agent = await start([
-    'a2a',
-    'serve',
-    '--key',
-    'child.key.json',
-    '--tool',
-    tool,
-    '--cosigner',
-    `org-parent=${cosigner}`,
-  ]);
+  agent = await fixture.serveChild(tool, cosigner);
 }, 120_000);
 
-afterAll(async () => {
-  await Promise.all(scripted.map((a) => a.close()));
-  await Promise.all(
-    processes.map(async (proc) => {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      const exited = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGTERM');
-      await exited;
-    }),
-  );
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => fixture.close());
 
-const cli = (...argv: string[]) => runCli(argv, dir);
 /** `witness a2a send TO TASK --keys trusted.json OPTIONS…` */
 const send = (to: string, task: string, ...options: string[]) =>
   cli('a2a', 'send', to, task, '--keys', 'trusted.json', ...options);

@@ -7,17 +7,24 @@
  * 0 only when the answer verified; 1 when it did not, the task failed or the child or
  * co-signer refused; 2 for usage; 130 on Ctrl-C. The library is `src/a2a/send.ts`.
  */
+import { rmSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { httpGrant, readAdminTokenFile } from '../../a2a/cosigner.js';
 import { CONDITIONS, type Condition } from '../../a2a/metadata.js';
 import { DEFAULT_SEND_TIMEOUT_MS, type SendTaskResult, sendTask } from '../../a2a/send.js';
-import { loadKeyDirectory, readKeyFile } from '../../attest/index.js';
+import {
+  loadKeyDirectory,
+  readKeyFile,
+  recordStreamToFile,
+  type StreamRecorder,
+  type StreamRef,
+} from '../../attest/index.js';
 import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { wholeNumber } from '../args.js';
 import { type CliContext, checkOutPath, resolvePath } from '../context.js';
 import { interruptedExitCode, stopOnSignal } from '../signals.js';
-import { delegationVerdict } from '../verify/delegation.js';
+import { delegationVerdict, streamSummary } from '../verify/delegation.js';
 import { openNoncesOption } from '../verify/receipts.js';
 import { formatProblems } from './verify.js';
 
@@ -29,6 +36,7 @@ interface SendCliOptions {
   adminTokenFile?: string;
   nonces?: string;
   stream?: boolean;
+  streamOut?: string;
   timeout: number;
   out?: string;
   json?: boolean;
@@ -61,7 +69,14 @@ export function sendCommand(ctx: CliContext): Command {
       '--nonces <db>',
       'nonce store shared with your other verifiers (a SQLite file or a postgres:// URL): an answer replayed to you is REPLAY',
     )
-    .option('--stream', 'SendStreamingMessage: print text as it arrives, unverified until the verdict line')
+    .option(
+      '--stream',
+      "SendStreamingMessage: print text as it arrives, unverified until the verdict line; every chunk's receipt is recorded and checked",
+    )
+    .option(
+      '--stream-out <file>',
+      'with --stream: write the recorded stream as it arrives (JSON Lines; check it with witness verify FILE); the record (--out) embeds it too',
+    )
     .option(
       '--timeout <ms>',
       "longest wait for the whole delegation; also the task receipt's and the grant's lifetime",
@@ -72,12 +87,15 @@ export function sendCommand(ctx: CliContext): Command {
     .option('--json', 'print {ok, summary, output, problems, …} as JSON')
     .addHelpText(
       'after',
-      '\nExample:\n  $ witness a2a send http://127.0.0.1:4100 "Inspect lot 7." --keys trusted.json --key parent.key.json \\\n      --cosigner http://127.0.0.1:4300 --admin-token-file grants.token --out delegation.json\n  $ witness verify delegation.json --keys trusted.json\n  $ witness a2a send http://127.0.0.1:4100 "Inspect lot 7." --keys trusted.json   # construction none: no delegation evidence',
+      '\nExample:\n  $ witness a2a send http://127.0.0.1:4100 "Inspect lot 7." --keys trusted.json --key parent.key.json \\\n      --cosigner http://127.0.0.1:4300 --admin-token-file grants.token --out delegation.json\n  $ witness verify delegation.json --keys trusted.json\n  $ witness a2a send http://127.0.0.1:4100 "Inspect lot 7." --keys trusted.json --key parent.key.json --stream --stream-out stream.jsonl\n  $ witness verify stream.jsonl --keys trusted.json\n  $ witness a2a send http://127.0.0.1:4100 "Inspect lot 7." --keys trusted.json   # construction none: no delegation evidence',
     )
     .action(async (url: string, text: string, o: SendCliOptions) => {
       const construction = _checkedConstruction(url, text, o);
       const out = o.out === undefined ? undefined : resolvePath(ctx, o.out);
       if (out) checkOutPath(out); // before anything is signed or sent
+      const streamOut = o.streamOut === undefined ? undefined : resolvePath(ctx, o.streamOut);
+      if (streamOut) checkOutPath(streamOut);
+      const recordings: Array<StreamRecorder & { close(): void }> = [];
       const directory = loadKeyDirectory(resolvePath(ctx, o.keys));
       const key = o.key === undefined ? undefined : readKeyFile(resolvePath(ctx, o.key));
       const cosigner = o.cosigner;
@@ -85,6 +103,7 @@ export function sendCommand(ctx: CliContext): Command {
       const nonceStore = o.nonces ? await openNoncesOption(ctx, o.nonces) : undefined;
       const stop = stopOnSignal();
       let streamed: string | undefined; // the last chunk printed
+      let announced = false;
       let result: SendTaskResult;
       try {
         result = await sendTask(url, text, {
@@ -99,11 +118,16 @@ export function sendCommand(ctx: CliContext): Command {
             ? {
                 stream: true,
                 onText: (chunk: string) => {
+                  // Said once, on stderr, so stdout stays the answer then its verdict.
+                  if (!announced)
+                    ctx.io.stderr('stream: the answer as it arrives, unverified until the verdict line after it\n');
+                  announced = true;
                   if (chunk !== '') streamed = chunk;
                   ctx.io.stdout(chunk);
                 },
               }
             : { stream: o.stream === true }),
+          ...(streamOut ? { alsoRecord: (stream: StreamRef) => _recordTo(streamOut, stream, recordings) } : {}),
           timeoutMs: o.timeout,
           signal: stop.signal,
         });
@@ -119,9 +143,11 @@ export function sendCommand(ctx: CliContext): Command {
       } finally {
         stop.dispose();
         await nonceStore?.close();
+        for (const r of recordings) r.close();
       }
       if (out) writeFileAtomic(out, `${JSON.stringify(result.record, null, 2)}\n`);
       _print(ctx, result, { construction, streamed, json: o.json === true, out: out ? o.out : undefined });
+      if (o.streamOut) _noteStreamOut(ctx, o.streamOut, result.streams.length);
       if (!result.ok) ctx.exitCode = 1;
     });
 }
@@ -152,7 +178,34 @@ function _checkedConstruction(url: string, text: string, o: SendCliOptions): Con
       '--cosigner needs --admin-token-file FILE: the co-signer records grants only for the holder of its admin token.',
     );
   if (o.adminTokenFile && !o.cosigner) throw usage('--admin-token-file applies only with --cosigner URL.');
+  if (o.streamOut !== undefined && !o.stream)
+    throw usage('--stream-out records a stream: add --stream (SendStreamingMessage), or drop --stream-out.');
   return construction;
+}
+
+/**
+ * The file recorder of the first stream, written as its events arrive (a parent that
+ * dies mid-stream leaves the lines it had); a file holds one stream, so any other is
+ * kept in the record only. The file is replaced, as --out's is.
+ */
+function _recordTo(
+  path: string,
+  stream: StreamRef,
+  recordings: Array<StreamRecorder & { close(): void }>,
+): StreamRecorder | undefined {
+  if (recordings.length > 0) return undefined;
+  rmSync(path, { force: true });
+  const recorder = recordStreamToFile(path, stream);
+  recordings.push(recorder);
+  return recorder;
+}
+
+function _noteStreamOut(ctx: CliContext, file: string, streams: number): void {
+  ctx.io.stderr(
+    streams === 0
+      ? `stream: nothing was streamed (the answer came whole), so ${file} was not written.\n`
+      : `stream: ${file} (check it with: witness verify ${file} --keys …)${streams > 1 ? `; it holds the first of ${streams} streams, the record holds them all` : ''}\n`,
+  );
 }
 
 /** Text ending with a newline. */
@@ -166,7 +219,11 @@ function _print(
   how: { construction: Condition; streamed: string | undefined; json: boolean; out: string | undefined },
 ): void {
   const { check, record } = result;
-  const summary = delegationVerdict(result.ok, check, { child: result.childDeployer, construction: how.construction });
+  const summary = delegationVerdict(result.ok, check, {
+    child: result.childDeployer,
+    construction: how.construction,
+    streams: result.streams,
+  });
   if (how.json) {
     ctx.io.stdout(
       `${JSON.stringify(
@@ -182,6 +239,7 @@ function _print(
           output: check.output,
           problems: check.problems,
           paths: check.paths,
+          streams: result.streams.map(streamSummary),
           out: how.out ?? null,
         },
         null,

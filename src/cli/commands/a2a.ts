@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { type AgentBackend, DEFAULT_AGENT_MAX_REQUEST_BYTES, policyBackend, serveChildAgent } from '../../a2a/agent.js';
 import { embeddedBackend, openAiCompatibleBackend } from '../../a2a/llm-backend.js';
 import { fetchAgentCard, parseCardText, verifyAgentCard } from '../../a2a/card.js';
@@ -19,11 +19,19 @@ import {
   readAdminTokenFile,
   serveCosigner,
 } from '../../a2a/cosigner.js';
-import { formatE12Summary, runE12 } from '../../a2a/e12.js';
+import { runE12 } from '../../a2a/e12.js';
+import { formatE12Summary } from '../../a2a/e12-summary.js';
+import { DEFAULT_STREAM_RELEASE, STREAM_RELEASE_POLICIES } from '../../a2a/stream-release.js';
 import { IN_MEMORY } from '../../a2a/task-store.js';
 import { DEFAULT_TOOL_MAX_REQUEST_BYTES, serveEvidenceTool } from '../../a2a/tool-server.js';
 import { readNamedFile } from '../../attest/files.js';
-import { isPostgresUrl, loadKeyDirectory, readKeyFile, resolveDatabaseUrl } from '../../attest/index.js';
+import {
+  isPostgresUrl,
+  loadKeyDirectory,
+  readKeyFile,
+  resolveDatabaseUrl,
+  type StreamPolicy,
+} from '../../attest/index.js';
 import { writeFileAtomic } from '../../core/atomic-write.js';
 import { WitnessError } from '../../core/errors.js';
 import { wholeNumber } from '../args.js';
@@ -88,6 +96,9 @@ interface ServerOptions extends ServerCliOptions {
 
 interface ServeOptions extends ServerOptions {
   key: string;
+  streamPolicy: StreamPolicy;
+  checkpointEvery: number;
+  checkpointMs: number;
   taskStore?: string;
   tool: string;
   cosigner: string[];
@@ -126,10 +137,28 @@ function _serve(ctx: CliContext): Command {
       '--task-store <file|url>',
       'where tasks are kept: a SQLite file (default: KEY.tasks.sqlite beside the key file), postgres://… (or postgres: $WITNESS_DATABASE_URL) for agents on several machines, or :memory:',
     )
+    .option(
+      '--stream-policy <policy>',
+      'how an answer a client asked to stream (SendStreamingMessage) is cut, named in every chunk receipt: chunk (a line per chunk), tokens:N (N words per chunk) or turn (the whole answer in one)',
+      _streamPolicy,
+      DEFAULT_STREAM_RELEASE.policy,
+    )
+    .option(
+      '--checkpoint-every <n>',
+      "sign a checkpoint of a streamed answer at least every N chunks (with the runtime's key)",
+      wholeNumber(1),
+      DEFAULT_STREAM_RELEASE.checkpointEvery.chunks,
+    )
+    .option(
+      '--checkpoint-ms <ms>',
+      'and with the first chunk T ms or more after the last checkpoint',
+      wholeNumber(1),
+      DEFAULT_STREAM_RELEASE.checkpointEvery.ms,
+    )
     .option('--json', 'print {"url", "card_url"} as one JSON line when ready')
     .addHelpText(
       'after',
-      '\nExample:\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --cosigner org-parent=http://127.0.0.1:4300 --port 4100\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --task-store postgres://witness@db.internal/a2a',
+      '\nExample:\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --cosigner org-parent=http://127.0.0.1:4300 --port 4100\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --stream-policy tokens:8 --checkpoint-every 16\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --task-store postgres://witness@db.internal/a2a',
     )
     .action(async (o: ServeOptions) => {
       const backend = _backend(o);
@@ -141,6 +170,7 @@ function _serve(ctx: CliContext): Command {
         cosigners: _cosigners(o.cosigner),
         cosignTimeoutMs: o.cosignTimeout,
         backend,
+        stream: { policy: o.streamPolicy, checkpointEvery: { chunks: o.checkpointEvery, ms: o.checkpointMs } },
         ...serverAccess(o),
         ...(o.name ? { name: o.name } : {}),
       });
@@ -161,6 +191,15 @@ function _taskStore(ctx: CliContext, value: string | undefined, keyPath: string)
   if (value === undefined) return join(dirname(keyPath), `${basename(keyPath).replace(/\.json$/i, '')}.tasks.sqlite`);
   const store = resolveDatabaseUrl(value, '--task-store');
   return store === IN_MEMORY || isPostgresUrl(store) ? store : resolvePath(ctx, store);
+}
+
+/** `--stream-policy`: a policy a child can keep when it cuts its answer. */
+function _streamPolicy(value: string): StreamPolicy {
+  if (!/^(chunk|turn|tokens:[1-9][0-9]{0,8})$/.test(value))
+    throw new InvalidArgumentError(
+      `"${value}" is none of ${STREAM_RELEASE_POLICIES.join(', ')} (N a whole number from 1); the child makes no tool call per chunk, so tool-call does not apply.`,
+    );
+  return value;
 }
 
 function _cosigners(specs: string[]): Record<string, string> {
@@ -214,7 +253,7 @@ function _readCardFile(path: string): unknown {
 function _cosigner(ctx: CliContext): Command {
   return withServerOptions(new Command('cosigner'), String(DEFAULT_COSIGNER_MAX_REQUEST_BYTES))
     .description(
-      "The parent deployer's co-signing service: co-signs a dag edge only for a delegation it issued (a grant: task id, child deployer, parent receipt, expiry), once, for the holder of the grant's credential. POST /grants needs the admin token and answers the grant's cosign_token; POST /cosign needs that token and answers 200 {signature} or 403 refused. Runs until interrupted.",
+      "The parent deployer's co-signing service: co-signs a dag edge only for a delegation it issued (a grant: task id, child deployer, parent receipt, expiry), once (twice for a streamed answer's grant of two edges), for the holder of the grant's credential. POST /grants needs the admin token and answers the grant's cosign_token; POST /cosign needs that token and answers 200 {signature} or 403 refused. Runs until interrupted.",
     )
     .requiredOption('--key <file>', "the parent deployer's key file")
     .option(
@@ -288,7 +327,7 @@ function _tool(ctx: CliContext): Command {
 function _bench(ctx: CliContext): Command {
   return new Command('bench')
     .description(
-      'Experiment E12: three loopback processes (this one: parent + co-signer; the child agent; the MCP tool), conditions none / chain / dag interleaved after warm-ups, one record per trial, the child-key-only forgery, a summary table. Check the file with: witness verify results.json',
+      'Experiment E12: three loopback processes (this one: parent + co-signer; the child agent; the MCP tool), conditions none / chain / dag / dag+stream (dag with the answer streamed with chunk receipts, each trial recording its stream) interleaved after warm-ups, one record per trial, the child-key-only forgery, a summary table. Check the file with: witness verify results.json',
     )
     .option('--trials <n>', 'trials per condition', wholeNumber(1), 30)
     .option('--warmup <n>', 'warm-up trials per condition (not recorded)', wholeNumber(0), 10)
@@ -341,7 +380,7 @@ function _bench(ctx: CliContext): Command {
         writeFileAtomic(out, `${JSON.stringify(results, null, 2)}\n`); // evidence: all or nothing, durable
         if (o.json)
           ctx.io.stdout(
-            `${JSON.stringify({ summary: results.summary, forgery: results.forgery.map(({ construction, accepted, reasons }) => ({ construction, accepted, reasons })), overhead_dag_vs_none_ms: results.overhead_dag_vs_none_ms, overhead_dag_vs_none_paired_median_ms: results.overhead_dag_vs_none_paired_median_ms, overhead_dag_vs_none_cpu_ms: results.overhead_dag_vs_none_cpu_ms, overhead_chain_vs_none_ms: results.overhead_chain_vs_none_ms, ...(results.interrupted ? { interrupted: results.interrupted } : {}), out }, null, 2)}\n`,
+            `${JSON.stringify({ summary: results.summary, forgery: results.forgery.map(({ construction, accepted, reasons }) => ({ construction, accepted, reasons })), overhead_dag_vs_none_ms: results.overhead_dag_vs_none_ms, overhead_dag_vs_none_paired_median_ms: results.overhead_dag_vs_none_paired_median_ms, overhead_dag_vs_none_cpu_ms: results.overhead_dag_vs_none_cpu_ms, overhead_chain_vs_none_ms: results.overhead_chain_vs_none_ms, overhead_dag_stream_vs_none_ms: results.overhead_dag_stream_vs_none_ms, overhead_dag_stream_vs_dag_ms: results.overhead_dag_stream_vs_dag_ms, overhead_dag_stream_vs_none_cpu_ms: results.overhead_dag_stream_vs_none_cpu_ms, ...(results.interrupted ? { interrupted: results.interrupted } : {}), out }, null, 2)}\n`,
           );
         else
           ctx.io.stdout(

@@ -8,6 +8,7 @@
 import type { AnswerCheck } from '../../a2a/answer.js';
 import { verifyDelegationRecord } from '../../a2a/delegation-record.js';
 import type { Condition } from '../../a2a/metadata.js';
+import type { StreamVerifyResult } from '../../attest/index.js';
 import { loadKeyDirectory } from '../../attest/index.js';
 import { type CliContext, resolvePath } from '../context.js';
 import type { Artifact, Outcome, VerifyCliOptions } from './types.js';
@@ -35,6 +36,7 @@ export async function verifyDelegationFile(artifact: Artifact, o: VerifyCliOptio
           child: result.childDeployer ?? '?',
           construction: record.request.construction,
           as: `as of ${record.verified_at}`,
+          ...(result.streams ? { streams: result.streams } : {}),
         })
       : 'invalid: not a delegation record.';
   return {
@@ -52,6 +54,7 @@ export async function verifyDelegationFile(artifact: Artifact, o: VerifyCliOptio
           output_bytes: Buffer.byteLength(check?.output ?? '', 'utf8'),
           paths: check?.paths ?? [],
           signatures_checked: check?.signaturesChecked ?? 0,
+          streams: (result.streams ?? []).map(streamSummary),
         }
       : {},
   };
@@ -64,12 +67,15 @@ export async function verifyDelegationFile(artifact: Artifact, o: VerifyCliOptio
 export function delegationVerdict(
   ok: boolean,
   check: AnswerCheck,
-  about: { child: string; construction: Condition; as?: string },
+  about: { child: string; construction: Condition; as?: string; streams?: readonly StreamVerifyResult[] },
 ): string {
   const bytes = Buffer.byteLength(check.output, 'utf8');
+  const streamed = about.streams?.length
+    ? `, streamed in ${about.streams.map((s) => `${s.received} chunk(s) with ${s.checkpoints} checkpoint(s)`).join(' and ')}`
+    : '';
   const what = check.task
-    ? `task ${check.task.id}, ${check.paths.length} attested artifact(s), ${bytes} bytes of text`
-    : `a message of ${bytes} bytes`;
+    ? `task ${check.task.id}, ${check.paths.length} attested artifact(s), ${bytes} bytes of text${streamed}`
+    : `a message of ${bytes} bytes${streamed}`;
   const under = `under ${about.construction}${about.as ? ` ${about.as}` : ''}`;
   if (!ok) return `invalid: the answer of ${about.child} (${what}) did not verify ${under}:`;
   const leaf = check.paths[0]?.at(-1);
@@ -78,4 +84,16 @@ export function delegationVerdict(
     ? `released by ${leaf.deployer}/${leaf.instance} with key ${leaf.key_id}, at depth ${leaf.depth}${cosigned}`
     : 'released';
   return `valid: the answer of ${about.child} (${what}) verified ${under}: ${release}.`;
+}
+
+/** A stream's verdict in a report: which stream, how much of it arrived and was proven. */
+export function streamSummary(result: StreamVerifyResult): Record<string, unknown> {
+  return {
+    stream: result.stream ?? null,
+    verdict: result.verdict,
+    policy: result.policy ?? null,
+    received: result.received,
+    size: result.size,
+    checkpoints: result.checkpoints,
+  };
 }

@@ -33,7 +33,7 @@ export async function verifyE12File(artifact: Artifact, o: VerifyCliOptions, ctx
   const foreign = result.problems.length === 1 && result.problems[0]?.code === 'UNKNOWN_KEY';
   const checked = foreign
     ? `${result.trials} trials, none checked: your key directory holds none of the keys that signed them`
-    : `${result.verified}/${result.trials} trials verified (SHA-256 and UTF-8 length recomputed, ${result.signatures} signatures and ${result.edges} dag edges re-verified), trusting ${trust}`;
+    : `${result.verified}/${result.trials} trials verified (SHA-256 and UTF-8 length recomputed, ${result.signatures} signatures and ${result.edges} dag edges re-verified${result.streams > 0 ? `, ${result.streams} recorded streams re-checked chunk by chunk (${result.chunks} chunks)` : ''}), trusting ${trust}`;
   const { ok, problems, ...details } = result;
   // Interrupted with nothing else wrong: what it holds checks out, but it is only part of a run.
   const partial = result.interrupted !== undefined && problems.every((p) => p.code === 'INCOMPLETE');
