@@ -190,7 +190,10 @@ function _questions(
       fallback: (i, note) => {
         now.answers.values[i] = 'abstain';
         now.answers.reasonings[i] = failedReasoning(tries);
-        if (note) (notes[i] ??= []).push({ round: now.round, text: note });
+        if (note) {
+          notes[i] ??= [];
+          notes[i].push({ round: now.round, text: note });
+        }
       },
       counters,
     },

@@ -46,8 +46,14 @@ export function acceptDecision(
   if (confidence !== undefined && !(typeof confidence === 'number' && confidence >= 0 && confidence <= 1)) return false;
   out.values[i] = value as Proposal;
   out.reasonings[i] = publicReasoning ?? '';
-  if (confidence !== undefined) (out.confidences ??= new Array(out.values.length).fill(null))[i] = confidence;
-  if (internalStrategy) (out.notes[i] ??= []).push({ round: out.round, text: internalStrategy });
+  if (confidence !== undefined) {
+    out.confidences ??= new Array(out.values.length).fill(null);
+    out.confidences[i] = confidence;
+  }
+  if (internalStrategy) {
+    out.notes[i] ??= [];
+    out.notes[i].push({ round: out.round, text: internalStrategy });
+  }
   return true;
 }
 

@@ -16,7 +16,7 @@ import { writeKeyFile } from '../../src/attest/keys.js';
 import { MemoryNonceStore } from '../../src/attest/nonce-store.js';
 import { freshDatabase } from '../attest/postgres.js';
 import { type ScriptedServer, startScriptedServer } from '../llm/scripted-server.js';
-import { witnessCommand } from '../mailbox/helpers.js';
+import { waitFor, witnessCommand } from '../mailbox/helpers.js';
 import { dagDelegation, expectation, startWorld, type World } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'witness-task-restart-'));
@@ -113,10 +113,17 @@ describe.each([
       expect(done).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' } });
       running = (await rpc(first.url, 'SendMessage', sendParams('Inspect the slow lot 31.', {}, true))).result
         ?.task as { id: string };
-      await model.received(requestsBefore + 2); // the second task is in its model call: WORKING
-      expect((await rpc(first.url, 'GetTask', { id: running.id })).result).toMatchObject({
-        status: { state: 'TASK_STATE_WORKING' },
-      });
+      await model.received(requestsBefore + 2); // the second task is in its model call
+      // Its WORKING state reaches the store beside the model call, not before it: wait for the store to say so.
+      const id = running.id;
+      const state = async () =>
+        ((await rpc(first.url, 'GetTask', { id })).result as { status?: { state?: string } } | undefined)?.status
+          ?.state;
+      await waitFor(
+        async () => (await state()) === 'TASK_STATE_WORKING',
+        20_000,
+        () => 'the running task in WORKING',
+      );
     } finally {
       first.proc.kill('SIGKILL');
       await once(first.proc, 'exit');
