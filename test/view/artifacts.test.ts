@@ -203,12 +203,19 @@ describe.skipIf(!hasChromium)('the E12 page', () => {
         (u) => u.startsWith(`${base(server)}/`) || u.startsWith('data:'),
         async ({ page }) => {
           await page.waitForSelector('main[data-page="e12"]');
-          expect(await page.locator('#verdict').textContent()).toMatch(/^valid: 3\/3 trials verified/);
+          expect(await page.locator('#verdict').textContent()).toMatch(/^valid: 4\/4 trials verified/);
           const summary = await rowsOf(page, 'table.summary');
           expect(summary.map((r) => [r[0], r[2]])).toEqual(
             results.summary.map((s) => [s.condition, `${s.verified}/${s.n}`]),
           );
           expect(await page.locator('svg.chart rect').count()).toBeGreaterThan(3 * 7 - 1);
+          expect((await rowsOf(page, 'table.overheads')).map((r) => r[0])).toEqual(
+            expect.arrayContaining([
+              'dag+stream over none (mean total)',
+              'dag+stream over dag (mean total: the streaming)',
+              'dag+stream over none, on-CPU',
+            ]),
+          );
           expect((await rowsOf(page, 'table.forgery')).map((r) => r.slice(0, 3))).toEqual([
             ['chain', 'accepted', ''],
             ['dag', 'rejected', 'COSIGNATURE_MISSING'],
