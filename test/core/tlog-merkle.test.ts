@@ -136,4 +136,17 @@ describe('inclusion proofs over leaf hashes', () => {
     expect(b.root().equals(merkleRoot(LEAVES))).toBe(true);
     expect(() => b.appendLeafHash(Buffer.alloc(31))).toThrow(/32 bytes/);
   });
+  it('the frontier fed 32-byte leaf data as hex gives the root of the same data as bytes, and refuses what is not 64 hex digits', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { maxLength: 40 }), (leaves) => {
+        const hex = new MerkleFrontier();
+        for (const l of leaves) hex.appendHexData(Buffer.from(l).toString('hex'));
+        expect(hex.root().equals(merkleRoot(leaves))).toBe(true);
+      }),
+    );
+    const f = new MerkleFrontier();
+    for (const bad of ['ab'.repeat(31), 'ab'.repeat(33), `${'ab'.repeat(31)}zz`, 'x'.repeat(64)])
+      expect(() => f.appendHexData(bad)).toThrow(/64 hex digits/);
+    expect(f.size).toBe(0);
+  });
 });

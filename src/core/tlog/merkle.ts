@@ -90,6 +90,12 @@ export class MerkleFrontier {
     _scratch.set(data, 1);
     this.#push(_leafDigest());
   }
+  /** Appends a leaf whose data is 32 bytes given as 64 hex digits (a digest a log already holds as hex: no Buffer per leaf). */
+  appendHexData(dataHex: string): void {
+    if (_scratch.write(dataHex, 1, 32, 'hex') !== 32 || dataHex.length !== 64)
+      throw new RangeError('A leaf given as hex is 64 hex digits (32 bytes).');
+    this.#push(_leafDigest());
+  }
   /** Appends a leaf by its hash (32 bytes). */
   appendLeafHash(leaf: Uint8Array): void {
     _check32(leaf, 'leaf hash');

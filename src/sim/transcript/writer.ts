@@ -21,7 +21,7 @@ import { isoTime } from '../../attest/receipt.js';
 import { MerkleFrontier } from '../../core/tlog/merkle.js';
 import { canonicalize } from '../../core/canonical-json.js';
 import { WitnessError } from '../../core/errors.js';
-import { sha256 } from '../../core/hash.js';
+import { sha256Hex } from '../../core/hash.js';
 import { type JsonlWriter, openJsonlWriter } from '../../core/jsonl.js';
 import { ENGINE } from '../../core/version.js';
 import { FinishedRuns } from '../experiment/finished.js';
@@ -171,7 +171,7 @@ class _SignedSink implements ResultsSink {
   #appendAll(lines: ReadonlyArray<{ run: _Run; text: string; prompts: string | null }>): void {
     const signLine = this.base.line_signatures;
     const bytes: Buffer[] = [];
-    const leaves: Buffer[] = [];
+    const leaves: string[] = [];
     let head = this.chain.head;
     for (const { run, text, prompts } of lines) {
       const contentSha256 = this.#line.content(text);
@@ -192,13 +192,13 @@ class _SignedSink implements ResultsSink {
       );
       const line = this.#line.line(receipt);
       bytes.push(lines.length === 1 ? line : Buffer.from(line)); // a copy when another line will reuse the buffer
-      const leaf = sha256(signing);
-      leaves.push(leaf);
-      head = leaf.toString('hex');
+      // Hex straight from the hash: a Buffer digest cost more than the hashing (core/hash.ts).
+      head = sha256Hex(signing);
+      leaves.push(head);
     }
     if (bytes.length === 0) return;
     this.#writer.appendLineBytes(bytes.length === 1 ? (bytes[0] as Buffer) : Buffer.concat(bytes));
-    for (const leaf of leaves) this.chain.tree.append(leaf);
+    for (const leaf of leaves) this.chain.tree.appendHexData(leaf);
     this.chain.count += lines.length;
     this.chain.head = head;
     if (Date.now() - this.#last >= this.#every) this.#checkpoint();
@@ -308,7 +308,7 @@ function _resume(
     }
     if (chain.count === previous.count && chain.head !== previous.head)
       _refuseLine(path, line, `the chain's head here is not the one its checkpoint signed (${previous.count} lines)`);
-    chain.tree.append(Buffer.from(read.digest, 'hex'));
+    chain.tree.appendHexData(read.digest);
     if (
       chain.count === previous.count &&
       previous.root !== undefined &&
