@@ -4,7 +4,7 @@
  * tags, reason codes): everything that signs or verifies builds on it, and it builds
  * on core alone. llm (model clients) needs only core and serves sim and a2a. This
  * test resolves every relative import under src/ and fails on one that points the
- * wrong way.
+ * wrong way, and on a library module that runs the CLI (cli/main) as a process.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -54,6 +54,19 @@ describe('dependency direction', () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+  it('has no module outside src/cli that spawns or names the CLI entry (cli/main)', () => {
+    // cli → library, never library → cli: a library that needs a process of its own runs
+    // a library entry script (as a2a/e12-process.ts), never `witness …` again — by its
+    // path, or as process.argv[1] (the script that started this process: the CLI's).
+    const named: string[] = [];
+    for (const file of files(SRC)) {
+      if (relative(SRC, file).startsWith('cli/')) continue;
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/\bcli['"]?\s*(?:[/\\]|['"]?\s*,\s*['"])\s*main\b|process\.argv\[1\]/g))
+        named.push(`${relative(SRC, file)}: ${m[0]}`);
+    }
+    expect(named).toEqual([]);
   });
   it('keeps attest to Node built-ins, zod, better-sqlite3 and (lazily) pg', () => {
     const bad: string[] = [];

@@ -1,19 +1,18 @@
 /**
  * @module
  * Experiment E12 (attest.md §6): the paper's live local workflow with three loopback
- * processes — this one (parent + its co-signing service), the child A2A agent
- * (`witness a2a serve`) and the MCP tool server (`witness a2a tool`). Conditions none /
+ * processes — this one (parent + its co-signing service), the child A2A agent and the
+ * MCP tool server (e12-launch.ts: the servers of `witness a2a serve` and `witness a2a
+ * tool`, started from the library). Conditions none /
  * chain / dag run interleaved (so drift hits all three alike) after warm-ups; every
  * trial is recorded with its output text, SHA-256, UTF-8 length, the artifact its
  * receipt covers, verdict and latency split. Then the controlled forgery: a child holding only its own key claims a
  * parent — chain accepts it, dag rejects it with COSIGNATURE_MISSING.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { type DirectoryFile, KeyDirectory, addKey, emptyDirectory } from '../attest/key-directory.js';
 import { newSigningKey, publicJwk, type SigningKey, writeKeyFile } from '../attest/keys.js';
 import { SqliteNonceStore } from '../attest/nonce-store.js';
@@ -26,6 +25,7 @@ import { sha256Hex } from '../core/hash.js';
 import type { ArtifactRecord } from './artifact.js';
 import { type CardJson, fetchAgentCard } from './card.js';
 import { CosignService, serveCosigner } from './cosigner.js';
+import { startE12Process, stopE12Process } from './e12-launch.js';
 import type { Condition } from './metadata.js';
 import { type DelegationResult, delegate, type Latency } from './parent.js';
 import { type LATENCY_PARTS, pairedMedian, summarise } from './e12-summary.js';
@@ -170,23 +170,18 @@ export async function runE12(options: E12Options = {}): Promise<E12Results> {
   const cosigner = await serveCosigner(service);
   const nonceStore = new SqliteNonceStore(join(work, 'nonces.db'));
   try {
-    const tool = await _start(['a2a', 'tool', '--json'], processes);
-    const childUrl = await _start(
-      [
-        'a2a',
-        'serve',
-        '--key',
-        join(work, 'child.key.json'),
-        '--tool',
-        tool,
-        '--cosigner',
-        `${parent.deployer}=${cosigner.url}`,
-        '--agent',
+    const tool = await startE12Process({ role: 'tool' }, processes);
+    const childUrl = await startE12Process(
+      {
+        role: 'child',
+        key: join(work, 'child.key.json'),
+        taskStore: join(work, 'child.tasks.sqlite'),
+        toolUrl: tool,
+        cosigners: { [parent.deployer]: cosigner.url },
         agent,
-        ...(options.endpoint ? ['--endpoint', options.endpoint] : []),
-        ...(options.model ? ['--model', options.model] : []),
-        '--json',
-      ],
+        ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+        ...(options.model ? { model: options.model } : {}),
+      },
       processes,
     );
     const card = await fetchAgentCard(childUrl);
@@ -263,7 +258,7 @@ export async function runE12(options: E12Options = {}): Promise<E12Results> {
   } finally {
     nonceStore.close();
     await cosigner.close();
-    await Promise.all(processes.map(_stop));
+    await Promise.all(processes.map(stopE12Process));
     rmSync(work, { recursive: true, force: true });
   }
 }
@@ -346,64 +341,4 @@ async function _forge(parent: SigningKey, child: SigningKey, directory: KeyDirec
     });
   }
   return out;
-}
-
-/** How to run this package's CLI in a child process: the built one, or the sources through tsx. */
-function _cli(): { command: string; args: string[]; cwd: string } {
-  const here = fileURLToPath(import.meta.url);
-  const root = resolve(dirname(here), '../..');
-  if (here.endsWith('.ts'))
-    return { command: process.execPath, args: ['--import', 'tsx', join(root, 'src/cli/main.ts')], cwd: root };
-  const built = join(dirname(here), '../cli/main.js');
-  if (!existsSync(built)) throw new WitnessError('INTERNAL', `The CLI entry ${built} is missing; run npm run build.`);
-  return { command: process.execPath, args: [built], cwd: root };
-}
-
-/** Starts `witness ARGS` and waits for the first stdout line, `{"url": …}`. */
-async function _start(args: string[], processes: ChildProcess[]): Promise<string> {
-  const cli = _cli();
-  // Its own process group: a Ctrl-C at the terminal reaches only this process, which lets
-  // the trial in flight finish, then stops the servers itself (SIGTERM, below).
-  const proc = spawn(cli.command, [...cli.args, ...args], {
-    cwd: cli.cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  processes.push(proc);
-  let stderr = '';
-  proc.stderr?.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString('utf8')).slice(-4000);
-  });
-  const lines = createInterface({ input: proc.stdout as NodeJS.ReadableStream });
-  return new Promise<string>((resolveUrl, reject) => {
-    proc.once('exit', (code) =>
-      reject(
-        new WitnessError(
-          'IO',
-          `witness ${args.slice(0, 2).join(' ')} exited (${code}) before it was ready:\n${stderr}`,
-        ),
-      ),
-    );
-    lines.once('line', (line) => {
-      try {
-        const url = (JSON.parse(line) as { url?: unknown }).url;
-        if (typeof url !== 'string') throw new Error('no url');
-        resolveUrl(url);
-      } catch {
-        reject(
-          new WitnessError(
-            'IO',
-            `witness ${args.slice(0, 2).join(' ')} printed ${JSON.stringify(line)} instead of {"url": …}.`,
-          ),
-        );
-      }
-    });
-  });
-}
-
-async function _stop(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise<void>((resolveExit) => proc.once('exit', () => resolveExit()));
-  proc.kill('SIGTERM');
-  await exited;
 }

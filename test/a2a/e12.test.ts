@@ -16,7 +16,7 @@ let results: E12Results;
 let file: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'witness-e12-test-'));
-  // Real processes: the child agent and the MCP tool run as `witness a2a serve|tool`.
+  // Real processes: the child agent and the MCP tool each run in a process of their own.
   results = await runE12({ trials: 2, warmup: 1 });
   file = join(dir, 'results.json');
   writeFileSync(file, JSON.stringify(results, null, 2));

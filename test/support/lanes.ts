@@ -25,7 +25,8 @@ export const E2E_MARKERS: ReadonlyArray<[RegExp, string]> = [
 
 /** Files whose processes are started by the code they test (src/), with what they start. */
 export const E2E_FILES: Readonly<Record<string, string>> = {
-  'test/a2a/e12.test.ts': 'witness a2a bench spawns the child, tool and co-signer servers',
+  'test/a2a/e12.test.ts': "E12 starts the child agent's and the MCP tool's processes",
+  'test/a2a/e12-launch.test.ts': "starts E12's child agent and MCP tool processes",
   'test/probe/adversaries.test.ts': 'the probe starts mailbox server processes for each no-model agent',
   'test/probe/cli.test.ts': 'witness probe starts mailbox servers and looks for installed runtimes',
   'test/probe/schema.test.ts': 'runs probes to have reports to validate',

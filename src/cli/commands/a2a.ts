@@ -10,8 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { type AgentBackend, DEFAULT_AGENT_MAX_REQUEST_BYTES, policyBackend, serveChildAgent } from '../../a2a/agent.js';
-import { embeddedBackend, openAiCompatibleBackend } from '../../a2a/llm-backend.js';
+import { DEFAULT_AGENT_MAX_REQUEST_BYTES, serveChildAgent } from '../../a2a/agent.js';
+import { AGENT_BACKENDS, chooseAgentBackend } from '../../a2a/agent-backend.js';
 import { fetchAgentCard, parseCardText, verifyAgentCard } from '../../a2a/card.js';
 import {
   CosignService,
@@ -39,36 +39,6 @@ import { type CliContext, checkOutPath, resolvePath } from '../context.js';
 import { interruptedExitCode, stopOnSignal, untilStopped } from '../signals.js';
 import { sendCommand } from './a2a-send.js';
 import { type ServerCliOptions, serverAccess, withServerOptions } from '../server-options.js';
-
-const AGENTS = ['policy', 'llm', 'embedded'] as const;
-
-/** The child's backend from --agent (and --endpoint/--model for llm); an option the backend does not use is refused. */
-function _backend(o: { agent: string; endpoint?: string; model?: string }): AgentBackend {
-  if (o.endpoint !== undefined && o.agent !== 'llm')
-    throw new WitnessError(
-      'USAGE',
-      `--endpoint applies only to --agent llm; --agent ${o.agent} would not use it. Drop it, or add --agent llm.`,
-    );
-  if (o.model !== undefined && o.agent === 'policy')
-    throw new WitnessError(
-      'USAGE',
-      '--model applies only to --agent llm or embedded; the policy agent uses no model. Drop it, or choose --agent llm or embedded.',
-    );
-  if (o.agent === 'policy') return policyBackend;
-  if (o.agent === 'llm') {
-    if (!o.endpoint || !o.model)
-      throw new WitnessError(
-        'USAGE',
-        '--agent llm needs --endpoint URL (OpenAI-compatible, e.g. http://127.0.0.1:8000/v1) and --model NAME.',
-      );
-    return openAiCompatibleBackend({ endpoint: o.endpoint, model: o.model });
-  }
-  if (o.agent === 'embedded') {
-    if (!o.model) throw new WitnessError('USAGE', '--agent embedded needs --model FILE.gguf (a local model file).');
-    return embeddedBackend({ modelPath: o.model });
-  }
-  throw new WitnessError('USAGE', `--agent ${o.agent} is unknown; use policy, llm or embedded.`);
-}
 
 export function a2aCommand(ctx: CliContext): Command {
   return new Command('a2a')
@@ -103,7 +73,7 @@ interface ServeOptions extends ServerOptions {
   tool: string;
   cosigner: string[];
   cosignTimeout: number;
-  agent: (typeof AGENTS)[number];
+  agent: (typeof AGENT_BACKENDS)[number];
   endpoint?: string;
   model?: string;
   name?: string;
@@ -127,7 +97,7 @@ function _serve(ctx: CliContext): Command {
         '--agent <backend>',
         'what answers tasks (policy: model-free, deterministic; llm: an OpenAI-compatible server; embedded: a local GGUF file)',
       )
-        .choices([...AGENTS])
+        .choices([...AGENT_BACKENDS])
         .default('policy'),
     )
     .option('--endpoint <url>', 'for --agent llm: OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1')
@@ -161,7 +131,7 @@ function _serve(ctx: CliContext): Command {
       '\nExample:\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --cosigner org-parent=http://127.0.0.1:4300 --port 4100\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --stream-policy tokens:8 --checkpoint-every 16\n  $ witness a2a serve --key child.key.json --tool http://127.0.0.1:4200/mcp --task-store postgres://witness@db.internal/a2a',
     )
     .action(async (o: ServeOptions) => {
-      const backend = _backend(o);
+      const backend = chooseAgentBackend(o);
       const keyPath = resolvePath(ctx, o.key);
       const agent = await serveChildAgent({
         key: readKeyFile(keyPath),
@@ -331,7 +301,7 @@ function _bench(ctx: CliContext): Command {
     )
     .option('--trials <n>', 'trials per condition', wholeNumber(1), 30)
     .option('--warmup <n>', 'warm-up trials per condition (not recorded)', wholeNumber(0), 10)
-    .addOption(new Option('--agent <backend>', 'child agent backend').choices([...AGENTS]).default('policy'))
+    .addOption(new Option('--agent <backend>', 'child agent backend').choices([...AGENT_BACKENDS]).default('policy'))
     .option('--endpoint <url>', 'for --agent llm: OpenAI-compatible base URL')
     .option('--model <name>', 'for --agent llm: model name; for --agent embedded: the GGUF file')
     .requiredOption('--out <file>', 'where to write the results JSON')
@@ -350,7 +320,7 @@ function _bench(ctx: CliContext): Command {
         out: string;
         json?: boolean;
       }) => {
-        await _backend(o).close?.(); // checks the options before any process starts
+        await chooseAgentBackend(o).close?.(); // checks the options before any process starts
         const out = resolvePath(ctx, o.out);
         checkOutPath(out); // before the run, not after minutes of trials
         const stop = stopOnSignal();
