@@ -14,6 +14,7 @@ import type { EvidenceCode } from '../attest/reasons.js';
 import { evidencePath, type Receipt, receiptDigest } from '../attest/receipt.js';
 import { acceptPath, checkPath, type PathCheck, type VerifyOptions } from '../attest/verify.js';
 import { isWitnessError } from '../core/errors.js';
+import { type Problem, problemWithin } from '../core/problem.js';
 import { artifactBytes, artifactText, partText } from './artifact.js';
 import { type Condition, ERROR_KEY, EVIDENCE_KEY } from './metadata.js';
 
@@ -60,12 +61,8 @@ export interface AnswerExpectation {
   childDeployer: string;
 }
 
-export interface AnswerProblem {
-  code: EvidenceCode;
-  message: string;
-  /** Where: "message, receipt 1", "artifact 0 (a1), receipt 1", "task". */
-  at?: string;
-}
+/** A problem of an answer; `at` says where: "message, receipt 1", "artifact 0 (a1), receipt 1", "task". */
+export type AnswerProblem = Problem<EvidenceCode>;
 
 export interface AnswerCheck {
   ok: boolean;
@@ -173,11 +170,7 @@ function _checkResult(
   const path = evidencePath(evidence);
   if (!path.ok) return { where, problems: path.reasons.map((r) => ({ code: r.code, message: r.message, at: where })) };
   const check = checkPath(path.value, bytes, { ...options, construction: expected.construction });
-  const problems: AnswerProblem[] = check.reasons.map((r) => ({
-    code: r.code,
-    message: r.message,
-    at: r.index === undefined ? where : `${where}, receipt ${r.index}`,
-  }));
+  const problems: AnswerProblem[] = check.reasons.map((r) => problemWithin(where, r));
   problems.push(...pathOriginProblems(check.path ?? [], expected, where));
   return { where, check, problems };
 }

@@ -16,6 +16,7 @@ import { decodeBase64urlStrict } from '../core/base64url.js';
 import { canonicalize } from '../core/canonical-json.js';
 import { signEd25519, verifyEd25519 } from '../core/ed25519.js';
 import { WitnessError } from '../core/errors.js';
+import type { Problem } from '../core/problem.js';
 import { parseStrictJson } from '../core/strict-json.js';
 import { ATTESTED_RESULTS_EXTENSION } from './metadata.js';
 
@@ -34,10 +35,7 @@ export type CardReasonCode =
   | 'CARD_KEY_NOT_VALID'
   | 'CARD_WRONG_DEPLOYER'
   | 'CARD_BAD_SIGNATURE';
-export interface CardReason {
-  code: CardReasonCode;
-  message: string;
-}
+export type CardReason = Problem<CardReasonCode>;
 export interface CardVerifyResult {
   ok: boolean;
   reasons: CardReason[];

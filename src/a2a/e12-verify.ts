@@ -24,6 +24,7 @@ import { codesFor } from '../attest/reasons.js';
 import type { VerifyOptions } from '../attest/verify.js';
 import type { StreamVerifyResult } from '../attest/stream/index.js';
 import { sha256Hex } from '../core/hash.js';
+import type { Problem } from '../core/problem.js';
 import { type AnswerCheck, COMPLETED_STATE, type WireAnswer } from './answer.js';
 import { type ArtifactRecord, artifactBytes, artifactText, type WireArtifact } from './artifact.js';
 import { cardDeployer, verifyAgentCard } from './card.js';
@@ -47,10 +48,8 @@ export const E12_PROBLEM_CODES = codesFor([
   'INCOMPLETE',
 ]);
 export type E12ProblemCode = keyof typeof E12_PROBLEM_CODES;
-export interface E12Problem {
-  code: E12ProblemCode;
-  message: string;
-}
+/** An E12 file's problem; its message names the trial, the forgery or the summary row it concerns. */
+export type E12Problem = Problem<E12ProblemCode>;
 
 export interface E12VerifyResult {
   ok: boolean;

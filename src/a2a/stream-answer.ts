@@ -22,11 +22,12 @@ import {
   TaskArtifactUpdateEvent,
 } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
-import type { StreamProblem, StreamRef, StreamVerifyResult } from '../attest/stream/index.js';
+import type { StreamRef, StreamVerifyResult } from '../attest/stream/index.js';
 import { StreamRecorder, verifyStream } from '../attest/stream/index.js';
 import type { VerifyOptions } from '../attest/verify.js';
 import { canonicalize } from '../core/canonical-json.js';
 import { WitnessError } from '../core/errors.js';
+import { problemWithin } from '../core/problem.js';
 import {
   type AnswerCheck,
   type AnswerExpectation,
@@ -152,7 +153,7 @@ export async function checkStreams(
     const result = await verifyStream(recording, { ...options, construction: expected.construction });
     results.push(result);
     const where = result.stream ? `stream of artifact ${result.stream.artifact}` : `stream ${i}`;
-    problems.push(...result.problems.map((p) => _streamProblem(p, where)));
+    problems.push(...result.problems.map((p) => problemWithin(where, p)));
     problems.push(...pathOriginProblems(result.path ?? [], expected, `${where}, final receipt`));
     problems.push(..._bindingProblems(result, answer, where));
   }
@@ -187,12 +188,6 @@ function _sameParts(streamed: unknown[], stored: unknown): boolean {
   } catch {
     return false;
   }
-}
-
-function _streamProblem(p: StreamProblem, where: string): AnswerProblem {
-  const at =
-    p.seq !== undefined ? `${where}, chunk ${p.seq}` : p.line !== undefined ? `${where}, line ${p.line}` : where;
-  return { code: p.code, message: p.message, at };
 }
 
 /** Records one artifact update in its stream's recording (and the extra recorder, if one was given for it). */

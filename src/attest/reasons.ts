@@ -10,6 +10,7 @@
  * and streamed results and their chunk receipts (`STREAM_CODES`). A new kind of
  * evidence adds its codes here, once.
  */
+import type { Problem } from '../core/problem.js';
 
 /** Receipts and delegation paths; the order is the order checks report them. */
 export const REASON_CODES = {
@@ -117,14 +118,12 @@ export function codesFor<const C extends EvidenceCode>(
   return Object.fromEntries(codes.map((c) => [c, EVIDENCE_CODES[c]])) as { [K in C]: (typeof EVIDENCE_CODES)[K] };
 }
 
-export interface Reason {
-  code: ReasonCode;
-  /** What exactly was wrong, in words a user can act on. */
-  message: string;
+/** A receipt's or path's problem; `at` is "receipt N" exactly when `index` is given. */
+export interface Reason extends Problem<ReasonCode> {
   /** Position on the path (0 = root) of the receipt concerned, when there is one. */
   index?: number;
 }
 
 export function reason(code: ReasonCode, message: string, index?: number): Reason {
-  return index === undefined ? { code, message } : { code, message, index };
+  return index === undefined ? { code, message } : { code, message, at: `receipt ${index}`, index };
 }

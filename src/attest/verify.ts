@@ -144,7 +144,11 @@ export function checkPath(path: readonly unknown[], output: Uint8Array, options:
   _checkSignatures(prepared, ctx, reasons);
   _checkLeaf(leaf, output, ctx, prepared.length - 1, reasons);
   // A lone receipt has no path positions worth naming.
-  if (prepared.length === 1) for (const r of reasons) delete r.index;
+  if (prepared.length === 1)
+    for (const r of reasons) {
+      delete r.index;
+      delete r.at;
+    }
   let signaturesChecked = 0;
   const receipts: Receipt[] = [];
   for (const p of prepared) {

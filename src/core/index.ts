@@ -11,6 +11,8 @@ export type { WitnessErrorCode, WitnessErrorOptions } from './errors.js';
 export { canonicalSha256Hex, sha256, sha256Hex } from './hash.js';
 export { openJsonlWriter, parseJsonl, readJsonl } from './jsonl.js';
 export type { FsyncPolicy, JsonlContents, JsonlLine, JsonlProblem, JsonlWriter, JsonlWriterOptions } from './jsonl.js';
+export { pickProblem, problemWithin } from './problem.js';
+export type { Problem } from './problem.js';
 export { Rng } from './rng.js';
 export {
   generateEd25519KeyPair,

@@ -14,6 +14,7 @@ import { splitNotes } from '../attest/tlog/note.js';
 import { parseNoteVerifierKey } from '../attest/tlog/note.js';
 import { fetchWitnessedCheckpoint } from '../attest/tlog/witness-client.js';
 import { WitnessError } from '../core/errors.js';
+import type { Problem } from '../core/problem.js';
 import { readWitnessed } from './witnessed.js';
 
 export interface WitnessRequirement {
@@ -36,7 +37,7 @@ export interface WitnessedCheckpoint {
 }
 
 export type WitnessFinding =
-  | { ok: true; checkpoint: WitnessedCheckpoint; problem?: { code: 'WITNESS_STALE'; message: string } }
+  | { ok: true; checkpoint: WitnessedCheckpoint; problem?: Problem<'WITNESS_STALE'> }
   | { ok: false; code: 'NOT_WITNESSED'; message: string };
 
 /** Finds the checkpoint `req` asks for (see the module comment); `now` in POSIX seconds. */

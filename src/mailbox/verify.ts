@@ -12,10 +12,12 @@
  * and per message, so a log or inbox of any size is checked in bounded memory.
  */
 import { existsSync } from 'node:fs';
+import { sep } from 'node:path';
 import { readKeyFile } from '../attest/keys.js';
 import type { LogCode } from '../attest/reasons.js';
 import { ed25519Verifier, signerFor, type Verifier } from '../attest/signature.js';
 import { WitnessError } from '../core/errors.js';
+import type { Problem } from '../core/problem.js';
 import { type CallRecord, CURSOR_TOOLS, LEGACY_LINE_VERSION } from './call-log.js';
 import { isGenuineCall, parseCallRecord } from './call-check.js';
 import { MAILBOX_KEY, readConfig } from './config.js';
@@ -33,15 +35,14 @@ import { checkIdempotencyRows, type KeyedSends, learnKeyedSend } from './verify-
 /** A problem's kind: a code of attest's log vocabulary (LOG_CODES), in lower case. */
 export type ProblemKind = Lowercase<LogCode>;
 
-export interface VerifyProblem {
-  /** The code in attest's one vocabulary (e.g. FORGED). */
-  code: LogCode;
-  /** The same, in lower case (the field this report has always had). */
+/** A mailbox's problem, always at a place: `at` is `file:line`, the file relative to the mailbox folder when inside it. */
+export interface VerifyProblem extends Problem<LogCode> {
+  at: string;
+  /** The code in lower case (the field this report has always had). */
   kind: ProblemKind;
   file: string;
   /** 1-based line (JSONL) or row (SQLite); 0 for a whole file (a cursor, a file that is not a regular file). */
   line: number;
-  message: string;
 }
 
 export interface VerifyReport {
@@ -86,7 +87,7 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
   const { signer, source } = _verifier(config, options, warnings);
   const problems: VerifyProblem[] = [];
   const report = (kind: ProblemKind, file: string, line: number, message: string) =>
-    problems.push({ code: kind.toUpperCase() as LogCode, kind, file, line, message });
+    problems.push(_problem(dir, kind, file, line, message));
   const key = { alg: signer.alg, kid: signer.kid, source };
   // Another key makes every receipt fail: one line naming both keys says what happened, a page of forgeries would not.
   if (signer.kid !== config.signing.kid) {
@@ -152,14 +153,7 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
       const anchored = anchor.result((from, to) =>
         problems.find((p) => p.file === evidence.callsFile && p.line >= from && p.line <= to),
       );
-      if (anchored)
-        problems.unshift({
-          code: anchored.kind.toUpperCase() as LogCode,
-          kind: anchored.kind,
-          file: evidence.callsFile,
-          line: anchored.line,
-          message: anchored.message,
-        });
+      if (anchored) problems.unshift(_problem(dir, anchored.kind, evidence.callsFile, anchored.line, anchored.message));
     }
     if (torn !== undefined)
       report(
@@ -197,6 +191,13 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
   } finally {
     await evidence.close();
   }
+}
+
+/** `at` names the file as the user sees it in the mailbox folder, whatever path the verifier read it by. */
+function _problem(dir: string, kind: ProblemKind, file: string, line: number, message: string): VerifyProblem {
+  const folder = dir.endsWith(sep) ? dir : `${dir}${sep}`;
+  const where = file.startsWith(folder) ? file.slice(folder.length) : file;
+  return { code: kind.toUpperCase() as LogCode, message, at: `${where}:${line}`, kind, file, line };
 }
 
 /** One pass over the log: the chain table, and what the genuine receipts say. */

@@ -78,6 +78,13 @@ describe('documented file formats', async () => {
   });
   it('verify --json output matches mailbox-verify-report.schema.json', async () =>
     expectValid('verify-report', JSON.parse((await cli(['mailbox', 'verify', mb.dir, '--json'])).out)));
+  it('verify --json output with problems matches it too, each problem located as witness verify prints it', async () => {
+    const broken = await makeMailbox(['a', 'b']);
+    appendFileSync(join(broken.dir, 'inbox', 'b.jsonl'), 'null\n');
+    const report = JSON.parse((await cli(['mailbox', 'verify', broken.dir, '--json'], 1)).out);
+    expect(report.problems).toContainEqual(expect.objectContaining({ code: 'CORRUPT', at: 'inbox/b.jsonl:1' }));
+    expectValid('verify-report', report);
+  });
   it('every line of an export matches mailbox-export.schema.json', async () => {
     const out = join(tempDir(), 'export.jsonl');
     await cli(['mailbox', 'export', mb.dir, '--out', out]);

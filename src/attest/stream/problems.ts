@@ -3,17 +3,16 @@
  * What a stream verifier reports: a code of the one vocabulary (reasons.ts) — the
  * stream's own codes, the receipt codes of its final receipt and checkpoints, the log
  * codes of a checkpoint the stream does not extend — with the chunk's sequence number
- * and the recording's line when there is one.
+ * and the recording's line when there is one, and where that is in words (`at`).
  */
 import { capPerCode } from '../../core/cap-per-code.js';
+import type { Problem } from '../../core/problem.js';
 import type { ReasonCode, StreamCode } from '../reasons.js';
 
 export type StreamProblemCode = StreamCode | ReasonCode | 'INCONSISTENT' | 'TRUNCATED';
 
-export interface StreamProblem {
-  code: StreamProblemCode;
-  /** What exactly was wrong, in words a user can act on. */
-  message: string;
+/** A stream's problem; `at` is "chunk N" for one chunk's, else "line N" when found on a line. */
+export interface StreamProblem extends Problem<StreamProblemCode> {
   /** The chunk's sequence number (0-based), when the problem is one chunk's. */
   seq?: number;
   /** 1-based line of the recording the problem was found on. */
@@ -25,9 +24,13 @@ export function streamProblem(
   message: string,
   where: { seq?: number | undefined; line?: number | undefined } = {},
 ): StreamProblem {
+  const { seq, line } = where;
   const p: StreamProblem = { code, message };
-  if (where.seq !== undefined) p.seq = where.seq;
-  if (where.line !== undefined) p.line = where.line;
+  // A chunk's problem is named by its chunk, whichever line of the recording showed it.
+  if (seq !== undefined) p.at = `chunk ${seq}`;
+  else if (line !== undefined) p.at = `line ${line}`;
+  if (seq !== undefined) p.seq = seq;
+  if (line !== undefined) p.line = line;
   return p;
 }
 

@@ -13,17 +13,21 @@
  * the first changed entry lies past the largest kept size whose root still matches and
  * within the smallest whose root does not — named exactly when those sizes are one apart.
  */
+import type { Problem } from '../../core/problem.js';
 import { MerkleFrontier } from '../../core/tlog/merkle.js';
 import type { TreeHead } from './checkpoint.js';
 
 /** A checkpoint to check against: its size and root (origin for messages). */
 export type CheckedHead = Pick<TreeHead, 'size' | 'root'> & { origin?: string };
 
+/**
+ * A log that does not extend a checkpoint is a problem of the one shape, without `at`:
+ * where it differs is given in entries (0-based), for the caller to name in its terms.
+ */
 export type LogCheck =
   | { ok: true /** Entries in the log (≥ every checkpoint's size). */; logSize: number }
-  | {
+  | (Problem<'TRUNCATED'> & {
       ok: false;
-      code: 'TRUNCATED';
       /** 0-based index of the first entry a checkpoint covers that the log lacks (= logSize). */
       firstMissing: number;
       /** The largest checkpoint size, past the log's end. */
@@ -31,11 +35,9 @@ export type LogCheck =
       logSize: number;
       /** Entries a kept checkpoint proves unchanged: the largest matching size ≤ logSize (0 when none). */
       intact: number;
-      message: string;
-    }
-  | {
+    })
+  | (Problem<'INCONSISTENT'> & {
       ok: false;
-      code: 'INCONSISTENT';
       /** The smallest checkpoint size whose root differs. */
       size: number;
       /** The log's own root at that size. */
@@ -43,8 +45,7 @@ export type LogCheck =
       logSize: number;
       /** 0-based, inclusive: the first changed entry is one of `from`..`to` (exact when equal). */
       firstChanged: { from: number; to: number };
-      message: string;
-    };
+    });
 
 /**
  * Incremental form of `checkLogAgainstCheckpoint`, for a reader that pages through a

@@ -10,9 +10,10 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CONSTRUCTIONS } from '../../attest/index.js';
 import { MAX_SKEW_MS } from '../../attest/verify.js';
+import type { Problem } from '../../core/problem.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { checkOptions, recognise } from '../verify/read.js';
-import type { OptionName, Outcome, OutcomeProblem, VerifyCliOptions } from '../verify/types.js';
+import type { OptionName, Outcome, VerifyCliOptions } from '../verify/types.js';
 import { parseTime } from './keys.js';
 import { addWitnessVerifyOptions } from '../verify/witness-options.js';
 
@@ -130,6 +131,6 @@ function _print(
 }
 
 /** One line per problem: code, where, message. */
-export function formatProblems(problems: readonly OutcomeProblem[]): string {
+export function formatProblems(problems: readonly Problem[]): string {
   return problems.map((p) => `  ${p.code.padEnd(22)} ${p.at === undefined ? '' : `[${p.at}] `}${p.message}`).join('\n');
 }

@@ -10,6 +10,7 @@ import { verifyDelegationRecord } from '../../a2a/delegation-record.js';
 import type { Condition } from '../../a2a/metadata.js';
 import type { StreamVerifyResult } from '../../attest/index.js';
 import { loadKeyDirectory } from '../../attest/index.js';
+import { pickProblem } from '../../core/problem.js';
 import { type CliContext, resolvePath } from '../context.js';
 import type { Artifact, Outcome, VerifyCliOptions } from './types.js';
 
@@ -42,7 +43,7 @@ export async function verifyDelegationFile(artifact: Artifact, o: VerifyCliOptio
   return {
     ok: result.ok,
     summary,
-    problems: result.problems,
+    problems: result.problems.map(pickProblem),
     details: record
       ? {
           url: record.url,

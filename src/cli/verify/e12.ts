@@ -7,6 +7,7 @@
  */
 import { verifyE12Results } from '../../a2a/e12-verify.js';
 import { loadKeyDirectory } from '../../attest/index.js';
+import { pickProblem } from '../../core/problem.js';
 import { type CliContext, resolvePath } from '../context.js';
 import type { Artifact, Outcome, VerifyCliOptions } from './types.js';
 
@@ -45,7 +46,7 @@ export async function verifyE12File(artifact: Artifact, o: VerifyCliOptions, ctx
   return {
     ok,
     summary: `${verdict}: E12 results, ${result.trials > 0 ? checked : 'nothing could be checked'}.`,
-    problems,
+    problems: problems.map(pickProblem),
     details,
   };
 }

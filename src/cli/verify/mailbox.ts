@@ -13,6 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { loadKeyDirectory } from '../../attest/index.js';
 import { WitnessError } from '../../core/errors.js';
+import { pickProblem } from '../../core/problem.js';
 import { readConfig, verifyMailbox } from '../../mailbox/index.js';
 import { type CliContext, resolvePath } from '../context.js';
 import type { Artifact, Outcome, VerifyCliOptions } from './types.js';
@@ -50,11 +51,7 @@ export async function verifyMailboxFolder(artifact: Artifact, o: VerifyCliOption
   return {
     ok: report.ok,
     summary: `${report.ok ? 'valid' : 'invalid'}: mailbox ${artifact.name}, ${counts}${report.ok ? '' : `, ${report.problems.length} problem(s)`}.`,
-    problems: report.problems.map((p) => ({
-      code: p.code,
-      message: p.message,
-      at: `${p.file.startsWith(report.dir) ? p.file.slice(report.dir.length + 1) : p.file}:${p.line}`,
-    })),
+    problems: report.problems.map(pickProblem),
     details: { dir: report.dir, store: report.store, key: report.key, calls: report.calls, messages: report.messages },
     warnings: report.warnings,
   };

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { readNamedFile, statNamedFile } from '../../attest/files.js';
 import { parseJsonText } from '../../attest/index.js';
 import { WitnessError } from '../../core/errors.js';
+import { pickProblem } from '../../core/problem.js';
 import { parseStrictJson } from '../../core/strict-json.js';
 import { ARTIFACT_KINDS } from './kinds.js';
 import { type Artifact, type ArtifactKind, OPTION_FLAGS, type OptionName, type Outcome } from './types.js';
@@ -41,7 +42,7 @@ export function recognise(path: string, name: string, kinds: readonly ArtifactKi
       outcome: {
         ok: false,
         summary: 'invalid:',
-        problems: whole.reasons.map((r) => ({ code: r.code, message: r.message })),
+        problems: whole.reasons.map(pickProblem),
         details: {},
       },
     };

@@ -18,6 +18,7 @@ import {
 } from '../../attest/index.js';
 import { readNamedFile } from '../../attest/files.js';
 import { WitnessError } from '../../core/errors.js';
+import { pickProblem } from '../../core/problem.js';
 import { type CliContext, resolvePath } from '../context.js';
 import type { OptionName, Outcome, VerifyCliOptions } from './types.js';
 
@@ -69,7 +70,7 @@ export async function withVerifyOptions<T>(
   }
 }
 
-/** The outcome of attest's verifier: its reasons as problems (at = the receipt's position on the path). */
+/** The outcome of attest's verifier: its reasons as problems, placed by the verifier (`receipt N` on a path). */
 export function receiptOutcome(result: VerifyResult): Outcome {
   const leaf = result.path?.at(-1);
   const ancestry = leaf && leaf.depth > 0 ? `, at depth ${leaf.depth} of a ${leaf.construction} path` : '';
@@ -80,11 +81,7 @@ export function receiptOutcome(result: VerifyResult): Outcome {
   return {
     ok: result.ok,
     summary,
-    problems: result.reasons.map((r) => ({
-      code: r.code,
-      message: r.message,
-      ...(r.index === undefined ? {} : { at: `receipt ${r.index}` }),
-    })),
+    problems: result.reasons.map(pickProblem),
     details: { path: result.path ?? null, signatures_checked: result.signaturesChecked },
   };
 }

@@ -10,6 +10,7 @@
 import { readNamedFile } from '../../attest/files.js';
 import { loadKeyDirectory } from '../../attest/index.js';
 import { WitnessError } from '../../core/errors.js';
+import { pickProblem } from '../../core/problem.js';
 import { CHECKPOINTS_FILE_TYPE, RECORD_TYPE } from '../../sim/transcript/format.js';
 import { verifyResults } from '../../sim/transcript/verify.js';
 import { type CliContext, resolvePath } from '../context.js';
@@ -95,11 +96,7 @@ async function _verify(results: string, o: VerifyCliOptions, ctx: CliContext): P
   return {
     ok,
     summary: `${verdict}: results ${results}: ${what}.`,
-    problems: problems.map((p) =>
-      p.line === undefined
-        ? { code: p.code, message: p.message }
-        : { code: p.code, message: p.message, at: `line ${p.line}` },
-    ),
+    problems: problems.map(pickProblem),
     details,
   };
 }

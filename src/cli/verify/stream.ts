@@ -8,6 +8,7 @@
  */
 import { readNamedFile } from '../../attest/files.js';
 import { RECORDED_STREAM_TYPE, type StreamVerifyResult, verifyStream } from '../../attest/index.js';
+import { pickProblem } from '../../core/problem.js';
 import { RECEIPT_OPTIONS, withVerifyOptions } from './receipts.js';
 import type { ArtifactKind, OptionName, Outcome } from './types.js';
 
@@ -48,11 +49,7 @@ export function streamOutcome(result: StreamVerifyResult, allowPartial: boolean)
       : result.verdict === 'partial'
         ? `partial: ${what}: cut after ${result.received} chunks, before its final receipt; ${result.provenBy ? `a checkpoint signed by ${result.provenBy.deployer} with key ${result.provenBy.key_id} proves the first ${result.proven}` : 'no checkpoint proves any'} (${result.bytes.length} bytes).`
         : `invalid: ${what}: ${result.received} chunks received${result.size === null ? '' : ` of ${result.size} signed`}; ${checkpoints}.`;
-  const problems = result.problems.map((p) => ({
-    code: p.code,
-    message: p.message,
-    ...(p.seq !== undefined ? { at: `chunk ${p.seq}` } : p.line !== undefined ? { at: `line ${p.line}` } : {}),
-  }));
+  const problems = result.problems.map(pickProblem);
   return {
     ok: result.ok || partial,
     summary,

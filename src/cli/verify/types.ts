@@ -5,6 +5,7 @@
  * `--json` shape; exit 0 valid, 1 invalid, 2 usage).
  */
 import type { Construction, RevocationPolicy } from '../../attest/index.js';
+import type { Problem } from '../../core/problem.js';
 import type { CliContext } from '../context.js';
 
 export interface VerifyCliOptions {
@@ -71,20 +72,13 @@ export interface Artifact {
   value: unknown;
 }
 
-/** One problem, with a code of attest's one vocabulary (or a kind's own, documented with it). */
-export interface OutcomeProblem {
-  code: string;
-  message: string;
-  /** Where: "receipt 2", "calls.jsonl:5", "trial 3"… */
-  at?: string;
-}
-
 /** What every kind answers. */
 export interface Outcome {
   ok: boolean;
   /** The one-line verdict printed first ("valid: …" / "invalid: …"). */
   summary: string;
-  problems: OutcomeProblem[];
+  /** Each exactly `{code, message, at?}` (`pickProblem`): a code of attest's one vocabulary, or a kind's own documented with it. */
+  problems: Problem[];
   /** Kind-specific facts for `--json` (the receipt path, trial counts, the mailbox's key…). */
   details: Record<string, unknown>;
   /** Printed on stderr (and in `--json`): what does not fail the check but weakens it. */

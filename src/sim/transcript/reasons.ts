@@ -5,6 +5,7 @@
  * line from another plan read differently. Codes shared with receipts (attest's
  * `REASON_CODES`) keep attest's meaning.
  */
+import type { Problem } from '../../core/problem.js';
 
 export const RESULTS_REASON_CODES = {
   MALFORMED: 'a line or the checkpoint file is not valid JSON or misses or mistypes a field',
@@ -45,13 +46,12 @@ export const RESULTS_REASON_CODES = {
 
 export type ResultsReasonCode = keyof typeof RESULTS_REASON_CODES;
 
-export interface ResultsProblem {
-  code: ResultsReasonCode;
+/** A results file's problem; `at` is "line N" exactly when `line` is given. */
+export interface ResultsProblem extends Problem<ResultsReasonCode> {
   /** 1-based line of the results file; absent for a problem of the checkpoint file or the whole file. */
   line?: number;
-  message: string;
 }
 
 export function problem(code: ResultsReasonCode, message: string, line?: number): ResultsProblem {
-  return line === undefined ? { code, message } : { code, line, message };
+  return line === undefined ? { code, message } : { code, message, at: `line ${line}`, line };
 }
