@@ -117,6 +117,8 @@ class _SignedSink implements ResultsSink {
   readonly #every: number;
   #last = 0;
   #closed = false;
+  /** The digest of the receipt `#signLine` built last. */
+  #digest = '';
 
   constructor(
     path: string,
@@ -150,57 +152,69 @@ class _SignedSink implements ResultsSink {
   }
 
   write(record: RunRecord): void {
-    this.#appendAll([{ run: record, text: JSON.stringify(record), prompts: record.llm?.prompts.hash ?? null }]);
+    // A sweep in one thread writes each run as it ends: one line, one write, no arrays.
+    const prompts = record.llm?.prompts.hash ?? null;
+    const line = this.#signLine(record, JSON.stringify(record), prompts, this.chain.head);
+    this.#writer.appendLineBytes(line);
+    this.#advance(this.#digest);
+    this.#checkpointIfDue();
   }
 
   writeChunk(chunk: PlayedChunk): void {
-    this.#appendAll(
-      chunk.runs.map((run, k) => ({
-        run: { id: run.id, seq: run.seq, seed: run.seed, cell: run.cellKey },
-        text: chunk.line(k),
-        prompts: null,
-      })),
-    );
+    const bytes: Buffer[] = [];
+    const digests: string[] = [];
+    let head = this.chain.head;
+    for (let k = 0; k < chunk.runs.length; k++) {
+      const run = chunk.runs[k] as (typeof chunk.runs)[number];
+      const id = { id: run.id, seq: run.seq, seed: run.seed, cell: run.cellKey };
+      bytes.push(Buffer.from(this.#signLine(id, chunk.line(k), null, head))); // a copy: the next line reuses the buffer
+      head = this.#digest;
+      digests.push(head);
+    }
+    if (bytes.length === 0) return;
+    // A chunk of runs played by workers goes out in one write, as the unsigned file's chunks do.
+    this.#writer.appendLineBytes(Buffer.concat(bytes));
+    for (const digest of digests) this.#advance(digest);
+    this.#checkpointIfDue();
   }
 
   /**
-   * Signs `lines` onto the chain and appends them in one write, then moves the chain on:
-   * a line the file does not hold never enters the chain a checkpoint signs. A chunk of
-   * runs played by workers goes out in one write, as the unsigned file's chunks do.
+   * The signed line of one run, after `prev` in the chain (valid until the next call);
+   * its receipt's digest is left in `#digest`. A line enters the chain (`#advance`) only
+   * once the file holds it: a line the file does not hold never enters the chain a
+   * checkpoint signs.
    */
-  #appendAll(lines: ReadonlyArray<{ run: _Run; text: string; prompts: string | null }>): void {
+  #signLine(run: _Run, text: string, prompts: string | null, prev: string | null): Buffer {
     const signLine = this.base.line_signatures;
-    const bytes: Buffer[] = [];
-    const leaves: string[] = [];
-    let head = this.chain.head;
-    for (const { run, text, prompts } of lines) {
-      const contentSha256 = this.#line.content(text);
-      if (this.past.lines > 0) this.past.replayed(run.seq, contentSha256);
-      const signing = this.#receipts.signingText({
-        run: run.id,
-        seq: run.seq,
-        seed: run.seed,
-        cellText: _cached(this.#cells, run.cell),
-        contentSha256,
-        prompts,
-        prev: head,
-        signedAt: signLine ? isoTime(Date.now()) : undefined,
-      });
-      const receipt = ReceiptBuilder.receipt(
-        signing,
-        signLine ? this.signer.sign(Buffer.from(signing, 'utf8')) : undefined,
-      );
-      const line = this.#line.line(receipt);
-      bytes.push(lines.length === 1 ? line : Buffer.from(line)); // a copy when another line will reuse the buffer
-      // Hex straight from the hash: a Buffer digest cost more than the hashing (core/hash.ts).
-      head = sha256Hex(signing);
-      leaves.push(head);
-    }
-    if (bytes.length === 0) return;
-    this.#writer.appendLineBytes(bytes.length === 1 ? (bytes[0] as Buffer) : Buffer.concat(bytes));
-    for (const leaf of leaves) this.chain.tree.appendHexData(leaf);
-    this.chain.count += lines.length;
-    this.chain.head = head;
+    const contentSha256 = this.#line.content(text);
+    if (this.past.lines > 0) this.past.replayed(run.seq, contentSha256);
+    const signing = this.#receipts.signingText({
+      run: run.id,
+      seq: run.seq,
+      seed: run.seed,
+      cellText: _cached(this.#cells, run.cell),
+      contentSha256,
+      prompts,
+      prev,
+      signedAt: signLine ? isoTime(Date.now()) : undefined,
+    });
+    const receipt = ReceiptBuilder.receipt(
+      signing,
+      signLine ? this.signer.sign(Buffer.from(signing, 'utf8')) : undefined,
+    );
+    // Hex straight from the hash: a Buffer digest cost more than the hashing (core/hash.ts).
+    this.#digest = sha256Hex(signing);
+    return this.#line.line(receipt);
+  }
+
+  /** Moves the chain on by one line the file now holds. */
+  #advance(digest: string): void {
+    this.chain.tree.appendHexData(digest);
+    this.chain.count++;
+    this.chain.head = digest;
+  }
+
+  #checkpointIfDue(): void {
     if (Date.now() - this.#last >= this.#every) this.#checkpoint();
   }
 
