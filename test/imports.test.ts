@@ -83,3 +83,22 @@ describe('dependency direction', () => {
     expect(bad).toEqual([]);
   });
 });
+
+describe('one definition of each shared format', () => {
+  it('writes the digest, key id, signature and deployer-name patterns only in attest/formats.ts', () => {
+    // Copies drift (one said what was wrong, another did not): every schema takes these from there.
+    const patterns = [
+      /\[0-9a-f\]\{64\}/,
+      /ed25519:\[0-9a-f\]\{16\}/,
+      /\[A-Za-z0-9_-\]\{86\}/,
+      /\\x21-\\x7e\]\{1,128\}/,
+    ];
+    const copies: string[] = [];
+    for (const file of files(SRC)) {
+      if (relative(SRC, file) === join('attest', 'formats.ts')) continue;
+      const text = readFileSync(file, 'utf8');
+      for (const p of patterns) if (p.test(text)) copies.push(`${relative(SRC, file)}: ${p.source}`);
+    }
+    expect(copies).toEqual([]);
+  });
+});

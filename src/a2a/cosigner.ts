@@ -19,8 +19,9 @@ import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { createCosigner } from '../attest/ancestry/dag.js';
-import type { SigningKey } from '../attest/keys.js';
 import { readNamedFile } from '../attest/files.js';
+import { Sha256HexSchema } from '../attest/formats.js';
+import type { SigningKey } from '../attest/keys.js';
 import { ReceiptSchema, type Signature, type UnsignedReceipt } from '../attest/receipt.js';
 import { WitnessError } from '../core/errors.js';
 import { type FrontRequest, JSON_ERRORS, serveFront } from '../core/http-front.js';
@@ -60,7 +61,7 @@ const CosignBodySchema = z.strictObject({ task_id: z.string().min(1).max(128), e
 const GrantBodySchema = z.strictObject({
   task_id: z.string().min(1).max(128),
   child_deployer: z.string().min(1).max(128),
-  parent_digest: z.string().regex(/^[0-9a-f]{64}$/),
+  parent_digest: Sha256HexSchema,
   expires_at: z.number().int(),
   edges: z.int().min(1).max(STREAMED_GRANT_EDGES).optional(),
 });

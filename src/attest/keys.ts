@@ -27,10 +27,11 @@ import { sha256Hex } from '../core/hash.js';
 import { checkPrivateFile, readableByOthers } from '../core/private-file.js';
 import { parseStrictJson } from '../core/strict-json.js';
 import { readNamedFile, statNamedFile } from './files.js';
+import { DeployerNameSchema, Ed25519KeyIdSchema } from './formats.js';
 
 const B64URL32 = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'expected 32 bytes in unpadded base64url (43 characters)');
-const DEPLOYER = z.string().regex(/^[\x21-\x7e]{1,128}$/, 'expected 1–128 printable ASCII characters without spaces');
-const ED25519_KID = z.string().regex(/^ed25519:[0-9a-f]{16}$/, 'expected ed25519: and 16 hex digits');
+const DEPLOYER = DeployerNameSchema;
+const ED25519_KID = Ed25519KeyIdSchema;
 const HMAC_KID = z.string().regex(/^hmac:[0-9a-f]{16}$/, 'expected hmac: and 16 hex digits');
 
 /** The public half as a JWK (RFC 8037 OKP), with our `deployer`. */

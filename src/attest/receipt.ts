@@ -13,6 +13,7 @@ import { canonicalize, canonicalizeWithout } from '../core/canonical-json.js';
 import { isWitnessError, WitnessError } from '../core/errors.js';
 import { parseStrictJson } from '../core/strict-json.js';
 import { DOMAIN_TAGS, type DomainTag } from './domain.js';
+import { DeployerNameSchema, Ed25519KeyIdSchema, Ed25519SignatureSchema, Sha256HexSchema } from './formats.js';
 import { type Reason, reason } from './reasons.js';
 import { compileShape } from './shape.js';
 
@@ -29,14 +30,11 @@ export const RECEIPT_TAGS: Readonly<Record<ReceiptType, DomainTag>> = {
   edge: DOMAIN_TAGS.delegationEdge,
 };
 
-const HEX64 = /^[0-9a-f]{64}$/;
 const B64URL = /^[A-Za-z0-9_-]+$/;
-// Printable ASCII only: no confusable Unicode in the names a human compares.
-const NAME = /^[\x21-\x7e]{1,128}$/;
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-const hex64 = z.string().regex(HEX64, 'expected 64 lower-case hex digits (a SHA-256 digest)');
-const name = z.string().regex(NAME, 'expected 1–128 printable ASCII characters without spaces');
+const hex64 = Sha256HexSchema;
+const name = DeployerNameSchema;
 /** A UTC time with milliseconds, exactly as `Date.prototype.toISOString` writes it. */
 export const TimeSchema = z
   .string()
@@ -47,11 +45,9 @@ export const TimeSchema = z
 const receiptTime = z.string().regex(ISO_MS, 'expected a UTC time like 2026-01-31T12:00:00.000Z');
 
 export const SignatureSchema = z.strictObject({
-  key_id: z.string().regex(/^ed25519:[0-9a-f]{16}$/, 'expected ed25519: and 16 hex digits'),
+  key_id: Ed25519KeyIdSchema,
   alg: z.literal('Ed25519'),
-  sig: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{86}$/, 'expected a 64-byte Ed25519 signature in unpadded base64url (86 characters)'),
+  sig: Ed25519SignatureSchema,
 });
 
 /**

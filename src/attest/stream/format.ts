@@ -15,6 +15,7 @@
 import { z } from 'zod';
 import { canonicalBytes } from '../../core/canonical-json.js';
 import { sha256 } from '../../core/hash.js';
+import { Ed25519KeyIdSchema, Sha256HexSchema } from '../formats.js';
 
 /** The `type` of a chunk receipt. */
 export const CHUNK_RECEIPT_TYPE = 'witness/stream-chunk';
@@ -25,7 +26,7 @@ export const RECORDED_STREAM_TYPE = 'witness/stream';
 /** Prefix of a stream's checkpoint origin: `<prefix>/<session>/<task>/<artifact>`. */
 export const STREAM_ORIGIN_PREFIX = 'agent-witness.dev/stream';
 
-const HEX64 = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex digits (a SHA-256 digest)');
+const HEX64 = Sha256HexSchema;
 // No "/" (the origin joins the ids with it, so each must stay one segment), no space or "+" (note key names).
 const ID = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'expected 1–128 letters, digits or ._:- (a UUID, say)');
 const COUNT = z.int().nonnegative().max(Number.MAX_SAFE_INTEGER);
@@ -80,7 +81,7 @@ export const FinalStatementSchema = z.strictObject({
 });
 export type FinalStatement = z.infer<typeof FinalStatementSchema>;
 
-export const KEY_ID = z.string().regex(/^ed25519:[0-9a-f]{16}$/, 'expected ed25519: and 16 hex digits');
+export const KEY_ID = Ed25519KeyIdSchema;
 
 /** A signed checkpoint made mid-stream: a C2SP note, and which key of the verifier's directory signed it. */
 export const StreamCheckpointSchema = z.strictObject({

@@ -13,6 +13,12 @@
  */
 import { z } from 'zod';
 import { DOMAIN_TAGS, signedMessage } from '../../attest/domain.js';
+import {
+  DeployerNameSchema,
+  Ed25519KeyIdSchema,
+  Ed25519SignatureSchema,
+  Sha256HexSchema,
+} from '../../attest/formats.js';
 import { TimeSchema } from '../../attest/receipt.js';
 import { canonicalize } from '../../core/canonical-json.js';
 import { WitnessError } from '../../core/errors.js';
@@ -22,11 +28,9 @@ export const RECORD_TYPE = 'witness/sim-record';
 export const CHECKPOINT_TYPE = 'witness/sim-checkpoint';
 export const CHECKPOINTS_FILE_TYPE = 'witness/sim-checkpoints';
 
-const HEX64 = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex digits (a SHA-256 digest)');
-const KEY_ID = z.string().regex(/^ed25519:[0-9a-f]{16}$/, 'expected ed25519: and 16 hex digits');
-const SIG = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{86}$/, 'expected a 64-byte Ed25519 signature in unpadded base64url (86 characters)');
+const HEX64 = Sha256HexSchema;
+const KEY_ID = Ed25519KeyIdSchema;
+const SIG = Ed25519SignatureSchema;
 
 export const LineReceiptSchema = z.strictObject({
   v: z.literal(1),
@@ -82,7 +86,7 @@ export const CheckpointSchema = z.strictObject({
     "RFC 6962 Merkle tree hash of the chain's first `count` lines, the leaf data of each its receipt digest (32 bytes); absent in files written before it was added",
   ),
   key_id: KEY_ID,
-  deployer: z.string().regex(/^[\x21-\x7e]{1,128}$/),
+  deployer: DeployerNameSchema,
   signed_at: TimeSchema,
   sig: SIG,
 });
