@@ -3,14 +3,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { memoryIo } from '../../src/cli/io.js';
-import { runMain } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 
-export async function cli(cwd: string, ...args: string[]) {
-  const io = memoryIo(cwd);
-  const code = await runMain(args, io);
-  return { code, out: io.out, err: io.err };
-}
+/** The one in-process CLI helper (test/support/cli.ts), with the folder first as these tests read best. */
+export const cli = (cwd: string, ...args: string[]) => runCli(args, cwd);
 
 /** A folder with two deployers' keys trusted by trusted.json and an output file. */
 export async function workspace() {
