@@ -7,6 +7,7 @@ import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import { STORE_KINDS } from '../../src/mailbox/config.js';
 import { openStore } from '../../src/mailbox/index.js';
 import { cli, makeMailbox, ROOT, tempDir } from './helpers.js';
 
@@ -75,6 +76,10 @@ describe('documented file formats', async () => {
     const fixtures = join(ROOT, 'test', 'fixtures', 'mailbox-v1');
     for (const variant of ['jsonl-ed25519', 'jsonl-hmac'])
       for (const l of jsonl(join(fixtures, variant, 'mailbox', 'calls.jsonl'))) expectValid('call', l);
+  });
+  it('the verify report schema names every store kind a mailbox can have', () => {
+    const store = (schema('verify-report') as { properties: { store: { enum: string[] } } }).properties.store;
+    expect(store.enum).toEqual([...STORE_KINDS]);
   });
   it('verify --json output matches mailbox-verify-report.schema.json', async () =>
     expectValid('verify-report', JSON.parse((await cli(['mailbox', 'verify', mb.dir, '--json'])).out)));
