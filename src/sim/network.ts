@@ -18,7 +18,9 @@ export const CUT_MARK = '...';
 /**
  * A delivered message. Its fields are private and exposed through getters, so no
  * receiver can change what the others see; unlike `Object.freeze` on a literal
- * (≈ 200 ns each here), building one costs about as much as a plain object.
+ * (≈ 200 ns each here), building one costs about as much as a plain object. It is not
+ * extensible: an own `value` or `from` defined on it would hide the getters from every
+ * agent that reads the message after (≈ 30 ns a message).
  */
 class _Message implements Message {
   readonly #round: number;
@@ -31,6 +33,7 @@ class _Message implements Message {
     this.#from = from;
     this.#value = value;
     this.#reasoning = reasoning;
+    Object.preventExtensions(this);
   }
 
   get round(): number {

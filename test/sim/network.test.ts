@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type AgentSeat, runGame } from '../../src/sim/game.js';
 import { pyStrip, sealRound, WIRE_REASONING_LIMIT } from '../../src/sim/network.js';
-import type { Agent, DecideView, VoteView } from '../../src/sim/types.js';
+import type { Agent, DecideView, Message, VoteView } from '../../src/sim/types.js';
 import { gameConfig, policyAgents } from './helpers.js';
 
 type Attack =
@@ -11,6 +11,8 @@ type Attack =
   | 'mutate-after-return'
   | 'mutate-history'
   | 'mutate-proposals'
+  | 'shadow-history'
+  | 'shadow-proposals'
   | 'long-reasoning';
 const ATTACKS: Attack[] = [
   'spoof-sender',
@@ -18,8 +20,21 @@ const ATTACKS: Attack[] = [
   'mutate-after-return',
   'mutate-history',
   'mutate-proposals',
+  'shadow-history',
+  'shadow-proposals',
   'long-reasoning',
 ];
+
+/** Gives a delivered message an own `value` and `from` of its own making, hiding the sealed ones for everyone who reads it after. */
+function shadow(message: unknown): void {
+  for (const [field, forged] of [
+    ['value', 42],
+    ['from', 'agent_9'],
+  ] as const)
+    try {
+      Object.defineProperty(message, field, { value: forged, enumerable: true });
+    } catch {}
+}
 
 /** A Byzantine agent that tries one way to spoof a sender or send peers different payloads. */
 function attacker(seat: AgentSeat, attack: Attack): Agent {
@@ -54,6 +69,9 @@ function attacker(seat: AgentSeat, attack: Attack): Agent {
             (view.history as unknown[]).length = 0;
           } catch {}
           return { value };
+        case 'shadow-history':
+          for (const round of view.history) for (const m of round.messages) shadow(m);
+          return { value };
         case 'long-reasoning':
           return { value, publicReasoning: 'x'.repeat(WIRE_REASONING_LIMIT * 3) };
         default:
@@ -69,6 +87,7 @@ function attacker(seat: AgentSeat, attack: Attack): Agent {
           (view.proposals[0] as { from: unknown }).from = 'agent_9';
         } catch {}
       }
+      if (attack === 'shadow-proposals') for (const m of view.proposals) shadow(m);
       return { decision: 'continue' };
     },
   };
@@ -91,9 +110,16 @@ describe('network: no spoofing, no equivocation, whatever an agent does', () => 
             return {
               decide: (view, attempt) => inner.decide(view, attempt),
               vote: (view, attempt) => {
-                // Snapshot what this honest agent was shown, to compare across agents.
+                // Snapshot what this honest agent reads, field by field as a policy reads it, to compare across agents.
+                const read = (ms: readonly Message[]) =>
+                  ms.map((m) => ({ round: m.round, from: m.from, value: m.value, reasoning: m.reasoning }));
                 const list = seen.get(view.round) ?? [];
-                list.push(JSON.stringify({ proposals: view.proposals, history: view.history }));
+                list.push(
+                  JSON.stringify({
+                    proposals: read(view.proposals),
+                    history: view.history.map((h) => ({ messages: read(h.messages) })),
+                  }),
+                );
                 seen.set(view.round, list);
                 return inner.vote(view, attempt);
               },
@@ -139,6 +165,8 @@ describe('network: no spoofing, no equivocation, whatever an agent does', () => 
     expect(() => {
       (sealed.messages[0] as { from: string }).from = 'agent_1';
     }).toThrow(TypeError);
+    // An own property would hide the getter from everyone reading after.
+    expect(() => Object.defineProperty(sealed.messages[0], 'value', { value: 5 })).toThrow(TypeError);
     expect(sealed.messages[0]?.value).toBe(1);
     expect(sealed.messages[0]?.from).toBe('agent_0');
   });
