@@ -79,6 +79,7 @@ export class WitnessSubmitter {
   #receipts = 0;
   #note: { size: number; text: string } | undefined;
   #closed = false;
+  #unwatch: (() => void) | undefined;
 
   /** Checks the options and the key, reads the log once, and starts (the first submission right away). */
   static async start(dir: string, options: WitnessingOptions): Promise<WitnessSubmitter> {
@@ -124,32 +125,18 @@ export class WitnessSubmitter {
     return this.#origin;
   }
 
-  /** The store with its receipts counted: each call that may append one counts, and every `everyReceipts` a round starts. Nothing waits on it. */
+  /**
+   * Counts the store's receipts as its commits become durable, and starts a round every
+   * `everyReceipts`; returns the store itself. Nothing waits on it: a listener, not a
+   * wrapper (a Proxy around the store slowed every store call; NOTES.md, Mailbox).
+   */
   watch(store: MailboxStore): MailboxStore {
-    const counted = new Set<PropertyKey>(['send', 'fetch', 'record', 'ack']);
-    const tick = () => {
-      if (++this.#receipts >= this.#everyReceipts) this.#round();
-    };
-    // One function per method, made once: a send goes through several store calls.
-    const methods = new Map<PropertyKey, unknown>();
-    return new Proxy(store, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop, target);
-        if (typeof value !== 'function') return value;
-        let method = methods.get(prop);
-        if (method === undefined) {
-          method = counted.has(prop)
-            ? (...args: unknown[]) => {
-                const answer = (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-                answer.then(tick, tick);
-                return answer;
-              }
-            : value.bind(target);
-          methods.set(prop, method);
-        }
-        return method;
-      },
+    this.#unwatch?.();
+    this.#unwatch = store.onReceipts((count) => {
+      this.#receipts += count;
+      if (this.#receipts >= this.#everyReceipts) this.#round();
     });
+    return store;
   }
 
   /** Waits for submissions in flight, submits the log as stored now to every witness, and closes its reader. */
@@ -157,6 +144,7 @@ export class WitnessSubmitter {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#timer);
+    this.#unwatch?.();
     await Promise.all([this.#refreshing, ...this.#witnesses.map((w) => w.inFlight)]);
     await this.#refresh();
     await Promise.all(this.#witnesses.map((w) => this.#submitting(w)));
@@ -203,7 +191,7 @@ export class WitnessSubmitter {
           this.#tree = new MerkleTree();
           this.#note = undefined;
         }
-        for (const leaf of leaves) this.#tree.appendLeafHash(leaf);
+        for (let at = 0; at < leaves.length; at += 32) this.#tree.appendLeafHash(leaves.subarray(at, at + 32));
       } catch (error) {
         this.#log(`witness: cannot read the call log to checkpoint it: ${(error as Error).message}`);
       } finally {

@@ -117,6 +117,39 @@ describe('verify --witness', () => {
     }
   });
 
+  it('submits once the store has committed every-receipts receipts, failed calls included, with no interval due', async () => {
+    const counted = await makeMailbox(['alice', 'bob'], { store: 'sqlite' });
+    const w = await Witness.open({
+      logs: [mailboxVerifierKey(counted.dir)],
+      cosigner: cosigner(newSigningKey('count-operator'), 'count.example/w'),
+      state: join(tempDir('witness-state-'), 'w.db'),
+    });
+    const ws = await serveWitness(w);
+    const submitter = await WitnessSubmitter.start(counted.dir, {
+      witnesses: [{ url: ws.url, vkey: w.cosignerKey }],
+      everyReceipts: 3,
+      everySeconds: 3600,
+    });
+    const store = submitter.watch(await openStore(counted.dir));
+    try {
+      await store.send('alice', { to: 'bob', body: 'one' });
+      await expect(store.send('alice', { to: 'nobody', body: 'two' })).rejects.toThrow(); // a failed call's receipt counts
+      await store.send('alice', { to: 'bob', body: 'three' });
+      // Three receipts: a round starts without the interval or a shutdown, and the witness cosigns size 3.
+      await waitFor(
+        () => listWitnessed(counted.dir)[0]?.size === 3,
+        10_000,
+        () => `a cosigned size of 3 (kept: ${JSON.stringify(listWitnessed(counted.dir))})`,
+      );
+    } finally {
+      await store.close();
+      await submitter.close();
+      await ws.close();
+      await w.close();
+      await counted.cleanup();
+    }
+  });
+
   it('--witnessed-within without --witness is a usage error (exit 2)', async () => {
     const r = await cli(['verify', mb.dir, '--witnessed-within', '10m'], 2);
     expect(r.err).toMatch(/--witnessed-within applies to the cosignatures --witness requires/);

@@ -35,6 +35,7 @@ const PAGE = 256;
 
 export class MailboxEngine implements MailboxStore {
   private readonly committer = new GroupCommitter<ops.StoreOp, ops.StoreResult>((group) => this.commit(group));
+  private readonly receiptListeners = new Set<(count: number) => void>();
 
   constructor(
     protected readonly driver: StoreDriver,
@@ -116,6 +117,11 @@ export class MailboxEngine implements MailboxStore {
     return this.driver.onMail ? this.driver.onMail(wake) : () => {};
   }
 
+  onReceipts(listener: (count: number) => void): () => void {
+    this.receiptListeners.add(listener);
+    return () => this.receiptListeners.delete(listener);
+  }
+
   sendRate(perMinute: number): SendRate | undefined {
     return this.driver.sendRate?.(perMinute); // undefined: one bucket per agent in this process (server.ts)
   }
@@ -132,9 +138,10 @@ export class MailboxEngine implements MailboxStore {
   /** Applies a group in one driver commit; answers each operation only once the commit is durable. */
   private async commit(group: Pending<ops.StoreOp, ops.StoreResult>[]): Promise<void> {
     const settle: Array<() => void> = [];
+    let chain: _Chain | undefined;
     await this.driver.group(async (tx) => {
       settle.length = 0;
-      const chain = new _Chain(tx, this.signer);
+      chain = new _Chain(tx, this.signer);
       for (const p of group) {
         try {
           const result = await this.apply(tx, chain, p.op);
@@ -148,6 +155,8 @@ export class MailboxEngine implements MailboxStore {
       }
     });
     for (const s of settle) s();
+    const appended = chain?.appended ?? 0;
+    if (appended > 0) for (const listener of this.receiptListeners) listener(appended);
   }
 
   private apply(tx: StoreTx, chain: _Chain, op: ops.StoreOp): Promise<ops.StoreResult> {
@@ -325,6 +334,8 @@ async function _unreadAfter(
 /** The group's call-log lines: each sealed after the one before, starting from the driver's head. */
 class _Chain {
   private head: ChainHead;
+  /** Lines added to the call log in this commit. */
+  appended = 0;
 
   constructor(
     private readonly tx: StoreTx,
@@ -340,6 +351,7 @@ class _Chain {
   async add(sealed: Sealed): Promise<void> {
     await this.tx.addCall(sealed);
     this.head = sealed.head;
+    this.appended++;
   }
 
   async append(entry: CallEntry, ts?: string): Promise<Sealed> {

@@ -96,6 +96,12 @@ export interface MailboxStore {
    * (undefined: anyone may have mail). Returns a function that stops the calls.
    */
   onMail?(wake: (agent: string | undefined) => void): () => void;
+  /**
+   * Calls `listener` after each durable commit with the number of call-log lines it
+   * appended (the witness submitter counts receipts this way, off the send's path).
+   * Returns a function that stops the calls.
+   */
+  onReceipts(listener: (count: number) => void): () => void;
   /** A send rate shared by every process of the store (default: one bucket per agent per process). */
   sendRate?(perMinute: number): SendRate | undefined;
   /** How often a waiter polls `hasUnread` for mail sent by other processes (default 50 ms). */
