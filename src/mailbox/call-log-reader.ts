@@ -10,10 +10,12 @@
  * refuse. Lines are the leaves `mailboxCheckpoint` and verify hash: the exact text,
  * empty lines skipped, nothing from a torn (unterminated) last line.
  */
+import { isUtf8 } from 'node:buffer';
 import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pool } from 'pg';
 import { openPool } from '../attest/postgres.js';
+import { sha256 } from '../core/hash.js';
 import { callLeaf } from './checkpoint.js';
 import type { MailboxConfig } from './config.js';
 import { mailboxDatabaseUrl } from './store/postgres/db.js';
@@ -21,8 +23,12 @@ import { openMailboxDatabase, sqlitePath } from './store/sqlite/file.js';
 import { LOG } from './store/jsonl/files.js';
 
 export interface CallLogRead {
-  /** Leaf hashes of the lines stored since the last read (from the first line when `rewound`). */
-  leaves: Buffer[];
+  /**
+   * Leaf hashes of the lines stored since the last read (from the first line when
+   * `rewound`), 32 bytes each, back to back: one buffer however long the log, not an
+   * object per line (a server reads its whole log when it starts).
+   */
+  leaves: Buffer;
   /** The log no longer holds the last line read before: it was cut or rolled back; `leaves` start at its first line. */
   rewound: boolean;
 }
@@ -47,11 +53,32 @@ interface _Rows {
   close(): Promise<void>;
 }
 
+/** Leaf hashes packed 32 bytes apiece in one growing buffer. */
+class _Leaves {
+  #bytes = Buffer.allocUnsafe(32 * 1024);
+  #length = 0;
+  push(leaf: Uint8Array): void {
+    if (this.#length + 32 > this.#bytes.length) {
+      const grown = Buffer.allocUnsafe(2 * this.#bytes.length);
+      this.#bytes.copy(grown, 0, 0, this.#length);
+      this.#bytes = grown;
+    }
+    this.#bytes.set(leaf, this.#length);
+    this.#length += 32;
+  }
+  clear(): void {
+    this.#length = 0;
+  }
+  packed(): Buffer {
+    return this.#bytes.subarray(0, this.#length);
+  }
+}
+
 function _sqlReader(rows: _Rows): CallLogReader {
   let last: { seq: number; leaf: Buffer } | undefined;
   return {
     async read() {
-      const leaves: Buffer[] = [];
+      const leaves = new _Leaves();
       let rewound = false;
       let from = last?.seq ?? 0;
       for (;;) {
@@ -63,7 +90,7 @@ function _sqlReader(rows: _Rows): CallLogReader {
             if (rewound) break; // cannot happen twice in one read; stop rather than loop
             rewound = true;
             last = undefined;
-            leaves.length = 0;
+            leaves.clear();
             from = 0;
             continue;
           }
@@ -79,7 +106,7 @@ function _sqlReader(rows: _Rows): CallLogReader {
         if (page.length < PAGE) break;
         from = last?.seq ?? from;
       }
-      return { leaves, rewound };
+      return { leaves: leaves.packed(), rewound };
     },
     close: () => rows.close(),
   };
@@ -124,9 +151,18 @@ function _sqlite(dir: string): _Rows {
   };
 }
 
-/** JSONL: by byte offset; the last line read is re-read to see it is still there. */
+/** Bytes a JSONL read takes at a time (a longer line grows the buffer). */
+const READ_CHUNK = 1024 * 1024;
+
+/**
+ * JSONL: by byte offset; the last line read is re-read to see it is still there. Lines
+ * are hashed where they were read: the byte before each (its predecessor's newline,
+ * or the buffer's spare first byte) briefly holds RFC 6962's 0x00 leaf prefix, so a
+ * line costs one SHA-256 and no copy, string or Buffer of its own.
+ */
 function _jsonlReader(path: string): CallLogReader {
   let last: { start: number; end: number; leaf: Buffer } | undefined;
+  let buf = Buffer.allocUnsafe(1 + READ_CHUNK);
   return {
     async read() {
       let fd: number;
@@ -137,7 +173,7 @@ function _jsonlReader(path: string): CallLogReader {
         // No call yet: the log is empty (a log that was read and is now gone was cut).
         const rewound = last !== undefined;
         last = undefined;
-        return { leaves: [], rewound };
+        return { leaves: Buffer.alloc(0), rewound };
       }
       try {
         let rewound = false;
@@ -145,40 +181,51 @@ function _jsonlReader(path: string): CallLogReader {
           rewound = true;
           last = undefined;
         }
-        const leaves: Buffer[] = [];
+        const leaves = new _Leaves();
         const size = fstatSync(fd).size;
-        let offset = last?.end ?? 0;
-        let pending = Buffer.alloc(0);
-        const chunk = Buffer.allocUnsafe(1024 * 1024);
-        while (offset + pending.length < size) {
-          const n = readSync(
-            fd,
-            chunk,
-            0,
-            Math.min(chunk.length, size - offset - pending.length),
-            offset + pending.length,
-          );
-          if (n === 0) break;
-          let data = Buffer.concat([pending, chunk.subarray(0, n)]);
-          for (let nl = data.indexOf(10); nl >= 0; nl = data.indexOf(10)) {
-            const line = data.subarray(0, nl);
-            if (line.length > 0) {
-              const leaf = callLeaf(line.toString('utf8'));
-              leaves.push(leaf);
-              last = { start: offset, end: offset + nl + 1, leaf };
-            }
-            offset += nl + 1;
-            data = data.subarray(nl + 1);
+        let offset = last?.end ?? 0; // the file offset of buf[1]
+        let held = 0; // bytes of an unfinished line at buf[1 .. 1 + held)
+        while (offset + held < size) {
+          if (1 + held === buf.length) {
+            const grown = Buffer.allocUnsafe(2 * buf.length);
+            buf.copy(grown, 0, 0, 1 + held);
+            buf = grown;
           }
-          pending = Buffer.from(data); // a torn or still-being-written last line: read again next time
+          const n = readSync(fd, buf, 1 + held, Math.min(buf.length - 1 - held, size - offset - held), offset + held);
+          if (n === 0) break;
+          const end = 1 + held + n;
+          let from = 1;
+          for (let nl = buf.indexOf(10, from); nl >= 0 && nl < end; nl = buf.indexOf(10, from)) {
+            if (nl > from) {
+              const leaf = _leafInPlace(buf, from, nl);
+              leaves.push(leaf);
+              last = { start: offset + from - 1, end: offset + nl, leaf };
+            }
+            from = nl + 1;
+          }
+          offset += from - 1;
+          held = end - from;
+          buf.copyWithin(1, from, end); // a torn or still-being-written last line: read again next time
         }
-        return { leaves, rewound };
+        return { leaves: leaves.packed(), rewound };
       } finally {
         closeSync(fd);
       }
     },
     close: async () => {},
   };
+}
+
+/** `callLeaf` of the line at buf[from .. to), hashed in place (see _jsonlReader); buf[from - 1] is restored. */
+function _leafInPlace(buf: Buffer, from: number, to: number): Buffer {
+  const line = buf.subarray(from, to);
+  // Not UTF-8 (a damaged line): the leaf is of its text, as verify and checkpoints read it.
+  if (!isUtf8(line)) return callLeaf(line.toString('utf8'));
+  const before = buf[from - 1] as number;
+  buf[from - 1] = 0x00;
+  const leaf = sha256(buf.subarray(from - 1, to));
+  buf[from - 1] = before;
+  return leaf;
 }
 
 function _sameLine(fd: number, line: { start: number; end: number; leaf: Buffer }): boolean {
