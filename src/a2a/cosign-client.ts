@@ -7,18 +7,17 @@
  * the expected answer is a failure: the signer releases nothing, or nothing is sent
  * (fail closed).
  */
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { type Signature, SignatureSchema } from '../attest/receipt.js';
 import type { CosignRequest } from '../attest/signer.js';
 import { WitnessError } from '../core/errors.js';
+import { httpText } from '../core/http-client.js';
 import type { Grant } from './cosigner.js';
 
 /**
  * The child's side: a `CosignRequest` for the release signer that asks the parent's
  * service at `url` to co-sign the edge for `taskId`. Refusal, an unreachable service,
- * a bad answer and a timeout all throw, so the signer releases nothing. It uses
- * `node:http` with a keep-alive agent: on a loaded machine `fetch` adds milliseconds
- * per loopback round trip, which would be charged to the dag condition.
+ * a bad answer and a timeout all throw, so the signer releases nothing (core's
+ * `httpText`, not fetch: see core/http-client.ts).
  */
 export function httpCosign(url: string, taskId: string, options: { token: string; timeoutMs?: number }): CosignRequest {
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -77,7 +76,12 @@ async function _call(
 ): Promise<unknown> {
   let reply: { status: number; text: string };
   try {
-    reply = await _post(`${url.replace(/\/+$/, '')}${path}`, JSON.stringify(payload), token, timeoutMs);
+    reply = await httpText(`${url.replace(/\/+$/, '')}${path}`, {
+      method: 'POST',
+      body: JSON.stringify(payload),
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+      timeoutMs,
+    });
   } catch (cause) {
     const timedOut = (cause as Error).name === 'TimeoutError';
     throw new WitnessError(
@@ -105,30 +109,4 @@ async function _call(
     );
   }
   return body;
-}
-
-const _agent = new HttpAgent({ keepAlive: true, maxSockets: 16 });
-
-function _post(url: string, body: string, token: string, timeoutMs: number): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const headers = {
-      'Content-Type': 'application/json',
-      'Content-Length': Buffer.byteLength(body),
-      Authorization: `Bearer ${token}`,
-    };
-    const req = httpRequest(
-      url,
-      { method: 'POST', agent: _agent, headers, signal: AbortSignal.timeout(timeoutMs) },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', (error) =>
-      reject(error.name === 'AbortError' && error.cause instanceof Error ? error.cause : error),
-    );
-    req.end(body);
-  });
 }

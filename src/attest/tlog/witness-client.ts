@@ -7,6 +7,7 @@
  * log's leaf hashes).
  */
 import { WitnessError } from '../../core/errors.js';
+import { type HttpTextReply, httpText } from '../../core/http-client.js';
 import { consistencyProofOfHashes } from '../../core/tlog/merkle.js';
 import { type NoteVerifier, openNote, parseNoteVerifierKey } from './note.js';
 
@@ -77,13 +78,13 @@ async function _post(
   timeoutMs: number,
 ): Promise<SubmitResult> {
   const body = `old ${oldSize}\n${proof.map((p) => `${Buffer.from(p).toString('base64')}\n`).join('')}\n${checkpoint}`;
-  let res: Response;
+  let res: HttpTextReply;
   try {
-    res = await fetch(`${url.replace(/\/+$/, '')}/add-checkpoint`, {
+    res = await httpText(`${url.replace(/\/+$/, '')}/add-checkpoint`, {
       method: 'POST',
       body,
       headers: { 'Content-Type': 'text/plain; charset=utf-8' },
-      signal: AbortSignal.timeout(timeoutMs),
+      timeoutMs,
     });
   } catch (cause) {
     throw new WitnessError(
@@ -92,7 +93,7 @@ async function _post(
       { cause },
     );
   }
-  const text = await res.text();
+  const text = res.text;
   if (res.status === 200) {
     if (!/^(— \S+ \S+\n)+$/.test(text))
       return { ok: false, status: 200, message: 'The witness answered 200 without cosignature lines.' };
@@ -100,7 +101,7 @@ async function _post(
   }
   if (
     res.status === 409 &&
-    (res.headers.get('content-type') ?? '').startsWith('text/x.tlog.size') &&
+    (res.headers['content-type'] ?? '').startsWith('text/x.tlog.size') &&
     /^(0|[1-9][0-9]*)\n$/.test(text)
   ) {
     const witnessSize = Number(text.trim());
@@ -129,10 +130,10 @@ export async function fetchWitnessedCheckpoint(
   origin: string,
   options: { timeoutMs?: number } = {},
 ): Promise<string | undefined> {
-  let res: Response;
+  let res: HttpTextReply;
   try {
-    res = await fetch(`${url.replace(/\/+$/, '')}/checkpoint?origin=${encodeURIComponent(origin)}`, {
-      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+    res = await httpText(`${url.replace(/\/+$/, '')}/checkpoint?origin=${encodeURIComponent(origin)}`, {
+      timeoutMs: options.timeoutMs ?? 10_000,
     });
   } catch (cause) {
     throw new WitnessError(
@@ -141,7 +142,7 @@ export async function fetchWitnessedCheckpoint(
       { cause },
     );
   }
-  const text = await res.text();
+  const text = res.text;
   if (res.status === 404) return undefined;
   if (res.status !== 200)
     throw new WitnessError(
