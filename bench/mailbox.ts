@@ -28,14 +28,16 @@
  *   submitting checkpoints to a real `witness anchor serve` process (`--witness`, the
  *   default every 1000 receipts / 10 s), each right after the same row without; the
  *   ratio with/without is printed (goal ≥ 0.95: submitting is off the send's path).
- *   `--witness-rows` runs only these pairs, four times, with the witness's row first in
- *   every other round, and prints each row's median ratio.
+ *   `--witness-rows` runs only these pairs, four times (`--rounds N`), with the witness's
+ *   row first in every other round, and prints each row's median ratio, and the
+ *   server's CPU per send with ÷ without (what the submitter costs the server itself,
+ *   steadier than sends/s on a shared machine).
  * CPU columns: the server process's CPU (from /proc, Linux) and this process's (the
  * clients) per send, so a reader sees which side limits the rate.
  * Every send is durable before it is acknowledged: the inbox line and its signed
  * call-log line are fsynced (group commit shares an fsync between concurrent sends).
  *
- * Run: npx tsx bench/mailbox.ts [--sends N] [--warm-up N] [--stores jsonl,postgres] [--witness-rows]
+ * Run: npx tsx bench/mailbox.ts [--sends N] [--warm-up N] [--stores jsonl,postgres] [--witness-rows [--rounds N]]
  *      (defaults 4000 and 2000 per row, JSONL and PostgreSQL; PostgreSQL at $WITNESS_TEST_DATABASE_URL or postgres:///postgres)
  */
 import { closeSync, existsSync, fsyncSync, mkdtempSync, openSync, readFileSync, writeSync } from 'node:fs';
@@ -70,6 +72,8 @@ const SENDS = numberArg('--sends', 4000);
  * the CPU per send that it spends after 2000 (V8 compiles its hot paths late).
  */
 const WARM_UP = numberArg('--warm-up', 2000);
+/** `--witness-rows`: pairs of rows per kind (each pair one row without a witness, one with). */
+const WITNESS_ROUNDS = numberArg('--rounds', 4);
 const BODY = 'x'.repeat(200);
 const AGENTS = Array.from({ length: 8 }, (_, i) => `agent${i}`);
 /** USER_HZ, the unit of /proc/PID/stat times: 100 on every Linux this runs on. */
@@ -112,8 +116,9 @@ async function main(): Promise<void> {
   if (process.argv.includes('--witness-rows')) {
     const { dir, tokens } = await benchMailbox(join(work, 'mb'));
     dirs.push(dir);
-    // Four rounds, the row with a witness first in every other one: neither side always runs warmer.
-    for (let round = 0; round < 4; round++) pairs.push(...(await witnessPairs(dir, tokens, work, round % 2 === 1)));
+    // Rounds (default four), the row with a witness first in every other one: neither side always runs warmer.
+    for (let round = 0; round < WITNESS_ROUNDS; round++)
+      pairs.push(...(await witnessPairs(dir, tokens, work, round % 2 === 1)));
     rows.push(...pairs.flat());
   } else if (STORES.includes('jsonl')) {
     const { dir, tokens } = await benchMailbox(join(work, 'mb'));
@@ -244,20 +249,30 @@ async function subscribed(dir: string, row: () => Promise<Row>): Promise<Row> {
  * machine moves one row by ±7 % between identical runs, more than the effect measured.
  */
 function printWitnessRatios(pairs: ReadonlyArray<[Row, Row]>): void {
-  const byRow = new Map<string, number[]>();
+  const byRow = new Map<string, { rate: number[]; cpu: number[] }>();
   for (const [without, withWitness] of pairs) {
     const ratio = withWitness.sends / withWitness.seconds / (without.sends / without.seconds);
-    console.log(`with a witness / without (${without.what}): ${ratio.toFixed(3)}`);
-    byRow.set(without.what, [...(byRow.get(without.what) ?? []), ratio]);
-  }
-  for (const [what, ratios] of byRow) {
-    const sorted = [...ratios].sort((a, b) => a - b);
-    const mid = sorted.length / 2;
-    const median = sorted.length % 2 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+    const cpu = (withWitness.serverCpu ?? Number.NaN) / (without.serverCpu ?? Number.NaN);
     console.log(
-      `with a witness / without (${what}), median of ${ratios.length}: ${median.toFixed(3)} (goal ≥ 0.95: ${median >= 0.95 ? 'met' : 'not met'})`,
+      `with a witness / without (${without.what}): sends/s ${ratio.toFixed(3)}, server CPU per send ${cpu.toFixed(3)}`,
+    );
+    const row = byRow.get(without.what) ?? { rate: [], cpu: [] };
+    row.rate.push(ratio);
+    row.cpu.push(cpu);
+    byRow.set(without.what, row);
+  }
+  for (const [what, { rate, cpu }] of byRow) {
+    const median = medianOf(rate);
+    console.log(
+      `with a witness / without (${what}), median of ${rate.length}: sends/s ${median.toFixed(3)} (goal ≥ 0.95: ${median >= 0.95 ? 'met' : 'not met'}), server CPU per send ${medianOf(cpu).toFixed(3)}`,
     );
   }
+}
+
+function medianOf(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length / 2;
+  return sorted.length % 2 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** Rows without and with a witness (a real `witness anchor serve`), each pair back to back (`withFirst`: the row with a witness runs first). */
