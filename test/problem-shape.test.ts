@@ -98,8 +98,8 @@ const CASES: Record<string, () => Promise<Case>> = {
     const file = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'e12', 'stream-era.json'), 'utf8'));
     file.trials[0].output_sha256 = '0'.repeat(64);
     const result = await verifyE12Results(file);
-    // Its messages name the trial, the forgery or the summary row.
-    return { problems: result.problems, extensions: [], expected: [{ code: 'OUTPUT_MISMATCH', at: undefined }] };
+    // `at` names the trial (its message, the trial's condition and task too).
+    return { problems: result.problems, extensions: [], expected: [{ code: 'OUTPUT_MISMATCH', at: 'trial 0' }] };
   },
   'an A2A delegation record': async () => {
     const sent = await sendTask(world.agent.url, 'Inspect lot 9.', {

@@ -136,11 +136,13 @@ export async function forgeryProblems(
     if (!expected)
       problems.push({
         code: 'FORGERY_NOT_REPRODUCED',
+        at: `forgery ${f.construction}`,
         message: `forgery under ${f.construction}: expected ${f.construction === 'chain' ? 'accepted' : 'rejected with COSIGNATURE_MISSING'}, got ${result.ok ? 'accepted' : result.reasons.map((r) => r.code).join(', ')}.`,
       });
     if (result.ok !== f.accepted)
       problems.push({
         code: 'FORGERY_NOT_REPRODUCED',
+        at: `forgery ${f.construction}`,
         message: `forgery under ${f.construction}: recorded ${f.accepted ? 'accepted' : 'rejected'} is not reproduced.`,
       });
   }
@@ -157,7 +159,8 @@ export function summaryProblems(results: E12File, verifiedBy: Map<string, number
     if (!s || s.n !== n || s.verified !== verified)
       problems.push({
         code: 'SUMMARY_MISMATCH',
-        message: `summary for ${c}: ${s ? `${s.verified}/${s.n}` : 'missing'}, but the trials re-verify ${verified}/${n}.`,
+        at: `summary ${c}`,
+        message: `the summary row for ${c} says ${s ? `${s.verified}/${s.n}` : 'nothing (it is missing)'}, but the trials re-verify ${verified}/${n}.`,
       });
   }
   return problems;

@@ -101,6 +101,7 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
       parsed.error.issues.slice(0, 8).map((issue) => ({
         code: 'MALFORMED',
         message: `Not a complete E12 results file: ${issue.path.join('.') || '(root)'}: ${issue.message}.`,
+        ...(issue.path.length > 0 ? { at: issue.path.join('.') } : {}),
       })),
     );
   }
@@ -139,8 +140,10 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
   let streams = 0;
   let chunks = 0;
   for (const [i, t] of results.trials.entries()) {
-    const where = `trial ${i} (${t.condition}, task ${t.task_id})`;
-    if (seen.has(t.task_id)) problems.push({ code: 'TASK_ID_REPEATED', message: `${where}: task id used twice.` });
+    // `at` places the problem; the message names the trial's condition and task beside it.
+    const at = `trial ${i}`;
+    const where = `${t.condition} trial, task ${t.task_id}`;
+    if (seen.has(t.task_id)) problems.push({ code: 'TASK_ID_REPEATED', message: `${where}: task id used twice.`, at });
     seen.add(t.task_id);
     const bytes = Buffer.from(t.output_text, 'utf8');
     const sha = sha256Hex(bytes);
@@ -148,16 +151,19 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
       problems.push({
         code: 'OUTPUT_MISMATCH',
         message: `${where}: the output's SHA-256 is ${sha}, the record says ${t.output_sha256}.`,
+        at,
       });
     if (bytes.length !== t.output_len)
       problems.push({
         code: 'LENGTH_MISMATCH',
         message: `${where}: the output has ${bytes.length} UTF-8 bytes, the record says ${t.output_len}.`,
+        at,
       });
     if (t.artifact && artifactText([_wire(t.artifact)]) !== t.output_text)
       problems.push({
         code: 'OUTPUT_MISMATCH',
         message: `${where}: the output text is not the text of the artifact's parts.`,
+        at,
       });
     const result = await verifyTrial(t, childDeployer, check);
     signatures += result.signaturesChecked;
@@ -171,11 +177,13 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
       problems.push({
         code: 'EVIDENCE_INVALID',
         message: `${where}: evidence does not verify: ${result.problems.map((r) => `${r.code}${r.at ? ` [${r.at}]` : ''} ${r.message}`).join('; ')}`,
+        at,
       });
     if (result.ok !== t.verdict.ok)
       problems.push({
         code: 'VERDICT_NOT_REPRODUCED',
         message: `${where}: recorded verdict ${t.verdict.ok ? 'valid' : 'invalid'} is not reproduced.`,
+        at,
       });
   }
   problems.push(...(await forgeryProblems(results.forgery, check)), ...summaryProblems(results, verifiedBy));
@@ -183,6 +191,7 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
     problems.push({
       code: 'CARD_INVALID',
       message: `the child's Agent Card: ${card.reasons.map((r) => `${r.code} ${r.message}`).join('; ')}`,
+      at: 'card',
     });
   const verified = [...verifiedBy.values()].reduce((a, b) => a + b, 0);
   return {

@@ -110,7 +110,7 @@ describe('witness verify on an E12 results file', () => {
       }),
     );
     expect(code).toBe(1);
-    expect(out).toMatch(/trial 1 .*SHA-256/);
+    expect(out).toMatch(/\[trial 1\] .*SHA-256/);
   });
 
   it('exits 1 naming the trial when a part of its artifact was changed (the receipt covers the artifact)', async () => {
@@ -122,7 +122,7 @@ describe('witness verify on an E12 results file', () => {
       }),
     );
     expect(code).toBe(1);
-    expect(out).toMatch(/EVIDENCE_INVALID +trial 2 .*OUTPUT_MISMATCH/);
+    expect(out).toMatch(/EVIDENCE_INVALID +\[trial 2\] .*OUTPUT_MISMATCH/);
   });
 
   it("exits 1 when the output text is not the artifact's text, even with its hash and length recomputed", async () => {
@@ -135,7 +135,7 @@ describe('witness verify on an E12 results file', () => {
       }),
     );
     expect(code).toBe(1);
-    expect(out).toMatch(/OUTPUT_MISMATCH +trial 0 .*not the text of the artifact's parts/);
+    expect(out).toMatch(/OUTPUT_MISMATCH +\[trial 0\] .*not the text of the artifact's parts/);
   });
 
   it('exits 1 when a recorded byte length disagrees with the text', async () => {
@@ -186,7 +186,7 @@ describe('witness verify on an E12 results file', () => {
     expect(code).toBe(1);
     expect(out).toMatch(
       new RegExp(
-        `EVIDENCE_INVALID +trial ${at} \\(dag\\+stream, .*CHUNK_MISMATCH \\[stream of artifact \\S+, chunk 0\\]`,
+        `EVIDENCE_INVALID +\\[trial ${at}\\] dag\\+stream trial, .*CHUNK_MISMATCH \\[stream of artifact \\S+, chunk 0\\]`,
       ),
     );
   });

@@ -93,7 +93,11 @@ describe('witness verify finds an E12 results file that proves nothing invalid',
     const file = write('no-forgery.json', JSON.stringify(results({ forgery: [] })));
     const r = await cli('verify', file, '--json');
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.out).problems).toContainEqual({ code: 'MALFORMED', message: expect.stringMatching(/forgery/) });
+    expect(JSON.parse(r.out).problems).toContainEqual({
+      code: 'MALFORMED',
+      message: expect.stringMatching(/forgery/),
+      at: 'forgery',
+    });
   });
 
   it('an E12 file with a duplicate key: exit 1 with NON_CANONICAL', async () => {
@@ -173,7 +177,7 @@ describe('an E12 file with the dag+stream condition', () => {
     const r = await cli('verify', write('stream-era-moved.json', JSON.stringify(file)));
     expect(r.code).toBe(1);
     expect(r.out).toMatch(
-      /EVIDENCE_INVALID +trial 3 \(dag\+stream, .*CHUNK_REORDERED \[stream of artifact \S+, chunk [01]\]/,
+      /EVIDENCE_INVALID +\[trial 3\] dag\+stream trial, task .*CHUNK_REORDERED \[stream of artifact \S+, chunk [01]\]/,
     );
   });
 });
