@@ -54,22 +54,11 @@ export function summarise(condition: E12Condition, trials: readonly E12Trial[]):
   };
 }
 
-/** The summary as a fixed-width table. */
-export function formatE12Summary(
-  results: Pick<
-    E12Results,
-    | 'config'
-    | 'summary'
-    | 'forgery'
-    | 'overhead_dag_vs_none_ms'
-    | 'overhead_chain_vs_none_ms'
-    | 'overhead_dag_vs_none_cpu_ms'
-    | 'overhead_dag_vs_none_paired_median_ms'
-    | 'overhead_dag_stream_vs_none_ms'
-    | 'overhead_dag_stream_vs_dag_ms'
-    | 'overhead_dag_stream_vs_none_cpu_ms'
-  >,
-): string {
+/**
+ * The summary per condition as a table's header and rows of text: what `witness a2a
+ * bench` prints and the viewer's E12 page shows (its model passes these rows).
+ */
+export function e12SummaryTable(summary: readonly E12Summary[]): { head: string[]; rows: string[][] } {
   const head = [
     'condition',
     'n',
@@ -86,24 +75,48 @@ export function formatE12Summary(
     'verify',
     'cpu',
   ];
-  const rows = results.summary.map((s) => [
-    s.condition,
-    String(s.n),
-    `${s.verified}/${s.n}`,
-    ...[
-      s.mean.total_ms,
-      s.median_total_ms,
-      s.p95_total_ms,
-      s.mean.discovery_ms,
-      s.mean.a2a_ms,
-      s.mean.tool_ms,
-      s.mean.model_ms,
-      s.mean.sign_ms,
-      s.mean.cosign_ms,
-      s.mean.verify_ms,
-      s.mean.cpu_ms,
-    ].map(_ms),
-  ]);
+  const rows = summary.map((s) => {
+    // The viewer shows files that failed verification too: a row without its means shows dashes.
+    const mean: Partial<E12Summary['mean']> = s.mean ?? {};
+    return [
+      s.condition,
+      String(s.n),
+      `${s.verified}/${s.n}`,
+      ...[
+        mean.total_ms,
+        s.median_total_ms,
+        s.p95_total_ms,
+        mean.discovery_ms,
+        mean.a2a_ms,
+        mean.tool_ms,
+        mean.model_ms,
+        mean.sign_ms,
+        mean.cosign_ms,
+        mean.verify_ms,
+        mean.cpu_ms,
+      ].map(_ms),
+    ];
+  });
+  return { head, rows };
+}
+
+/** The summary as a fixed-width table. */
+export function formatE12Summary(
+  results: Pick<
+    E12Results,
+    | 'config'
+    | 'summary'
+    | 'forgery'
+    | 'overhead_dag_vs_none_ms'
+    | 'overhead_chain_vs_none_ms'
+    | 'overhead_dag_vs_none_cpu_ms'
+    | 'overhead_dag_vs_none_paired_median_ms'
+    | 'overhead_dag_stream_vs_none_ms'
+    | 'overhead_dag_stream_vs_dag_ms'
+    | 'overhead_dag_stream_vs_none_cpu_ms'
+  >,
+): string {
+  const { head, rows } = e12SummaryTable(results.summary);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
@@ -130,8 +143,9 @@ export function formatE12Summary(
   ].join('\n');
 }
 
-function _ms(x: number): string {
-  return x.toFixed(x < 10 ? 3 : 1);
+/** A latency in ms; '–' where the file has none (a condition with no trials). */
+function _ms(x: number | undefined): string {
+  return typeof x === 'number' && Number.isFinite(x) ? x.toFixed(x < 10 ? 3 : 1) : '–';
 }
 
 function _signed(x: number): string {

@@ -93,47 +93,8 @@ export function e12Pages(h: PageHelpers): Record<string, (parts: string[], q: An
         `Run of ${d.created_at}: ${c.trials} trials per condition after ${c.warmup} warm-ups, agent ${c.agent}, Node ${c.node} on ${c.platform}, ${c.cpus} cores, load average ${c.load_average.map((x: number) => x.toFixed(1)).join(' → ')}.`,
       ),
     );
-    const head = [
-      'condition',
-      'n',
-      'verified',
-      'mean total',
-      'median',
-      'p95',
-      'discovery',
-      'a2a',
-      'tool',
-      'model',
-      'sign',
-      'cosign',
-      'verify',
-      'cpu',
-    ];
     box.append(el('h3', {}, 'Latency, ms (means unless marked)'));
-    box.append(
-      table(
-        head,
-        d.summary.map((s: Any) => [
-          s.condition,
-          s.n,
-          `${s.verified}/${s.n}`,
-          ...[
-            s.mean.total_ms,
-            s.median_total_ms,
-            s.p95_total_ms,
-            s.mean.discovery_ms,
-            s.mean.a2a_ms,
-            s.mean.tool_ms,
-            s.mean.model_ms,
-            s.mean.sign_ms,
-            s.mean.cosign_ms,
-            s.mean.verify_ms,
-            s.mean.cpu_ms,
-          ].map(ms),
-        ]),
-        { class: 'summary' },
-      ),
-    );
+    box.append(table(d.summary_table.head, d.summary_table.rows, { class: 'summary' }));
     box.append(el('div', { class: 'graph' }, chart(d.summary)));
     const o = d.overheads;
     box.append(

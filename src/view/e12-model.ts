@@ -11,7 +11,7 @@
  * Every answer is computed once: the page and a bundle read the same.
  */
 import { conditionParts, type E12Results } from '../a2a/e12.js';
-import { LATENCY_PARTS } from '../a2a/e12-summary.js';
+import { e12SummaryTable, LATENCY_PARTS } from '../a2a/e12-summary.js';
 import { cardDeployer, verifyAgentCard } from '../a2a/card.js';
 import { type E12VerifyResult, trialBytes, verifyE12Results, verifyTrial } from '../a2a/e12-verify.js';
 import { KeyDirectory, parseDirectory } from '../attest/key-directory.js';
@@ -27,6 +27,8 @@ export interface E12Page {
   created_at: string;
   config: E12Results['config'];
   summary: E12Results['summary'];
+  /** The summary as `witness a2a bench` prints it: the page shows these rows. */
+  summary_table: { head: string[]; rows: string[][] };
   latency_parts: readonly string[];
   overheads: Record<string, number>;
   forgery: Array<{ construction: string; accepted: boolean; reasons: string[]; verified_at: string }>;
@@ -66,6 +68,7 @@ export async function e12Answers(
     created_at: r.created_at,
     config: r.config,
     summary: r.summary,
+    summary_table: e12SummaryTable(r.summary),
     latency_parts: LATENCY_PARTS,
     overheads: {
       dag_vs_none_ms: r.overhead_dag_vs_none_ms,
