@@ -40,9 +40,12 @@ export interface CallLogReader {
 
 /** Rows a SQL read takes at a time. */
 const PAGE = 5000;
+/** Bytes a JSONL read takes at a time (a longer line grows the buffer). */
+const READ_CHUNK = 1024 * 1024;
 
 /** The call log's reader for each store kind (store-kinds.ts picks one). */
-export const jsonlCallLogReader = (dir: string): CallLogReader => _jsonlReader(join(dir, LOG));
+export const jsonlCallLogReader = (dir: string, options: { chunkBytes?: number } = {}): CallLogReader =>
+  _jsonlReader(join(dir, LOG), options.chunkBytes ?? READ_CHUNK);
 export const sqliteCallLogReader = (dir: string): CallLogReader => _sqlReader(_sqlite(dir));
 export const postgresCallLogReader = async (config: MailboxConfig): Promise<CallLogReader> =>
   _sqlReader(await _postgres(config));
@@ -151,18 +154,15 @@ function _sqlite(dir: string): _Rows {
   };
 }
 
-/** Bytes a JSONL read takes at a time (a longer line grows the buffer). */
-const READ_CHUNK = 1024 * 1024;
-
 /**
  * JSONL: by byte offset; the last line read is re-read to see it is still there. Lines
  * are hashed where they were read: the byte before each (its predecessor's newline,
  * or the buffer's spare first byte) briefly holds RFC 6962's 0x00 leaf prefix, so a
  * line costs one SHA-256 and no copy, string or Buffer of its own.
  */
-function _jsonlReader(path: string): CallLogReader {
+function _jsonlReader(path: string, chunkBytes: number): CallLogReader {
   let last: { start: number; end: number; leaf: Buffer } | undefined;
-  let buf = Buffer.allocUnsafe(1 + READ_CHUNK);
+  let buf = Buffer.allocUnsafe(1 + chunkBytes);
   return {
     async read() {
       let fd: number;

@@ -3,11 +3,13 @@
  * leaf equals `callLeaf` of its text (what verify and `mailbox checkpoint` hash), across
  * read chunks, a line longer than a chunk, a line that is not UTF-8, empty lines and a
  * torn last line; reads go on from where they stopped, and a log rewritten under the
- * reader starts over and says so.
+ * reader starts over and says so. A property test appends random logs in random pieces
+ * (torn writes included) and reads after each with chunks of a few bytes.
  */
 import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonlCallLogReader } from '../../src/mailbox/call-log-reader.js';
 import { callLeaf } from '../../src/mailbox/checkpoint.js';
@@ -65,5 +67,40 @@ describe('the JSONL call-log reader', () => {
     const again = await reader.read();
     expect(again.rewound).toBe(true);
     expect(hexLeaves(again.leaves)).toEqual(expected(['{"a":1}', '{"B":2}', '{"c":3}']));
+  });
+});
+
+describe('the JSONL call-log reader, any log in any pieces', () => {
+  const line = fc.oneof(
+    fc.string({ unit: 'grapheme', maxLength: 40 }).map((t) => Buffer.from(JSON.stringify({ t }))),
+    fc.uint8Array({ minLength: 1, maxLength: 30 }).map((b) => Buffer.from(b.map((x) => (x === 10 ? 32 : x)))),
+    fc.constant(Buffer.alloc(0)), // an empty line: no leaf
+  );
+  it('returns, over all its reads, callLeaf of exactly the complete non-empty lines, in order', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(line, { maxLength: 25 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        fc.integer({ min: 1, max: 17 }),
+        async (lines, cuts, chunkBytes) => {
+          const dir = mailboxDir();
+          const path = join(dir, 'calls.jsonl');
+          const bytes = Buffer.concat(lines.flatMap((l) => [l, Buffer.from('\n')]));
+          const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+          const reader = jsonlCallLogReader(dir, { chunkBytes });
+          const got: string[] = [];
+          let written = 0;
+          for (const end of [...at, bytes.length]) {
+            appendFileSync(path, bytes.subarray(written, end));
+            written = end;
+            const read = await reader.read();
+            expect(read.rewound).toBe(false);
+            got.push(...hexLeaves(read.leaves));
+          }
+          expect(got).toEqual(expected(lines.filter((l) => l.length > 0)));
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });
