@@ -156,7 +156,14 @@ export class MailboxEngine implements MailboxStore {
     });
     for (const s of settle) s();
     const appended = chain?.appended ?? 0;
-    if (appended > 0) for (const listener of this.receiptListeners) listener(appended);
+    if (appended === 0) return;
+    for (const listener of this.receiptListeners) {
+      try {
+        listener(appended);
+      } catch {
+        // The commit is durable and answered: a listener's failure is its own, never the commit's.
+      }
+    }
   }
 
   private apply(tx: StoreTx, chain: _Chain, op: ops.StoreOp): Promise<ops.StoreResult> {
