@@ -28,13 +28,18 @@ const other = cosigner(newSigningKey('other-operator'), 'other.example/w').verif
 
 beforeAll(async () => {
   mb = await makeMailbox(['alice', 'bob'], { store: 'sqlite' });
-  witness = await Witness.open({
-    logs: [mailboxVerifierKey(mb.dir)],
-    cosigner: cosigner(newSigningKey('w-operator'), 'w.example/w'),
+  ({ w: witness, ws: server } = await witnessOf(mb.dir, 'w'));
+}, 60_000);
+
+/** A witness of the mailbox at `dir`, run by `operator` (`<operator>.example/w`), served over HTTP in this process. */
+async function witnessOf(dir: string, operator: string): Promise<{ w: Witness; ws: WitnessServer }> {
+  const w = await Witness.open({
+    logs: [mailboxVerifierKey(dir)],
+    cosigner: cosigner(newSigningKey(`${operator}-operator`), `${operator}.example/w`),
     state: join(tempDir('witness-state-'), 'w.db'),
   });
-  server = await serveWitness(witness);
-}, 60_000);
+  return { w, ws: await serveWitness(w) };
+}
 
 afterAll(async () => {
   await server?.close();
@@ -75,12 +80,7 @@ describe('verify --witness', () => {
 
   it('an HMAC mailbox is witnessed through its checkpoint key; a cut end is then TRUNCATED', async () => {
     const hmac = await makeMailbox(['alice', 'bob'], { alg: 'hmac-sha256' });
-    const w = await Witness.open({
-      logs: [mailboxVerifierKey(hmac.dir)],
-      cosigner: cosigner(newSigningKey('hmac-w-operator'), 'hmac-w.example/w'),
-      state: join(tempDir('witness-state-'), 'w.db'),
-    });
-    const ws = await serveWitness(w);
+    const { w, ws } = await witnessOf(hmac.dir, 'hmac-w');
     try {
       const submitter = await WitnessSubmitter.start(hmac.dir, {
         witnesses: [{ url: ws.url, vkey: w.cosignerKey }],
@@ -119,12 +119,7 @@ describe('verify --witness', () => {
 
   it('submits once the store has committed every-receipts receipts, failed calls included, with no interval due', async () => {
     const counted = await makeMailbox(['alice', 'bob'], { store: 'sqlite' });
-    const w = await Witness.open({
-      logs: [mailboxVerifierKey(counted.dir)],
-      cosigner: cosigner(newSigningKey('count-operator'), 'count.example/w'),
-      state: join(tempDir('witness-state-'), 'w.db'),
-    });
-    const ws = await serveWitness(w);
+    const { w, ws } = await witnessOf(counted.dir, 'count');
     const submitter = await WitnessSubmitter.start(counted.dir, {
       witnesses: [{ url: ws.url, vkey: w.cosignerKey }],
       everyReceipts: 3,
