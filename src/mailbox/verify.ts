@@ -23,7 +23,7 @@ import { isGenuineCall, parseCallRecord } from './call-check.js';
 import { MAILBOX_KEY, readConfig } from './config.js';
 import { type EvidenceLine, openEvidence } from './evidence.js';
 import { type Explanation, Tracer } from './verify-explain.js';
-import { staleIntent } from './store/jsonl/lock.js';
+import { lockIntent } from './store/jsonl/lock.js';
 import { storeKind } from './store-kinds.js';
 import { parseCheckpoint } from '../attest/tlog/index.js';
 import { callLeaf, mailboxOrigin, mailboxVerifierKey } from './checkpoint.js';
@@ -32,11 +32,14 @@ import { findWitnessed, type WitnessRequirement } from './verify-witness.js';
 import { CallTable, checkChain } from './verify-chain.js';
 import { checkInboxes, type Receipts } from './verify-inbox.js';
 import { checkIdempotencyRows, type KeyedSends, learnKeyedSend } from './verify-index.js';
-/** A problem's kind: a code of attest's log vocabulary (LOG_CODES), in lower case. */
-export type ProblemKind = Lowercase<LogCode>;
+/** A mailbox problem's code: attest's log vocabulary (LOG_CODES), and the receipt codes for a trusted key's window and revocation. */
+export type MailboxCode = LogCode | KeyCode;
+type KeyCode = 'KEY_NOT_VALID_AT_ISSUE' | 'REVOKED_KEY';
+/** A problem's kind: its code in lower case. */
+export type ProblemKind = Lowercase<MailboxCode>;
 
 /** A mailbox's problem, always at a place: `at` is `file:line`, the file relative to the mailbox folder when inside it. */
-export interface VerifyProblem extends Problem<LogCode> {
+export interface VerifyProblem extends Problem<MailboxCode> {
   at: string;
   /** The code in lower case (the field this report has always had). */
   kind: ProblemKind;
@@ -65,6 +68,12 @@ export interface MailboxVerifyOptions {
   publicKey?: string;
   /** Pin a verifier from the caller's own trust root (e.g. a key directory entry for the mailbox's kid). */
   verifier?: { verifier: Verifier; source: string };
+  /**
+   * With `verifier` from a key directory: why the key may not vouch for a receipt
+   * made at `issuedAtMs` (outside its validity window, or at or after its revocation),
+   * or undefined. Each genuine call-log line is checked at its `ts`.
+   */
+  keyValidity?: (issuedAtMs: number) => { code: KeyCode; message: string } | undefined;
   /** Also trace one message: where it is stored and every receipt that names it (`explain` in the report). */
   explain?: string;
   /** Signed checkpoints of the call log taken before (checkpoint.ts; one note, or several one after another): the log must be that log or an append-only extension of each. */
@@ -139,6 +148,7 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
         ),
       );
     }
+    const keyIssues = new _KeyIssues(options.keyValidity);
     const { table, receipts, torn } = await _readLog(
       evidence.calls(),
       signer,
@@ -146,7 +156,9 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
       keyed,
       tracer,
       anchors,
+      keyIssues,
     );
+    keyIssues.report((kind, line, message) => report(kind, evidence.callsFile, line, message));
     checkChain(table, (kind, line, message) => report(kind, evidence.callsFile, line, message));
     // After the chain: an INCONSISTENT reason names the first entry in its range that the chain finds broken. Listed first.
     for (const anchor of anchors.reverse()) {
@@ -164,15 +176,17 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
       );
     const messages = await checkInboxes(evidence, receipts, report, (w) => warnings.push(w), tracer?.watchInbox);
     await checkIdempotencyRows(evidence, keyed, (id) => receipts.sends.get(id)?.found === true, report);
-    const intent = storeKind(config.store).inFolder ? staleIntent(dir, signer) : undefined;
-    if (intent?.status === 'forged')
+    const lock = storeKind(config.store).inFolder ? lockIntent(dir, signer) : undefined;
+    if (lock?.intent.status === 'forged')
       report(
         'forged',
         '.lock',
         0,
-        `the lock file of a dead writer holds an intent the mailbox key did not sign (${intent.why}); recovery will not obey it, but someone who can write the mailbox folder wrote it`,
+        lock.stale
+          ? `the lock file of a dead writer holds an intent the mailbox key did not sign (${lock.intent.why}); recovery will not obey it, but someone who can write the mailbox folder wrote it`
+          : `the lock file claims a writer at work (${lock.owner}) and holds an intent the mailbox key did not sign (${lock.intent.why}); every writer of this mailbox signs its intent, so someone who can write the mailbox folder wrote it. If no server of this mailbox is running, remove the .lock file`,
       );
-    else if (intent)
+    else if (lock?.stale)
       warnings.push(
         'a writer died holding the lock; its unfinished write is rolled back by the next server start or `witness mailbox recover`.',
       );
@@ -197,7 +211,7 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
 function _problem(dir: string, kind: ProblemKind, file: string, line: number, message: string): VerifyProblem {
   const folder = dir.endsWith(sep) ? dir : `${dir}${sep}`;
   const where = file.startsWith(folder) ? file.slice(folder.length) : file;
-  return { code: kind.toUpperCase() as LogCode, message, at: `${where}:${line}`, kind, file, line };
+  return { code: kind.toUpperCase() as MailboxCode, message, at: `${where}:${line}`, kind, file, line };
 }
 
 /** One pass over the log: the chain table, and what the genuine receipts say. */
@@ -208,6 +222,7 @@ async function _readLog(
   keyed: KeyedSends,
   tracer: Tracer | undefined,
   anchors: readonly CallLogAnchor[],
+  keyIssues: _KeyIssues,
 ): Promise<{ table: CallTable; receipts: Receipts; torn?: number }> {
   const table = new CallTable();
   const receipts: Receipts = { sends: new Map(), reads: [], delivered: new Map() };
@@ -231,6 +246,7 @@ async function _readLog(
       genuine,
       legacy: parsed.v === LEGACY_LINE_VERSION,
     });
+    if (genuine) keyIssues.check(parsed.ts, l.line);
     if (genuine && parsed.ok) _learn(parsed, receipts, file, l.line);
     if (
       genuine &&
@@ -252,6 +268,29 @@ async function _readLog(
     }
   }
   return { table, receipts };
+}
+
+/** Genuine receipts the trusted key may not vouch for: one problem per code, at its first line, with how many. */
+class _KeyIssues {
+  readonly #found = new Map<KeyCode, { line: number; last: number; count: number; message: string }>();
+  constructor(private readonly validity: MailboxVerifyOptions['keyValidity']) {}
+
+  check(ts: string, line: number): void {
+    const issue = this.validity?.(Date.parse(ts));
+    if (!issue) return;
+    const seen = this.#found.get(issue.code);
+    if (seen) {
+      seen.count++;
+      seen.last = line;
+    } else this.#found.set(issue.code, { line, last: line, count: 1, message: issue.message });
+  }
+
+  report(report: (kind: ProblemKind, line: number, message: string) => void): void {
+    for (const [code, { line, last, count, message }] of this.#found) {
+      const more = count > 1 ? ` ${count} receipts of the log, lines ${line} to ${last}, are in the same case.` : '';
+      report(code.toLowerCase() as ProblemKind, line, `${message}${more}`);
+    }
+  }
 }
 
 function _learn(r: CallRecord, receipts: Receipts, file: string, line: number): void {

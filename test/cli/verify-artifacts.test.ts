@@ -13,6 +13,7 @@ import type { ArtifactKind, Outcome } from '../../src/cli/verify/types.js';
 import { recognise } from '../../src/cli/verify/read.js';
 import { ARTIFACT_KINDS } from '../../src/cli/verify/kinds.js';
 import { cli, sign, workspace } from '../attest/cli-helpers.js';
+import { openStore, readConfig } from '../../src/mailbox/index.js';
 import { makeMailbox } from '../mailbox/helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -121,6 +122,43 @@ describe('a mailbox checked against your own key directory', () => {
       code: 1,
       report: { ok: false, problems: [{ code: 'UNKNOWN_KEY' }] },
     });
+  });
+  it("holds your directory's validity window and revocation against every receipt of the log", async () => {
+    const mb = await makeMailbox(['a', 'b']);
+    const store = await openStore(mb.dir, { keyPath: mb.keyPath });
+    for (let i = 0; i < 3; i++) await store.send('a', { to: 'b', body: `message ${i}` });
+    await store.close();
+    const kid = readConfig(mb.dir).signing.kid;
+    const trust = async (dir: string, ...window: string[]) =>
+      expect((await cli(cwd, 'keys', 'add', mb.keyPath, '--dir', dir, ...window)).code).toBe(0);
+    await trust('from-2999.json', '--not-before', '2999-01-01T00:00:00Z');
+    expect(await verifyJson(cwd, mb.dir, '--keys', 'from-2999.json')).toMatchObject({
+      code: 1,
+      report: {
+        ok: false,
+        problems: [
+          {
+            code: 'KEY_NOT_VALID_AT_ISSUE',
+            at: 'calls.jsonl:1',
+            message: expect.stringMatching(
+              /trusted for receipts issued from 2999.*3 receipts of the log, lines 1 to 3/,
+            ),
+          },
+        ],
+      },
+    });
+    for (const [dir, at, code] of [
+      ['revoked-2020.json', '2020-01-01T00:00:00Z', 1],
+      ['revoked-2999.json', '2999-01-01T00:00:00Z', 0],
+    ] as const) {
+      await trust(dir, '--not-before', '2019-01-01T00:00:00Z', '--days', '36500');
+      expect((await cli(cwd, 'keys', 'revoke', kid, '--dir', dir, '--at', at)).code).toBe(0);
+      const { code: exit, report } = await verifyJson(cwd, mb.dir, '--keys', dir);
+      expect([exit, (report.problems as { code: string }[]).map((p) => p.code)]).toEqual([
+        code,
+        code === 1 ? ['REVOKED_KEY'] : [],
+      ]);
+    }
   });
   it('refuses --keys for an HMAC mailbox, which only its secret can check (exit 2)', async () => {
     const mb = await makeMailbox(['a'], { alg: 'hmac-sha256' });

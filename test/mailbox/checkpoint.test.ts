@@ -199,7 +199,7 @@ describe('witness verify DIR --checkpoint', () => {
     const checkpoint = join(tempDir(), 'kept.checkpoint');
     writeFileSync(checkpoint, (await cli(['mailbox', 'checkpoint', mb.dir])).out);
     const keys = join(tempDir(), 'trusted.json');
-    await cli(['keys', 'add', mb.keyPath, '--dir', keys]);
+    await cli(['keys', 'add', mb.keyPath, '--dir', keys, '--not-before', '2020-01-01T00:00:00Z', '--days', '36500']); // the log predates today
     expect((await cli(['verify', mb.dir, '--checkpoint', checkpoint, '--keys', keys])).out).toMatch(/valid: mailbox/);
     cutLines(join(mb.dir, 'calls.jsonl'), 1);
     cutLines(join(mb.dir, 'inbox', 'bob.jsonl'), 1);

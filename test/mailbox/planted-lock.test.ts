@@ -6,7 +6,7 @@
  * or stale intent is reported (exit 1, a verify problem while the lock is there).
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -99,6 +99,59 @@ describe('a planted lock intent', () => {
     await store.close();
     const after = await verifyMailbox(mb.dir);
     expect([after.problems, after.calls, after.messages]).toEqual([[], 15, 11]);
+  });
+});
+
+describe('a planted lock that poses as a live writer', () => {
+  const unsigned = JSON.stringify({ intent: { files: { 'calls.jsonl': 0 }, to: 1 }, sig: 'AAAA' });
+  const plant = (mb: TestMailbox, owner: Record<string, unknown>) =>
+    writeFileSync(join(mb.dir, '.lock'), `${JSON.stringify({ nonce: 'n', ...owner })}\n${unsigned}\n`);
+  const ownStart = () => readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[19]!;
+
+  for (const [what, owner] of [
+    [
+      'on another host, with a start time in the future',
+      { pid: 1, host: 'elsewhere', boot: '', start: '', since: 99999999999999 },
+    ],
+    [
+      'on this host, a live pid without the start time every writer here records',
+      { pid: 1, host: hostname(), boot: THIS_BOOT, start: '', since: Date.now() },
+    ],
+  ] as const)
+    it(`${what}: verify says forged, recover breaks it (exit 1) and cuts nothing`, async () => {
+      const mb = await busyMailbox();
+      plant(mb, owner);
+      const before = await verifyMailbox(mb.dir);
+      expect(before.problems.map((p) => [p.file, p.code])).toEqual([['.lock', 'FORGED']]);
+      const { out } = await cli(['mailbox', 'recover', mb.dir, '--json'], 1);
+      expect(JSON.parse(out)).toMatchObject({ recovered: true, intent: 'forged', cut: {} });
+      expect(existsSync(join(mb.dir, '.lock'))).toBe(false);
+      const after = await verifyMailbox(mb.dir);
+      expect([after.problems, after.calls, after.messages]).toEqual([[], 14, 10]);
+    });
+
+  for (const [when, seconds] of [
+    ['dated in the future', 3600],
+    ['older than the grace a writer gets to finish its record', -60],
+  ] as const)
+    it(`whose owner record is not a writer's (its time mistyped) and ${when} is broken, cutting nothing`, async () => {
+      const mb = await busyMailbox();
+      plant(mb, { pid: 1, host: 'elsewhere', boot: '', start: '', since: 'now' });
+      const at = Date.now() / 1000 + seconds;
+      utimesSync(join(mb.dir, '.lock'), at, at);
+      expect((await verifyMailbox(mb.dir)).warnings).toContainEqual(expect.stringMatching(/died holding the lock/));
+      expect(JSON.parse((await cli(['mailbox', 'recover', mb.dir, '--json'])).out)).toMatchObject({ recovered: true });
+      expect(existsSync(join(mb.dir, '.lock'))).toBe(false);
+      const after = await verifyMailbox(mb.dir);
+      expect([after.problems, after.calls, after.messages]).toEqual([[], 14, 10]);
+    });
+
+  it('copied from a live process of this host: verify still says forged (a writer at work signs its intent)', async () => {
+    const mb = await busyMailbox();
+    plant(mb, { pid: process.pid, host: hostname(), boot: THIS_BOOT, start: ownStart(), since: Date.now() });
+    const report = await verifyMailbox(mb.dir);
+    expect(report.problems.map((p) => [p.file, p.code])).toEqual([['.lock', 'FORGED']]);
+    expect(report.problems[0]!.message).toMatch(/claims a writer at work \(pid \d+ on .*remove the \.lock file/);
   });
 });
 

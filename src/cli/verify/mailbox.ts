@@ -12,6 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { loadKeyDirectory } from '../../attest/index.js';
+import { keyProblem } from '../../attest/key-status.js';
 import { WitnessError } from '../../core/errors.js';
 import { pickProblem } from '../../core/problem.js';
 import { readConfig, verifyMailbox } from '../../mailbox/index.js';
@@ -41,6 +42,11 @@ export async function verifyMailboxFolder(artifact: Artifact, o: VerifyCliOption
     pinned = {
       verifier: { verifier: trusted, source: `key directory ${o.keys}` },
       checkpointPublicKey: String(trusted.key.export({ format: 'jwk' }).x),
+      // Your directory's window and revocation hold for every receipt of the log, as for any receipt.
+      keyValidity: (issuedAt) => {
+        const problem = keyProblem(trusted, issuedAt, Date.now(), 'from-revoked-at');
+        return problem && { code: problem.code as 'KEY_NOT_VALID_AT_ISSUE' | 'REVOKED_KEY', message: problem.message };
+      },
     };
   }
   if (o.checkpoint !== undefined) pinned.checkpoint = readCheckpointText(resolvePath(ctx, o.checkpoint));

@@ -186,19 +186,37 @@ export function hasStaleLock(dir: string): boolean {
   return owner !== 'missing' && _isStale(path, owner);
 }
 
-/** The intent of a dead owner's lock as recovery would read it (undefined: no such lock). */
-export function staleIntent(dir: string, verifier: Verifier): ReturnType<typeof readIntent> | undefined {
+/**
+ * The intent of the lock file as recovery would read it, whoever holds it (undefined:
+ * no lock): `stale` when its owner is gone. A writer at work signs its intent too, so
+ * an intent the mailbox key did not sign is forged whether or not the owner looks alive.
+ */
+export function lockIntent(
+  dir: string,
+  verifier: Verifier,
+): { stale: boolean; owner: string; intent: ReturnType<typeof readIntent> } | undefined {
   const path = join(dir, LOCK);
   const owner = _readOwner(path);
-  if (owner === 'missing' || !_isStale(path, owner)) return undefined;
-  return owner === 'unreadable' ? { status: 'none' } : readIntent(owner.rest, owner.nonce, verifier);
+  if (owner === 'missing') return undefined;
+  const stale = _isStale(path, owner);
+  if (owner === 'unreadable') return { stale, owner: 'an unreadable owner', intent: { status: 'none' } };
+  return { stale, owner: `pid ${owner.pid} on ${owner.host}`, intent: readIntent(owner.rest, owner.nonce, verifier) };
 }
 
+/** Lock times further ahead of this clock than another host's clock may run are no writer's: a planted lock's. */
+const FUTURE_SKEW_MS = 10 * 60_000;
+
 function _isStale(path: string, owner: Owner | 'unreadable'): boolean {
-  if (owner === 'unreadable') return _ageMs(path) > UNREADABLE_GRACE_MS;
-  if (owner.host !== SELF.host) return Date.now() - owner.since > 60_000; // cannot see its processes
+  const fileAge = _ageMs(path);
+  if (fileAge < -FUTURE_SKEW_MS) return true;
+  if (owner === 'unreadable') return fileAge > UNREADABLE_GRACE_MS;
+  if (owner.since - Date.now() > FUTURE_SKEW_MS) return true;
+  // Another host's processes cannot be seen: its lock is stale once neither its record nor the file changed for a minute.
+  if (owner.host !== SELF.host) return Math.min(Date.now() - owner.since, fileAge) > 60_000;
   if (owner.boot && SELF.boot && owner.boot !== SELF.boot) return true;
   if (process.platform !== 'linux') return !pidAlive(owner.pid);
+  // A writer on this host records its start time whenever this process can read one: a record without it is no writer's.
+  if (owner.start === '' && SELF.start !== '') return true;
   const start = processStartTime(owner.pid);
   return start === undefined || (owner.start !== '' && start !== owner.start);
 }
@@ -214,7 +232,14 @@ function _readOwner(path: string): Owner | 'missing' | 'unreadable' {
   const [first, ...rest] = text.split('\n');
   try {
     const owner = JSON.parse(first ?? '') as Owner;
-    if (typeof owner.pid !== 'number' || typeof owner.nonce !== 'string') return 'unreadable';
+    if (
+      typeof owner.pid !== 'number' ||
+      typeof owner.nonce !== 'string' ||
+      typeof owner.host !== 'string' ||
+      typeof owner.start !== 'string' ||
+      !Number.isFinite(owner.since)
+    )
+      return 'unreadable';
     return { ...owner, rest };
   } catch {
     return 'unreadable';
