@@ -124,8 +124,11 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
           });
     const anchors: CallLogAnchor[] = [];
     // The checkpoint given is checked itself, and with witnesses required is also one place to find a cosigned one.
-    if (options.checkpoint !== undefined)
-      anchors.push(CallLogAnchor.fromKept(options.checkpoint, logVkey as string, config.store));
+    if (options.checkpoint !== undefined) {
+      const kept = _keptAnchor(options.checkpoint, logVkey as string, config.store);
+      if ('anchor' in kept) anchors.push(kept.anchor);
+      else report('inconsistent', evidence.callsFile, 0, kept.problem);
+    }
     for (const req of options.witnesses ?? []) {
       const found = await findWitnessed(dir, logVkey as string, mailboxOrigin(config), req, {
         ...(options.checkpoint !== undefined ? { checkpoint: options.checkpoint } : {}),
@@ -268,6 +271,28 @@ async function _readLog(
     }
   }
   return { table, receipts };
+}
+
+/**
+ * The kept checkpoint as an anchor, or why it cannot be this log's: a note well formed
+ * but not signed by the key the log is checked with is evidence (another log's
+ * checkpoint, or a mailbox whose key was replaced since), not a usage error.
+ */
+function _keptAnchor(
+  text: string,
+  vkey: string,
+  store: Parameters<typeof CallLogAnchor.fromKept>[2],
+): { anchor: CallLogAnchor } | { problem: string } {
+  try {
+    return { anchor: CallLogAnchor.fromKept(text, vkey, store) };
+  } catch (error) {
+    const problem =
+      error instanceof WitnessError ? (error.data as { problem?: string } | undefined)?.problem : undefined;
+    if (problem !== 'UNVERIFIED' && problem !== 'BAD_SIGNATURE') throw error;
+    return {
+      problem: `the checkpoint given is not signed by the key this log is checked with (${vkey.split('+')[0]}): ${(error as Error).message} Either it is another log's checkpoint, or this mailbox's key (mailbox.json) was replaced after the checkpoint was kept; \`witness verify DIR --keys YOUR_KEYS\` checks the log with the key you trust.`,
+    };
+  }
 }
 
 /** Genuine receipts the trusted key may not vouch for: one problem per code, at its first line, with how many. */

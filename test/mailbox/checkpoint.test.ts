@@ -178,7 +178,7 @@ describe('checkpoints: rewritten logs and keys', () => {
     );
   });
 
-  it('--verifier-key prints the note key, and a checkpoint of another mailbox is refused', async () => {
+  it('--verifier-key prints the note key, and a checkpoint of another mailbox is INCONSISTENT (exit 1)', async () => {
     const mb = await makeMailbox(['alice', 'bob']);
     const other = await makeMailbox(['alice']);
     expect((await cli(['mailbox', 'checkpoint', mb.dir, '--verifier-key'])).out).toMatch(
@@ -186,8 +186,32 @@ describe('checkpoints: rewritten logs and keys', () => {
     );
     const foreign = join(tempDir(), 'other.checkpoint');
     writeFileSync(foreign, (await cli(['mailbox', 'checkpoint', other.dir])).out);
-    expect((await cli(['mailbox', 'verify', mb.dir, '--checkpoint', foreign], 2)).err).toMatch(
-      /No signature of the note is/,
+    expect((await cli(['mailbox', 'verify', mb.dir, '--checkpoint', foreign], 1)).out).toMatch(
+      /calls\.jsonl:0: inconsistent: the checkpoint given is not signed by the key this log is checked with .*No signature of the note is by a known key.*another log's checkpoint, or this mailbox's key \(mailbox\.json\) was replaced/,
+    );
+    const { out } = await cli(['verify', mb.dir, '--checkpoint', foreign, '--json'], 1);
+    expect((JSON.parse(out) as { problems: Array<{ code: string }> }).problems.map((p) => p.code)).toEqual([
+      'INCONSISTENT',
+    ]);
+    // A file that is no checkpoint at all is still the caller's to fix (exit 2).
+    writeFileSync(foreign, 'not a note\n');
+    await cli(['mailbox', 'verify', mb.dir, '--checkpoint', foreign], 2);
+  });
+
+  it('a kept checkpoint is INCONSISTENT with a mailbox whose key in mailbox.json was replaced', async () => {
+    const mb = await makeMailbox(['alice', 'bob']);
+    await sendAll(mb, ['one', 'two']);
+    const kept = join(tempDir(), 'kept.checkpoint');
+    writeFileSync(kept, (await cli(['mailbox', 'checkpoint', mb.dir])).out);
+    // The holder names another key in mailbox.json (one whose private half they hold).
+    const other = await makeMailbox(['alice', 'bob']);
+    await sendAll(other, ['one', 'two']);
+    const config = JSON.parse(readFileSync(join(mb.dir, 'mailbox.json'), 'utf8'));
+    const otherConfig = JSON.parse(readFileSync(join(other.dir, 'mailbox.json'), 'utf8'));
+    writeFileSync(join(mb.dir, 'mailbox.json'), JSON.stringify({ ...config, signing: otherConfig.signing }));
+    const { out } = await cli(['verify', mb.dir, '--checkpoint', kept, '--json'], 1);
+    expect((JSON.parse(out) as { problems: Array<{ code: string }> }).problems.map((p) => p.code)).toContain(
+      'INCONSISTENT',
     );
   });
 });
