@@ -74,7 +74,7 @@ export async function checkInboxes(
         'deleted',
         send.file,
         send.line,
-        `message ${id} to ${send.to} was acknowledged here but is missing from that inbox`,
+        `message ${id} to ${send.to} has its send receipt here but is missing from that inbox`,
       );
   }
   for (const r of receipts.reads) {

@@ -15,7 +15,7 @@ export const RESULTS_REASON_CODES = {
     "the line's content (the line without its receipt) does not hash to the receipt's content_sha256: a value was edited",
   RECEIPT_MISMATCH: "the receipt names another run, seq, seed, cell or prompt pack than the line's own fields",
   CHAIN_BROKEN:
-    "the receipt's prev is not the digest of the previous line of its chain: a line was removed, inserted or moved before it",
+    "the receipt's prev is not the digest of the previous line of its chain: a line was removed, inserted or moved before it, or the line before it was edited",
   NOT_IN_PLAN:
     "the run is not one of the plan's (another experiment, shard or seed), or its seq, cell, index or seed differ from the plan's",
   DUPLICATE_RUN: 'a run appears on more than one line',

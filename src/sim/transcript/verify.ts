@@ -343,7 +343,7 @@ class _LineChecker {
       this.problems.push(
         problem(
           'CHAIN_BROKEN',
-          `the receipt's prev is not the digest of the line before it in its chain${chain.count === 0 ? ' (the first line of a chain has prev null)' : ''}: a line was removed, inserted or moved here`,
+          `the receipt's prev is not the digest of the line before it in its chain${chain.count === 0 ? ' (the first line of a chain has prev null)' : ''}: a line was removed, inserted or moved here, or the line before it was edited (its content and receipt digest recomputed without the key)`,
           line,
         ),
       );
