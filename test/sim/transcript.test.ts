@@ -162,6 +162,23 @@ describe('resuming a signed file', () => {
     expect(readFileSync(join(dir, 'resumed.jsonl'), 'utf8')).toBe(readFileSync(through, 'utf8'));
     expect(codes(join(dir, 'resumed.jsonl'))).toEqual([]);
   });
+  it('given an older copy of its own checkpoint file with --checkpoint, says so instead of asking for a resume', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'r.jsonl');
+    await stoppedAfter(7, out);
+    const older = join(dir, 'older.checkpoint.json');
+    writeFileSync(older, readFileSync(checkpointPath(out)));
+    await signed({ out });
+    expect(codes(out)).toEqual([]);
+    const notCovered = verifyResults(out, { directory: trusting(lab), checkpoints: older }).problems.filter(
+      (p) => p.code === 'NOT_COVERED',
+    );
+    expect(notCovered.map((p) => p.message)).toEqual([
+      expect.stringMatching(
+        /the checkpoint file given \(.*older\.checkpoint\.json\) does not sign them: if it is an older copy/,
+      ),
+    ]);
+  });
   it('re-derives, on resume, lines a killed sweep wrote after its last checkpoint, and signs them once they come out the same', async () => {
     const dir = tempDir();
     const out = join(dir, 'r.jsonl');

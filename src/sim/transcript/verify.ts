@@ -145,7 +145,7 @@ export function verifyResults(file: string, options: VerifyResultsOptions): Resu
   const kept = options.keptHeads
     ? keptHeads(options.keptHeads, checked.chains, keys, problems)
     : new Map<number, KeptChain>();
-  const state = new _LineChecker(checked, keys, problems, kept);
+  const state = new _LineChecker(checked, keys, problems, kept, options.checkpoints);
   const lines = _eachLine(file, problems, (line, raw) => state.check(line, raw));
   state.finish();
   finishKeptHeads(kept, problems);
@@ -245,6 +245,8 @@ class _LineChecker {
     private readonly keys: KeyCheckOptions,
     private readonly problems: ProblemSink,
     private readonly kept: ReadonlyMap<number, KeptChain>,
+    /** The checkpoint file the caller gave (--checkpoint), if not the one beside the results. */
+    private readonly given?: string,
   ) {
     for (const [shard, checkpoint] of checked.chains) {
       const chain = { checkpoint, count: 0, head: null, tree: new MerkleFrontier(), uncovered: 0 };
@@ -467,7 +469,11 @@ class _LineChecker {
         this.problems.push(
           problem(
             'NOT_COVERED',
-            `this line and ${chain.uncovered - 1} after it${label} come after the last signed checkpoint (${chain.checkpoint.count} lines): the sweep was killed before it signed them; rerun the same command to resume and sign them`,
+            `this line and ${chain.uncovered - 1} after it${label} come after the last signed checkpoint (${chain.checkpoint.count} lines): ${
+              this.given === undefined
+                ? 'the sweep was killed before it signed them; rerun the same command to resume and sign them'
+                : `the checkpoint file given (${this.given}) does not sign them: if it is an older copy of the results' own checkpoint file, verify without --checkpoint, and keep what \`witness sim checkpoint\` prints to check a later file extends it`
+            }`,
             chain.firstUncovered,
           ),
         );
