@@ -99,12 +99,14 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
     problems.push(_problem(dir, kind, file, line, message));
   const key = { alg: signer.alg, kid: signer.kid, source };
   // Another key makes every receipt fail: one line naming both keys says what happened, a page of forgeries would not.
-  if (signer.kid !== config.signing.kid) {
+  if (signer.kid !== config.signing.kid || signer.alg !== config.signing.alg) {
     report(
       'wrong_key',
       source,
       0,
-      `this is not the mailbox's key: ${source} holds ${signer.kid}, the mailbox signs with ${config.signing.kid} (mailbox.json); give its key file, or leave --key out`,
+      signer.kid !== config.signing.kid
+        ? `this is not the mailbox's key: ${source} holds ${signer.kid}, the mailbox signs with ${config.signing.kid} (mailbox.json); give its key file, or leave --key out`
+        : `mailbox.json says the mailbox signs with ${config.signing.alg}, but ${source} holds an ${signer.alg} key of the same id: one of them was edited; restore mailbox.json from a copy you trust, or check with your own key (witness verify DIR --keys)`,
     );
     return { ok: false, dir, store: config.store, key, calls: 0, messages: 0, problems, warnings };
   }

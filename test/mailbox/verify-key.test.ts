@@ -3,7 +3,7 @@
  * read is an error (never a quiet fall back to the key mailbox.json names), and
  * another mailbox's key is one line saying so, not a forgery per receipt.
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/mailbox/index.js';
@@ -42,6 +42,17 @@ describe('mailbox verify --key', () => {
     expect(lines[1]).toMatch(/^FAILED: .* 1 problem\(s\)/);
     const report = JSON.parse((await cli(['mailbox', 'verify', mb.dir, '--key', other.keyPath, '--json'], 1)).out);
     expect(report.problems.map((p: { code: string }) => p.code)).toEqual(['WRONG_KEY']);
+  });
+
+  it('mailbox.json naming another algorithm than its key file holds is one wrong_key line (exit 1)', async () => {
+    const mb = await withMail();
+    const configPath = join(mb.dir, 'mailbox.json');
+    const config = JSON.parse(readFileSync(configPath, 'utf8'));
+    writeFileSync(configPath, JSON.stringify({ ...config, signing: { ...config.signing, alg: 'hmac-sha256' } }));
+    const { out } = await cli(['mailbox', 'verify', mb.dir], 1);
+    expect(out).toMatch(
+      /wrong_key: mailbox\.json says the mailbox signs with hmac-sha256, but .* holds an ed25519 key/,
+    );
   });
 
   it('without --key, a missing default key still falls back to the public key in mailbox.json, with a warning', async () => {
