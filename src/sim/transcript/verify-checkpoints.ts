@@ -92,7 +92,12 @@ export function checkCheckpoints(
         ),
       );
     else if (chains.has(cp.shard?.index ?? 1))
-      problems.push(problem('PLAN_MISMATCH', `two checkpoints claim${_shardLabel(cp)}; a merge takes each shard once`));
+      problems.push(
+        problem(
+          'PLAN_MISMATCH',
+          `two checkpoints claim the same chain (${cp.shard ? `shard ${cp.shard.index}/${cp.shard.count}` : 'the whole sweep'}); a merge takes each shard once`,
+        ),
+      );
     else chains.set(cp.shard?.index ?? 1, cp);
   }
   const experiment = _experiment(first, problems);
