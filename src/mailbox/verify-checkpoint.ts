@@ -49,6 +49,11 @@ export class CallLogAnchor {
     );
   }
 
+  /** The largest checkpoint size this anchor holds the log to. */
+  get size(): number {
+    return this.#check.largest;
+  }
+
   /** The log's next entry (every stored line that is not blank): where it is, its leaf hash, its record when it parsed. */
   add(line: number, leaf: Uint8Array, record: CallRecord | undefined): void {
     this.#last = _describe(line, record);

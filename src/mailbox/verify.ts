@@ -59,6 +59,12 @@ export interface VerifyReport {
   warnings: string[];
   /** With `explain`: the message's life, each state traced to its receipt. */
   explain?: Explanation;
+  /**
+   * The signed checkpoints the log was held to (`checkpoint`, `witnesses`): `by` is
+   * `checkpoint` for the one given, else the witness's name; `size` the largest checked.
+   * With `ok`, the log is shown to extend each.
+   */
+  anchored: { by: string; size: number }[];
 }
 
 export interface MailboxVerifyOptions {
@@ -108,7 +114,7 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
         ? `this is not the mailbox's key: ${source} holds ${signer.kid}, the mailbox signs with ${config.signing.kid} (mailbox.json); give its key file, or leave --key out`
         : `mailbox.json says the mailbox signs with ${config.signing.alg}, but ${source} holds an ${signer.alg} key of the same id: one of them was edited; restore mailbox.json from a copy you trust, or check with your own key (witness verify DIR --keys)`,
     );
-    return { ok: false, dir, store: config.store, key, calls: 0, messages: 0, problems, warnings };
+    return { ok: false, dir, store: config.store, key, calls: 0, messages: 0, problems, warnings, anchored: [] };
   }
   const evidence = await openEvidence(dir, config);
   try {
@@ -125,11 +131,14 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
               : {}),
           });
     const anchors: CallLogAnchor[] = [];
+    const anchored: VerifyReport['anchored'] = [];
     // The checkpoint given is checked itself, and with witnesses required is also one place to find a cosigned one.
     if (options.checkpoint !== undefined) {
       const kept = _keptAnchor(options.checkpoint, logVkey as string, config.store);
-      if ('anchor' in kept) anchors.push(kept.anchor);
-      else report('inconsistent', evidence.callsFile, 0, kept.problem);
+      if ('anchor' in kept) {
+        anchors.push(kept.anchor);
+        anchored.push({ by: 'checkpoint', size: kept.anchor.size });
+      } else report('inconsistent', evidence.callsFile, 0, kept.problem);
     }
     for (const req of options.witnesses ?? []) {
       const found = await findWitnessed(dir, logVkey as string, mailboxOrigin(config), req, {
@@ -141,14 +150,11 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
         continue;
       }
       if (found.problem) report('witness_stale', evidence.callsFile, 0, found.problem.message);
+      const head = parseCheckpoint(found.checkpoint.note, [logVkey as string]);
+      anchored.push({ by: found.checkpoint.witness, size: head.size });
       anchors.push(
         new CallLogAnchor(
-          [
-            {
-              ...parseCheckpoint(found.checkpoint.note, [logVkey as string]),
-              origin: `${mailboxOrigin(config)} cosigned by ${found.checkpoint.witness}`,
-            },
-          ],
+          [{ ...head, origin: `${mailboxOrigin(config)} cosigned by ${found.checkpoint.witness}` }],
           config.store,
         ),
       );
@@ -205,6 +211,7 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
       messages,
       problems,
       warnings,
+      anchored,
       ...(explain ? { explain } : {}),
     };
   } finally {

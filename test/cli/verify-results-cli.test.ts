@@ -346,7 +346,16 @@ describe('witness sim checkpoint, and witness verify --checkpoint with the check
     const cwd = await signedSweep();
     expect((await cli(cwd, 'sim', 'checkpoint', 'r.jsonl', '-o', 'kept.txt')).code).toBe(0);
     const r = await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json', '--checkpoint', 'kept.txt');
-    expect([r.code, r.out]).toEqual([0, expect.stringMatching(/^valid: /)]);
+    const lines = readFileSync(join(cwd, 'r.jsonl'), 'utf8').split('\n').filter(Boolean).length;
+    // The verdict says what it held the file to.
+    expect([r.code, r.out]).toEqual([
+      0,
+      expect.stringMatching(
+        new RegExp(`^valid: .*; it extends the checkpoint kept\\.txt \\(${lines} lines\\)\\.$`, 'm'),
+      ),
+    ]);
+    const plain = await cli(cwd, 'verify', 'r.jsonl', '--keys', 'trusted.json');
+    expect(plain.out).not.toMatch(/extends/);
   });
   it('reports the file cut short as TRUNCATED, exit 1', async () => {
     const cwd = await signedSweep();

@@ -176,3 +176,18 @@ describe('verify on the SQLite store', () => {
     expect(problems).toEqual(['calls:4:deleted', 'messages[b]:2:modified']);
   });
 });
+
+describe('witness verify given one file of a mailbox', () => {
+  it('names the folder to verify instead (exit 2), for the log, an inbox and the manifest', async () => {
+    const parent = join(mb.dir, '..');
+    const folder = mb.dir.slice(parent.length + 1);
+    for (const file of ['calls.jsonl', join('inbox', 'b.jsonl'), 'mailbox.json']) {
+      const { err } = await cli(['verify', join(folder, file)], 2, parent);
+      expect(err).toContain(`is one of the files of a mailbox folder (${folder})`);
+      expect(err).toMatch(new RegExp(`Verify the folder: witness verify ${folder}\\n$`));
+    }
+    // A file that is no part of a mailbox is still judged as evidence (exit 1).
+    writeFileSync(join(parent, 'other.jsonl'), '{"a":1}\n{"b":2}\n');
+    expect((await cli(['verify', 'other.jsonl'], 1, parent)).out).toMatch(/MALFORMED .*not a Witness artifact/);
+  });
+});

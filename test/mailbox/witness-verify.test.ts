@@ -62,7 +62,9 @@ describe('verify --witness', () => {
     expect(kept).toHaveLength(1);
     expect(kept[0]?.size).toBe(7);
 
-    expect((await cli(['verify', mb.dir, '--witness', witness.cosignerKey])).out).toMatch(/^valid: mailbox/);
+    expect((await cli(['verify', mb.dir, '--witness', witness.cosignerKey])).out).toMatch(
+      /^valid: mailbox .*; the call log extends the checkpoint \S+ cosigned \(7 entries\)\.$/m,
+    );
     const missing = await cli(['verify', mb.dir, '--witness', other, '--json'], 1);
     const problems = (JSON.parse(missing.out) as { problems: Array<{ code: string; message: string }> }).problems;
     expect(problems.map((p) => p.code)).toEqual(['NOT_WITNESSED']);

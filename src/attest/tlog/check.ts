@@ -69,6 +69,10 @@ export class CheckpointCheck {
     this.#last = this.#pending.at(-1) as number;
     this.#reach();
   }
+  /** The largest checkpoint size checked against: what a passing log is shown to extend. */
+  get largest(): number {
+    return this.#last;
+  }
   /**
    * The 0-based entry indexes at which a first changed entry can be named exactly:
    * 0 and each checkpoint's size. A reader that wants to describe that entry keeps these.

@@ -54,11 +54,25 @@ export async function verifyMailboxFolder(artifact: Artifact, o: VerifyCliOption
   if (witnesses.length > 0) pinned.witnesses = witnesses;
   const report = await verifyMailbox(artifact.path, pinned);
   const counts = `${report.calls} call receipts, ${report.messages} messages, key ${report.key.kid} (${report.key.source})`;
+  // What a pass was held to, said beside it: a verdict that checked a checkpoint says so.
+  const held = report.anchored.map((a) =>
+    a.by === 'checkpoint'
+      ? `the checkpoint ${o.checkpoint} (${a.size} entries)`
+      : `the checkpoint ${a.by} cosigned (${a.size} entries)`,
+  );
+  const extension = report.ok && held.length > 0 ? `; the call log extends ${held.join(' and ')}` : '';
   return {
     ok: report.ok,
-    summary: `${report.ok ? 'valid' : 'invalid'}: mailbox ${artifact.name}, ${counts}${report.ok ? '' : `, ${report.problems.length} problem(s)`}.`,
+    summary: `${report.ok ? 'valid' : 'invalid'}: mailbox ${artifact.name}, ${counts}${extension}${report.ok ? '' : `, ${report.problems.length} problem(s)`}.`,
     problems: report.problems.map(pickProblem),
-    details: { dir: report.dir, store: report.store, key: report.key, calls: report.calls, messages: report.messages },
+    details: {
+      dir: report.dir,
+      store: report.store,
+      key: report.key,
+      calls: report.calls,
+      messages: report.messages,
+      anchored: report.anchored,
+    },
     warnings: report.warnings,
   };
 }

@@ -7,7 +7,7 @@
  * checked against the kind: one that does not apply is a usage error naming it.
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { readNamedFile, statNamedFile } from '../../attest/files.js';
 import { parseJsonText } from '../../attest/index.js';
 import { WitnessError } from '../../core/errors.js';
@@ -80,6 +80,7 @@ function _match(artifact: Artifact, kinds: readonly ArtifactKind[]): Recognised 
     declared.length === 0 ? kinds.filter((k) => k.form === artifact.form && k.legacy?.(artifact.value)) : [];
   const [old] = legacy;
   if (old && legacy.length === 1) return { kind: old, type: old.declared.values[0] as string, legacy: true, artifact };
+  if (declared.length === 0) _refusePartOfFolder(artifact, kinds);
   const known = kinds
     .filter((k) => k.form === artifact.form)
     .map((k) => `${k.what} (${k.declared.field}: ${k.declared.values.map((v) => JSON.stringify(v)).join(' or ')})`);
@@ -91,6 +92,35 @@ function _match(artifact: Artifact, kinds: readonly ArtifactKind[]): Recognised 
     outcome: { ok: false, summary: 'invalid:', problems: [{ code: 'MALFORMED', message }], details: {} },
     artifact,
   };
+}
+
+/**
+ * A file of an evidence folder given alone (`witness verify mb/calls.jsonl`): its
+ * records are checked against the folder's other files, never by themselves, so the
+ * answer is the command to run, not a verdict on the file (USAGE, exit 2).
+ */
+function _refusePartOfFolder(artifact: Artifact, kinds: readonly ArtifactKind[]): void {
+  let [path, name] = [artifact.path, artifact.name];
+  // A mailbox's files sit at most one folder down (inbox/NAME.jsonl).
+  for (let up = 0; up < 2; up++) {
+    [path, name] = [dirname(path), dirname(name)];
+    for (const kind of kinds.filter((k) => k.form === 'dir' && k.manifest)) {
+      const manifest = join(path, kind.manifest as string);
+      if (!existsSync(manifest) || !_declaresInFile(manifest, kind)) continue;
+      throw new WitnessError(
+        'USAGE',
+        `${artifact.name} is one of the files of ${kind.what} (${name}), whose files are checked together, not one by one. Verify the folder: witness verify ${name}`,
+      );
+    }
+  }
+}
+
+function _declaresInFile(manifest: string, kind: ArtifactKind): boolean {
+  try {
+    return _declares(parseStrictJson(readNamedFile(manifest, 'manifest').toString('utf8'), { what: manifest }), kind);
+  } catch {
+    return false;
+  }
 }
 
 function _declares(value: unknown, kind: ArtifactKind): boolean {

@@ -93,9 +93,13 @@ async function _verify(results: string, o: VerifyCliOptions, ctx: CliContext): P
     : result.experiment === null
       ? `${result.lines} lines; the plan could not be rebuilt`
       : `${result.runs} of ${result.planned} planned runs of experiment ${JSON.stringify(result.experiment)}${shards} on ${result.lines} lines, ${signatures}, trusting your key directory`;
+  // What a pass was held to, said beside it: a verdict that checked kept tree heads says so.
+  const held = result.anchored.map((a) => `${a.size} lines${a.shard === null ? '' : ` of shard ${a.shard}`}`);
+  const extension =
+    ok && kept && held.length > 0 ? `; it extends the checkpoint ${o.checkpoint} (${held.join(', ')})` : '';
   return {
     ok,
-    summary: `${verdict}: results ${results}: ${what}.`,
+    summary: `${verdict}: results ${results}: ${what}${extension}.`,
     problems: problems.map(pickProblem),
     details,
   };

@@ -76,6 +76,8 @@ export interface ResultsVerifyResult {
   runs: number;
   /** Signatures verified (checkpoints, and lines when signed). */
   signatures: number;
+  /** The kept tree heads the file was held to (`keptHeads`), the largest size per chain; with `ok`, each chain extends its own. */
+  anchored: { shard: number | null; origin: string; size: number }[];
   problems: ResultsProblem[];
 }
 
@@ -163,6 +165,11 @@ export function verifyResults(file: string, options: VerifyResultsOptions): Resu
     planned: checked.plan.size,
     runs: state.seenPlanned,
     signatures: checked.signatures + state.signatures,
+    anchored: [...kept].map(([shard, chain]) => ({
+      shard: shards ? shard : null,
+      origin: chain.origin,
+      size: chain.check.largest,
+    })),
   });
   return { ...result, partial: result.ok && missing.length > 0 };
 }
@@ -223,6 +230,7 @@ function _result(
     planned: r.planned ?? 0,
     runs: r.runs ?? 0,
     signatures: r.signatures ?? 0,
+    anchored: r.anchored ?? [],
     problems,
   };
 }
