@@ -138,12 +138,20 @@ class _InboxState {
         l.line,
         `message ${m.id} has no verified send_message receipt in the call log (written without the server?)`,
       );
-    else if (send.to !== this.agent || (send.digest !== undefined && send.digest !== messageDigest(m)))
+    else if (send.to !== this.agent)
       report(
         'modified',
         l.file,
         l.line,
-        `message ${m.id} differs from what ${send.file}:${send.line} signed (sender, recipient, body or time changed)`,
+        `message ${m.id} is in ${this.agent}'s inbox, but ${send.file}:${send.line} signed its send to ${send.to}: it was moved between inboxes`,
+      );
+    else if (send.digest !== undefined && send.digest !== messageDigest(m))
+      // The receipt signs the message's digest, not each field: which one changed cannot be told, only that one did.
+      report(
+        'modified',
+        l.file,
+        l.line,
+        `message ${m.id} differs from what ${send.file}:${send.line} signed: a field of the stored message (its sender, body, time, thread or any other) was changed`,
       );
     else if (send.seq < this.lastSeq)
       report('reordered', l.file, l.line, `message ${m.id} was sent before the message above it`);

@@ -114,6 +114,21 @@ describe('verify', () => {
     lines[1] = lines[1]!.replace('"body":"two"', '"body":"TWO"');
     write(inbox, lines);
     expect(await kinds()).toEqual(['inbox/b.jsonl:2:modified']);
+    const [problem] = (await verifyMailbox(mb.dir)).problems;
+    expect(problem?.message).toMatch(/differs from what \S*calls\.jsonl:2 signed: a field of the stored message/);
+  });
+
+  it('reports a message moved to another inbox as modified, naming the inbox its send was signed for', async () => {
+    const lines = read(inbox);
+    write(inbox, [lines[0]!, lines[2]!]);
+    write(join(mb.dir, 'inbox', 'a.jsonl'), [lines[1]!]);
+    const problems = (await verifyMailbox(mb.dir)).problems;
+    expect(problems.map((p) => `${p.file.slice(mb.dir.length + 1)}:${p.line}:${p.kind}`)).toContain(
+      'inbox/a.jsonl:1:modified',
+    );
+    expect(problems.find((p) => p.file.endsWith('a.jsonl'))?.message).toMatch(
+      /is in a's inbox, but \S*calls\.jsonl:2 signed its send to b: it was moved between inboxes/,
+    );
   });
 
   it('reports a deleted inbox line at the receipt that acknowledged it', async () => {
