@@ -318,6 +318,26 @@ describe('witness verify on some shards of a signed sharded sweep', () => {
     expect(r.out).toMatch(/^invalid: /);
     expect(r.out).toMatch(/SHARD_MISSING +shard 2 of 2 is not in this file/);
   });
+  it("with only shard 2's checkpoint removed, its lines are one CHECKPOINT_MISSING, not a problem per line, even with --allow-partial", async () => {
+    const cwd = await shardedSweep();
+    const cp = JSON.parse(readFileSync(join(cwd, 'all.jsonl.checkpoint.json'), 'utf8')) as {
+      checkpoints: { shard: { index: number } }[];
+    };
+    cp.checkpoints = cp.checkpoints.filter((c) => c.shard.index === 1);
+    writeFileSync(join(cwd, 'all.jsonl.checkpoint.json'), JSON.stringify(cp));
+    for (const partial of [[], ['--allow-partial']]) {
+      const r = await cli(cwd, 'verify', 'all.jsonl', '--keys', 'trusted.json', '--json', ...partial);
+      expect(r.code, r.out).toBe(1);
+      const { problems } = JSON.parse(r.out) as { problems: { code: string; message: string; at?: string }[] };
+      expect(problems.map((p) => p.code)).toEqual(
+        partial.length ? ['CHECKPOINT_MISSING'] : ['CHECKPOINT_MISSING', 'SHARD_MISSING'],
+      );
+      expect(problems[0]).toMatchObject({ at: 'line 2' });
+      expect(problems[0]?.message).toMatch(
+        /belongs to shard 2\/2, which no checkpoint of this file covers, as do 19 more lines after it/,
+      );
+    }
+  });
   it('is valid with --allow-partial, and the verdict says partial', async () => {
     const cwd = await shardedSweep();
     const r = await cli(cwd, 'verify', 'one.jsonl', '--keys', 'trusted.json', '--allow-partial');

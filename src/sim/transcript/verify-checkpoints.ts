@@ -29,9 +29,11 @@ export interface VerifiedPlan {
   readonly end: number;
   /** The run at `seq`, or undefined when no declared shard has it. */
   at(seq: number): PlannedRun | undefined;
+  /** The whole sweep's run at `seq`, whichever shard holds it. */
+  sweepAt(seq: number): PlannedRun | undefined;
 }
 
-const NO_PLAN: VerifiedPlan = { size: 0, end: 0, at: () => undefined };
+const NO_PLAN: VerifiedPlan = { size: 0, end: 0, at: () => undefined, sweepAt: () => undefined };
 
 export interface KeyCheckOptions {
   directory: KeyDirectory;
@@ -112,6 +114,7 @@ function _declaredPlan(experiment: Experiment, shardCount: number, shards: numbe
     size: shards.reduce((n, index) => n + lazyPlan(experiment, { index, count: shardCount }).length, 0),
     end: all.end,
     at: (seq) => (declared.has((seq % shardCount) + 1) ? all.at(seq) : undefined),
+    sweepAt: (seq) => all.at(seq),
   };
 }
 

@@ -242,6 +242,8 @@ class _LineChecker {
   readonly #seenAt: Uint32Array;
   /** Runs seen that are not the plan's run at their seq (few in any file a sweep wrote), by id. */
   readonly #strangers = new Map<string, number>();
+  /** Lines of shards no checkpoint covers, by shard: how many, and the first. */
+  readonly #uncovered = new Map<number, { lines: number; first: number; run: string; seq: number }>();
   /** The line of the last planned run seen, in file order. */
   #lastPlannedLine = 0;
   #lastSeq = -1;
@@ -312,6 +314,8 @@ class _LineChecker {
     this.#markSeen(record.id, record.seq, line);
     if (!this.checked.experiment) return true; // no plan to compare with (reported once, from the checkpoints)
     const atSeq = this.checked.plan.at(record.seq);
+    // The sweep's own run, in a shard no checkpoint here covers: one CHECKPOINT_MISSING for the shard says it (#chainOf).
+    if (!atSeq && this.checked.plan.sweepAt(record.seq)?.id === record.id) return false;
     if (atSeq && atSeq.id !== record.id) {
       this.problems.push(
         problem(
@@ -401,15 +405,26 @@ class _LineChecker {
     const shard = this.#shardOf(receipt);
     const chain = this.#chains.get(shard);
     if (!chain && this.checked.experiment) {
+      const seen = this.#uncovered.get(shard);
+      if (seen) seen.lines++;
+      else this.#uncovered.set(shard, { lines: 1, first: line, run: receipt.run, seq: receipt.seq });
+    }
+    return chain;
+  }
+
+  /** One problem per shard that has lines and no checkpoint: a removed checkpoint, or lines copied in. */
+  #reportUncovered(): void {
+    const n = this.checked.shardCount;
+    for (const [shard, u] of this.#uncovered)
       this.problems.push(
         problem(
           'CHECKPOINT_MISSING',
-          `run ${receipt.run} (seq ${receipt.seq}) belongs to shard ${shard}/${this.checked.shardCount}, which no checkpoint of this file covers`,
-          line,
+          `run ${u.run} (seq ${u.seq}) belongs to shard ${shard}/${n}, which no checkpoint of this file covers${
+            u.lines > 1 ? `, as do ${u.lines - 1} more lines after it` : ''
+          }: shard ${shard}'s checkpoint was removed from the checkpoint file, or these lines were copied in from another file; none of them is evidence`,
+          u.first,
         ),
       );
-    }
-    return chain;
   }
 
   /** The line's key is its chain's (and its own signature verifies, when lines are signed); false for a stranger's key. */
@@ -486,6 +501,7 @@ class _LineChecker {
           ),
         );
     }
+    this.#reportUncovered();
     this.#reportMissing();
   }
 
