@@ -35,7 +35,7 @@ export { JsonlStore, openStore, PostgresStore, readSnapshot, SqliteStore } from 
 export type { MailboxStore, StoreSnapshot } from './store/index.js';
 export { checkTailTarget, formatMessage, tailMailbox } from './tail.js';
 export type { TailOptions } from './tail.js';
-export { verifyMailbox } from './verify.js';
+export { receiptCount, verifyMailbox } from './verify.js';
 export type { Explanation, ExplainedReceipt } from './verify-explain.js';
 export type { DeliveryReceipt, DeliveryState, DeliveryStatus } from './store/delivery.js';
 export type { AckResult, SendInput, SendResult } from './store/types.js';

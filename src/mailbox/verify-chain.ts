@@ -28,6 +28,8 @@ export class CallTable {
   readonly flags: number[] = [];
   /** Why each unreadable line is unreadable, by index. */
   readonly reasons = new Map<number, string>();
+  /** Lines whose receipt verifies with the mailbox's key. */
+  genuineLines = 0;
   private back1: string | undefined = GENESIS;
   private back2: string | undefined;
 
@@ -44,6 +46,7 @@ export class CallTable {
       this.flags.push(0);
       this.reasons.set(i, record.reason);
     } else {
+      if (record.genuine) this.genuineLines++;
       this.seqs.push(record.seq);
       this.flags.push(
         (record.genuine ? GENUINE : 0) |

@@ -53,7 +53,10 @@ export interface VerifyReport {
   dir: string;
   store: string;
   key: { alg: string; kid: string; source: string };
+  /** Call-log lines whose receipt verifies with the mailbox's key. */
   calls: number;
+  /** Call-log lines in all (more than `calls` when some are damaged or forged). */
+  callLines: number;
   messages: number;
   problems: VerifyProblem[];
   warnings: string[];
@@ -96,6 +99,11 @@ export interface MailboxVerifyOptions {
   now?: number;
 }
 
+/** `N call receipts`, with the call log's line count beside it when some lines are not receipts (damaged, forged). */
+export function receiptCount(report: Pick<VerifyReport, 'calls' | 'callLines'>): string {
+  return `${report.calls} call receipts${report.callLines === report.calls ? '' : ` (of ${report.callLines} call-log lines)`}`;
+}
+
 export async function verifyMailbox(dir: string, options: MailboxVerifyOptions = {}): Promise<VerifyReport> {
   const config = readConfig(dir);
   const warnings: string[] = [];
@@ -114,7 +122,18 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
         ? `this is not the mailbox's key: ${source} holds ${signer.kid}, the mailbox signs with ${config.signing.kid} (mailbox.json); give its key file, or leave --key out`
         : `mailbox.json says the mailbox signs with ${config.signing.alg}, but ${source} holds an ${signer.alg} key of the same id: one of them was edited; restore mailbox.json from a copy you trust, or check with your own key (witness verify DIR --keys)`,
     );
-    return { ok: false, dir, store: config.store, key, calls: 0, messages: 0, problems, warnings, anchored: [] };
+    return {
+      ok: false,
+      dir,
+      store: config.store,
+      key,
+      calls: 0,
+      callLines: 0,
+      messages: 0,
+      problems,
+      warnings,
+      anchored: [],
+    };
   }
   const evidence = await openEvidence(dir, config);
   try {
@@ -207,7 +226,8 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
       dir,
       store: config.store,
       key,
-      calls: table.size,
+      calls: table.genuineLines,
+      callLines: table.size,
       messages,
       problems,
       warnings,

@@ -152,6 +152,10 @@ describe('verify', () => {
     const found = await kinds();
     expect(found).toContain('calls.jsonl:2:corrupt');
     expect(found).toContain('calls.jsonl:6:modified');
+    // Neither line counts as a receipt: the count is of receipts that verify, beside the log's lines.
+    expect((await cli(['mailbox', 'verify', mb.dir], 1)).out).toMatch(
+      /^FAILED: 5 call receipts \(of 7 call-log lines\)/m,
+    );
   });
 
   it('exits 1 and prints each problem as file:line: kind', async () => {

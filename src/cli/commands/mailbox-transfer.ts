@@ -7,7 +7,7 @@ import { existsSync, rmdirSync } from 'node:fs';
 import { Command } from 'commander';
 import { checkOutputFile, writeFileAtomicAsync } from '../../core/atomic-write.js';
 import { makeFolders } from '../../core/make-folders.js';
-import { exportMailbox, importMailbox } from '../../mailbox/index.js';
+import { exportMailbox, importMailbox, receiptCount } from '../../mailbox/index.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { storeOption } from './mailbox-store.js';
 
@@ -88,7 +88,7 @@ export function importCommand(ctx: CliContext): Command {
       );
       for (const p of result.report.problems) ctx.io.stdout(`${p.file}:${p.line}: ${p.kind}: ${p.message}\n`);
       ctx.io.stdout(
-        `verify: ${result.report.ok ? 'OK' : 'FAILED'}: ${result.report.calls} call receipts, ${result.report.messages} messages, ${result.report.problems.length} problem(s)\n`,
+        `verify: ${result.report.ok ? 'OK' : 'FAILED'}: ${receiptCount(result.report)}, ${result.report.messages} messages, ${result.report.problems.length} problem(s)\n`,
       );
     });
 }

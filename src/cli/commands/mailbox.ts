@@ -21,6 +21,7 @@ import {
   serveHttp,
   serveStdio,
   tailMailbox,
+  receiptCount,
   verifyMailbox,
 } from '../../mailbox/index.js';
 import { parseCommandArray, selfCommand } from '../self-command.js';
@@ -331,7 +332,7 @@ function _verify(ctx: CliContext): Command {
         for (const p of report.problems) ctx.io.stdout(`${p.file}:${p.line}: ${p.kind}: ${p.message}\n`);
         for (const w of report.warnings) ctx.io.stderr(`warning: ${w}\n`);
         ctx.io.stdout(
-          `${report.ok ? 'OK' : 'FAILED'}: ${report.calls} call receipts, ${report.messages} messages, ${report.problems.length} problem(s); key ${report.key.kid} (${report.key.source})\n`,
+          `${report.ok ? 'OK' : 'FAILED'}: ${receiptCount(report)}, ${report.messages} messages, ${report.problems.length} problem(s); key ${report.key.kid} (${report.key.source})\n`,
         );
       },
     );

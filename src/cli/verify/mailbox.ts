@@ -15,7 +15,7 @@ import { loadKeyDirectory } from '../../attest/index.js';
 import { keyProblem } from '../../attest/key-status.js';
 import { WitnessError } from '../../core/errors.js';
 import { pickProblem } from '../../core/problem.js';
-import { readConfig, verifyMailbox } from '../../mailbox/index.js';
+import { readConfig, receiptCount, verifyMailbox } from '../../mailbox/index.js';
 import { type CliContext, resolvePath } from '../context.js';
 import type { Artifact, Outcome, VerifyCliOptions } from './types.js';
 import { witnessRequirements } from './witness-options.js';
@@ -53,7 +53,7 @@ export async function verifyMailboxFolder(artifact: Artifact, o: VerifyCliOption
   const witnesses = witnessRequirements(o);
   if (witnesses.length > 0) pinned.witnesses = witnesses;
   const report = await verifyMailbox(artifact.path, pinned);
-  const counts = `${report.calls} call receipts, ${report.messages} messages, key ${report.key.kid} (${report.key.source})`;
+  const counts = `${receiptCount(report)}, ${report.messages} messages, key ${report.key.kid} (${report.key.source})`;
   // What a pass was held to, said beside it: a verdict that checked a checkpoint says so.
   const held = report.anchored.map((a) =>
     a.by === 'checkpoint'
@@ -70,6 +70,7 @@ export async function verifyMailboxFolder(artifact: Artifact, o: VerifyCliOption
       store: report.store,
       key: report.key,
       calls: report.calls,
+      callLines: report.callLines,
       messages: report.messages,
       anchored: report.anchored,
     },
