@@ -104,12 +104,16 @@ export function checkChain(t: CallTable, report: ChainReport): void {
     }
     const seq = t.seqs[i]!;
     if (!t.genuine(i)) {
-      const chainAccepts = i + 1 >= t.size || !t.readable(i + 1) || t.linksBack(i + 1) || t.linksTwoBack(i + 1);
+      // A later line naming this one as its prev was written after this line stood as it is now: it was made, not edited.
+      const namedAfter = i + 1 < t.size && t.readable(i + 1) && (t.linksBack(i + 1) || t.linksTwoBack(i + 1));
+      const nothingAfter = i + 1 >= t.size || !t.readable(i + 1);
       flag(
-        chainAccepts ? 'forged' : 'modified',
-        chainAccepts
-          ? `the receipt on seq ${seq} does not verify with this mailbox's key, yet the chain accepts the line: written without the server`
-          : `seq ${seq} was changed after it was signed (its receipt no longer verifies)`,
+        namedAfter || nothingAfter ? 'forged' : 'modified',
+        namedAfter
+          ? `the receipt on seq ${seq} does not verify with this mailbox's key, yet the line after it names this line as its prev: the line was written without the server (made up, or copied from another mailbox's log) and chained in`
+          : nothingAfter
+            ? `the receipt on seq ${seq} does not verify with this mailbox's key, and no readable line after it can tell whether it was written without the server or changed after it was signed`
+            : `seq ${seq} was changed after it was signed (its receipt no longer verifies)`,
       );
       continue;
     }

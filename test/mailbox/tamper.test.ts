@@ -101,6 +101,17 @@ describe('verify', () => {
     write(calls, [...lines, JSON.stringify(forged)]);
     write(inbox, [...read(inbox), JSON.stringify(message)]);
     expect(await kinds()).toEqual(['calls.jsonl:8:forged', 'inbox/b.jsonl:4:orphan']);
+    const atEnd = (await verifyMailbox(mb.dir)).problems[0]?.message;
+    expect(atEnd).toMatch(/no readable line after it can tell whether it was written without the server or changed/);
+    // The server then appends after it, naming it as prev: the line stood as it is before that, so it was made, not edited.
+    const store = await openStore(mb.dir);
+    await store.record('a', 'whoami', { ok: true });
+    await store.close();
+    const [first] = (await verifyMailbox(mb.dir)).problems;
+    expect(`${first?.line}:${first?.kind}`).toBe('8:forged');
+    expect(first?.message).toMatch(
+      /yet the line after it names this line as its prev: the line was written without the server/,
+    );
   });
 
   it('reports a replayed copy of a genuine receipt as forged', async () => {
