@@ -27,7 +27,7 @@ import {
 import { parseCommandArray, selfCommand } from '../self-command.js';
 import { type CliContext, resolvePath } from '../context.js';
 import { untilStopped } from '../signals.js';
-import { readCheckpointText } from '../verify/mailbox.js';
+import { extendsText, readCheckpointText } from '../verify/mailbox.js';
 import { addWitnessVerifyOptions, witnessRequirements, type WitnessVerifyOptions } from '../verify/witness-options.js';
 import { storeOption } from './mailbox-store.js';
 import { addWitnessOptions, startWitnessing, type WitnessServeOptions } from './mailbox-witness.js';
@@ -332,7 +332,7 @@ function _verify(ctx: CliContext): Command {
         for (const p of report.problems) ctx.io.stdout(`${p.file}:${p.line}: ${p.kind}: ${p.message}\n`);
         for (const w of report.warnings) ctx.io.stderr(`warning: ${w}\n`);
         ctx.io.stdout(
-          `${report.ok ? 'OK' : 'FAILED'}: ${receiptCount(report)}, ${report.messages} messages, ${report.problems.length} problem(s); key ${report.key.kid} (${report.key.source})\n`,
+          `${report.ok ? 'OK' : 'FAILED'}: ${receiptCount(report)}, ${report.messages} messages, ${report.problems.length} problem(s); key ${report.key.kid} (${report.key.source})${report.ok ? extendsText(report, o.checkpoint) : ''}\n`,
         );
       },
     );

@@ -15,7 +15,7 @@ import { loadKeyDirectory } from '../../attest/index.js';
 import { keyProblem } from '../../attest/key-status.js';
 import { WitnessError } from '../../core/errors.js';
 import { pickProblem } from '../../core/problem.js';
-import { readConfig, receiptCount, verifyMailbox } from '../../mailbox/index.js';
+import { readConfig, receiptCount, type VerifyReport, verifyMailbox } from '../../mailbox/index.js';
 import { type CliContext, resolvePath } from '../context.js';
 import type { Artifact, Outcome, VerifyCliOptions } from './types.js';
 import { witnessRequirements } from './witness-options.js';
@@ -54,13 +54,7 @@ export async function verifyMailboxFolder(artifact: Artifact, o: VerifyCliOption
   if (witnesses.length > 0) pinned.witnesses = witnesses;
   const report = await verifyMailbox(artifact.path, pinned);
   const counts = `${receiptCount(report)}, ${report.messages} messages, key ${report.key.kid} (${report.key.source})`;
-  // What a pass was held to, said beside it: a verdict that checked a checkpoint says so.
-  const held = report.anchored.map((a) =>
-    a.by === 'checkpoint'
-      ? `the checkpoint ${o.checkpoint} (${a.size} entries)`
-      : `the checkpoint ${a.by} cosigned (${a.size} entries)`,
-  );
-  const extension = report.ok && held.length > 0 ? `; the call log extends ${held.join(' and ')}` : '';
+  const extension = report.ok ? extendsText(report, o.checkpoint) : '';
   return {
     ok: report.ok,
     summary: `${report.ok ? 'valid' : 'invalid'}: mailbox ${artifact.name}, ${counts}${extension}${report.ok ? '' : `, ${report.problems.length} problem(s)`}.`,
@@ -76,6 +70,16 @@ export async function verifyMailboxFolder(artifact: Artifact, o: VerifyCliOption
     },
     warnings: report.warnings,
   };
+}
+
+/** What a passing log was held to, said beside the verdict (a pass that checked a checkpoint says so); empty when none. */
+export function extendsText(report: Pick<VerifyReport, 'anchored'>, checkpoint: string | undefined): string {
+  const held = report.anchored.map((a) =>
+    a.by === 'checkpoint'
+      ? `the checkpoint ${checkpoint} (${a.size} entries)`
+      : `the checkpoint ${a.by} cosigned (${a.size} entries)`,
+  );
+  return held.length > 0 ? `; the call log extends ${held.join(' and ')}` : '';
 }
 
 /** A kept checkpoint file's text: one signed note of a few hundred bytes, or several appended as the log grew; more than 1 MiB (thousands) is not one. */
