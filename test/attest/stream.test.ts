@@ -115,6 +115,12 @@ describe('what a client can be shown instead, each with its code and chunk', () 
     expect(r.bytes).toEqual((await verifyStream(honest, options)).bytes.subarray(0, r.bytes.length));
     expect(r.bytes.toString('utf8').split('\n')).toHaveLength(961);
   });
+  it('a partial verdict is refused when no checkpoint proves any chunk: nothing in it is signed', async () => {
+    const lines = edited((l) => l.splice(lineOfChunk(l, 40))); // before the first checkpoint (every 64)
+    const r = await verifyStream(lines, { ...options, partial: true });
+    expect(r).toMatchObject({ ok: false, verdict: 'invalid', proven: 0, received: 40 });
+    expect(r.problems[0]?.message).toMatch(/No checkpoint proves any chunk either: nothing in the recording is signed/);
+  });
   it('a partial verdict is refused when anything besides the cut is wrong', async () => {
     const lines = edited((l) => {
       l.splice(lineOfChunk(l, 980));

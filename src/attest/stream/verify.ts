@@ -131,7 +131,9 @@ export async function verifyStream(
   const accepted = signed && problems.length === 0 && check ? await acceptPath(check, options) : undefined;
   for (const r of accepted?.reasons ?? []) problems.push(streamProblem(r.code, r.message, { line: final?.line }));
   const valid = signed === true && problems.length === 0 && accepted?.ok === true;
-  const partial = !final && options.partial === true && problems.every((p) => p.code === 'STREAM_CUT');
+  // Partial vouches for what a checkpoint proves: with none, nothing in the recording is signed, and anyone could have written it.
+  const partial =
+    !final && options.partial === true && proven > 0 && problems.every((p) => p.code === 'STREAM_CUT');
   return result({
     ok: valid,
     verdict: valid ? 'valid' : partial ? 'partial' : 'invalid',
@@ -239,7 +241,10 @@ function _bytes(assembled: Assembled, limit: number): Buffer {
 }
 
 function _cut(received: number, lastLine: number | undefined, proven: number): StreamProblem {
-  const checkpointed = proven > 0 ? ` A checkpoint proves the first ${proven} chunks.` : '';
+  const checkpointed =
+    proven > 0
+      ? ` A checkpoint proves the first ${proven} chunks.`
+      : ' No checkpoint proves any chunk either: nothing in the recording is signed, so it is not even partial evidence.';
   return streamProblem(
     'STREAM_CUT',
     `The recording ends after ${received} chunks without the stream's final receipt: nothing signed covers the whole stream.${checkpointed}`,

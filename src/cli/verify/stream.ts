@@ -47,7 +47,7 @@ export function streamOutcome(result: StreamVerifyResult, allowPartial: boolean)
     result.verdict === 'valid'
       ? `valid: ${what}: ${result.size} chunks, ${result.bytes.length} bytes, policy ${result.policy}${released}; ${checkpoints}.`
       : result.verdict === 'partial'
-        ? `partial: ${what}: cut after ${result.received} chunks, before its final receipt; ${result.provenBy ? `a checkpoint signed by ${result.provenBy.deployer} with key ${result.provenBy.key_id} proves the first ${result.proven}` : 'no checkpoint proves any'} (${result.bytes.length} bytes).`
+        ? `partial: ${what}: cut after ${result.received} chunks, before its final receipt; a checkpoint${result.provenBy ? ` signed by ${result.provenBy.deployer} with key ${result.provenBy.key_id}` : ''} proves the first ${result.proven} (${result.bytes.length} bytes).`
         : `invalid: ${what}: ${result.received} chunks received${result.size === null ? '' : ` of ${result.size} signed`}; ${checkpoints}.`;
   const problems = result.problems.map(pickProblem);
   return {
