@@ -14,6 +14,7 @@ import { ed25519Signer } from './signature.js';
 import { parseJsonText, type Receipt } from './receipt.js';
 import { type Reason, reason } from './reasons.js';
 import { acceptPath, checkPath, type VerifyOptions, type VerifyResult } from './verify.js';
+import { decodeBase64Strict } from './tlog/note.js';
 
 export const IN_TOTO_PAYLOAD_TYPE = 'application/vnd.in-toto+json';
 export const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
@@ -26,10 +27,11 @@ export interface DsseEnvelope {
   signatures: Array<{ keyid: string; sig: string }>;
 }
 
-const EnvelopeSchema = z.object({
+// Strict, as every Witness format is: a member no reader checks is one that can be edited unseen.
+const EnvelopeSchema = z.strictObject({
   payloadType: z.string(),
   payload: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'expected standard base64'),
-  signatures: z.array(z.object({ keyid: z.string(), sig: z.string() })).min(1),
+  signatures: z.array(z.strictObject({ keyid: z.string(), sig: z.string() })).min(1),
 });
 
 const StatementSchema = z.object({
@@ -93,7 +95,16 @@ export async function verifyDsse(envelope: unknown, output: Uint8Array, options:
     ]);
   if (env.data.payloadType !== IN_TOTO_PAYLOAD_TYPE)
     return fail([reason('MALFORMED', `The envelope carries ${env.data.payloadType}, not an in-toto statement.`)]);
-  const payload = Buffer.from(env.data.payload, 'base64');
+  // One spelling per byte string: Node's decoder ignores stray characters and unused low bits, so another text of the same bytes would verify.
+  const payload = decodeBase64Strict(env.data.payload);
+  const sigs = env.data.signatures.map((s) => decodeBase64Strict(s.sig));
+  if (payload === undefined || sigs.includes(undefined))
+    return fail([
+      reason(
+        'NON_CANONICAL',
+        `The envelope's ${payload === undefined ? 'payload' : `signature ${sigs.indexOf(undefined) + 1}`} is not in the one canonical spelling of standard base64 (RFC 4648 §4, padded, unused bits zero): it was written or edited by something other than a DSSE signer.`,
+      ),
+    ]);
   const json = parseJsonText(payload, 'the envelope payload');
   if (!json.ok) return fail(json.reasons);
   const parsed = StatementSchema.safeParse(json.value);
@@ -110,10 +121,10 @@ export async function verifyDsse(envelope: unknown, output: Uint8Array, options:
   if (leaf) {
     const key = options.directory.get(leaf.key_id);
     const signed = env.data.signatures.some(
-      (s) =>
+      (s, i) =>
         s.keyid === leaf.key_id &&
         key !== undefined &&
-        key.verify(pae(env.data.payloadType, payload), Buffer.from(s.sig, 'base64')),
+        key.verify(pae(env.data.payloadType, payload), sigs[i] as Buffer),
     );
     if (!signed)
       check.reasons.push(

@@ -42,6 +42,33 @@ describe('DSSE export', () => {
     const tampered = { ...envelope, payload: Buffer.from(JSON.stringify(statement)).toString('base64') };
     expect(codes(await verifyDsse(tampered, output, { directory, now: NOW }))).toEqual(['BAD_SIGNATURE']);
   });
+  it('refuses another spelling of the same bytes (NON_CANONICAL) and members no reader checks (MALFORMED)', async () => {
+    const envelope = exportDsse([receipt], key);
+    const sig = envelope.signatures[0]!.sig;
+    const lastBits = (b64: string) => {
+      // Flip an unused low bit of the last data character: Node's decoder ignores it.
+      const body = b64.replace(/=+$/, '');
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+      const at = alphabet.indexOf(body.at(-1)!);
+      return `${body.slice(0, -1)}${alphabet[at ^ 1]}${b64.slice(body.length)}`;
+    };
+    const variants: Array<[unknown, string]> = [
+      [{ ...envelope, signatures: [{ keyid: key.kid, sig: `${sig}!!` }] }, 'NON_CANONICAL'],
+      // The payload's length decides whether it is padded: one of these two applies to any payload.
+      envelope.payload.endsWith('=')
+        ? [{ ...envelope, payload: lastBits(envelope.payload) }, 'NON_CANONICAL']
+        : [{ ...envelope, payload: `${envelope.payload}=` }, 'NON_CANONICAL'],
+      [{ ...envelope, signatures: [{ keyid: key.kid, sig: lastBits(sig) }] }, 'NON_CANONICAL'],
+      [{ ...envelope, approved_by: 'security-team' }, 'MALFORMED'],
+      [{ ...envelope, signatures: [{ ...envelope.signatures[0], note: 'x' }] }, 'MALFORMED'],
+    ];
+    for (const [variant, code] of variants) {
+      expect(Buffer.from((variant as typeof envelope).payload, 'base64')).toEqual(
+        Buffer.from(envelope.payload, 'base64'),
+      );
+      expect(codes(await verifyDsse(variant, output, { directory, now: NOW }))).toEqual([code]);
+    }
+  });
   it('refuses to export with a key that did not sign the receipt', () => {
     expect(() => exportDsse([receipt], other)).toThrow(/did not sign this receipt/);
   });

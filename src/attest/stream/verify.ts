@@ -132,8 +132,7 @@ export async function verifyStream(
   for (const r of accepted?.reasons ?? []) problems.push(streamProblem(r.code, r.message, { line: final?.line }));
   const valid = signed === true && problems.length === 0 && accepted?.ok === true;
   // Partial vouches for what a checkpoint proves: with none, nothing in the recording is signed, and anyone could have written it.
-  const partial =
-    !final && options.partial === true && proven > 0 && problems.every((p) => p.code === 'STREAM_CUT');
+  const partial = !final && options.partial === true && proven > 0 && problems.every((p) => p.code === 'STREAM_CUT');
   return result({
     ok: valid,
     verdict: valid ? 'valid' : partial ? 'partial' : 'invalid',
