@@ -115,6 +115,16 @@ describe('what a client can be shown instead, each with its code and chunk', () 
     expect(r.bytes).toEqual((await verifyStream(honest, options)).bytes.subarray(0, r.bytes.length));
     expect(r.bytes.toString('utf8').split('\n')).toHaveLength(961);
   });
+  it('a final receipt recorded before chunks is CHUNK_REORDERED: the client was shown them after the end', async () => {
+    const lines = edited((l) => {
+      const final = l.pop();
+      l.splice(lineOfChunk(l, N - 3), 0, final);
+    });
+    const r = await verifyStream(lines, options);
+    expect(r).toMatchObject({ ok: false, verdict: 'invalid' });
+    expect(found(r.problems)).toEqual([['CHUNK_REORDERED', N - 3]]);
+    expect(r.problems[0]?.message).toMatch(/Chunk 997 on line \d+ and 2 more chunks come after the final receipt/);
+  });
   it('a partial verdict is refused when no checkpoint proves any chunk: nothing in it is signed', async () => {
     const lines = edited((l) => l.splice(lineOfChunk(l, 40))); // before the first checkpoint (every 64)
     const r = await verifyStream(lines, { ...options, partial: true });

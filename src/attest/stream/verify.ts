@@ -92,6 +92,7 @@ export async function verifyStream(
   }
   const now = options.now === undefined ? Date.now() : new Date(options.now).getTime();
   const final = _final(read.events, stream, problems);
+  if (final) _afterTheEnd(read.events, final, problems);
   const check = final ? _checkFinal(final, options, problems) : undefined;
   const chunks = read.events.flatMap((e) => (e.type === 'chunk' ? [e] : []));
   const policy = final?.statement.policy ?? chunks.find((c) => sameStream(c.receipt, stream))?.receipt.policy;
@@ -174,6 +175,27 @@ function _final(
     ),
   );
   return undefined;
+}
+
+/**
+ * Chunks the recording shows after the final receipt: the client was shown them after
+ * the stream had ended, so the recording's order is not the order they arrived in.
+ */
+function _afterTheEnd(
+  events: readonly RecordedEvent[],
+  final: RecordedEvent & { type: 'final' },
+  problems: StreamProblem[],
+): void {
+  const late = events.filter((e) => e.type === 'chunk' && e.line > final.line);
+  const first = late[0];
+  if (first?.type !== 'chunk') return;
+  problems.push(
+    streamProblem(
+      'CHUNK_REORDERED',
+      `Chunk ${first.receipt.seq} on line ${first.line}${late.length > 1 ? ` and ${late.length - 1} more chunks` : ''} come after the final receipt (line ${final.line}): the client was shown them after the stream had ended; a recording ends with its final receipt.`,
+      { seq: first.receipt.seq, line: first.line },
+    ),
+  );
 }
 
 /** The final receipt as any receipt (nothing consumed yet), over the statement's bytes. */
