@@ -6,7 +6,13 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createStreamSigner, newSigningKey, type StreamProblem, verifyStream } from '../../src/attest/index.js';
+import {
+  chunkReceiptDigest,
+  createStreamSigner,
+  newSigningKey,
+  type StreamProblem,
+  verifyStream,
+} from '../../src/attest/index.js';
 import { NOW, trust } from './helpers.js';
 import { lineOfChunk, recordedStream, STREAM, text } from './stream-helpers.js';
 
@@ -155,10 +161,37 @@ describe('what a client can be shown instead, each with its code and chunk', () 
       line.receipt.chunk_len = bytes.length;
       line.receipt.chunk_sha256 = createHash('sha256').update(bytes).digest('hex');
     });
-    expect(found((await verifyStream(lines, options)).problems)).toEqual([
+    const { problems } = await verifyStream(lines, options);
+    expect(found(problems)).toEqual([
       ['CHUNK_FOREIGN', 123],
       ['CHUNK_MISSING', 123],
     ]);
+    // Received, so not "dropped": the stream's own chunk is what is missing.
+    expect(problems[1]?.message).toBe(
+      "The stream's chunk 123 was not received: a chunk that is not the stream's came in its place (CHUNK_FOREIGN).",
+    );
+  });
+  it('an edit to an early chunk with every later prev re-chained is blamed where the signed chain breaks, saying an earlier edit can be why', async () => {
+    const small = await recordedStream(key, 5, { checkpointEvery: 1000 });
+    const lines = structuredClone(small) as Array<{ type: string; bytes?: string; receipt?: Record<string, unknown> }>;
+    const chunks = lines.filter((l) => l.type === 'chunk');
+    const evil = Buffer.from('EVIL\n');
+    chunks[0]!.bytes = evil.toString('base64');
+    Object.assign(chunks[0]!.receipt!, {
+      chunk_len: evil.length,
+      chunk_sha256: createHash('sha256').update(evil).digest('hex'),
+    });
+    for (let i = 1; i < chunks.length; i++)
+      chunks[i]!.receipt!.prev = chunkReceiptDigest(chunks[i - 1]!.receipt as never).toString('hex');
+    const { problems, ok } = await verifyStream(lines, options);
+    expect(ok).toBe(false);
+    expect(found(problems)).toEqual([
+      ['CHUNK_FOREIGN', 4],
+      ['CHUNK_MISSING', 4],
+    ]);
+    expect(problems[0]?.message).toMatch(
+      /the final receipt names \S+, .*also by an edit to a chunk before it, with the receipts after that re-chained without the key: none of chunks 0–4 is proven/,
+    );
   });
   it('a chunk received twice is CHUNK_REPEATED', async () => {
     const lines = edited((l) => l.splice(lineOfChunk(l, 11), 0, l[lineOfChunk(l, 10)]));

@@ -64,11 +64,13 @@ export interface AssembleInput {
 
 export function assemble(input: AssembleInput): Assembled {
   const problems: StreamProblem[] = [];
-  const candidates = _candidates(input, problems);
+  /** Numbers where a chunk that is not the stream's was received: the stream's own is missing, not dropped. */
+  const replaced = new Set<number>();
+  const candidates = _candidates(input, problems, replaced);
   let size = input.statement?.size ?? input.checkpointed;
   if (!input.statement) for (const seq of candidates.keys()) size = Math.max(size, seq + 1);
   const chosen = new Map<number, ReceivedChunk>();
-  if (input.statement) _walkBack(input.statement, candidates, chosen, problems);
+  if (input.statement) _walkBack(input.statement, candidates, chosen, problems, replaced);
   const linked = _walkForward(size, candidates, chosen, problems);
   for (const [seq, list] of [...candidates].sort((a, b) => a[0] - b[0])) {
     const pick = chosen.get(seq) ?? (list[0] as ReceivedChunk);
@@ -83,17 +85,22 @@ export function assemble(input: AssembleInput): Assembled {
           ),
         );
   }
-  _gaps(size, chosen, problems);
+  _gaps(size, chosen, replaced, problems);
   _reordered(chosen, problems);
   return { chosen, size, linked, problems };
 }
 
 /** This stream's received chunks by sequence number, each distinct receipt once; foreign, damaged and repeated ones reported. */
-function _candidates(input: AssembleInput, problems: StreamProblem[]): Map<number, ReceivedChunk[]> {
+function _candidates(
+  input: AssembleInput,
+  problems: StreamProblem[],
+  replaced: Set<number>,
+): Map<number, ReceivedChunk[]> {
   const bySeq = new Map<number, ReceivedChunk[]>();
   input.chunks.forEach(({ receipt, bytes, line }, arrival) => {
     const at = { seq: receipt.seq, line };
     if (!sameStream(receipt, input.stream)) {
+      replaced.add(receipt.seq);
       problems.push(
         streamProblem(
           'CHUNK_FOREIGN',
@@ -153,6 +160,7 @@ function _walkBack(
   candidates: Map<number, ReceivedChunk[]>,
   chosen: Map<number, ReceivedChunk>,
   problems: StreamProblem[],
+  replaced: Set<number>,
 ): void {
   let expected = statement.head;
   if (expected === null) return; // an empty stream (a non-empty one without a head is the statement's problem)
@@ -171,11 +179,12 @@ function _walkBack(
     problems.push(
       streamProblem(
         'CHUNK_FOREIGN',
-        `Chunk ${seq} on line ${c.line} is not the chunk the stream signed at ${seq}: the next receipt names ${expected}, this one's digest is ${c.digest} (spliced from another stream, or its receipt was changed).`,
+        `Chunk ${seq} on line ${c.line} is not the chunk the stream signed at ${seq}: ${seq === statement.size - 1 ? 'the final receipt' : 'the next receipt'} names ${expected}, this one's digest is ${c.digest} (spliced from another stream, or its receipt was changed — also by an edit to a chunk before it, with the receipts after that re-chained without the key: none of chunks 0–${seq} is proven).`,
         { seq, line: c.line },
       ),
     );
   candidates.delete(seq);
+  replaced.add(seq);
 }
 
 /** From chunk 0 up to the signed chain (or the end): the chunks that each name the one before. Returns how many lead without a break. */
@@ -214,15 +223,32 @@ function _walkForward(
   return seq;
 }
 
-/** One CHUNK_MISSING per run of absent sequence numbers below the stream's size. */
-function _gaps(size: number, chosen: Map<number, ReceivedChunk>, problems: StreamProblem[]): void {
-  const present = [...chosen.keys()].sort((a, b) => a - b);
+/**
+ * One CHUNK_MISSING per run of absent sequence numbers below the stream's size; a
+ * number where a chunk that is not the stream's came instead (`replaced`) is its own
+ * problem, saying so: the stream's chunk was not received, but nothing was dropped.
+ */
+function _gaps(
+  size: number,
+  chosen: Map<number, ReceivedChunk>,
+  replaced: ReadonlySet<number>,
+  problems: StreamProblem[],
+): void {
+  const stops = [...new Set([...chosen.keys(), ...replaced])].sort((a, b) => a - b);
   let next = 0;
-  for (const seq of [...present, size]) {
+  for (const seq of [...stops, size]) {
     if (seq > next) {
       const range = seq - next === 1 ? `Chunk ${next} was` : `Chunks ${next}–${seq - 1} (${seq - next}) were`;
       problems.push(streamProblem('CHUNK_MISSING', `${range} not received (dropped).`, { seq: next }));
     }
+    if (replaced.has(seq) && !chosen.has(seq))
+      problems.push(
+        streamProblem(
+          'CHUNK_MISSING',
+          `The stream's chunk ${seq} was not received: a chunk that is not the stream's came in its place (CHUNK_FOREIGN).`,
+          { seq },
+        ),
+      );
     next = Math.max(next, seq + 1);
   }
 }
