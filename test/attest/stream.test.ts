@@ -193,6 +193,15 @@ describe('what a client can be shown instead, each with its code and chunk', () 
       /the final receipt names \S+, .*also by an edit to a chunk before it, with the receipts after that re-chained without the key: none of chunks 0–4 is proven/,
     );
   });
+  it('a first line edited to name another stream is one STREAM_MISMATCH at line 1, not a cut or a page of foreign chunks', async () => {
+    const lines = edited((l) => {
+      l[0] = { ...(l[0] as object), artifact: 'other' };
+    });
+    const { problems, ok } = await verifyStream(lines, options);
+    expect(ok).toBe(false);
+    expect(problems.map((p) => [p.code, p.line])).toEqual([['STREAM_MISMATCH', 1]]);
+    expect(problems[0]?.message).toMatch(/the first line, which nothing signs, was changed/);
+  });
   it('a chunk received twice is CHUNK_REPEATED', async () => {
     const lines = edited((l) => l.splice(lineOfChunk(l, 11), 0, l[lineOfChunk(l, 10)]));
     expect(found((await verifyStream(lines, options)).problems)).toEqual([['CHUNK_REPEATED', 10]]);

@@ -90,6 +90,17 @@ export async function verifyStream(
       problems.unshift(streamProblem('MALFORMED', 'The recording is empty: it names no stream.'));
     return result({});
   }
+  const other = _otherStream(read.events, stream);
+  if (other) {
+    problems.push(
+      streamProblem(
+        'STREAM_MISMATCH',
+        `The first line names ${describeStream(stream)}, but every chunk and final receipt here names ${describeStream(other)}: the first line, which nothing signs, was changed, or this is another stream's recording. None of it is the stream the first line names.`,
+        { line: 1 },
+      ),
+    );
+    return result({ stream });
+  }
   const now = options.now === undefined ? Date.now() : new Date(options.now).getTime();
   const final = _final(read.events, stream, problems);
   if (final) _afterTheEnd(read.events, final, problems);
@@ -150,6 +161,16 @@ export async function verifyStream(
     ...(check?.path ? { path: check.path } : {}),
     signaturesChecked: (check?.signaturesChecked ?? 0) + heads.length,
   });
+}
+
+/** The one stream every signed event names, when that is not the stream the (unsigned) first line names. */
+function _otherStream(events: readonly RecordedEvent[], stream: StreamRef): StreamRef | undefined {
+  const named = events.flatMap((e): StreamRef[] =>
+    e.type === 'chunk' ? [e.receipt] : e.type === 'final' ? [e.statement] : [],
+  );
+  const [first] = named;
+  if (!first || sameStream(first, stream) || !named.every((n) => sameStream(n, first))) return undefined;
+  return { session: first.session, task: first.task, artifact: first.artifact };
 }
 
 /** The stream's final event: the first; others are malformed, and one of another stream is not this stream's end. */
