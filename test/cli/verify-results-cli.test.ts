@@ -338,6 +338,61 @@ describe('witness verify on some shards of a signed sharded sweep', () => {
       );
     }
   });
+  it("a kept checkpoint of a shard the file does not hold is SHARD_MISSING naming it, with --allow-partial too; each shard's own passes", async () => {
+    const cwd = await shardedSweep();
+    for (const i of ['1', '2'])
+      expect((await cli(cwd, 'sim', 'checkpoint', `p${i}.jsonl`, '-o', `k${i}.txt`)).code).toBe(0);
+    writeFileSync(
+      join(cwd, 'k12.txt'),
+      readFileSync(join(cwd, 'k1.txt'), 'utf8') + readFileSync(join(cwd, 'k2.txt'), 'utf8'),
+    );
+    const r = await cli(
+      cwd,
+      'verify',
+      'p1.jsonl',
+      '--keys',
+      'trusted.json',
+      '--allow-partial',
+      '--checkpoint',
+      'k12.txt',
+    );
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(
+      /SHARD_MISSING +the kept checkpoint 2 \(\S*k12\.txt\) is of shard 2\/2, which this file does not hold/,
+    );
+    const own = await cli(
+      cwd,
+      'verify',
+      'p1.jsonl',
+      '--keys',
+      'trusted.json',
+      '--allow-partial',
+      '--checkpoint',
+      'k1.txt',
+    );
+    expect([own.code, own.out]).toEqual([
+      0,
+      expect.stringMatching(/; it extends the checkpoint k1\.txt \(\d+ lines of shard 1\)\.$/m),
+    ]);
+    const both = await cli(cwd, 'verify', 'all.jsonl', '--keys', 'trusted.json', '--checkpoint', 'k12.txt');
+    expect(both.code, both.out).toBe(0);
+  });
+  it('a kept checkpoint with Windows line endings, or with no signature, is MALFORMED saying which', async () => {
+    const cwd = await shardedSweep();
+    expect((await cli(cwd, 'sim', 'checkpoint', 'all.jsonl', '-o', 'kept.txt')).code).toBe(0);
+    writeFileSync(join(cwd, 'crlf.txt'), readFileSync(join(cwd, 'kept.txt'), 'utf8').replaceAll('\n', '\r\n'));
+    writeFileSync(join(cwd, 'bare.txt'), readFileSync(join(cwd, 'kept.txt'), 'utf8').split('\n\n')[0] + '\n');
+    const crlf = await cli(cwd, 'verify', 'all.jsonl', '--keys', 'trusted.json', '--checkpoint', 'crlf.txt');
+    expect([crlf.code, crlf.out]).toEqual([
+      1,
+      expect.stringMatching(/MALFORMED +\S*crlf\.txt has Windows line endings \(CRLF\)/),
+    ]);
+    const bare = await cli(cwd, 'verify', 'all.jsonl', '--keys', 'trusted.json', '--checkpoint', 'bare.txt');
+    expect([bare.code, bare.out]).toEqual([
+      1,
+      expect.stringMatching(/MALFORMED +the kept checkpoint 1 \(\S*bare\.txt\) has no signature after its text/),
+    ]);
+  });
   it('is valid with --allow-partial, and the verdict says partial', async () => {
     const cwd = await shardedSweep();
     const r = await cli(cwd, 'verify', 'one.jsonl', '--keys', 'trusted.json', '--allow-partial');

@@ -247,6 +247,13 @@ export function noteSignatureLine(sig: NoteSignature): string {
  * that is not one starts the next note. `hint` says what to keep when none is there.
  */
 export function splitNotes(text: string, what: string, hint: string): string[] {
+  // A copy through a Windows editor or transfer: said as such, not as the malformed note it turns into.
+  if (text.includes('\r\n'))
+    throw new WitnessError(
+      'INVALID_INPUT',
+      `${what} has Windows line endings (CRLF); a signed note's lines end with LF alone. Convert it (e.g. dos2unix) and verify again: ${hint}.`,
+      { data: { problem: 'MALFORMED' satisfies NoteProblem } },
+    );
   const notes: string[] = [];
   let current: string[] = [];
   let inSignatures = false;

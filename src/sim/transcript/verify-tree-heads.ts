@@ -69,6 +69,16 @@ export class KeptChain {
   }
 }
 
+/** `i/n` when `origin` is the chain of a shard of the same sweep that no checkpoint of this file covers. */
+function _absentShard(origin: string, chains: ReadonlyMap<number, Checkpoint>): string | undefined {
+  const [any] = chains.values();
+  const count = any?.shard?.count;
+  if (!any || count === undefined) return undefined;
+  for (let index = 1; index <= count; index++)
+    if (!chains.has(index) && chainOrigin(any.experiment, { index, count }) === origin) return `${index}/${count}`;
+  return undefined;
+}
+
 /**
  * Reads the kept tree heads in `path` and matches each to the chain whose origin it
  * names (by shard number), its signature checked under that chain's key. Problems
@@ -82,16 +92,44 @@ export function keptHeads(
 ): Map<number, KeptChain> {
   const text = readNamedFile(path, 'kept checkpoint').toString('utf8');
   const byShard = new Map<number, { origin: string; heads: SignedCheckpoint[] }>();
-  for (const [i, note] of splitNotes(text, path, 'keep what `witness sim checkpoint RESULTS` prints').entries()) {
+  let notes: string[];
+  try {
+    notes = splitNotes(text, path, 'keep what `witness sim checkpoint RESULTS` prints');
+  } catch (error) {
+    if (!(error instanceof WitnessError)) throw error;
+    problems.push(problem('MALFORMED', error.message));
+    return new Map();
+  }
+  for (const [i, note] of notes.entries()) {
     const what = `the kept checkpoint ${i + 1} (${path})`;
+    const end = note.indexOf('\n\n');
+    if (end < 0) {
+      problems.push(
+        problem(
+          'MALFORMED',
+          `${what} has no signature after its text (a blank line, then "— NAME SIGNATURE" lines): it is not what \`witness sim checkpoint\` prints`,
+        ),
+      );
+      continue;
+    }
     let origin: string;
     try {
-      origin = parseCheckpointBody(note.slice(0, note.indexOf('\n\n') + 1)).origin;
+      origin = parseCheckpointBody(note.slice(0, end + 1)).origin;
     } catch (error) {
       problems.push(problem('MALFORMED', `${what}: ${(error as Error).message}`));
       continue;
     }
     const shard = [...chains.entries()].find(([, cp]) => chainOrigin(cp.experiment, cp.shard) === origin);
+    const absent = shard ? undefined : _absentShard(origin, chains);
+    if (absent) {
+      problems.push(
+        problem(
+          'SHARD_MISSING',
+          `${what} is of shard ${absent}, which this file does not hold: a kept checkpoint of a shard can be checked only against that shard's lines; give the kept checkpoints of the shards the file holds (--allow-partial accepts a file without a shard, not a checkpoint of it)`,
+        ),
+      );
+      continue;
+    }
     if (!shard) {
       problems.push(
         problem(
