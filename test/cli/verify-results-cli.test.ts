@@ -346,30 +346,14 @@ describe('witness verify on some shards of a signed sharded sweep', () => {
       join(cwd, 'k12.txt'),
       readFileSync(join(cwd, 'k1.txt'), 'utf8') + readFileSync(join(cwd, 'k2.txt'), 'utf8'),
     );
-    const r = await cli(
-      cwd,
-      'verify',
-      'p1.jsonl',
-      '--keys',
-      'trusted.json',
-      '--allow-partial',
-      '--checkpoint',
-      'k12.txt',
-    );
+    const partialWith = (kept: string) =>
+      cli(cwd, 'verify', 'p1.jsonl', '--keys', 'trusted.json', '--allow-partial', '--checkpoint', kept);
+    const r = await partialWith('k12.txt');
     expect(r.code).toBe(1);
     expect(r.out).toMatch(
       /SHARD_MISSING +the kept checkpoint 2 \(\S*k12\.txt\) is of shard 2\/2, which this file does not hold/,
     );
-    const own = await cli(
-      cwd,
-      'verify',
-      'p1.jsonl',
-      '--keys',
-      'trusted.json',
-      '--allow-partial',
-      '--checkpoint',
-      'k1.txt',
-    );
+    const own = await partialWith('k1.txt');
     expect([own.code, own.out]).toEqual([
       0,
       expect.stringMatching(/; it extends the checkpoint k1\.txt \(\d+ lines of shard 1\)\.$/m),
@@ -381,7 +365,7 @@ describe('witness verify on some shards of a signed sharded sweep', () => {
     const cwd = await shardedSweep();
     expect((await cli(cwd, 'sim', 'checkpoint', 'all.jsonl', '-o', 'kept.txt')).code).toBe(0);
     writeFileSync(join(cwd, 'crlf.txt'), readFileSync(join(cwd, 'kept.txt'), 'utf8').replaceAll('\n', '\r\n'));
-    writeFileSync(join(cwd, 'bare.txt'), readFileSync(join(cwd, 'kept.txt'), 'utf8').split('\n\n')[0] + '\n');
+    writeFileSync(join(cwd, 'bare.txt'), `${readFileSync(join(cwd, 'kept.txt'), 'utf8').split('\n\n')[0]}\n`);
     const crlf = await cli(cwd, 'verify', 'all.jsonl', '--keys', 'trusted.json', '--checkpoint', 'crlf.txt');
     expect([crlf.code, crlf.out]).toEqual([
       1,
