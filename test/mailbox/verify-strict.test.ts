@@ -113,7 +113,7 @@ describe('evidence larger than a string can hold (512 MiB)', () => {
     expect(report.problems).toEqual([
       expect.objectContaining({ kind: 'corrupt', line: 4, message: expect.stringMatching(/more than 64 MiB/) }),
     ]);
-    expect(report.calls).toBe(4);
+    expect(report).toMatchObject({ calls: 3, callLines: 4 }); // the huge line is no receipt
     expect(grownMiB).toBeLessThan(200);
   }, 120_000);
 
