@@ -197,16 +197,18 @@ export function unsignedRecordProblems(record: UnsignedReceipt): Reason[] {
   return checked.ok ? [] : checked.reasons;
 }
 
-/** Strict JSON text → value; duplicate keys are NON_CANONICAL, other syntax errors MALFORMED. */
+/** Strict JSON text → value; duplicate keys and numbers not spelled canonically are NON_CANONICAL, other syntax errors MALFORMED. */
 export function parseJsonText(text: string | Uint8Array, what: string, index?: number): ParseResult<unknown> {
   const source = typeof text === 'string' ? text : Buffer.from(text).toString('utf8');
   try {
-    return { ok: true, value: parseStrictJson(source, { what }) };
+    return { ok: true, value: parseStrictJson(source, { what, canonicalNumbers: true }) };
   } catch (error) {
     const message = (error as Error).message;
     return {
       ok: false,
-      reasons: [reason(/duplicate key/.test(message) ? 'NON_CANONICAL' : 'MALFORMED', message, index)],
+      reasons: [
+        reason(/duplicate key|not in its canonical form/.test(message) ? 'NON_CANONICAL' : 'MALFORMED', message, index),
+      ],
     };
   }
 }

@@ -12,6 +12,12 @@ export interface StrictJsonOptions {
   what?: string;
   /** Deepest nesting accepted; deeper input is refused instead of overflowing the stack. */
   maxDepth?: number;
+  /**
+   * Refuse a number not spelled as RFC 8785 writes it (`10.0`, `1e1`, `-0`, or more
+   * digits than a double holds): evidence whose number two readers could read as two
+   * values. The message then says "not in its canonical form".
+   */
+  canonicalNumbers?: boolean;
 }
 
 /**
@@ -20,7 +26,12 @@ export interface StrictJsonOptions {
  * @example parseStrictJson('{"a":1,"a":2}') // throws: duplicate key "a"
  */
 export function parseStrictJson(text: string, options: StrictJsonOptions = {}): unknown {
-  const parser = new _Parser(text, options.what ?? 'JSON text', options.maxDepth ?? 512);
+  const parser = new _Parser(
+    text,
+    options.what ?? 'JSON text',
+    options.maxDepth ?? 512,
+    options.canonicalNumbers ?? false,
+  );
   parser.skipSpace();
   const value = parser.value(0);
   parser.skipSpace();
@@ -40,6 +51,7 @@ class _Parser {
     private readonly text: string,
     private readonly what: string,
     private readonly maxDepth: number,
+    private readonly canonicalNumbers: boolean,
   ) {}
 
   value(depth: number): unknown {
@@ -120,7 +132,13 @@ class _Parser {
   }
 
   number(): number {
-    return JSON.parse(this.match(NUMBER, 'a malformed number')) as number;
+    const at = this.pos;
+    const token = this.match(NUMBER, 'a malformed number');
+    const value = JSON.parse(token) as number;
+    // JSON.stringify writes a number as RFC 8785 does (ECMAScript's shortest round trip).
+    if (this.canonicalNumbers && JSON.stringify(value) !== token)
+      this.fail(`the number ${token} is not in its canonical form (${JSON.stringify(value)})`, at);
+    return value;
   }
 
   literal(word: string, value: boolean | null): boolean | null {

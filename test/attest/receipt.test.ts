@@ -83,6 +83,13 @@ describe('parseReceipt on bad input', () => {
     const text = JSON.stringify(receipt).replace('"v":1', '"v":1,"depth":0');
     expect(parsedCodes(text)).toEqual(['NON_CANONICAL']);
   });
+  it('reports a number not spelled as RFC 8785 writes it as NON_CANONICAL (two readers could read two values)', () => {
+    const text = JSON.stringify(receipt);
+    expect(text).toMatch(/"output_len":\d+,/);
+    for (const spelling of ['10.000000000000000001', '1e1', '10.0', '-0'])
+      expect(parsedCodes(text.replace(/"output_len":\d+,/, `"output_len":${spelling},`))).toEqual(['NON_CANONICAL']);
+    expect(parsedCodes(text)).toEqual([]);
+  });
   it('reports a lone surrogate in a text field as NON_CANONICAL', () => {
     expect(parsedCodes(edited((r) => (r.instance = 'agent-\uD800')))).toEqual(['NON_CANONICAL']);
   });

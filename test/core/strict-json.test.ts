@@ -82,4 +82,15 @@ describe('parseStrictJson', () => {
       ),
     );
   });
+  it('with canonicalNumbers, accepts exactly the numbers JSON.stringify writes', () => {
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (n) => {
+        const text = JSON.stringify(n);
+        expect(parseStrictJson(text, { canonicalNumbers: true })).toBe(JSON.parse(text));
+      }),
+    );
+    for (const spelling of ['1.0', '1e0', '-0', '0.10', '1E2', '100000000000000000000000'])
+      expect(() => parseStrictJson(spelling, { canonicalNumbers: true })).toThrow(/not in its canonical form/);
+    expect(parseStrictJson('1.0')).toBe(1); // other readers (configs, experiments) take any spelling
+  });
 });
