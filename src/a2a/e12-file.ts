@@ -28,7 +28,8 @@ const TrialSchema = z.object({
   evidence: z.unknown(),
   /** dag+stream: the recorded stream, its lines as values. */
   stream: z.array(z.unknown()).min(1).optional(),
-  verdict: z.object({ ok: z.boolean() }),
+  // The reasons are compared with the re-verification's (e12-verify.ts): a recorded verdict is all of it, not only `ok`.
+  verdict: z.object({ ok: z.boolean(), reasons: z.array(z.object({ code: z.string() })).optional() }),
   verified_at: z.string(),
 });
 const ForgerySchema = z.object({
@@ -37,6 +38,7 @@ const ForgerySchema = z.object({
   evidence: z.unknown(),
   verified_at: z.string(),
   accepted: z.boolean(),
+  reasons: z.array(z.string()).optional(),
 });
 const SummarySchema = z.object({ condition: z.enum(E12_CONDITIONS), n: z.number(), verified: z.number() });
 export const ResultsSchema = z
@@ -145,8 +147,25 @@ export async function forgeryProblems(
         at: `forgery ${f.construction}`,
         message: `forgery under ${f.construction}: recorded ${f.accepted ? 'accepted' : 'rejected'} is not reproduced.`,
       });
+    else if (f.reasons !== undefined && !sameCodes(f.reasons, result.reasons))
+      problems.push({
+        code: 'FORGERY_NOT_REPRODUCED',
+        at: `forgery ${f.construction}`,
+        message: `forgery under ${f.construction}: recorded reasons ${f.reasons.join(', ') || 'none'}, re-verification gives ${codeList(result.reasons)}.`,
+      });
   }
   return problems;
+}
+
+/** The same reason codes, each counted once, in any order. */
+export function sameCodes(recorded: readonly string[], found: readonly { code: string }[]): boolean {
+  const a = [...new Set(recorded)].sort();
+  const b = [...new Set(found.map((r) => r.code))].sort();
+  return a.length === b.length && a.every((code, i) => code === b[i]);
+}
+
+export function codeList(found: readonly { code: string }[]): string {
+  return [...new Set(found.map((r) => r.code))].join(', ') || 'none';
 }
 
 /** The summary's counts (what a reader quotes) must be the trials' own. */

@@ -30,7 +30,15 @@ import { type ArtifactRecord, artifactBytes, artifactText, type WireArtifact } f
 import { cardDeployer, verifyAgentCard } from './card.js';
 import { conditionParts, E12_KIND } from './e12.js';
 import { EVIDENCE_KEY } from './metadata.js';
-import { type E12FileTrial, forgeryProblems, ResultsSchema, shapeProblems, summaryProblems } from './e12-file.js';
+import {
+  codeList,
+  type E12FileTrial,
+  forgeryProblems,
+  ResultsSchema,
+  sameCodes,
+  shapeProblems,
+  summaryProblems,
+} from './e12-file.js';
 import { verifyStreamedAnswer } from './stream-answer.js';
 
 /** What can be wrong with an E12 file, by code, with its meaning (docs/a2a.md §3): attest's one vocabulary. */
@@ -183,6 +191,18 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
       problems.push({
         code: 'VERDICT_NOT_REPRODUCED',
         message: `${where}: recorded verdict ${t.verdict.ok ? 'valid' : 'invalid'} is not reproduced.`,
+        at,
+      });
+    else if (
+      t.verdict.reasons !== undefined &&
+      !sameCodes(
+        t.verdict.reasons.map((r) => r.code),
+        result.problems,
+      )
+    )
+      problems.push({
+        code: 'VERDICT_NOT_REPRODUCED',
+        message: `${where}: recorded reasons ${codeList(t.verdict.reasons)}, re-verification gives ${codeList(result.problems)}.`,
         at,
       });
   }

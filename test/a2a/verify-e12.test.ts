@@ -169,6 +169,29 @@ describe('an E12 file with the dag+stream condition', () => {
     ]);
   });
 
+  it("is refused when a recorded reason is edited: the forgery's, or a valid trial's (*_NOT_REPRODUCED)", async () => {
+    const forged = JSON.parse(readFileSync(fixture, 'utf8')) as {
+      forgery: Array<{ construction: string; reasons: string[] }>;
+    };
+    const dag = forged.forgery.find((f) => f.construction === 'dag')!;
+    expect(dag.reasons).toEqual(['COSIGNATURE_MISSING']);
+    dag.reasons = ['BAD_SIGNATURE'];
+    const r1 = await cli('verify', write('stream-era-forgery-reasons.json', JSON.stringify(forged)));
+    expect(r1.code).toBe(1);
+    expect(r1.out).toMatch(
+      /FORGERY_NOT_REPRODUCED +\[forgery dag\] forgery under dag: recorded reasons BAD_SIGNATURE, re-verification gives COSIGNATURE_MISSING/,
+    );
+    const trial = JSON.parse(readFileSync(fixture, 'utf8')) as {
+      trials: Array<{ verdict: { ok: boolean; reasons: Array<{ code: string; message: string }> } }>;
+    };
+    trial.trials[0]!.verdict.reasons = [{ code: 'OUTPUT_MISMATCH', message: 'x' }];
+    const r2 = await cli('verify', write('stream-era-trial-reasons.json', JSON.stringify(trial)));
+    expect(r2.code).toBe(1);
+    expect(r2.out).toMatch(
+      /VERDICT_NOT_REPRODUCED +\[trial 0\] .*recorded reasons OUTPUT_MISMATCH, re-verification gives none/,
+    );
+  });
+
   it("is refused when the streamed trial's chunks were moved (CHUNK_REORDERED)", async () => {
     const file = JSON.parse(readFileSync(fixture, 'utf8')) as { trials: Array<{ stream?: Array<{ type: string }> }> };
     const stream = file.trials.find((t) => t.stream)?.stream as Array<{ type: string }>;
