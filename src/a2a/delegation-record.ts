@@ -108,6 +108,32 @@ export interface RecordVerifyResult {
   childDeployer?: string;
 }
 
+/**
+ * `--revocation all` refuses every receipt of a revoked key once its revocation has
+ * passed by the real clock: the re-check runs as of the record's `verified_at`, which
+ * whoever holds the record can edit, so the revocations are judged here by `Date.now()`.
+ */
+function _revokedSince(
+  answer: AnswerCheck,
+  streams: readonly StreamVerifyResult[],
+  directory: KeyDirectory,
+  verifiedAt: number,
+): AnswerProblem[] {
+  const kids = new Set([...answer.paths, ...streams.map((s) => s.path ?? [])].flat().map((r) => r.key_id));
+  const now = Date.now();
+  return [...kids].flatMap((kid) => {
+    const revokedAt = directory.get(kid)?.revokedAt;
+    // Revoked by the record's own time: the re-check as of that time has said so already.
+    if (revokedAt === undefined || now < revokedAt || revokedAt <= verifiedAt) return [];
+    return [
+      {
+        code: 'REVOKED_KEY',
+        message: `Key ${kid} was revoked at ${new Date(revokedAt).toISOString()}; the revocation policy "all" refuses every receipt of a revoked key, whenever the record says it was verified.`,
+      },
+    ];
+  });
+}
+
 /** Re-verifies a parsed delegation record as of its recorded times; consumes no nonce. */
 export async function verifyDelegationRecord(
   value: unknown,
@@ -158,6 +184,8 @@ export async function verifyDelegationRecord(
       code: 'VERDICT_NOT_REPRODUCED',
       message: `the record says ${record.verdict.ok ? 'valid' : 'invalid'}; the re-check finds it ${problems.length === 0 ? 'valid' : 'invalid'}.`,
     });
+  // After the verdict's re-check: a key revoked since the record was verified changes today's answer, not that one.
+  if (options.revocation === 'all') problems.push(..._revokedSince(answer, streams, options.directory, now));
   return {
     ok: problems.length === 0,
     problems,

@@ -7,7 +7,7 @@
  * The documented example of docs/a2a.md §4 runs here too, against the same processes.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -137,6 +137,20 @@ describe('witness a2a send to a running witness a2a serve', () => {
     expect(code).toBe(1);
     expect(out).toMatch(/^invalid: .*\n {2}OUTPUT_MISMATCH +\[artifact 0 \([0-9a-f-]{36}\), receipt 1\]/);
     expect(out).toMatch(/VERDICT_NOT_REPRODUCED/);
+  });
+
+  it('with --revocation all, refuses a record whose child key was revoked after it was verified (by the real clock)', async () => {
+    await send(agent, 'Inspect lot 12.', ...dag(), '--out', 'revoked-later.json');
+    copyFileSync(join(dir, 'trusted.json'), join(dir, 'revoking.json'));
+    expect((await cli('keys', 'revoke', childKey.kid, '--dir', 'revoking.json')).code).toBe(0);
+    const lenient = await cli('verify', 'revoked-later.json', '--keys', 'revoking.json');
+    expect(lenient.code, lenient.out).toBe(0); // issued before the revocation
+    const strict = await cli('verify', 'revoked-later.json', '--keys', 'revoking.json', '--revocation', 'all');
+    expect(strict.code).toBe(1);
+    expect(strict.out).toMatch(
+      new RegExp(`REVOKED_KEY +Key ${childKey.kid} was revoked at .*"all" refuses every receipt`),
+    );
+    expect(strict.out).not.toMatch(/VERDICT_NOT_REPRODUCED/);
   });
 
   it('refuses --output, --nonces, --now, --skew and --construction on a record (exit 2), and asks for --keys', async () => {
