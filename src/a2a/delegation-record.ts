@@ -108,6 +108,26 @@ export interface RecordVerifyResult {
   childDeployer?: string;
 }
 
+/** A stream recorded twice would count its chunks twice in what the record says was streamed. */
+function _repeatedStreams(streams: readonly StreamVerifyResult[]): AnswerProblem[] {
+  const seen = new Set<string>();
+  return streams.flatMap((s, i) => {
+    if (!s.stream) return [];
+    const key = JSON.stringify([s.stream.session, s.stream.task, s.stream.artifact]);
+    if (!seen.has(key)) {
+      seen.add(key);
+      return [];
+    }
+    return [
+      {
+        code: 'MALFORMED',
+        message: `streams[${i}] is a second recording of the stream of artifact ${s.stream.artifact}: each artifact is streamed once`,
+        at: `streams[${i}]`,
+      },
+    ];
+  });
+}
+
 /**
  * `--revocation all` refuses every receipt of a revoked key once its revocation has
  * passed by the real clock: the re-check runs as of the record's `verified_at`, which
@@ -175,7 +195,7 @@ export async function verifyDelegationRecord(
       requireCosigners: options.requireCosigners ?? [],
     },
   );
-  problems.push(...answer.problems);
+  problems.push(...answer.problems, ..._repeatedStreams(streams));
   // A replay is known only to the nonce store the parent used: the record keeps it, a re-check cannot undo it.
   for (const p of record.verdict.problems.filter((x) => x.code === 'REPLAY'))
     problems.push({ code: 'REPLAY', message: `recorded at ${record.verified_at}: ${p.message}` });

@@ -80,7 +80,18 @@ describe('witness a2a send --stream to a running witness a2a serve', () => {
       const record = await cli('verify', out, '--keys', 'trusted.json');
       expect([record.code, record.out]).toEqual([0, expect.stringMatching(/^valid: .*streamed in 4 chunk\(s\)/)]);
       // The record embeds the same recording the file holds.
-      expect(JSON.parse(readFileSync(join(dir, out), 'utf8')).streams).toEqual([lines(stream)]);
+      const embedded = JSON.parse(readFileSync(join(dir, out), 'utf8'));
+      expect(embedded.streams).toEqual([lines(stream)]);
+      // Recorded twice, its chunks would count twice: refused.
+      embedded.streams.push(embedded.streams[0]);
+      writeFileSync(join(dir, `twice.${out}`), JSON.stringify(embedded));
+      const twice = await cli('verify', `twice.${out}`, '--keys', 'trusted.json');
+      expect([twice.code, twice.out]).toEqual([
+        1,
+        expect.stringMatching(
+          /MALFORMED +\[streams\[1\]\] streams\[1\] is a second recording of the stream of artifact/,
+        ),
+      ]);
     },
   );
 
