@@ -38,8 +38,7 @@ const indexes = (lines: string[], kind: string) => lines.flatMap((l, i) => (kind
 function recount(lines: string[], keepCheckpoint = false): string[] {
   const body = lines.filter((l) => kindOf(l) !== 'end');
   const end = lines.find((l) => kindOf(l) === 'end');
-  const checkpoint =
-    keepCheckpoint && end ? (JSON.parse(end) as { end: { checkpoint?: string } }).end.checkpoint : undefined;
+  const signed = keepCheckpoint && end ? (JSON.parse(end) as { end: { checkpoint?: string; state?: string } }).end : {};
   const n = (k: string) => indexes(body, k).length;
   return [
     ...body,
@@ -49,7 +48,8 @@ function recount(lines: string[], keepCheckpoint = false): string[] {
         calls: n('call'),
         messages: n('message'),
         cursors: n('cursor'),
-        ...(checkpoint ? { checkpoint } : {}),
+        ...(signed.checkpoint ? { checkpoint: signed.checkpoint } : {}),
+        ...(signed.state ? { state: signed.state } : {}),
       },
     }),
   ];
@@ -59,6 +59,7 @@ function edits(lines: string[]): Array<[string, string[], number, RegExp]> {
   const calls = indexes(lines, 'call');
   const messages = indexes(lines, 'message');
   const cursor = indexes(lines, 'cursor')[0]!;
+  const agents = indexes(lines, 'agent');
   const forged = [...lines];
   const first = JSON.parse(lines[calls[0]!]!) as { call: string };
   const record = JSON.parse(first.call) as { receipt: { sig: string } };
@@ -82,7 +83,35 @@ function edits(lines: string[]): Array<[string, string[], number, RegExp]> {
       /stored twice/,
     ],
     ['reordered calls', reordered, 2, /calls are out of order \(seq 1 after seq 2\)/],
-    ['a cursor past undelivered mail', skipped, 1, /skipped: message msg_.* is before bob's read cursor/],
+    // Read positions and token hashes are no receipt's: the end line's signed state covers them.
+    ['a cursor past undelivered mail', skipped, 1, /agent and read-cursor lines are not the 3 the export signed/],
+    [
+      "bob's token hash replaced (another token would log in as bob)",
+      lines.map((l) =>
+        l.includes('"name":"bob"') ? l.replace(/"token_sha256":"[0-9a-f]+"/, `"token_sha256":"${'0'.repeat(64)}"`) : l,
+      ),
+      1,
+      /an agent, a token hash or a cursor was changed, added or removed after the export/,
+    ],
+    [
+      'an agent added, the end line recounted',
+      recount(
+        [
+          ...lines.slice(0, agents.at(-1)! + 1),
+          lines[agents.at(-1)!]!.replaceAll('"bob"', '"mallory"'),
+          ...lines.slice(agents.at(-1)! + 1),
+        ],
+        true,
+      ),
+      1,
+      /are not the 3 the export signed \(it holds 4\)/,
+    ],
+    [
+      'the signed state dropped from the end line',
+      lines.map((l) => (kindOf(l) === 'end' ? JSON.stringify({ end: { ...JSON.parse(l).end, state: undefined } }) : l)),
+      1,
+      /carries no signed state of its agents and read cursors/,
+    ],
     ['a line after the end line', [...lines, lines[calls[0]!]!], 2, /a line comes after the end line/],
     [
       'the last call and message dropped, the end line recounted',

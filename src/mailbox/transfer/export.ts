@@ -14,7 +14,7 @@ import { readConfig } from '../config.js';
 import { type Cursor, openEvidence } from '../evidence.js';
 import { hasStaleLock } from '../store/jsonl/lock.js';
 import { storeKind } from '../store-kinds.js';
-import { type ExportCounts, type ExportRecord, exportHeader } from './format.js';
+import { type ExportCounts, type ExportRecord, exportHeader, stateOrigin } from './format.js';
 
 /** The export's lines (each without its newline), header first, end line last. */
 export async function* exportMailbox(dir: string, options: { keyPath?: string } = {}): AsyncGenerator<string> {
@@ -28,6 +28,8 @@ export async function* exportMailbox(dir: string, options: { keyPath?: string } 
       ? checkpointSigner(dir, config, config.signing.alg === 'ed25519' ? options.keyPath : undefined)
       : undefined;
   const frontier = new MerkleFrontier();
+  /** The agent and cursor lines, which no receipt covers: the end line's `state` signs them. */
+  const state = new MerkleFrontier();
   if (storeKind(config.store).inFolder && hasStaleLock(dir))
     throw _cannot(
       dir,
@@ -48,7 +50,9 @@ export async function* exportMailbox(dir: string, options: { keyPath?: string } 
     yield JSON.stringify(exportHeader(config));
     for (const agent of await evidence.agents()) {
       counts.agents++;
-      yield line({ agent });
+      const text = line({ agent });
+      state.appendLeafHash(callLeaf(text));
+      yield text;
     }
     for await (const l of evidence.calls()) {
       if (l.text === '' && !l.torn) continue;
@@ -89,11 +93,18 @@ export async function* exportMailbox(dir: string, options: { keyPath?: string } 
     for (const [agent, cursor] of cursors) {
       if (cursor.at === 0) continue;
       counts.cursors++;
-      yield line({ cursor: { agent, messages: read.get(agent) ?? 0 } });
+      const text = line({ cursor: { agent, messages: read.get(agent) ?? 0 } });
+      state.appendLeafHash(callLeaf(text));
+      yield text;
     }
+    const origin = mailboxOrigin(config);
     yield line({
       end: key
-        ? { ...counts, checkpoint: checkpointFor(mailboxOrigin(config), frontier.size, frontier.root(), key) }
+        ? {
+            ...counts,
+            checkpoint: checkpointFor(origin, frontier.size, frontier.root(), key),
+            state: checkpointFor(stateOrigin(origin), state.size, state.root(), key),
+          }
         : counts,
     });
   } finally {

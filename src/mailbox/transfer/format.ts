@@ -9,7 +9,8 @@
  * end line with the counts, so a cut-off export is refused rather than imported, and
  * the call log's signed checkpoint (checkpoint.ts: the Ed25519 mailbox key's, or an
  * HMAC mailbox's checkpoint key's, whose public half the header names), so one whose
- * last calls and messages were dropped and its counts rewritten is refused too.
+ * last calls and messages were dropped and its counts rewritten is refused too; and a
+ * signed note over the agent and cursor lines (`state`), which no receipt covers.
  */
 import type { SignatureAlg } from '../../attest/signature.js';
 import type { AgentEntry, MailboxConfig, StoreKind } from '../config.js';
@@ -41,7 +42,21 @@ export type ExportRecord =
   | { call: string }
   | { message: string; to: string }
   | { cursor: { agent: string; messages: number } }
-  | { end: ExportCounts & { checkpoint?: string } };
+  | { end: ExportEnd };
+
+/**
+ * The end line: the counts, the call log's signed checkpoint, and `state`, a signed
+ * note of the same form (origin `stateOrigin`) over the agent and cursor lines, each
+ * line's exact text a leaf: token hashes and read positions are no receipt's, so
+ * without it an export edited in transit (a token hash replaced: someone else's token
+ * logs in as that agent) would import clean.
+ */
+export type ExportEnd = ExportCounts & { checkpoint?: string; state?: string };
+
+/** The origin of an export's `state` note: the mailbox's log origin, with this suffix. */
+export function stateOrigin(logOrigin: string): string {
+  return `${logOrigin}/export-state`;
+}
 
 export function exportHeader(config: MailboxConfig): ExportHeader {
   const { alg, kid, public_key } = config.signing;

@@ -30,9 +30,9 @@ import { defaultKeyDir } from '../keys.js';
 import { agentNameProblem, sameNameAs } from '../names.js';
 import { databaseSetting } from '../store/postgres/db.js';
 import { type VerifyReport, verifyMailbox } from '../verify.js';
-import { CheckpointCheck, noteVerifierKey, parseCheckpoint } from '../../attest/tlog/index.js';
+import { CheckpointCheck, MerkleFrontier, noteVerifierKey, parseCheckpoint } from '../../attest/tlog/index.js';
 import { callLeaf, mailboxOrigin } from '../checkpoint.js';
-import { EXPORT_FORMAT, type ExportCounts, type ExportHeader } from './format.js';
+import { EXPORT_FORMAT, type ExportCounts, type ExportEnd, type ExportHeader, stateOrigin } from './format.js';
 import { openTarget } from './targets.js';
 
 export interface ImportOptions {
@@ -71,13 +71,14 @@ export async function importMailbox(file: string, dir: string, options: ImportOp
   const counts: ExportCounts = { agents: 0, calls: 0, messages: 0, cursors: 0 };
   try {
     const leaves: Buffer[] = [];
-    const end = await _records(lines, file, target, counts, leaves);
+    const stateLeaves: Buffer[] = [];
+    const end = await _records(lines, file, target, counts, leaves, stateLeaves);
     if (!end) throw _bad(file, 0, 'it has no end line: the export was cut off', 'export the mailbox again');
     for (const k of ['agents', 'calls', 'messages', 'cursors'] as const) {
       if (end[k] !== counts[k])
         throw _bad(file, 0, `its end line counts ${end[k]} ${k} but it holds ${counts[k]}`, 'export the mailbox again');
     }
-    _checkAnchored(file, header, config, end.checkpoint, leaves);
+    _checkAnchored(file, header, config, end, leaves, stateLeaves);
     await target.finish();
   } catch (error) {
     await target.abort();
@@ -117,24 +118,32 @@ function _checkAnchored(
   file: string,
   header: ExportHeader,
   config: MailboxConfig,
-  note: string | undefined,
+  end: ExportEnd,
   leaves: Buffer[],
+  stateLeaves: Buffer[],
 ): void {
   const ed25519 = header.mailbox.signing.alg === 'ed25519';
   if (!ed25519 && !header.mailbox.checkpoint_key) return;
   const whose = ed25519
     ? "an Ed25519 mailbox's export always has"
     : 'which an export whose header names a checkpoint key always has';
-  if (note === undefined)
-    throw new WitnessError(
-      'CORRUPT',
-      `${file}: cannot import: its end line carries no checkpoint of the call log, ${ed25519 ? `which ${whose}` : whose}: calls may have been dropped. Nothing was imported; export the mailbox again.`,
-    );
+  for (const [note, what, lost] of [
+    [end.checkpoint, 'checkpoint of the call log', 'calls may have been dropped'],
+    [end.state, 'signed state of its agents and read cursors', 'agents, token hashes or cursors may have been changed'],
+  ] as const)
+    if (note === undefined)
+      throw new WitnessError(
+        'CORRUPT',
+        `${file}: cannot import: its end line carries no ${what}, ${ed25519 ? `which ${whose}` : whose}: ${lost}. Nothing was imported; export the mailbox again.`,
+      );
   const publicKey = ed25519 ? header.mailbox.signing.public_key : header.mailbox.checkpoint_key?.public_key;
-  const vkey =
+  const vkeyOf = (origin: string) =>
     ed25519 && existsSync(config.signing.key_path)
-      ? _importKeyVerifier(config)
-      : noteVerifierKey(mailboxOrigin(config), Buffer.from(publicKey ?? '', 'base64url'));
+      ? _importKeyVerifier(config, origin)
+      : noteVerifierKey(origin, Buffer.from(publicKey ?? '', 'base64url'));
+  _checkState(file, end.state as string, vkeyOf(stateOrigin(mailboxOrigin(config))), stateLeaves);
+  const note = end.checkpoint as string;
+  const vkey = vkeyOf(mailboxOrigin(config));
   let check: CheckpointCheck;
   try {
     check = new CheckpointCheck(parseCheckpoint(note, [vkey]));
@@ -160,15 +169,35 @@ function _checkAnchored(
   }
 }
 
-/** The note key of the import's own key file (the trust root the import verifies with). */
-function _importKeyVerifier(config: MailboxConfig): string {
+/** The agent and cursor lines are exactly those the export's `state` note signed (format.ts). */
+function _checkState(file: string, note: string, vkey: string, leaves: readonly Buffer[]): void {
+  let signed: { size: number; root: Buffer };
+  try {
+    signed = parseCheckpoint(note, [vkey]);
+  } catch (error) {
+    throw new WitnessError(
+      'CORRUPT',
+      `${file}: cannot import: the signed state in its end line does not verify (${(error as Error).message}). Nothing was imported; export the mailbox again.`,
+    );
+  }
+  const tree = new MerkleFrontier();
+  for (const leaf of leaves) tree.appendLeafHash(leaf);
+  if (tree.size !== signed.size || !tree.root().equals(signed.root))
+    throw new WitnessError(
+      'CORRUPT',
+      `${file}: cannot import: its agent and read-cursor lines are not the ${signed.size} the export signed (it holds ${tree.size}): an agent, a token hash or a cursor was changed, added or removed after the export. Nothing was imported; export the mailbox again.`,
+    );
+}
+
+/** The note key of the import's own key file (the trust root the import verifies with), for `origin`. */
+function _importKeyVerifier(config: MailboxConfig, origin: string): string {
   const key = readKeyFile(config.signing.key_path, MAILBOX_KEY);
   if (key.alg !== 'ed25519')
     throw new WitnessError(
       'USAGE',
       `The key ${config.signing.key_path} is an HMAC key, but the exported mailbox signs with Ed25519; give its own key with --key. Nothing was imported.`,
     );
-  return noteVerifierKey(mailboxOrigin(config), Buffer.from(key.publicKey, 'base64url'));
+  return noteVerifierKey(origin, Buffer.from(key.publicKey, 'base64url'));
 }
 
 /** Removes a finished import that is not to be kept: its folder, and a database's rows. */
@@ -187,7 +216,8 @@ async function _records(
   target: Awaited<ReturnType<typeof openTarget>>,
   counts: ExportCounts,
   leaves: Buffer[],
-): Promise<(ExportCounts & { checkpoint?: string }) | undefined> {
+  stateLeaves: Buffer[],
+): Promise<ExportEnd | undefined> {
   let section = 0;
   const agents: string[] = [];
   const perInbox = new Map<string, number>();
@@ -207,7 +237,8 @@ async function _records(
         'export the mailbox again (lines are in the order agents, calls, messages, cursors, end)',
       );
     section = at;
-    if (kind === 'end') return _nothingAfter(lines, file, value as ExportCounts & { checkpoint?: string });
+    if (kind === 'end') return _nothingAfter(lines, file, value as ExportEnd);
+    if (kind === 'agent' || kind === 'cursor') stateLeaves.push(callLeaf(text));
     if (kind === 'agent') await target.agent(_agent(value, agents, file, line));
     if (kind === 'call') {
       const text = _string(value, file, line, 'call');
