@@ -130,6 +130,14 @@ describe('what a client can be shown instead, each with its code and chunk', () 
     expect(r).toMatchObject({ ok: false, verdict: 'invalid' });
     expect(found(r.problems)).toEqual([['CHUNK_REORDERED', N - 3]]);
     expect(r.problems[0]?.message).toMatch(/Chunk 997 on line \d+ and 2 more chunks come after the final receipt/);
+    const one = await verifyStream(
+      edited((l) => {
+        const final = l.pop();
+        l.splice(lineOfChunk(l, N - 1), 0, final);
+      }),
+      options,
+    );
+    expect(one.problems[0]?.message).toMatch(/Chunk 999 on line \d+ comes after the final receipt .*shown it after/);
   });
   it('a partial verdict is refused when no checkpoint proves any chunk: nothing in it is signed', async () => {
     const lines = edited((l) => l.splice(lineOfChunk(l, 40))); // before the first checkpoint (every 64)

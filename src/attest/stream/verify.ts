@@ -213,7 +213,7 @@ function _afterTheEnd(
   problems.push(
     streamProblem(
       'CHUNK_REORDERED',
-      `Chunk ${first.receipt.seq} on line ${first.line}${late.length > 1 ? ` and ${late.length - 1} more chunks` : ''} come after the final receipt (line ${final.line}): the client was shown them after the stream had ended; a recording ends with its final receipt.`,
+      `Chunk ${first.receipt.seq} on line ${first.line}${late.length > 1 ? ` and ${late.length - 1} more chunks come` : ' comes'} after the final receipt (line ${final.line}): the client was shown ${late.length > 1 ? 'them' : 'it'} after the stream had ended; a recording ends with its final receipt.`,
       { seq: first.receipt.seq, line: first.line },
     ),
   );
