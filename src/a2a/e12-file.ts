@@ -29,7 +29,7 @@ const TrialSchema = z.object({
   /** dag+stream: the recorded stream, its lines as values. */
   stream: z.array(z.unknown()).min(1).optional(),
   // The reasons are compared with the re-verification's (e12-verify.ts): a recorded verdict is all of it, not only `ok`.
-  verdict: z.object({ ok: z.boolean(), reasons: z.array(z.object({ code: z.string() })).optional() }),
+  verdict: z.object({ ok: z.boolean(), reasons: z.array(z.object({ code: z.string() })) }),
   verified_at: z.string(),
 });
 const ForgerySchema = z.object({
@@ -38,7 +38,8 @@ const ForgerySchema = z.object({
   evidence: z.unknown(),
   verified_at: z.string(),
   accepted: z.boolean(),
-  reasons: z.array(z.string()).optional(),
+  // Every era of the file records them (test/fixtures/e12): one removed would skip their comparison.
+  reasons: z.array(z.string()),
 });
 const SummarySchema = z.object({ condition: z.enum(E12_CONDITIONS), n: z.number(), verified: z.number() });
 export const ResultsSchema = z
@@ -147,7 +148,7 @@ export async function forgeryProblems(
         at: `forgery ${f.construction}`,
         message: `forgery under ${f.construction}: recorded ${f.accepted ? 'accepted' : 'rejected'} is not reproduced.`,
       });
-    else if (f.reasons !== undefined && !sameCodes(f.reasons, result.reasons))
+    else if (!sameCodes(f.reasons, result.reasons))
       problems.push({
         code: 'FORGERY_NOT_REPRODUCED',
         at: `forgery ${f.construction}`,

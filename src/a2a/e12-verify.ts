@@ -194,7 +194,6 @@ export async function verifyE12Results(value: unknown, options: E12VerifyOptions
         at,
       });
     else if (
-      t.verdict.reasons !== undefined &&
       !sameCodes(
         t.verdict.reasons.map((r) => r.code),
         result.problems,

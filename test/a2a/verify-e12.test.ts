@@ -190,6 +190,11 @@ describe('an E12 file with the dag+stream condition', () => {
     expect(r2.out).toMatch(
       /VERDICT_NOT_REPRODUCED +\[trial 0\] .*recorded reasons OUTPUT_MISMATCH, re-verification gives none/,
     );
+    // Removed instead of edited, they are not skipped: every era of the file records them.
+    const bare = JSON.parse(readFileSync(fixture, 'utf8')) as { forgery: Array<{ reasons?: string[] }> };
+    delete bare.forgery[1]!.reasons;
+    const r3 = await cli('verify', write('stream-era-no-reasons.json', JSON.stringify(bare)));
+    expect([r3.code, r3.out]).toEqual([1, expect.stringMatching(/MALFORMED +.*forgery\.1\.reasons/)]);
   });
 
   it("is refused when the streamed trial's chunks were moved (CHUNK_REORDERED)", async () => {
