@@ -136,11 +136,14 @@ function _checkAnchored(
         'CORRUPT',
         `${file}: cannot import: its end line carries no ${what}, ${ed25519 ? `which ${whose}` : whose}: ${lost}. Nothing was imported; export the mailbox again.`,
       );
-  const publicKey = ed25519 ? header.mailbox.signing.public_key : header.mailbox.checkpoint_key?.public_key;
-  const vkeyOf = (origin: string) =>
+  const publicKey =
     ed25519 && existsSync(config.signing.key_path)
-      ? _importKeyVerifier(config, origin)
-      : noteVerifierKey(origin, Buffer.from(publicKey ?? '', 'base64url'));
+      ? _importPublicKey(config)
+      : Buffer.from(
+          (ed25519 ? header.mailbox.signing.public_key : header.mailbox.checkpoint_key?.public_key) ?? '',
+          'base64url',
+        );
+  const vkeyOf = (origin: string) => noteVerifierKey(origin, publicKey);
   _checkState(file, end.state as string, vkeyOf(stateOrigin(mailboxOrigin(config))), stateLeaves);
   const note = end.checkpoint as string;
   const vkey = vkeyOf(mailboxOrigin(config));
@@ -189,15 +192,15 @@ function _checkState(file: string, note: string, vkey: string, leaves: readonly 
     );
 }
 
-/** The note key of the import's own key file (the trust root the import verifies with), for `origin`. */
-function _importKeyVerifier(config: MailboxConfig, origin: string): string {
+/** The public key of the import's own key file (the trust root the import verifies with). */
+function _importPublicKey(config: MailboxConfig): Buffer {
   const key = readKeyFile(config.signing.key_path, MAILBOX_KEY);
   if (key.alg !== 'ed25519')
     throw new WitnessError(
       'USAGE',
       `The key ${config.signing.key_path} is an HMAC key, but the exported mailbox signs with Ed25519; give its own key with --key. Nothing was imported.`,
     );
-  return noteVerifierKey(origin, Buffer.from(key.publicKey, 'base64url'));
+  return Buffer.from(key.publicKey, 'base64url');
 }
 
 /** Removes a finished import that is not to be kept: its folder, and a database's rows. */
