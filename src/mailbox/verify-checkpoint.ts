@@ -31,10 +31,15 @@ export class CallLogAnchor {
   readonly #entries = new Map<number, Entry>();
   #count = 0;
   #last: Entry | undefined;
-  /** `heads`: verified checkpoints of this log (kept, or cosigned by a witness; `origin` names it in messages). */
+  /**
+   * `heads`: verified checkpoints of this log (kept, or cosigned by a witness; `origin`
+   * names it in messages); `by`: whose they are, as a passing verdict names them
+   * (`checkpoint` for the one given, else the witness).
+   */
   constructor(
     heads: readonly (Pick<TreeHead, 'size' | 'root'> & { origin?: string })[],
     private readonly store: 'jsonl' | 'sqlite' | 'postgres',
+    readonly by: string,
   ) {
     this.#check = new CheckpointCheck(heads);
     this.#boundaries = this.#check.boundaries;
@@ -46,6 +51,7 @@ export class CallLogAnchor {
     return new CallLogAnchor(
       notes.map((n) => parseCheckpoint(n, [vkey])),
       store,
+      'checkpoint',
     );
   }
 

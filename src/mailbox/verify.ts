@@ -150,14 +150,11 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
               : {}),
           });
     const anchors: CallLogAnchor[] = [];
-    const anchored: VerifyReport['anchored'] = [];
     // The checkpoint given is checked itself, and with witnesses required is also one place to find a cosigned one.
     if (options.checkpoint !== undefined) {
       const kept = _keptAnchor(options.checkpoint, logVkey as string, config.store);
-      if ('anchor' in kept) {
-        anchors.push(kept.anchor);
-        anchored.push({ by: 'checkpoint', size: kept.anchor.size });
-      } else report('inconsistent', evidence.callsFile, 0, kept.problem);
+      if ('anchor' in kept) anchors.push(kept.anchor);
+      else report('inconsistent', evidence.callsFile, 0, kept.problem);
     }
     for (const req of options.witnesses ?? []) {
       const found = await findWitnessed(dir, logVkey as string, mailboxOrigin(config), req, {
@@ -170,11 +167,11 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
       }
       if (found.problem) report('witness_stale', evidence.callsFile, 0, found.problem.message);
       const head = parseCheckpoint(found.checkpoint.note, [logVkey as string]);
-      anchored.push({ by: found.checkpoint.witness, size: head.size });
       anchors.push(
         new CallLogAnchor(
           [{ ...head, origin: `${mailboxOrigin(config)} cosigned by ${found.checkpoint.witness}` }],
           config.store,
+          found.checkpoint.witness,
         ),
       );
     }
@@ -190,6 +187,7 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
     );
     keyIssues.report((kind, line, message) => report(kind, evidence.callsFile, line, message));
     checkChain(table, (kind, line, message) => report(kind, evidence.callsFile, line, message));
+    const anchored = anchors.map((a) => ({ by: a.by, size: a.size }));
     // After the chain: an INCONSISTENT reason names the first entry in its range that the chain finds broken. Listed first.
     for (const anchor of anchors.reverse()) {
       const anchored = anchor.result((from, to) =>
