@@ -97,6 +97,26 @@ interface Row {
   clientCpu?: number;
   /** PostgreSQL rows: sends/s over the same database's bare INSERT … COMMIT rate. */
   pgRatio?: number;
+  /** Milliseconds from a send's request to its answer, over the measured sends: 99th percentile, slowest. */
+  p99Ms?: number;
+  maxMs?: number;
+}
+
+/** The measured sends' latencies (ms) while a row is timed; undefined during warm-up. */
+let latencies: number[] | undefined;
+const timed = (ms: number): void => {
+  latencies?.push(ms);
+};
+
+/** Starts recording latencies; the returned function stops and gives the row's p99 and slowest. */
+function latencyMeter(): () => { p99Ms?: number; maxMs?: number } {
+  latencies = [];
+  return () => {
+    const sorted = (latencies ?? []).sort((a, b) => a - b);
+    latencies = undefined;
+    if (sorted.length === 0) return {};
+    return { p99Ms: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!, maxMs: sorted.at(-1)! };
+  };
 }
 
 const STORES = (() => {
@@ -249,22 +269,32 @@ async function subscribed(dir: string, row: () => Promise<Row>): Promise<Row> {
  * machine moves one row by ±7 % between identical runs, more than the effect measured.
  */
 function printWitnessRatios(pairs: ReadonlyArray<[Row, Row]>): void {
-  const byRow = new Map<string, { rate: number[]; cpu: number[] }>();
+  const byRow = new Map<
+    string,
+    { rate: number[]; cpu: number[]; p99: [number[], number[]]; max: [number[], number[]] }
+  >();
+  const ms = (v: number | undefined) => (v === undefined ? '?' : v.toFixed(1));
   for (const [without, withWitness] of pairs) {
     const ratio = withWitness.sends / withWitness.seconds / (without.sends / without.seconds);
     const cpu = (withWitness.serverCpu ?? Number.NaN) / (without.serverCpu ?? Number.NaN);
     console.log(
-      `with a witness / without (${without.what}): sends/s ${ratio.toFixed(3)}, server CPU per send ${cpu.toFixed(3)}`,
+      `with a witness / without (${without.what}): sends/s ${ratio.toFixed(3)}, server CPU per send ${cpu.toFixed(3)}; ` +
+        `p99 latency ${ms(without.p99Ms)} / ${ms(withWitness.p99Ms)} ms, slowest ${ms(without.maxMs)} / ${ms(withWitness.maxMs)} ms`,
     );
-    const row = byRow.get(without.what) ?? { rate: [], cpu: [] };
+    const row = byRow.get(without.what) ?? { rate: [], cpu: [], p99: [[], []], max: [[], []] };
     row.rate.push(ratio);
     row.cpu.push(cpu);
+    row.p99[0].push(without.p99Ms ?? Number.NaN);
+    row.p99[1].push(withWitness.p99Ms ?? Number.NaN);
+    row.max[0].push(without.maxMs ?? Number.NaN);
+    row.max[1].push(withWitness.maxMs ?? Number.NaN);
     byRow.set(without.what, row);
   }
-  for (const [what, { rate, cpu }] of byRow) {
+  for (const [what, { rate, cpu, p99, max }] of byRow) {
     const median = medianOf(rate);
     console.log(
-      `with a witness / without (${what}), median of ${rate.length}: sends/s ${median.toFixed(3)} (goal ≥ 0.95: ${median >= 0.95 ? 'met' : 'not met'}), server CPU per send ${medianOf(cpu).toFixed(3)}`,
+      `with a witness / without (${what}), median of ${rate.length}: sends/s ${median.toFixed(3)} (goal ≥ 0.95: ${median >= 0.95 ? 'met' : 'not met'}), server CPU per send ${medianOf(cpu).toFixed(3)}; ` +
+        `p99 latency ${ms(medianOf(p99[0]))} / ${ms(medianOf(p99[1]))} ms, slowest ${ms(medianOf(max[0]))} / ${ms(medianOf(max[1]))} ms (without / with)`,
     );
   }
 }
@@ -349,12 +379,14 @@ async function stdio(dir: string, inFlight: number, label = '', suffix = '', ext
   await Promise.all(Array.from({ length: inFlight }, () => send(client, Math.ceil(WARM_UP / inFlight))));
   const sends = Math.floor(SENDS / inFlight) * inFlight;
   const cpu = cpuMeter(transport.pid ?? undefined);
+  const latency = latencyMeter();
   const start = performance.now();
   await Promise.all(Array.from({ length: inFlight }, () => send(client, Math.floor(SENDS / inFlight))));
   const seconds = (performance.now() - start) / 1000;
   const used = cpu(sends);
+  const slowest = latency();
   await client.close();
-  return { what: `${label}stdio, 1 agent, ${inFlight} in flight${suffix}`, sends, seconds, ...used };
+  return { what: `${label}stdio, 1 agent, ${inFlight} in flight${suffix}`, sends, seconds, ...used, ...slowest };
 }
 
 type ClientKind = 'fetch' | 'node:http' | 'json-rpc' | 'sdk-2026' | 'json-rpc-2026';
@@ -435,13 +467,15 @@ async function timeSenders(what: string, proc: ChildProcess, senders: Sender[]):
   await Promise.all(senders.map((s) => s.send(Math.ceil(WARM_UP / senders.length))));
   const per = Math.floor(SENDS / senders.length);
   const cpu = cpuMeter(proc.pid);
+  const latency = latencyMeter();
   const start = performance.now();
   await Promise.all(senders.map((s) => s.send(per)));
   const seconds = (performance.now() - start) / 1000;
   const used = cpu(per * senders.length);
+  const slowest = latency();
   await Promise.all(senders.map((s) => s.close()));
   proc.kill('SIGTERM');
-  return { what, sends: per * senders.length, seconds, ...used };
+  return { what, sends: per * senders.length, seconds, ...used, ...slowest };
 }
 
 interface Sender {
@@ -482,7 +516,7 @@ async function modernSdkSender(url: string, token: string): Promise<Sender> {
 
 /** An agent that speaks the protocol by hand (support/json-rpc-sender.ts). */
 async function jsonRpcSender(url: string, token: string): Promise<Sender> {
-  return { send: await rawSender(url, token, BODY), close: async () => undefined };
+  return { send: await rawSender(url, token, BODY, timed), close: async () => undefined };
 }
 
 async function sdkSender(url: string, token: string, clientHttp: 'fetch' | 'node:http'): Promise<Sender> {
@@ -552,8 +586,10 @@ const nodeHttpFetch = ((input: string | URL, init: RequestInit = {}) =>
 
 async function send(client: Client, n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
+    const sent = performance.now();
     const result = await client.callTool({ name: 'send_message', arguments: { to: 'sink', body: BODY } });
     if (result.isError) throw new Error(JSON.stringify(result.content));
+    timed(performance.now() - sent);
   }
 }
 

@@ -8,8 +8,16 @@ import { Agent, request } from 'node:http';
 /** node:http with keep-alive (Node 20's global fetch costs several ms of CPU per request here). */
 export const keepAlive = new Agent({ keepAlive: true, maxSockets: 64 });
 
-/** Opens a session for `token`; the function it returns sends `n` messages, one in flight. */
-export async function jsonRpcSender(url: string, token: string, body: string): Promise<(n: number) => Promise<void>> {
+/**
+ * Opens a session for `token`; the function it returns sends `n` messages, one in flight,
+ * giving `timed` each send's milliseconds from request to answer.
+ */
+export async function jsonRpcSender(
+  url: string,
+  token: string,
+  body: string,
+  timed?: (ms: number) => void,
+): Promise<(n: number) => Promise<void>> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
@@ -27,6 +35,7 @@ export async function jsonRpcSender(url: string, token: string, body: string): P
   let id = 1;
   return async (n) => {
     for (let i = 0; i < n; i++) {
+      const sent = performance.now();
       const reply = await postJson(url, headers, {
         jsonrpc: '2.0',
         id: id++,
@@ -35,6 +44,7 @@ export async function jsonRpcSender(url: string, token: string, body: string): P
       });
       if (reply.status !== 200 || !reply.text.includes('"structuredContent"'))
         throw new Error(`send failed: ${reply.status} ${reply.text}`);
+      timed?.(performance.now() - sent);
     }
   };
 }

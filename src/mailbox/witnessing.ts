@@ -1,124 +1,91 @@
 /**
  * @module
  * A mailbox server's witness submitter (`witness mailbox serve --witness URL
- * --witness-key VKEY`): it keeps a Merkle tree of the call log as stored (read from
- * where it last stopped, call-log-reader.ts — so with several servers on one database
- * every line counts, whoever appended it) and submits a signed checkpoint with a
- * consistency proof from the size each witness last cosigned (c2sp.org/tlog-witness),
- * at most every `everyReceipts` receipts or `everySeconds` seconds, and once more on
- * shutdown. It never runs on a send's path: the store only counts receipts here, and
- * each witness has its own submission in flight, so a slow, hanging or absent witness
- * delays nothing but its own next checkpoint. Answers are kept (witnessed.ts) and each
- * refusal is one line on the log: 409 (the witness holds another size: resubmitted
- * from there once), 422 (the log is not an extension of what it cosigned: a fork or a
- * rollback), a network error.
+ * --witness-key VKEY`). The store counts receipts here as its commits become durable;
+ * every `everyReceipts` of them a round is due, and every `everySeconds` one runs
+ * anyway. A round — reading the log's new lines, hashing them into the tree, signing,
+ * the HTTP request, the kept copy's fsyncs — runs on a thread of its own
+ * (witness-rounds.ts), so none of it takes the event loop that serves sends: on a
+ * CPU-bound server that work cost sends/s in the same proportion (NOTES.md, Mailbox).
+ * The thread failing is a line on the log, never the server's end.
  */
-import { checkpointFor } from '../attest/tlog/checkpoint.js';
-import { parseNoteVerifierKey } from '../attest/tlog/note.js';
-import { submitCheckpoint, type SubmitResult } from '../attest/tlog/witness-client.js';
-import { WitnessError } from '../core/errors.js';
-import { MerkleTree } from '../core/tlog/tree.js';
-import type { CallLogReader } from './call-log-reader.js';
-import { checkpointSigner, mailboxOrigin } from './checkpoint.js';
-import { readConfig } from './config.js';
-import { storeKind } from './store-kinds.js';
+import type { Worker } from 'node:worker_threads';
+import { WitnessError, type WitnessErrorCode } from '../core/errors.js';
+import { startModuleWorker } from '../core/module-worker.js';
 import type { MailboxStore } from './store/types.js';
-import { readWitnessed, recordWitnessAnswer } from './witnessed.js';
+import { DEFAULT_WITNESS_EVERY_RECEIPTS, type WitnessingOptions } from './witness-rounds.js';
 
-/**
- * A round costs a read of the log's tail, a signature, an HTTP request and two fsyncs
- * (the kept copy; the witness's own state): at 100 receipts it took 10–30 % of the
- * sends/s of a disk-bound server in bench/mailbox.ts, at 1000 it is within noise; the
- * interval bounds the unwitnessed window when traffic is light.
- */
-export const DEFAULT_WITNESS_EVERY_RECEIPTS = 1000;
-export const DEFAULT_WITNESS_EVERY_SECONDS = 10;
-export const DEFAULT_WITNESS_TIMEOUT_SECONDS = 10;
+export {
+  DEFAULT_WITNESS_EVERY_RECEIPTS,
+  DEFAULT_WITNESS_EVERY_SECONDS,
+  DEFAULT_WITNESS_TIMEOUT_SECONDS,
+} from './witness-rounds.js';
+export type { WitnessingOptions, WitnessTarget } from './witness-rounds.js';
 
-export interface WitnessTarget {
-  url: string;
-  /** The witness's cosigner verifier key (`name+hash+base64`, type 0x04). */
-  vkey: string;
+/** What the thread is started with: the options, less the log function (a function does not cross threads). */
+export interface WitnessThreadSetup {
+  dir: string;
+  options: Omit<WitnessingOptions, 'log'>;
 }
-
-export interface WitnessingOptions {
-  witnesses: readonly WitnessTarget[];
-  everyReceipts?: number;
-  everySeconds?: number;
-  /** Per submission (default 10 s): a hanging witness is given up on after it. */
-  timeoutSeconds?: number;
-  keyPath?: string;
-  /** One line per refusal or error (the CLI prints it on stderr). */
-  log?: (line: string) => void;
-}
-
-type _Answer = SubmitResult | { ok: false; status?: undefined; witnessSize?: undefined; message: string };
-
-interface _Witness extends WitnessTarget {
-  name: string;
-  /** The size this witness holds, as far as we know (from its answers, or the kept record). */
-  known: number;
-  /** The size last submitted with a 200. */
-  cosigned: number;
-  inFlight?: Promise<void>;
-  again: boolean;
-}
+export type WitnessThreadRequest = { type: 'round' } | { type: 'close' };
+export type WitnessThreadReply =
+  | { type: 'ready'; origin: string }
+  | { type: 'failed'; code?: WitnessErrorCode; message: string }
+  | { type: 'log'; line: string }
+  | { type: 'closed'; error?: string };
 
 export class WitnessSubmitter {
-  readonly #dir: string;
-  readonly #origin: string;
-  readonly #sign: (size: number, root: Buffer) => string;
-  readonly #reader: CallLogReader;
-  readonly #witnesses: _Witness[];
+  readonly #worker: Worker;
   readonly #everyReceipts: number;
-  readonly #timeoutMs: number;
   readonly #log: (line: string) => void;
-  readonly #timer: NodeJS.Timeout;
-  #tree = new MerkleTree();
-  #refreshing: Promise<void> | undefined;
+  #origin = '';
   #receipts = 0;
-  #note: { size: number; text: string } | undefined;
-  #closed = false;
   #unwatch: (() => void) | undefined;
+  /** Who waits for the thread's next answer other than a log line: its start, then its close. */
+  #waiter: ((reply: WitnessThreadReply | undefined) => void) | undefined;
+  /** What the thread died of, if it did. */
+  #failure: Error | undefined;
+  #closed: Promise<void> | undefined;
+  #gone = false;
 
-  /** Checks the options and the key, reads the log once, and starts (the first submission right away). */
+  /** Checks the options and the key, and starts the thread; its first round reads the whole log and submits it, while the server serves. */
   static async start(dir: string, options: WitnessingOptions): Promise<WitnessSubmitter> {
-    const config = readConfig(dir);
-    // An HMAC mailbox's checkpoints are signed by its checkpoint key (none: one line saying how to make it);
-    // `keyPath` is the server's signing key, so it stands in only for an Ed25519 mailbox's.
-    const key = checkpointSigner(dir, config, config.signing.alg === 'ed25519' ? options.keyPath : undefined);
-    const origin = mailboxOrigin(config);
-    const witnesses = options.witnesses.map((w) => _target(dir, w));
-    const reader = await storeKind(config.store).callLog(dir, config);
-    return new WitnessSubmitter(
-      dir,
-      origin,
-      (size, root) => checkpointFor(origin, size, root, key),
-      reader,
-      witnesses,
-      options,
-    );
+    const { log: _log, ...rest } = options;
+    const setup: WitnessThreadSetup = { dir, options: rest };
+    const submitter = new WitnessSubmitter(startModuleWorker(import.meta.url, './witnessing-worker', setup), options);
+    const first = await submitter.#next();
+    if (first?.type === 'ready') {
+      submitter.#origin = first.origin;
+      // From here its timer and requests must not keep a server that has finished alive; close() holds it while it waits.
+      submitter.#worker.unref();
+      return submitter;
+    }
+    await submitter.#worker.terminate();
+    if (first?.type === 'failed') throw new WitnessError(first.code ?? 'INTERNAL', first.message);
+    const why = submitter.#failure ? `: ${submitter.#failure.message}` : '';
+    throw new WitnessError('INTERNAL', `The witness submitter's thread ended before it started submitting${why}.`);
   }
 
-  private constructor(
-    dir: string,
-    origin: string,
-    sign: (size: number, root: Buffer) => string,
-    reader: CallLogReader,
-    witnesses: _Witness[],
-    options: WitnessingOptions,
-  ) {
-    this.#dir = dir;
-    this.#origin = origin;
-    this.#sign = sign;
-    this.#reader = reader;
-    this.#witnesses = witnesses;
+  private constructor(worker: Worker, options: WitnessingOptions) {
+    this.#worker = worker;
     this.#everyReceipts = options.everyReceipts ?? DEFAULT_WITNESS_EVERY_RECEIPTS;
-    this.#timeoutMs = (options.timeoutSeconds ?? DEFAULT_WITNESS_TIMEOUT_SECONDS) * 1000;
     this.#log = options.log ?? (() => {});
-    this.#timer = setInterval(() => this.#round(), (options.everySeconds ?? DEFAULT_WITNESS_EVERY_SECONDS) * 1000);
-    this.#timer.unref();
-    this.#round();
+    worker.on('message', (message: WitnessThreadReply) => {
+      if (message.type === 'log') this.#log(message.line);
+      else this.#answer(message);
+    });
+    // A submission must never take the server down: a thread that fails is said, and the server serves on.
+    worker.on('error', (error) => {
+      this.#failure = error;
+      if (this.#origin === '') return; // not started yet: start() says why
+      this.#log(
+        `witness: the submitter's thread failed: ${error.message}; no more checkpoints are submitted until the server restarts.`,
+      );
+    });
+    worker.once('exit', () => {
+      this.#gone = true;
+      this.#answer(undefined);
+    });
   }
 
   get origin(): string {
@@ -126,175 +93,51 @@ export class WitnessSubmitter {
   }
 
   /**
-   * Counts the store's receipts as its commits become durable, and starts a round every
-   * `everyReceipts`; returns the store itself. Nothing waits on it: a listener, not a
-   * wrapper (a Proxy around the store slowed every store call; NOTES.md, Mailbox).
+   * Counts the store's receipts as its commits become durable, and asks for a round
+   * every `everyReceipts`; returns the store itself. Nothing waits on it: a listener,
+   * not a wrapper (a Proxy around the store slowed every store call; NOTES.md, Mailbox).
    */
   watch(store: MailboxStore): MailboxStore {
     this.#unwatch?.();
     this.#unwatch = store.onReceipts((count) => {
       this.#receipts += count;
-      if (this.#receipts >= this.#everyReceipts) this.#round();
+      if (this.#receipts < this.#everyReceipts) return;
+      this.#receipts = 0;
+      this.#request({ type: 'round' });
     });
     return store;
   }
 
-  /** Waits for submissions in flight, submits the log as stored now to every witness, and closes its reader. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    clearInterval(this.#timer);
-    this.#unwatch?.();
-    await Promise.all([this.#refreshing, ...this.#witnesses.map((w) => w.inFlight)]);
-    await this.#refresh();
-    await Promise.all(this.#witnesses.map((w) => this.#submitting(w)));
-    await this.#reader.close();
-  }
-
-  /** Reads what was appended, then gives each witness that is not busy the new size (a busy one goes again when done). */
-  #round(): void {
-    this.#receipts = 0;
-    if (this.#closed) return;
-    void this.#refresh().then(() => {
-      for (const w of this.#witnesses) {
-        if (w.inFlight) {
-          w.again = true;
-          continue;
-        }
-        w.inFlight = this.#submitting(w);
-      }
-    });
-  }
-
-  async #submitting(w: _Witness): Promise<void> {
-    try {
-      do {
-        w.again = false;
-        await this.#submit(w);
-      } while (w.again && !this.#closed);
-    } catch (error) {
-      // A submission must never take the server down: what failed is said, and the next round tries again.
-      this.#log(`witness: submitting to ${w.name} failed: ${(error as Error).message}`);
-    } finally {
-      w.inFlight = undefined;
-    }
-  }
-
-  #refresh(): Promise<void> {
-    this.#refreshing ??= (async () => {
-      try {
-        const { leaves, rewound } = await this.#reader.read();
-        if (rewound) {
-          this.#log(
-            `witness: the call log no longer holds the lines read before (cut, or its database restored): rebuilding its tree from the log as stored; witnesses that cosigned more will refuse it.`,
-          );
-          this.#tree = new MerkleTree();
-          this.#note = undefined;
-        }
-        for (let at = 0; at < leaves.length; at += 32) this.#tree.appendLeafHash(leaves.subarray(at, at + 32));
-      } catch (error) {
-        this.#log(`witness: cannot read the call log to checkpoint it: ${(error as Error).message}`);
-      } finally {
-        this.#refreshing = undefined;
-      }
+  /** Waits for submissions in flight, submits the log as stored now to every witness, closes its reader and ends the thread. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      this.#unwatch?.();
+      if (this.#gone) return;
+      this.#worker.ref();
+      const closed = this.#next();
+      this.#request({ type: 'close' });
+      const reply = await closed;
+      if (reply?.type === 'closed' && reply.error) this.#log(`witness: closing the submitter failed: ${reply.error}`);
+      await this.#worker.terminate();
     })();
-    return this.#refreshing;
+    return this.#closed;
   }
 
-  /** One submission of the current size to `w` (resubmitted once from the size a 409 names). */
-  async #submit(w: _Witness): Promise<void> {
-    const size = this.#tree.size;
-    if (size === 0 || (size === w.cosigned && w.known === size)) return;
-    const tree = this.#tree;
-    const root = tree.root(size);
-    if (this.#note?.size !== size) this.#note = { size, text: this.#sign(size, root) };
-    const note = this.#note.text;
-    const oldSize = Math.min(w.known, size);
-    let result = await this.#post(w, note, tree, oldSize, size);
-    if (!result.ok && result.status === 409 && result.witnessSize !== undefined) {
-      w.known = result.witnessSize;
-      if (result.witnessSize <= size && result.witnessSize !== oldSize) {
-        this.#answer(w, size, result, `; resubmitting with a proof from size ${result.witnessSize}`);
-        result = await this.#post(w, note, tree, result.witnessSize, size);
-      } else if (result.witnessSize > size) {
-        result = {
-          ...result,
-          message: `the witness holds size ${result.witnessSize}, more than the ${size} entries the call log holds: the log was cut or rolled back after that checkpoint was cosigned (or other servers' appends are not visible here yet)`,
-        };
-      }
-    }
-    if (result.ok) {
-      w.known = size;
-      w.cosigned = size;
-    } else if (result.status === 409 && result.witnessSize !== undefined) w.known = result.witnessSize;
-    this.#answer(w, size, result);
-  }
-
-  async #post(w: _Witness, note: string, tree: MerkleTree, oldSize: number, size: number): Promise<_Answer> {
-    try {
-      return await submitCheckpoint(w.url, note, {
-        oldSize,
-        proof: tree.consistencyProof(oldSize, size),
-        witnessKeys: [w.vkey],
-        timeoutMs: this.#timeoutMs,
-      });
-    } catch (error) {
-      if (!(error instanceof WitnessError)) throw error;
-      return { ok: false, message: error.message };
-    }
-  }
-
-  #answer(w: _Witness, size: number, result: _Answer, more = ''): void {
-    const at = new Date().toISOString();
-    if (result.ok) {
-      recordWitnessAnswer(
-        this.#dir,
-        w.vkey,
-        w.url,
-        { at, ok: true, status: 200, size, message: 'cosigned' },
-        { size, note: result.note },
-      );
-      return;
-    }
-    const status = result.status;
-    const what =
-      status === undefined
-        ? 'unreachable'
-        : status === 409
-          ? 'refused (409, another size)'
-          : status === 422
-            ? 'refused (422, not an append-only extension: a fork or a rollback)'
-            : `refused (${status})`;
-    this.#log(`witness: ${w.name} at ${w.url} ${what} the checkpoint of size ${size}: ${result.message}${more}`);
-    recordWitnessAnswer(this.#dir, w.vkey, w.url, {
-      at,
-      ok: false,
-      ...(status !== undefined ? { status } : {}),
-      size,
-      message: `${result.message}${more}`,
+  /** The thread's next answer other than a log line; undefined when the thread ended first. */
+  #next(): Promise<WitnessThreadReply | undefined> {
+    if (this.#gone) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      this.#waiter = resolve;
     });
   }
-}
 
-function _target(dir: string, w: WitnessTarget): _Witness {
-  let name: string;
-  try {
-    const v = parseNoteVerifierKey(w.vkey);
-    if (v.type !== 0x04)
-      throw new WitnessError(
-        'USAGE',
-        `--witness-key ${v.name} is a log key (type 0x01); give the witness's cosigner key, as \`witness anchor vkey --cosigner\` or its serve line prints.`,
-      );
-    name = v.name;
-  } catch (error) {
-    if (error instanceof WitnessError && error.code === 'USAGE') throw error;
-    throw new WitnessError('USAGE', `--witness-key: ${(error as Error).message}`);
+  #answer(reply: WitnessThreadReply | undefined): void {
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.(reply);
   }
-  if (!/^https?:\/\//.test(w.url))
-    throw new WitnessError(
-      'USAGE',
-      `--witness ${JSON.stringify(w.url.slice(0, 80))} is not an http(s) URL; give the URL \`witness anchor serve\` prints.`,
-    );
-  const known = readWitnessed(dir, w.vkey)?.size ?? 0;
-  return { ...w, name, known, cosigned: 0, again: false };
+
+  #request(message: WitnessThreadRequest): void {
+    if (!this.#gone) this.#worker.postMessage(message);
+  }
 }

@@ -147,6 +147,22 @@ describe('verify --witness', () => {
     }
   });
 
+  it("a mistake found on the submitter's thread reaches the caller as the same usage error (serve: exit 2)", async () => {
+    const logKey = mailboxVerifierKey(mb.dir); // a log key (type 0x01) where a cosigner key belongs
+    const wrongKey = WitnessSubmitter.start(mb.dir, { witnesses: [{ url: server.url, vkey: logKey }] });
+    await expect(wrongKey).rejects.toMatchObject({ code: 'USAGE', message: expect.stringMatching(/is a log key/) });
+    const wrongUrl = WitnessSubmitter.start(mb.dir, { witnesses: [{ url: 'ftp://x', vkey: witness.cosignerKey }] });
+    await expect(wrongUrl).rejects.toMatchObject({
+      code: 'USAGE',
+      message: expect.stringMatching(/not an http\(s\) URL/),
+    });
+    const served = await cli(
+      ['mailbox', 'serve', '--dir', mb.dir, '--http', '--witness', server.url, '--witness-key', logKey],
+      2,
+    );
+    expect(served.err).toMatch(/--witness-key .* is a log key \(type 0x01\)/);
+  });
+
   it('--witnessed-within without --witness is a usage error (exit 2)', async () => {
     const r = await cli(['verify', mb.dir, '--witnessed-within', '10m'], 2);
     expect(r.err).toMatch(/--witnessed-within applies to the cosignatures --witness requires/);

@@ -11,11 +11,9 @@
  * chunks only once it has loaded, so this thread never waits for one to start, and
  * holds up to `IN_FLIGHT` of them, so it never waits for this thread to finish a chunk.
  */
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { WitnessError } from '../../core/errors.js';
+import { startModuleWorker } from '../../core/module-worker.js';
 import { PlayedChunk, playChunk } from './chunk.js';
 import type { PlannedRun, RunQueue, Shard } from './plan.js';
 import type { Experiment } from './schema.js';
@@ -221,12 +219,5 @@ export function yieldToEventLoop(): Promise<void> {
 }
 
 function _spawn(setup: WorkerSetup): Worker {
-  if (!import.meta.url.endsWith('.ts'))
-    return new Worker(new URL('./worker.js', import.meta.url), { workerData: setup });
-  // Running from source (tests, tsx): register tsx's loader in the worker, then load the .ts file.
-  const entry = new URL('./worker.ts', import.meta.url).href;
-  const tsxPackage = createRequire(import.meta.url).resolve('tsx/package.json');
-  const api = pathToFileURL(join(dirname(tsxPackage), 'dist/esm/api/index.mjs')).href;
-  const code = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(code, { eval: true, workerData: setup });
+  return startModuleWorker(import.meta.url, './worker', setup);
 }
