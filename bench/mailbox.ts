@@ -31,7 +31,9 @@
  *   `--witness-rows` runs only these pairs, four times (`--rounds N`), with the witness's
  *   row first in every other round, and prints each row's median ratio, and the
  *   server's CPU per send with ÷ without (what the submitter costs the server itself,
- *   steadier than sends/s on a shared machine).
+ *   steadier than sends/s on a shared machine), and each row's send latency without /
+ *   with (median over the pairs of the p99 and of the slowest send: a round that held
+ *   up the serving thread would show there first).
  * CPU columns: the server process's CPU (from /proc, Linux) and this process's (the
  * clients) per send, so a reader sees which side limits the rate.
  * Every send is durable before it is acknowledged: the inbox line and its signed
