@@ -208,6 +208,8 @@ describe('import is all or nothing', () => {
       true,
     );
     const stripped = recount(lines);
+    const keyless = JSON.parse(lines[0]!) as { mailbox: { checkpoint_key?: unknown } };
+    delete keyless.mailbox.checkpoint_key;
     const ed25519Header = JSON.parse(lines[0]!) as { mailbox: { signing: { alg: string } } };
     ed25519Header.mailbox.signing.alg = 'ed25519';
     for (const [what, content, code, message] of [
@@ -218,6 +220,21 @@ describe('import is all or nothing', () => {
         /not the call log its checkpoint signed \(TRUNCATED\)/,
       ],
       ['the checkpoint dropped from the end line', stripped, 1, /carries no checkpoint of the call log/],
+      [
+        "the checkpoint key dropped from the header, bob's token hash replaced, the end line recounted unsigned",
+        [
+          JSON.stringify(keyless),
+          ...recount(lines)
+            .slice(1)
+            .map((l) =>
+              l.includes('"name":"bob"')
+                ? l.replace(/"token_sha256":"[0-9a-f]+"/, `"token_sha256":"${'0'.repeat(64)}"`)
+                : l,
+            ),
+        ],
+        1,
+        /its header names no checkpoint key, but this mailbox has one \(.*\.checkpoint\.json, beside its key\)/,
+      ],
       [
         'a checkpoint key in an Ed25519 header',
         [JSON.stringify(ed25519Header), ...lines.slice(1)],

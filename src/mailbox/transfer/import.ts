@@ -112,7 +112,8 @@ export async function importMailbox(file: string, dir: string, options: ImportOp
  * its end line: the calls imported must be exactly the log it signed. An Ed25519
  * mailbox's is checked with the key the import uses, else the exported public key; an
  * HMAC mailbox's with the checkpoint key its header names. An HMAC mailbox made before
- * checkpoint keys has none (a limit, documented).
+ * checkpoint keys has none; a header without one is believed only where the import's
+ * key has no checkpoint key file beside it (a limit, documented).
  */
 function _checkAnchored(
   file: string,
@@ -123,7 +124,16 @@ function _checkAnchored(
   stateLeaves: Buffer[],
 ): void {
   const ed25519 = header.mailbox.signing.alg === 'ed25519';
-  if (!ed25519 && !header.mailbox.checkpoint_key) return;
+  if (!ed25519 && !header.mailbox.checkpoint_key) {
+    // Only a mailbox made before checkpoint keys exports none. Its signing key beside a checkpoint key file says this
+    // one had one: the header was edited to skip the checks of its calls, agents and cursors.
+    const kept = checkpointKeyPath(config.signing.key_path);
+    if (!existsSync(kept)) return;
+    throw new WitnessError(
+      'CORRUPT',
+      `${file}: cannot import: its header names no checkpoint key, but this mailbox has one (${kept}, beside its key): its calls, agents and cursors could have been changed with nothing left to show it. Nothing was imported; export the mailbox again.`,
+    );
+  }
   const whose = ed25519
     ? "an Ed25519 mailbox's export always has"
     : 'which an export whose header names a checkpoint key always has';
