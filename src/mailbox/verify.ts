@@ -315,7 +315,14 @@ function _keptAnchor(
   } catch (error) {
     const problem =
       error instanceof WitnessError ? (error.data as { problem?: string } | undefined)?.problem : undefined;
-    if (problem !== 'UNVERIFIED' && problem !== 'BAD_SIGNATURE') throw error;
+    if (problem !== 'UNVERIFIED' && problem !== 'BAD_SIGNATURE') {
+      if (!(error instanceof WitnessError) || error.code !== 'INVALID_INPUT') throw error;
+      // Not a note at all: the caller gave the wrong file (exit 2), which the note parser's words alone do not say.
+      throw new WitnessError(
+        'INVALID_INPUT',
+        `The checkpoint given is not one: ${error.message} Give the file \`witness mailbox checkpoint DIR\` printed (or several such, appended).`,
+      );
+    }
     return {
       problem: `the checkpoint given is not signed by the key this log is checked with (${vkey.split('+')[0]}): ${(error as Error).message} Either it is another log's checkpoint, or this mailbox's key (mailbox.json) was replaced after the checkpoint was kept; \`witness verify DIR --keys YOUR_KEYS\` checks the log with the key you trust.`,
     };
