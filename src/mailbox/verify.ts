@@ -190,10 +190,10 @@ export async function verifyMailbox(dir: string, options: MailboxVerifyOptions =
     const anchored = anchors.map((a) => ({ by: a.by, size: a.size }));
     // After the chain: an INCONSISTENT reason names the first entry in its range that the chain finds broken. Listed first.
     for (const anchor of anchors.reverse()) {
-      const anchored = anchor.result((from, to) =>
+      const broken = anchor.result((from, to) =>
         problems.find((p) => p.file === evidence.callsFile && p.line >= from && p.line <= to),
       );
-      if (anchored) problems.unshift(_problem(dir, anchored.kind, evidence.callsFile, anchored.line, anchored.message));
+      if (broken) problems.unshift(_problem(dir, broken.kind, evidence.callsFile, broken.line, broken.message));
     }
     if (torn !== undefined)
       report(
@@ -318,10 +318,10 @@ function _keptAnchor(
     if (problem !== 'UNVERIFIED' && problem !== 'BAD_SIGNATURE') {
       if (!(error instanceof WitnessError) || error.code !== 'INVALID_INPUT') throw error;
       // Not a note at all: the caller gave the wrong file (exit 2), which the note parser's words alone do not say.
-      throw new WitnessError(
-        'INVALID_INPUT',
-        `The checkpoint given is not one: ${error.message} Give the file \`witness mailbox checkpoint DIR\` printed (or several such, appended).`,
-      );
+      const what = error.message.includes('`witness mailbox checkpoint')
+        ? ''
+        : ' Give the file `witness mailbox checkpoint DIR` printed (or several such, appended).';
+      throw new WitnessError('INVALID_INPUT', `The checkpoint given is not one: ${error.message}${what}`);
     }
     return {
       problem: `the checkpoint given is not signed by the key this log is checked with (${vkey.split('+')[0]}): ${(error as Error).message} Either it is another log's checkpoint, or this mailbox's key (mailbox.json) was replaced after the checkpoint was kept; \`witness verify DIR --keys YOUR_KEYS\` checks the log with the key you trust.`,
